@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { errorMessage, QuadGuardError } from '../errors.js';
+import { VERSION } from '../version.js';
+// -- command modules (one file per command group; keep this list sorted) --
+// @register-imports
+
+/**
+ * The `quadguard` command. Each command group lives in its own module and registers itself on the program.
+ * Results go to stdout; logs and errors to stderr. Exit codes: 0 ok, 1 failure, 2 usage error.
+ */
+export function buildProgram(): Command {
+  const program = new Command('quadguard')
+    .description('A guarding proxy for the Model Context Protocol')
+    .version(VERSION)
+    .showHelpAfterError()
+    .exitOverride();
+  // @register-calls
+  return program;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      process.exitCode = err.exitCode === 0 ? 0 : 2;
+      return;
+    }
+    process.stderr.write(`quadguard: ${errorMessage(err)}\n`);
+    process.exitCode = err instanceof QuadGuardError ? 1 : 1;
+  }
+}
+
+await main(process.argv);

@@ -1,0 +1,9 @@
+/**
+ * The deterministic toolbox. Importing this module registers every detector type; use `compileDetector` from
+ * here so that the registry is always complete.
+ */
+// @detector-modules (one import per detector module; keep sorted)
+
+export { compileDetector, detectorTypes, getDetectorDefinition, defineDetector } from './registry.js';
+export type { Detector, DetectorResult, DetectorContext } from './types.js';
+export { selectFields, contentText, qualifiedTool, isValidSelector } from './fields.js';

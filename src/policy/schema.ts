@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { InteractionKindSchema } from '../guard/types.js';
+
+/**
+ * The policy book: the human-readable, signed source of truth of the guard (DESIGN §2, QuadSentinel §3.2).
+ * One zod schema; every type of the policy layer is inferred from it.
+ *
+ * A rule's `formula` is its safety obligation: the rule is VIOLATED when the formula evaluates to false under the
+ * current predicate values Γ, e.g. `!(secret_in_arguments & external_destination)`.
+ */
+
+/** A deterministic check from the toolbox. `type` selects the detector; its other keys are validated by it. */
+export const DetectorSpecSchema = z.looseObject({
+  type: z.string().min(1),
+});
+export type DetectorSpec = z.infer<typeof DetectorSpecSchema>;
+
+export const PredicateNameSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]*$/, 'predicate names are snake_case: lower-case letters, digits and _ , starting with a letter');
+
+export const PredicateSchema = z.strictObject({
+  name: PredicateNameSchema,
+  /** The natural-language definition an LLM would evaluate. */
+  description: z.string().min(1),
+  keywords: z.array(z.string()).default([]),
+  /** Which interactions the predicate speaks about: actions (tool calls, resource reads), messages, results. */
+  scope: z.enum(['action', 'message', 'result', 'any']).default('any'),
+  /** `event`: recomputed per interaction, false unless evaluated true; `sticky`: once true, true for the session. */
+  persistence: z.enum(['event', 'sticky']).default('event'),
+  /** Glob patterns on `<server>__<tool>` that make the predicate must-check for those tools. */
+  tools: z.array(z.string()).optional(),
+  /** Deterministic detectors. None: the predicate is semantic and stays unknown until a model is configured. */
+  detectors: z.array(DetectorSpecSchema).default([]),
+  /** How several detectors combine: `any` (three-valued OR, the default) or `all` (three-valued AND). */
+  combine: z.enum(['any', 'all']).default('any'),
+});
+export type Predicate = z.infer<typeof PredicateSchema>;
+
+export const SeveritySchema = z.enum(['low', 'medium', 'high', 'critical']);
+export type Severity = z.infer<typeof SeveritySchema>;
+export const SEVERITY_RANK: Record<Severity, number> = { low: 1, medium: 2, high: 3, critical: 4 };
+
+export const RuleSchema = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'rule ids use letters, digits, - and _'),
+  /** The policy sentence the rule came from. */
+  text: z.string().min(1),
+  /** Interaction kinds the rule is checked on (the paper's R^act vs R^msg split, refined). */
+  applies_to: z.array(InteractionKindSchema).min(1),
+  formula: z.string().min(1),
+  severity: SeveritySchema,
+  /** Hard rules always deny and are never overridden by a model. */
+  hard: z.boolean().default(false),
+  mode: z.enum(['enforce', 'monitor']).default('enforce'),
+  /** What an undecided (unknown) outcome does. Default: `deny` for hard rules, `flag` (allow and flag) for soft. */
+  on_unknown: z.enum(['deny', 'allow', 'flag']).optional(),
+  /** What the agent should do instead; quoted in the denial. */
+  remediation: z.string().optional(),
+  /** On a violated result-side rule: `deny` replaces the result with a denial, `redact` masks what detectors caught. */
+  effect: z.enum(['deny', 'redact']).default('deny'),
+});
+export type Rule = z.infer<typeof RuleSchema>;
+
+export const PolicyBookSchema = z.strictObject({
+  name: z.string().min(1),
+  version: z.string().min(1),
+  description: z.string().optional(),
+  /** File (relative to the book) holding the natural-language policy this book was written from. */
+  source: z.string().optional(),
+  predicates: z.array(PredicateSchema),
+  rules: z.array(RuleSchema),
+});
+export type PolicyBook = z.infer<typeof PolicyBookSchema>;
+export type PolicyBookInput = z.input<typeof PolicyBookSchema>;
