@@ -1,0 +1,14 @@
+/** Retrieval: embedders and the top-k index of predicate schemas. vectra stays behind `predicate-index.ts`. */
+export type { Embedder, SparseVector, PredicateHit, PredicateSchemaText } from './types.js';
+export { LocalEmbedder, LOCAL_EMBEDDER_DEFAULTS } from './local-embedder.js';
+export type { LocalEmbedderOptions } from './local-embedder.js';
+export { sparseCosine, sparseDot, sparseToDense } from './sparse.js';
+export { normalizeText, stem, stemmedTokens } from './text-features.js';
+export {
+  buildPredicateIndex,
+  predicateSchemaText,
+  predicateSchemasHash,
+  SparsePredicateIndex,
+  VectraPredicateIndex,
+} from './predicate-index.js';
+export type { PredicateIndex, BuildPredicateIndexOptions } from './predicate-index.js';

@@ -1,0 +1,67 @@
+/**
+ * Text normalisation and feature extraction for the local hashing embedder: lower-casing, accent folding,
+ * light suffix stemming, word unigrams and bigrams, and character 3–5-grams of each word.
+ */
+
+/** A named feature and its weight before hashing. */
+export interface Feature {
+  key: string;
+  weight: number;
+}
+
+/** Relative weights of the three feature families. Words dominate; character grams add robustness to spelling. */
+export const FEATURE_WEIGHTS = { unigram: 1, bigram: 0.7, chargram: 0.25 } as const;
+
+const MIN_GRAM = 3;
+const MAX_GRAM = 5;
+
+/** Lower-cases, folds accents and turns everything but letters and digits into single spaces. */
+export function normalizeText(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+/**
+ * A deliberately light stemmer (plural and common verb suffixes), enough to make "flights"/"flight" and
+ * "booking"/"booked"/"book" meet. Short words are left alone.
+ */
+export function stem(word: string): string {
+  let w = word;
+  if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
+  else if (w.length > 4 && w.endsWith('ie')) w = `${w.slice(0, -2)}y`; // so that movie meets movies
+  else if (w.length > 4 && w.endsWith('sses')) w = w.slice(0, -2);
+  else if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us')) w = w.slice(0, -1);
+  if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
+  else if (w.length > 4 && w.endsWith('ed')) w = w.slice(0, -2);
+  // "booking" -> "book", "shopped" -> "shopp" -> "shop": undouble a final consonant pair left by a suffix.
+  if (w.length > 3 && w !== word && /([b-df-hj-np-tv-z])\1$/.test(w)) w = w.slice(0, -1);
+  return w;
+}
+
+/** Normalised, stemmed word tokens of a text. */
+export function stemmedTokens(text: string): string[] {
+  const norm = normalizeText(text);
+  return norm.length === 0 ? [] : norm.split(' ').map(stem);
+}
+
+/** All features of a text: unigrams and bigrams of stemmed words, character n-grams of each padded word. */
+export function extractFeatures(text: string): Feature[] {
+  const words = stemmedTokens(text);
+  const out: Feature[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i] as string;
+    out.push({ key: `w:${w}`, weight: FEATURE_WEIGHTS.unigram });
+    if (i + 1 < words.length) out.push({ key: `b:${w} ${words[i + 1] as string}`, weight: FEATURE_WEIGHTS.bigram });
+    const padded = `^${w}$`;
+    for (let n = MIN_GRAM; n <= MAX_GRAM; n++) {
+      for (let s = 0; s + n <= padded.length; s++) {
+        out.push({ key: `c:${padded.slice(s, s + n)}`, weight: FEATURE_WEIGHTS.chargram });
+      }
+    }
+  }
+  return out;
+}

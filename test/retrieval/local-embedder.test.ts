@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { LocalEmbedder } from '../../src/retrieval/local-embedder.js';
+import { sparseCosine, sparseNorm, sparseToDense } from '../../src/retrieval/sparse.js';
+import { stem, stemmedTokens } from '../../src/retrieval/text-features.js';
+
+const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * (b[i] as number), 0);
+
+describe('LocalEmbedder', () => {
+  const e = new LocalEmbedder();
+
+  it('is deterministic across calls and instances', async () => {
+    const a = e.embedSparse('Book a flight from Boston to Denver');
+    const b = new LocalEmbedder().embedSparse('Book a flight from Boston to Denver');
+    expect(b).toEqual(a);
+    const [d1] = await e.embed(['Book a flight from Boston to Denver']);
+    expect(Array.from(d1 as Float32Array)).toEqual(Array.from(sparseToDense(a, 512)));
+  });
+
+  it('produces unit vectors of the configured size and an id naming them', async () => {
+    const small = new LocalEmbedder({ dims: 64 });
+    const [v] = await small.embed(['rent a car in Detroit']);
+    expect(v).toHaveLength(64);
+    expect(small.id).toBe('local-hash-v1-64');
+    expect(sparseNorm(small.embedSparse('rent a car in Detroit'))).toBeCloseTo(1, 5);
+    expect(small.embedSparse('!!! ...')).toEqual({ indices: [], values: [] });
+    expect(() => new LocalEmbedder({ dims: 3 })).toThrow(RangeError);
+  });
+
+  it('scores similar texts higher than unrelated ones', () => {
+    const q = e.embedSparse('book a flight to Paris');
+    const similar = e.embedSparse('booking flights from London to Paris');
+    const unrelated = e.embedSparse('list the patients admitted to the cardiac ward');
+    expect(sparseCosine(q, similar)).toBeGreaterThan(sparseCosine(q, unrelated) + 0.2);
+  });
+
+  it('dense and sparse cosines agree', async () => {
+    const [a, b] = await e.embed(['apply for a job in sales', 'search for jobs in sales']);
+    const s = sparseCosine(e.embedSparse('apply for a job in sales'), e.embedSparse('search for jobs in sales'));
+    expect(cos(a as Float32Array, b as Float32Array)).toBeCloseTo(s, 5);
+  });
+});
+
+describe('text features', () => {
+  it('stems plural and verb suffixes lightly', () => {
+    expect(stem('flights')).toBe('flight');
+    expect(stem('booking')).toBe('book');
+    expect(stem('shopping')).toBe('shop');
+    expect(stem('movies')).toBe(stem('movie'));
+    expect(stem('add')).toBe('add');
+    expect(stemmedTokens('Café BOOKED, tickets!')).toEqual(['cafe', 'book', 'ticket']);
+  });
+});
