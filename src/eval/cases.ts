@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { ContentBlockSchema, ProfileSchema, type Interaction } from '../guard/types.js';
+
+/**
+ * The evaluation case schema (`data/eval/SCHEMA.md`): one labeled interaction sequence per JSONL line, replayed
+ * in order through a fresh guard, with one expected outcome for the whole case.
+ *
+ * Cases are files people write and convert, so the case, its steps and `expect` are strict objects: a misspelt key
+ * (`argument` for `arguments`) is an error at load instead of a silently different case. `context` is loose on
+ * purpose: only `agent` and `profile` mean something to the guard; any other key is informational.
+ */
+
+/** `message`: an inter-agent or user→agent message, as it would arrive through `guard_check_message`. */
+export const MessageStepSchema = z.strictObject({
+  kind: z.literal('message'),
+  sender: z.string().min(1),
+  recipient: z.string().min(1),
+  content: z.string(),
+});
+
+/** `tool_call`: a call the agent makes to a downstream tool (no arguments means `{}`, as in MCP). */
+export const ToolCallStepSchema = z.strictObject({
+  kind: z.literal('tool_call'),
+  server: z.string().min(1),
+  tool: z.string().min(1),
+  arguments: z.record(z.string(), z.unknown()).default({}),
+});
+
+/** `tool_result`: what a downstream tool returned (MCP content blocks), inspected before the agent sees it. */
+export const ToolResultStepSchema = z.strictObject({
+  kind: z.literal('tool_result'),
+  server: z.string().min(1),
+  tool: z.string().min(1),
+  content: z.array(ContentBlockSchema),
+});
+
+/** `resource_read`: a read request for a downstream resource. */
+export const ResourceReadStepSchema = z.strictObject({
+  kind: z.literal('resource_read'),
+  server: z.string().min(1),
+  uri: z.string().min(1),
+});
+
+export const StepSchema = z.discriminatedUnion('kind', [
+  MessageStepSchema,
+  ToolCallStepSchema,
+  ToolResultStepSchema,
+  ResourceReadStepSchema,
+]);
+export type Step = z.infer<typeof StepSchema>;
+export type StepKind = Step['kind'];
+
+/** Facts about the session: the acting agent, the user attributes rules may read, and informational extras. */
+export const CaseContextSchema = z.looseObject({
+  agent: z.string().min(1).optional(),
+  profile: ProfileSchema.optional(),
+});
+export type CaseContext = z.infer<typeof CaseContextSchema>;
+
+export const DecisionLabelSchema = z.enum(['allow', 'deny']);
+export type DecisionLabel = z.infer<typeof DecisionLabelSchema>;
+
+/** The expected outcome of a whole case; `rules` lists rule ids that should be among those violated. */
+export const ExpectSchema = z.strictObject({
+  decision: DecisionLabelSchema,
+  rules: z.array(z.string().min(1)).optional(),
+});
+
+export const EvalCaseSchema = z.strictObject({
+  id: z.string().min(1),
+  suite: z.string().min(1),
+  /** Name of a policy book under `policies/` (`default`, `eicu-ac`, `mind2web-sc`, …). */
+  policy: z.string().min(1),
+  context: CaseContextSchema.default({}),
+  steps: z.array(StepSchema).min(1),
+  expect: ExpectSchema,
+});
+export type EvalCase = z.infer<typeof EvalCaseSchema>;
+
+/** Agent identity used when a case's context names none. */
+export const DEFAULT_AGENT = 'agent';
+
+/**
+ * Converts one case step into the `Interaction` the guard sees. Every step of a case shares the agent
+ * (`context.agent`, else `agent`), the profile (`context.profile`, else `{}`) and the case's session id, so
+ * sticky predicates and threat scores carry from step to step within the case.
+ *
+ * @example
+ * const i = stepToInteraction(c, c.steps[0], 'eval-1');
+ * const decision = await guard.check(i);
+ */
+export function stepToInteraction(evalCase: EvalCase, step: Step, session: string): Interaction {
+  const base = {
+    agent: evalCase.context.agent ?? DEFAULT_AGENT,
+    session,
+    profile: evalCase.context.profile ?? {},
+  };
+  switch (step.kind) {
+    case 'message':
+      return { ...base, kind: 'message', sender: step.sender, recipient: step.recipient, content: step.content };
+    case 'tool_call':
+      return { ...base, kind: 'tool_call', server: step.server, tool: step.tool, arguments: step.arguments };
+    case 'tool_result':
+      return { ...base, kind: 'tool_result', server: step.server, tool: step.tool, content: step.content };
+    case 'resource_read':
+      return { ...base, kind: 'resource_read', server: step.server, uri: step.uri, phase: 'request' };
+  }
+}
+
+/** One-line, length-capped description of a step for reports (`tool_call ehr/run_sql {"sql":"…"}`). */
+export function summarizeStep(step: Step, max = 400): string {
+  let text: string;
+  switch (step.kind) {
+    case 'message':
+      text = `message ${step.sender} → ${step.recipient}: ${step.content}`;
+      break;
+    case 'tool_call':
+      text = `tool_call ${step.server}/${step.tool} ${JSON.stringify(step.arguments)}`;
+      break;
+    case 'tool_result':
+      text = `tool_result ${step.server}/${step.tool}: ${step.content
+        .map((b) => (typeof b.text === 'string' ? b.text : `[${b.type}]`))
+        .join(' ')}`;
+      break;
+    case 'resource_read':
+      text = `resource_read ${step.server} ${step.uri}`;
+      break;
+  }
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
