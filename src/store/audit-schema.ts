@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { InteractionKindSchema, WitnessSchema, type Decision, type Interaction } from '../guard/types.js';
+
+/** What an audit row records: the four interaction kinds, plus `admin` (release, quarantine, pin approval). */
+export const AuditKindSchema = z.enum([...InteractionKindSchema.options, 'admin']);
+export type AuditKind = z.infer<typeof AuditKindSchema>;
+
+/** One decision to record. `payload` (arguments or content) is never stored: only its digest and a masked preview. */
+export const AuditEntrySchema = z.object({
+  /** Milliseconds since the epoch; default now. */
+  ts: z.number().int().nonnegative().optional(),
+  agent: z.string().min(1),
+  session: z.string().min(1).default('-'),
+  kind: AuditKindSchema,
+  server: z.string().optional(),
+  /** The tool, or for `admin` rows the action (`release`, `quarantine`, `approve_pin`). */
+  tool: z.string().optional(),
+  uri: z.string().optional(),
+  recipient: z.string().optional(),
+  payload: z.unknown().optional(),
+  decision: z.enum(['allow', 'deny']),
+  rationale: z.string().default(''),
+  rules: z.array(z.string()).default([]),
+  flagged: z.array(z.string()).default([]),
+  witness: z.array(WitnessSchema).default([]),
+  threatLevel: z.number().int().min(0).max(4).optional(),
+  elapsedMs: z.number().nonnegative().optional(),
+  policyHash: z.string().optional(),
+  source: z.string().default('pipeline'),
+});
+export type AuditEntry = z.input<typeof AuditEntrySchema>;
+
+/** A JSON text column parsed with `schema`; a column that is not JSON fails the parse (a corrupt row). */
+const jsonText = <T extends z.ZodType>(schema: T) =>
+  z.string().transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'not JSON' });
+      return z.NEVER;
+    }
+  }).pipe(schema);
+
+/** A row as stored (snake_case columns), the exact input of the hash chain. */
+export const RawAuditRowSchema = z.object({
+  id: z.number().int().positive(),
+  ts: z.number().int(),
+  agent: z.string(),
+  session: z.string(),
+  kind: z.string(),
+  server: z.string().nullable(),
+  tool: z.string().nullable(),
+  uri: z.string().nullable(),
+  recipient: z.string().nullable(),
+  digest: z.string().nullable(),
+  preview: z.string().nullable(),
+  size: z.number().int().nullable(),
+  decision: z.string(),
+  rules: z.string(),
+  flagged: z.string(),
+  witness: z.string(),
+  threat: z.number().int().nullable(),
+  rationale: z.string(),
+  elapsed_ms: z.number().nullable(),
+  policy_hash: z.string().nullable(),
+  source: z.string(),
+  prev_hash: z.string(),
+  hash: z.string(),
+});
+export type RawAuditRow = z.infer<typeof RawAuditRowSchema>;
+
+/** A row read back, typed (JSON columns parsed); `auditId` is the stable string form `<id>-<hash prefix>`. */
+export const AuditRowSchema = RawAuditRowSchema.extend({
+  kind: AuditKindSchema,
+  decision: z.enum(['allow', 'deny']),
+  rules: jsonText(z.array(z.string())),
+  flagged: jsonText(z.array(z.string())),
+  witness: jsonText(z.array(WitnessSchema)),
+}).transform((r) => ({
+  id: r.id,
+  auditId: formatAuditId(r.id, r.hash),
+  ts: r.ts,
+  agent: r.agent,
+  session: r.session,
+  kind: r.kind,
+  server: r.server,
+  tool: r.tool,
+  uri: r.uri,
+  recipient: r.recipient,
+  digest: r.digest,
+  preview: r.preview,
+  size: r.size,
+  decision: r.decision,
+  rules: r.rules,
+  flagged: r.flagged,
+  witness: r.witness,
+  threatLevel: r.threat,
+  rationale: r.rationale,
+  elapsedMs: r.elapsed_ms,
+  policyHash: r.policy_hash,
+  source: r.source,
+  prevHash: r.prev_hash,
+  hash: r.hash,
+}));
+export type AuditRow = z.output<typeof AuditRowSchema>;
+
+/** `42-3fa9c1d2`: the row id plus the first 8 hex digits of its hash, so ids from two stores never collide silently. */
+export function formatAuditId(id: number, hash: string): string {
+  return `${id}-${hash.slice(0, 8)}`;
+}
+
+/** Parses `42` or `42-3fa9c1d2`; undefined when it is neither. */
+export function parseAuditId(text: string): { id: number; hashPrefix?: string } | undefined {
+  const m = /^#?(\d{1,15})(?:-([0-9a-f]{1,64}))?$/i.exec(text.trim());
+  if (!m) return undefined;
+  return m[2] ? { id: Number(m[1]), hashPrefix: m[2].toLowerCase() } : { id: Number(m[1]) };
+}
+
+/**
+ * The audit entry of one guard decision: the interaction's identity and target, its arguments (tool calls) or
+ * content (results, messages) as the payload, and the decision's verdict, rules, witness and timing.
+ */
+export function auditEntryFor(interaction: Interaction, decision: Decision): AuditEntry {
+  return {
+    agent: interaction.agent,
+    session: interaction.session,
+    kind: interaction.kind,
+    server: interaction.server,
+    tool: interaction.tool,
+    uri: interaction.uri,
+    recipient: interaction.recipient,
+    payload: interaction.kind === 'tool_call' ? interaction.arguments : interaction.content,
+    decision: decision.decision,
+    rationale: decision.rationale,
+    rules: decision.rules,
+    flagged: decision.flagged,
+    witness: decision.witness,
+    threatLevel: decision.threatLevel,
+    elapsedMs: decision.elapsedMs,
+    policyHash: decision.policy?.hash,
+    source: decision.source,
+  };
+}

@@ -1,0 +1,228 @@
+import { once } from 'node:events';
+import type Database from 'better-sqlite3';
+import { z } from 'zod';
+import { StoreError } from '../errors.js';
+import {
+  AuditEntrySchema,
+  AuditRowSchema,
+  formatAuditId,
+  parseAuditId,
+  RawAuditRowSchema,
+  type AuditEntry,
+  type AuditRow,
+  type RawAuditRow,
+} from './audit-schema.js';
+import { canonicalJson, sha256Hex } from './canonical.js';
+import { maskPrefix } from './redact.js';
+
+export * from './audit-schema.js';
+
+/** `prev_hash` of the first row. */
+export const GENESIS_HASH = '0'.repeat(64);
+
+/** Size caps: a row stays small whatever passes through the proxy. */
+const CAP = { preview: 240, rationale: 2000, uri: 1000, name: 200, witness: 8000, list: 100 } as const;
+const PAGE = 500;
+
+/** Result of `verify()`: the first row that breaks the chain, and the chain head to anchor elsewhere. */
+export interface VerifyResult {
+  ok: boolean;
+  rows: number;
+  firstBad?: { id: number; reason: string };
+  head?: { id: number; hash: string };
+  /** Not tampering by themselves, but worth knowing (e.g. the append-only triggers are gone). */
+  warnings: string[];
+}
+
+/**
+ * The append-only, hash-chained decisions log. Every row carries `hash = sha256(prev_hash ‖ canonical row JSON)`
+ * where the row JSON includes its own id, so editing, deleting or renumbering a row breaks the chain.
+ *
+ * Durability choice: no batching. Each `append` is one synchronous IMMEDIATE transaction (~10–30 µs with WAL and
+ * `synchronous=NORMAL`), so a denial is committed — it survives a crash of the proxy — before the denial is
+ * returned, the row id is known to the caller (`Decision.auditId`), and a second process (the CLI releasing an
+ * agent) can append to the same chain safely because the chain head is read inside the write lock.
+ */
+export class AuditLog {
+  private readonly last: Database.Statement<[], { id: number; hash: string }>;
+  private readonly seq: Database.Statement<[], { seq: number }>;
+  private readonly insert: Database.Statement;
+  private readonly byId: Database.Statement<[number], unknown>;
+  private readonly page: Database.Statement<[number, number], unknown>;
+  private readonly tailStmt: Database.Statement<[number], unknown>;
+  private readonly appendTx: (row: Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash'>) => { id: number; hash: string };
+
+  constructor(private readonly db: Database.Database) {
+    this.last = db.prepare('SELECT id, hash FROM audit ORDER BY id DESC LIMIT 1');
+    this.seq = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'audit'");
+    this.insert = db.prepare(
+      `INSERT INTO audit (id, ts, agent, session, kind, server, tool, uri, recipient, digest, preview, size, decision,
+        rules, flagged, witness, threat, rationale, elapsed_ms, policy_hash, source, prev_hash, hash)
+       VALUES (@id, @ts, @agent, @session, @kind, @server, @tool, @uri, @recipient, @digest, @preview, @size, @decision,
+        @rules, @flagged, @witness, @threat, @rationale, @elapsed_ms, @policy_hash, @source, @prev_hash, @hash)`,
+    );
+    this.byId = db.prepare('SELECT * FROM audit WHERE id = ?');
+    this.page = db.prepare('SELECT * FROM audit WHERE id > ? ORDER BY id LIMIT ?');
+    this.tailStmt = db.prepare('SELECT * FROM (SELECT * FROM audit ORDER BY id DESC LIMIT ?) ORDER BY id');
+    const tx = db.transaction((fields: Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash'>) => {
+      const last = this.last.get();
+      // The next id follows the highest id ever used, so a deleted tail shows up as a gap.
+      const id = Math.max(last?.id ?? 0, this.seq.get()?.seq ?? 0) + 1;
+      const prev = last?.hash ?? GENESIS_HASH;
+      const row = { id, ...fields, prev_hash: prev };
+      const hash = rowHash(row);
+      this.insert.run({ ...row, hash });
+      return { id, hash };
+    });
+    this.appendTx = (row) => tx.immediate(row);
+  }
+
+  /** Records one entry; returns its id, stable string id and chain hash. Throws `store_invalid_entry` on a bad entry. */
+  append(entry: AuditEntry): { id: number; auditId: string; hash: string } {
+    const parsed = AuditEntrySchema.safeParse(entry);
+    if (!parsed.success) throw new StoreError('store_invalid_entry', `audit entry is invalid: ${z.prettifyError(parsed.error)}`);
+    const e = parsed.data;
+    const payload = e.payload === undefined ? undefined : canonicalJson(e.payload);
+    const text = payload === undefined ? undefined : typeof e.payload === 'string' ? e.payload : payload;
+    const fields = {
+      ts: e.ts ?? Date.now(),
+      agent: capName(e.agent),
+      session: capName(e.session),
+      kind: e.kind,
+      server: e.server === undefined ? null : capName(e.server),
+      tool: e.tool === undefined ? null : capName(e.tool),
+      uri: e.uri === undefined ? null : maskPrefix(e.uri, CAP.uri),
+      recipient: e.recipient === undefined ? null : capName(e.recipient),
+      digest: payload === undefined ? null : sha256Hex(payload),
+      preview: text === undefined ? null : maskPrefix(text, CAP.preview),
+      size: payload === undefined ? null : Buffer.byteLength(payload),
+      decision: e.decision,
+      rules: JSON.stringify(e.rules.slice(0, CAP.list).map(capName)),
+      flagged: JSON.stringify(e.flagged.slice(0, CAP.list).map(capName)),
+      witness: capWitness(e.witness),
+      threat: e.threatLevel ?? null,
+      rationale: maskPrefix(e.rationale, CAP.rationale),
+      elapsed_ms: e.elapsedMs ?? null,
+      policy_hash: e.policyHash === undefined ? null : capName(e.policyHash),
+      source: capName(e.source),
+    };
+    try {
+      const { id, hash } = this.appendTx(fields);
+      return { id, auditId: formatAuditId(id, hash), hash };
+    } catch (err) {
+      throw new StoreError('store_write_failed', `cannot append to the audit log: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  /** One row by numeric id or stable string id (`42` or `42-3fa9c1d2`); undefined when absent or the hash prefix differs. */
+  get(id: number | string): AuditRow | undefined {
+    const ref = typeof id === 'number' ? { id } : parseAuditId(id);
+    if (!ref) throw new StoreError('store_invalid_id', `not an audit id: ${String(id)} (expected 42 or 42-3fa9c1d2)`);
+    const raw = this.byId.get(ref.id);
+    if (raw === undefined) return undefined;
+    const row = parseRow(raw);
+    if ('hashPrefix' in ref && ref.hashPrefix && !row.hash.startsWith(ref.hashPrefix)) return undefined;
+    return row;
+  }
+
+  /** The last `n` rows, oldest first. */
+  tail(n: number): AuditRow[] {
+    return this.tailStmt.all(Math.max(0, Math.floor(n))).map(parseRow);
+  }
+
+  /** Every row with id ≥ `fromId`, in id order, read in pages so the connection is never held between steps. */
+  *iterate(fromId = 1): Generator<AuditRow> {
+    for (const raw of this.rawPages(fromId - 1)) yield parseRow(raw);
+  }
+
+  /**
+   * Walks the whole chain and names the first row that breaks it: an edited row (its hash no longer matches),
+   * a deleted row (a gap in ids, or a missing tail), a rewritten or reordered row (a `prev_hash` that does not
+   * link to the row before). Rows after a truncation point cannot be told from none; anchor `head` elsewhere.
+   */
+  verify(): VerifyResult {
+    const warnings: string[] = [];
+    const triggers = this.db
+      .prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name IN ('audit_no_update', 'audit_no_delete')")
+      .get() as { n: number };
+    if (triggers.n < 2) warnings.push('the append-only triggers of the audit table are missing (someone dropped them)');
+    let rows = 0;
+    let prevId = 0;
+    let prevHash = GENESIS_HASH;
+    const bad = (id: number, reason: string): VerifyResult => ({ ok: false, rows, firstBad: { id, reason }, warnings });
+    for (const raw of this.rawPages(0)) {
+      const parsed = RawAuditRowSchema.safeParse(raw);
+      const id = (raw as { id?: unknown }).id;
+      if (!parsed.success) return bad(typeof id === 'number' ? id : prevId + 1, 'row has malformed columns');
+      const row = parsed.data;
+      if (row.id !== prevId + 1) {
+        const span = row.id - 1 === prevId + 1 ? `row ${prevId + 1} is` : `rows ${prevId + 1}–${row.id - 1} are`;
+        return bad(prevId + 1, `${span} missing (deleted); the next row is ${row.id}`);
+      }
+      if (row.prev_hash !== prevHash) {
+        return bad(row.id, prevId === 0
+          ? 'first row does not start from the genesis hash (rows before it were removed or it was forged)'
+          : `prev_hash does not match the hash of row ${prevId} (row ${prevId} was rewritten, or rows were reordered or inserted)`);
+      }
+      const { hash, ...rest } = row;
+      if (rowHash(rest) !== hash) return bad(row.id, 'hash mismatch: the row was edited after it was written');
+      rows++;
+      prevId = row.id;
+      prevHash = hash;
+    }
+    const seq = this.seq.get()?.seq ?? 0;
+    if (seq > prevId) return bad(prevId + 1, `rows ${prevId + 1}–${seq} are missing at the end (deleted)`);
+    return { ok: true, rows, ...(prevId > 0 ? { head: { id: prevId, hash: prevHash } } : {}), warnings };
+  }
+
+  /** Writes every row as one JSON line, respecting back-pressure; resolves with the number of rows written. */
+  async exportNdjson(out: NodeJS.WritableStream, fromId = 1): Promise<number> {
+    let n = 0;
+    for (const row of this.iterate(fromId)) {
+      if (!out.write(`${JSON.stringify(row)}\n`)) await once(out, 'drain');
+      n++;
+    }
+    return n;
+  }
+
+  private *rawPages(afterId: number): Generator<unknown> {
+    let after = afterId;
+    for (;;) {
+      const page = this.page.all(after, PAGE);
+      for (const raw of page) yield raw;
+      if (page.length < PAGE) return;
+      after = (page[page.length - 1] as { id: number }).id;
+    }
+  }
+}
+
+/** The chain hash of a row: sha256 of its `prev_hash` followed by the canonical JSON of every other column. */
+export function rowHash(row: Omit<RawAuditRow, 'hash'>): string {
+  return sha256Hex(row.prev_hash + canonicalJson(row));
+}
+
+function parseRow(raw: unknown): AuditRow {
+  const r = AuditRowSchema.safeParse(raw);
+  if (!r.success) {
+    const id = (raw as { id?: unknown } | undefined)?.id;
+    throw new StoreError('store_corrupt_row', `audit row ${String(id)} is malformed: ${z.prettifyError(r.error)}; run \`quadguard audit verify\``);
+  }
+  return r.data;
+}
+
+function capName(s: string): string {
+  return s.length > CAP.name ? `${s.slice(0, CAP.name)}…` : s;
+}
+
+/** Witnesses hold predicate names and truth values only; still capped, dropping whole witnesses past the cap. */
+function capWitness(witness: AuditRow['witness']): string {
+  const kept: AuditRow['witness'] = [];
+  let size = 2;
+  for (const w of witness.slice(0, CAP.list)) {
+    const s = JSON.stringify(w).length + 1;
+    if (size + s > CAP.witness) break;
+    kept.push(w);
+    size += s;
+  }
+  return JSON.stringify(kept);
+}

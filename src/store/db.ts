@@ -1,0 +1,130 @@
+import { mkdirSync, existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { StoreError } from '../errors.js';
+import { silentLogger, type Logger } from '../log.js';
+import { AuditLog } from './audit.js';
+import { MIGRATIONS } from './migrations.js';
+import { PinStore } from './pins.js';
+import { StateStore } from './state.js';
+
+/** Options of `openStore`; every default is here. */
+export interface StoreOptions {
+  /** Fail with `store_not_found` instead of creating a missing file (CLI read commands). Default false. */
+  mustExist?: boolean;
+  /**
+   * `NORMAL` (default): with WAL, every committed row survives a process crash; the last commits may be lost
+   * on power loss. `FULL` also survives power loss, at about 4× the cost of a single append.
+   */
+  synchronous?: 'NORMAL' | 'FULL';
+  /** How long a writer waits for another process's lock, ms. Default 5000. */
+  busyTimeoutMs?: number;
+}
+
+const DEFAULTS: Required<StoreOptions> = { mustExist: false, synchronous: 'NORMAL', busyTimeoutMs: 5000 };
+
+/** The SQLite store: audit log, guard state and tool pins over one connection. */
+export interface Store {
+  /** Absolute path of the database file, or `:memory:`. */
+  readonly path: string;
+  readonly audit: AuditLog;
+  readonly state: StateStore;
+  readonly pins: PinStore;
+  /** Checkpoints the WAL (TRUNCATE) and closes the connection, once every `openStore` of this path has closed. */
+  close(): void;
+}
+
+/** One connection per process and file: a second `openStore` of the same path shares it (reference-counted). */
+const open = new Map<string, { store: Store; refs: number }>();
+
+/**
+ * Opens (creating folder and file unless `mustExist`) the store at `path`, applies pragmas and migrations,
+ * and prepares every statement once.
+ *
+ * @example
+ * const store = openStore('.quadguard/state.db', log);
+ * const { id } = store.audit.append(auditEntryFor(interaction, decision));
+ * store.close();
+ */
+export function openStore(path: string, logger: Logger = silentLogger(), options: StoreOptions = {}): Store {
+  const opts = { ...DEFAULTS, ...options };
+  const memory = path === ':memory:';
+  const file = memory ? path : resolve(path);
+  const shared = memory ? undefined : open.get(file);
+  if (shared) {
+    shared.refs++;
+    return shared.store;
+  }
+  const log = logger.child({ mod: 'store' });
+  const db = connect(file, memory, opts);
+  let closed = false;
+  const audit = new AuditLog(db);
+  const store: Store = {
+    path: file,
+    audit,
+    state: new StateStore(db, audit),
+    pins: new PinStore(db, audit),
+    close() {
+      const entry = open.get(file);
+      if (entry && entry.store === store && --entry.refs > 0) return;
+      if (closed) return;
+      closed = true;
+      open.delete(file);
+      try {
+        if (!memory) db.pragma('wal_checkpoint(TRUNCATE)');
+      } catch (err) {
+        log.warn({ err }, 'WAL checkpoint at close failed');
+      }
+      db.close();
+    },
+  };
+  if (!memory) open.set(file, { store, refs: 1 });
+  log.debug({ file }, 'store opened');
+  return store;
+}
+
+function connect(file: string, memory: boolean, opts: Required<StoreOptions>): Database.Database {
+  if (!memory) {
+    if (opts.mustExist && !existsSync(file)) {
+      throw new StoreError('store_not_found', `no QuadGuard store at ${file} (pass --store FILE or --config FILE)`);
+    }
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+    } catch (err) {
+      throw new StoreError('store_open_failed', `cannot create the folder of ${file}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${opts.synchronous}`);
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs))}`);
+    db.pragma('foreign_keys = ON');
+    migrate(db, file);
+    return db;
+  } catch (err) {
+    db?.close();
+    if (err instanceof StoreError) throw err;
+    const msg = (err as Error).message;
+    const hint = /not a database|file is encrypted/i.test(msg) ? ' (this file is not a SQLite database; check --store)' : '';
+    throw new StoreError('store_open_failed', `cannot open store ${file}: ${msg}${hint}`, { cause: err });
+  }
+}
+
+/** Runs the migrations this file has not seen yet, each in its own transaction. */
+function migrate(db: Database.Database, file: string): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > MIGRATIONS.length) {
+    throw new StoreError(
+      'store_version_unsupported',
+      `store ${file} has schema version ${version}, newer than this QuadGuard understands (${MIGRATIONS.length}); upgrade QuadGuard`,
+    );
+  }
+  for (let v = version; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    }).immediate();
+  }
+}

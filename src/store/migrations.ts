@@ -1,0 +1,68 @@
+/**
+ * Schema migrations, applied in order; `PRAGMA user_version` records how many have run. Append new steps,
+ * never edit a shipped one: stores in the field have already run it.
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: audit log (append-only, hash-chained), guard state (Γ, τ, quarantine) and tool pins.
+  `
+  CREATE TABLE audit (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    ts INTEGER NOT NULL,
+    agent TEXT NOT NULL,
+    session TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    server TEXT,
+    tool TEXT,
+    uri TEXT,
+    recipient TEXT,
+    digest TEXT,
+    preview TEXT,
+    size INTEGER,
+    decision TEXT NOT NULL,
+    rules TEXT NOT NULL,
+    flagged TEXT NOT NULL,
+    witness TEXT NOT NULL,
+    threat INTEGER,
+    rationale TEXT NOT NULL,
+    elapsed_ms REAL,
+    policy_hash TEXT,
+    source TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX audit_agent ON audit(agent, id);
+  CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
+  CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
+
+  CREATE TABLE sticky (
+    session TEXT NOT NULL,
+    name TEXT NOT NULL,
+    value TEXT NOT NULL CHECK (value IN ('true', 'false', 'unknown')),
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (session, name)
+  ) STRICT, WITHOUT ROWID;
+
+  CREATE TABLE agents (
+    agent TEXT PRIMARY KEY,
+    tau REAL NOT NULL CHECK (tau >= 0 AND tau <= 1),
+    level INTEGER NOT NULL CHECK (level BETWEEN 0 AND 4),
+    quarantined INTEGER NOT NULL DEFAULT 0 CHECK (quarantined IN (0, 1)),
+    reason TEXT,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+
+  CREATE TABLE pins (
+    server TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('approved', 'pending')),
+    hash TEXT NOT NULL,
+    definition TEXT NOT NULL,
+    pending_hash TEXT,
+    pending_definition TEXT,
+    first_seen INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    approved_by TEXT,
+    PRIMARY KEY (server, tool)
+  ) STRICT;
+  `,
+];

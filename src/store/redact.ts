@@ -1,0 +1,137 @@
+/**
+ * Secret masking for everything the store keeps in clear (audit previews, rationales, URIs). Audit rows are
+ * read by people and exported; a credential that passed through the proxy must never be readable there.
+ *
+ * Matching is conservative: over-masking a preview costs nothing, a leaked key costs a rotation.
+ */
+
+/** A secret found in a text: `[start, end)` offsets and what it looked like. */
+export interface SecretSpan {
+  start: number;
+  end: number;
+  kind: string;
+}
+
+interface SecretPattern {
+  kind: string;
+  re: RegExp;
+  /** Capture group holding the secret itself (default: the whole match). */
+  group?: number;
+  /** Extra check on the matched text (e.g. entropy). */
+  accept?: (text: string) => boolean;
+}
+
+/** Compiled once. All global, with indices (`d`) so a group's offsets are known. */
+const PATTERNS: SecretPattern[] = [
+  // PEM private keys; a block cut before its END line (a capped text) is masked to the end.
+  { kind: 'pem', re: /-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|$)/dg },
+  { kind: 'aws-key-id', re: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[A-Z0-9]{16}\b/dg },
+  { kind: 'api-key', re: /\bsk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_-]{16,}/dg },
+  { kind: 'stripe-key', re: /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/dg },
+  { kind: 'github-token', re: /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/dg },
+  { kind: 'slack-token', re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/dg },
+  { kind: 'google-key', re: /\bAIza[0-9A-Za-z_-]{30,}/dg },
+  // JWTs, also cut ones (header.payload without a signature).
+  { kind: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?/dg },
+  { kind: 'bearer', re: /\bBearer\s+([A-Za-z0-9._~+/=-]{8,})/dg, group: 1 },
+  // URL credentials: scheme://user:password@host
+  { kind: 'url-password', re: /[a-z][a-z0-9+.-]*:\/\/[^\s/:@"']+:([^\s@"'/]+)@/dg, group: 1 },
+  // key = value / "key": "value" with a secret-sounding key.
+  {
+    kind: 'secret-value',
+    re: /[A-Za-z0-9_-]*(?:passw(?:or)?d|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?id)[A-Za-z0-9_-]*["']?\s*[:=]\s*["']?([^"'\s,;&}\]]{4,})/dgi,
+    group: 1,
+  },
+  // Long high-entropy tokens (AWS secret keys, generic API keys, base64 blobs).
+  { kind: 'high-entropy', re: /[A-Za-z0-9+/_-]{24,}={0,2}/dg, accept: looksRandom },
+];
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Shannon entropy in bits per character. */
+export function entropy(text: string): number {
+  const counts = new Map<string, number>();
+  for (const ch of text) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let h = 0;
+  for (const n of counts.values()) {
+    const p = n / text.length;
+    h -= p * Math.log2(p);
+  }
+  return h;
+}
+
+/** A token that is probably a key rather than a word or a path: mixed character classes and high entropy. */
+function looksRandom(token: string): boolean {
+  if (UUID.test(token)) return false;
+  const digit = /[0-9]/.test(token);
+  const lower = /[a-z]/.test(token);
+  const upper = /[A-Z]/.test(token);
+  const classes = Number(digit) + Number(lower) + Number(upper);
+  if (classes < 2) return false;
+  return entropy(token) >= (classes === 3 ? 3.6 : 3.9);
+}
+
+/** Every secret found in `text`, sorted and merged where they overlap. */
+export function findSecrets(text: string): SecretSpan[] {
+  const spans: SecretSpan[] = [];
+  for (const p of PATTERNS) {
+    p.re.lastIndex = 0;
+    for (const m of text.matchAll(p.re)) {
+      const idx = m.indices?.[p.group ?? 0];
+      if (!idx) continue;
+      const secret = text.slice(idx[0], idx[1]);
+      if (p.accept && !p.accept(secret)) continue;
+      spans.push({ start: idx[0], end: idx[1], kind: p.kind });
+    }
+  }
+  spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  const merged: SecretSpan[] = [];
+  for (const s of spans) {
+    const last = merged[merged.length - 1];
+    if (last && s.start <= last.end) last.end = Math.max(last.end, s.end);
+    else merged.push({ ...s });
+  }
+  return merged;
+}
+
+/** `text` with every secret replaced by `[REDACTED:<kind>]`. */
+export function maskSecrets(text: string): string {
+  return maskPrefix(text, Number.POSITIVE_INFINITY);
+}
+
+/** Longest secret assumed to be recognisable only when seen whole (PEM blocks are matched up to the end anyway). */
+const LOOKAHEAD = 512;
+
+/**
+ * The first `max` characters of the masked text, followed by `…` when cut. Only a window of the input is
+ * scanned (so a 10 MB payload costs no more than a short one), and the window always reaches at least
+ * `LOOKAHEAD` characters past the last original character shown, so a secret that starts in the preview is
+ * never cut before the masker has seen it whole.
+ */
+export function maskPrefix(text: string, max: number): string {
+  let window = Math.min(text.length, max + LOOKAHEAD);
+  for (;;) {
+    const part = text.slice(0, window);
+    const { out, consumed } = render(part, findSecrets(part), max);
+    const cut = consumed < text.length;
+    if (!cut || consumed + LOOKAHEAD <= window || window >= text.length) return cut ? `${out}…` : out;
+    window = Math.min(text.length, window * 2);
+  }
+}
+
+/** Builds the masked text up to `max` characters; `consumed` is how much of the original it covered. */
+function render(text: string, spans: SecretSpan[], max: number): { out: string; consumed: number } {
+  let out = '';
+  let pos = 0;
+  for (const s of spans) {
+    if (out.length + (s.start - pos) >= max) break;
+    out += text.slice(pos, s.start) + `[REDACTED:${s.kind}]`;
+    pos = s.end;
+  }
+  if (out.length < max) {
+    const take = Math.min(text.length - pos, max - out.length);
+    out += text.slice(pos, pos + take);
+    pos += take;
+  }
+  return { out, consumed: pos };
+}

@@ -1,0 +1,176 @@
+import type Database from 'better-sqlite3';
+import { z } from 'zod';
+import { StoreError } from '../errors.js';
+import { TruthSchema, type Truth } from '../guard/types.js';
+import type { AuditLog } from './audit.js';
+
+export { toolDefinitionHash } from './tool-hash.js';
+
+/** An agent's threat state as the threat watcher keeps it: τ ∈ [0,1], its discrete level 0–4, and quarantine. */
+export const ThreatStateSchema = z.object({
+  agent: z.string(),
+  tau: z.number().min(0).max(1),
+  level: z.number().int().min(0).max(4),
+  quarantined: z.boolean(),
+  reason: z.string().optional(),
+  /** Milliseconds since the epoch of the last change; null for an agent never seen. */
+  updatedAt: z.number().int().nullable(),
+});
+export type ThreatState = z.infer<typeof ThreatStateSchema>;
+
+const AgentRowSchema = z
+  .object({
+    agent: z.string(),
+    tau: z.number(),
+    level: z.number().int(),
+    quarantined: z.union([z.literal(0), z.literal(1)]),
+    reason: z.string().nullable(),
+    updated_at: z.number().int(),
+  })
+  .transform((r) => ThreatStateSchema.parse({
+    agent: r.agent,
+    tau: r.tau,
+    level: r.level,
+    quarantined: r.quarantined === 1,
+    ...(r.reason === null ? {} : { reason: r.reason }),
+    updatedAt: r.updated_at,
+  }));
+
+const StickyRowSchema = z.object({ name: z.string(), value: TruthSchema });
+
+/**
+ * Guard state that outlives one interaction: Γ (sticky predicate values per session), and per agent the threat
+ * score and quarantine, which survive restarts. Every method is one synchronous statement or transaction, so two
+ * evaluations of the same agent running concurrently never interleave inside an update; use `updateThreat` for
+ * read-modify-write.
+ */
+export class StateStore {
+  private readonly stickyAll: Database.Statement<[string], unknown>;
+  private readonly stickyPut: Database.Statement;
+  private readonly stickyReset: Database.Statement<[string]>;
+  private readonly agentGet: Database.Statement<[string], unknown>;
+  private readonly agentAll: Database.Statement<[], unknown>;
+  private readonly threatPut: Database.Statement;
+  private readonly quarantinePut: Database.Statement;
+  private readonly releasePut: Database.Statement;
+  private readonly tx: <A extends unknown[], R>(fn: (...args: A) => R) => (...args: A) => R;
+
+  constructor(db: Database.Database, private readonly audit: AuditLog) {
+    this.stickyAll = db.prepare('SELECT name, value FROM sticky WHERE session = ?');
+    this.stickyPut = db.prepare(
+      `INSERT INTO sticky (session, name, value, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (session, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+    );
+    this.stickyReset = db.prepare('DELETE FROM sticky WHERE session = ?');
+    this.agentGet = db.prepare('SELECT * FROM agents WHERE agent = ?');
+    this.agentAll = db.prepare('SELECT * FROM agents ORDER BY agent');
+    this.threatPut = db.prepare(
+      `INSERT INTO agents (agent, tau, level, quarantined, updated_at) VALUES (?, ?, ?, 0, ?)
+       ON CONFLICT (agent) DO UPDATE SET tau = excluded.tau, level = excluded.level, updated_at = excluded.updated_at`,
+    );
+    this.quarantinePut = db.prepare(
+      `INSERT INTO agents (agent, tau, level, quarantined, reason, updated_at) VALUES (?, 0, 0, 1, ?, ?)
+       ON CONFLICT (agent) DO UPDATE SET quarantined = 1, reason = excluded.reason, updated_at = excluded.updated_at`,
+    );
+    this.releasePut = db.prepare(
+      'UPDATE agents SET tau = 0, level = 0, quarantined = 0, reason = NULL, updated_at = ? WHERE agent = ?',
+    );
+    const run = db.transaction((fn: () => unknown) => fn());
+    this.tx = (fn) => (...args) => run.immediate(() => fn(...args)) as ReturnType<typeof fn>;
+  }
+
+  /** Γ of a session: the sticky predicates that have a value (absent ones are simply not there). */
+  getSticky(session: string): Map<string, Truth> {
+    const out = new Map<string, Truth>();
+    for (const raw of this.stickyAll.all(session)) {
+      const r = StickyRowSchema.parse(raw);
+      out.set(r.name, r.value);
+    }
+    return out;
+  }
+
+  /** Sets one sticky predicate of a session. */
+  setSticky(session: string, name: string, value: Truth): void {
+    this.stickyPut.run(session, name, TruthSchema.parse(value), Date.now());
+  }
+
+  /** Sets several sticky predicates of a session in one transaction (all or none). */
+  setStickyMany(session: string, values: Iterable<[string, Truth]>): void {
+    const now = Date.now();
+    this.tx(() => {
+      for (const [name, value] of values) this.stickyPut.run(session, name, TruthSchema.parse(value), now);
+    })();
+  }
+
+  /** Forgets Γ of a session (session end, or an explicit reset). */
+  resetSession(session: string): void {
+    this.stickyReset.run(session);
+  }
+
+  /** Threat state of an agent; an agent never seen is trusted (τ 0, level 0) with `updatedAt: null`. */
+  getThreat(agent: string): ThreatState {
+    const raw = this.agentGet.get(agent);
+    return raw === undefined ? { agent, tau: 0, level: 0, quarantined: false, updatedAt: null } : AgentRowSchema.parse(raw);
+  }
+
+  /** Stores τ and level; leaves quarantine as it is. */
+  setThreat(agent: string, tau: number, level: number): ThreatState {
+    checkThreat(tau, level);
+    this.threatPut.run(agent, tau, level, Date.now());
+    return this.getThreat(agent);
+  }
+
+  /**
+   * Atomic read-modify-write of τ: `update` gets the current state and returns the new τ and level, inside one
+   * IMMEDIATE transaction (so neither a concurrent evaluation nor another process can slip in between).
+   */
+  updateThreat(agent: string, update: (current: ThreatState) => { tau: number; level: number }): ThreatState {
+    return this.tx(() => {
+      const next = update(this.getThreat(agent));
+      return this.setThreat(agent, next.tau, next.level);
+    })();
+  }
+
+  /** Quarantines an agent (kept across restarts) and audits it. */
+  quarantine(agent: string, reason: string, source = 'watcher'): ThreatState {
+    return this.tx(() => {
+      this.quarantinePut.run(agent, reason, Date.now());
+      this.audit.append({ agent, kind: 'admin', tool: 'quarantine', decision: 'deny', rationale: reason, source });
+      return this.getThreat(agent);
+    })();
+  }
+
+  /**
+   * Lifts an agent's quarantine and resets τ and level to 0, audited with who did it. Throws
+   * `store_agent_not_found` for an agent the store has never seen.
+   */
+  release(agent: string, by = 'unknown'): ThreatState {
+    return this.tx(() => {
+      const before = this.getThreat(agent);
+      if (before.updatedAt === null) throw new StoreError('store_agent_not_found', `no agent ${agent} in the store (see \`quadguard agents list\`)`);
+      this.releasePut.run(Date.now(), agent);
+      const was = before.quarantined ? `quarantined (${before.reason ?? 'no reason'})` : 'not quarantined';
+      this.audit.append({
+        agent,
+        kind: 'admin',
+        tool: 'release',
+        decision: 'allow',
+        rationale: `released by ${by}; was ${was}, tau ${before.tau.toFixed(3)}, level ${before.level}; tau reset to 0`,
+        source: 'cli',
+      });
+      return this.getThreat(agent);
+    })();
+  }
+
+  /** Every agent with a threat record, by name. */
+  listAgents(): ThreatState[] {
+    return this.agentAll.all().map((raw) => AgentRowSchema.parse(raw));
+  }
+}
+
+function checkThreat(tau: number, level: number): void {
+  if (!(tau >= 0 && tau <= 1)) throw new StoreError('store_invalid_input', `tau must be in [0, 1], got ${tau}`);
+  if (!Number.isInteger(level) || level < 0 || level > 4) {
+    throw new StoreError('store_invalid_input', `threat level must be an integer 0–4, got ${level}`);
+  }
+}
