@@ -4,6 +4,11 @@ import { errorMessage, QuadGuardError } from '../errors.js';
 import { VERSION } from '../version.js';
 // -- command modules (one file per command group; keep this list sorted) --
 // @register-imports
+import { registerServeCommands } from './serve.js';
+import { registerAgentsCommands } from './agents.js';
+import { registerAuditCommands } from './audit.js';
+import { registerToolsCommands } from './tools.js';
+import { registerPolicyCommands } from './policy.js';
 
 /**
  * The `quadguard` command. Each command group lives in its own module and registers itself on the program.
@@ -16,6 +21,11 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   // @register-calls
+  registerServeCommands(program);
+  registerAgentsCommands(program);
+  registerAuditCommands(program);
+  registerToolsCommands(program);
+  registerPolicyCommands(program);
   return program;
 }
 

@@ -1,0 +1,141 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { PolicyError } from '../errors.js';
+import { InteractionSchema, type Interaction } from '../guard/types.js';
+import {
+  evaluateBook,
+  formatDiagnostic,
+  generateSigningKeys,
+  loadBook,
+  PolicyBookError,
+  signBook,
+  verifyBook,
+  type BookReport,
+} from '../policy/index.js';
+
+/**
+ * `quadguard policy …`: check (validate and lint), explain (evaluate a book on one interaction), sign, verify,
+ * keygen. Results go to stdout; failures throw and the program prints them on stderr with exit code 1.
+ */
+
+/** `{…}` inline, or `@file` holding JSON. */
+async function readJsonArg(value: string, what: string): Promise<unknown> {
+  const text = value.startsWith('@') ? await readFile(value.slice(1), 'utf8') : value;
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new PolicyError('policy_read_error', `${what} is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+async function readInteraction(value: string, profile: string | undefined): Promise<Interaction> {
+  const raw = (await readJsonArg(value, '--interaction')) as Record<string, unknown>;
+  const merged: Record<string, unknown> = { agent: 'cli', session: 'explain', ...raw };
+  if (profile !== undefined) merged.profile = await readJsonArg(profile, '--profile');
+  const r = InteractionSchema.safeParse(merged);
+  if (!r.success) throw new PolicyError('policy_read_error', `--interaction is not a valid interaction: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return r.data;
+}
+
+function pad(s: string, n: number): string {
+  return s.length >= n ? s : s + ' '.repeat(n - s.length);
+}
+
+/** The human-readable form of a book report. */
+export function renderReport(report: BookReport): string {
+  const lines: string[] = [];
+  const width = Math.max(9, ...report.predicates.map((p) => p.name.length));
+  lines.push(`${pad('predicate', width)}  ${pad('value', 8)} evidence`);
+  for (const p of report.predicates) {
+    const value = p.applies ? p.value : 'n/a';
+    const ev = p.applies ? (p.evidence ?? (p.detectors?.length ? '' : '')) : 'scope does not cover this interaction';
+    const score = p.score !== undefined && p.score < 1 ? ` (score ${p.score.toFixed(2)})` : '';
+    lines.push(`${pad(p.name, width)}  ${pad(value, 8)} ${ev}${score}`.trimEnd());
+  }
+  lines.push('');
+  if (report.rules.length === 0) lines.push('no rule applies to this interaction kind');
+  for (const r of report.rules) {
+    lines.push(`${pad(r.status, 9)} ${r.id} [${r.rule.def.severity}${r.rule.def.hard ? ', hard' : ''}${r.rule.def.mode === 'monitor' ? ', monitor' : ''}]: ${r.rule.def.formula}`);
+    if (r.witness) {
+      const w = Object.entries(r.witness.predicates).map(([n, v]) => `${n}=${v}`).join(', ');
+      lines.push(`          witness: ${w || '(none)'}  confidence ${r.witness.confidence.toFixed(2)}${r.status === 'unknown' ? `  on_unknown: ${r.rule.onUnknown}` : ''}`);
+    }
+  }
+  lines.push('');
+  lines.push(`policy verdict (deterministic, before the referee): ${report.verdict}${report.denying.length ? ` (${report.denying.join(', ')})` : ''}${report.flagged.length ? `; flagged: ${report.flagged.join(', ')}` : ''}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Registers `policy check|explain|sign|verify|keygen` on the program. */
+export function registerPolicyCommands(program: Command): void {
+  const policy = program.command('policy').description('Check, explain, sign and verify policy books');
+
+  policy
+    .command('check <book>')
+    .description('Validate and lint a policy book (directory with book.yaml/book.json, or a file)')
+    .action(async (book: string) => {
+      try {
+        const { warnings, compiled } = await loadBook(book);
+        for (const w of warnings) process.stdout.write(`${formatDiagnostic(w)}\n`);
+        process.stdout.write(`${book}: ok: ${compiled.book.name}@${compiled.book.version}, ${compiled.predicates.length} predicates, ${compiled.rules.length} rules, ${warnings.length} warning(s), hash ${compiled.hash.slice(0, 16)}\n`);
+      } catch (e) {
+        if (!(e instanceof PolicyBookError)) throw e;
+        for (const d of [...e.errors, ...e.warnings]) process.stdout.write(`${formatDiagnostic(d)}\n`);
+        process.stdout.write(`${book}: ${e.errors.length} error(s), ${e.warnings.length} warning(s)\n`);
+        process.exitCode = 1;
+      }
+    });
+
+  policy
+    .command('explain <book>')
+    .description('Evaluate every in-scope predicate and every applicable rule of a book on one interaction')
+    .requiredOption('--interaction <json>', 'the interaction, inline JSON or @file')
+    .option('--profile <json>', 'agent profile, inline JSON or @file')
+    .option('--json', 'machine-readable output')
+    .action(async (book: string, opts: { interaction: string; profile?: string; json?: boolean }) => {
+      const { compiled } = await loadBook(book);
+      const interaction = await readInteraction(opts.interaction, opts.profile);
+      const report = evaluateBook(compiled, interaction, 'all');
+      if (opts.json) {
+        const out = {
+          book: { name: compiled.book.name, version: compiled.book.version, hash: compiled.hash },
+          predicates: report.predicates,
+          rules: report.rules.map(({ rule, ...r }) => ({ ...r, formula: rule.def.formula, severity: rule.def.severity, hard: rule.def.hard, on_unknown: rule.onUnknown })),
+          verdict: report.verdict,
+          denying: report.denying,
+          flagged: report.flagged,
+        };
+        process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+      } else process.stdout.write(renderReport(report));
+    });
+
+  policy
+    .command('sign <book>')
+    .description('Sign a policy book (ed25519); writes book.sig beside it')
+    .requiredOption('--key <private.pem>', 'ed25519 private key (PEM)')
+    .action(async (book: string, opts: { key: string }) => {
+      const { sigFile, signature } = await signBook(book, await readFile(opts.key, 'utf8'));
+      process.stdout.write(`signed ${signature.hash.slice(0, 16)} with key ${signature.keyId}: ${sigFile}\n`);
+    });
+
+  policy
+    .command('verify <book>')
+    .description("Verify a policy book's signature")
+    .requiredOption('--pub <public.pem>', 'ed25519 public key (PEM)')
+    .action(async (book: string, opts: { pub: string }) => {
+      const { signature } = await verifyBook(book, await readFile(opts.pub, 'utf8'));
+      process.stdout.write(`ok: signature by key ${signature.keyId} verifies, hash ${signature.hash.slice(0, 16)}\n`);
+    });
+
+  policy
+    .command('keygen')
+    .description('Create an ed25519 key pair for signing books: <prefix>.key.pem (private) and <prefix>.pub.pem')
+    .requiredOption('--out <prefix>', 'path prefix of the two files')
+    .action(async (opts: { out: string }) => {
+      const keys = generateSigningKeys();
+      // `wx`: never overwrite an existing key; the private key is readable by its owner only.
+      await writeFile(`${opts.out}.key.pem`, keys.privateKeyPem, { flag: 'wx', mode: 0o600 });
+      await writeFile(`${opts.out}.pub.pem`, keys.publicKeyPem, { flag: 'wx' });
+      process.stdout.write(`key ${keys.keyId}: ${opts.out}.key.pem (private), ${opts.out}.pub.pem (public)\n`);
+    });
+}

@@ -1,0 +1,28 @@
+import { createHash } from 'node:crypto';
+import { PolicyBookSchema, type PolicyBook, type PolicyBookInput } from './schema.js';
+
+/**
+ * The canonical form of a book: JSON with sorted object keys and no whitespace, after schema defaults are
+ * applied. Formatting, key order, comments and YAML-vs-JSON do not change it; any change of meaning does. This is
+ * what `hash` and signatures cover.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') {
+    return JSON.stringify(value) ?? 'null';
+  }
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+/** Canonical text of a book (defaults applied; throws zod's error on an invalid book). */
+export function canonicalBook(book: PolicyBook | PolicyBookInput): string {
+  return canonicalJson(PolicyBookSchema.parse(book));
+}
+
+/** sha256 hex of the canonical form. */
+export function bookHash(book: PolicyBook | PolicyBookInput): string {
+  return createHash('sha256').update(canonicalBook(book), 'utf8').digest('hex');
+}
