@@ -4,6 +4,7 @@ import { errorMessage, QuadGuardError } from '../errors.js';
 import { VERSION } from '../version.js';
 // -- command modules (one file per command group; keep this list sorted) --
 // @register-imports
+import { registerEvalCommand } from './eval.js';
 import { registerServeCommands } from './serve.js';
 import { registerAgentsCommands } from './agents.js';
 import { registerAuditCommands } from './audit.js';
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   // @register-calls
+  registerEvalCommand(program);
   registerServeCommands(program);
   registerAgentsCommands(program);
   registerAuditCommands(program);
