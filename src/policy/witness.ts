@@ -12,8 +12,9 @@ import { evalFormula } from './kleene.js';
  *   not-true, i.e. the rule cannot be shown satisfied without deciding something in W.
  *
  * Exact (subsets by increasing size, every completion checked) up to `EXACT_WITNESS_BOUND` referenced
- * predicates; beyond that a greedy shrink (drop a predicate while the rest still forces the outcome, checked
- * soundly with the free predicates set to unknown) gives an irredundant, not necessarily smallest, witness.
+ * predicates; beyond that a greedy shrink (drop a predicate while the rest still provably forces the outcome:
+ * exactly while at most `EXACT_WITNESS_BOUND` predicates are free, else only when Kleene evaluation with the free
+ * ones unknown already decides it) gives a forcing, not necessarily smallest, witness.
  */
 export const EXACT_WITNESS_BOUND = 12;
 
@@ -28,10 +29,11 @@ function hits(v: Truth, target: Target): boolean {
 
 /** Does fixing `fixed` to their values force `target` for every two-valued completion of `free`? */
 function forcedExact(ast: FormulaAst, fixed: Map<string, Truth>, free: string[], target: Target): boolean {
-  // Sound shortcut: by monotonicity of Kleene logic, a result with every free predicate unknown holds for all
-  // completions.
-  if (hits(evalFormula(ast, (n) => fixed.get(n) ?? 'unknown'), target)) return true;
-  if (target === 'not_true' && evalFormula(ast, (n) => fixed.get(n) ?? 'unknown') === 'true') return false;
+  const partial = evalFormula(ast, (n) => fixed.get(n) ?? 'unknown');
+  // By monotonicity of Kleene logic, a decided result with every free predicate unknown holds for all
+  // completions. (An `unknown` result proves nothing: some completion may still make the formula true.)
+  if (partial !== 'unknown') return hits(partial, target);
+  if (free.length > EXACT_WITNESS_BOUND) return false; // too many completions: do not claim forcing
   const total = 1 << free.length;
   const completion = new Map<string, Truth>();
   for (let mask = 0; mask < total; mask++) {
@@ -40,10 +42,6 @@ function forcedExact(ast: FormulaAst, fixed: Map<string, Truth>, free: string[],
     if (!hits(v, target)) return false;
   }
   return true;
-}
-
-function forcedKleene(ast: FormulaAst, fixed: Map<string, Truth>, target: Target): boolean {
-  return hits(evalFormula(ast, (n) => fixed.get(n) ?? 'unknown'), target);
 }
 
 function* combinations<T>(items: T[], k: number, start = 0, acc: T[] = []): Generator<T[]> {
@@ -80,7 +78,8 @@ export function minimalWitness(ast: FormulaAst, vars: string[], values: (name: s
   const kept = [...candidates];
   for (const name of candidates) {
     const without = kept.filter((n) => n !== name);
-    if (forcedKleene(ast, pick(without), target)) kept.splice(kept.indexOf(name), 1);
+    const free = vars.filter((v) => !without.includes(v));
+    if (forcedExact(ast, pick(without), free, target)) kept.splice(kept.indexOf(name), 1);
   }
   return kept;
 }
