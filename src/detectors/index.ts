@@ -3,6 +3,15 @@
  * here so that the registry is always complete.
  */
 // @detector-modules (one import per detector module; keep sorted)
+import './keywords.js';
+import './path.js';
+import './pii.js';
+import './profile.js';
+import './regex.js';
+import './secrets.js';
+import './shell-risk.js';
+import './tool.js';
+import './url-domain.js';
 
 export { compileDetector, detectorTypes, getDetectorDefinition, defineDetector } from './registry.js';
 export type { Detector, DetectorResult, DetectorContext } from './types.js';

@@ -1,0 +1,73 @@
+/**
+ * Lexical POSIX path handling for the `path` and `shell_risk` detectors: no file system access, no symlink
+ * resolution, no `~` expansion. A path is a root plus normalised segments.
+ *
+ * - root `/` for absolute paths, `~` (or `~user`) for home-relative ones, `.` for relative ones;
+ * - `.` and empty segments are dropped; `..` pops a segment, stays at `/` for absolute paths, and for relative or
+ *   home paths that climb above their start marks the path `escapes` (it is then under no directory);
+ * - `file://` URIs are accepted and percent-decoded. Empty text or a NUL byte is unreadable (`undefined`).
+ */
+export interface LexicalPath {
+  root: string;
+  parts: string[];
+  /** A relative or `~` path that climbs above its start with `..`: lexically, we cannot say where it lands. */
+  escapes: boolean;
+}
+
+/** Parses and normalises `raw`; `undefined` when it is not a readable path. */
+export function lexicalPath(raw: string): LexicalPath | undefined {
+  let text = raw;
+  if (/^file:\/\//i.test(text)) {
+    try {
+      text = decodeURIComponent(text.replace(/^file:\/\/(localhost)?/i, ''));
+    } catch {
+      return undefined;
+    }
+  }
+  if (text.length === 0 || text.includes('\0')) return undefined;
+  let root = '.';
+  let rest = text;
+  if (text.startsWith('/')) {
+    root = '/';
+  } else if (text.startsWith('~')) {
+    const slash = text.indexOf('/');
+    root = slash < 0 ? text : text.slice(0, slash);
+    rest = slash < 0 ? '' : text.slice(slash);
+  }
+  const parts: string[] = [];
+  let escapes = false;
+  for (const seg of rest.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') {
+      if (parts.length > 0 && parts[parts.length - 1] !== '..') parts.pop();
+      else if (root !== '/') {
+        escapes = true;
+        parts.push('..');
+      }
+      continue;
+    }
+    parts.push(seg);
+  }
+  return { root, parts, escapes };
+}
+
+/** Joins a relative path onto an absolute base, then normalises; other paths are returned as they are. */
+export function resolveAgainst(p: LexicalPath, base: LexicalPath | undefined): LexicalPath {
+  if (p.root !== '.' || base === undefined) return p;
+  const joined = `${formatPath(base)}/${p.parts.join('/')}`;
+  return lexicalPath(joined) ?? p;
+}
+
+/** True when `p` is `dir` or lies below it (segment-wise, so `/etc2` is not under `/etc`). */
+export function isUnder(p: LexicalPath, dir: LexicalPath): boolean {
+  if (p.escapes || dir.escapes || p.root !== dir.root) return false;
+  if (dir.parts.length > p.parts.length) return false;
+  return dir.parts.every((seg, k) => p.parts[k] === seg);
+}
+
+/** Text form of a normalised path (`/etc/passwd`, `~/x`, `a/b`, `.` ). */
+export function formatPath(p: LexicalPath): string {
+  if (p.root === '/') return `/${p.parts.join('/')}`;
+  if (p.root === '.') return p.parts.length === 0 ? '.' : p.parts.join('/');
+  return p.parts.length === 0 ? p.root : `${p.root}/${p.parts.join('/')}`;
+}

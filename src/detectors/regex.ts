@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { defineDetector } from './registry.js';
+import { FieldSelectorSchema, compileRegex, configError, fromFindings, inspectedFields, mask, MAX_SPANS, type Finding } from './common.js';
+
+/**
+ * `regex`: true when `pattern` matches any selected text.
+ *
+ * - `pattern`: an ECMAScript regular expression (compiled once, when the book loads; a syntax error is a
+ *   `DetectorConfigError`).
+ * - `flags`: any of `i m s u v` (each once; `u` and `v` exclusive). `g` is added internally.
+ * - `field`: selector (default `any`). A missing field means nothing to see: `false`.
+ *
+ * Each field is inspected up to its first 256 KiB (`MAX_FIELD_CHARS`). Evidence shows the match masked (a pattern
+ * may well catch secrets); spans cover every match (up to 100).
+ *
+ * @example { type: regex, pattern: 'DROP\\s+TABLE', flags: i, field: arguments.query }
+ */
+export const RegexOptionsSchema = z.strictObject({
+  pattern: z.string().min(1),
+  flags: z
+    .string()
+    .regex(/^[imsuv]*$/, 'flags may contain only i, m, s, u, v')
+    .optional(),
+  field: FieldSelectorSchema.default('any'),
+});
+export type RegexOptions = z.infer<typeof RegexOptionsSchema>;
+
+export const regexDetector = defineDetector({
+  type: 'regex',
+  summary: 'true when a regular expression matches the selected text',
+  options: RegexOptionsSchema,
+  create(opts, ctx) {
+    const flags = opts.flags ?? '';
+    if (new Set(flags).size !== flags.length) throw configError(ctx, `regex flags "${flags}" repeat a flag`);
+    if (flags.includes('u') && flags.includes('v')) throw configError(ctx, 'regex flags u and v cannot be combined');
+    const re = compileRegex(opts.pattern, `${flags}g`, ctx, `regex pattern /${opts.pattern}/`);
+    const field = opts.field;
+    return function regex(i) {
+      const findings: Finding[] = [];
+      for (const f of inspectedFields(i, field)) {
+        re.lastIndex = 0;
+        for (const m of f.text.matchAll(re)) {
+          const start = m.index;
+          findings.push({ kind: 'match', field: f.field, start, end: start + m[0].length, shown: mask(m[0]) });
+          if (findings.length >= MAX_SPANS) break;
+        }
+        if (findings.length >= MAX_SPANS) break;
+      }
+      return fromFindings('regex', findings);
+    };
+  },
+});

@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { defineDetector } from './registry.js';
+import { clip, configError, FieldSelectorSchema, fromFindings, inspectedFields, MAX_SPANS, type Finding } from './common.js';
+import { lexicalPath } from './posix-path.js';
+import { invocations, type Invocation } from './shell-commands.js';
+import {
+  credentialRead,
+  DEFAULT_SHELL_CATEGORIES,
+  destructiveDelete,
+  diskDestroy,
+  envDump,
+  gitDestructive,
+  permissionChange,
+  remoteExec,
+  reverseShell,
+  SHELL_CATEGORIES,
+  type Sandbox,
+  type ShellCategory,
+} from './shell-risk-rules.js';
+
+/**
+ * `shell_risk`: dangerous shell commands in the selected text (default field: `arguments`, every string leaf).
+ *
+ * The text is parsed (see `shell-parse.ts`: `;` `&&` `||` `|` `&` newlines, quotes, backslashes, redirections,
+ * `$(…)`/`<(…)`/backticks), wrappers are peeled (`sudo`, `env`, `VAR=x`, `nohup`, `timeout`, `xargs`…), and
+ * `bash -c '…'`, `su -c`, `eval` and substitutions are read as nested scripts, two levels deep.
+ *
+ * Categories (`categories`, default the first five):
+ * - `destructive_delete`: `rm -r/-R/-f/--recursive/--force`, `find … -delete|-exec rm`, `shred`/`srm`/`wipe` on a
+ *   target outside `sandbox`, or any `rm` of `/`, `~`, `*`, `.`, `$HOME`, a system directory itself or a glob in it
+ *   (these even inside the sandbox), or a plain `rm` of a file under a system directory. Targets with unexpanded
+ *   variables, or read by `xargs`, count as outside.
+ * - `permission_change`: `chmod`/`chown`/`chgrp`/`chattr`/`setfacl`/`chflags` on `/`, `~` or anything under a system
+ *   directory (/etc, /usr, /bin, /sbin, /lib*, /boot, /var, /opt, /root, /dev, /proc, /sys, /System, /Library…)
+ *   not in the sandbox; any `chmod` that sets setuid/setgid.
+ * - `remote_exec`: a download (`curl`, `wget`, `iwr`, `nc`…) piped into an interpreter reading stdin (`| sh`,
+ *   `| sudo bash -s`, `| python3 -`), or an interpreter/`eval`/`source` fed a download by substitution
+ *   (`bash <(curl …)`, `sh -c "$(curl …)"`), PowerShell `iex (iwr …)`.
+ * - `env_dump`: bare `env`/`printenv`/`export -p`/`set`/`declare -p`, `printenv <SECRET_VAR>`, reading
+ *   `/proc/*\/environ`, `echo`/`printf`/`curl` expanding a secret-named variable (`$AWS_SECRET_ACCESS_KEY`,
+ *   `*TOKEN*`, `*PASSWORD*`, `*API_KEY*`…), `python -c` on `os.environ`, `node -e` on `process.env`, ruby `ENV`,
+ *   perl `%ENV`.
+ * - `disk_destroy`: `mkfs*`, `mke2fs`, `mkswap`, `wipefs`, `dd of=/dev/sd*|nvme*|disk*…`, `shred /dev/…`,
+ *   `sgdisk --zap-all`, `diskutil eraseDisk`, output redirected onto a block device, the fork bomb `:(){ :|:& };:`.
+ * - optional `reverse_shell` (`/dev/tcp/`, `nc -e`, `socat exec:`, python socket + subprocess),
+ *   `git_destructive` (`push --force`/`+ref`/`--delete`, `reset --hard`, `clean -f`, `branch -D`, `filter-branch`),
+ *   `credential_read` (`~/.ssh/id_*`, `~/.aws/credentials`, `.netrc`, `.env`, `/etc/shadow`, `.kube/config`…).
+ *
+ * `sandbox`: absolute (`/tmp`), home (`~/scratch`) or relative (`.`, `build`) directories; relative ones match only
+ * relative targets, lexically. A missing field is `false` (nothing to run). Inspects the first 256 KiB of each
+ * field. Evidence names the category and the command (clipped); spans cover the offending command.
+ *
+ * @example { type: shell_risk, field: arguments.command, sandbox: ['/tmp', '/workspace'] }
+ */
+export const ShellRiskOptionsSchema = z.strictObject({
+  field: FieldSelectorSchema.default('arguments'),
+  sandbox: z.array(z.string().min(1)).default([]),
+  categories: z.array(z.enum(SHELL_CATEGORIES)).min(1).optional(),
+});
+export type ShellRiskOptions = z.infer<typeof ShellRiskOptionsSchema>;
+
+const CHECKS: Record<ShellCategory, (inv: Invocation, sandbox: Sandbox) => string | undefined> = {
+  destructive_delete: destructiveDelete,
+  permission_change: permissionChange,
+  remote_exec: remoteExec,
+  env_dump: envDump,
+  disk_destroy: diskDestroy,
+  reverse_shell: reverseShell,
+  git_destructive: gitDestructive,
+  credential_read: credentialRead,
+};
+
+/** Whole-text patterns the command reader cannot see: the fork bomb and PowerShell's `iex (iwr …)`. */
+const RAW: Array<{ category: ShellCategory; re: RegExp; why: string }> = [
+  { category: 'disk_destroy', re: /([\w:.]{1,20})\s*\(\)\s*\{\s*\1\s*\|\s*\1\s*&\s*\}\s*;?\s*\1/g, why: 'fork bomb' },
+  { category: 'remote_exec', re: /\b(?:iex|Invoke-Expression)\b[\s(]{1,8}(?:\(?New-Object\s+Net\.WebClient\)?\.DownloadString|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|curl|wget)\b/gi, why: 'PowerShell runs a network download' },
+];
+
+export const shellRiskDetector = defineDetector({
+  type: 'shell_risk',
+  summary: 'true when shell text deletes, re-permissions, wipes, dumps the environment or runs downloaded code',
+  options: ShellRiskOptionsSchema,
+  create(opts, ctx) {
+    const sandbox: Sandbox = opts.sandbox.map((d) => {
+      const p = lexicalPath(d);
+      if (p === undefined || p.escapes) throw configError(ctx, `shell_risk: sandbox entry "${d}" is not a directory path`);
+      if (p.root === '/' && p.parts.length === 0) throw configError(ctx, 'shell_risk: sandbox "/" would allow everything; list real directories');
+      return p;
+    });
+    const categories = opts.categories ?? DEFAULT_SHELL_CATEGORIES;
+    const checks = categories.map((c) => [c, CHECKS[c]] as const);
+    const raw = RAW.filter((r) => categories.includes(r.category));
+    const field = opts.field;
+    return function shellRisk(i) {
+      const findings: Finding[] = [];
+      for (const f of inspectedFields(i, field)) {
+        for (const r of raw) {
+          r.re.lastIndex = 0;
+          const m = r.re.exec(f.text);
+          if (m) findings.push({ kind: r.category, field: f.field, start: m.index, end: m.index + m[0].length, shown: r.why });
+        }
+        for (const inv of invocations(f.text)) {
+          for (const [category, check] of checks) {
+            const why = check(inv, sandbox);
+            if (why === undefined) continue;
+            findings.push({ kind: category, field: f.field, start: Math.max(0, inv.start), end: Math.max(inv.start, inv.end), shown: `(${clip(why, 100)})` });
+            break;
+          }
+          if (findings.length >= MAX_SPANS) break;
+        }
+      }
+      return fromFindings('shell_risk', findings);
+    };
+  },
+});
