@@ -1,0 +1,85 @@
+import { createWriteStream } from 'node:fs';
+import { finished } from 'node:stream/promises';
+import { InvalidArgumentError, type Command } from 'commander';
+import { StoreError } from '../errors.js';
+import type { AuditRow } from '../store/audit.js';
+import { isoTime, storeOptions, withStore, type StoreCliOptions } from './store-options.js';
+
+/** One line of `audit tail`: id, time, verdict, kind, agent, target, rules, rationale. */
+export function formatAuditLine(r: AuditRow): string {
+  const target = r.kind === 'admin'
+    ? `${r.tool ?? ''}${r.server ? ` ${r.server}` : ''}`
+    : r.uri ?? (r.server || r.tool ? `${r.server ?? ''}__${r.tool ?? ''}` : r.recipient ? `→ ${r.recipient}` : '-');
+  const rules = r.rules.length > 0 ? ` [${r.rules.join(',')}]` : '';
+  const rationale = r.rationale.length > 100 ? `${r.rationale.slice(0, 100)}…` : r.rationale;
+  return `${r.auditId}  ${isoTime(r.ts)}  ${r.decision.padEnd(5)}  ${r.kind.padEnd(13)}  ${r.agent}  ${target}${rules}  ${rationale}`;
+}
+
+/**
+ * `quadguard audit tail|show|verify|export`: read, check and export the hash-chained decisions log. `verify`
+ * exits 1 and names the first bad row when the log was tampered with.
+ */
+export function registerAuditCommands(program: Command): void {
+  const audit = program.command('audit').description('read, verify and export the audit log of guard decisions');
+
+  storeOptions(audit.command('tail').description('print the last decisions, oldest first'))
+    .option('-n, --lines <n>', 'how many rows', (v) => positiveInt(v, '-n'), 20)
+    .option('--json', 'one JSON object per line')
+    .action(async (opts: StoreCliOptions & { lines: number; json?: boolean }) => {
+      await withStore(opts, (store) => {
+        for (const r of store.audit.tail(opts.lines)) process.stdout.write(`${opts.json ? JSON.stringify(r) : formatAuditLine(r)}\n`);
+      });
+    });
+
+  storeOptions(audit.command('show <id>').description('print one row as JSON (id as 42 or 42-3fa9c1d2)')).action(
+    async (id: string, opts: StoreCliOptions) => {
+      await withStore(opts, (store) => {
+        const row = store.audit.get(id);
+        if (!row) throw new StoreError('store_row_not_found', `no audit row ${id} (see \`quadguard audit tail\`)`);
+        process.stdout.write(`${JSON.stringify(row, null, 2)}\n`);
+      });
+    },
+  );
+
+  storeOptions(audit.command('verify').description('check the hash chain; exit 1 naming the first edited, deleted or reordered row'))
+    .option('--json', 'print the result as JSON')
+    .action(async (opts: StoreCliOptions & { json?: boolean }) => {
+      await withStore(opts, (store) => {
+        const r = store.audit.verify();
+        for (const w of r.warnings) process.stderr.write(`quadguard: warning: ${w}\n`);
+        if (opts.json) process.stdout.write(`${JSON.stringify(r)}\n`);
+        else if (r.ok) {
+          const head = r.head ? `; head ${r.head.id} ${r.head.hash}` : '';
+          process.stdout.write(`audit log ok: ${r.rows} rows${head}\n`);
+        } else {
+          process.stdout.write(`audit log TAMPERED: first bad row ${r.firstBad!.id}: ${r.firstBad!.reason} (${r.rows} rows verified before it)\n`);
+        }
+        if (!r.ok) process.exitCode = 1;
+      });
+    });
+
+  storeOptions(audit.command('export').description('write every row as NDJSON, to stdout or --out'))
+    .option('--ndjson', 'newline-delimited JSON (the only format, and the default)')
+    .option('--out <file>', 'write to this new file instead of stdout (never overwrites)')
+    .option('--from <id>', 'start at this row id', (v) => positiveInt(v, '--from'), 1)
+    .action(async (opts: StoreCliOptions & { out?: string; from: number }) => {
+      await withStore(opts, async (store) => {
+        if (!opts.out) {
+          await store.audit.exportNdjson(process.stdout, opts.from);
+          return;
+        }
+        const out = createWriteStream(opts.out, { flags: 'wx' });
+        const n = await store.audit.exportNdjson(out, opts.from);
+        out.end();
+        await finished(out);
+        process.stderr.write(`exported ${n} rows to ${opts.out}\n`);
+      });
+    });
+}
+
+/** Parses a non-negative integer option, or throws a usage error (exit 2) naming the option. */
+export function positiveInt(value: string, name: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new InvalidArgumentError(`${name} expects a non-negative integer, got ${value}`);
+  return n;
+}

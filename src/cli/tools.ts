@@ -1,0 +1,49 @@
+import type { Command } from 'commander';
+import { StoreError } from '../errors.js';
+import { operatorName } from './agents.js';
+import { isoTime, storeOptions, withStore, type StoreCliOptions } from './store-options.js';
+
+/** `server__tool` or `server tool` → the pair; server keys never contain `__`, so the first `__` splits. */
+export function parseToolRef(first: string, second?: string): { server: string; tool: string } {
+  if (second !== undefined) return { server: first, tool: second };
+  const at = first.indexOf('__');
+  if (at <= 0 || at + 2 >= first.length) {
+    throw new StoreError('store_invalid_input', `expected <server>__<tool> or <server> <tool>, got ${first}`);
+  }
+  return { server: first.slice(0, at), tool: first.slice(at + 2) };
+}
+
+/** `quadguard tools list|approve`: pinned downstream tool definitions and approval of changed ones. */
+export function registerToolsCommands(program: Command): void {
+  const tools = program.command('tools').description('pinned tool definitions; approve changed (pending) ones');
+
+  storeOptions(tools.command('list').description('every pinned tool with its status and hash'))
+    .option('--pending', 'only tools whose definition changed and waits for approval')
+    .option('--json', 'one JSON object per line')
+    .action(async (opts: StoreCliOptions & { pending?: boolean; json?: boolean }) => {
+      await withStore(opts, (store) => {
+        const pins = store.pins.listPins(opts.pending ? 'pending' : undefined);
+        for (const p of pins) {
+          if (opts.json) process.stdout.write(`${JSON.stringify(p)}\n`);
+          else {
+            const change = p.status === 'pending' ? ` → ${p.pendingHash!.slice(0, 12)}` : '';
+            process.stdout.write(`${p.server}__${p.tool}  ${p.status.padEnd(8)}  ${p.hash.slice(0, 12)}${change}  ${isoTime(p.updatedAt)}\n`);
+          }
+        }
+        if (pins.length === 0 && !opts.json) process.stderr.write(opts.pending ? 'no pending tools\n' : 'no pinned tools\n');
+      });
+    });
+
+  storeOptions(tools.command('approve <tool> [name]').description('approve the changed definition of <server>__<tool> (or <server> <tool>)'))
+    .option('--hash <prefix>', 'approve only if the pending definition still has this hash (as shown by tools list)')
+    .option('--by <name>', 'who approves, for the audit log (default: your user name)')
+    .action(async (first: string, second: string | undefined, opts: StoreCliOptions & { hash?: string; by?: string }) => {
+      const { server, tool } = parseToolRef(first, second);
+      await withStore(opts, (store) => {
+        const before = store.pins.getPin(server, tool);
+        const p = store.pins.approvePin(server, tool, opts.hash, opts.by ?? operatorName());
+        const what = before?.status === 'pending' ? 'approved' : 'already approved:';
+        process.stdout.write(`${what} ${server}__${tool} ${p.hash.slice(0, 12)}\n`);
+      });
+    });
+}
