@@ -4,9 +4,6 @@ import { errorMessage, QuadGuardError } from '../errors.js';
 import { VERSION } from '../version.js';
 // -- command modules (one file per command group; keep this list sorted) --
 // @register-imports
-import { registerAgentsCommands } from './agents.js';
-import { registerAuditCommands } from './audit.js';
-import { registerToolsCommands } from './tools.js';
 import { registerEvalCommand } from './eval.js';
 import { registerServeCommands } from './serve.js';
 import { registerAgentsCommands } from './agents.js';
@@ -25,9 +22,6 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   // @register-calls
-  registerAgentsCommands(program);
-  registerAuditCommands(program);
-  registerToolsCommands(program);
   registerEvalCommand(program);
   registerServeCommands(program);
   registerAgentsCommands(program);
