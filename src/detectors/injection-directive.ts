@@ -1,0 +1,190 @@
+import type { Finding } from './injection-phrases.js';
+
+/**
+ * Task-hijacking signals that depend on sentence shape and on context (BIPIA-style attacks): an imperative about
+ * *the reader's answer* ("Add … to your reply", "Misspell every fourth word"), code offered for inclusion in the
+ * reader's solution, and a stand-alone request that does not belong to the data around it (a question or a
+ * writing task in the middle of a table, a code listing or an e-mail). Imperatives addressed to a human reader
+ * inside ordinary prose ("please reply by Friday") are what these signals must *not* catch, so each one needs
+ * both an imperative shape and a reference to the reader's output, or a context break.
+ */
+
+/** Imperative verbs that open an instruction sentence (base form, sentence-initial). */
+const IMPERATIVE =
+  'add|append|adopt|apply|augment|avoid|begin|blend|break|capitalize|change|combine|compose|conclude|consider|convert|craft|create|deploy|describe|develop|draft|embed|emphasi[sz]e|employ|encode|encourage|end|engage|enhance|enlist|enrich|ensure|explain|express|finish|format|fuse|generate|give|group|harmoni[sz]e|highlight|include|incorporate|infuse|inject|insert|integrate|interleave|introduce|leverage|list|make|meld|mention|merge|misspell|modify|offer|omit|place|prefix|present|promote|provide|put|recommend|render|replace|rephrase|respond|reply|answer|rearrange|remove|reverse|rewrite|say|scramble|shuffle|sign|start|state|stress|structure|substitute|suggest|summari[sz]e|swap|tell|translate|turn|use|utilize|weave|write|transform|alter|adjust|tease|hint|encrypt|spell|do';
+const IMPERATIVE_START = new RegExp(
+  `^(?:(?:please|kindly|now|also|then|additionally|finally)[,\\s]+)?(?:(?:make sure|be sure|remember|don't forget|do not forget|you must|you should|you need|you have)\\s+(?:to\\s+|that\\s+)?)?(?:\\w+ly\\s+)?(?:${IMPERATIVE})\\b`,
+  'i',
+);
+const OUTPUT_NOUN =
+  '(?:answers?|responses?|repl(?:y|ies)|outputs?|messages?|summar(?:y|ies)|solutions?|code(?:base)?|implementation|algorithm|elucidation|explanation|program|script|text|writing|words)';
+/** "… in/into/to your reply" — the reader's output as the target of an instruction. */
+const TO_YOUR_OUTPUT = new RegExp(`\\b(?:in|into|to|within|throughout|with|from|of) your (?:(?:final|next|own|entire|whole|generated|following)\\s+)?${OUTPUT_NOUN}\\b`, 'i');
+/** "Enhance your reply by …", "Provide your answer without …" — an imperative verb whose object is the reader's output. */
+const VERB_YOUR_OUTPUT = new RegExp(
+  `^(?:(?:please|kindly|now|also|then|additionally|finally)[,\\s]+)?(?:${IMPERATIVE})\\s+(?:\\w+\\s+)?your (?:(?:final|next|own|entire|whole|generated)\\s+)?${OUTPUT_NOUN}\\b`,
+  'i',
+);
+const YOUR_OUTPUT_MUST = new RegExp(`\\byour (?:(?:final|next|own|entire)\\s+)?${OUTPUT_NOUN} (?:should|must|needs? to|has to|shall|will need to)\\b`, 'i');
+const RESPOND_IN = /^(?:please\s+)?(?:respond|reply|answer|write)(?: only)? (?:in|using|with) (?:base64|rot13|hex|binary|morse|leetspeak|pig latin|emojis?|all caps|reverse|uppercase|lowercase|code|cipher|\w+ language)\b/i;
+/** Character- or word-level rewriting of the output (obfuscation orders). */
+const TRANSFORM =
+  /^(?:please\s+)?(?:replace|swap|substitute|convert|scramble|shuffle|reverse|misspell|encode|encrypt|capitali[sz]e|anagram|rearrange|jumble|group|combine|interleave|insert|remove|omit|spell)\b[^.\n]{0,50}\b(?:letters?|vowels?|consonants?|characters?|words?|spaces|punctuation|syllables?)\b/i;
+
+/** Code offered for inclusion in the reader's work. */
+const CODE_OFFER =
+  /\b(?:the |this )?(?:following|subsequent|below|next|provided|attached)\s+(?:\w+\s+)?(?:code|script|snippet|command)(?:\s+(?:block|snippet|excerpt|section|segment|fragment|piece|lines?))?\b|\b(?:the|this) (?:code|script|snippet|command)(?: (?:block|snippet|excerpt|section))? (?:below|above|that follows)\b/i;
+const CODE_INTO_YOURS = /\b(?:your|the) (?:code(?:base)?|solution|implementation|program|script|project|algorithm|answer|application|framework|structure|logic)\b|\bthe code you (?:develop|write|produce)\b/i;
+/** Code that phones home, runs downloaded code, destroys data or dumps the environment. */
+const STRONG_RISKY_CODE =
+  /\brequests\.(?:post|put)\s*\(|\bsocket\.socket\b|\bftplib\b|\bparamiko\b|\bsmtplib\b|\bmqtt\b|\brm\s+-rf\s+\/|\bdd\s+if=|\bmkfs\b|\bsystemctl\s+stop\b|\bos\.remove\s*\(\s*["']\/(?:etc|lib|usr|bin|boot|sys)|\b(?:curl|wget)\b[^\n]{0,160}(?:\|\s*(?:ba)?sh|chmod|exec|nohup)|exec\s*\(\s*open\s*\(|\bos\.environ\b[^\n]{0,200}\b(?:post|send|upload)|\bminer\b|\bexploit\b|open\s*\(\s*["'][^"'\n]{0,40}cookies/i;
+/** Code worth a second look (shell-outs, dynamic execution, environment access). */
+const RISKY_CODE =
+  /\bos\.system\s*\(|\bsubprocess\.|\bexec\s*\(|\beval\s*\(|\brequests\.(?:post|put)\s*\(|\bos\.environ\b|\bsocket\.socket\b|\bftplib\b|\bparamiko\b|\bsmtplib\b|\brm\s+-rf\b|\bchmod\s+\+x\b|\b(?:curl|wget)\b[^\n]{0,120}(?:\|\s*(?:ba)?sh|-o\b)|\bpowershell\b[^\n]{0,40}-e(?:nc)?\b|\bdd\s+if=|\bmkfs\b|\bsystemctl\s+stop\b|\bos\.remove\s*\(|\bshutil\.rmtree\b|\bpickle\.load|\bcookies?\b[^\n]{0,60}\bopen\s*\(/i;
+
+/** Opening of a stand-alone question or writing task. */
+const TASK_START =
+  /^(?:(?:what|how|who|why|when|where|which)\b[^?\n]{3,200}\?$|(?:can|could|would|will) you\b[^?\n]{3,200}\?$|(?:explain|describe|write|draft|compose|translate|summari[sz]e|create|generate|develop|list|name|tell me|give me|break down|outline|suggest|recommend|calculate|solve|define|discuss|analy[sz]e|compare|show me|help me|teach me|craft|produce|propose|design|brainstorm|classify|identify|predict|paraphrase|elaborate|illustrate|compile|formulate|prepare|recite|imagine|pretend|provide an?|provide the|share an?|find)\b[^\n]{3,250}[.?:!]['")\]]?$)/i;
+
+const MAX_SENTENCES = 4000;
+
+/** Sentences of a text: split on line breaks and on sentence punctuation followed by a space. */
+export function sentences(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split(/\r?\n|\\n/)) {
+    for (const s of line.split(/(?<=[.!?])\s+(?=[A-Z"'(])/)) {
+      const t = s.trim();
+      if (t.length >= 8) out.push(t);
+      if (out.length >= MAX_SENTENCES) return out;
+    }
+  }
+  return out;
+}
+
+/** Instructions about the reader's own answer ("Add … to your reply", "Misspell every fourth word"). */
+export function answerDirective(text: string): Finding | undefined {
+  let best: Finding | undefined;
+  const take = (weight: number, detail: string): void => {
+    if (!best || weight > best.weight) best = { signal: 'answer_directive', detail, weight };
+  };
+  for (const s of sentences(text)) {
+    if (s.length > 400) continue;
+    const imperative = IMPERATIVE_START.test(s) || /^in your (?:\w+\s+)?(?:answer|response|reply|output|message)\b/i.test(s);
+    if (VERB_YOUR_OUTPUT.test(s) || (imperative && (TO_YOUR_OUTPUT.test(s) || YOUR_OUTPUT_MUST.test(s)))) take(0.65, 'instruction about the reader\'s answer');
+    else if (YOUR_OUTPUT_MUST.test(s) && !/\b(?:we|I)\b/.test(s)) take(0.45, 'your answer must …');
+    if (RESPOND_IN.test(s)) take(0.6, 'respond in an encoding');
+    if (TRANSFORM.test(s) && !/\bpassword|username|pin\b/i.test(s)) take(0.55, 'obfuscate the output');
+  }
+  return best;
+}
+
+/** Code offered for the reader's solution, with a payload that exfiltrates, destroys or runs downloaded code. */
+export function codePayload(text: string): Finding | undefined {
+  const offer = CODE_OFFER.exec(text);
+  if (!offer) return undefined;
+  const window = text.slice(Math.max(0, offer.index - 200), offer.index + 200);
+  const directed = CODE_INTO_YOURS.test(window);
+  const body = text.slice(offer.index, offer.index + 2000);
+  const risky = RISKY_CODE.test(body);
+  const strong = STRONG_RISKY_CODE.test(body);
+  const sentenceStart = text.lastIndexOf('\n', offer.index) + 1;
+  const imperative = IMPERATIVE_START.test(text.slice(sentenceStart, offer.index + 1).trim());
+  if (directed && (risky || strong)) return { signal: 'code_payload', detail: 'risky code offered for your solution', weight: 0.7 };
+  if (imperative && strong) return { signal: 'code_payload', detail: 'order to include exfiltrating or destructive code', weight: 0.6 };
+  if (risky || strong) return { signal: 'code_payload', detail: 'risky code after "the following code"', weight: 0.35 };
+  return undefined;
+}
+
+/** A line is structured data (table row, JSON, YAML/header field, code) rather than prose. */
+function isStructured(line: string): boolean {
+  const t = line.trim();
+  return (
+    /^\|/.test(t) ||
+    (t.match(/\|/g)?.length ?? 0) >= 2 ||
+    /\t/.test(line) ||
+    /^[[{"\]}]/.test(t) ||
+    (t.length <= 160 && /^[\w-]{1,30}:\s/.test(t)) ||
+    /[;{}]$/.test(t) ||
+    /^(?:import|from|def|class|return|for|if|while|const|let|var|function)\b/.test(t)
+  );
+}
+
+/** The previous line stops mid-sentence: the request was spliced into running text. */
+function endsMidSentence(line: string): boolean {
+  return /[a-z,;\-]$/.test(line.trimEnd()) && !/^\s*$/.test(line);
+}
+
+/**
+ * A stand-alone question or writing task that breaks the surrounding data: inside a table or code listing, spliced
+ * into a sentence, or bolted on as the first or last line, and sharing no content word with the rest of the
+ * document (an e-mail about a card payment does not ask about the functions of the liver).
+ */
+export function embeddedTask(text: string): Finding | undefined {
+  const lines = text.split(/\r?\n/);
+  if (lines.length < 2) return undefined;
+  let best: Finding | undefined;
+  let docWords: Set<string> | undefined;
+  const limit = Math.min(lines.length, MAX_SENTENCES);
+  for (let i = 0; i < limit; i++) {
+    const line = (lines[i] ?? '').trim();
+    if (line.length < 12 || line.length > 300 || !TASK_START.test(line)) continue;
+    const prev = prevNonEmpty(lines, i);
+    const next = nextNonEmpty(lines, i);
+    // A run of requests is the document's own list (a how-to, a FAQ), not one request slipped into it.
+    if ((prev !== undefined && TASK_START.test(prev.trim())) || (next !== undefined && TASK_START.test(next.trim()))) continue;
+    let weight = 0.3;
+    const why: string[] = ['stand-alone request'];
+    if ((prev !== undefined && isStructured(prev)) || (next !== undefined && isStructured(next))) {
+      weight += 0.25;
+      why.push('inside structured data');
+    } else if (prev !== undefined && endsMidSentence(prev) && lines[i - 1]?.trim() !== '') {
+      weight += 0.25;
+      why.push('spliced into a sentence');
+    } else if (prev === undefined || next === undefined) {
+      weight += 0.1;
+      why.push('at the edge of the document');
+    }
+    docWords ??= contentWords(text.slice(0, 50_000).replace(line, ' '));
+    if (offTopic(line, docWords)) {
+      weight += 0.2;
+      why.push('off-topic');
+    }
+    weight = Math.min(weight, 0.75);
+    if (!best || weight > best.weight) best = { signal: 'embedded_task', detail: why.join(', '), weight };
+  }
+  return best;
+}
+
+const STOP = new Set(
+  'what which when where who whom whose why how that this these those there their they them then than with from into your yours about have does doing done been being were will would could should shall might must also just only very more most some such each other another over under after before between through during without within please tell give show make write explain describe provide following sentence simple short'.split(
+    ' ',
+  ),
+);
+
+/** Lower-cased content words (four letters or more, no stop words), crudely stemmed. */
+function contentWords(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.toLowerCase().matchAll(/[a-z]{4,}/g)) if (!STOP.has(m[0])) out.add(stem(m[0]));
+  return out;
+}
+
+function stem(w: string): string {
+  return w.replace(/(?:ing|ed|es|s)$/, '').slice(0, 7);
+}
+
+/** True when none of the request's content words occurs in the rest of the document. */
+function offTopic(line: string, docWords: Set<string>): boolean {
+  const words = [...contentWords(line)];
+  if (words.length === 0) return false;
+  return words.every((w) => !docWords.has(w));
+}
+
+function prevNonEmpty(lines: string[], i: number): string | undefined {
+  for (let j = i - 1; j >= 0 && j >= i - 3; j--) if ((lines[j] ?? '').trim() !== '') return lines[j];
+  return undefined;
+}
+
+function nextNonEmpty(lines: string[], i: number): string | undefined {
+  for (let j = i + 1; j < lines.length && j <= i + 3; j++) if ((lines[j] ?? '').trim() !== '') return lines[j];
+  return undefined;
+}

@@ -1,0 +1,133 @@
+/**
+ * Character-level injection signals: invisible Unicode that hides instructions from a human reviewer, terminal
+ * control sequences, and encoded runs (base64, hex, URL-encoding, rot13) that are decoded so the phrase signals
+ * can rescan them. Every scan is linear in the input and the decoding is bounded (count and length).
+ */
+
+/** One decoded run: the encoding and the text it decodes to. */
+export interface DecodedRun {
+  encoding: 'base64' | 'hex' | 'url' | 'rot13';
+  text: string;
+}
+
+/** Unicode tag characters (U+E0000–U+E007F): invisible, and used to smuggle ASCII ("ASCII smuggling"). */
+const TAG_CHARS = /[\u{E0000}-\u{E007F}]/u;
+/** Bidirectional embedding/override/isolate controls (Trojan Source). */
+const BIDI = /[\u202A-\u202E\u2066-\u2069]/g;
+/** Zero-width and invisible formatting characters. Marketing mail pads previews with them, hence a low weight. */
+const ZERO_WIDTH = /[\u200B-\u200D\u2060-\u2064\u180E]|(?!^)\uFEFF/g;
+/** ANSI escape sequences (CSI, OSC) and raw ESC. */
+const ANSI = /\u001B(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001B]{0,200}(?:\u0007|\u001B\\)|[@-Z\\-_])/;
+/** C0/C1 controls other than tab, newline, carriage return, form feed and ESC (counted separately). */
+const OTHER_CONTROL = /[\u0000-\u0008\u000B\u000E-\u001A\u001C-\u001F\u007F-\u009F]/g;
+
+/** What `scanHidden` found, each with the weight it contributes. */
+export interface HiddenFinding {
+  signal: 'hidden_unicode' | 'control_sequence';
+  detail: string;
+  weight: number;
+}
+
+/** Invisible Unicode and control-sequence findings of one text. */
+export function scanHidden(text: string): HiddenFinding[] {
+  const out: HiddenFinding[] = [];
+  if (TAG_CHARS.test(text)) out.push({ signal: 'hidden_unicode', detail: 'unicode tag characters', weight: 0.9 });
+  const bidi = text.match(BIDI)?.length ?? 0;
+  if (bidi > 0) out.push({ signal: 'hidden_unicode', detail: `bidi controls x${bidi}`, weight: 0.5 });
+  const zw = countZeroWidthInsideWords(text);
+  // Zero-width characters *inside* words split trigger words past filters; padding between words is common and benign.
+  if (zw >= 3) out.push({ signal: 'hidden_unicode', detail: `zero-width inside words x${zw}`, weight: 0.35 });
+  if (ANSI.test(text)) out.push({ signal: 'control_sequence', detail: 'ANSI escape sequence', weight: 0.6 });
+  const ctl = text.match(OTHER_CONTROL)?.length ?? 0;
+  if (ctl >= 3) out.push({ signal: 'control_sequence', detail: `control characters x${ctl}`, weight: 0.3 });
+  return out;
+}
+
+function countZeroWidthInsideWords(text: string): number {
+  let n = 0;
+  for (const m of text.matchAll(ZERO_WIDTH)) {
+    const i = m.index;
+    const before = text[i - 1] ?? '';
+    const after = text[i + 1] ?? '';
+    if (/[A-Za-z]/.test(before) && /[A-Za-z]/.test(after)) n++;
+  }
+  return n;
+}
+
+/** Text with invisible characters removed, so phrase signals see "ig\u200Bnore" as "ignore". */
+export function stripInvisible(text: string): string {
+  return text.replace(ZERO_WIDTH, '').replace(BIDI, '').replace(/[\u{E0000}-\u{E007F}]/gu, '');
+}
+
+/** ASCII hidden in Unicode tag characters (each tag char U+E00xx carries the ASCII char xx). */
+export function decodeTagChars(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    const cp = ch.codePointAt(0) ?? 0;
+    if (cp >= 0xe0020 && cp <= 0xe007e) out += String.fromCharCode(cp - 0xe0000);
+  }
+  return out;
+}
+
+const MAX_RUNS = 8;
+const MAX_RUN_LEN = 16_384;
+const BASE64_RUN = /[A-Za-z0-9+/_-]{24,}={0,2}/g;
+const HEX_RUN = /(?:\\x|0x)?(?:[0-9a-fA-F]{2}(?:\\x|\s)?){16,}/g;
+const URL_RUN = /[^\s%]{0,24}(?:%[0-9a-fA-F]{2}[^\s%]{0,24}){6,}/g;
+
+/**
+ * Decodes up to 8 encoded runs (base64, hex, URL-encoding) into printable text; rot13 is tried on the text as a
+ * whole when it mentions rot13 or looks like shifted English. Runs that decode to binary are dropped.
+ */
+export function decodeRuns(text: string): DecodedRun[] {
+  const out: DecodedRun[] = [];
+  const push = (encoding: DecodedRun['encoding'], decoded: string | undefined): void => {
+    if (decoded !== undefined && out.length < MAX_RUNS && isMostlyText(decoded)) out.push({ encoding, text: decoded });
+  };
+  for (const m of text.matchAll(BASE64_RUN)) {
+    if (out.length >= MAX_RUNS) break;
+    const run = m[0].slice(0, MAX_RUN_LEN);
+    // Identifiers and hex digests match the alphabet too; real base64 of prose mixes cases and digits.
+    if (!/[a-z]/.test(run) || !/[A-Z]/.test(run)) continue;
+    push('base64', Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8'));
+  }
+  for (const m of text.matchAll(HEX_RUN)) {
+    if (out.length >= MAX_RUNS) break;
+    const hex = m[0].slice(0, MAX_RUN_LEN).replace(/\\x|0x|\s/g, '');
+    push('hex', Buffer.from(hex.length % 2 ? hex.slice(0, -1) : hex, 'hex').toString('utf8'));
+  }
+  for (const m of text.matchAll(URL_RUN)) {
+    if (out.length >= MAX_RUNS) break;
+    try {
+      push('url', decodeURIComponent(m[0].slice(0, MAX_RUN_LEN)));
+    } catch {
+      // malformed escapes: not a payload we can read
+    }
+  }
+  if (/\brot-?13\b/i.test(text)) push('rot13', rot13(text.slice(0, MAX_RUN_LEN)));
+  return out;
+}
+
+/** The rot13 of a text (letters only). */
+export function rot13(text: string): string {
+  return text.replace(/[A-Za-z]/g, (c) => {
+    const base = c <= 'Z' ? 65 : 97;
+    return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
+  });
+}
+
+/** True when a decoded string is readable text (mostly letters and spaces), not binary noise. */
+function isMostlyText(s: string): boolean {
+  if (s.length < 12) return false;
+  let printable = 0;
+  let letters = 0;
+  let spaces = 0;
+  for (const ch of s) {
+    const c = ch.charCodeAt(0);
+    if (c === 0xfffd) continue;
+    if (c >= 32 || c === 9 || c === 10 || c === 13) printable++;
+    if (/[A-Za-z]/.test(ch)) letters++;
+    if (ch === ' ') spaces++;
+  }
+  return printable / s.length > 0.95 && letters / s.length > 0.5 && spaces >= 2;
+}

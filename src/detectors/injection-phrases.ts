@@ -1,0 +1,129 @@
+/**
+ * Phrase-level injection signals that do not depend on where the text sits: instruction overrides, fake system
+ * or role markers, text addressed to the AI reading it, and embedded action commands. Each signal is a list of
+ * weighted patterns; a signal's weight is the strongest pattern that matched (patterns of one family never add up).
+ *
+ * The patterns model the *shape* of an attack (an override verb followed by the thing it overrides, a vocative to
+ * the assistant, a label followed by an imperative) rather than memorised attack strings. All are linear-time:
+ * bounded gaps (`[^.\n]{0,40}`), no nested quantifiers.
+ */
+
+/** A signal that fired, with its weight and a short description of what matched. */
+export interface Finding {
+  signal: string;
+  detail: string;
+  weight: number;
+}
+
+interface WeightedPattern {
+  re: RegExp;
+  weight: number;
+  detail: string;
+}
+
+const INSTRUCTION_NOUN =
+  '(?:\\w{0,3}structions?|directions?|directives?|prompts?|rules?|guidelines?|commands?|context|tasks?|guidance|constraints|orders|programming)';
+
+const OVERRIDE: WeightedPattern[] = [
+  {
+    re: new RegExp(
+      `\\b(?:ignore|disregard|forget|bypass|override|overlook|neglect|discard|abandon|drop)\\b[^.\\n]{0,30}?\\b(?:previous|prior|above|earlier|preceding|former|original|initial|existing|old|all|any|your|system)\\b[^.\\n]{0,25}?\\b${INSTRUCTION_NOUN}\\b`,
+      'i',
+    ),
+    weight: 0.9,
+    detail: 'ignore previous instructions',
+  },
+  { re: /\bforget (?:everything|all)\b[^.\n]{0,30}\b(?:above|before|previous|told|said|know|learned)\b/i, weight: 0.85, detail: 'forget everything' },
+  { re: /\b(?:new|updated|revised|real|actual|true)\s+(?:system\s+)?instructions?\s*:/i, weight: 0.75, detail: 'new instructions:' },
+  { re: /\byour (?:new|real|actual|true) (?:task|goal|objective|role|purpose|instructions?) (?:is|are)\b/i, weight: 0.75, detail: 'your new task is' },
+  {
+    re: /\byou are now (?:(?:a|an|the|my)\s+(?:\w+\s+){0,2}(?:assistant|ai|model|bot|agent|persona|character|hacker|jailbroken)|in\s+\w+\s+mode|DAN|unrestricted|unfiltered|free of)\b/i,
+    weight: 0.8,
+    detail: 'you are now …',
+  },
+  { re: /\byou are no longer (?:bound|restricted|an? (?:ai|assistant|language model))\b/i, weight: 0.8, detail: 'you are no longer bound' },
+  { re: /\bfrom now on,? you (?:will|must|are|should|shall|have to|can only)\b/i, weight: 0.55, detail: 'from now on you …' },
+  {
+    re: /\b(?:do not|don't|never|without) (?:tell(?:ing)?|inform(?:ing)?|mention(?:ing)?|notify(?:ing)?|alert(?:ing)?|let(?:ting)?|ask(?:ing)?) (?:this to )?(?:the|your) (?:user|human|operator|owner)\b/i,
+    weight: 0.8,
+    detail: 'do not tell the user',
+  },
+  { re: /\bkeep (?:this|it) (?:a )?secret from (?:the|your) (?:user|human)\b/i, weight: 0.8, detail: 'keep it secret from the user' },
+  { re: /\b(?:strictly )?(?:adhere|stick|comply) (?:strictly )?(?:to|with) the following (?:instruction|command|directive)s?\b/i, weight: 0.6, detail: 'adhere to the following instruction' },
+  // Cheap multilingual variants of "ignore the previous instructions".
+  { re: /\bignor(?:a|e|ez|er|ar|ieren?|iere)\b[^.\n]{0,30}\b(?:instrucciones|instructions|instruções|istruzioni|anweisungen|anleitungen)\b/i, weight: 0.85, detail: 'ignore instructions (multilingual)' },
+  { re: /\b(?:vergiss|oublie[zr]?|olvida|dimentica|esqueça)\b[^.\n]{0,30}\b(?:alles|tout|todo|tutto|tudo|instrucciones|anweisungen|instructions|istruzioni)\b/i, weight: 0.8, detail: 'forget everything (multilingual)' },
+  { re: /(?:忽略|无视|忘记)[^。\n]{0,12}(?:指令|指示|说明|提示)/, weight: 0.85, detail: 'ignore instructions (zh)' },
+  { re: /(?:игнорируй|забудь)[^.\n]{0,30}(?:инструкции|указания)/i, weight: 0.85, detail: 'ignore instructions (ru)' },
+  { re: /(?:無視|忘れ)[^。\n]{0,12}(?:指示|命令)|(?:指示|命令)[^。\n]{0,12}(?:無視|忘れ)/, weight: 0.85, detail: 'ignore instructions (ja)' },
+];
+
+const ROLE_MARKER: WeightedPattern[] = [
+  { re: /<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id)\|>/i, weight: 0.85, detail: 'chat-template token' },
+  { re: /\[\/?INST\]|<<\/?SYS>>/, weight: 0.8, detail: '[INST] / <<SYS>> marker' },
+  { re: /(?<!#)#{2,6}[ \t]*\(?[ \t]*(?:system|admin|developer|assistant)(?:[ _](?:message|prompt|instructions?|note|override))?\s*\)?\s*:?/i, weight: 0.7, detail: '### system marker' },
+  { re: /<\/?(?:system|sys|system_prompt|instructions?|admin|developer)(?:\s[^<>]{0,40})?>/i, weight: 0.6, detail: '<system> tag' },
+  { re: /<\/?(?:INFORMATION|IMPORTANT|INSTRUCTIONS?|SECRET|ADMIN|NOTE|URGENT)>/, weight: 0.5, detail: 'instruction wrapper tag' },
+  { re: /(?:^|\n)[ \t]*(?:SYSTEM|ADMIN|DEVELOPER)(?: (?:MESSAGE|PROMPT|NOTE|OVERRIDE|UPDATE))?\s*:/, weight: 0.5, detail: 'SYSTEM: at line start' },
+  { re: /(?:^|\n)[ \t]*(?:System|Assistant)(?: (?:message|prompt|note))?\s*:\s*(?:you|ignore|from now|the user|new)\b/i, weight: 0.6, detail: 'System: role line' },
+  {
+    re: /"(?:tool_calls?|function_call)"\s*:\s*[[{]|\{\s*"(?:name|tool|function)"\s*:\s*"[\w.-]{1,64}"\s*,\s*"(?:arguments|parameters|args|input)"\s*:\s*\{/,
+    weight: 0.4,
+    detail: 'fake tool-call JSON',
+  },
+];
+
+const AI_NOUN = '(?:AI|A\\.I\\.|assistant|model|agent|LLM|language model|chatbot|bot|GPT|copilot)';
+
+const ADDRESSED_TO_AI: WeightedPattern[] = [
+  { re: new RegExp(`\\b(?:to|for)\\s+you,?\\s+the\\s+(?:AI\\s+)?${AI_NOUN}\\b`, 'i'), weight: 0.75, detail: 'to you, the assistant' },
+  {
+    re: new RegExp(`\\b(?:dear|hey|attention|note to(?: the)?|message (?:for|to)(?: the)?|instructions? (?:for|to)(?: the)?|important for(?: the)?)\\s+(?:AI\\s+)?${AI_NOUN}s?\\b`, 'i'),
+    weight: 0.7,
+    detail: 'vocative to the AI',
+  },
+  { re: new RegExp(`\\b(?:AI|LLM|language model|AI assistant|AI agent)s?\\s*[,:]\\s*(?:please|you must|you should|you need|now|ignore|do|make sure|before)\\b`, 'i'), weight: 0.65, detail: 'AI, please …' },
+  { re: new RegExp(`\\bif you are an? (?:AI|LLM|large language model|language model|${AI_NOUN}|automated|bot)\\b`, 'i'), weight: 0.7, detail: 'if you are an AI' },
+  { re: /\bbefore you (?:can )?(?:solve|complete|finish|continue|answer|respond|proceed|start|do|summari[sz]e)\b[^.\n]{0,60}\b(?:task|request|question|instructions?|query)\b/i, weight: 0.65, detail: 'before you can solve the task' },
+  { re: /\bafter you do (?:that|this|so),? you (?:can|may|should) (?:solve|complete|continue|proceed|finish|return)/i, weight: 0.55, detail: 'after you do that, continue' },
+  { re: /\b(?:the )?(?:task|request|question|instructions?) (?:that )?(?:I|the user|they) (?:gave|asked|assigned) you\b/i, weight: 0.5, detail: 'the task I gave you' },
+  { re: new RegExp(`\\bas an? (?:AI|language model|${AI_NOUN}),? you (?:must|should|are required|need|have to)\\b`, 'i'), weight: 0.6, detail: 'as an AI, you must' },
+];
+
+const RISKY_VERB =
+  '(?:send|transfer|wire|pay|forward|e-?mail|mail|invite|delete|remove|erase|wipe|visit|click|open|navigate|go to|download|install|run|execute|post|publish|share|upload|grant|change|modify|update|reset|disable|create|schedule|concatenate|export|copy|leak|reveal|print|output)';
+const EXFIL_VERB = '(?:send|transfer|wire|pay|forward|e-?mail|mail|invite|post|publish|share|upload|grant|concatenate|export|leak)';
+const TARGET = String.raw`(?:[\w.+-]{1,64}@[\w-]{1,63}\.[\w.]{2,63}|https?://\S+|\bwww\.\S+|\b[A-Z]{2}\d{2}[A-Z0-9]{10,30}\b|\bpasswords?\b|\bcredentials?\b|\bapi[ _-]?keys?\b|\ball (?:the )?(?:files|e-?mails|messages|contacts|data|documents|channels)\b)`;
+
+const ACTION_COMMAND: WeightedPattern[] = [
+  {
+    re: /\b(?:print|reveal|show|output|repeat|display|leak|disclose|tell me|give me|share|send)\b[^.\n]{0,20}\b(?:your|the)\s+(?:(?:full|initial|original|hidden|secret|entire|complete)\s+)?(?:system prompt|system message|initial instructions|hidden instructions|instructions above|prompt above|developer (?:message|prompt))\b/i,
+    weight: 0.75,
+    detail: 'print your system prompt',
+  },
+  // A task label ("TODO:", "IMPORTANT!!!") directly followed by an imperative action.
+  { re: new RegExp(`\\b(?:TODO|TO-DO|IMPORTANT|URGENT|ATTENTION|ACTION REQUIRED|NOTE)\\b[!:.\\s-]{1,6}(?:please\\s+)?${RISKY_VERB}\\b`, 'i'), weight: 0.55, detail: 'label + imperative action' },
+  // An action aimed at the user's own data, phrased to someone other than the user ("the user's …", "fill them in without asking").
+  { re: new RegExp(`(?:^|[.!:\\n][ \\t]*)(?:please\\s+|do\\s+|now\\s+|then\\s+)?${EXFIL_VERB}\\b[^.\\n]{0,120}\\b(?:the user's|of the user|the user is|user's (?:data|files|messages))`, 'i'), weight: 0.5, detail: 'action on the user\'s data' },
+  { re: /\bwithout (?:asking|confirming|checking with|consulting) (?:me|the user|anyone)\b/i, weight: 0.4, detail: 'without asking' },
+  { re: new RegExp(`(?:^|[.!:\\n][ \\t]*)(?:please\\s+|do\\s+|now\\s+|then\\s+)?${EXFIL_VERB}\\b[^.\\n]{0,80}${TARGET}`, 'i'), weight: 0.3, detail: 'imperative send to a target' },
+  { re: /\b(?:and )?then (?:delete|remove|erase) (?:it|them|him|her|the (?:email|message|file|evidence)s?)\b/i, weight: 0.35, detail: 'then delete the trace' },
+];
+
+/** The families above, by signal name. */
+export const PHRASE_SIGNALS: Record<string, WeightedPattern[]> = {
+  override: OVERRIDE,
+  role_marker: ROLE_MARKER,
+  addressed_to_ai: ADDRESSED_TO_AI,
+  action_command: ACTION_COMMAND,
+};
+
+/** Runs one family over a text; returns the strongest match, if any. */
+export function matchFamily(signal: string, patterns: WeightedPattern[], text: string): Finding | undefined {
+  let best: Finding | undefined;
+  for (const p of patterns) {
+    if (best && p.weight <= best.weight) continue;
+    if (p.re.test(text)) best = { signal, detail: p.detail, weight: p.weight };
+  }
+  return best;
+}

@@ -1,0 +1,138 @@
+import { z } from 'zod';
+import { DetectorConfigError } from '../errors.js';
+import { isValidSelector, selectFields } from './fields.js';
+import { answerDirective, codePayload, embeddedTask } from './injection-directive.js';
+import { decodeRuns, decodeTagChars, scanHidden, stripInvisible } from './injection-hidden.js';
+import { type Finding, matchFamily, PHRASE_SIGNALS } from './injection-phrases.js';
+import { defineDetector } from './registry.js';
+import type { DetectorResult } from './types.js';
+
+/**
+ * `injection`: prompt-injection heuristics for messages, tool results, resource contents and tool descriptions.
+ *
+ * Each signal family contributes its strongest weight w ∈ (0, 1); the score is the noisy-OR 1 − Π(1 − w) over
+ * the families that fired, and the detector is true when score ≥ threshold. Encoded runs are decoded (bounded) and
+ * rescanned; whatever they hide counts as `encoded_payload`. Evidence names the signals, never quotes the text.
+ *
+ * @example
+ * ```yaml
+ * detectors:
+ *   - { type: injection, field: content, threshold: 0.5 }
+ *   - { type: injection, signals: [override, role_marker, hidden_unicode] }   # only the loud ones
+ * ```
+ */
+
+export const INJECTION_SIGNALS = [
+  'override',
+  'role_marker',
+  'hidden_unicode',
+  'control_sequence',
+  'encoded_payload',
+  'addressed_to_ai',
+  'answer_directive',
+  'code_payload',
+  'embedded_task',
+  'action_command',
+] as const;
+export type InjectionSignal = (typeof INJECTION_SIGNALS)[number];
+
+export const InjectionOptionsSchema = z.strictObject({
+  field: z.string().default('any'),
+  threshold: z.number().min(0).max(1).default(0.5),
+  /** Signal families to use (default: all). */
+  signals: z.array(z.enum(INJECTION_SIGNALS)).min(1).optional(),
+});
+export type InjectionOptions = z.infer<typeof InjectionOptionsSchema>;
+
+/** The score of one text and the findings behind it. */
+export interface InjectionScore {
+  score: number;
+  findings: Finding[];
+}
+
+/** Inputs longer than this are inspected by head and tail only (injections sit at either end or are repeated). */
+const MAX_SCAN = 120_000;
+
+/** Scores one text against the enabled signal families. Pure; exported for the tool-description scan and benches. */
+export function scoreInjection(raw: string, enabled: ReadonlySet<InjectionSignal> = ALL, depth = 0): InjectionScore {
+  const text = raw.length > MAX_SCAN ? `${raw.slice(0, MAX_SCAN / 2)}\n${raw.slice(-MAX_SCAN / 2)}` : raw;
+  const findings: Finding[] = [];
+  for (const h of scanHidden(text)) if (enabled.has(h.signal)) findings.push({ signal: h.signal, detail: h.detail, weight: h.weight });
+  // Phrase signals read the text as a reader would: invisible characters removed, smuggled tag text appended.
+  const tagText = decodeTagChars(text);
+  const visible = stripInvisible(text) + (tagText ? `\n${tagText}` : '');
+  for (const [signal, patterns] of Object.entries(PHRASE_SIGNALS)) {
+    if (!enabled.has(signal as InjectionSignal)) continue;
+    const f = matchFamily(signal, patterns, visible);
+    if (f) findings.push(f);
+  }
+  if (enabled.has('answer_directive')) push(findings, answerDirective(visible));
+  if (enabled.has('code_payload')) push(findings, codePayload(visible));
+  if (enabled.has('embedded_task')) push(findings, embeddedTask(visible));
+  if (enabled.has('encoded_payload') && depth < 2) {
+    for (const run of decodeRuns(visible)) {
+      const inner = scoreInjection(run.text, enabled, depth + 1);
+      if (inner.score >= 0.5) {
+        const what = [...new Set(inner.findings.map((f) => f.signal))].join('+');
+        findings.push({ signal: 'encoded_payload', detail: `${run.encoding} hiding ${what}`, weight: Math.max(0.7, inner.score) });
+        break;
+      }
+    }
+  }
+  return { score: combine(findings), findings: strongestPerSignal(findings) };
+}
+
+const ALL: ReadonlySet<InjectionSignal> = new Set(INJECTION_SIGNALS);
+
+function push(out: Finding[], f: Finding | undefined): void {
+  if (f) out.push(f);
+}
+
+/** Noisy-OR over signal families, each family counted once with its strongest weight. */
+function combine(findings: Finding[]): number {
+  let keep = 1;
+  for (const f of strongestPerSignal(findings)) keep *= 1 - f.weight;
+  return Math.round((1 - keep) * 1000) / 1000;
+}
+
+function strongestPerSignal(findings: Finding[]): Finding[] {
+  const best = new Map<string, Finding>();
+  for (const f of findings) {
+    const b = best.get(f.signal);
+    if (!b || f.weight > b.weight) best.set(f.signal, f);
+  }
+  return [...best.values()].sort((a, b) => b.weight - a.weight);
+}
+
+export const injectionDetector = defineDetector({
+  type: 'injection',
+  summary: 'prompt-injection heuristics (overrides, role markers, hidden text, encoded payloads, task hijacking); true when score ≥ threshold',
+  options: InjectionOptionsSchema,
+  create(options, ctx) {
+    if (!isValidSelector(options.field)) {
+      throw new DetectorConfigError('detector_invalid_options', `${ctx.path}: injection: unknown field selector "${options.field}"`, {
+        location: { path: ctx.path },
+      });
+    }
+    const enabled: ReadonlySet<InjectionSignal> = new Set(options.signals ?? INJECTION_SIGNALS);
+    return function injection(interaction): DetectorResult {
+      const fields = selectFields(interaction, options.field);
+      // Nothing to read: no injection can be carried, which is a decided "false" (not "unknown").
+      if (fields.length === 0) return { value: 'false', score: 0 };
+      let best: InjectionScore = { score: 0, findings: [] };
+      let bestField = '';
+      for (const f of fields) {
+        const s = scoreInjection(f.text, enabled);
+        if (s.score > best.score) {
+          best = s;
+          bestField = f.field;
+        }
+      }
+      const hit = best.score >= options.threshold;
+      const evidence = best.findings.length
+        ? `${bestField}: score ${best.score.toFixed(2)} (${best.findings.map((f) => `${f.signal}: ${f.detail}`).join('; ')})`
+        : undefined;
+      return { value: hit ? 'true' : 'false', score: best.score, ...(evidence ? { evidence } : {}) };
+    };
+  },
+});
