@@ -3,6 +3,7 @@
  * here so that the registry is always complete.
  */
 // @detector-modules (one import per detector module; keep sorted)
+import './injection.js';
 import './keywords.js';
 import './path.js';
 import './pii.js';
