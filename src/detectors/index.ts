@@ -10,7 +10,9 @@ import './pii.js';
 import './profile.js';
 import './regex.js';
 import './secrets.js';
+import './semantic-category.js';
 import './shell-risk.js';
+import './sql-access.js';
 import './tool.js';
 import './url-domain.js';
 
