@@ -44,13 +44,14 @@ const DATE = /^(?:\d{4}[-./ ]\d{1,2}[-./ ]\d{1,2}|\d{1,2}[-./ ]\d{1,2}[-./ ]\d{2
 const digits = (s: string): string => s.replace(/\D/g, '');
 
 function phoneOk(m: string): boolean {
-  if (DATE.test(m)) return false;
+  // Dates and SSN-shaped groups (ddd-dd-dddd) are never phone numbers.
+  if (DATE.test(m) || /^\d{3}([- ])\d{2}\1\d{4}$/.test(m)) return false;
   const n = digits(m).length;
   if (m.startsWith('+')) return n >= 8 && n <= 15;
   // NANP: area and exchange codes start with 2–9.
   if (/^(?:1[ .-]?)?(?:\([2-9]\d{2}\)\s?|[2-9]\d{2}[ .-])[2-9]\d{2}[ .-]\d{4}$/.test(m)) return true;
   // Trunk-prefixed national numbers: a leading 0, a separator, 9–12 digits.
-  return /^(?:\(0\d{1,4}\)\s?|0\d{1,4}[ .-])\d{2,8}(?:[ .-]\d{2,8}){0,3}$/.test(m) && n >= 9 && n <= 12;
+  return /^(?:\(0[1-9]\d{0,3}\)\s?|0[1-9]\d{0,3}[ .-])\d{2,8}(?:[ .-]\d{2,8}){0,3}$/.test(m) && n >= 9 && n <= 12;
 }
 
 const CARD_PREFIX = /^(?:4|5[1-5]|2[2-7]|3[47]|6011|6[45]|35|3[068]|62|5[0678]|67)/;

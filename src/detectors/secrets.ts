@@ -19,7 +19,7 @@ import { SECRET_KINDS, SECRET_PATTERNS, type SecretKind } from './secret-pattern
  *   else, so paths and URLs never join into one token) that mix letters and digits, hold no run of 7+ lower-case
  *   letters (a word), cut into many short segments (`segmentDensity` ≥ 0.4; identifiers such as
  *   `getUserAccountById2` stay below) and have Shannon entropy ≥ `min_entropy` bits/char (default 3.5).
- *   Excluded: pure hex strings (git SHAs, MD5/SHA hashes, and also hex-only secrets), UUIDs, and runs inside
+ *   Excluded: pure hex strings (git SHAs, MD5/SHA hashes, and also hex-only secrets), UUIDs, Stripe publishable keys (`pk_live_…`), and runs inside
  *   longer base64 blobs (`data:…;base64,` images, anything over 200 chars).
  * - `field` (default `any`); a missing field is `false`.
  *
@@ -38,11 +38,13 @@ export type SecretsOptions = z.infer<typeof SecretsOptionsSchema>;
 const TOKEN_RE = /[A-Za-z0-9+_=-]{20,}/g;
 const UUID_RE = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 const MAX_TOKEN = 200;
+/** Random-looking but public by design: Stripe publishable keys. */
+const PUBLIC_TOKEN = /^pk_(?:live|test)_/;
 
 /** A generic high-entropy token, by the rules in the doc comment above. */
 export function looksRandom(token: string, minEntropy: number): boolean {
   if (token.length < 20 || token.length > MAX_TOKEN) return false;
-  if (/^[0-9a-fA-F]+$/.test(token) || UUID_RE.test(token)) return false;
+  if (/^[0-9a-fA-F]+$/.test(token) || UUID_RE.test(token) || PUBLIC_TOKEN.test(token)) return false;
   if (!/\d/.test(token) || !/[A-Za-z]/.test(token)) return false;
   if (/[a-z]{7,}/.test(token) || segmentDensity(token) < 0.4) return false;
   return shannonEntropy(token) >= minEntropy;
