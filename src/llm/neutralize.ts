@@ -40,7 +40,8 @@ const ROLE_MARKERS: RegExp[] = [
   /<<\/?SYS>>/gi,
   /<\/?(?:system|assistant|user|developer|tool)(?:_prompt)?>/gi,
   /<start_of_turn>|<end_of_turn>/gi,
-  /^[ \t>#*-]*(?:system|assistant|developer)\s*(?:prompt)?\s*:/gim, // a line pretending to open a role
+  // A line (or sentence) pretending to open a role; bidi controls may precede it, since they are still present here.
+  /(?:^|(?<=[.!?]\s))[ \t>#*\-\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]*(?:system|assistant|developer)\s*(?:prompt)?\s*:/gim,
   /^#{2,}\s*(?:system|instruction|instructions|response)\b[^\n]*$/gim,
 ];
 
@@ -70,10 +71,11 @@ export function neutralizeText(input: string, maxChars = DEFAULT_LIMITS.maxStrin
   s = s.normalize('NFKC').replace(/\r\n?/g, '\n');
   let invisible = 0;
   s = s.replace(TAGS, () => (invisible++, '')).replace(INVISIBLE, () => (invisible++, ''));
-  s = s.replace(BIDI, (c) => `[U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}]`);
-  s = s.replace(CONTROL, (c) => `[U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}]`);
+  // Phrases first (bidi controls are still single characters here), then the controls become visible.
   for (const re of ROLE_MARKERS) s = s.replace(re, NEUTRALIZED('role marker'));
   for (const re of INSTRUCTION_PHRASES) s = s.replace(re, NEUTRALIZED('instruction'));
+  s = s.replace(BIDI, (c) => `[U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}]`);
+  s = s.replace(CONTROL, (c) => `[U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}]`);
   if (invisible > 0) s = `${s} [removed ${invisible} invisible characters]`;
   if (s.length > maxChars || input.length > maxChars * 4) {
     const dropped = Math.max(0, input.length - maxChars);
