@@ -108,7 +108,7 @@ export function stepToInteraction(evalCase: EvalCase, step: Step, session: strin
 }
 
 /** One-line, length-capped description of a step for reports (`tool_call ehr/run_sql {"sql":"…"}`). */
-export function summarizeStep(step: Step, max = 400): string {
+export function summarizeStep(step: Step, max = 1500): string {
   let text: string;
   switch (step.kind) {
     case 'message':

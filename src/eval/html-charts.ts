@@ -85,7 +85,7 @@ export function latencyHistogram(times: readonly number[], medianMs: number | nu
   const H = 240;
   const left = 48;
   const right = 16;
-  const top = 16;
+  const top = 38; // room above the plot for the median / p99 labels
   const bottom = 48;
   const plotW = W - left - right;
   const plotH = H - top - bottom;
@@ -99,25 +99,29 @@ export function latencyHistogram(times: readonly number[], medianMs: number | nu
   };
   const binW = plotW / counts.length;
   const bars = counts.map((c, i) => {
-    const h = (c / maxCount) * plotH;
+    const h = c === 0 ? 0 : Math.max(1.5, (c / maxCount) * plotH); // a lone step stays visible
     return html`<rect x="${(left + i * binW + 1).toFixed(1)}" y="${(top + plotH - h).toFixed(1)}" width="${Math.max(1, binW - 2).toFixed(1)}" height="${h.toFixed(1)}" fill="${COLORS.bar}"><title>${ms(edges[i]!)} – ${ms(edges[i + 1] ?? hi)}: ${c} steps</title></rect>`;
   });
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => {
     const v = log ? 10 ** (Math.log10(lo) + f * (Math.log10(hi) - Math.log10(lo))) : lo + f * (hi - lo);
     const x = left + f * plotW;
-    return html`<line x1="${x}" y1="${top + plotH}" x2="${x}" y2="${top + plotH + 5}" stroke="${COLORS.axis}"/><text x="${x}" y="${top + plotH + 18}" text-anchor="middle" class="tick">${ms(v)}</text>`;
+    const anchor = f === 0 ? 'start' : f === 1 ? 'end' : 'middle'; // end labels stay inside the chart
+    return html`<line x1="${x}" y1="${top + plotH}" x2="${x}" y2="${top + plotH + 5}" stroke="${COLORS.axis}"/><text x="${x}" y="${top + plotH + 18}" text-anchor="${anchor}" class="tick">${ms(v)}</text>`;
   });
-  const marker = (v: number | null, label: string, dy: number) =>
-    v === null
-      ? ''
-      : html`<line x1="${xOf(v).toFixed(1)}" y1="${top}" x2="${xOf(v).toFixed(1)}" y2="${top + plotH}" stroke="${COLORS.fp}" stroke-dasharray="4 3"/><text x="${(xOf(v) + 4).toFixed(1)}" y="${top + 12 + dy}" class="mark">${label} ${ms(v)}</text>`;
+  // Marker labels sit in the band above the plot, on the inner side of their line so none is clipped.
+  const marker = (v: number | null, label: string, y: number) => {
+    if (v === null) return '';
+    const x = xOf(v);
+    const rightHalf = x > left + plotW * 0.6;
+    return html`<line x1="${x.toFixed(1)}" y1="${y + 4}" x2="${x.toFixed(1)}" y2="${top + plotH}" stroke="${COLORS.fp}" stroke-dasharray="4 3"/><text x="${(rightHalf ? x - 4 : x + 4).toFixed(1)}" y="${y}" text-anchor="${rightHalf ? 'end' : 'start'}" class="mark">${label} ${ms(v)}</text>`;
+  };
   return html`<svg class="chart" role="img" aria-label="time per step histogram" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}">
   <line x1="${left}" y1="${top + plotH}" x2="${left + plotW}" y2="${top + plotH}" stroke="${COLORS.axis}"/>
   <line x1="${left}" y1="${top}" x2="${left}" y2="${top + plotH}" stroke="${COLORS.axis}"/>
   <text x="${left - 6}" y="${top + 10}" text-anchor="end" class="tick">${maxCount}</text>
   <text x="${left - 6}" y="${top + plotH}" text-anchor="end" class="tick">0</text>
   ${bars}${ticks}
-  ${marker(medianMs, 'median', 0)}${marker(p99Ms, 'p99', 16)}
+  ${marker(medianMs, 'median', 14)}${marker(p99Ms, 'p99', 30)}
   <text x="${left + plotW / 2}" y="${H - 8}" text-anchor="middle" class="axis-title">time per step${log ? ' (log scale)' : ''} · ${times.length} steps</text>
 </svg>`;
 }

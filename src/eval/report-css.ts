@@ -28,6 +28,7 @@ table { border-collapse: collapse; }
 .grid { margin-top: 14px; background: var(--card); border: 1px solid var(--line); }
 .grid th, .grid td { padding: 5px 12px; border-bottom: 1px solid var(--line); text-align: right; font-variant-numeric: tabular-nums; }
 .grid th:first-child, .grid td:first-child { text-align: left; }
+.witness th, .witness td { text-align: left; }
 .grid tr.total td { font-weight: 650; border-top: 2px solid var(--line); }
 .chart { display: block; max-width: 100%; height: auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
 .chart .lbl, .chart .val, .chart .tick, .chart .mark, .chart .axis-title { font: 12px system-ui, "DejaVu Sans", sans-serif; fill: var(--fg); }

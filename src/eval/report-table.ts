@@ -8,9 +8,10 @@ export function pct(value: number | null): string {
   return value === null ? '—' : `${(value * 100).toFixed(1)}%`;
 }
 
-/** Milliseconds with a precision that suits their size; `null` → `—`. */
+/** Milliseconds with a precision that suits their size (seconds from 10 s); `null` → `—`. */
 export function ms(value: number | null): string {
   if (value === null) return '—';
+  if (value >= 10_000) return `${(value / 1000).toFixed(1)} s`;
   return value >= 100 ? `${value.toFixed(0)} ms` : value >= 1 ? `${value.toFixed(1)} ms` : `${value.toFixed(3)} ms`;
 }
 

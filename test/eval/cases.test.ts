@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { EvalCaseSchema, stepToInteraction, summarizeStep } from '../../src/eval/cases.js';
+import { InteractionSchema } from '../../src/guard/types.js';
+
+const evalCase = EvalCaseSchema.parse({
+  id: 'x',
+  suite: 's',
+  policy: 'default',
+  context: { agent: 'ehr-agent', profile: { role: 'nursing' }, note: 'informational' },
+  steps: [
+    { kind: 'message', sender: 'user', recipient: 'ehr-agent', content: 'hello' },
+    { kind: 'tool_call', server: 'ehr', tool: 'run_sql', arguments: { sql: 'select 1' } },
+    { kind: 'tool_result', server: 'ehr', tool: 'run_sql', content: [{ type: 'text', text: 'row 1' }] },
+    { kind: 'resource_read', server: 'files', uri: 'file:///etc/passwd' },
+  ],
+  expect: { decision: 'allow' },
+});
+
+describe('stepToInteraction', () => {
+  it('maps every step kind onto a valid Interaction with the case agent, profile and session', () => {
+    const [m, c, r, rr] = evalCase.steps.map((s) => stepToInteraction(evalCase, s, 'sess-1'));
+    const base = { agent: 'ehr-agent', session: 'sess-1', profile: { role: 'nursing' } };
+    expect(m).toEqual({ ...base, kind: 'message', sender: 'user', recipient: 'ehr-agent', content: 'hello' });
+    expect(c).toEqual({ ...base, kind: 'tool_call', server: 'ehr', tool: 'run_sql', arguments: { sql: 'select 1' } });
+    expect(r).toEqual({ ...base, kind: 'tool_result', server: 'ehr', tool: 'run_sql', content: [{ type: 'text', text: 'row 1' }] });
+    expect(rr).toEqual({ ...base, kind: 'resource_read', server: 'files', uri: 'file:///etc/passwd', phase: 'request' });
+    for (const i of [m, c, r, rr]) expect(InteractionSchema.parse(i)).toEqual(i);
+  });
+
+  it("defaults the agent to 'agent' and the profile to {}", () => {
+    const bare = { ...evalCase, context: {} };
+    const i = stepToInteraction(bare, bare.steps[1]!, 's');
+    expect(i.agent).toBe('agent');
+    expect(i.profile).toEqual({});
+  });
+});
+
+describe('summarizeStep', () => {
+  it('describes each kind on one line and caps the length', () => {
+    expect(summarizeStep(evalCase.steps[1]!)).toBe('tool_call ehr/run_sql {"sql":"select 1"}');
+    expect(summarizeStep(evalCase.steps[2]!)).toBe('tool_result ehr/run_sql: row 1');
+    const long = summarizeStep({ kind: 'message', sender: 'a', recipient: 'b', content: 'x'.repeat(1000) }, 50);
+    expect(long).toHaveLength(50);
+    expect(long.endsWith('…')).toBe(true);
+  });
+});
