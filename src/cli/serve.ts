@@ -1,0 +1,94 @@
+import { basename } from 'node:path';
+import { Command, Option } from 'commander';
+import { loadConfigFile, validateConfig, type LoadedConfig } from '../config/load.js';
+import { createRootLogger, type Logger } from '../log.js';
+import { createProxy, type Proxy } from '../proxy/index.js';
+import { createGuardForConfig } from './guard-factory.js';
+
+/** In serve mode stdout is the protocol: everything console prints goes to stderr instead. */
+export function redirectConsoleToStderr(): void {
+  const toErr = (...args: unknown[]) => process.stderr.write(`${args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ')}\n`);
+  console.log = toErr;
+  console.info = toErr;
+  console.debug = toErr;
+}
+
+/** Starts the proxy for a loaded config, on stdio or HTTP, and stops it (and every child) on signals. */
+export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http?: number; host?: string }, logger: Logger): Promise<Proxy> {
+  const pipeline = await createGuardForConfig(loaded.config, logger);
+  const proxy = createProxy({ config: loaded, guard: pipeline, logger });
+  const exit = (code: number) => () => void proxy.close().finally(() => process.exit(code));
+  process.once('SIGTERM', exit(0));
+  process.once('SIGINT', exit(0));
+  if (opts.http !== undefined) {
+    try {
+      await proxy.serveHttp({ port: opts.http, host: opts.host });
+    } catch (err) {
+      await proxy.close();
+      throw err;
+    }
+  } else {
+    if (!loaded.config.agents[opts.agent]) logger.warn({ agent: opts.agent }, 'agent not in config: empty profile');
+    await proxy.serveStdio(opts.agent, () => process.exit(0));
+  }
+  return proxy;
+}
+
+/** A server key for `wrap`, from the wrapped command (`npx -y @scope/server-foo` → `server-foo`). */
+export function wrapServerKey(command: string, args: string[]): string {
+  const launcher = /^(npx|node|uvx|python3?|bunx|deno|pnpm|yarn)$/.test(basename(command));
+  const target = launcher ? (args.find((a) => !a.startsWith('-')) ?? command) : command;
+  const key = basename(target).replace(/\.(m?js|ts|py)$/, '').toLowerCase().replace(/[^a-z0-9-]/g, '-').replace(/^[^a-z]+/, '').slice(0, 32);
+  return key.length > 0 ? key : 'wrapped';
+}
+
+function parsePort(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`--http: "${v}" is not a port number`);
+  return n;
+}
+
+/** Registers `serve`, `wrap` and `demo` on the program. */
+export function registerServeCommands(program: Command): void {
+  program
+    .command('serve')
+    .description('Run the guarding proxy in front of the servers in a config file (stdio by default)')
+    .requiredOption('-c, --config <file>', 'QuadGuard config file (YAML or JSON)')
+    .addOption(new Option('--http <port>', 'serve Streamable HTTP on /mcp and legacy SSE on /sse instead of stdio').argParser(parsePort))
+    .option('--host <host>', 'HTTP bind address (default: http.host from the config, 127.0.0.1)')
+    .option('--agent <name>', 'agent identity of the stdio client', process.env.QUADGUARD_AGENT ?? 'local')
+    .action(async (o: { config: string; http?: number; host?: string; agent: string }) => {
+      redirectConsoleToStderr();
+      const logger = createRootLogger();
+      const loaded = loadConfigFile(o.config);
+      await runProxy(loaded, o, logger);
+    });
+
+  program
+    .command('wrap')
+    .description('Guard a single stdio MCP server without a config file: quadguard wrap [options] -- <command> [args...]')
+    .option('--policy <path>', 'policy book folder or file')
+    .option('--agent <name>', 'agent identity of the stdio client', process.env.QUADGUARD_AGENT ?? 'local')
+    .option('--name <key>', 'server key used as the tool prefix (default: derived from the command)')
+    .option('--env <NAME...>', 'environment variables to pass through to the wrapped server')
+    .option('--timeout <ms>', 'per-request timeout for the wrapped server', (v) => Number(v))
+    .argument('<command...>', 'the server command and its arguments (after --)')
+    .action(async (cmd: string[], o: { policy?: string; agent: string; name?: string; env?: string[]; timeout?: number }) => {
+      redirectConsoleToStderr();
+      const logger = createRootLogger();
+      const [command, ...args] = cmd as [string, ...string[]];
+      const env = Object.fromEntries((o.env ?? []).flatMap((k) => (process.env[k] !== undefined ? [[k, process.env[k]!]] : [])));
+      const server = { command, args, env, ...(o.timeout ? { timeout_ms: o.timeout } : {}) };
+      const loaded = validateConfig({ servers: { [o.name ?? wrapServerKey(command, args)]: server }, ...(o.policy ? { policy: o.policy } : {}) }, { file: 'wrap options' });
+      await runProxy(loaded, { agent: o.agent }, logger);
+    });
+
+  program
+    .command('demo')
+    .description('Start the proxy in front of the bundled servers and print a transcript of allowed and denied calls')
+    .action(async () => {
+      const { runDemo } = await import('./demo.js');
+      const code = await runDemo({ out: process.stdout });
+      process.exitCode = code;
+    });
+}

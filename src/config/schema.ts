@@ -1,0 +1,96 @@
+import { z } from 'zod';
+
+/**
+ * The guard configuration file (YAML or JSON). Every object is strict so a misspelt key is an error that names
+ * the field; defaults live here and nowhere else.
+ */
+
+/** Server keys become tool prefixes (`key__tool`) and URI scheme prefixes (`key+file://`), so they must be legal in both. */
+export const ServerKeySchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]{0,31}$/, 'server key must be 1–32 characters of a-z, 0-9 and "-", starting with a letter');
+
+/** Per-server tool allow/deny glob lists (`*` and `?`); deny wins over allow. */
+export const ToolListsSchema = z.strictObject({
+  allow: z.array(z.string().min(1)).optional(),
+  deny: z.array(z.string().min(1)).optional(),
+});
+export type ToolLists = z.infer<typeof ToolListsSchema>;
+
+/** One downstream server: either a stdio `command` or a remote `url`. */
+export const ServerConfigSchema = z
+  .strictObject({
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().optional(),
+    url: z.url({ protocol: /^https?$/, error: 'url must be an http:// or https:// URL' }).optional(),
+    transport: z.enum(['http', 'sse']).default('http'),
+    headers: z.record(z.string(), z.string()).default({}),
+    tools: ToolListsSchema.default({}),
+    /** Per-request timeout for this server (tools/call, resources/read, prompts/get). */
+    timeout_ms: z.number().int().positive().max(3_600_000).default(60_000),
+    /** Connect + initialize timeout. */
+    connect_timeout_ms: z.number().int().positive().max(600_000).default(15_000),
+  })
+  .superRefine((s, ctx) => {
+    if ((s.command === undefined) === (s.url === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'give exactly one of "command" (stdio) or "url" (http/sse)', path: ['command'] });
+    }
+    if (s.url !== undefined && (s.args.length > 0 || Object.keys(s.env).length > 0 || s.cwd !== undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'args, env and cwd apply only to stdio servers (with "command")', path: ['url'] });
+    }
+  });
+export type ServerConfig = z.infer<typeof ServerConfigSchema>;
+
+/** Where an agent's bearer token comes from: an environment variable (preferred) or a literal value. */
+export const TokenSourceSchema = z.union([
+  z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'env must be an environment variable name') }),
+  z.strictObject({ value: z.string().min(16, 'token value must be at least 16 characters') }),
+]);
+export type TokenSource = z.infer<typeof TokenSourceSchema>;
+
+/** An agent identity: a token that proves it over HTTP and a profile bound to it (never taken from the client). */
+export const AgentConfigSchema = z.strictObject({
+  token: TokenSourceSchema.optional(),
+  profile: z.record(z.string(), z.unknown()).default({}),
+});
+export type AgentConfig = z.infer<typeof AgentConfigSchema>;
+
+/** Upstream HTTP options (Streamable HTTP on /mcp, legacy SSE on /sse + /messages). */
+export const HttpConfigSchema = z.strictObject({
+  host: z.string().min(1).default('127.0.0.1'),
+  /** express body limit for /mcp and /messages (bytes or '4mb'). */
+  body_limit: z.union([z.number().int().positive(), z.string().regex(/^\d+(b|kb|mb)$/i)]).default('4mb'),
+  /** Extra Host header names accepted besides localhost, 127.0.0.1 and [::1] (DNS-rebinding protection). */
+  allowed_hosts: z.array(z.string().min(1)).default([]),
+  /** Stateless Streamable HTTP: a new server per POST, no sessions, no server push. */
+  stateless: z.boolean().default(false),
+  /** Sessions idle longer than this are closed. */
+  session_idle_ms: z.number().int().positive().default(30 * 60_000),
+});
+export type HttpConfig = z.infer<typeof HttpConfigSchema>;
+
+/** Limits applied to tools/call arguments before the guard and before any downstream server sees them. */
+export const LimitsConfigSchema = z.strictObject({
+  max_argument_depth: z.number().int().positive().max(1000).default(32),
+  max_argument_bytes: z.number().int().positive().default(1_000_000),
+});
+export type LimitsConfig = z.infer<typeof LimitsConfigSchema>;
+
+/** The whole configuration file. */
+export const ConfigSchema = z.strictObject({
+  servers: z.record(ServerKeySchema, ServerConfigSchema).default({}),
+  policy: z.string().min(1).optional(),
+  policy_public_key: z.string().min(1).optional(),
+  store: z.string().min(1).default('.quadguard/state.db'),
+  agents: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'agent name must be 1–64 of A-Z a-z 0-9 _ . -'), AgentConfigSchema).default({}),
+  http: HttpConfigSchema.default(HttpConfigSchema.parse({})),
+  limits: LimitsConfigSchema.default(LimitsConfigSchema.parse({})),
+  /** `strict` lists `guard_check_message`; `dotted` lists `guard.check_message`. Both names are always callable. */
+  message_tool_name: z.enum(['strict', 'dotted']).default('strict'),
+  /** Cap on waiting for initial downstream discovery before answering the first list request. */
+  discovery_timeout_ms: z.number().int().positive().default(10_000),
+});
+export type Config = z.infer<typeof ConfigSchema>;
+export type ConfigInput = z.input<typeof ConfigSchema>;

@@ -1,0 +1,204 @@
+import { EventEmitter } from 'node:events';
+import { createInterface } from 'node:readline';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import type { ServerConfig } from '../config/schema.js';
+import { DownstreamError, errorMessage } from '../errors.js';
+import type { Logger } from '../log.js';
+import { VERSION } from '../version.js';
+import { emptyCatalog, fetchCatalog, type Catalog } from './catalog.js';
+
+/** Connection state of one downstream server. */
+export type DownstreamState = 'connecting' | 'ready' | 'down' | 'closed';
+
+const BACKOFF_MIN_MS = 500;
+const BACKOFF_MAX_MS = 30_000;
+
+/**
+ * Supervises one downstream MCP server: connects (stdio child, Streamable HTTP or SSE), discovers its catalog,
+ * reconnects with exponential back-off when it exits or stops answering, and re-initialises on HTTP 404.
+ * Emits `changed` (kind: 'tools' | 'resources' | 'prompts') when its catalog changes.
+ */
+export class Downstream extends EventEmitter {
+  state: DownstreamState = 'connecting';
+  catalog: Catalog = emptyCatalog();
+  /** Resolves after the first connection attempt finishes (successfully or not). */
+  readonly firstAttempt: Promise<void>;
+  private client: Client | undefined;
+  private failures = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private resolveFirst!: () => void;
+  private readonly log: Logger;
+
+  constructor(
+    readonly key: string,
+    readonly cfg: ServerConfig,
+    logger: Logger,
+  ) {
+    super();
+    this.log = logger.child({ mod: 'downstream', server: key });
+    this.firstAttempt = new Promise((r) => (this.resolveFirst = r));
+  }
+
+  /** Starts the first connection; never throws (failures schedule a retry). */
+  start(): void {
+    void this.connect();
+  }
+
+  /** pid of the stdio child, when there is one. */
+  get pid(): number | undefined {
+    const t = this.client?.transport;
+    return t instanceof StdioClientTransport ? (t.pid ?? undefined) : undefined;
+  }
+
+  private makeTransport(): Transport {
+    const c = this.cfg;
+    if (c.command !== undefined) {
+      // StdioClientTransport merges getDefaultEnvironment() (HOME, LOGNAME, PATH, SHELL, TERM, USER) with c.env.
+      const t = new StdioClientTransport({ command: c.command, args: c.args, env: c.env, cwd: c.cwd, stderr: 'pipe' });
+      const err = t.stderr;
+      if (err) createInterface({ input: err as unknown as NodeJS.ReadableStream }).on('line', (line) => this.log.info({ stderr: line }, 'downstream stderr'));
+      return t;
+    }
+    const url = new URL(c.url!);
+    if (c.transport === 'sse') return new SSEClientTransport(url, { requestInit: { headers: c.headers } });
+    return new StreamableHTTPClientTransport(url, { requestInit: { headers: c.headers } });
+  }
+
+  private async connect(): Promise<void> {
+    if (this.state === 'closed') return;
+    this.state = 'connecting';
+    const client = new Client({ name: 'quadguard', version: VERSION }, { capabilities: {} });
+    const refresh = (kind: 'tools' | 'resources' | 'prompts') => () => void this.refresh(kind);
+    client.setNotificationHandler(ToolListChangedNotificationSchema, refresh('tools'));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, refresh('resources'));
+    client.setNotificationHandler(PromptListChangedNotificationSchema, refresh('prompts'));
+    client.onerror = (err) => this.log.debug({ err: errorMessage(err) }, 'downstream transport error');
+    try {
+      await client.connect(this.makeTransport(), { timeout: this.cfg.connect_timeout_ms });
+      if ((this.state as DownstreamState) === 'closed') return void (await client.close().catch(() => {}));
+      this.client = client;
+      client.onclose = () => this.onClosed(client);
+      this.catalog = await fetchCatalog(client, this.log, this.cfg.connect_timeout_ms);
+      this.state = 'ready';
+      this.failures = 0;
+      this.log.info({ tools: this.catalog.tools.length, pid: this.pid }, 'downstream ready');
+      this.emit('changed', 'tools');
+      this.emit('changed', 'resources');
+      this.emit('changed', 'prompts');
+    } catch (err) {
+      this.log.warn({ err: errorMessage(err) }, 'downstream connect failed');
+      this.client = undefined;
+      client.onclose = undefined;
+      await client.close().catch(() => {});
+      this.scheduleRestart();
+    } finally {
+      this.resolveFirst();
+    }
+  }
+
+  private onClosed(client: Client): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    if (this.state === 'closed') return;
+    this.log.warn('downstream connection closed; restarting');
+    this.scheduleRestart();
+  }
+
+  private scheduleRestart(): void {
+    if (this.state === 'closed' || this.timer) return;
+    this.state = 'down';
+    const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** this.failures) * (0.8 + Math.random() * 0.4);
+    this.failures += 1;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.connect();
+    }, delay);
+    this.timer.unref();
+  }
+
+  /** Tears the current connection down and reconnects (used after a hang or an HTTP 404). */
+  async restart(reason: string): Promise<void> {
+    const c = this.client;
+    if (!c) return;
+    this.log.warn({ reason }, 'restarting downstream');
+    this.client = undefined;
+    c.onclose = undefined;
+    await c.close().catch(() => {});
+    this.scheduleRestart();
+  }
+
+  private async refresh(kind: 'tools' | 'resources' | 'prompts'): Promise<void> {
+    const c = this.client;
+    if (!c) return;
+    try {
+      this.catalog = await fetchCatalog(c, this.log, this.cfg.connect_timeout_ms, kind, this.catalog);
+      this.emit('changed', kind);
+    } catch (err) {
+      this.log.warn({ err: errorMessage(err), kind }, 'downstream re-list failed');
+    }
+  }
+
+  /**
+   * Sends one request downstream. Throws `DownstreamError` with code `downstream_unavailable`,
+   * `downstream_timeout`, `downstream_closed`; downstream JSON-RPC errors propagate as `McpError`.
+   */
+  async request<S extends z.ZodType>(req: { method: string; params?: Record<string, unknown> }, schema: S, opts: RequestOptions = {}): Promise<z.infer<S>> {
+    const c = this.client;
+    if (!c || this.state !== 'ready') {
+      throw new DownstreamError('downstream_unavailable', `server "${this.key}" is unavailable (${this.state}); it is being restarted, retry shortly.`);
+    }
+    const timeout = opts.timeout ?? this.cfg.timeout_ms;
+    try {
+      return (await c.request(req as never, schema as never, { ...opts, timeout })) as z.infer<S>;
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (code === -32001) {
+        void this.checkAlive();
+        throw new DownstreamError('downstream_timeout', `server "${this.key}" did not answer ${req.method} within ${timeout} ms.`, { cause: err });
+      }
+      if (code === -32000 || this.client !== c) {
+        throw new DownstreamError('downstream_closed', `server "${this.key}" closed the connection during ${req.method} (it may have crashed); it is being restarted.`, { cause: err });
+      }
+      if (code === 404 && this.cfg.url !== undefined) {
+        await this.restart('HTTP 404: session not found');
+        throw new DownstreamError('downstream_unavailable', `server "${this.key}" lost its session; reconnecting, retry shortly.`, { cause: err });
+      }
+      throw err;
+    }
+  }
+
+  /** After a timeout: a server that does not answer ping within 2 s is considered hung and restarted. */
+  private async checkAlive(): Promise<void> {
+    const c = this.client;
+    if (!c) return;
+    try {
+      await c.ping({ timeout: 2000 });
+    } catch {
+      if (this.client === c) await this.restart('no answer to ping after a timeout');
+    }
+  }
+
+  /** Stops the server for good (stdio: closes stdin, then SIGTERM, then SIGKILL). */
+  async close(): Promise<void> {
+    this.state = 'closed';
+    if (this.timer) clearTimeout(this.timer);
+    const c = this.client;
+    this.client = undefined;
+    this.resolveFirst();
+    if (c) {
+      c.onclose = undefined;
+      await c.close().catch(() => {});
+    }
+  }
+}

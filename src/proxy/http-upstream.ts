@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import type { Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ConfigError } from '../errors.js';
+import type { ProxyCore, SessionContext } from './context.js';
+import { bearerAuth, sendJsonRpcError, type RequestIdentity } from './http-auth.js';
+import { createUpstreamServer, type UpstreamRegistry } from './upstream-server.js';
+
+/** A running upstream HTTP listener. */
+export interface HttpUpstream {
+  port: number;
+  host: string;
+  close(): Promise<void>;
+}
+
+interface LiveSession {
+  transport: Transport & { close(): Promise<void> };
+  server: Server;
+  ctx: SessionContext;
+  lastSeen: number;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/** Whether a bind address only accepts local connections. */
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.has(host) || host.startsWith('127.');
+}
+
+/**
+ * Serves Streamable HTTP on /mcp (stateful sessions by default, or stateless) and legacy SSE on /sse + /messages,
+ * behind Host-header validation, bearer auth, and a JSON body limit whose violations are JSON-RPC errors.
+ */
+export async function startHttpUpstream(core: ProxyCore, registry: UpstreamRegistry, tokens: Map<string, string>, opts: { port: number; host?: string }): Promise<HttpUpstream> {
+  const cfg = core.config.http;
+  const host = opts.host ?? cfg.host;
+  const log = core.logger.child({ mod: 'http' });
+  if (tokens.size === 0) {
+    if (!isLoopback(host)) {
+      throw new ConfigError('config_insecure', `refusing to serve HTTP on ${host} without authentication: configure agents.<name>.token, or bind to 127.0.0.1`);
+    }
+    log.warn('no agent tokens configured: HTTP runs unauthenticated (loopback only)');
+  }
+  const sessions = new Map<string, LiveSession>();
+  const profileOf = (agent: string) => core.config.agents[agent]?.profile ?? {};
+  const identity = (res: Response) => res.locals.identity as RequestIdentity;
+  const newSession = (res: Response, id: string): SessionContext => {
+    const who = identity(res);
+    return { id, agent: who.agent, profile: profileOf(who.agent), authenticated: who.authenticated };
+  };
+  const track = (id: string, s: LiveSession) => {
+    sessions.set(id, s);
+    registry.add(s.server);
+  };
+  const drop = (id: string) => {
+    const s = sessions.get(id);
+    if (!s) return;
+    sessions.delete(id);
+    void s.server.close().catch(() => {});
+  };
+  /** A known session used with another agent's token is refused; unknown ids get 404 so clients re-initialise. */
+  const lookup = (id: string, res: Response): LiveSession | undefined => {
+    const s = sessions.get(id);
+    if (!s) return void sendJsonRpcError(res, 404, -32001, 'Session not found: re-initialize');
+    if (s.ctx.agent !== identity(res).agent) return void sendJsonRpcError(res, 403, -32001, 'Forbidden: this session belongs to another agent');
+    s.lastSeen = Date.now();
+    return s;
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  const allowed = ['localhost', '127.0.0.1', '[::1]', ...cfg.allowed_hosts];
+  if (!isLoopback(host) && host !== '0.0.0.0' && host !== '::') allowed.push(host);
+  app.use(hostHeaderValidation(allowed));
+  const json = express.json({ limit: cfg.body_limit, type: () => true });
+  const auth = bearerAuth(tokens);
+
+  app.all('/mcp', auth, json, async (req: Request, res: Response) => {
+    const sid = req.headers['mcp-session-id'];
+    if (cfg.stateless) {
+      if (req.method !== 'POST') return sendJsonRpcError(res, 405, -32000, 'Method not allowed: this proxy runs stateless (POST only)');
+      const ctx = newSession(res, `stateless-${randomUUID()}`);
+      const server = createUpstreamServer(core, ctx);
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      res.on('close', () => void transport.close().then(() => server.close()).catch(() => {}));
+      await server.connect(transport);
+      return transport.handleRequest(req, res, req.body);
+    }
+    if (typeof sid === 'string') {
+      const s = lookup(sid, res);
+      return s ? (s.transport as StreamableHTTPServerTransport).handleRequest(req, res, req.body) : undefined;
+    }
+    if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
+      return sendJsonRpcError(res, 400, -32600, 'Bad Request: no Mcp-Session-Id header; send an initialize request first');
+    }
+    const ctx = newSession(res, 'pending');
+    const server = createUpstreamServer(core, ctx);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => {
+        ctx.id = id;
+        track(id, { transport, server, ctx, lastSeen: Date.now() });
+        log.info({ session: id, agent: ctx.agent }, 'http session opened');
+      },
+      onsessionclosed: (id) => drop(id),
+    });
+    transport.onclose = () => ctx.id !== 'pending' && drop(ctx.id);
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  });
+
+  app.get('/sse', auth, async (_req: Request, res: Response) => {
+    const transport = new SSEServerTransport('/messages', res);
+    const ctx = newSession(res, transport.sessionId);
+    const server = createUpstreamServer(core, ctx);
+    track(transport.sessionId, { transport, server, ctx, lastSeen: Date.now() });
+    res.on('close', () => drop(transport.sessionId));
+    await server.connect(transport);
+  });
+  app.post('/messages', auth, json, async (req: Request, res: Response) => {
+    const sid = typeof req.query.sessionId === 'string' ? req.query.sessionId : '';
+    const s = lookup(sid, res);
+    if (s) await (s.transport as SSEServerTransport).handlePostMessage(req, res, req.body);
+  });
+
+  // Body-parser failures become JSON-RPC errors, never Express's HTML pages.
+  app.use((err: { type?: string; status?: number; message?: string }, _req: Request, res: Response, _next: NextFunction) => {
+    if (err.type === 'entity.too.large') return sendJsonRpcError(res, 413, -32600, `Request body too large (limit ${String(cfg.body_limit)})`);
+    if (err.type === 'entity.parse.failed') return sendJsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
+    log.error({ err: err.message }, 'http handler failed');
+    sendJsonRpcError(res, err.status ?? 500, -32603, 'Internal error');
+  });
+
+  const sweep = setInterval(() => {
+    const cutoff = Date.now() - cfg.session_idle_ms;
+    for (const [id, s] of sessions) {
+      if (s.lastSeen < cutoff) {
+        log.info({ session: id }, 'closing idle session');
+        drop(id);
+      }
+    }
+  }, Math.min(60_000, Math.max(1000, cfg.session_idle_ms / 2)));
+  sweep.unref();
+
+  const http: HttpServer = await new Promise((resolve, reject) => {
+    const s = app.listen(opts.port, host, () => resolve(s));
+    s.once('error', reject);
+  });
+  const port = (http.address() as AddressInfo).port;
+  log.info({ host, port, stateless: cfg.stateless, auth: tokens.size > 0 }, 'http listening');
+  return {
+    port,
+    host,
+    async close() {
+      clearInterval(sweep);
+      for (const id of [...sessions.keys()]) drop(id);
+      http.closeAllConnections?.();
+      await new Promise<void>((r) => http.close(() => r()));
+    },
+  };
+}

@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import type { LoadedConfig } from '../config/load.js';
+import type { Guard } from '../guard/types.js';
+import type { Logger } from '../log.js';
+import { buildProxyGuard } from './compose.js';
+import type { ProxyCore, SessionContext } from './context.js';
+import { startHttpUpstream, type HttpUpstream } from './http-upstream.js';
+import { DownstreamPool, type ToolsListedHook } from './pool.js';
+import { createStdioUpstream } from './stdio-upstream.js';
+import { ToolFilter } from './tool-filter.js';
+import { createUpstreamServer, UpstreamRegistry } from './upstream-server.js';
+
+/** Options of `createProxy`. */
+export interface ProxyOptions {
+  /** A validated config (see `loadConfigFile` / `validateConfig`). */
+  config: LoadedConfig;
+  /** The policy pipeline; composed after the per-server tool filter. Absent: only the filter decides. */
+  guard?: Guard;
+  logger: Logger;
+  /**
+   * Called with each server's visible tools after every (re-)listing, before they are exposed; returns the tools to
+   * expose (e.g. hide a pinned tool whose definition changed). A hidden tool cannot be called. Throwing hides all
+   * of that server's tools (fail closed).
+   */
+  onToolsListed?: ToolsListedHook;
+}
+
+/** A running proxy: the downstream pool plus whatever upstream transports were started. */
+export interface Proxy {
+  /** The composed guard every interaction goes through (filter, then pipeline, fail-closed). */
+  readonly guard: Guard;
+  readonly pool: DownstreamPool;
+  /** Serves one upstream client on stdin/stdout as `agent`; when stdin ends the whole proxy stops and `onExit` runs. */
+  serveStdio(agent: string, onExit: () => void): Promise<SessionContext>;
+  /** Serves Streamable HTTP on /mcp and legacy SSE on /sse + /messages. */
+  serveHttp(opts: { port: number; host?: string }): Promise<HttpUpstream>;
+  /** Closes upstream sessions, HTTP listeners and every downstream child. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the guarding proxy: connects to every configured downstream server and routes every tools/call, tool
+ * result, resources/read and prompts/get through one guard.
+ *
+ * @example
+ * const proxy = createProxy({ config: loadConfigFile('quadguard.yaml'), guard: pipeline, logger });
+ * await proxy.serveHttp({ port: 8787 });
+ */
+export function createProxy(opts: ProxyOptions): Proxy {
+  const { config, tokens } = opts.config;
+  const logger = opts.logger.child({ mod: 'proxy' });
+  const filter = new ToolFilter(Object.fromEntries(Object.entries(config.servers).map(([k, s]) => [k, s.tools])));
+  const guard = buildProxyGuard(filter, opts.guard, logger);
+  const pool = new DownstreamPool(config, filter, logger, opts.onToolsListed);
+  const registry = new UpstreamRegistry();
+  const core: ProxyCore = { config, pool, guard, logger };
+  const listeners: HttpUpstream[] = [];
+  pool.on('changed', (kind: 'tools' | 'resources' | 'prompts') => registry.notify(kind));
+  pool.start();
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await Promise.all(listeners.map((l) => l.close().catch(() => {})));
+      await registry.closeAll();
+      await pool.close();
+    })());
+
+  return {
+    guard,
+    pool,
+    async serveStdio(agent, onExit) {
+      const ctx: SessionContext = { id: `stdio-${randomUUID()}`, agent, profile: config.agents[agent]?.profile ?? {}, authenticated: false };
+      const server = createUpstreamServer(core, ctx);
+      registry.add(server);
+      const transport = createStdioUpstream(logger, () => {
+        logger.info('stdin closed; stopping downstream servers');
+        void close().finally(onExit);
+      });
+      await server.connect(transport);
+      return ctx;
+    },
+    async serveHttp(o) {
+      const l = await startHttpUpstream(core, registry, tokens, o);
+      listeners.push(l);
+      return l;
+    },
+    close,
+  };
+}
+
+export { GUARD_DENIED_CODE, DECISION_META_KEY } from './denial.js';
+export { MESSAGE_TOOL, MESSAGE_TOOL_DOTTED } from './message-tool.js';
+export { ToolFilter } from './tool-filter.js';
+export { composeGuards, failClosed, buildProxyGuard } from './compose.js';
+export type { ToolsListedHook } from './pool.js';
+export type { SessionContext } from './context.js';

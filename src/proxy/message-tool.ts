@@ -1,0 +1,80 @@
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { makeDecision, type Decision } from '../guard/types.js';
+import type { ProxyCore, SessionContext } from './context.js';
+import { enforceArgumentLimits } from './limits.js';
+
+/** The listed name of the proxy's own tool (safe for every client). */
+export const MESSAGE_TOOL = 'guard_check_message';
+/** The dotted alias, always accepted in tools/call and listed when `message_tool_name: dotted`. */
+export const MESSAGE_TOOL_DOTTED = 'guard.check_message';
+
+/** Whether a tools/call name addresses the message tool. */
+export function isMessageTool(name: string): boolean {
+  return name === MESSAGE_TOOL || name === MESSAGE_TOOL_DOTTED;
+}
+
+/** The tool definition, with its JSON Schema written out (the low-level Server takes raw schemas). */
+export function messageToolDefinition(style: 'strict' | 'dotted'): Tool {
+  return {
+    name: style === 'dotted' ? MESSAGE_TOOL_DOTTED : MESSAGE_TOOL,
+    title: 'Check an inter-agent message',
+    description:
+      'Checks a message one agent wants to send to another against the QuadGuard policy before delivery. ' +
+      'Returns JSON {decision, rationale, violated_rules, witness, threat_level}; deliver the message only when decision is "allow".',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        sender: { type: 'string', description: 'The agent sending the message (must be you).' },
+        recipient: { type: 'string', description: 'The agent that would receive it.' },
+        content: { type: 'string', description: 'The message text.' },
+      },
+      required: ['sender', 'recipient', 'content'],
+      additionalProperties: false,
+    },
+    annotations: { title: 'Check an inter-agent message', readOnlyHint: true, openWorldHint: false, idempotentHint: true },
+  };
+}
+
+const ArgsSchema = z.object({ sender: z.string().min(1), recipient: z.string().min(1), content: z.string() });
+
+/** The result shape the tool always returns (a normal result; `isError` when denied). */
+export function messageResult(d: Decision): CallToolResult {
+  const body = {
+    decision: d.decision,
+    rationale: d.rationale,
+    violated_rules: d.rules,
+    witness: d.witness,
+    threat_level: d.threatLevel ?? 0,
+  };
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], ...(d.decision === 'deny' ? { isError: true } : {}) };
+}
+
+/**
+ * Handles guard_check_message: builds a `message` Interaction and runs the same guard as every other call.
+ * When the session is authenticated, a `sender` other than the authenticated agent is denied.
+ */
+export async function handleMessageTool(core: ProxyCore, session: SessionContext, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
+  enforceArgumentLimits(args, core.config.limits, MESSAGE_TOOL);
+  const parsed = ArgsSchema.safeParse(args ?? {});
+  if (!parsed.success) {
+    throw new McpError(ErrorCode.InvalidParams, `${MESSAGE_TOOL} needs string arguments sender, recipient and content: ${z.prettifyError(parsed.error)}`);
+  }
+  const { sender, recipient, content } = parsed.data;
+  if (session.authenticated && sender !== session.agent) {
+    return messageResult(
+      makeDecision({
+        decision: 'deny',
+        rationale: `the claimed sender "${sender}" is not the authenticated agent "${session.agent}"; an agent may only check messages it sends itself.`,
+        rules: ['sender-must-match-identity'],
+        source: 'identity',
+      }),
+    );
+  }
+  const decision = await core.guard.check(
+    { kind: 'message', agent: session.agent, session: session.id, profile: session.profile, sender, recipient, content },
+    signal,
+  );
+  return messageResult(decision);
+}

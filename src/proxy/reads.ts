@@ -1,0 +1,91 @@
+import {
+  ErrorCode,
+  GetPromptResultSchema,
+  McpError,
+  ReadResourceResultSchema,
+  type GetPromptRequest,
+  type GetPromptResult,
+  type ReadResourceRequest,
+  type ReadResourceResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { DownstreamError } from '../errors.js';
+import type { ContentBlock, Decision } from '../guard/types.js';
+import { forwardOptions, stripProgressToken, type ForwardExtra, type ProxyCore, type SessionContext } from './context.js';
+import { requestDenialError } from './denial.js';
+import { enforceArgumentLimits } from './limits.js';
+import { prefixUri, rewriteBlockUris, unprefixUri } from './namespacing.js';
+
+/** Downstream failures on read methods are JSON-RPC errors (brief §4.3), with the downstream code kept. */
+function asMcpError(err: unknown): unknown {
+  if (err instanceof DownstreamError) return new McpError(ErrorCode.InternalError, err.message, { code: err.code });
+  if (err instanceof McpError) {
+    const e = new McpError(err.code, err.message, err.data);
+    e.message = err.message.replace(/^MCP error -?\d+: /, ''); // no double prefix
+    return e;
+  }
+  return err;
+}
+
+type ResourceContents = ReadResourceResult['contents'][number];
+
+/** Replacement blocks as resource contents: embedded resources keep theirs, text blocks become text contents. */
+function replacementContents(d: Decision, uri: string): ResourceContents[] {
+  return (d.replacement ?? []).map((b) =>
+    b.type === 'resource' && typeof b.resource === 'object' ? (b.resource as ResourceContents) : { uri, mimeType: 'text/plain', text: typeof b.text === 'string' ? b.text : JSON.stringify(b) },
+  );
+}
+
+/**
+ * resources/read: guard(resource_read, request) → downstream → guard(resource_read, response, contents as
+ * embedded-resource blocks). URIs are un-prefixed on the way down and prefixed on the way back.
+ */
+export async function handleReadResource(core: ProxyCore, session: SessionContext, request: ReadResourceRequest, extra: ForwardExtra): Promise<ReadResourceResult> {
+  const exposedUri = request.params.uri;
+  const target = unprefixUri(exposedUri);
+  const server = target ? core.pool.servers.get(target.server) : undefined;
+  if (!target || !server) throw new McpError(-32002, `Resource not found: ${exposedUri} (URIs look like <server>+<scheme>://…; see resources/list).`);
+  const base = { kind: 'resource_read' as const, agent: session.agent, session: session.id, profile: session.profile, server: target.server, uri: target.uri };
+  const subject = { what: 'read of resource', name: exposedUri };
+
+  const pre = await core.guard.check({ ...base, phase: 'request' }, extra.signal);
+  if (pre.decision === 'deny') throw requestDenialError(pre, subject);
+  let result: ReadResourceResult;
+  try {
+    const meta = stripProgressToken(request.params._meta);
+    result = await server.request({ method: 'resources/read', params: { uri: target.uri, ...(meta ? { _meta: meta } : {}) } }, ReadResourceResultSchema, forwardOptions(request.params._meta?.progressToken, extra, core.logger));
+  } catch (err) {
+    throw asMcpError(err);
+  }
+  const blocks = result.contents.map((c) => ({ type: 'resource', resource: c }) as ContentBlock);
+  const post = await core.guard.check({ ...base, phase: 'response', content: blocks }, extra.signal);
+  if (post.decision === 'deny') throw requestDenialError(post, subject);
+  const contents = post.replacement ? replacementContents(post, target.uri) : result.contents;
+  return { ...result, contents: contents.map((c) => ({ ...c, uri: prefixUri(target.server, c.uri) })) };
+}
+
+/**
+ * prompts/get, mapped to Interaction kind `resource_read` with uri `prompt:<name>`: the request carries the
+ * prompt `arguments`, the response carries each message's content block. A replacement becomes user messages.
+ */
+export async function handleGetPrompt(core: ProxyCore, session: SessionContext, request: GetPromptRequest, extra: ForwardExtra): Promise<GetPromptResult> {
+  const exposed = request.params.name;
+  const route = core.pool.prompt(exposed);
+  const server = route ? core.pool.servers.get(route.server) : undefined;
+  if (!route || !server) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${exposed}. Call prompts/list for the available prompts.`);
+  enforceArgumentLimits(request.params.arguments, core.config.limits, exposed);
+  const base = { kind: 'resource_read' as const, agent: session.agent, session: session.id, profile: session.profile, server: route.server, uri: `prompt:${route.name}` };
+  const subject = { what: 'prompt', name: exposed };
+
+  const pre = await core.guard.check({ ...base, phase: 'request', arguments: request.params.arguments ?? {} }, extra.signal);
+  if (pre.decision === 'deny') throw requestDenialError(pre, subject);
+  let result: GetPromptResult;
+  try {
+    result = await server.request({ method: 'prompts/get', params: { name: route.name, arguments: request.params.arguments } }, GetPromptResultSchema, forwardOptions(request.params._meta?.progressToken, extra, core.logger));
+  } catch (err) {
+    throw asMcpError(err);
+  }
+  const post = await core.guard.check({ ...base, phase: 'response', content: result.messages.map((m) => m.content as ContentBlock) }, extra.signal);
+  if (post.decision === 'deny') throw requestDenialError(post, subject);
+  const messages = post.replacement ? post.replacement.map((b) => ({ role: 'user' as const, content: b as GetPromptResult['messages'][number]['content'] })) : result.messages;
+  return { ...result, messages: messages.map((m) => ({ ...m, content: rewriteBlockUris(m.content, (u) => prefixUri(route.server, u)) })) };
+}
