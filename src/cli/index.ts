@@ -4,7 +4,6 @@ import { errorMessage, QuadGuardError } from '../errors.js';
 import { VERSION } from '../version.js';
 // -- command modules (one file per command group; keep this list sorted) --
 // @register-imports
-import { registerServeCommands } from './serve.js';
 import { registerEvalCommand } from './eval.js';
 import { registerServeCommands } from './serve.js';
 import { registerAgentsCommands } from './agents.js';
@@ -23,7 +22,6 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   // @register-calls
-  registerServeCommands(program);
   registerEvalCommand(program);
   registerServeCommands(program);
   registerAgentsCommands(program);
