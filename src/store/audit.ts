@@ -196,9 +196,18 @@ export class AuditLog {
   }
 }
 
-/** The chain hash of a row: sha256 of its `prev_hash` followed by the canonical JSON of every other column. */
+/** Every hashed column, sorted: the key order of the canonical row JSON. */
+const HASHED_COLUMNS = Object.keys(RawAuditRowSchema.shape).filter((k) => k !== 'hash').sort() as (keyof Omit<RawAuditRow, 'hash'>)[];
+
+/**
+ * The chain hash of a row: sha256 of its `prev_hash` followed by the canonical JSON of its columns (all but
+ * `hash`, keys sorted). Columns are strings, numbers or null, so native `JSON.stringify` over an object built in
+ * sorted key order is exactly `canonicalJson(row)`, at a fraction of the cost (this runs on every append).
+ */
 export function rowHash(row: Omit<RawAuditRow, 'hash'>): string {
-  return sha256Hex(row.prev_hash + canonicalJson(row));
+  const sorted: Record<string, unknown> = {};
+  for (const k of HASHED_COLUMNS) sorted[k] = row[k] ?? null;
+  return sha256Hex(row.prev_hash + JSON.stringify(sorted));
 }
 
 function parseRow(raw: unknown): AuditRow {

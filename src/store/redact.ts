@@ -35,16 +35,44 @@ const PATTERNS: SecretPattern[] = [
   { kind: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?/dg },
   { kind: 'bearer', re: /\bBearer\s+([A-Za-z0-9._~+/=-]{8,})/dg, group: 1 },
   // URL credentials: scheme://user:password@host
-  { kind: 'url-password', re: /[a-z][a-z0-9+.-]*:\/\/[^\s/:@"']+:([^\s@"'/]+)@/dg, group: 1 },
+  { kind: 'url-password', re: /(?<=:\/\/)[^\s/:@"']+:([^\s@"'/]+)@/dg, group: 1 },
   // key = value / "key": "value" with a secret-sounding key.
   {
     kind: 'secret-value',
-    re: /[A-Za-z0-9_-]*(?:passw(?:or)?d|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?id)[A-Za-z0-9_-]*["']?\s*[:=]\s*["']?([^"'\s,;&}\]]{4,})/dgi,
+    re: /(?:passw(?:or)?d|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?id)[A-Za-z0-9_-]*["']?\s*[:=]\s*["']?([^"'\s,;&}\]]{4,})/dgi,
     group: 1,
   },
   // Long high-entropy tokens (AWS secret keys, generic API keys, base64 blobs).
-  { kind: 'high-entropy', re: /[A-Za-z0-9+/_-]{24,}={0,2}/dg, accept: looksRandom },
 ];
+
+/** Shortest run of token characters considered by the high-entropy check. */
+const MIN_TOKEN = 24;
+
+/** Token characters: A–Z a–z 0–9 + / _ - (base64, base64url, hex). */
+function isTokenChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47 || c === 95 || c === 45;
+}
+
+/**
+ * Long high-entropy tokens (AWS secret keys, generic API keys, base64 blobs): one linear scan for runs of token
+ * characters (a regex would retry at every character of every word).
+ */
+function highEntropySpans(text: string, out: SecretSpan[]): void {
+  let start = -1;
+  for (let i = 0; i <= text.length; i++) {
+    const tok = i < text.length && isTokenChar(text.charCodeAt(i));
+    if (tok) {
+      if (start < 0) start = i;
+      continue;
+    }
+    if (start >= 0 && i - start >= MIN_TOKEN) {
+      let end = i;
+      while (end < text.length && end - i < 2 && text.charCodeAt(end) === 61) end++; // base64 '=' padding
+      if (looksRandom(text.slice(start, i))) out.push({ start, end, kind: 'high-entropy' });
+    }
+    start = -1;
+  }
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -71,10 +99,18 @@ function looksRandom(token: string): boolean {
   return entropy(token) >= (classes === 3 ? 3.6 : 3.9);
 }
 
+/**
+ * Literal every pattern above needs (case-insensitive, a superset): text without any of them skips the pattern
+ * pass, which keeps the common case (ordinary arguments) at one scan. Keep in step with PATTERNS.
+ */
+const PREFILTER =
+  /BEGIN|AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA|sk-|[rs]k_|gh[pousr]_|github_pat_|xox|AIza|eyJ|Bearer|:\/\/|passw|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?id/i;
+
 /** Every secret found in `text`, sorted and merged where they overlap. */
 export function findSecrets(text: string): SecretSpan[] {
   const spans: SecretSpan[] = [];
-  for (const p of PATTERNS) {
+  const candidates = PREFILTER.test(text) ? PATTERNS : [];
+  for (const p of candidates) {
     p.re.lastIndex = 0;
     for (const m of text.matchAll(p.re)) {
       const idx = m.indices?.[p.group ?? 0];
@@ -84,6 +120,7 @@ export function findSecrets(text: string): SecretSpan[] {
       spans.push({ start: idx[0], end: idx[1], kind: p.kind });
     }
   }
+  highEntropySpans(text, spans);
   spans.sort((a, b) => a.start - b.start || b.end - a.end);
   const merged: SecretSpan[] = [];
   for (const s of spans) {

@@ -1,0 +1,191 @@
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StoreError } from '../../src/errors.js';
+import { makeDecision } from '../../src/guard/types.js';
+import { auditEntryFor, GENESIS_HASH, openStore, parseAuditId, rowHash, type RawAuditRow } from '../../src/store/index.js';
+import { entry, tempDir } from './helpers.js';
+
+let t: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  t = tempDir();
+});
+afterEach(() => t.cleanup());
+
+/** Fills a store with `n` rows and closes it. */
+function fill(n: number): void {
+  const s = openStore(t.file);
+  for (let i = 1; i <= n; i++) s.audit.append(entry(i));
+  s.close();
+}
+
+/** Runs SQL on the file through a second, raw connection, as an attacker with file access would. */
+function attack(sql: string, params: unknown[] = []): void {
+  const raw = new Database(t.file);
+  raw.exec('DROP TRIGGER IF EXISTS audit_no_update; DROP TRIGGER IF EXISTS audit_no_delete;');
+  raw.prepare(sql).run(...params);
+  raw.close();
+}
+
+function verify() {
+  const s = openStore(t.file);
+  try {
+    return s.audit.verify();
+  } finally {
+    s.close();
+  }
+}
+
+describe('audit log', () => {
+  it('appends rows chained by hash from the genesis hash and verifies them', () => {
+    const s = openStore(t.file);
+    const a = s.audit.append(entry(1));
+    const b = s.audit.append(entry(2));
+    expect([a.id, b.id]).toEqual([1, 2]);
+    expect(a.auditId).toBe(`1-${a.hash.slice(0, 8)}`);
+    const r1 = s.audit.get(1)!;
+    const r2 = s.audit.get(b.auditId)!;
+    expect(r1.prevHash).toBe(GENESIS_HASH);
+    expect(r2.prevHash).toBe(a.hash);
+    expect(r1.witness).toEqual([]);
+    expect(r2).toMatchObject({ agent: 'planner', kind: 'tool_call', server: 'fs', tool: 'read_file', decision: 'allow', elapsedMs: 2.5 });
+    expect(r2.digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(r2.preview).toBe('{"path":"/data/2.txt"}');
+    expect(s.audit.verify()).toEqual({ ok: true, rows: 2, head: { id: 2, hash: b.hash }, warnings: [] });
+    s.close();
+  });
+
+  it('returns nothing for a string id whose hash prefix does not match', () => {
+    const s = openStore(t.file);
+    const a = s.audit.append(entry(1));
+    const wrong = a.hash.startsWith('0') ? '1-ffffffff' : '1-00000000';
+    expect(s.audit.get(wrong)).toBeUndefined();
+    expect(() => s.audit.get('nope')).toThrow(StoreError);
+    expect(parseAuditId('42-3FA9')).toEqual({ id: 42, hashPrefix: '3fa9' });
+    s.close();
+  });
+
+  it('refuses UPDATE and DELETE through its triggers', () => {
+    fill(2);
+    const raw = new Database(t.file);
+    expect(() => raw.prepare("UPDATE audit SET decision = 'allow' WHERE id = 1").run()).toThrow(/append-only/);
+    expect(() => raw.prepare('DELETE FROM audit WHERE id = 1').run()).toThrow(/append-only/);
+    raw.close();
+    expect(verify().ok).toBe(true);
+  });
+
+  it('names an edited row', () => {
+    fill(5);
+    attack("UPDATE audit SET decision = 'allow', rationale = 'nothing to see' WHERE id = 3");
+    const r = verify();
+    expect(r.ok).toBe(false);
+    expect(r.firstBad).toEqual({ id: 3, reason: expect.stringMatching(/hash mismatch/) });
+    expect(r.rows).toBe(2);
+    expect(r.warnings.join()).toMatch(/triggers/);
+  });
+
+  it('names the next row when an edited row had its hash recomputed', () => {
+    fill(5);
+    const raw = new Database(t.file);
+    raw.exec('DROP TRIGGER audit_no_update');
+    const row = raw.prepare('SELECT * FROM audit WHERE id = 3').get() as RawAuditRow;
+    const { hash: _old, ...rest } = { ...row, decision: 'allow' };
+    raw.prepare('UPDATE audit SET decision = ?, hash = ? WHERE id = 3').run('allow', rowHash(rest));
+    raw.close();
+    expect(verify().firstBad).toEqual({ id: 4, reason: expect.stringMatching(/row 3 was rewritten/) });
+  });
+
+  it('names a deleted row, in the middle and at the end', () => {
+    fill(5);
+    attack('DELETE FROM audit WHERE id = 3');
+    expect(verify().firstBad).toEqual({ id: 3, reason: 'row 3 is missing (deleted); the next row is 4' });
+    attack('DELETE FROM audit WHERE id = 5');
+    attack('DELETE FROM audit WHERE id = 4');
+    attack('DELETE FROM audit WHERE id = 2');
+    expect(verify().firstBad?.id).toBe(2);
+  });
+
+  it('detects a deleted tail, even after new rows are appended', () => {
+    fill(5);
+    attack('DELETE FROM audit WHERE id >= 4');
+    expect(verify().firstBad).toEqual({ id: 4, reason: 'rows 4–5 are missing at the end (deleted)' });
+    const s = openStore(t.file);
+    expect(s.audit.append(entry(6)).id).toBe(6);
+    s.close();
+    expect(verify().firstBad).toEqual({ id: 4, reason: expect.stringMatching(/rows 4–5 are missing/) });
+  });
+
+  it('detects reordered rows', () => {
+    fill(5);
+    attack('UPDATE audit SET id = -2 WHERE id = 2');
+    attack('UPDATE audit SET id = 2 WHERE id = 3');
+    attack('UPDATE audit SET id = 3 WHERE id = -2');
+    const r = verify();
+    expect(r.ok).toBe(false);
+    expect(r.firstBad?.id).toBe(2);
+  });
+
+  it('continues the chain after close and reopen', () => {
+    fill(3);
+    const s = openStore(t.file);
+    const last = s.audit.tail(1)[0]!;
+    const next = s.audit.append(entry(4));
+    expect(next.id).toBe(4);
+    expect(s.audit.get(4)!.prevHash).toBe(last.hash);
+    expect(s.audit.verify()).toMatchObject({ ok: true, rows: 4 });
+    s.close();
+  });
+
+  it('keeps one chain when two processes append at once', async () => {
+    const { spawn } = await import('node:child_process');
+    const { existsSync } = await import('node:fs');
+    const mod = new URL('../../dist/src/store/index.js', import.meta.url).href;
+    expect(existsSync(new URL(mod)), 'run `npm run build` first').toBe(true);
+    openStore(t.file).close();
+    const script = `const { openStore } = await import(${JSON.stringify(mod)});
+      const s = openStore(process.argv[1]);
+      for (let i = 0; i < 300; i++) s.audit.append({ agent: process.argv[2], session: 's', kind: 'message', payload: 'm' + i, decision: 'allow' });
+      s.close();`;
+    const run = (agent: string) =>
+      new Promise<number | null>((res) => spawn(process.execPath, ['--input-type=module', '-e', script, t.file, agent], { stdio: 'inherit' }).on('exit', res));
+    expect(await Promise.all([run('p1'), run('p2')])).toEqual([0, 0]);
+    const s = openStore(t.file);
+    expect(s.audit.verify()).toMatchObject({ ok: true, rows: 600 });
+    const agents = new Set([...s.audit.iterate()].map((r) => r.agent));
+    expect(agents).toEqual(new Set(['p1', 'p2']));
+    s.close();
+  });
+
+  it('iterates from an id across pages and exports NDJSON', async () => {
+    const s = openStore(t.file);
+    for (let i = 1; i <= 1203; i++) s.audit.append(entry(i));
+    expect([...s.audit.iterate(1200)].map((r) => r.id)).toEqual([1200, 1201, 1202, 1203]);
+    expect(s.audit.tail(2).map((r) => r.id)).toEqual([1202, 1203]);
+    const { PassThrough } = await import('node:stream');
+    const out = new PassThrough();
+    const chunks: Buffer[] = [];
+    out.on('data', (c: Buffer) => chunks.push(c));
+    expect(await s.audit.exportNdjson(out)).toBe(1203);
+    const lines = Buffer.concat(chunks).toString('utf8').trim().split('\n');
+    expect(lines).toHaveLength(1203);
+    expect(JSON.parse(lines[1202]!)).toMatchObject({ id: 1203, auditId: expect.stringMatching(/^1203-/) });
+    expect(s.audit.verify()).toMatchObject({ ok: true, rows: 1203 });
+    s.close();
+  });
+
+  it('builds entries from an interaction and a decision', () => {
+    const s = openStore(':memory:');
+    const d = makeDecision({
+      decision: 'deny',
+      rationale: 'Blocked',
+      rules: ['r1'],
+      policy: { name: 'default', version: '1', hash: 'ph' },
+      elapsedMs: 3,
+      threatLevel: 2,
+    });
+    const e = auditEntryFor({ kind: 'message', agent: 'a', session: 's', profile: {}, content: 'hi', sender: 'a', recipient: 'b' }, d);
+    const { id } = s.audit.append(e);
+    expect(s.audit.get(id)).toMatchObject({ kind: 'message', recipient: 'b', preview: 'hi', policyHash: 'ph', threatLevel: 2, rules: ['r1'] });
+    expect(() => s.audit.append({ ...e, agent: '' })).toThrow(/store_invalid_entry|agent/);
+    s.close();
+  });
+});
