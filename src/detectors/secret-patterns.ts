@@ -46,7 +46,10 @@ const PLACEHOLDER =
 /** Code references (`config.apiKey`, `req.body.password`) and calls (`getenv(…)`) are not values. */
 const CODE_REF = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$|[()]/;
 
-function passwordOk(value: string, whole: string): boolean {
+/** Argument names that hold a password or key (`arguments.db.password`, `arguments.api_key`). */
+export const SECRET_KEY_NAME = /(?:password|passwd|passphrase|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)$/i;
+
+export function passwordOk(value: string, whole: string): boolean {
   if (value.length < 4 || PLACEHOLDER.test(value) || CODE_REF.test(value)) return false;
   // Prose (`Password: please reset it`): after a bare `:`, a lower-case word is not taken for a password.
   if (/^[a-z]+$/.test(value) && /:\s*[a-z]+$/.test(whole)) return false;
@@ -85,7 +88,8 @@ export const SECRET_PATTERNS: SecretPattern[] = [
   },
   {
     kind: 'bearer_token',
-    re: /(?:\b(?:authorization|proxy-authorization)\b["']?\s*[:=]\s*["']?)?\b(?:Bearer|Token|Basic)\s+([A-Za-z0-9._~+/=-]{16,4096})/gi,
+    // `Authorization: Bearer|Token|Basic …` in a header, or a bare `Bearer …`.
+    re: /(?:\b(?:authorization|proxy-authorization)\b["']?\s*[:=]\s*["']?(?:Bearer|Token|Basic)|\bBearer)\s+([A-Za-z0-9._~+/=-]{16,4096})/gi,
     check: hasDigitAndLetter,
   },
   {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineDetector } from './registry.js';
 import { FieldSelectorSchema, fromFindings, inspectedFields, mask, MAX_SPANS, type Finding } from './common.js';
 import { segmentDensity, shannonEntropy } from './entropy.js';
-import { SECRET_KINDS, SECRET_PATTERNS, type SecretKind } from './secret-patterns.js';
+import { passwordOk, SECRET_KEY_NAME, SECRET_KINDS, SECRET_PATTERNS, type SecretKind } from './secret-patterns.js';
 
 /**
  * `secrets`: credentials in the selected text.
@@ -12,8 +12,9 @@ import { SECRET_KINDS, SECRET_PATTERNS, type SecretKind } from './secret-pattern
  *   `stripe_key` (`sk_live_`, `rk_test_`…; publishable `pk_` keys are not secrets), `google_api_key` (`AIza…`),
  *   `openai_key` (`sk-…`, `sk-proj-…`), `anthropic_key` (`sk-ant-…`), `private_key` (PEM `BEGIN … PRIVATE KEY`
  *   blocks), `jwt` (three base64url parts whose header decodes to JSON with `alg`), `bearer_token`
- *   (`Authorization: Bearer|Basic|Token …`), `password_assignment` (`password=…`, `DB_PASSWORD: …`,
- *   `api_key = "…"`, `scheme://user:pass@host`; placeholders such as `${PW}`, `<secret>`, `****`, `string`,
+ *   (`Authorization: Bearer|Basic|Token …`, bare `Bearer …`), `password_assignment` (`password=…`, `DB_PASSWORD: …`,
+ *   `api_key = "…"`, `scheme://user:pass@host`, and a whole argument value whose name is password-like, e.g.
+ *   `arguments.db.password`; placeholders such as `${PW}`, `<secret>`, `****`, `string`,
  *   code references `config.password` are ignored), `high_entropy`.
  * - `high_entropy`: tokens of 20–200 characters from `[A-Za-z0-9+_=-]` (split at `/`, `.`, `:` and everything
  *   else, so paths and URLs never join into one token) that mix letters and digits, hold no run of 7+ lower-case
@@ -58,12 +59,19 @@ export const secretsDetector = defineDetector({
     const kinds = new Set<SecretKind>(opts.kinds ?? SECRET_KINDS);
     const patterns = SECRET_PATTERNS.filter((p) => kinds.has(p.kind));
     const entropy = kinds.has('high_entropy');
+    const passwords = kinds.has('password_assignment');
     const { field, min_entropy: minEntropy } = opts;
     return function secrets(i) {
       const findings: Finding[] = [];
       for (const f of inspectedFields(i, field)) {
         const taken: Array<[number, number]> = [];
         const overlaps = (s: number, e: number): boolean => taken.some(([a, b]) => s < b && e > a);
+        // A structured argument named like a password (`{"db": {"password": "…"}}`): the whole value is one.
+        const key = f.field.split('.').pop() ?? '';
+        if (passwords && f.field.startsWith('arguments.') && SECRET_KEY_NAME.test(key) && f.text.length <= 256 && passwordOk(f.text, `${key}=${f.text}`)) {
+          taken.push([0, f.text.length]);
+          findings.push({ kind: 'password_assignment', field: f.field, start: 0, end: f.text.length, shown: mask(f.text) });
+        }
         for (const p of patterns) {
           p.re.lastIndex = 0;
           for (const m of f.text.matchAll(p.re)) {

@@ -97,14 +97,17 @@ export function invocations(text: string, maxDepth = 2, depth = 0, span?: [numbe
     for (const cmd of pipe) {
       const peeled = peel(cmd);
       const [start, end] = span ?? [cmd.start, cmd.end];
-      if (peeled) line.push({ ...peeled, position: line.length, pipeline: line, start, end });
+      if (peeled) {
+        const { name, args, viaXargs, bareEnv } = peeled;
+        line.push({ name, args, cmd, viaXargs, bareEnv, position: line.length, pipeline: line, start, end });
+      }
       if (depth < maxDepth) {
         const inner = peeled ? nestedScript(peeled) : undefined;
-        if (inner !== undefined) out.push(...invocations(inner, maxDepth, depth + 1, [start, end]));
-        for (const sub of cmd.subs) out.push(...invocations(sub, maxDepth, depth + 1, [start, end]));
+        if (inner !== undefined) for (const x of invocations(inner, maxDepth, depth + 1, [start, end])) out.push(x);
+        for (const sub of cmd.subs) for (const x of invocations(sub, maxDepth, depth + 1, [start, end])) out.push(x);
       }
     }
-    out.push(...line);
+    for (const inv of line) out.push(inv);
   }
   return out;
 }

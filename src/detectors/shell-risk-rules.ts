@@ -96,7 +96,8 @@ export function destructiveDelete(inv: Invocation, sandbox: Sandbox): string | u
   if (inv.viaXargs) return strong ? `${inv.name} on targets read from stdin (xargs)` : undefined;
   for (const text of targets) {
     const t = target(text);
-    if (critical(t)) return `${show(inv)} removes ${text}`;
+    // `find . -name '*.pyc' -delete` filters what it removes: `.` is not critical for find, only the sandbox counts.
+    if (critical(t) && !(inv.name === 'find' && /^\.\/?$/.test(text))) return `${show(inv)} removes ${text}`;
     const inside = inSandbox(t, sandbox);
     if (strong && !inside) return `${show(inv)}: ${text} is outside the sandbox`;
     if (!strong && !inside && underSystem(t.path)) return `${show(inv)}: ${text} is a system file`;
@@ -131,12 +132,24 @@ const FETCHERS = new Set(['curl', 'wget', 'fetch', 'http', 'https', 'aria2c', 'l
 const INTERPRETERS = new Set([...SHELLS, 'python', 'python2', 'python3', 'perl', 'ruby', 'node', 'nodejs', 'php', 'lua', 'pwsh', 'powershell', 'iex', 'invoke-expression', 'source', '.', 'eval', 'deno', 'bun']);
 const fetches = (s: string): boolean => /(?:^|[\s(|;&])(?:curl|wget|fetch|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|aria2c|nc|ncat)\b/i.test(s);
 
+const fetcherIndex = new WeakMap<Invocation[], number>();
+
+/** Index of the first download command in a pipeline (cached, so long pipelines stay linear). */
+function firstFetcher(pipeline: Invocation[]): number {
+  let k = fetcherIndex.get(pipeline);
+  if (k === undefined) {
+    k = pipeline.findIndex((e) => FETCHERS.has(e.name));
+    if (k < 0) k = Number.POSITIVE_INFINITY;
+    fetcherIndex.set(pipeline, k);
+  }
+  return k;
+}
+
 export function remoteExec(inv: Invocation): string | undefined {
   if (!INTERPRETERS.has(inv.name)) return undefined;
   // `curl … | sh`: an interpreter reading its program from stdin (no script operand, or `-`, or `-s`).
-  const earlier = inv.pipeline.slice(0, inv.position);
   const reading = operands(inv.args).length === 0 || inv.args.includes('-') || inv.args.includes('-s');
-  if (earlier.some((e) => FETCHERS.has(e.name)) && reading) return `network download piped into ${inv.name}`;
+  if (reading && firstFetcher(inv.pipeline) < inv.position) return `network download piped into ${inv.name}`;
   // `bash <(curl …)`, `sh -c "$(curl …)"`, `eval "$(wget -O- …)"`, `. <(curl …)`.
   if (inv.args.some((a) => /[$<]\(|`/.test(a) && fetches(a))) return `${inv.name} runs a network download`;
   return undefined;

@@ -90,3 +90,20 @@ describe('secrets detector', () => {
     expect(d(call({ blob: 'A'.repeat(5_000_000) })).value).toBe('false');
   });
 });
+
+describe('secrets detector on structured arguments', () => {
+  it('treats a password-named argument value as a password', () => {
+    const d = compile({ type: 'secrets', field: 'arguments' });
+    const r = d(call({ db: { host: 'db.local', password: 'Sup3rS3cret' } }));
+    expect(r.value).toBe('true');
+    expect(r.evidence).toContain('password_assignment');
+    expect(r.evidence).not.toContain('Sup3rS3cret');
+    expect(r.spans).toEqual([{ field: 'arguments.db.password', start: 0, end: 11 }]);
+    expect(d(call({ db: { password: '${DB_PASSWORD}' } })).value).toBe('false');
+    expect(d(call({ password_hint: 'Sup3rS3cret' })).value).toBe('false');
+  });
+  it('needs a header or Bearer for bearer tokens', () => {
+    expect(scan(S, 'a Token refreshIntervalSeconds2 setting').value).toBe('false');
+    expect(scan(S, j('curl -H "Authorization: Token ', 'x9F2kQ7mZ1pL4vB8nW3c"')).value).toBe('true');
+  });
+});

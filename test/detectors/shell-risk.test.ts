@@ -133,3 +133,16 @@ describe('shell_risk detector', () => {
     expect(d(call({ command: `rm -rf / ; echo ${'"'.repeat(2_000_000)}${'('.repeat(2_000_000)}` })).value).toBe('true');
   });
 });
+
+describe('shell_risk edge cases', () => {
+  it('lets find filter inside the working directory when "." is sandboxed', () => {
+    const ws = compile({ type: 'shell_risk', sandbox: ['.'] });
+    expect(ws(call({ command: "find . -name '*.pyc' -delete" })).value).toBe('false');
+    expect(ws(call({ command: 'rm -rf .' })).value).toBe('true');
+    expect(ws(call({ command: 'find ../.. -delete' })).value).toBe('true');
+  });
+  it('stays linear on long pipelines', () => {
+    expect(run(`${'sh|'.repeat(20_000)}sh`)).toEqual({ value: 'false' });
+    expect(run(`curl x | ${'cat|'.repeat(20_000)}sh`).value).toBe('true');
+  });
+});
