@@ -41,6 +41,7 @@ export const ResourceReadStepSchema = z.strictObject({
   uri: z.string().min(1),
 });
 
+/** One step of a case, discriminated by `kind`. */
 export const StepSchema = z.discriminatedUnion('kind', [
   MessageStepSchema,
   ToolCallStepSchema,
@@ -57,6 +58,7 @@ export const CaseContextSchema = z.looseObject({
 });
 export type CaseContext = z.infer<typeof CaseContextSchema>;
 
+/** A case-level outcome: the expected one, or what the guard decided. */
 export const DecisionLabelSchema = z.enum(['allow', 'deny']);
 export type DecisionLabel = z.infer<typeof DecisionLabelSchema>;
 
@@ -66,6 +68,7 @@ export const ExpectSchema = z.strictObject({
   rules: z.array(z.string().min(1)).optional(),
 });
 
+/** One evaluation case: a JSONL line of `data/eval/SCHEMA.md`. */
 export const EvalCaseSchema = z.strictObject({
   id: z.string().min(1),
   suite: z.string().min(1),

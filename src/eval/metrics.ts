@@ -167,6 +167,7 @@ export function stepTimes(cases: readonly CaseResult[]): number[] {
   return cases.flatMap((c) => c.steps.map((s) => s.elapsedMs));
 }
 
+/** Time per replayed step: mean, median, nearest-rank p99 and max (all `null` without steps). */
 export function latencyMetrics(cases: readonly CaseResult[]): LatencyMetrics {
   const times = stepTimes(cases);
   return {
@@ -178,6 +179,7 @@ export function latencyMetrics(cases: readonly CaseResult[]): LatencyMetrics {
   };
 }
 
+/** Model calls and tokens from `detail.llm`, in total and per replayed step (see `ModelMetrics`). */
 export function modelMetrics(cases: readonly CaseResult[]): ModelMetrics {
   const steps = cases.flatMap((c) => c.steps);
   const reporting = steps.filter((s) => s.llm !== undefined);

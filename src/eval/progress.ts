@@ -80,7 +80,8 @@ export function createProgress(options: ProgressOptions): Progress {
     finish() {
       if (finished) return;
       finished = true;
-      if (tty) stream.write(`\r${line()}\x1b[K\n`);
+      // Nothing drawn yet (the run failed before its first case): leave the terminal alone.
+      if (tty && lastDraw !== -Infinity) stream.write(`\r${line()}\x1b[K\n`);
     },
   };
 }

@@ -49,6 +49,12 @@ describe('createProgress', () => {
     expect(chunks[3]!.endsWith('\n')).toBe(true);
   });
 
+  it('leaves the terminal alone when finished before any update', () => {
+    const { chunks, stream } = sink(true);
+    createProgress({ total: 5, stream }).finish();
+    expect(chunks).toEqual([]);
+  });
+
   it('writes nothing when quiet', () => {
     for (const tty of [true, false]) {
       const { chunks, stream } = sink(tty);
