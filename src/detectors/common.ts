@@ -66,8 +66,10 @@ export function configError(ctx: DetectorContext, message: string, cause?: unkno
   });
 }
 
-/** The constant `false` result. */
-export const FALSE: DetectorResult = Object.freeze({ value: 'false' }) as DetectorResult;
+/** A fresh `false` result (fresh, so that callers may annotate results without sharing state). */
+export function no(): DetectorResult {
+  return { value: 'false' };
+}
 
 /** `unknown` with a reason. */
 export function unknown(evidence: string): DetectorResult {
@@ -86,7 +88,7 @@ export interface Finding {
 
 /** A `true` result from findings: evidence lists the first few (already masked), spans all of them (capped). */
 export function fromFindings(type: string, findings: Finding[], score = 1): DetectorResult {
-  if (findings.length === 0) return FALSE;
+  if (findings.length === 0) return no();
   const listed = findings
     .slice(0, 3)
     .map((f) => `${f.kind} ${f.shown} in ${f.field}`)

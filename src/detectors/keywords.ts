@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineDetector } from './registry.js';
-import { FieldSelectorSchema, compileRegex, configError, FALSE, inspectedFields, MAX_SPANS } from './common.js';
+import { FieldSelectorSchema, compileRegex, configError, no, inspectedFields, MAX_SPANS } from './common.js';
 import type { DetectorResult } from './types.js';
 
 /**
@@ -63,7 +63,7 @@ export const keywordsDetector = defineDetector({
           if (spans.length < MAX_SPANS) spans.push({ field: f.field, start: m.index, end: m.index + m[0].length });
         }
       }
-      if (found.size < min) return FALSE;
+      if (found.size < min) return no();
       const list = [...found].slice(0, 5).map((w) => `"${w}"`).join(', ');
       return {
         value: 'true',

@@ -44,13 +44,15 @@ const PLACEHOLDER =
   /^(?:[*xX•.]+|[$%<{[(].*|null|none|nil|undefined|true|false|string|str|password|passwd|secret|required|optional|empty|redacted|changeme|example|your[_-]?\w*|process\.env.*|os\.environ.*|env\(.*)$/i;
 
 /** Code references (`config.apiKey`, `req.body.password`) and calls (`getenv(…)`) are not values. */
-const CODE_REF = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$|[()]/;
+const CODE_REF = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$|[()[\]]/;
+/** Paths are not passwords (`PWD=/home/me`, `OLDPWD=~/src` in environment listings). */
+const PATH_VALUE = /^(?:\/|~\/|\.\.?\/)/;
 
 /** Argument names that hold a password or key (`arguments.db.password`, `arguments.api_key`). */
 export const SECRET_KEY_NAME = /(?:password|passwd|passphrase|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)$/i;
 
 export function passwordOk(value: string, whole: string): boolean {
-  if (value.length < 4 || PLACEHOLDER.test(value) || CODE_REF.test(value)) return false;
+  if (value.length < 4 || PLACEHOLDER.test(value) || CODE_REF.test(value) || PATH_VALUE.test(value)) return false;
   // Prose (`Password: please reset it`): after a bare `:`, a lower-case word is not taken for a password.
   if (/^[a-z]+$/.test(value) && /:\s*[a-z]+$/.test(whole)) return false;
   return true;

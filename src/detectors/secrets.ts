@@ -15,7 +15,7 @@ import { passwordOk, SECRET_KEY_NAME, SECRET_KINDS, SECRET_PATTERNS, type Secret
  *   (`Authorization: Bearer|Basic|Token …`, bare `Bearer …`), `password_assignment` (`password=…`, `DB_PASSWORD: …`,
  *   `api_key = "…"`, `scheme://user:pass@host`, and a whole argument value whose name is password-like, e.g.
  *   `arguments.db.password`; placeholders such as `${PW}`, `<secret>`, `****`, `string`,
- *   code references `config.password` are ignored), `high_entropy`.
+ *   code references `config.password` and paths (`PWD=/home/me`) are ignored), `high_entropy`.
  * - `high_entropy`: tokens of 20–200 characters from `[A-Za-z0-9+_=-]` (split at `/`, `.`, `:` and everything
  *   else, so paths and URLs never join into one token) that mix letters and digits, hold no run of 7+ lower-case
  *   letters (a word), cut into many short segments (`segmentDensity` ≥ 0.4; identifiers such as

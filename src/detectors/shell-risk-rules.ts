@@ -72,7 +72,9 @@ const operands = (args: string[]): string[] => {
   return end < 0 ? before : [...before, ...args.slice(end + 1)];
 };
 const hasShort = (fl: string[], ch: string): boolean => fl.some((f) => !f.startsWith('--') && f.slice(1).includes(ch));
-const show = (inv: Invocation): string => [inv.name, ...inv.args].join(' ');
+/** The command for evidence; long non-path words are masked, since they may be tokens (`-H 'Bearer …'`). */
+const show = (inv: Invocation): string =>
+  [inv.name, ...inv.args].map((w) => (w.length > 24 && !w.startsWith('/') ? `${w.slice(0, 4)}…${w.length}` : w)).join(' ');
 const DEVICE = /^\/dev\/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|md|dm-|mapper\/|loop|sr)/;
 
 export function destructiveDelete(inv: Invocation, sandbox: Sandbox): string | undefined {

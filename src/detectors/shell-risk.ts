@@ -91,7 +91,7 @@ export const shellRiskDetector = defineDetector({
     const checks = categories.map((c) => [c, CHECKS[c]] as const);
     const raw = RAW.filter((r) => categories.includes(r.category));
     const field = opts.field;
-    return function shellRisk(i) {
+    return function shell_risk(i) {
       const findings: Finding[] = [];
       for (const f of inspectedFields(i, field)) {
         for (const r of raw) {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { InteractionKindSchema } from '../guard/types.js';
 import { compileGlob } from '../policy/glob.js';
 import { defineDetector } from './registry.js';
-import { clip, configError, FALSE } from './common.js';
+import { clip, configError, no } from './common.js';
 import { qualifiedTool } from './fields.js';
 
 /**
@@ -37,11 +37,11 @@ export const toolDetector = defineDetector({
     });
     const kinds = opts.kinds === undefined ? undefined : new Set(opts.kinds);
     return function tool(i) {
-      if (kinds !== undefined && !kinds.has(i.kind)) return FALSE;
+      if (kinds !== undefined && !kinds.has(i.kind)) return no();
       const name = qualifiedTool(i);
-      if (name === undefined) return FALSE;
+      if (name === undefined) return no();
       const hit = matchers.find((m) => m.test(name));
-      if (!hit) return FALSE;
+      if (!hit) return no();
       return { value: 'true', score: 1, evidence: `tool: ${clip(name)} matches "${hit.glob}"` };
     };
   },

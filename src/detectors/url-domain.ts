@@ -82,7 +82,7 @@ export const urlDomainDetector = defineDetector({
       return undefined;
     };
     const { field, emails } = opts;
-    return function urlDomain(i): DetectorResult {
+    return function url_domain(i): DetectorResult {
       const findings: Finding[] = [];
       for (const f of inspectedFields(i, field)) {
         URL_RE.lastIndex = 0;
