@@ -25,7 +25,7 @@ interface SecretPattern {
 const PATTERNS: SecretPattern[] = [
   // PEM private keys; a block cut before its END line (a capped text) is masked to the end.
   { kind: 'pem', re: /-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|$)/dg },
-  { kind: 'aws-key-id', re: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[A-Z0-9]{16}\b/dg },
+  { kind: 'aws-key-id', re: /(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])/dg },
   { kind: 'api-key', re: /\bsk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_-]{16,}/dg },
   { kind: 'stripe-key', re: /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/dg },
   { kind: 'github-token', re: /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/dg },
