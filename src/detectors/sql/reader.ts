@@ -169,9 +169,17 @@ class Reader {
   private fromClause(s: number, e: number, scope: Scope, ctes: Ctes): void {
     let i = s;
     while (i < e) {
-      while (i < e && (isPunct(this.t[i], ',') || isWord(this.t[i], ...JOIN_KEYWORDS))) i++;
+      let natural = false;
+      let lateral = false;
+      while (i < e && (isPunct(this.t[i], ',') || isWord(this.t[i], ...JOIN_KEYWORDS))) {
+        natural ||= isWord(this.t[i], 'NATURAL');
+        lateral ||= isWord(this.t[i], 'LATERAL');
+        i++;
+      }
       if (i >= e) break;
-      i = this.fromItem(i, e, scope, ctes);
+      i = this.fromItem(i, e, scope, ctes, lateral);
+      // NATURAL JOIN compares the columns both sides share: resolved with the schema, see `resolveScopes`.
+      if (natural) (scope.sources[scope.sources.length - 1] as Source).natural = true;
       if (isWord(this.t[i], 'ON')) {
         const stop = this.topLevel(i + 1, e, (x) => isPunct(x, ',') || (x.kind === 'ident' && JOIN_KEYWORDS.has(x.upper)))[0] ?? e;
         this.expr(i + 1, stop, scope, ctes);
@@ -187,13 +195,13 @@ class Reader {
   }
 
   /** One FROM item: table [AS alias], (subquery) [AS] alias, or a parenthesised join. Returns the next index. */
-  private fromItem(i: number, e: number, scope: Scope, ctes: Ctes): number {
+  private fromItem(i: number, e: number, scope: Scope, ctes: Ctes, lateral = false): number {
     let source: Source;
     if (isPunct(this.t[i], '(')) {
       const close = this.match.get(i) as number;
       if (isWord(this.t[i + 1], 'SELECT', 'WITH', 'VALUES') || isPunct(this.t[i + 1], '(')) {
-        // A derived table sees the enclosing query's scope (for LATERAL), not its siblings'.
-        const cols = this.query(i + 1, close, scope.parent, ctes);
+        // A derived table sees the enclosing query's sources, and its siblings' only when LATERAL.
+        const cols = this.query(i + 1, close, lateral ? scope : scope.parent, ctes);
         source = { kind: 'derived', alias: '', columns: cols };
       } else {
         this.fromClause(i + 1, close, scope, ctes);
@@ -234,6 +242,21 @@ class Reader {
     return { next: i };
   }
 
+  /**
+   * Skips what follows `AS` / `::` (a type of up to three words, `double precision`, with an optional size list)
+   * or `INTERVAL` (a literal and one unit word). Keywords end the skip, so `… DAY AND col` still reads `col`.
+   */
+  private skipTypeWords(i: number, e: number, maxWords = 3): number {
+    if (this.t[i]?.kind === 'string' || this.t[i]?.kind === 'number') i++;
+    let words = 0;
+    for (; i < e && words < maxWords; i++, words++) {
+      const t = this.t[i] as SqlToken;
+      if (t.kind !== 'ident' || EXPRESSION_KEYWORDS.has(t.upper) || isPunct(this.t[i + 1], '.')) break;
+    }
+    if (i < e && isPunct(this.t[i], '(')) i = (this.match.get(i) as number) + 1;
+    return i;
+  }
+
   /** Column references and subqueries in an expression range. */
   private expr(s: number, e: number, scope: Scope, ctes: Ctes): void {
     let i = s;
@@ -247,9 +270,17 @@ class Reader {
         } else i++;
         continue;
       }
+      if (tok.kind === 'ident' && (tok.upper === 'AS' || tok.upper === 'INTERVAL')) {
+        // CAST(x AS type [(n)]) and INTERVAL '1' DAY name types and units, not columns.
+        i = this.skipTypeWords(i + 1, e, tok.upper === 'AS' ? 3 : 1);
+        continue;
+      }
       if (tok.kind === 'ident' && EXPRESSION_KEYWORDS.has(tok.upper)) {
-        // `AS` inside CAST(x AS type) names a type, not a column.
-        i += tok.upper === 'AS' ? 2 : 1;
+        i++;
+        continue;
+      }
+      if (tok.kind === 'op' && tok.text === '::') {
+        i = this.skipTypeWords(i + 1, e); // Postgres cast: x::numeric(10, 2)
         continue;
       }
       if (tok.kind !== 'ident' && tok.kind !== 'qident') {
@@ -257,7 +288,12 @@ class Reader {
         continue;
       }
       if (isPunct(this.t[i + 1], '(')) {
-        i++; // function name
+        // Function name. EXTRACT(YEAR FROM col): the first word names a date part, not a column.
+        i += tok.upper === 'EXTRACT' && this.t[i + 2]?.kind === 'ident' ? 3 : 1;
+        continue;
+      }
+      if (tok.kind === 'ident' && this.t[i + 1]?.kind === 'string') {
+        i++; // typed literal: DATE '2020-01-01', TIMESTAMP '…'
         continue;
       }
       // Dotted name: q.col, s.q.col, q.*

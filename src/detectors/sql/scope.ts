@@ -8,10 +8,14 @@
 export type SqlSchema = Map<string, Set<string>>;
 
 /** A row source in a FROM clause: a base table, or a derived table (subquery or CTE) with its output names. */
-export type Source =
+export type Source = (
   | { kind: 'table'; alias: string; table: string }
   /** `columns` null: the output names are not known (e.g. the subquery selects `*`). */
-  | { kind: 'derived'; alias: string; columns: string[] | null };
+  | { kind: 'derived'; alias: string; columns: string[] | null }
+) & {
+  /** Joined with NATURAL JOIN: reads the columns it shares with the sources before it. */
+  natural?: boolean;
+};
 
 /** A column reference as written: `col`, `q.col`, `*` or `q.*`. */
 export interface ColumnRef {
@@ -62,6 +66,7 @@ export function resolveScopes(root: Scope, schema: SqlSchema | undefined): ReadS
   };
   const visit = (scope: Scope) => {
     for (const src of scope.sources) if (src.kind === 'table') read(src.table);
+    naturalJoinReads(scope, schema, read);
     for (const ref of scope.refs) resolveRef(scope, ref, schema, read, out);
     scope.children.forEach(visit);
   };
@@ -106,4 +111,24 @@ function resolveRef(
   const charged = unknownSchema.length > 0 ? unknownSchema : inScope;
   if (charged.length === 0) out.unresolved.push(col);
   for (const t of charged) read(t.table, col);
+}
+
+/** NATURAL JOIN reads every column name the joined table shares with the tables before it (known via the schema). */
+function naturalJoinReads(scope: Scope, schema: SqlSchema | undefined, read: (table: string, column?: string) => void): void {
+  scope.sources.forEach((src, k) => {
+    if (!src.natural || src.kind !== 'table') return;
+    const mine = schema?.get(src.table);
+    if (!mine) return;
+    for (const before of scope.sources.slice(0, k)) {
+      if (before.kind !== 'table') continue;
+      const theirs = schema?.get(before.table);
+      if (!theirs) continue;
+      for (const c of mine) {
+        if (theirs.has(c)) {
+          read(src.table, c);
+          read(before.table, c);
+        }
+      }
+    }
+  });
 }

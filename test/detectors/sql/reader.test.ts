@@ -75,6 +75,22 @@ describe('readSet', () => {
     expect(reads('select `name` from [ward] -- trailing comment naming person')).toEqual({ ward: ['name'] });
   });
 
+  it('skips types, units, date parts and typed literals', () => {
+    expect(
+      reads(
+        "select extract(year from admitted), cast(amount as double precision), amount::numeric(10, 2) from stay, invoice where admitted > date '2020-01-01' + interval '1' day and discharged is not null",
+      ),
+    ).toEqual({ invoice: ['amount'], stay: ['admitted', 'discharged'] });
+  });
+
+  it('reads the shared columns of a NATURAL JOIN and lets LATERAL subqueries see their siblings', () => {
+    expect(reads('select name from ward natural join stay')).toEqual({ stay: ['ward_id'], ward: ['name', 'ward_id'] });
+    expect(reads('select x.total from person p cross join lateral (select sum(i.amount) total from invoice i where i.person_id = p.person_id) x')).toEqual({
+      invoice: ['amount', 'person_id'],
+      person: ['person_id'],
+    });
+  });
+
   it('reads every SELECT of a compound query', () => {
     expect(reads('select name from ward union all select name from person')).toEqual({ person: ['name'], ward: ['name'] });
   });
