@@ -26,6 +26,13 @@ const VERB_YOUR_OUTPUT = new RegExp(
   'i',
 );
 const YOUR_OUTPUT_MUST = new RegExp(`\\byour (?:(?:final|next|own|entire)\\s+)?${OUTPUT_NOUN} (?:should|must|needs? to|has to|shall|will need to)\\b`, 'i');
+/** "… to every answer you give" — the reader's output named by a relative clause. */
+const EVERY_ANSWER_YOU = /\b(?:every|each|all|any|the) (?:answers?|responses?|repl(?:y|ies)|outputs?|messages?) you (?:give|write|send|produce|generate|return|provide)\b/i;
+/** The reader asked for *their own* details ("Please include your order number in your reply"): correspondence, not hijacking. */
+const ASKS_READER_DETAILS = /^(?:please|kindly)\b[^.]{0,20}\b(?:include|attach|add|provide|quote|mention|state|reference|enter)\s+your\s+(?!(?:answers?|responses?|repl(?:y|ies)|outputs?)\b)\w+/i;
+/** The data telling the reader how to process the data itself ("Summarize this table in French"). */
+const PROCESS_THIS =
+  /^(?:(?:please|kindly|now)\s+)?(?:summari[sz]e|translate|rewrite|rephrase|classify|rate|describe|explain|analy[sz]e|paraphrase|shorten|expand)\s+(?:this|the above|the following|the previous|the whole)\s+(?:table|e-?mail|document|text|page|message|article|data|code|content|passage|snippet)\b[^.\n]{0,80}\b(?:in|into|as|instead|using|with)\b/i;
 const RESPOND_IN = /^(?:please\s+)?(?:respond|reply|answer|write)(?: only)? (?:in|using|with) (?:base64|rot13|hex|binary|morse|leetspeak|pig latin|emojis?|all caps|reverse|uppercase|lowercase|code|cipher|\w+ language)\b/i;
 /** Character- or word-level rewriting of the output (obfuscation orders). */
 const TRANSFORM =
@@ -47,6 +54,12 @@ const TASK_START =
   /^(?:(?:what|how|who|why|when|where|which)\b[^?\n]{3,200}\?$|(?:can|could|would|will) you\b[^?\n]{3,200}\?$|(?:explain|describe|write|draft|compose|translate|summari[sz]e|create|generate|develop|list|name|tell me|give me|break down|outline|suggest|recommend|calculate|solve|define|discuss|analy[sz]e|compare|show me|help me|teach me|craft|produce|propose|design|brainstorm|classify|identify|predict|paraphrase|elaborate|illustrate|compile|formulate|prepare|recite|imagine|pretend|provide an?|provide the|share an?|find)\b[^\n]{3,250}[.?:!]['")\]]?$)/i;
 
 const MAX_SENTENCES = 4000;
+/** Characters of other content a stand-alone request must be embedded in. */
+const MIN_BODY = 80;
+/** Distinct content words the rest of the document needs before "off-topic" means anything. */
+const MIN_DOC_WORDS = 8;
+/** The rest of the text instructs the reader too: it is a prompt (a user's request plus hints), not data. */
+const PROMPT_LIKE = /\byou (?:must|should|need to|have to)\b/i;
 
 /** Sentences of a text: split on line breaks and on sentence punctuation followed by a space. */
 export function sentences(text: string): string[] {
@@ -70,7 +83,9 @@ export function answerDirective(text: string): Finding | undefined {
   for (const s of sentences(text)) {
     if (s.length > 400) continue;
     const imperative = IMPERATIVE_START.test(s) || /^in your (?:\w+\s+)?(?:answer|response|reply|output|message)\b/i.test(s);
-    if (VERB_YOUR_OUTPUT.test(s) || (imperative && (TO_YOUR_OUTPUT.test(s) || YOUR_OUTPUT_MUST.test(s)))) take(0.65, 'instruction about the reader\'s answer');
+    const aboutOutput = TO_YOUR_OUTPUT.test(s) || YOUR_OUTPUT_MUST.test(s) || EVERY_ANSWER_YOU.test(s);
+    if (VERB_YOUR_OUTPUT.test(s) || (imperative && aboutOutput && !ASKS_READER_DETAILS.test(s))) take(0.65, 'instruction about the reader\'s answer');
+    if (PROCESS_THIS.test(s)) take(0.5, 'instruction on processing this document');
     else if (YOUR_OUTPUT_MUST.test(s) && !/\b(?:we|I)\b/.test(s)) take(0.45, 'your answer must …');
     if (RESPOND_IN.test(s)) take(0.6, 'respond in an encoding');
     if (TRANSFORM.test(s) && !/\bpassword|username|pin\b/i.test(s)) take(0.55, 'obfuscate the output');
@@ -103,15 +118,18 @@ function isStructured(line: string): boolean {
     (t.match(/\|/g)?.length ?? 0) >= 2 ||
     /\t/.test(line) ||
     /^[[{"\]}]/.test(t) ||
-    (t.length <= 160 && /^[\w-]{1,30}:\s/.test(t)) ||
+    (/^[\w-]{1,30}:\s/.test(t) && t.split(/\s+/).length <= 8) ||
     /[;{}]$/.test(t) ||
     /^(?:import|from|def|class|return|for|if|while|const|let|var|function)\b/.test(t)
   );
 }
 
-/** The previous line stops mid-sentence: the request was spliced into running text. */
-function endsMidSentence(line: string): boolean {
-  return /[a-z,;\-]$/.test(line.trimEnd()) && !/^\s*$/.test(line);
+/** The line before stops mid-sentence, or the line after carries on a sentence: the request was spliced in. */
+function splitsSentence(before: string | undefined, after: string | undefined): boolean {
+  const b = before?.trimEnd() ?? '';
+  if (b === '') return false;
+  if (/[a-z,;\-]$/.test(b)) return true;
+  return !/[.!?:]$/.test(b) && /^[a-z]/.test(after?.trimStart() ?? '');
 }
 
 /**
@@ -128,6 +146,9 @@ export function embeddedTask(text: string): Finding | undefined {
   for (let i = 0; i < limit; i++) {
     const line = (lines[i] ?? '').trim();
     if (line.length < 12 || line.length > 300 || !TASK_START.test(line)) continue;
+    // A request is only *embedded* when there is a body of other content around it; a short message that is
+    // itself a request (a user's prompt plus a hint) is not data carrying a hidden task.
+    if (text.length - line.length < MIN_BODY) continue;
     const prev = prevNonEmpty(lines, i);
     const next = nextNonEmpty(lines, i);
     // A run of requests is the document's own list (a how-to, a FAQ), not one request slipped into it.
@@ -137,16 +158,20 @@ export function embeddedTask(text: string): Finding | undefined {
     if ((prev !== undefined && isStructured(prev)) || (next !== undefined && isStructured(next))) {
       weight += 0.25;
       why.push('inside structured data');
-    } else if (prev !== undefined && endsMidSentence(prev) && lines[i - 1]?.trim() !== '') {
+    } else if (splitsSentence(lines[i - 1], lines[i + 1])) {
       weight += 0.25;
       why.push('spliced into a sentence');
     } else if (prev === undefined || next === undefined) {
       weight += 0.1;
       why.push('at the edge of the document');
     }
-    docWords ??= contentWords(text.slice(0, 50_000).replace(line, ' '));
-    if (offTopic(line, docWords)) {
-      weight += 0.2;
+    if (docWords === undefined) {
+      const rest = text.slice(0, 50_000).replace(line, ' ');
+      docWords = PROMPT_LIKE.test(rest) ? new Set<string>() : contentWords(rest);
+    }
+    if (docWords.size >= MIN_DOC_WORDS && offTopic(line, docWords)) {
+      // Off-topic alone is weak (letters ask questions); it counts fully only with a structural break.
+      weight += why.length > 1 ? 0.2 : 0.1;
       why.push('off-topic');
     }
     weight = Math.min(weight, 0.75);

@@ -87,6 +87,8 @@ const ADDRESSED_TO_AI: WeightedPattern[] = [
   { re: /\bbefore you (?:can )?(?:solve|complete|finish|continue|answer|respond|proceed|start|do|summari[sz]e)\b[^.\n]{0,60}\b(?:task|request|question|instructions?|query)\b/i, weight: 0.65, detail: 'before you can solve the task' },
   { re: /\bafter you do (?:that|this|so),? you (?:can|may|should) (?:solve|complete|continue|proceed|finish|return)/i, weight: 0.55, detail: 'after you do that, continue' },
   { re: /\b(?:the )?(?:task|request|question|instructions?) (?:that )?(?:I|the user|they) (?:gave|asked|assigned) you\b/i, weight: 0.5, detail: 'the task I gave you' },
+  // Orders about "the user" in the third person speak to whoever serves the user: the assistant reading the data.
+  { re: /(?:^|[.!?:\n][ \t]*)(?:please\s+)?(?:tell|inform|remind|warn|notify|ask|advise|convince|persuade|urge|instruct|direct) the user\b/i, weight: 0.6, detail: 'order about the user' },
   { re: new RegExp(`\\bas an? (?:AI|language model|${AI_NOUN}),? you (?:must|should|are required|need|have to)\\b`, 'i'), weight: 0.6, detail: 'as an AI, you must' },
 ];
 
