@@ -20,8 +20,8 @@ import { passwordOk, SECRET_KEY_NAME, SECRET_KINDS, SECRET_PATTERNS, type Secret
  *   else, so paths and URLs never join into one token) that mix letters and digits, hold no run of 7+ lower-case
  *   letters (a word), cut into many short segments (`segmentDensity` ≥ 0.4; identifiers such as
  *   `getUserAccountById2` stay below) and have Shannon entropy ≥ `min_entropy` bits/char (default 3.5).
- *   Excluded: pure hex strings (git SHAs, MD5/SHA hashes, and also hex-only secrets), UUIDs, Stripe publishable keys (`pk_live_…`), and runs inside
- *   longer base64 blobs (`data:…;base64,` images, anything over 200 chars).
+ *   Excluded: pure hex strings (git SHAs, MD5/SHA hashes, and also hex-only secrets), UUIDs, Stripe publishable keys (`pk_live_…`), and anything inside
+ *   encodings: `sha512-…` integrity hashes, `data:…;base64,` URIs, base64 runs of 200+ characters.
  * - `field` (default `any`); a missing field is `false`.
  *
  * Inspects the first 256 KiB of each field. Evidence shows each caught secret masked (`ghp_…40`), never in
@@ -39,6 +39,7 @@ export type SecretsOptions = z.infer<typeof SecretsOptionsSchema>;
 const TOKEN_RE = /[A-Za-z0-9+_=-]{20,}/g;
 const UUID_RE = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 const MAX_TOKEN = 200;
+const BLOB_RE = /(?:\bsha(?:1|256|384|512)-|;base64,)[A-Za-z0-9+/=_-]+|[A-Za-z0-9+/]{200,}={0,2}/g;
 /** Random-looking but public by design: Stripe publishable keys. */
 const PUBLIC_TOKEN = /^pk_(?:live|test)_/;
 
@@ -86,12 +87,18 @@ export const secretsDetector = defineDetector({
           }
         }
         if (!entropy) continue;
+        // Subresource-integrity hashes, `data:` URIs and long base64 blobs are encodings, not credentials.
+        const blobs: Array<[number, number]> = [];
+        BLOB_RE.lastIndex = 0;
+        for (const m of f.text.matchAll(BLOB_RE)) blobs.push([m.index, m.index + m[0].length]);
+        let b = 0;
         TOKEN_RE.lastIndex = 0;
         for (const m of f.text.matchAll(TOKEN_RE)) {
           const start = m.index;
           const end = start + m[0].length;
-          if (m[0].length > MAX_TOKEN || /base64,$/i.test(f.text.slice(Math.max(0, start - 7), start))) continue;
-          if (overlaps(start, end) || !looksRandom(m[0], minEntropy)) continue;
+          while (b < blobs.length && blobs[b]![1] <= start) b++;
+          if (b < blobs.length && blobs[b]![0] < end) continue;
+          if (m[0].length > MAX_TOKEN || overlaps(start, end) || !looksRandom(m[0], minEntropy)) continue;
           findings.push({ kind: 'high_entropy', field: f.field, start, end, shown: mask(m[0]) });
           if (findings.length >= MAX_SPANS) break;
         }

@@ -51,6 +51,8 @@ describe('secrets detector', () => {
     ['environment paths', 'PWD=/home/me/project\nOLDPWD=/home/me'],
     ['prose after a colon', 'Password: please reset it'],
     ['base64 images', `<img src="data:image/png;base64,${'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk'.repeat(4)}">`],
+    ['integrity hashes', '"integrity": "sha512-v2kDEe57lecTulaDIuNTPy3Ry4gLGJ6Z1O3vE1krgXZNrsQ+kP6z7hxWkpAyEs/GtcplKPbcnKTHrzDwR8+DoQ=="'],
+    ['long base64 content', `file: ${Buffer.from('x'.repeat(50).split('').map((_, k) => String.fromCharCode(33 + ((k * 37) % 90))).join('').repeat(8)).toString('base64')}`],
     ['hyphenated names after sk-', 'use sk-learn-style-pipelines-for-everything'],
     ['a JWT-looking string whose header is not JSON', 'eyJub3Rqc29uIjp9.eyJzdWIiOiIxIn0.abcdefghijklmn'],
     ['publishable Stripe keys', j('pk_live_', '4eC39HqLyjWDarjtT1zdp7dc')],
