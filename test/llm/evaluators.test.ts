@@ -110,7 +110,7 @@ describe('threatLevelUpdate', () => {
     expect((await threatLevelUpdate(client, input(4))).delta).toBe(0);
     const body = llm.chatRequests[0]!.body;
     expect(body.messages[0].content).toBe(THREAT_WATCHER_SYSTEM);
-    expect(userJson(body)).toMatchObject({ agent: 'agent-a', current_level: 1, violations: [{ id: 'no-destroy', severity: 'critical' }] });
+    expect(userJson(body)).toMatchObject({ agent: 'agent-a', current_level: 1, observations: [], violations: [{ id: 'no-destroy', severity: 'critical' }] });
   });
 
   it('rejects out-of-range levels as malformed', async () => {

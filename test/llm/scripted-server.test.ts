@@ -16,14 +16,14 @@ describe('scripted OpenAI-compatible server', () => {
   it('answers scripted replies in order in the chat wire format and records bodies', async () => {
     llm.script({ content: { a: 1 } }, { status: 429, retryAfter: 3 }, { garbage: 'not json' }, { refusal: 'no' });
     const r1 = await post(`${llm.baseUrl}/chat/completions`, { model: 'm', messages: [] });
-    const j1 = await r1.json();
+    const j1: any = await r1.json();
     expect(j1.choices[0].message.content).toBe('{"a":1}');
     expect(j1.usage.total_tokens).toBe(18);
     const r2 = await post(`${llm.baseUrl}/chat/completions`, { model: 'm' });
     expect(r2.status).toBe(429);
     expect(r2.headers.get('retry-after')).toBe('3');
     expect(await (await post(`${llm.baseUrl}/chat/completions`, {})).text()).toBe('not json');
-    const j4 = await (await post(`${llm.baseUrl}/chat/completions`, {})).json();
+    const j4: any = await (await post(`${llm.baseUrl}/chat/completions`, {})).json();
     expect(j4.choices[0].message).toMatchObject({ content: null, refusal: 'no' });
     expect(llm.chatRequests.map((r) => r.body?.model)).toEqual(['m', 'm', undefined, undefined]);
     // Nothing scripted any more: a 500 that says so.
@@ -32,9 +32,9 @@ describe('scripted OpenAI-compatible server', () => {
 
   it('uses matchers after the queue, and deterministic embeddings when none are scripted', async () => {
     llm.when((b) => b?.model === 'x', (b) => ({ content: `echo ${b.model}` }));
-    const j = await (await post(`${llm.baseUrl}/chat/completions`, { model: 'x' })).json();
+    const j: any = await (await post(`${llm.baseUrl}/chat/completions`, { model: 'x' })).json();
     expect(j.choices[0].message.content).toBe('echo x');
-    const e = await (await post(`${llm.baseUrl}/embeddings`, { model: 'e', input: ['a', 'b'] })).json();
+    const e: any = await (await post(`${llm.baseUrl}/embeddings`, { model: 'e', input: ['a', 'b'] })).json();
     expect(e.data).toHaveLength(2);
     expect(e.data[0].embedding).toEqual(deterministicEmbedding('a'));
     expect(deterministicEmbedding('a')).toEqual(deterministicEmbedding('a'));

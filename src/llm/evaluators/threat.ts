@@ -20,6 +20,8 @@ export interface ThreatUpdateInput {
   currentLevel: number;
   interaction: Interaction;
   violations: ViolationSummary[];
+  /** Short summaries of earlier interactions of the agent, oldest first (untrusted; the last 10 are sent). */
+  observations?: string[];
 }
 
 export interface ThreatUpdateResult {
@@ -46,7 +48,7 @@ export async function threatLevelUpdate(
       current_level: current,
       violations: input.violations.map((v) => ({ id: v.id, text: v.text, severity: v.severity })),
     },
-    { interaction: interactionView(input.interaction) },
+    { observations: (input.observations ?? []).slice(-10), interaction: interactionView(input.interaction) },
   );
   const { value, usage } = await client.chatJson(
     { tier: opts.tier ?? 'light', system: THREAT_WATCHER_SYSTEM, user, maxTokens: 120, schemaTag: THREAT_WATCHER_TAG },
