@@ -20,8 +20,10 @@ import { passwordOk, SECRET_KEY_NAME, SECRET_KINDS, SECRET_PATTERNS, type Secret
  *   else, so paths and URLs never join into one token) that mix letters and digits, hold no run of 7+ lower-case
  *   letters (a word), cut into many short segments (`segmentDensity` ≥ 0.4; identifiers such as
  *   `getUserAccountById2` stay below) and have Shannon entropy ≥ `min_entropy` bits/char (default 3.5).
- *   Excluded: pure hex strings (git SHAs, MD5/SHA hashes, and also hex-only secrets), UUIDs, Stripe publishable keys (`pk_live_…`), and anything inside
- *   encodings: `sha512-…` integrity hashes, `data:…;base64,` URIs, base64 runs of 200+ characters.
+ *   Excluded: pure hex strings (git SHAs, MD5/SHA hashes, and also hex-only secrets), UUIDs, Stripe publishable
+ *   keys (`pk_live_…`), slugs whose `-`/`_` pieces are words, numbers or ≤ 3 characters
+ *   (`OWASP-Top-10-for-LLMs-2023`), and anything inside encodings: `sha512-…` integrity hashes,
+ *   `data:…;base64,` URIs, base64 runs of 200+ characters.
  * - `field` (default `any`); a missing field is `false`.
  *
  * Inspects the first 256 KiB of each field. Evidence shows each caught secret masked (`ghp_…40`), never in
@@ -48,6 +50,9 @@ export function looksRandom(token: string, minEntropy: number): boolean {
   if (token.length < 20 || token.length > MAX_TOKEN) return false;
   if (/^[0-9a-fA-F]+$/.test(token) || UUID_RE.test(token) || PUBLIC_TOKEN.test(token)) return false;
   if (!/\d/.test(token) || !/[A-Za-z]/.test(token)) return false;
+  // Slugs: pieces between `-`/`_` that are words, numbers or short (`OWASP-Top-10-for-LLMs-2023-slides-v1_0`).
+  const pieces = token.split(/[-_]+/);
+  if (pieces.length > 1 && pieces.every((p) => p.length <= 3 || /^(?:[A-Za-z]+|\d+)$/.test(p))) return false;
   if (/[a-z]{7,}/.test(token) || segmentDensity(token) < 0.4) return false;
   return shannonEntropy(token) >= minEntropy;
 }

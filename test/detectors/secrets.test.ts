@@ -51,6 +51,7 @@ describe('secrets detector', () => {
     ['environment paths', 'PWD=/home/me/project\nOLDPWD=/home/me'],
     ['prose after a colon', 'Password: please reset it'],
     ['base64 images', `<img src="data:image/png;base64,${'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk'.repeat(4)}">`],
+    ['slugs', 'slides at OWASP-Top-10-for-LLMs-2023-slides-v1_0.pdf and release-2024-06-01-build-1234-final'],
     ['integrity hashes', '"integrity": "sha512-v2kDEe57lecTulaDIuNTPy3Ry4gLGJ6Z1O3vE1krgXZNrsQ+kP6z7hxWkpAyEs/GtcplKPbcnKTHrzDwR8+DoQ=="'],
     ['long base64 content', `file: ${Buffer.from('x'.repeat(50).split('').map((_, k) => String.fromCharCode(33 + ((k * 37) % 90))).join('').repeat(8)).toString('base64')}`],
     ['hyphenated names after sk-', 'use sk-learn-style-pipelines-for-everything'],
