@@ -1,0 +1,222 @@
+import { z } from 'zod';
+import { contentText } from '../detectors/fields.js';
+import { errorMessage } from '../errors.js';
+import { silentLogger, type Logger } from '../log.js';
+import type { CompiledBook } from '../policy/compiled.js';
+import type { PredicateIndex } from '../retrieval/predicate-index.js';
+import { auditEntryFor } from '../store/audit-schema.js';
+import type { Store } from '../store/db.js';
+import { redactContent } from './redact.js';
+import { referee, type SoftDenialReviewer } from './referee.js';
+import { createTracker, TrackerOptionsSchema, type SemanticEvaluator } from './tracker.js';
+import { makeDecision, type Decision, type Guard, type Interaction, type Truth } from './types.js';
+import { createVerifier } from './verifier.js';
+import { DEFAULT_DENY_AT_RANK, ThreatWatcher, WatcherOptionsSchema } from './watcher.js';
+
+/**
+ * The four-part guard (QuadSentinel Algorithm 1) on one interaction:
+ *   quarantine gate → tracker (C = TopK ∪ MustCheck, Γ_t) → verifier (violated rules, witnesses)
+ *   → watcher (τ, level, burst, quarantine) → referee (decision, rationale) → audit row.
+ * The watcher runs after the verifier because its risk is the violations' severity; the tracker's budget uses
+ * the level from before this interaction. One catch site turns any unexpected failure into a denial.
+ */
+export const PipelineOptionsSchema = z.strictObject({
+  tracker: TrackerOptionsSchema.partial().default({}),
+  watcher: WatcherOptionsSchema.partial().default({}),
+  /** Severity rank (1 low … 4 critical) at or above which a soft violation is denied, per threat level 0–4. */
+  deny_at_rank: z.array(z.number().int().min(1).max(5)).length(5).default([...DEFAULT_DENY_AT_RANK]),
+  /** Record every decision in the audit log. */
+  audit: z.boolean().default(true),
+  /** Sessions whose Γ is kept in memory (their sticky values stay in the store either way). */
+  session_cache: z.number().int().positive().default(10_000),
+});
+export type PipelineOptions = z.infer<typeof PipelineOptionsSchema>;
+
+export interface PipelineDeps {
+  book: CompiledBook;
+  index: PredicateIndex;
+  store: Store;
+  logger?: Logger;
+  options?: z.input<typeof PipelineOptionsSchema>;
+  /** Model evaluation of semantic predicates (absent: they stay unknown). */
+  semantic?: SemanticEvaluator;
+  /** Model review of soft denials (absent: the deterministic referee decides alone). */
+  reviewer?: SoftDenialReviewer;
+  /** Clock, for tests of the burst window. */
+  now?: () => number;
+}
+
+/** The guard pipeline; `check` never throws and never allows on its own failure. */
+export class GuardPipeline implements Guard {
+  readonly book: CompiledBook;
+  readonly store: Store;
+  readonly watcher: ThreatWatcher;
+  private readonly options: PipelineOptions;
+  private readonly tracker: ReturnType<typeof createTracker>;
+  private readonly verifier: ReturnType<typeof createVerifier>;
+  private readonly log: Logger;
+  private readonly reviewer: SoftDenialReviewer | undefined;
+  private readonly now: () => number;
+  private readonly sticky = new Map<string, Map<string, Truth>>();
+  private readonly policy: Decision['policy'];
+
+  constructor(deps: PipelineDeps) {
+    this.options = PipelineOptionsSchema.parse(deps.options ?? {});
+    this.book = deps.book;
+    this.store = deps.store;
+    this.log = (deps.logger ?? silentLogger()).child({ mod: 'guard' });
+    this.tracker = createTracker(deps.book, deps.index, this.options.tracker, deps.semantic);
+    this.verifier = createVerifier(deps.book);
+    this.watcher = new ThreatWatcher(this.options.watcher);
+    this.reviewer = deps.reviewer;
+    this.now = deps.now ?? Date.now;
+    this.policy = { name: deps.book.book.name, version: deps.book.book.version, hash: deps.book.hash };
+  }
+
+  async check(i: Interaction, signal?: AbortSignal): Promise<Decision> {
+    const started = performance.now();
+    let decision: Decision;
+    try {
+      decision = await this.decide(i, signal);
+    } catch (err) {
+      this.log.error({ err, kind: i.kind, agent: i.agent }, 'guard pipeline failed; denying (fail closed)');
+      decision = makeDecision({
+        decision: 'deny',
+        rationale: `Denied because the guard could not evaluate this interaction (${errorMessage(err).slice(0, 200)}). The guard fails closed; retry, or ask the operator to check the QuadGuard logs.`,
+        source: 'error',
+      });
+    }
+    decision.policy = this.policy;
+    decision.elapsedMs = performance.now() - started;
+    if (this.options.audit) {
+      try {
+        decision.auditId = this.store.audit.append(auditEntryFor(i, decision)).auditId;
+      } catch (err) {
+        // An unrecorded allow is not acceptable: the record is part of the product.
+        this.log.error({ err }, 'audit append failed');
+        if (decision.decision === 'allow') {
+          return makeDecision({ decision: 'deny', rationale: 'Denied because the decision could not be recorded in the audit log (fail closed).', source: 'error', policy: this.policy });
+        }
+      }
+    }
+    return decision;
+  }
+
+  private stickyOf(session: string): Map<string, Truth> {
+    let s = this.sticky.get(session);
+    if (!s) {
+      if (this.sticky.size >= this.options.session_cache) this.sticky.clear();
+      s = this.store.state.getSticky(session);
+      this.sticky.set(session, s);
+    }
+    return s;
+  }
+
+  private async decide(i: Interaction, signal?: AbortSignal): Promise<Decision> {
+    const state = this.store.state;
+    const before = state.getThreat(i.agent);
+    if (before.quarantined) {
+      return makeDecision({
+        decision: 'deny',
+        rationale: `Agent "${i.agent}" is quarantined by QuadGuard${before.reason ? ` (${before.reason})` : ''}; every interaction is denied until an operator releases it with \`quadguard agents release ${i.agent}\`.`,
+        source: 'quarantine',
+        threatLevel: 4,
+      });
+    }
+
+    const sticky = this.stickyOf(i.session);
+    const track = await this.tracker(i, before.level, sticky, signal);
+    const outcomes = this.verifier(i.kind, track);
+
+    let injectionScore = 0;
+    for (const [name, v] of track.values) {
+      if (v.value !== 'true') continue;
+      const p = this.book.byName.get(name);
+      if (p?.def.detectors.some((d) => d.type === 'injection')) injectionScore = Math.max(injectionScore, v.score ?? 1);
+    }
+    const violations = outcomes.filter((o) => o.status === 'violated').map((o) => o.def.severity);
+    let update = { tau: before.tau, level: before.level, burst: false, rate: 0 };
+    const after = state.updateThreat(i.agent, (current) => {
+      const u = this.watcher.update(i.agent, current.tau, { violations, injectionScore, now: this.now() });
+      update = u;
+      return { tau: u.tau, level: u.level };
+    });
+
+    const detail: Record<string, unknown> = {
+      candidates: track.candidates.length,
+      threat: { tau: Number(after.tau.toFixed(4)), level: after.level, burst: update.burst, rate: update.rate },
+    };
+    if (track.usage) detail.llm = track.usage;
+
+    if (after.level >= 4 && this.watcher.options.quarantine) {
+      const reason = update.burst
+        ? `request burst: ${update.rate} requests in ${this.watcher.options.burst_window_ms / 1000} s`
+        : `threat level 4 after violations of ${outcomes.map((o) => o.id).join(', ') || 'the policy'}`;
+      state.quarantine(i.agent, reason);
+      this.log.warn({ agent: i.agent, reason }, 'agent quarantined');
+      return makeDecision({
+        decision: 'deny',
+        rationale: `Agent "${i.agent}" has been quarantined by QuadGuard (${reason}); every interaction is denied until an operator releases it with \`quadguard agents release ${i.agent}\`.`,
+        rules: outcomes.map((o) => o.id),
+        witness: outcomes.map((o) => o.witness),
+        source: 'quarantine',
+        threatLevel: 4,
+        detail,
+      });
+    }
+
+    const verdict = await referee({
+      kind: i.kind,
+      outcomes,
+      threatLevel: after.level,
+      denyAtRank: this.options.deny_at_rank,
+      ...(this.reviewer ? { reviewer: this.reviewer } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    const decision = verdict.decision;
+    Object.assign(decision.detail, detail);
+
+    if (decision.decision === 'allow' && verdict.redact.length > 0) {
+      const replacement = this.redaction(i, verdict.redact.map((o) => o.witness.predicates), track.values);
+      if (replacement === undefined) {
+        return makeDecision({
+          ...decision,
+          decision: 'deny',
+          rationale: `Denied: ${verdict.redact.map((o) => o.id).join(', ')} asks for redaction, but the matched text could not be located, so the result is withheld (fail closed).`,
+          rules: verdict.redact.map((o) => o.id),
+        });
+      }
+      decision.replacement = replacement;
+    }
+
+    // Sticky facts are committed only for interactions that happen: a denied read did not read anything.
+    if (decision.decision === 'allow' && track.newlySticky.length > 0) {
+      for (const name of track.newlySticky) sticky.set(name, 'true');
+      state.setStickyMany(i.session, track.newlySticky.map((n) => [n, 'true'] as [string, Truth]));
+    }
+    return decision;
+  }
+
+  private redaction(
+    i: Interaction,
+    witnesses: Array<Record<string, Truth>>,
+    values: Map<string, { spans?: Array<{ field: string; start: number; end: number }> }>,
+  ) {
+    if (i.content === undefined || typeof i.content === 'string') return undefined;
+    const text = contentText(i.content);
+    const found: string[] = [];
+    for (const w of witnesses) {
+      for (const [name, v] of Object.entries(w)) {
+        if (v !== 'true') continue;
+        for (const s of values.get(name)?.spans ?? []) if (s.field === 'content') found.push(text.slice(s.start, s.end));
+      }
+    }
+    if (found.length === 0) return undefined;
+    return redactContent(i.content, found, 'sensitive data');
+  }
+
+  /** Releases the agent's in-memory burst history (the store keeps the rest). */
+  forgetAgent(agent: string): void {
+    this.watcher.forget(agent);
+  }
+}

@@ -1,0 +1,149 @@
+import { SEVERITY_RANK, type Rule } from '../policy/schema.js';
+import type { Decision, InteractionKind, Witness } from './types.js';
+import { makeDecision } from './types.js';
+
+/**
+ * The referee (QuadSentinel §4.4), deterministic by default. For each rule the verifier found violated or
+ * undecided it decides deny, flag or ignore:
+ * - `monitor` rules never deny; they flag.
+ * - hard rules always deny when violated, and are never sent to a model.
+ * - soft enforced rules deny when their severity reaches the threshold of the agent's threat level; a
+ *   configured reviewer (the model issue's hierarchical referee) may overturn a soft denial.
+ * - an unknown outcome follows the rule's `on_unknown` (deny, allow, or allow-and-flag).
+ * The rationale is built from the rule text, the machine-checked witness and the remediation.
+ */
+
+/** A rule the verifier could not show satisfied. */
+export interface RuleOutcome {
+  id: string;
+  def: Rule;
+  onUnknown: 'deny' | 'allow' | 'flag';
+  status: 'violated' | 'unknown';
+  witness: Witness;
+}
+
+/** What a reviewer of a soft denial answers. */
+export interface ReviewRuling {
+  ruling: 'deny' | 'allow';
+  rationale?: string;
+  /** Model accounting, copied into the decision's detail.llm. */
+  usage?: { calls: number; promptTokens: number; completionTokens: number; ms: number };
+}
+
+/**
+ * Where a model may review soft denials (filled by the model-backed referee). It is only ever called with soft,
+ * enforced, violated rules; hard rules and unknown outcomes never reach it.
+ */
+export type SoftDenialReviewer = (input: {
+  kind: InteractionKind;
+  rules: RuleOutcome[];
+  threatLevel: number;
+  signal?: AbortSignal;
+}) => Promise<ReviewRuling>;
+
+export interface RefereeInput {
+  kind: InteractionKind;
+  outcomes: RuleOutcome[];
+  threatLevel: number;
+  /** Severity rank at or above which a soft violation is denied, indexed by threat level. */
+  denyAtRank: readonly number[];
+  reviewer?: SoftDenialReviewer;
+  signal?: AbortSignal;
+}
+
+export interface RefereeVerdict {
+  decision: Decision;
+  /** Rules whose effect is `redact` and that the proxy should apply by masking instead of denying. */
+  redact: RuleOutcome[];
+}
+
+function formatWitness(w: Witness): string {
+  const parts = Object.entries(w.predicates).map(([name, v]) => (v === 'true' ? name : v === 'false' ? `not ${name}` : `${name}=unknown`));
+  return parts.length ? parts.join(', ') : '(the rule fires in every state)';
+}
+
+/** One self-contained sentence per rule: id, severity, policy sentence, witness, remediation. */
+export function describeOutcome(o: RuleOutcome): string {
+  const kind = o.status === 'unknown' ? 'could not be shown satisfied' : 'violated';
+  const rem = o.def.remediation ? ` What to do instead: ${o.def.remediation}` : '';
+  return `rule \`${o.id}\` (${o.def.severity}${o.def.hard ? ', hard' : ''}) ${kind}: "${o.def.text}" — witness: ${formatWitness(o.witness)}.${rem}`;
+}
+
+/** Decides from the verifier's outcomes. Never throws on a reviewer failure: the denial stands (fail closed). */
+export async function referee(input: RefereeInput): Promise<RefereeVerdict> {
+  const deny: RuleOutcome[] = [];
+  const soft: RuleOutcome[] = [];
+  const flagged: RuleOutcome[] = [];
+  const redact: RuleOutcome[] = [];
+  const threshold = input.denyAtRank[Math.min(input.threatLevel, input.denyAtRank.length - 1)] ?? SEVERITY_RANK.low;
+  const isResult = input.kind === 'tool_result' || input.kind === 'resource_read';
+
+  for (const o of input.outcomes) {
+    if (o.def.mode === 'monitor') {
+      flagged.push(o);
+      continue;
+    }
+    if (o.status === 'unknown') {
+      if (o.onUnknown === 'deny') deny.push(o);
+      else if (o.onUnknown === 'flag') flagged.push(o);
+      continue;
+    }
+    if (o.def.effect === 'redact' && isResult) {
+      redact.push(o);
+      continue;
+    }
+    if (o.def.hard) deny.push(o);
+    else if (SEVERITY_RANK[o.def.severity] >= threshold) soft.push(o);
+    else flagged.push(o);
+  }
+
+  const detail: Record<string, unknown> = {};
+  if (soft.length > 0 && input.reviewer) {
+    try {
+      const ruling = await input.reviewer({ kind: input.kind, rules: soft, threatLevel: input.threatLevel, signal: input.signal });
+      if (ruling.usage) detail.llm = ruling.usage;
+      detail.review = { ruling: ruling.ruling, rationale: ruling.rationale };
+      if (ruling.ruling === 'allow') flagged.push(...soft);
+      else deny.push(...soft);
+    } catch (err) {
+      detail.review = { error: err instanceof Error ? err.message : String(err) };
+      deny.push(...soft);
+    }
+  } else {
+    deny.push(...soft);
+  }
+
+  const witness = [...deny, ...redact, ...flagged].map((o) => o.witness);
+  const remediation = deny.map((o) => o.def.remediation).find((r) => r !== undefined);
+  if (deny.length > 0) {
+    const reviewNote = typeof (detail.review as { rationale?: string } | undefined)?.rationale === 'string'
+      ? ` Reviewer: ${(detail.review as { rationale: string }).rationale}`
+      : '';
+    return {
+      redact: [],
+      decision: makeDecision({
+        decision: 'deny',
+        rationale: `Denied by policy: ${deny.map(describeOutcome).join(' ')}${reviewNote}`,
+        rules: deny.map((o) => o.id),
+        flagged: flagged.map((o) => o.id),
+        witness,
+        remediation,
+        threatLevel: input.threatLevel,
+        detail,
+      }),
+    };
+  }
+  const notes = [...redact.map((o) => `redacted per ${describeOutcome(o)}`), ...flagged.map((o) => `flagged: ${describeOutcome(o)}`)];
+  return {
+    redact,
+    decision: makeDecision({
+      decision: 'allow',
+      rationale: notes.length ? `Allowed. ${notes.join(' ')}` : 'Allowed: no rule of the policy is violated.',
+      rules: redact.map((o) => o.id),
+      flagged: flagged.map((o) => o.id),
+      witness,
+      threatLevel: input.threatLevel,
+      detail,
+    }),
+  };
+}

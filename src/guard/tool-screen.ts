@@ -1,0 +1,61 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { scoreInjection } from '../detectors/injection.js';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/db.js';
+
+/**
+ * Screens downstream tool definitions each time a server lists them (DESIGN §5):
+ * - pinning: the first definition seen is pinned (order-insensitive hash of name, description and schemas); a
+ *   changed definition (a rug pull) is hidden, and its calls fail as unknown tools, until a person approves it
+ *   with `quadguard tools approve`;
+ * - tool poisoning: a description (or schema text) carrying injected instructions is hidden and recorded.
+ * Each hidden tool gets one audit row per change, so `audit tail` shows why a tool disappeared.
+ */
+export interface ToolScreenOptions {
+  /** Injection score at or above which a description hides the tool. */
+  poisonThreshold?: number;
+  /** Pin definitions and hide changed ones. */
+  pin?: boolean;
+}
+
+export function createToolScreen(store: Store, logger: Logger, opts: ToolScreenOptions = {}) {
+  const threshold = opts.poisonThreshold ?? 0.5;
+  const pin = opts.pin ?? true;
+  const log = logger.child({ mod: 'tool-screen' });
+  const reported = new Set<string>();
+
+  const record = (server: string, tool: string, why: string, rationale: string) => {
+    const key = `${server}\u0000${tool}\u0000${why}`;
+    if (reported.has(key)) return;
+    reported.add(key);
+    log.warn({ server, tool, why }, rationale);
+    store.audit.append({ agent: 'quadguard', kind: 'admin', server, tool, decision: 'deny', rationale, source: `tool-screen:${why}` });
+  };
+
+  return function screenTools(server: string, tools: Tool[]): Tool[] {
+    const visible: Tool[] = [];
+    for (const tool of tools) {
+      const text = [tool.title, tool.description, JSON.stringify(tool.inputSchema ?? {})].filter(Boolean).join('\n');
+      const poison = scoreInjection(text);
+      if (poison.score >= threshold) {
+        const signals = poison.findings.map((f) => f.signal).join(', ');
+        record(server, tool.name, 'poisoned', `tool ${server}__${tool.name} hidden: its description carries injected instructions (${signals}, score ${poison.score})`);
+        continue;
+      }
+      if (pin) {
+        const seen = store.pins.observeTool(server, tool);
+        if (seen.pin.status === 'pending') {
+          record(
+            server,
+            tool.name,
+            `changed:${seen.pin.pendingHash ?? ''}`,
+            `tool ${server}__${tool.name} hidden: its definition changed since it was approved (possible rug pull); review and run \`quadguard tools approve ${server}__${tool.name}\``,
+          );
+          continue;
+        }
+      }
+      visible.push(tool);
+    }
+    return visible;
+  };
+}

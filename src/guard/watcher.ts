@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { SEVERITY_RANK, type Severity } from '../policy/schema.js';
+
+/**
+ * The threat watcher (QuadSentinel §4.2): a score τ(agent) ∈ [0, 1] updated after every interaction by
+ * τ ← α·τ + (1−α)·risk, where risk comes from the violations' severity, injection evidence and the agent's
+ * request rate over a sliding window (Sentinel Agents' burst analysis, 10 s by default). τ maps to a level 0–4;
+ * a higher level widens the tracker's k and lowers the referee's denial threshold; level 4 quarantines.
+ */
+export const WatcherOptionsSchema = z.strictObject({
+  /** Weight of the previous score: higher = slower to rise and to forgive. */
+  alpha: z.number().min(0).max(0.99).default(0.6),
+  /** Upper bounds of τ for levels 0..3; τ at or above the last is level 4. */
+  level_bounds: z.tuple([z.number(), z.number(), z.number(), z.number()]).default([0.15, 0.35, 0.55, 0.8]),
+  /** Sliding window of the burst analysis. */
+  burst_window_ms: z.number().int().positive().default(10_000),
+  /** Requests in the window an agent may make before the rate counts as risk; risk is 1 at twice this. */
+  burst_threshold: z.number().int().positive().default(40),
+  /** Risk of a violation of each severity (enforced or not: an attempt is evidence). */
+  severity_risk: z
+    .strictObject({ low: z.number(), medium: z.number(), high: z.number(), critical: z.number() })
+    .default({ low: 0.2, medium: 0.45, high: 0.75, critical: 1 }),
+  /** Quarantine when the level reaches 4. Off: level 4 only tightens the referee. */
+  quarantine: z.boolean().default(true),
+});
+export type WatcherOptions = z.infer<typeof WatcherOptionsSchema>;
+
+/** What the watcher sees of one interaction. */
+export interface ThreatEvidence {
+  /** Severities of the rules this interaction violated (or attempted to). */
+  violations: Severity[];
+  /** Strongest injection score seen in this interaction, 0 when none. */
+  injectionScore: number;
+  /** Time of the interaction (ms since epoch), for the burst window. */
+  now: number;
+}
+
+export interface ThreatUpdate {
+  tau: number;
+  level: number;
+  risk: number;
+  /** Requests of this agent inside the window, this one included. */
+  rate: number;
+  burst: boolean;
+}
+
+/** Level 0–4 for a score. */
+export function levelFor(tau: number, bounds: WatcherOptions['level_bounds']): number {
+  let level = 0;
+  for (const b of bounds) if (tau >= b) level++;
+  return level;
+}
+
+/**
+ * Keeps the per-agent request timestamps for the burst window (in memory: a restart forgets the rate, not the
+ * score, which the store keeps) and computes score updates. Pure apart from the timestamps.
+ */
+export class ThreatWatcher {
+  readonly options: WatcherOptions;
+  private readonly recent = new Map<string, number[]>();
+
+  constructor(options: Partial<WatcherOptions> = {}) {
+    this.options = WatcherOptionsSchema.parse(options);
+  }
+
+  /** Records one request of `agent` and returns its rate in the window. */
+  private recordRequest(agent: string, now: number): number {
+    const cutoff = now - this.options.burst_window_ms;
+    const times = this.recent.get(agent) ?? [];
+    let drop = 0;
+    while (drop < times.length && (times[drop] as number) <= cutoff) drop++;
+    if (drop > 0) times.splice(0, drop);
+    times.push(now);
+    this.recent.set(agent, times);
+    return times.length;
+  }
+
+  /** Risk of one interaction in [0, 1]: the strongest of severity, injection and burst evidence. */
+  riskOf(evidence: ThreatEvidence, rate: number): { risk: number; burst: boolean } {
+    const o = this.options;
+    let risk = 0;
+    for (const s of evidence.violations) risk = Math.max(risk, o.severity_risk[s]);
+    risk = Math.max(risk, Math.min(1, Math.max(0, evidence.injectionScore)));
+    const burst = rate > o.burst_threshold;
+    if (burst) risk = Math.max(risk, Math.min(1, (rate - o.burst_threshold) / o.burst_threshold));
+    return { risk, burst };
+  }
+
+  /** τ ← α·τ + (1−α)·risk for `agent`, given its previous τ. */
+  update(agent: string, previousTau: number, evidence: ThreatEvidence): ThreatUpdate {
+    const rate = this.recordRequest(agent, evidence.now);
+    const { risk, burst } = this.riskOf(evidence, rate);
+    const a = this.options.alpha;
+    const tau = Math.min(1, Math.max(0, a * previousTau + (1 - a) * risk));
+    return { tau, level: levelFor(tau, this.options.level_bounds), risk, burst, rate };
+  }
+
+  /** Forgets an agent's request history (on release from quarantine). */
+  forget(agent: string): void {
+    this.recent.delete(agent);
+  }
+}
+
+/** Severity rank at or above which an enforced soft violation is denied, by threat level 0–4. */
+export const DEFAULT_DENY_AT_RANK: readonly number[] = [SEVERITY_RANK.medium, SEVERITY_RANK.medium, SEVERITY_RANK.low, SEVERITY_RANK.low, SEVERITY_RANK.low];
