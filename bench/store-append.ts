@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
 import { openStore, type AuditEntry } from '../src/store/index.js';
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '20000' }, full: { type: 'boolean', default: false } } });
@@ -34,17 +35,32 @@ const entry = (i: number): AuditEntry => ({
 });
 
 for (let i = 0; i < 500; i++) store.audit.append(entry(i)); // warm-up
+const cpu0 = process.cpuUsage();
 const t0 = process.hrtime.bigint();
 for (let i = 0; i < rows; i++) store.audit.append(entry(i));
 const ns = Number(process.hrtime.bigint() - t0);
+const cpu = process.cpuUsage(cpu0);
 const v0 = process.hrtime.bigint();
 const check = store.audit.verify();
 const verifyMs = Number(process.hrtime.bigint() - v0) / 1e6;
 store.close();
+
+// Baseline in the same conditions: a bare autocommit INSERT of a ~400-byte row, no hashing, masking or chain.
+const raw = new Database(join(dir, 'raw.db'));
+raw.pragma('journal_mode = WAL');
+raw.pragma(`synchronous = ${values.full ? 'FULL' : 'NORMAL'}`);
+raw.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, ts INTEGER, agent TEXT, body TEXT, hash TEXT) STRICT');
+const ins = raw.prepare('INSERT INTO t (ts, agent, body, hash) VALUES (?, ?, ?, ?)');
+const body = JSON.stringify(entry(1));
+const b0 = process.hrtime.bigint();
+for (let i = 0; i < rows; i++) ins.run(Date.now(), 'planner', body, 'f'.repeat(64));
+const rawNs = Number(process.hrtime.bigint() - b0);
+raw.close();
 rmSync(dir, { recursive: true, force: true });
 
 const perRow = ns / rows / 1000;
 console.log(
   `audit append (${values.full ? 'FULL' : 'NORMAL'}): ${rows} single appends, ${Math.round(rows / (ns / 1e9))} rows/s, ` +
-    `${perRow.toFixed(1)} µs/row; verify of ${check.rows} rows ${verifyMs.toFixed(0)} ms (ok=${check.ok})`,
+    `${perRow.toFixed(1)} µs/row wall, ${((cpu.user + cpu.system) / rows).toFixed(1)} µs/row CPU; verify of ${check.rows} rows ${verifyMs.toFixed(0)} ms (ok=${check.ok})`,
 );
+console.log(`baseline bare INSERT: ${(rawNs / rows / 1000).toFixed(1)} µs/row wall; audit append costs ${(ns / rawNs).toFixed(1)}× a bare insert`);

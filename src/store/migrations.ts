@@ -30,7 +30,6 @@ export const MIGRATIONS: readonly string[] = [
     prev_hash TEXT NOT NULL,
     hash TEXT NOT NULL
   ) STRICT;
-  CREATE INDEX audit_agent ON audit(agent, id);
   CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
   CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
 
