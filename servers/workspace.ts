@@ -21,7 +21,11 @@ export function insideRoot(root: string, p: string): string {
   const full = resolve(root, p);
   const rel = relative(root, full);
   if (rel.startsWith('..') || isAbsolute(rel)) throw new Error(`path "${p}" is outside the workspace`);
-  if (existsSync(full) && relative(realpathSync(root), realpathSync(full)).startsWith('..')) throw new Error(`path "${p}" leaves the workspace through a link`);
+  // Check the nearest existing ancestor too, so a new file cannot be written through a linked folder.
+  let probe = full;
+  while (!existsSync(probe)) probe = dirname(probe);
+  const real = relative(realpathSync(root), realpathSync(probe));
+  if (real.startsWith('..') || isAbsolute(real)) throw new Error(`path "${p}" leaves the workspace through a link`);
   return full;
 }
 

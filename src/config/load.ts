@@ -19,7 +19,9 @@ export function formatIssues(error: z.ZodError): string {
   return error.issues
     .map((i) => {
       const path = i.path.map(String).join('.') || '(root)';
-      return `  ${path}: ${i.message}`;
+      // A bad record key (server or agent name) carries the key schema's own message one level down.
+      const inner = i.code === 'invalid_key' ? i.issues.map((x) => x.message).join('; ') : '';
+      return `  ${path}: ${inner || i.message}`;
     })
     .join('\n');
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { Guard } from '../guard/types.js';
 import type { Logger } from '../log.js';
@@ -32,6 +33,8 @@ export interface Proxy {
   readonly pool: DownstreamPool;
   /** Serves one upstream client on stdin/stdout as `agent`; when stdin ends the whole proxy stops and `onExit` runs. */
   serveStdio(agent: string, onExit: () => void): Promise<SessionContext>;
+  /** Serves one upstream client on any transport (e.g. an InMemoryTransport in tests) with the given identity. */
+  serveTransport(transport: Transport, session: SessionContext): Promise<void>;
   /** Serves Streamable HTTP on /mcp and legacy SSE on /sse + /messages. */
   serveHttp(opts: { port: number; host?: string }): Promise<HttpUpstream>;
   /** Closes upstream sessions, HTTP listeners and every downstream child. Idempotent. */
@@ -79,6 +82,11 @@ export function createProxy(opts: ProxyOptions): Proxy {
       });
       await server.connect(transport);
       return ctx;
+    },
+    async serveTransport(transport, session) {
+      const server = createUpstreamServer(core, session);
+      registry.add(server);
+      await server.connect(transport);
     },
     async serveHttp(o) {
       const l = await startHttpUpstream(core, registry, tokens, o);

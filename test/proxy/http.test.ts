@@ -44,7 +44,7 @@ describe('quadguard serve --http (Streamable HTTP + legacy SSE, bearer tokens)',
     const none = await post(`${proxy.url}/mcp`, JSON.stringify(INIT));
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toMatch(/^Bearer/);
-    expect((await none.json()).error.message).toMatch(/Unauthorized/);
+    expect(((await none.json()) as any).error.message).toMatch(/Unauthorized/);
     const wrong = await post(`${proxy.url}/mcp`, JSON.stringify(INIT), { authorization: 'Bearer wrong-token-000000000000' });
     expect(wrong.status).toBe(401);
     expect((await fetch(`${proxy.url}/sse`)).status).toBe(401);
@@ -86,14 +86,14 @@ describe('quadguard serve --http (Streamable HTTP + legacy SSE, bearer tokens)',
     const auth = { authorization: `Bearer ${TOKEN}` };
     const bad = await post(`${proxy.url}/mcp`, '{"jsonrpc": "2.0", "id": 1, "method": ', auth);
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error.code).toBe(-32700);
+    expect(((await bad.json()) as any).error.code).toBe(-32700);
     const big = await post(`${proxy.url}/mcp`, JSON.stringify({ ...INIT, params: { ...INIT.params, pad: 'x'.repeat(100_000) } }), auth);
     expect(big.status).toBe(413);
     expect(big.headers.get('content-type')).toMatch(/json/);
-    expect((await big.json()).error.message).toMatch(/too large/);
+    expect(((await big.json()) as any).error.message).toMatch(/too large/);
     const notRpc = await post(`${proxy.url}/mcp`, JSON.stringify({ hello: 'world' }), auth);
     expect(notRpc.status).toBe(400);
-    expect((await notRpc.json()).jsonrpc).toBe('2.0');
+    expect(((await notRpc.json()) as any).jsonrpc).toBe('2.0');
     const gone = await post(`${proxy.url}/mcp`, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), { ...auth, 'mcp-session-id': 'no-such-session' });
     expect(gone.status).toBe(404);
     const c = await connect(TOKEN);

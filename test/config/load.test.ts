@@ -1,0 +1,85 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfigFile, validateConfig } from '../../src/config/load.js';
+import { ConfigError } from '../../src/errors.js';
+import { CLI } from '../support/proxy-harness.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'qg-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function errorOf(raw: unknown, env: NodeJS.ProcessEnv = {}): ConfigError {
+  try {
+    validateConfig(raw, { file: 'q.yaml', baseDir: dir, env });
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('config validation', () => {
+  it('accepts the documented shape and fills defaults', () => {
+    const { config, tokens } = validateConfig(
+      {
+        servers: { files: { command: 'npx', args: ['-y', 'x'], tools: { deny: ['write_*'] } }, remote: { url: 'http://127.0.0.1:9000/mcp', transport: 'sse', headers: { a: 'b' } } },
+        agents: { planner: { token: { env: 'PLANNER_TOKEN' }, profile: { role: 'nursing', age: 30 } } },
+      },
+      { baseDir: dir, env: { PLANNER_TOKEN: 'p'.repeat(20) } },
+    );
+    expect(config.servers.files?.timeout_ms).toBe(60_000);
+    expect(config.http).toMatchObject({ host: '127.0.0.1', stateless: false, body_limit: '4mb' });
+    expect(config.message_tool_name).toBe('strict');
+    expect(config.store).toBe(join(dir, '.quadguard/state.db'));
+    expect(tokens.get('p'.repeat(20))).toBe('planner');
+  });
+
+  it.each([
+    [{ servers: { files: { command: 'x', bogus: 1 } } }, /servers\.files: Unrecognized key: "bogus"/],
+    [{ servers: { files: {} } }, /servers\.files\.command: give exactly one of "command" \(stdio\) or "url"/],
+    [{ servers: { Files_1: { command: 'x' } } }, /servers\.Files_1: server key must be/],
+    [{ servers: { r: { url: 'ftp://x' } } }, /servers\.r\.url: url must be an http/],
+    [{ servers: { r: { url: 'http://x', transport: 'ws' } } }, /servers\.r\.transport: Invalid option/],
+    [{ servers: { r: { command: 'x', timeout_ms: -5 } } }, /servers\.r\.timeout_ms: Too small/],
+    [{ agents: { a: { token: { value: 'short' } } } }, /agents\.a\.token/],
+    [{ http: { body_limit: 'lots' } }, /http\.body_limit/],
+    [{ policy: 'no/such/policy' }, /policy: path .*no\/such\/policy does not exist/],
+    [{ agents: { a: { token: { env: 'MISSING_TOKEN' } } } }, /agents\.a\.token\.env: environment variable MISSING_TOKEN is not set/],
+    [{ nonsense: true }, /\(root\): Unrecognized key: "nonsense"/],
+  ])('names the field: %j', (raw, pattern) => {
+    const err = errorOf(raw);
+    expect(err.code).toBe('config_invalid');
+    expect(err.message).toMatch(pattern);
+  });
+
+  it('reads YAML and JSON files and reports parse errors with the file', () => {
+    const y = join(dir, 'ok.yaml');
+    writeFileSync(y, 'servers:\n  fs:\n    command: node\n');
+    expect(Object.keys(loadConfigFile(y).config.servers)).toEqual(['fs']);
+    const j = join(dir, 'bad.json');
+    writeFileSync(j, '{"servers": ');
+    expect(() => loadConfigFile(j)).toThrow(expect.objectContaining({ code: 'config_parse_error' }));
+    expect(() => loadConfigFile(join(dir, 'missing.yaml'))).toThrow(expect.objectContaining({ code: 'config_unreadable' }));
+  });
+});
+
+describe('quadguard serve with a bad config', () => {
+  it('exits non-zero without starting and names the field', () => {
+    const f = join(dir, 'bad.yaml');
+    writeFileSync(f, 'servers:\n  files:\n    command: node\n    timeout_ms: soon\n');
+    const r = spawnSync(process.execPath, [CLI, 'serve', '--config', f], { encoding: 'utf8', input: '', timeout: 20_000 });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/config_invalid: .*bad\.yaml is invalid:\n {2}servers\.files\.timeout_ms: Invalid input: expected number, received string/);
+  });
+
+  it('refuses unauthenticated HTTP on a non-loopback address', () => {
+    const f = join(dir, 'open.yaml');
+    writeFileSync(f, 'servers: {}\n');
+    const r = spawnSync(process.execPath, [CLI, 'serve', '--config', f, '--http', '0', '--host', '0.0.0.0'], { encoding: 'utf8', timeout: 20_000 });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/config_insecure: refusing to serve HTTP on 0\.0\.0\.0 without authentication/);
+  });
+});
