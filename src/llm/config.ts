@@ -22,7 +22,7 @@ export const LlmModelsSchema = z.strictObject({
 export type LlmModels = z.infer<typeof LlmModelsSchema>;
 
 export const LlmConfigSchema = z.strictObject({
-  base_url: z.url().default('http://127.0.0.1:11434/v1'),
+  base_url: z.url({ protocol: /^https?$/, error: 'base_url must be an http(s) URL, e.g. http://127.0.0.1:11434/v1' }).default('http://127.0.0.1:11434/v1'),
   /** Name of the environment variable holding the API key (the key itself never appears in a config file). */
   api_key_env: z
     .string()

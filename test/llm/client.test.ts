@@ -214,5 +214,6 @@ describe('LlmClient', () => {
   it('rejects an invalid config with ConfigError', () => {
     expect(() => new LlmClient({ models: { light: 'a', strong: 'b' }, concurrency: 0 } as never, { env: {} })).toThrow(ConfigError);
     expect(() => new LlmClient({ models: { light: 'a', strong: 'b' }, api_key_env: 'sk-123 secret' }, { env: {} })).toThrow(/NAME of an environment variable/);
+    expect(() => new LlmClient({ models: { light: 'a', strong: 'b' }, base_url: 'file:///etc/passwd' }, { env: {} })).toThrow(/http\(s\) URL/);
   });
 });

@@ -64,6 +64,16 @@ describe('evaluateSemanticPredicates / expandState', () => {
     expect(llm.chatRequests).toHaveLength(1);
   });
 
+  it('a hanging or failing model rejects within the bound, never hangs', async () => {
+    llm.script({ hang: true }, { hang: true });
+    const client = clientFor(llm, { timeout_ms: 150, max_retries: 1 });
+    const t0 = Date.now();
+    await expect(evaluateSemanticPredicates(client, { predicates: PREDS, interaction: toolCall({}) })).rejects.toMatchObject({ code: 'llm_timeout' });
+    expect(Date.now() - t0).toBeLessThan(1500);
+    llm.script({ status: 400, message: 'bad request' });
+    await expect(expandState(client, { predicates: PREDS, interaction: toolCall({}) })).rejects.toMatchObject({ code: 'llm_refused' });
+  });
+
   it('contradictory or malformed answers fail the whole evaluation', async () => {
     const client = clientFor(llm, { cache_size: 0 });
     llm.script({
