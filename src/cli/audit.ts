@@ -43,13 +43,14 @@ export function registerAuditCommands(program: Command): void {
 
   storeOptions(audit.command('verify').description('check the hash chain; exit 1 naming the first edited, deleted or reordered row'))
     .option('--json', 'print the result as JSON')
-    .action(async (opts: StoreCliOptions & { json?: boolean }) => {
+    .option('--anchor <id:hash>', 'a head printed by an earlier verify (or an auditId): fail if that row is gone or changed', parseAnchor)
+    .action(async (opts: StoreCliOptions & { json?: boolean; anchor?: { id: number; hash: string } }) => {
       await withStore(opts, (store) => {
-        const r = store.audit.verify();
+        const r = store.audit.verify(opts.anchor ? { anchor: opts.anchor } : {});
         for (const w of r.warnings) process.stderr.write(`quadguard: warning: ${w}\n`);
         if (opts.json) process.stdout.write(`${JSON.stringify(r)}\n`);
         else if (r.ok) {
-          const head = r.head ? `; head ${r.head.id} ${r.head.hash}` : '';
+          const head = r.head ? `; head ${r.head.id}:${r.head.hash}` : '';
           process.stdout.write(`audit log ok: ${r.rows} rows${head}\n`);
         } else {
           process.stdout.write(`audit log TAMPERED: first bad row ${r.firstBad!.id}: ${r.firstBad!.reason} (${r.rows} rows verified before it)\n`);
@@ -82,4 +83,11 @@ export function positiveInt(value: string, name: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new InvalidArgumentError(`${name} expects a non-negative integer, got ${value}`);
   return n;
+}
+
+/** `--anchor 42:3fa9…` or `42-3fa9c1d2` (an auditId). */
+export function parseAnchor(value: string): { id: number; hash: string } {
+  const m = /^(\d+)[:-]([0-9a-f]{8,64})$/i.exec(value.trim());
+  if (!m) throw new InvalidArgumentError(`--anchor expects <id>:<hash> (as printed by audit verify) or an auditId, got ${value}`);
+  return { id: Number(m[1]), hash: m[2]!.toLowerCase() };
 }

@@ -138,9 +138,11 @@ export class AuditLog {
   /**
    * Walks the whole chain and names the first row that breaks it: an edited row (its hash no longer matches),
    * a deleted row (a gap in ids, or a missing tail), a rewritten or reordered row (a `prev_hash` that does not
-   * link to the row before). Rows after a truncation point cannot be told from none; anchor `head` elsewhere.
+   * link to the row before). An attacker who deletes the tail and also rewinds `sqlite_sequence` leaves no
+   * trace inside the file: keep `head` somewhere else and pass it back as `anchor` (row `anchor.id` must still
+   * exist with that hash; any prefix of it is accepted, e.g. the 8 digits of an auditId).
    */
-  verify(): VerifyResult {
+  verify(options: { anchor?: { id: number; hash: string } } = {}): VerifyResult {
     const warnings: string[] = [];
     const triggers = this.db
       .prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name IN ('audit_no_update', 'audit_no_delete')")
@@ -172,6 +174,14 @@ export class AuditLog {
     }
     const seq = this.seq.get()?.seq ?? 0;
     if (seq > prevId) return bad(prevId + 1, `rows ${prevId + 1}–${seq} are missing at the end (deleted)`);
+    const anchor = options.anchor;
+    if (anchor) {
+      const held = anchor.id <= prevId ? (this.byId.get(anchor.id) as { hash?: string } | undefined) : undefined;
+      if (!held) return bad(Math.min(anchor.id, prevId + 1), `anchored row ${anchor.id} is missing: the log was truncated after row ${prevId}`);
+      if (!held.hash?.startsWith(anchor.hash.toLowerCase())) {
+        return bad(anchor.id, `row ${anchor.id} does not have the anchored hash ${anchor.hash}: the log was rewritten from there`);
+      }
+    }
     return { ok: true, rows, ...(prevId > 0 ? { head: { id: prevId, hash: prevHash } } : {}), warnings };
   }
 

@@ -35,7 +35,10 @@ describe('quadguard audit (spawned)', { timeout: 120_000 }, () => {
   it('verifies a clean log with exit 0, and a tampered one with exit 1 naming the row', () => {
     const ok = quadguard('audit', 'verify', '--store', t.file);
     expect(ok.code).toBe(0);
-    expect(ok.out).toMatch(/^audit log ok: 6 rows; head 6 [0-9a-f]{64}\n$/);
+    expect(ok.out).toMatch(/^audit log ok: 6 rows; head 6:[0-9a-f]{64}\n$/);
+    const head = /head (\S+)/.exec(ok.out)![1]!;
+    expect(quadguard('audit', 'verify', '--anchor', head, '--store', t.file).code).toBe(0);
+    expect(quadguard('audit', 'verify', '--anchor', 'nonsense', '--store', t.file).code).toBe(2);
 
     const raw = new Database(t.file);
     raw.exec('DROP TRIGGER audit_no_update');

@@ -114,6 +114,23 @@ describe('audit log', () => {
     expect(verify().firstBad).toEqual({ id: 4, reason: expect.stringMatching(/rows 4–5 are missing/) });
   });
 
+  it('detects a truncated tail with a rewound sequence through an external anchor', () => {
+    fill(5);
+    const head = verify().head!;
+    attack('DELETE FROM audit WHERE id >= 4');
+    attack("UPDATE sqlite_sequence SET seq = 3 WHERE name = 'audit'");
+    expect(verify().ok).toBe(true); // nothing inside the file shows it
+    const s = openStore(t.file);
+    expect(s.audit.verify({ anchor: head })).toMatchObject({ ok: false, firstBad: { id: 4, reason: expect.stringMatching(/anchored row 5 is missing/) } });
+    s.audit.append(entry(9));
+    s.audit.append(entry(10));
+    expect(s.audit.verify({ anchor: { id: 5, hash: head.hash.slice(0, 8) } })).toMatchObject({
+      ok: false,
+      firstBad: { id: 5, reason: expect.stringMatching(/does not have the anchored hash/) },
+    });
+    s.close();
+  });
+
   it('detects reordered rows', () => {
     fill(5);
     attack('UPDATE audit SET id = -2 WHERE id = 2');
