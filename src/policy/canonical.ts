@@ -7,14 +7,23 @@ import { PolicyBookSchema, type PolicyBook, type PolicyBookInput } from './schem
  * what `hash` and signatures cover.
  */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') {
-    return JSON.stringify(value) ?? 'null';
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) {
+    let s = '[';
+    for (let i = 0; i < value.length; i++) s += (i > 0 ? ',' : '') + canonicalJson(value[i]);
+    return `${s}]`;
   }
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  const o = value as Record<string, unknown>;
+  let s = '{';
+  let first = true;
+  // Default sort compares UTF-16 code units: stable across platforms and locales.
+  for (const k of Object.keys(o).sort()) {
+    const v = o[k];
+    if (v === undefined) continue;
+    s += `${first ? '' : ','}${JSON.stringify(k)}:${canonicalJson(v)}`;
+    first = false;
+  }
+  return `${s}}`;
 }
 
 /** Canonical text of a book (defaults applied; throws zod's error on an invalid book). */

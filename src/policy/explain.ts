@@ -50,8 +50,16 @@ export function evaluateBook(compiled: CompiledBook, interaction: Interaction, s
   }
   const lookup = (n: string): Truth => values.get(n)?.value ?? 'false';
   const scoreOf = (n: string) => values.get(n)?.score;
-  let rules = compiled.graph.rulesFor(interaction.kind);
-  if (set === 'must-check') rules = rules.filter((r) => r.predicates.some((n) => values.has(n)));
+  let rules: readonly CompiledRule[];
+  if (set === 'all') rules = compiled.graph.rulesFor(interaction.kind);
+  else {
+    // Only the rules touching an evaluated predicate: cost follows |M_t|, not the size of the book.
+    const touched = new Set<CompiledRule>();
+    for (const name of values.keys()) {
+      for (const r of compiled.graph.rulesUsing(name)) if (r.def.applies_to.includes(interaction.kind)) touched.add(r);
+    }
+    rules = [...touched].sort((a, b) => a.index - b.index);
+  }
   const ruleReports: RuleReport[] = rules.map((rule) => ({ id: rule.id, rule, ...checkRule(rule, lookup, scoreOf) }));
 
   const denying: string[] = [];
@@ -63,7 +71,9 @@ export function evaluateBook(compiled: CompiledBook, interaction: Interaction, s
     else if (r.rule.onUnknown === 'deny' && !monitor) denying.push(r.id);
     else if (r.rule.onUnknown !== 'allow') flagged.push(r.id);
   }
-  const predicates: PredicateReport[] = compiled.predicates.map((p) => {
+  // `all` reports every predicate (out-of-scope ones as not applying); `must-check` only the evaluated ones.
+  const listed = set === 'all' ? compiled.predicates : [...values.keys()].map((n) => compiled.byName.get(n)!);
+  const predicates: PredicateReport[] = listed.map((p) => {
     const v = values.get(p.name);
     return v ? { name: p.name, applies: true, ...v } : { name: p.name, value: 'false', applies: predicateApplies(p, interaction) };
   });

@@ -25,13 +25,19 @@ export interface DependencyGraph {
 /** Bound on memoized (kind, tool) entries; a hostile stream of invented tool names cannot grow memory forever. */
 export const MUST_CHECK_CACHE_LIMIT = 4096;
 
+function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const list = m.get(k);
+  if (list) list.push(v);
+  else m.set(k, [v]);
+}
+
 /** Builds the graph of a compiled book's predicates and rules. */
 export function buildGraph(predicates: readonly CompiledPredicate[], rules: readonly CompiledRule[]): DependencyGraph {
   const byKind = new Map<InteractionKind, CompiledRule[]>();
   const byPredicate = new Map<string, CompiledRule[]>();
   for (const r of rules) {
-    for (const k of new Set(r.def.applies_to)) byKind.set(k, [...(byKind.get(k) ?? []), r]);
-    for (const n of r.predicates) byPredicate.set(n, [...(byPredicate.get(n) ?? []), r]);
+    for (const k of new Set(r.def.applies_to)) push(byKind, k, r);
+    for (const n of r.predicates) push(byPredicate, n, r);
   }
   const byName = new Map(predicates.map((p) => [p.name, p] as const));
   const withTools = predicates.filter((p) => (p.def.tools?.length ?? 0) > 0);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Interaction, Truth } from '../../src/guard/types.js';
-import { checkRule, compileBook, evalFormula, evaluatePredicate, parseFormula, predicateApplies } from '../../src/policy/index.js';
+import { checkRule, compileBook, evalFormula, evaluatePredicate, parseFormula, predicateApplies, type Predicate } from '../../src/policy/index.js';
 import { call, flag, registerTestDetectors, sampleBook } from './support.js';
 
 registerTestDetectors();
@@ -96,7 +96,7 @@ describe('predicateApplies', () => {
     ['message', [false, false, false, false, true]],
     ['any', [true, true, true, true, true]],
   ] as const)('scope %s', (scope, want) => {
-    const p = { name: 'p', description: 'd', keywords: [], scope, persistence: 'event', detectors: [], combine: 'any' } as const;
+    const p: Predicate = { name: 'p', description: 'd', keywords: [], scope, persistence: 'event', detectors: [], combine: 'any' };
     expect(kinds.map((i) => predicateApplies(p, i))).toEqual(want);
   });
 });

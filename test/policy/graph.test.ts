@@ -45,3 +45,22 @@ describe('DependencyGraph', () => {
     expect(g.mustCheck(call('github', 'publish_x'))).not.toBe(a);
   });
 });
+
+describe('evaluateBook must-check path', () => {
+  it('evaluates only M_t and the rules touching it, and agrees with the full path on tool-governed rules', async () => {
+    const { evaluateBook } = await import('../../src/policy/index.js');
+    const { compiled } = compileBook(sampleBook());
+    const i = call('github', 'publish_release', { secret: true, publish: true, external: true });
+    const must = evaluateBook(compiled, i, 'must-check');
+    expect(must.predicates.map((p) => p.name)).toEqual(['secret', 'publish']);
+    // no-external-secret and mail-ok touch `secret`, so they are checked; external/unrelated were not evaluated (false).
+    expect(must.rules.map((r) => [r.id, r.status])).toEqual([
+      ['no-secret-publish', 'violated'],
+      ['no-external-secret', 'satisfied'],
+      ['mail-ok', 'satisfied'],
+    ]);
+    const full = evaluateBook(compiled, i, 'all');
+    expect(full.rules.find((r) => r.id === 'no-external-secret')?.status).toBe('violated');
+    expect(must.verdict).toBe('deny');
+  });
+});
