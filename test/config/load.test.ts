@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfigFile, validateConfig } from '../../src/config/load.js';
 import { ConfigError } from '../../src/errors.js';
-import { CLI } from '../support/proxy-harness.js';
+import { CLI, ROOT } from '../support/proxy-harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'qg-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -62,6 +62,14 @@ describe('config validation', () => {
     writeFileSync(j, '{"servers": ');
     expect(() => loadConfigFile(j)).toThrow(expect.objectContaining({ code: 'config_parse_error' }));
     expect(() => loadConfigFile(join(dir, 'missing.yaml'))).toThrow(expect.objectContaining({ code: 'config_unreadable' }));
+  });
+});
+
+describe('shipped sample config', () => {
+  it('examples/quadguard.config.yaml validates', () => {
+    const { config, tokens } = loadConfigFile(join(ROOT, 'examples', 'quadguard.config.yaml'), { PLANNER_TOKEN: 'x'.repeat(24) });
+    expect(Object.keys(config.servers)).toEqual(['workspace', 'mail', 'files']);
+    expect(tokens.get('x'.repeat(24))).toBe('planner');
   });
 });
 
