@@ -49,6 +49,8 @@ const OVERRIDE: WeightedPattern[] = [
     detail: 'do not tell the user',
   },
   { re: /\bkeep (?:this|it) (?:a )?secret from (?:the|your) (?:user|human)\b/i, weight: 0.8, detail: 'keep it secret from the user' },
+  { re: /\b(?:do not|don't|never)\s+(?:tell|inform|mention|reveal|disclose|show|let)\b[^.\n]{0,60}\b(?:to )?the (?:user|human)\b/i, weight: 0.7, detail: 'hide it from the user' },
+  { re: /\b(?:do not|don't|never) (?:mention|reveal|disclose|say) (?:that|to anyone that) you\b/i, weight: 0.6, detail: 'do not mention that you …' },
   { re: /\b(?:strictly )?(?:adhere|stick|comply) (?:strictly )?(?:to|with) the following (?:instruction|command|directive)s?\b/i, weight: 0.6, detail: 'adhere to the following instruction' },
   // Cheap multilingual variants of "ignore the previous instructions".
   { re: /\bignor(?:a|e|ez|er|ar|ieren?|iere)\b[^.\n]{0,30}\b(?:instrucciones|instructions|instruções|istruzioni|anweisungen|anleitungen)\b/i, weight: 0.85, detail: 'ignore instructions (multilingual)' },
@@ -108,6 +110,12 @@ const ACTION_COMMAND: WeightedPattern[] = [
   // An action aimed at the user's own data, phrased to someone other than the user ("the user's …", "fill them in without asking").
   { re: new RegExp(`(?:^|[.!:\\n][ \\t]*)(?:please\\s+|do\\s+|now\\s+|then\\s+)?${EXFIL_VERB}\\b[^.\\n]{0,120}\\b(?:the user's|of the user|the user is|user's (?:data|files|messages))`, 'i'), weight: 0.5, detail: 'action on the user\'s data' },
   { re: /\bwithout (?:asking|confirming|checking with|consulting) (?:me|the user|anyone)\b/i, weight: 0.4, detail: 'without asking' },
+  // Tool poisoning: an instruction to read credential or config files and hand their contents over.
+  {
+    re: /\b(?:read|open|cat|load|include|send|pass|attach|upload)\b[^.\n]{0,40}(?:~\/\.ssh|\bid_(?:rsa|ed25519)\b|(?:^|[\s/'"`])\.env\b|\bmcp\.json\b|\.aws\/credentials|\/etc\/(?:passwd|shadow)\b|\.netrc\b|\.npmrc\b|\.git-credentials\b|\.kube\/config)/i,
+    weight: 0.6,
+    detail: 'read credential files',
+  },
   { re: new RegExp(`(?:^|[.!:\\n][ \\t]*)(?:please\\s+|do\\s+|now\\s+|then\\s+)?${EXFIL_VERB}\\b[^.\\n]{0,80}${TARGET}`, 'i'), weight: 0.3, detail: 'imperative send to a target' },
   { re: /\b(?:and )?then (?:delete|remove|erase) (?:it|them|him|her|the (?:email|message|file|evidence)s?)\b/i, weight: 0.35, detail: 'then delete the trace' },
 ];

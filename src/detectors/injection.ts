@@ -36,6 +36,20 @@ export const INJECTION_SIGNALS = [
 ] as const;
 export type InjectionSignal = (typeof INJECTION_SIGNALS)[number];
 
+/**
+ * Signals suited to tool descriptions (tool-poisoning scans): descriptions legitimately tell the model how to use
+ * the tool and what to put in its answer, so `answer_directive`, `embedded_task` and `code_payload` stay off.
+ */
+export const TOOL_DESCRIPTION_SIGNALS: readonly InjectionSignal[] = [
+  'override',
+  'role_marker',
+  'hidden_unicode',
+  'control_sequence',
+  'encoded_payload',
+  'addressed_to_ai',
+  'action_command',
+];
+
 export const InjectionOptionsSchema = z.strictObject({
   field: z.string().default('any'),
   threshold: z.number().min(0).max(1).default(0.5),
