@@ -8,6 +8,7 @@ export {
   buildPredicateIndex,
   predicateSchemaText,
   predicateSchemasHash,
+  predicateViews,
   SparsePredicateIndex,
   VectraPredicateIndex,
 } from './predicate-index.js';

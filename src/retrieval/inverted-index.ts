@@ -33,9 +33,9 @@ export class SparseInvertedIndex {
   /**
    * The `k` documents with the highest cosine to a unit-length query, best first; ties broken by document
    * number so results are deterministic. Only positive scores are returned (signed hashing can make unrelated
-   * texts slightly negative; documents sharing no feature score 0).
+   * texts slightly negative; documents sharing no feature score 0). `accept` restricts the candidates.
    */
-  search(query: SparseVector, k: number): ScoredDoc[] {
+  search(query: SparseVector, k: number, accept?: (doc: number) => boolean): ScoredDoc[] {
     if (k <= 0) return [];
     const acc = new Map<number, number>();
     query.indices.forEach((idx, qk) => {
@@ -44,7 +44,9 @@ export class SparseInvertedIndex {
       const qw = query.values[qk] as number;
       for (const p of list) acc.set(p.doc, (acc.get(p.doc) ?? 0) + qw * p.weight);
     });
-    const all: ScoredDoc[] = [...acc].filter(([, score]) => score > 0).map(([doc, score]) => ({ doc, score }));
+    const all: ScoredDoc[] = [...acc]
+      .filter(([doc, score]) => score > 0 && (accept === undefined || accept(doc)))
+      .map(([doc, score]) => ({ doc, score }));
     all.sort((a, b) => b.score - a.score || a.doc - b.doc);
     return all.slice(0, k);
   }

@@ -8,24 +8,36 @@ import { VectraStore } from './vectra-store.js';
  * The top-k index of predicate schemas the state tracker consults (DESIGN §1, C = TopK ∪ MustCheck). Built once
  * when a policy loads. Two implementations behind one interface: an exact sparse inverted index for the local
  * hashing embedder, and a persisted vectra `LocalIndex` for any dense embedder.
+ *
+ * Each predicate is embedded as several views: its whole schema (name, definition, keywords) and each keyword
+ * alone. A predicate scores the best cosine of its views, so a long keyword list does not dilute the match of a
+ * text that names just one of them ("Toyota" for a car predicate listing forty makes).
  */
 export interface PredicateIndex {
   /** Which embedder ranks the predicates. */
   readonly embedderId: string;
-  /** The `k` predicates most similar to `text`, best first. */
-  topK(text: string, k: number): Promise<PredicateHit[]>;
+  /**
+   * The `k` predicates most similar to `text`, best first, with a positive score. `only` restricts the ranking
+   * to those names (e.g. the predicates whose scope applies to the interaction kind).
+   */
+  topK(text: string, k: number, only?: ReadonlySet<string>): Promise<PredicateHit[]>;
 }
 
-/** The text embedded for a predicate: its name in words, its definition and its keywords. */
+/** The whole-schema view of a predicate: its name in words, its definition and its keywords. */
 export function predicateSchemaText(p: PredicateSchemaText): string {
   const kw = p.keywords && p.keywords.length > 0 ? `. ${p.keywords.join(', ')}` : '';
   return `${p.name.replace(/_/g, ' ')}. ${p.description}${kw}`;
 }
 
+/** Every view embedded for a predicate: the whole schema, then each distinct keyword. */
+export function predicateViews(p: PredicateSchemaText): string[] {
+  return [predicateSchemaText(p), ...new Set((p.keywords ?? []).map((k) => k.trim()).filter((k) => k.length > 0))];
+}
+
 /** A stable hash of the predicate schemas, used when no book hash is given. */
 export function predicateSchemasHash(predicates: PredicateSchemaText[]): string {
   const h = createHash('sha256');
-  for (const p of predicates) h.update(`${p.name}\u0000${predicateSchemaText(p)}\u0000`);
+  for (const p of predicates) h.update(`${p.name}\u0000${predicateViews(p).join('\u0001')}\u0000`);
   return h.digest('hex');
 }
 
@@ -36,7 +48,8 @@ export function predicateSchemasHash(predicates: PredicateSchemaText[]): string 
 export class SparsePredicateIndex implements PredicateIndex {
   readonly embedderId: string;
   private readonly index = new SparseInvertedIndex();
-  private readonly names: string[] = [];
+  /** Predicate name of each indexed view, by document number. */
+  private readonly owner: string[] = [];
 
   constructor(
     predicates: PredicateSchemaText[],
@@ -44,19 +57,31 @@ export class SparsePredicateIndex implements PredicateIndex {
   ) {
     this.embedderId = embedder.id;
     for (const p of predicates) {
-      this.index.add(embedder.embedSparse(predicateSchemaText(p)));
-      this.names.push(p.name);
+      for (const view of predicateViews(p)) {
+        this.index.add(embedder.embedSparse(view));
+        this.owner.push(p.name);
+      }
     }
   }
 
-  topKSync(text: string, k: number): PredicateHit[] {
-    return this.index
-      .search(this.embedder.embedSparse(text), k)
-      .map((d) => ({ name: this.names[d.doc] as string, score: d.score }));
+  topKSync(text: string, k: number, only?: ReadonlySet<string>): PredicateHit[] {
+    if (k <= 0) return [];
+    const accept = only === undefined ? undefined : (doc: number) => only.has(this.owner[doc] as string);
+    const hits: PredicateHit[] = [];
+    const seen = new Set<string>();
+    // Views come best first, so a predicate's first view is its best one.
+    for (const d of this.index.search(this.embedder.embedSparse(text), this.index.size, accept)) {
+      const name = this.owner[d.doc] as string;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      hits.push({ name, score: d.score });
+      if (hits.length === k) break;
+    }
+    return hits;
   }
 
-  async topK(text: string, k: number): Promise<PredicateHit[]> {
-    return this.topKSync(text, k);
+  async topK(text: string, k: number, only?: ReadonlySet<string>): Promise<PredicateHit[]> {
+    return this.topKSync(text, k, only);
   }
 }
 
@@ -84,16 +109,17 @@ export class VectraPredicateIndex implements PredicateIndex {
     const { embedder, folder } = options;
     const hash = options.bookHash ?? predicateSchemasHash(predicates);
     const { store, rebuilt } = await VectraStore.open(folder, { embedder: embedder.id, hash }, async () => {
-      const vectors = await embedder.embed(predicates.map(predicateSchemaText));
-      return predicates.map((p, i) => ({ name: p.name, vector: vectors[i] as Float32Array }));
+      const owners = predicates.flatMap((p) => predicateViews(p).map((view) => ({ name: p.name, view })));
+      const vectors = await embedder.embed(owners.map((o) => o.view));
+      return owners.map((o, j) => ({ name: o.name, vector: vectors[j] as Float32Array }));
     });
     return new VectraPredicateIndex(embedder, store, rebuilt);
   }
 
-  async topK(text: string, k: number): Promise<PredicateHit[]> {
+  async topK(text: string, k: number, only?: ReadonlySet<string>): Promise<PredicateHit[]> {
     const [v] = await this.embedder.embed([text]);
     if (!v) return [];
-    const hits = await this.store.query(v, k);
+    const hits = await this.store.query(v, k, only);
     // vectra scores a zero query as NaN; treat "nothing in common" as no hit, like the sparse path.
     return hits.filter((h) => Number.isFinite(h.score) && h.score > 0);
   }

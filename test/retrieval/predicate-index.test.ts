@@ -61,6 +61,19 @@ describe('SparsePredicateIndex', () => {
   });
 });
 
+describe('keyword views', () => {
+  it('lets one keyword of a long list match as well as a short schema would', () => {
+    const makes = ['toyota', 'honda', 'ford', 'bmw', 'audi', 'tesla', 'nissan', 'kia', 'mazda', 'volvo', 'jeep', 'subaru'];
+    const idx = new SparsePredicateIndex([
+      { name: 'car_task', description: 'The task browses or rents a car', keywords: makes },
+      { name: 'profile_age', description: 'The user is at least 18 years old', keywords: ['age', 'adult'] },
+    ]);
+    const [best] = idx.topKSync('Find a red Subaru from 2018', 2);
+    expect(best?.name).toBe('car_task');
+    expect(best?.score).toBeGreaterThan(0.3);
+  });
+});
+
 describe('sparse path ≡ vectra LocalIndex over the dense local embeddings', () => {
   it('returns the same top-k, in the same order, with the same scores', async () => {
     const embedder = new LocalEmbedder();
@@ -74,6 +87,11 @@ describe('sparse path ≡ vectra LocalIndex over the dense local embeddings', ()
         expect(a.map((h) => h.name), `${q} @${k}`).toEqual(b.map((h) => h.name));
         a.forEach((h, i) => expect(h.score).toBeCloseTo((b[i] as { score: number }).score, 5));
       }
+      const only = new Set(['books_hotel', 'deletes_data', 'purchase']);
+      const ra = sparse.topKSync(q, 2, only);
+      const rb = await dense.topK(q, 2, only);
+      expect(ra.map((h) => h.name), `${q} only`).toEqual(rb.map((h) => h.name));
+      expect(ra.every((h) => only.has(h.name))).toBe(true);
     }
   });
 });
@@ -96,11 +114,12 @@ describe('VectraPredicateIndex persistence', () => {
     const e1 = new CountingEmbedder('dense-a');
     const first = await VectraPredicateIndex.open(PREDICATES, { embedder: e1, folder, bookHash: 'h1' });
     expect(first.rebuilt).toBe(true);
-    expect(e1.calls).toBe(PREDICATES.length);
+    const views = PREDICATES.reduce((n, p) => n + 1 + (p.keywords?.length ?? 0), 0);
+    expect(e1.calls).toBe(views);
 
     const again = await VectraPredicateIndex.open(PREDICATES, { embedder: e1, folder, bookHash: 'h1' });
     expect(again.rebuilt).toBe(false);
-    expect(e1.calls).toBe(PREDICATES.length);
+    expect(e1.calls).toBe(views);
     expect((await again.topK('reserve a hotel room', 1))[0]?.name).toBe('books_hotel');
 
     const newBook = await VectraPredicateIndex.open(PREDICATES.slice(0, 3), { embedder: e1, folder, bookHash: 'h2' });
