@@ -1,14 +1,36 @@
 import type { Config } from '../config/schema.js';
+import { createToolScreen } from '../guard/tool-screen.js';
+import { loadGuard } from '../guard/factory.js';
 import type { Guard } from '../guard/types.js';
 import type { Logger } from '../log.js';
+import type { ToolsListedHook } from '../proxy/pool.js';
+
+/** What the proxy gets from the guard side of a config. */
+export interface ConfiguredGuard {
+  /** The four-part pipeline (absent when the config names no policy: only the tool lists decide). */
+  guard?: Guard;
+  /** Tool pinning and description screening, run on every downstream listing. */
+  onToolsListed?: ToolsListedHook;
+  close(): void;
+}
 
 /**
- * Builds the policy pipeline guard for a config. Placeholder seam: the four-part pipeline is not wired in yet,
- * so this returns undefined and only the per-server tool filter decides.
+ * Builds the policy pipeline for a config: loads (and, with `policy_public_key`, verifies) the book, opens the
+ * store, and returns the guard and the tool-screening hook. Any error here stops start-up: a proxy that was
+ * asked to enforce a policy never runs without it.
  */
-export async function createGuardForConfig(config: Config, logger: Logger): Promise<Guard | undefined> {
-  if (config.policy !== undefined) {
-    logger.info({ policy: config.policy }, 'policy pipeline is not yet active; only the per-server tool allow/deny lists are enforced');
+export async function createGuardForConfig(config: Config, logger: Logger): Promise<ConfiguredGuard> {
+  if (config.policy === undefined) {
+    logger.warn('no policy configured: only the per-server tool allow/deny lists are enforced');
+    return { close() {} };
   }
-  return undefined;
+  const loaded = await loadGuard({
+    policy: config.policy,
+    store: config.store,
+    logger,
+    ...(config.policy_public_key ? { publicKeyPath: config.policy_public_key } : {}),
+    ...(config.guard ? { options: config.guard } : {}),
+  });
+  const screen = createToolScreen(loaded.pipeline.store, logger);
+  return { guard: loaded.pipeline, onToolsListed: screen, close: () => loaded.close() };
 }

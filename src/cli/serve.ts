@@ -1,4 +1,6 @@
-import { basename } from 'node:path';
+import { homedir } from 'node:os';
+import { basename, join } from 'node:path';
+import { PACKAGE_ROOT } from '../version.js';
 import { Command, Option } from 'commander';
 import { loadConfigFile, validateConfig, type LoadedConfig } from '../config/load.js';
 import { createRootLogger, type Logger } from '../log.js';
@@ -15,8 +17,15 @@ export function redirectConsoleToStderr(): void {
 
 /** Starts the proxy for a loaded config, on stdio or HTTP, and stops it (and every child) on signals. */
 export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http?: number; host?: string }, logger: Logger): Promise<Proxy> {
-  const pipeline = await createGuardForConfig(loaded.config, logger);
-  const proxy = createProxy({ config: loaded, guard: pipeline, logger });
+  const configured = await createGuardForConfig(loaded.config, logger);
+  const proxy = createProxy({
+    config: loaded,
+    logger,
+    ...(configured.guard ? { guard: configured.guard } : {}),
+    ...(configured.onToolsListed ? { onToolsListed: configured.onToolsListed } : {}),
+  });
+  const stop = proxy.close.bind(proxy);
+  (proxy as { close: () => Promise<void> }).close = () => stop().finally(() => configured.close());
   const exit = (code: number) => () => void proxy.close().finally(() => process.exit(code));
   process.once('SIGTERM', exit(0));
   process.once('SIGINT', exit(0));
@@ -67,19 +76,21 @@ export function registerServeCommands(program: Command): void {
   program
     .command('wrap')
     .description('Guard a single stdio MCP server without a config file: quadguard wrap [options] -- <command> [args...]')
-    .option('--policy <path>', 'policy book folder or file')
+    .option('--policy <path>', 'policy book folder or file (default: the shipped policies/default)', join(PACKAGE_ROOT, 'policies', 'default'))
+    .option('--no-policy', 'enforce no policy (only tool lists); not recommended')
+    .option('--store <file>', 'SQLite state and audit file', process.env.QUADGUARD_STORE ?? join(homedir(), '.quadguard', 'state.db'))
     .option('--agent <name>', 'agent identity of the stdio client', process.env.QUADGUARD_AGENT ?? 'local')
     .option('--name <key>', 'server key used as the tool prefix (default: derived from the command)')
     .option('--env <NAME...>', 'environment variables to pass through to the wrapped server')
     .option('--timeout <ms>', 'per-request timeout for the wrapped server', (v) => Number(v))
     .argument('<command...>', 'the server command and its arguments (after --)')
-    .action(async (cmd: string[], o: { policy?: string; agent: string; name?: string; env?: string[]; timeout?: number }) => {
+    .action(async (cmd: string[], o: { policy: string | false; store: string; agent: string; name?: string; env?: string[]; timeout?: number }) => {
       redirectConsoleToStderr();
       const logger = createRootLogger();
       const [command, ...args] = cmd as [string, ...string[]];
       const env = Object.fromEntries((o.env ?? []).flatMap((k) => (process.env[k] !== undefined ? [[k, process.env[k]!]] : [])));
       const server = { command, args, env, ...(o.timeout ? { timeout_ms: o.timeout } : {}) };
-      const loaded = validateConfig({ servers: { [o.name ?? wrapServerKey(command, args)]: server }, ...(o.policy ? { policy: o.policy } : {}) }, { file: 'wrap options' });
+      const loaded = validateConfig({ servers: { [o.name ?? wrapServerKey(command, args)]: server }, store: o.store, ...(o.policy ? { policy: o.policy } : {}) }, { file: 'wrap options' });
       await runProxy(loaded, { agent: o.agent }, logger);
     });
 

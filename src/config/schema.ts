@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { PipelineOptionsSchema } from '../guard/options.js';
+import { LlmConfigSchema } from '../llm/config.js';
 
 /**
  * The guard configuration file (YAML or JSON). Every object is strict so a misspelt key is an error that names
@@ -89,6 +91,10 @@ export const ConfigSchema = z.strictObject({
   limits: LimitsConfigSchema.default(LimitsConfigSchema.parse({})),
   /** `strict` lists `guard_check_message`; `dotted` lists `guard.check_message`. Both names are always callable. */
   message_tool_name: z.enum(['strict', 'dotted']).default('strict'),
+  /** Guard pipeline settings: tracker budget, threat watcher, denial thresholds (see src/guard/options.ts). */
+  guard: PipelineOptionsSchema.optional(),
+  /** An OpenAI-compatible model for semantic predicates and soft-denial review; absent: deterministic guard only. */
+  llm: LlmConfigSchema.optional(),
   /** Cap on waiting for initial downstream discovery before answering the first list request. */
   discovery_timeout_ms: z.number().int().positive().default(10_000),
 });

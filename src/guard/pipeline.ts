@@ -8,10 +8,11 @@ import { auditEntryFor } from '../store/audit-schema.js';
 import type { Store } from '../store/db.js';
 import { redactContent } from './redact.js';
 import { referee, type SoftDenialReviewer } from './referee.js';
-import { createTracker, TrackerOptionsSchema, type SemanticEvaluator } from './tracker.js';
+import { createTracker, type SemanticEvaluator } from './tracker.js';
 import { makeDecision, type Decision, type Guard, type Interaction, type Truth } from './types.js';
 import { createVerifier } from './verifier.js';
-import { DEFAULT_DENY_AT_RANK, ThreatWatcher, WatcherOptionsSchema } from './watcher.js';
+import { ThreatWatcher } from './watcher.js';
+import { PipelineOptionsSchema, type PipelineOptions } from './options.js';
 
 /**
  * The four-part guard (QuadSentinel Algorithm 1) on one interaction:
@@ -20,17 +21,6 @@ import { DEFAULT_DENY_AT_RANK, ThreatWatcher, WatcherOptionsSchema } from './wat
  * The watcher runs after the verifier because its risk is the violations' severity; the tracker's budget uses
  * the level from before this interaction. One catch site turns any unexpected failure into a denial.
  */
-export const PipelineOptionsSchema = z.strictObject({
-  tracker: TrackerOptionsSchema.partial().default({}),
-  watcher: WatcherOptionsSchema.partial().default({}),
-  /** Severity rank (1 low … 4 critical) at or above which a soft violation is denied, per threat level 0–4. */
-  deny_at_rank: z.array(z.number().int().min(1).max(5)).length(5).default([...DEFAULT_DENY_AT_RANK]),
-  /** Record every decision in the audit log. */
-  audit: z.boolean().default(true),
-  /** Sessions whose Γ is kept in memory (their sticky values stay in the store either way). */
-  session_cache: z.number().int().positive().default(10_000),
-});
-export type PipelineOptions = z.infer<typeof PipelineOptionsSchema>;
 
 export interface PipelineDeps {
   book: CompiledBook;

@@ -10,6 +10,10 @@ import { makeDecision } from './types.js';
  * - soft enforced rules deny when their severity reaches the threshold of the agent's threat level; a
  *   configured reviewer (the model issue's hierarchical referee) may overturn a soft denial.
  * - an unknown outcome follows the rule's `on_unknown` (deny, allow, or allow-and-flag).
+ * - a soft enforced rule with `effect: approve` that would deny (violated at any severity, or unknown with
+ *   `on_unknown: deny`) HOLDS the interaction for a person instead: no model reviews it and the threat level
+ *   does not lower it to a flag. When another rule denies, the held rules are reported with the denial (an
+ *   approval could not let the call through anyway). The pipeline turns a hold into an approval request.
  * The rationale is built from the rule text, the machine-checked witness and the remediation.
  */
 
@@ -55,6 +59,16 @@ export interface RefereeVerdict {
   decision: Decision;
   /** Rules whose effect is `redact` and that the proxy should apply by masking instead of denying. */
   redact: RuleOutcome[];
+  /**
+   * Rules with `effect: approve` that hold the interaction. Non-empty only when nothing else denies; the
+   * decision is then a denial (`source: approval`) that a person's approval can turn into a single allow.
+   */
+  hold: RuleOutcome[];
+}
+
+/** Whether an outcome that would deny is instead held for a person's approval. */
+function holds(o: RuleOutcome): boolean {
+  return o.def.effect === 'approve' && !o.def.hard && o.def.mode === 'enforce';
 }
 
 function formatWitness(w: Witness): string {
@@ -75,6 +89,7 @@ export async function referee(input: RefereeInput): Promise<RefereeVerdict> {
   const soft: RuleOutcome[] = [];
   const flagged: RuleOutcome[] = [];
   const redact: RuleOutcome[] = [];
+  const hold: RuleOutcome[] = [];
   const threshold = input.denyAtRank[Math.min(input.threatLevel, input.denyAtRank.length - 1)] ?? SEVERITY_RANK.low;
   const isResult = input.kind === 'tool_result' || input.kind === 'resource_read';
 
@@ -84,7 +99,7 @@ export async function referee(input: RefereeInput): Promise<RefereeVerdict> {
       continue;
     }
     if (o.status === 'unknown') {
-      if (o.onUnknown === 'deny') deny.push(o);
+      if (o.onUnknown === 'deny') (holds(o) ? hold : deny).push(o);
       else if (o.onUnknown === 'flag') flagged.push(o);
       continue;
     }
@@ -93,6 +108,7 @@ export async function referee(input: RefereeInput): Promise<RefereeVerdict> {
       continue;
     }
     if (o.def.hard) deny.push(o);
+    else if (holds(o)) hold.push(o);
     else if (SEVERITY_RANK[o.def.severity] >= threshold) soft.push(o);
     else flagged.push(o);
   }
@@ -113,7 +129,8 @@ export async function referee(input: RefereeInput): Promise<RefereeVerdict> {
     deny.push(...soft);
   }
 
-  const witness = [...deny, ...redact, ...flagged].map((o) => o.witness);
+  if (deny.length > 0) deny.push(...hold);
+  const witness = [...deny, ...(deny.length > 0 ? [] : hold), ...redact, ...flagged].map((o) => o.witness);
   const remediation = deny.map((o) => o.def.remediation).find((r) => r !== undefined);
   if (deny.length > 0) {
     const reviewNote = typeof (detail.review as { rationale?: string } | undefined)?.rationale === 'string'
@@ -121,6 +138,7 @@ export async function referee(input: RefereeInput): Promise<RefereeVerdict> {
       : '';
     return {
       redact: [],
+      hold: [],
       decision: makeDecision({
         decision: 'deny',
         rationale: `Denied by policy: ${deny.map(describeOutcome).join(' ')}${reviewNote}`,
@@ -133,9 +151,28 @@ export async function referee(input: RefereeInput): Promise<RefereeVerdict> {
       }),
     };
   }
+  if (hold.length > 0) {
+    const remediation = hold.map((o) => o.def.remediation).find((r) => r !== undefined);
+    return {
+      redact: [],
+      hold,
+      decision: makeDecision({
+        decision: 'deny',
+        rationale: `Held for approval by QuadGuard: ${hold.map(describeOutcome).join(' ')}`,
+        rules: hold.map((o) => o.id),
+        flagged: flagged.map((o) => o.id),
+        witness,
+        remediation,
+        threatLevel: input.threatLevel,
+        source: 'approval',
+        detail,
+      }),
+    };
+  }
   const notes = [...redact.map((o) => `redacted per ${describeOutcome(o)}`), ...flagged.map((o) => `flagged: ${describeOutcome(o)}`)];
   return {
     redact,
+    hold: [],
     decision: makeDecision({
       decision: 'allow',
       rationale: notes.length ? `Allowed. ${notes.join(' ')}` : 'Allowed: no rule of the policy is violated.',

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { TrackerOptionsSchema, type TrackerOptions } from './options.js';
 import type { CompiledBook, CompiledPredicate } from '../policy/compiled.js';
 import { evaluatePredicate, predicateApplies, type PredicateValue } from '../policy/evaluate.js';
 import type { PredicateIndex } from '../retrieval/predicate-index.js';
@@ -11,15 +11,6 @@ import type { Interaction, Truth } from './types.js';
  * with the toolbox detectors (and, where configured, a model for semantic predicates). Only C is evaluated; the
  * frame assumption fills in the rest: event predicates not evaluated are false, sticky ones keep their value in Γ.
  */
-export const TrackerOptionsSchema = z.strictObject({
-  /** Share of the book's predicates retrieved by similarity at threat level 0. */
-  k_fraction: z.number().min(0).max(1).default(0.1),
-  /** Never fewer than this many (or all, for smaller books). */
-  k_min: z.number().int().min(0).default(5),
-  /** Extra share per threat level: a suspicious agent gets more predicates checked. */
-  k_fraction_per_level: z.number().min(0).max(1).default(0.05),
-});
-export type TrackerOptions = z.infer<typeof TrackerOptionsSchema>;
 
 /**
  * Evaluates semantic predicates (no detector) with a model. Returns a value and confidence per predicate it

@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { SEVERITY_RANK, type Severity } from '../policy/schema.js';
+import type { Severity } from '../policy/schema.js';
+import { WatcherOptionsSchema, type WatcherOptions } from './options.js';
 
 /**
  * The threat watcher (QuadSentinel §4.2): a score τ(agent) ∈ [0, 1] updated after every interaction by
@@ -7,23 +7,6 @@ import { SEVERITY_RANK, type Severity } from '../policy/schema.js';
  * request rate over a sliding window (Sentinel Agents' burst analysis, 10 s by default). τ maps to a level 0–4;
  * a higher level widens the tracker's k and lowers the referee's denial threshold; level 4 quarantines.
  */
-export const WatcherOptionsSchema = z.strictObject({
-  /** Weight of the previous score: higher = slower to rise and to forgive. */
-  alpha: z.number().min(0).max(0.99).default(0.6),
-  /** Upper bounds of τ for levels 0..3; τ at or above the last is level 4. */
-  level_bounds: z.tuple([z.number(), z.number(), z.number(), z.number()]).default([0.15, 0.35, 0.55, 0.8]),
-  /** Sliding window of the burst analysis. */
-  burst_window_ms: z.number().int().positive().default(10_000),
-  /** Requests in the window an agent may make before the rate counts as risk; risk is 1 at twice this. */
-  burst_threshold: z.number().int().positive().default(40),
-  /** Risk of a violation of each severity (enforced or not: an attempt is evidence). */
-  severity_risk: z
-    .strictObject({ low: z.number(), medium: z.number(), high: z.number(), critical: z.number() })
-    .default({ low: 0.2, medium: 0.45, high: 0.75, critical: 1 }),
-  /** Quarantine when the level reaches 4. Off: level 4 only tightens the referee. */
-  quarantine: z.boolean().default(true),
-});
-export type WatcherOptions = z.infer<typeof WatcherOptionsSchema>;
 
 /** What the watcher sees of one interaction. */
 export interface ThreatEvidence {
@@ -101,5 +84,3 @@ export class ThreatWatcher {
   }
 }
 
-/** Severity rank at or above which an enforced soft violation is denied, by threat level 0–4. */
-export const DEFAULT_DENY_AT_RANK: readonly number[] = [SEVERITY_RANK.medium, SEVERITY_RANK.medium, SEVERITY_RANK.low, SEVERITY_RANK.low, SEVERITY_RANK.low];

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { SEVERITY_RANK } from '../policy/schema.js';
+
+/**
+ * Options of the guard pipeline, in one place (config files embed them under `guard:`). Pure schemas: the config
+ * loader can validate them without loading the pipeline.
+ */
+
+/** Severity rank at or above which an enforced soft violation is denied, by threat level 0–4. */
+export const DEFAULT_DENY_AT_RANK: readonly number[] = [SEVERITY_RANK.medium, SEVERITY_RANK.medium, SEVERITY_RANK.low, SEVERITY_RANK.low, SEVERITY_RANK.low];
+
+/** The state tracker's candidate budget. */
+export const TrackerOptionsSchema = z.strictObject({
+  /** Share of the book's predicates retrieved by similarity at threat level 0. */
+  k_fraction: z.number().min(0).max(1).default(0.1),
+  /** Never fewer than this many (or all, for smaller books). */
+  k_min: z.number().int().min(0).default(5),
+  /** Extra share per threat level: a suspicious agent gets more predicates checked. */
+  k_fraction_per_level: z.number().min(0).max(1).default(0.05),
+});
+export type TrackerOptions = z.infer<typeof TrackerOptionsSchema>;
+
+/** The threat watcher. */
+export const WatcherOptionsSchema = z.strictObject({
+  /** Weight of the previous score: higher = slower to rise and to forgive. */
+  alpha: z.number().min(0).max(0.99).default(0.6),
+  /** Upper bounds of τ for levels 0..3; τ at or above the last is level 4. */
+  level_bounds: z.tuple([z.number(), z.number(), z.number(), z.number()]).default([0.15, 0.35, 0.55, 0.8]),
+  /** Sliding window of the burst analysis. */
+  burst_window_ms: z.number().int().positive().default(10_000),
+  /** Requests in the window an agent may make before the rate counts as risk; risk is 1 at twice this. */
+  burst_threshold: z.number().int().positive().default(40),
+  /** Risk of a violation of each severity (enforced or not: an attempt is evidence). */
+  severity_risk: z
+    .strictObject({ low: z.number(), medium: z.number(), high: z.number(), critical: z.number() })
+    .default({ low: 0.2, medium: 0.45, high: 0.75, critical: 1 }),
+  /** Quarantine when the level reaches 4. Off: level 4 only tightens the referee. */
+  quarantine: z.boolean().default(true),
+});
+export type WatcherOptions = z.infer<typeof WatcherOptionsSchema>;
+
+export const PipelineOptionsSchema = z.strictObject({
+  tracker: TrackerOptionsSchema.partial().default({}),
+  watcher: WatcherOptionsSchema.partial().default({}),
+  /** Severity rank (1 low … 4 critical) at or above which a soft violation is denied, per threat level 0–4. */
+  deny_at_rank: z.array(z.number().int().min(1).max(5)).length(5).default([...DEFAULT_DENY_AT_RANK]),
+  /** Record every decision in the audit log. */
+  audit: z.boolean().default(true),
+  /** Sessions whose Γ is kept in memory (their sticky values stay in the store either way). */
+  session_cache: z.number().int().positive().default(10_000),
+});
+export type PipelineOptions = z.infer<typeof PipelineOptionsSchema>;
