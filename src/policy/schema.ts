@@ -56,8 +56,12 @@ export const RuleSchema = z.strictObject({
   on_unknown: z.enum(['deny', 'allow', 'flag']).optional(),
   /** What the agent should do instead; quoted in the denial. */
   remediation: z.string().optional(),
-  /** On a violated result-side rule: `deny` replaces the result with a denial, `redact` masks what detectors caught. */
-  effect: z.enum(['deny', 'redact']).default('deny'),
+  /**
+   * On a violated result-side rule: `deny` replaces the result with a denial, `redact` masks what detectors caught.
+   * `approve` (soft rules only) holds the interaction for a person: it is denied with an approval id, and once a
+   * person approves that id the agent's retry of the exact same call passes, once.
+   */
+  effect: z.enum(['deny', 'redact', 'approve']).default('deny'),
 });
 export type Rule = z.infer<typeof RuleSchema>;
 

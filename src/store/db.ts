@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
+import { ApprovalStore } from './approvals.js';
 import { AuditLog } from './audit.js';
 import { MIGRATIONS } from './migrations.js';
 import { PinStore } from './pins.js';
@@ -30,6 +31,8 @@ export interface Store {
   readonly audit: AuditLog;
   readonly state: StateStore;
   readonly pins: PinStore;
+  /** Approvals of interactions held by rules with `effect: approve`. */
+  readonly approvals: ApprovalStore;
   /** Checkpoints the WAL (TRUNCATE) and closes the connection, once every `openStore` of this path has closed. */
   close(): void;
 }
@@ -64,6 +67,7 @@ export function openStore(path: string, logger: Logger = silentLogger(), options
     audit,
     state: new StateStore(db, audit),
     pins: new PinStore(db, audit),
+    approvals: new ApprovalStore(db, audit),
     close() {
       const entry = open.get(file);
       if (entry && entry.store === store && --entry.refs > 0) return;

@@ -64,4 +64,27 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (server, tool)
   ) STRICT;
   `,
+  // 2: approvals of held interactions (rules with effect: approve), bound to agent, target and argument hash.
+  `
+  CREATE TABLE approvals (
+    id TEXT PRIMARY KEY,
+    created INTEGER NOT NULL,
+    expires INTEGER NOT NULL,
+    agent TEXT NOT NULL,
+    session TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    server TEXT,
+    tool TEXT,
+    args_hash TEXT NOT NULL,
+    preview TEXT,
+    rules TEXT NOT NULL,
+    rationale TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'used', 'expired')),
+    decided_by TEXT,
+    decided_at INTEGER,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX approvals_binding ON approvals (agent, args_hash, status);
+  CREATE INDEX approvals_updated ON approvals (updated_at);
+  `,
 ];
