@@ -218,6 +218,15 @@ function checkScopes(ctx: CheckContext): void {
   }
 }
 
+/** `effect: approve` asks a person to let a call through; a hard rule can never be let through, so the pair is an error. */
+function checkEffects(ctx: CheckContext): void {
+  ctx.book.rules.forEach((r, i) => {
+    if (r.effect === 'approve' && r.hard) {
+      err(ctx, 'policy_schema_error', `rule ${r.id} is hard and has effect approve: a hard rule always denies and cannot be approved (make it soft, or use effect deny)`, ['rules', i, 'effect']);
+    }
+  });
+}
+
 /** The stages, in order. Order matters where noted: each stage reads what earlier ones filled in. */
 export const CHECK_STAGES: readonly CheckStage[] = [
   { name: 'duplicatePredicates', run: duplicatePredicates },
@@ -230,6 +239,7 @@ export const CHECK_STAGES: readonly CheckStage[] = [
   { name: 'checkUnused', run: checkUnused },
   { name: 'checkSemantic', run: checkSemantic },
   { name: 'checkScopes', run: checkScopes }, // needs buildRules
+  { name: 'checkEffects', run: checkEffects },
 ];
 
 /** Runs every stage over a fresh context. Errors and warnings land in `sink`; nothing throws for book faults. */
