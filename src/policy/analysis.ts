@@ -12,6 +12,7 @@ export type FormulaClass = 'tautology' | 'unsatisfiable' | 'contingent' | 'too_l
 /** Truth tables are enumerated up to this many referenced predicates (2^16 evaluations per rule at load). */
 export const TRUTH_TABLE_BOUND = 16;
 
+/** Classifies a formula by enumerating its truth table (see `FormulaClass`). */
 export function classifyFormula(ast: FormulaAst, vars: readonly string[]): FormulaClass {
   if (vars.length > TRUTH_TABLE_BOUND) return 'too_large';
   let sawTrue = false;

@@ -36,6 +36,7 @@ export interface CheckContext {
   rules: CompiledRule[];
 }
 
+/** One named stage of the checker; it reads and extends the context and reports into its sink. */
 export interface CheckStage {
   name: string;
   run(ctx: CheckContext): void;

@@ -8,6 +8,7 @@ import type { Predicate, PolicyBook, Rule } from './schema.js';
  * The compiled policy book: what the guard evaluates against. Built once by `compileBook` (prepare once,
  * evaluate often); nothing here is re-parsed per interaction.
  */
+/** A predicate with its detectors compiled and tool globs ready. */
 export interface CompiledPredicate {
   name: string;
   def: Predicate;
@@ -26,6 +27,7 @@ export interface CompiledPredicate {
 /** What an undecided rule outcome does (DESIGN §3). */
 export type OnUnknown = 'deny' | 'allow' | 'flag';
 
+/** A rule with its parsed formula and defaults resolved. */
 export interface CompiledRule {
   id: string;
   def: Rule;
@@ -38,6 +40,7 @@ export interface CompiledRule {
   index: number;
 }
 
+/** A validated, checked book ready for per-interaction evaluation (see `compileBook`). */
 export interface CompiledBook {
   /** The book with schema defaults applied. */
   book: PolicyBook;

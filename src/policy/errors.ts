@@ -4,6 +4,7 @@ import { PolicyError, type ErrorLocation } from '../errors.js';
  * Diagnostics of the policy phases (load → parse → check → evaluate), OPA-style: each has a stable `policy_*`
  * code, a severity and a location, and prints as `file:line:col: code: message`.
  */
+/** Every code the policy layer raises, grouped `policy_*` as in OPA's per-phase codes. */
 export type PolicyCode =
   | 'policy_read_error'
   | 'policy_yaml_error'

@@ -7,6 +7,7 @@ import { checkRule, evaluatePredicate, predicateApplies, type PredicateValue, ty
  * NOT the guard pipeline (no top-k, no session state Γ, no referee): predicates out of scope are `false`
  * (nothing carried over), in-scope ones are evaluated by their detectors.
  */
+/** One predicate's value in a `BookReport`, with its detectors' evidence when it was evaluated. */
 export interface PredicateReport extends Partial<PredicateValue> {
   name: string;
   value: Truth;
@@ -14,11 +15,13 @@ export interface PredicateReport extends Partial<PredicateValue> {
   applies: boolean;
 }
 
+/** One rule's outcome in a `BookReport`. */
 export interface RuleReport extends RuleCheck {
   id: string;
   rule: CompiledRule;
 }
 
+/** What `evaluateBook` found for one interaction. */
 export interface BookReport {
   predicates: PredicateReport[];
   rules: RuleReport[];

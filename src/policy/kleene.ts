@@ -1,3 +1,4 @@
+import type { FormulaAst } from './ast.js';
 import type { Truth } from '../guard/types.js';
 
 /** Kleene's strong three-valued connectives over `Truth` (unknown = "could be either"). */
@@ -5,12 +6,14 @@ export function not3(a: Truth): Truth {
   return a === 'true' ? 'false' : a === 'false' ? 'true' : 'unknown';
 }
 
+/** Three-valued AND: false dominates, then unknown. */
 export function and3(a: Truth, b: Truth): Truth {
   if (a === 'false' || b === 'false') return 'false';
   if (a === 'true' && b === 'true') return 'true';
   return 'unknown';
 }
 
+/** Three-valued OR: true dominates, then unknown. */
 export function or3(a: Truth, b: Truth): Truth {
   if (a === 'true' || b === 'true') return 'true';
   if (a === 'false' && b === 'false') return 'false';
@@ -22,7 +25,6 @@ export function implies3(a: Truth, b: Truth): Truth {
   return or3(not3(a), b);
 }
 
-import type { FormulaAst } from './ast.js';
 
 /**
  * Evaluates a formula in Kleene three-valued logic. `lookup` gives each predicate's current value; a missing

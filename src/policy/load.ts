@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { isScalar, LineCounter, parseDocument, Scalar, type Document } from 'yaml';
 import { compileBook, type CompileResult } from './compile.js';
-import { DiagnosticSink, ERROR_LIMIT } from './errors.js';
+import { DiagnosticSink } from './errors.js';
 import type { DocPath, Locator } from './location.js';
 
 /**
@@ -60,7 +60,7 @@ export function parseBookText(text: string, file: string): { raw: unknown; locat
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true });
   if (doc.errors.length > 0) {
     const sink = new DiagnosticSink(file);
-    for (const e of doc.errors.slice(0, ERROR_LIMIT + 1)) {
+    for (const e of doc.errors) {
       const first = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
       const pos = e.linePos?.[0];
       sink.error('policy_yaml_error', `${first} (${e.code})`, pos ? { line: pos.line, column: pos.col } : undefined);

@@ -35,7 +35,7 @@ describe('compileBook', () => {
   it('runs its stages in a fixed, named order', () => {
     expect(CHECK_STAGES.map((s) => s.name)).toEqual([
       'duplicatePredicates', 'compilePredicates', 'parseFormulas', 'duplicateRules', 'resolvePredicates',
-      'buildRules', 'checkSatisfiable', 'checkUnused', 'checkSemantic', 'checkScopes',
+      'buildRules', 'checkSatisfiable', 'checkUnused', 'checkSemantic', 'checkScopes', 'checkEffects',
     ]);
   });
 
