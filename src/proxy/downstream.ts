@@ -153,7 +153,7 @@ export class Downstream extends EventEmitter {
    * Sends one request downstream. Throws `DownstreamError` with code `downstream_unavailable`,
    * `downstream_timeout`, `downstream_closed`; downstream JSON-RPC errors propagate as `McpError`.
    */
-  async request<S extends z.ZodType>(req: { method: string; params?: Record<string, unknown> }, schema: S, opts: RequestOptions = {}): Promise<z.infer<S>> {
+  async request<S extends z.ZodType>(req: { method: string; params?: Record<string, unknown> }, schema: S, opts: RequestOptions = {}, retried = false): Promise<z.infer<S>> {
     const c = this.client;
     if (!c || this.state !== 'ready') {
       throw new DownstreamError('downstream_unavailable', `server "${this.key}" is unavailable (${this.state}); it is being restarted, retry shortly.`);
@@ -170,12 +170,29 @@ export class Downstream extends EventEmitter {
       if (code === -32000 || this.client !== c) {
         throw new DownstreamError('downstream_closed', `server "${this.key}" closed the connection during ${req.method} (it may have crashed); it is being restarted.`, { cause: err });
       }
-      if (code === 404 && this.cfg.url !== undefined) {
-        await this.restart('HTTP 404: session not found');
-        throw new DownstreamError('downstream_unavailable', `server "${this.key}" lost its session; reconnecting, retry shortly.`, { cause: err });
+      if (code === 404 && this.cfg.url !== undefined && !retried) {
+        // The server forgot our session (it restarted): re-initialise with a fresh client and retry once.
+        await this.reconnectNow('HTTP 404: session not found');
+        return this.request(req, schema, opts, true);
       }
       throw err;
     }
+  }
+
+  /** Drops the current client and connects again right away (no back-off); a failure schedules the usual retry. */
+  private async reconnectNow(reason: string): Promise<void> {
+    const c = this.client;
+    this.log.warn({ reason }, 'reconnecting downstream now');
+    this.client = undefined;
+    if (c) {
+      c.onclose = undefined;
+      await c.close().catch(() => {});
+    }
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    await this.connect();
   }
 
   /** After a timeout: a server that does not answer ping within 2 s is considered hung and restarted. */

@@ -40,6 +40,28 @@ describe('remote downstream servers (Streamable HTTP and legacy SSE)', () => {
   });
 });
 
+describe('remote downstream restart', () => {
+  it('re-initialises after the remote forgets the session (HTTP 404) and retries the call once', async () => {
+    const sb = makeSandbox();
+    const innerCfg = writeConfig(sb.dir, { servers: { ws: server('workspace', '--root', sb.workspace) } }, 'inner.yaml');
+    let inner = await startHttpProxy(innerCfg);
+    const port = inner.port;
+    const { client } = await connectStdio(writeConfig(sb.dir, { servers: { remote: { url: `${inner.url}/mcp` } } }));
+    try {
+      expect(text(await client.callTool({ name: 'remote__ws__read_file', arguments: { path: 'notes.txt' } }))).toBe('hello notes\n');
+      await inner.stop();
+      inner = await startHttpProxy(innerCfg, {}, ['--http', String(port)]);
+      const r = (await client.callTool({ name: 'remote__ws__read_file', arguments: { path: 'notes.txt' } })) as CallToolResult;
+      expect(r.isError).toBeFalsy();
+      expect(text(r)).toBe('hello notes\n');
+    } finally {
+      await client.close();
+      await inner.stop();
+      rmSync(sb.dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 describe('quadguard wrap', () => {
   it('guards one stdio server without a config file, naming it after the command', async () => {
     const s = server('misbehaving');
