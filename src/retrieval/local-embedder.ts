@@ -13,7 +13,7 @@ export interface LocalEmbedderOptions {
 export const LOCAL_EMBEDDER_DEFAULTS = { dims: 512 } as const;
 
 /** Version of the feature set; bump when features or weights change so persisted indexes get rebuilt. */
-const FEATURE_VERSION = 1;
+const FEATURE_VERSION = 2;
 
 /**
  * A deterministic embedder that needs no model and no download: word unigrams and bigrams (lightly stemmed)

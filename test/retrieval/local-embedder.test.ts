@@ -20,7 +20,7 @@ describe('LocalEmbedder', () => {
     const small = new LocalEmbedder({ dims: 64 });
     const [v] = await small.embed(['rent a car in Detroit']);
     expect(v).toHaveLength(64);
-    expect(small.id).toBe('local-hash-v1-64');
+    expect(small.id).toBe('local-hash-v2-64');
     expect(sparseNorm(small.embedSparse('rent a car in Detroit'))).toBeCloseTo(1, 5);
     expect(small.embedSparse('!!! ...')).toEqual({ indices: [], values: [] });
     expect(() => new LocalEmbedder({ dims: 3 })).toThrow(RangeError);
@@ -31,6 +31,15 @@ describe('LocalEmbedder', () => {
     const similar = e.embedSparse('booking flights from London to Paris');
     const unrelated = e.embedSparse('list the patients admitted to the cardiac ward');
     expect(sparseCosine(q, similar)).toBeGreaterThan(sparseCosine(q, unrelated) + 0.2);
+  });
+
+  it('ignores stopwords and weighs short words like long ones', () => {
+    expect(e.embedSparse('the and of for to')).toEqual({ indices: [], values: [] });
+    expect(sparseCosine(e.embedSparse('the best of the movies'), e.embedSparse('best movies'))).toBeCloseTo(1, 5);
+    const text = e.embedSparse('show the popular tv series and the toyota ads');
+    const short = sparseCosine(text, e.embedSparse('tv'));
+    const long = sparseCosine(text, e.embedSparse('toyota'));
+    expect(Math.abs(short - long)).toBeLessThan(0.05);
   });
 
   it('dense and sparse cosines agree', async () => {
