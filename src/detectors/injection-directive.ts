@@ -27,13 +27,15 @@ const VERB_YOUR_OUTPUT = new RegExp(
 );
 const YOUR_OUTPUT_MUST = new RegExp(`\\byour (?:(?:final|next|own|entire)\\s+)?${OUTPUT_NOUN} (?:should|must|needs? to|has to|shall|will need to)\\b`, 'i');
 /** "… to every answer you give" — the reader's output named by a relative clause. */
-const EVERY_ANSWER_YOU = /\b(?:every|each|all|any|the) (?:answers?|responses?|repl(?:y|ies)|outputs?|messages?) you (?:give|write|send|produce|generate|return|provide)\b/i;
+const EVERY_ANSWER_YOU =
+  /\b(?:every|each|all|any|the) (?:answers?|responses?|repl(?:y|ies)|outputs?|messages?) you (?:give|write|send|produce|generate|return|provide)\b|\bwhen(?:ever)? you (?:reply|respond|answer|summari[sz]e)\b/i;
 /** The reader asked for *their own* details ("Please include your order number in your reply"): correspondence, not hijacking. */
 const ASKS_READER_DETAILS = /^(?:please|kindly)\b[^.]{0,20}\b(?:include|attach|add|provide|quote|mention|state|reference|enter)\s+your\s+(?!(?:answers?|responses?|repl(?:y|ies)|outputs?)\b)\w+/i;
 /** The data telling the reader how to process the data itself ("Summarize this table in French"). */
 const PROCESS_THIS =
-  /^(?:(?:please|kindly|now)\s+)?(?:summari[sz]e|translate|rewrite|rephrase|classify|rate|describe|explain|analy[sz]e|paraphrase|shorten|expand)\s+(?:this|the above|the following|the previous|the whole)\s+(?:table|e-?mail|document|text|page|message|article|data|code|content|passage|snippet)\b[^.\n]{0,80}\b(?:in|into|as|instead|using|with)\b/i;
-const RESPOND_IN = /^(?:please\s+)?(?:respond|reply|answer|write)(?: only)? (?:in|using|with) (?:base64|rot13|hex|binary|morse|leetspeak|pig latin|emojis?|all caps|reverse|uppercase|lowercase|code|cipher|\w+ language)\b/i;
+  /^(?:(?:please|kindly|now)\s+)?(?:summari[sz]e|translate|rewrite|rephrase|classify|rate|describe|explain|analy[sz]e|paraphrase|shorten|expand)\s+(?:this|the above|the following|the previous|the whole)\s+(?:table|e-?mail|document|text|page|message|article|data|code|content|passage|snippet)\b[^.\n]{0,80}\b(?:in|into|as|instead)\b/i;
+const RESPOND_IN =
+  /^(?:please\s+)?(?:respond|reply|answer|write(?: the (?:answer|reply|response))?)(?: only| exclusively)? (?:in|using|with) (?:base64|rot13|hex|binary|morse|leetspeak|pig latin|emojis?|all caps|reverse|uppercase|lowercase|code|cipher|\w+ language|(?:english|spanish|french|german|italian|portuguese|dutch|russian|chinese|japanese|korean|arabic|hindi|hebrew|turkish|polish|greek|swedish|latin|klingon|pirate speak)\b)|^(?:please\s+)?(?:respond|reply|answer|write|speak|talk|act|behave)\s+(?:as if you were|as though you were|like an? |in the (?:voice|style) of)|^(?:pretend|roleplay|role-play)\s+(?:to be|as|that you)\b|^(?:encode|encrypt|reverse|scramble|translate)\s+the\s+(?:reply|answer|response|output|summary)\b/i;
 /** Character- or word-level rewriting of the output (obfuscation orders). */
 const TRANSFORM =
   /^(?:please\s+)?(?:replace|swap|substitute|convert|scramble|shuffle|reverse|misspell|encode|encrypt|capitali[sz]e|anagram|rearrange|jumble|group|combine|interleave|insert|remove|omit|spell)\b[^.\n]{0,50}\b(?:letters?|vowels?|consonants?|characters?|words?|spaces|punctuation|syllables?)\b/i;
@@ -50,8 +52,34 @@ const RISKY_CODE =
   /\bos\.system\s*\(|\bsubprocess\.|\bexec\s*\(|\beval\s*\(|\brequests\.(?:post|put)\s*\(|\bos\.environ\b|\bsocket\.socket\b|\bftplib\b|\bparamiko\b|\bsmtplib\b|\brm\s+-rf\b|\bchmod\s+\+x\b|\b(?:curl|wget)\b[^\n]{0,120}(?:\|\s*(?:ba)?sh|-o\b)|\bpowershell\b[^\n]{0,40}-e(?:nc)?\b|\bdd\s+if=|\bmkfs\b|\bsystemctl\s+stop\b|\bos\.remove\s*\(|\bshutil\.rmtree\b|\bpickle\.load|\bcookies?\b[^\n]{0,60}\bopen\s*\(/i;
 
 /** Opening of a stand-alone question or writing task. */
-const TASK_START =
-  /^(?:(?:what|how|who|why|when|where|which)\b[^?\n]{3,200}\?$|(?:can|could|would|will) you\b[^?\n]{3,200}\?$|(?:explain|describe|write|draft|compose|translate|summari[sz]e|create|generate|develop|list|name|tell me|give me|break down|outline|suggest|recommend|calculate|solve|define|discuss|analy[sz]e|compare|show me|help me|teach me|craft|produce|propose|design|brainstorm|classify|identify|predict|paraphrase|elaborate|illustrate|compile|formulate|prepare|recite|imagine|pretend|provide an?|provide the|share an?|find)\b[^\n]{3,250}[.?:!]['")\]]?$)/i;
+/**
+ * The line is correspondence between people: the sender speaks as "we/our/us", or asks about the reader's own
+ * things ("your calendar", "are you …") rather than about the reader's answer.
+ */
+const QUOTED = /(?:^|[\s:(])["'\u2018\u201C][^"'\u2018\u2019\u201C\u201D\n]{1,200}["'\u2019\u201D]/g;
+const SPEAKS_TO_A_PERSON =
+  /\b(?:we|our|us)\b|\byour\b(?! (?:(?:final|next|own)\s+)?(?:answers?|responses?|repl(?:y|ies)|outputs?|messages?|summar(?:y|ies)|solutions?|code)\b)|\b(?:are|did|have|were) you\b/i;
+
+/** A stand-alone question, or an order to write something (the tasks a text-producing reader is asked to do). */
+const TASK_START = new RegExp(
+  [
+    String.raw`(?:what|how|who|why|when|where|which)\b[^?\n]{3,200}\?$`,
+    String.raw`(?:can|could|would|will) you\b[^?\n]{3,200}\?$`,
+    String.raw`(?:please\s+)?(?:explain|describe|write(?! (?:to|back)\b)|draft|compose|translate|summari[sz]e|create|generate|develop|list|name|tell me|give me|break down|outline|suggest|recommend|calculate|solve|define|discuss|analy[sz]e|compare|show me|help me|teach me|craft|produce|propose|design|brainstorm|classify|identify|predict|paraphrase|elaborate|illustrate|compile|formulate|prepare|recite|imagine|pretend|provide an?|provide the|share an?|find)\b[^\n]{3,250}[.?:!]['")\]]?$`,
+  ]
+    .map((alt) => `(?:${alt})`)
+    .join('|')
+    .replace(/^/, '^(?:')
+    .concat(')'),
+  'i',
+);
+/**
+ * Speech acts and format orders ("Mention …", "Add a …", "Urge readers to …"): what a hijacker asks of a writer, but
+ * also what newsletters ask of people, so they weigh less and need a structural break and an off-topic line.
+ * Orders for physical or account actions ("click", "call", "register", "reply to this e-mail") are left out.
+ */
+const SPEECH_ACT_START =
+  /^(?:please\s+)?(?:mention|state|claim|say|insert|append|prepend|include an?|include the|add an?|add the|end with|begin with|start with|conclude with|sign off|urge|encourage|tell (?:readers?|users?|the reader|them|everyone)|remind (?:readers?|users?|everyone)|warn (?:readers?|users?|everyone)|promote|advertise|encode|encrypt|answer(?! (?:to|by)\b)|respond(?! (?:to|by)\b)|reply(?! (?:to|by|all)\b)|act as|roleplay|role-play|speak|talk like)\b[^\n]{3,250}[.?:!]['")\]]?$/i;
 
 const MAX_SENTENCES = 4000;
 /** Characters of other content a stand-alone request must be embedded in. */
@@ -115,13 +143,19 @@ function isStructured(line: string): boolean {
   const t = line.trim();
   return (
     /^\|/.test(t) ||
-    (t.match(/\|/g)?.length ?? 0) >= 2 ||
+    isPipeRow(t) ||
     /\t/.test(line) ||
     /^[[{"\]}]/.test(t) ||
     (/^[\w-]{1,30}:\s/.test(t) && t.split(/\s+/).length <= 8) ||
     /[;{}]$/.test(t) ||
     /^(?:import|from|def|class|return|for|if|while|const|let|var|function)\b/.test(t)
   );
+}
+
+/** Pipe-separated short cells (a table row without a leading bar), not a header line carrying a whole e-mail. */
+function isPipeRow(t: string): boolean {
+  const cells = t.split('|');
+  return cells.length >= 3 && t.length / cells.length < 40;
 }
 
 /** The line before stops mid-sentence, or the line after carries on a sentence: the request was spliced in. */
@@ -145,16 +179,20 @@ export function embeddedTask(text: string): Finding | undefined {
   const limit = Math.min(lines.length, MAX_SENTENCES);
   for (let i = 0; i < limit; i++) {
     const line = (lines[i] ?? '').trim();
-    if (line.length < 12 || line.length > 300 || !TASK_START.test(line)) continue;
+    if (line.length < 12 || line.length > 300) continue;
+    const task = TASK_START.test(line);
+    if (!task && !SPEECH_ACT_START.test(line)) continue;
+    // Quoted material ("Translate: 'how are you?'") is the payload of the order, not who it speaks to.
+    if (SPEAKS_TO_A_PERSON.test(line.replace(QUOTED, ' '))) continue;
     // A request is only *embedded* when there is a body of other content around it; a short message that is
     // itself a request (a user's prompt plus a hint) is not data carrying a hidden task.
     if (text.length - line.length < MIN_BODY) continue;
     const prev = prevNonEmpty(lines, i);
     const next = nextNonEmpty(lines, i);
     // A run of requests is the document's own list (a how-to, a FAQ), not one request slipped into it.
-    if ((prev !== undefined && TASK_START.test(prev.trim())) || (next !== undefined && TASK_START.test(next.trim()))) continue;
-    let weight = 0.3;
-    const why: string[] = ['stand-alone request'];
+    if ([prev, next].some((l) => l !== undefined && (TASK_START.test(l.trim()) || SPEECH_ACT_START.test(l.trim())))) continue;
+    let weight = task ? 0.3 : 0.15;
+    const why: string[] = [task ? 'stand-alone request' : 'stand-alone order'];
     if ((prev !== undefined && isStructured(prev)) || (next !== undefined && isStructured(next))) {
       weight += 0.25;
       why.push('inside structured data');
