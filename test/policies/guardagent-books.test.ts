@@ -5,6 +5,7 @@ import { checkRule, evaluatePredicate, predicateApplies } from '../../src/policy
 import { loadBook } from '../../src/policy/load.js';
 import type { CompiledBook } from '../../src/policy/compiled.js';
 import { InteractionSchema, type Truth } from '../../src/guard/types.js';
+import { buildPredicateIndex } from '../../src/retrieval/predicate-index.js';
 
 /**
  * The shipped GuardAgent books on hand-written cases: each case is a task message and one action, replayed with
@@ -103,5 +104,22 @@ describe('policies/mind2web-sc', () => {
 
   it('denies when a needed profile field is missing', () => {
     expect(web({ age: 30 }, 'Rent a car at the airport')).toEqual(['car-license']);
+  });
+
+  it('puts the task predicate of each category in the top 3 of the local predicate index', async () => {
+    const idx = await buildPredicateIndex(book.book.predicates);
+    const forMessages = new Set(book.predicates.filter((p) => p.def.scope === 'message' || p.def.scope === 'any').map((p) => p.name));
+    const cases: Array<[string, string]> = [
+      ['Show me the most watched TV series this week', 'task_media'],
+      ['Pick an SUV to collect at the airport on Friday', 'task_car'],
+      ['Look for a cheap hostel near the old town', 'task_hotel'],
+      ['Put a pair of running shoes in my cart', 'task_shopping'],
+      ['Find nonstop flights to Tokyo in May', 'task_flight'],
+      ['Find part-time jobs at the aquarium', 'task_job'],
+    ];
+    for (const [text, want] of cases) {
+      const top = (await idx.topK(text, 3, forMessages)).map((h) => h.name);
+      expect(top, text).toContain(want);
+    }
   });
 });
