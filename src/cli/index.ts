@@ -10,6 +10,8 @@ import { registerAgentsCommands } from './agents.js';
 import { registerAuditCommands } from './audit.js';
 import { registerToolsCommands } from './tools.js';
 import { registerPolicyCommands } from './policy.js';
+import { registerApproveCommands } from './approve.js';
+import { registerUiCommand } from './ui.js';
 
 /**
  * The `quadguard` command. Each command group lives in its own module and registers itself on the program.
@@ -28,6 +30,8 @@ export function buildProgram(): Command {
   registerAuditCommands(program);
   registerToolsCommands(program);
   registerPolicyCommands(program);
+  registerApproveCommands(program);
+  registerUiCommand(program);
   return program;
 }
 

@@ -5,6 +5,7 @@ import { Command, Option } from 'commander';
 import { loadConfigFile, validateConfig, type LoadedConfig } from '../config/load.js';
 import { createRootLogger, type Logger } from '../log.js';
 import { createProxy, type Proxy } from '../proxy/index.js';
+import { liveViewForProxy } from '../ui/proxy-hook.js';
 import { createGuardForConfig } from './guard-factory.js';
 
 /** In serve mode stdout is the protocol: everything console prints goes to stderr instead. */
@@ -16,7 +17,7 @@ export function redirectConsoleToStderr(): void {
 }
 
 /** Starts the proxy for a loaded config, on stdio or HTTP, and stops it (and every child) on signals. */
-export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http?: number; host?: string }, logger: Logger): Promise<Proxy> {
+export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http?: number; host?: string; ui?: boolean }, logger: Logger): Promise<Proxy> {
   const configured = await createGuardForConfig(loaded.config, logger);
   const proxy = createProxy({
     config: loaded,
@@ -30,8 +31,12 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
   process.once('SIGTERM', exit(0));
   process.once('SIGINT', exit(0));
   if (opts.http !== undefined) {
+    // The live view (issue #7) under /ui on the same listener, unless --no-ui.
+    const ui = opts.ui === false ? undefined : liveViewForProxy(loaded, logger);
+    if (ui) (proxy as { close: () => Promise<void> }).close = ((c) => () => c().finally(() => ui.close()))(proxy.close);
     try {
-      await proxy.serveHttp({ port: opts.http, host: opts.host });
+      const listener = await proxy.serveHttp({ port: opts.http, host: opts.host, ...(ui ? { extraRoutes: ui.extraRoutes } : {}) });
+      ui?.announce(listener);
     } catch (err) {
       await proxy.close();
       throw err;
@@ -66,7 +71,8 @@ export function registerServeCommands(program: Command): void {
     .addOption(new Option('--http <port>', 'serve Streamable HTTP on /mcp and legacy SSE on /sse instead of stdio').argParser(parsePort))
     .option('--host <host>', 'HTTP bind address (default: http.host from the config, 127.0.0.1)')
     .option('--agent <name>', 'agent identity of the stdio client', process.env.QUADGUARD_AGENT ?? 'local')
-    .action(async (o: { config: string; http?: number; host?: string; agent: string }) => {
+    .option('--no-ui', 'with --http: do not serve the live view under /ui (token: $QUADGUARD_UI_TOKEN, else printed)')
+    .action(async (o: { config: string; http?: number; host?: string; agent: string; ui: boolean }) => {
       redirectConsoleToStderr();
       const logger = createRootLogger();
       const loaded = loadConfigFile(o.config);

@@ -11,11 +11,9 @@ import { makeDecision, type Decision, type Interaction } from './types.js';
  * matter, every value does). If a person has approved that binding and the approval is unexpired and unused,
  * the interaction is allowed and the approval is spent (single use); otherwise it is denied with the id of a
  * pending approval (created, or the one already waiting for the same binding). Tool results and resource
- * contents cannot be held (the call already ran): a hold there is a plain denial.
+ * contents cannot be held (the call already ran): a hold there is a plain denial. The lifetime of a request is
+ * the pipeline option `approval_ttl_ms` (config `guard.approval_ttl_ms`, default 15 minutes).
  */
-
-/** Default lifetime of an approval request, from when the call is first held: 15 minutes. */
-export const DEFAULT_APPROVAL_TTL_MS = 15 * 60_000;
 
 /** The binding of an interaction, or undefined for kinds that cannot wait for a person (results). */
 export function approvalBinding(i: Interaction): ApprovalBinding | undefined {

@@ -48,5 +48,7 @@ export const PipelineOptionsSchema = z.strictObject({
   audit: z.boolean().default(true),
   /** Sessions whose Γ is kept in memory (their sticky values stay in the store either way). */
   session_cache: z.number().int().positive().default(10_000),
+  /** Lifetime of an approval request of a held call (effect: approve), from when it is first held; default 15 min. */
+  approval_ttl_ms: z.number().int().positive().default(15 * 60_000),
 });
 export type PipelineOptions = z.infer<typeof PipelineOptionsSchema>;

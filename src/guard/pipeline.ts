@@ -6,6 +6,7 @@ import type { CompiledBook } from '../policy/compiled.js';
 import type { PredicateIndex } from '../retrieval/predicate-index.js';
 import { auditEntryFor } from '../store/audit-schema.js';
 import type { Store } from '../store/db.js';
+import { resolveHold } from './approvals.js';
 import { redactContent } from './redact.js';
 import { referee, type SoftDenialReviewer } from './referee.js';
 import { createTracker, type SemanticEvaluator } from './tracker.js';
@@ -124,7 +125,10 @@ export class GuardPipeline implements Guard {
       const p = this.book.byName.get(name);
       if (p?.def.detectors.some((d) => d.type === 'injection')) injectionScore = Math.max(injectionScore, v.score ?? 1);
     }
-    const violations = outcomes.filter((o) => o.status === 'violated').map((o) => o.def.severity);
+    // A call held for a person's approval (effect: approve) is a request, not evidence of an attack.
+    const violations = outcomes
+      .filter((o) => o.status === 'violated' && !(o.def.effect === 'approve' && !o.def.hard))
+      .map((o) => o.def.severity);
     let update = { tau: before.tau, level: before.level, burst: false, rate: 0 };
     const after = state.updateThreat(i.agent, (current) => {
       const u = this.watcher.update(i.agent, current.tau, { violations, injectionScore, now: this.now() });
@@ -163,8 +167,12 @@ export class GuardPipeline implements Guard {
       ...(this.reviewer ? { reviewer: this.reviewer } : {}),
       ...(signal ? { signal } : {}),
     });
-    const decision = verdict.decision;
+    let decision = verdict.decision;
     Object.assign(decision.detail, detail);
+    // Held for approval: a matching approved approval lets it through once; otherwise it waits under an id.
+    if (verdict.hold.length > 0) {
+      decision = resolveHold(this.store, i, decision, { ttlMs: this.options.approval_ttl_ms, now: this.now() });
+    }
 
     if (decision.decision === 'allow' && verdict.redact.length > 0) {
       const replacement = this.redaction(i, verdict.redact.map((o) => o.witness.predicates), track.values);

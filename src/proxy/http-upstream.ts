@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type Application, type NextFunction, type Request, type Response } from 'express';
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -38,7 +38,12 @@ export function isLoopback(host: string): boolean {
  * Serves Streamable HTTP on /mcp (stateful sessions by default, or stateless) and legacy SSE on /sse + /messages,
  * behind Host-header validation, bearer auth, and a JSON body limit whose violations are JSON-RPC errors.
  */
-export async function startHttpUpstream(core: ProxyCore, registry: UpstreamRegistry, tokens: Map<string, string>, opts: { port: number; host?: string }): Promise<HttpUpstream> {
+export async function startHttpUpstream(
+  core: ProxyCore,
+  registry: UpstreamRegistry,
+  tokens: Map<string, string>,
+  opts: { port: number; host?: string; extraRoutes?: (app: Application) => void },
+): Promise<HttpUpstream> {
   const cfg = core.config.http;
   const host = opts.host ?? cfg.host;
   const log = core.logger.child({ mod: 'http' });
@@ -129,6 +134,9 @@ export async function startHttpUpstream(core: ProxyCore, registry: UpstreamRegis
     const s = lookup(sid, res);
     if (s) await (s.transport as SSEServerTransport).handlePostMessage(req, res, req.body);
   });
+
+  // Other routes on the same listener (the live view under /ui), behind the same Host-header validation.
+  opts.extraRoutes?.(app);
 
   // Body-parser failures become JSON-RPC errors, never Express's HTML pages.
   app.use((err: { type?: string; status?: number; message?: string }, _req: Request, res: Response, _next: NextFunction) => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Application } from 'express';
 import type { LoadedConfig } from '../config/load.js';
 import type { Guard } from '../guard/types.js';
 import type { Logger } from '../log.js';
@@ -35,8 +36,11 @@ export interface Proxy {
   serveStdio(agent: string, onExit: () => void): Promise<SessionContext>;
   /** Serves one upstream client on any transport (e.g. an InMemoryTransport in tests) with the given identity. */
   serveTransport(transport: Transport, session: SessionContext): Promise<void>;
-  /** Serves Streamable HTTP on /mcp and legacy SSE on /sse + /messages. */
-  serveHttp(opts: { port: number; host?: string }): Promise<HttpUpstream>;
+  /**
+   * Serves Streamable HTTP on /mcp and legacy SSE on /sse + /messages; `extraRoutes` adds routes to the same
+   * express app (after Host validation, before the error handler), e.g. the live view.
+   */
+  serveHttp(opts: { port: number; host?: string; extraRoutes?: (app: Application) => void }): Promise<HttpUpstream>;
   /** Closes upstream sessions, HTTP listeners and every downstream child. Idempotent. */
   close(): Promise<void>;
 }

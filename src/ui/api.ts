@@ -1,0 +1,169 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { errorMessage, QuadGuardError } from '../errors.js';
+import { silentLogger, type Logger } from '../log.js';
+import type { Store } from '../store/db.js';
+import { hostCheck, requireToken } from './auth.js';
+import { CLIENT_JS } from './client.js';
+import { LiveFeed, type LiveEvent } from './feed.js';
+import { PAGE_HTML } from './page.js';
+
+/**
+ * The live view's routes, all under `/ui`:
+ *
+ *   GET  /ui/                         the page (no data in it; it asks for the token if the link had none)
+ *   GET  /ui/live.js                  its script
+ *   GET  /ui/api/snapshot             { lastId, decisions (last 300 audit rows), agents, pins (pending), approvals }
+ *   GET  /ui/api/decisions?after=N    audit rows with id > N (at most `limit`, default 200)
+ *   GET  /ui/api/stream?after=N       Server-Sent Events: `decision` (audit row, SSE id = row id), `agent`,
+ *                                     `approval`, `pin`; resumes from `Last-Event-ID`; `: ping` every 15 s
+ *   POST /ui/api/agents/:agent/release            lift quarantine (audited)
+ *   POST /ui/api/pins/:server/:tool/approve       approve a changed tool definition; body { hash } optional
+ *   POST /ui/api/approvals/:id/approve | /deny    decide a held call (audited)
+ *
+ * Everything under /ui/api needs the token; every route passes the Host check.
+ */
+export interface LiveViewOptions {
+  store: Store;
+  /** The bearer token (at least 16 characters). */
+  token: string;
+  /** Host names accepted besides loopback (DNS-rebinding protection). */
+  allowedHosts?: readonly string[];
+  /** Who acts, in the audit rows of releases and approvals (default `live view`). */
+  operator?: string;
+  pollMs?: number;
+  logger?: Logger;
+}
+
+/** The router plus its feed (closed with `close`). */
+export interface LiveViewRouter {
+  router: Router;
+  feed: LiveFeed;
+  close(): void;
+}
+
+/** Security headers of every live view response: no framing, no referrer (the token may be in the URL), no cache. */
+function securityHeaders(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('Content-Security-Policy', "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+}
+
+function intParam(v: unknown, fallback: number): number {
+  const n = typeof v === 'string' && /^\d{1,15}$/.test(v) ? Number(v) : NaN;
+  return Number.isSafeInteger(n) ? n : fallback;
+}
+
+/** Writes one SSE event; the JSON never contains a raw newline, so one `data:` line suffices. */
+export function sseFrame(e: LiveEvent): string {
+  return `event: ${e.event}\n${e.event === 'decision' ? `id: ${e.id}\n` : ''}data: ${JSON.stringify(e.data)}\n\n`;
+}
+
+/**
+ * Builds the live view router for a store.
+ *
+ * @example
+ * const ui = createLiveViewRouter({ store, token: newToken() });
+ * app.use(ui.router);   // serves /ui and /ui/api/*
+ */
+export function createLiveViewRouter(opts: LiveViewOptions): LiveViewRouter {
+  const { store } = opts;
+  const log = (opts.logger ?? silentLogger()).child({ mod: 'ui' });
+  const feed = new LiveFeed(store, { ...(opts.pollMs ? { pollMs: opts.pollMs } : {}), logger: log });
+  const operator = opts.operator ?? 'live view';
+  const streams = new Set<Response>();
+  const router = express.Router();
+  const auth = requireToken(opts.token);
+  const json = express.json({ limit: '16kb', type: () => true });
+
+  router.use('/ui', hostCheck(opts.allowedHosts ?? []), securityHeaders);
+  router.get(['/ui', '/ui/'], (_req, res) => {
+    res.type('html').send(PAGE_HTML);
+  });
+  router.get('/ui/live.js', (_req, res) => {
+    res.type('text/javascript').send(CLIENT_JS);
+  });
+
+  router.use('/ui/api', auth);
+  router.get('/ui/api/snapshot', (_req, res) => {
+    const decisions = store.audit.tail(300);
+    res.json({
+      lastId: decisions[decisions.length - 1]?.id ?? 0,
+      decisions,
+      agents: store.state.listAgents(),
+      pins: store.pins.listPins('pending'),
+      approvals: store.approvals.list({ limit: 200 }),
+    });
+  });
+  router.get('/ui/api/decisions', (req, res) => {
+    const after = intParam(req.query.after, 0);
+    const limit = Math.min(1000, Math.max(1, intParam(req.query.limit, 200)));
+    const rows = [];
+    for (const r of store.audit.iterate(after + 1)) {
+      rows.push(r);
+      if (rows.length >= limit) break;
+    }
+    res.json({ decisions: rows });
+  });
+  router.get('/ui/api/stream', (req, res) => {
+    const last = req.headers['last-event-id'];
+    const after = intParam(typeof last === 'string' ? last : undefined, intParam(req.query.after, feed.lastId()));
+    res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+    res.write('retry: 1000\n\n');
+    streams.add(res);
+    const unsubscribe = feed.subscribe(after, (e) => void res.write(sseFrame(e)));
+    const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
+    ping.unref();
+    req.on('close', () => {
+      clearInterval(ping);
+      unsubscribe();
+      streams.delete(res);
+    });
+  });
+
+  router.post('/ui/api/agents/:agent/release', (req, res) => {
+    res.json({ agent: store.state.release(String(req.params.agent), operator) });
+  });
+  router.post('/ui/api/pins/:server/:tool/approve', json, (req, res) => {
+    const hash = typeof (req.body as { hash?: unknown } | undefined)?.hash === 'string' ? (req.body as { hash: string }).hash : undefined;
+    res.json({ pin: store.pins.approvePin(String(req.params.server), String(req.params.tool), hash, operator) });
+  });
+  router.post('/ui/api/approvals/:id/approve', (req, res) => {
+    res.json({ approval: store.approvals.approve(String(req.params.id), operator, 'ui') });
+  });
+  router.post('/ui/api/approvals/:id/deny', (req, res) => {
+    res.json({ approval: store.approvals.deny(String(req.params.id), operator, 'ui') });
+  });
+
+  router.use('/ui', (_req: Request, res: Response) => {
+    res.status(404).json({ error: 'not found' });
+  });
+  // Store errors name what is wrong (unknown agent, approval no longer pending): 404/409 with that message.
+  router.use('/ui', (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    if (res.headersSent) return;
+    if (err instanceof QuadGuardError) {
+      const status = /not_found$/.test(err.code) ? 404 : err.code === 'store_invalid_id' || err.code === 'store_invalid_input' ? 400 : 409;
+      res.status(status).json({ error: err.message, code: err.code });
+      return;
+    }
+    const e = err as { type?: string; status?: number };
+    if (e.type === 'entity.parse.failed' || e.type === 'entity.too.large') {
+      res.status(e.status ?? 400).json({ error: 'bad request body' });
+      return;
+    }
+    log.error({ err: errorMessage(err) }, 'live view request failed');
+    res.status(500).json({ error: 'internal error' });
+  });
+
+  return {
+    router,
+    feed,
+    close() {
+      feed.close();
+      for (const r of streams) r.end();
+      streams.clear();
+    },
+  };
+}

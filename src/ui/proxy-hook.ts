@@ -1,0 +1,43 @@
+import type { Application } from 'express';
+import type { LoadedConfig } from '../config/load.js';
+import type { Logger } from '../log.js';
+import { openStore } from '../store/db.js';
+import { newToken } from './auth.js';
+import { mountLiveView } from './server.js';
+
+/** The live view as `quadguard serve --http` mounts it under /ui on the proxy's own listener. */
+export interface ProxyLiveView {
+  token: string;
+  /** Pass to `proxy.serveHttp({ extraRoutes })`. */
+  extraRoutes(app: Application): void;
+  /** Prints the link (with the token) once the listener's port is known. */
+  announce(listener: { host: string; port: number }, out?: NodeJS.WritableStream): void;
+  close(): void;
+}
+
+/**
+ * Opens the config's store (the same connection the guard uses: `openStore` shares it per file) and prepares
+ * the live view routes. The token is `QUADGUARD_UI_TOKEN` when set (at least 16 characters), else random; it is
+ * printed on stderr, never logged.
+ */
+export function liveViewForProxy(loaded: LoadedConfig, logger: Logger, env: NodeJS.ProcessEnv = process.env): ProxyLiveView {
+  const store = openStore(loaded.config.store, logger);
+  const fromEnv = env.QUADGUARD_UI_TOKEN;
+  const token = fromEnv && fromEnv.length >= 16 ? fromEnv : newToken();
+  let unmount: (() => void) | undefined;
+  return {
+    token,
+    extraRoutes(app) {
+      unmount = mountLiveView(app, { store, token, allowedHosts: loaded.config.http.allowed_hosts, logger });
+    },
+    announce(l, out = process.stderr) {
+      const host = l.host === '0.0.0.0' || l.host === '::' ? '127.0.0.1' : l.host.includes(':') ? `[${l.host}]` : l.host;
+      out.write(`QuadGuard live view: http://${host}:${l.port}/ui/?token=${token}\n`);
+      logger.child({ mod: 'ui' }).info({ path: '/ui/', port: l.port }, 'live view mounted (token printed above)');
+    },
+    close() {
+      unmount?.();
+      store.close();
+    },
+  };
+}
