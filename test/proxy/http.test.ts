@@ -65,6 +65,24 @@ describe('quadguard serve --http (Streamable HTTP + legacy SSE, bearer tokens)',
     await c.close();
   });
 
+  it('guards every message of a JSON-RPC batch', async () => {
+    const c = await connect(TOKEN);
+    const sid = (c.transport as StreamableHTTPClientTransport).sessionId!;
+    const batch = [
+      { jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'ws__read_file', arguments: { path: 'notes.txt' } } },
+      { jsonrpc: '2.0', id: 12, method: 'tools/call', params: { name: 'ws__delete_file', arguments: { path: 'notes.txt' } } },
+    ];
+    const r = await post(`${proxy.url}/mcp`, JSON.stringify(batch), { authorization: `Bearer ${TOKEN}`, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' });
+    expect(r.status).toBe(200);
+    const body = await r.text();
+    const results = [...body.matchAll(/^data: (.+)$/gm)].map((m) => JSON.parse(m[1]!));
+    const byId = new Map(results.map((m) => [m.id, m]));
+    expect(byId.get(11).result.content[0].text).toBe('hello notes\n');
+    expect(byId.get(12).result.isError).toBe(true);
+    expect(byId.get(12).result.content[0].text).toMatch(/^Blocked by QuadGuard/);
+    await c.close();
+  });
+
   it('binds guard_check_message senders to the authenticated agent', async () => {
     const c = await connect(TOKEN);
     const ok = await c.callTool({ name: 'guard_check_message', arguments: { sender: 'planner', recipient: 'critic', content: 'plan ready' } });
