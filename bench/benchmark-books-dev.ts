@@ -31,7 +31,7 @@ interface Case {
 
 interface Outcome {
   denied: string[];
-  /** Evidence of the true / unknown predicates, for the misclassification listing. */
+  /** Evidence of the true / unknown predicates (profile comparisons left out), for the misclassification listing. */
   evidence: string[];
   steps: number;
 }
@@ -53,7 +53,7 @@ export function replayCase(book: CompiledBook, c: Case): Outcome {
       if (!predicateApplies(p, i)) continue;
       const v = evaluatePredicate(p, i);
       now.set(p.name, v.value);
-      if (v.value !== 'false' && !p.name.match(/^(member|vaccinated|licensed_driver|adult|age_15_or_older|domestic_user)$/)) {
+      if (v.value !== 'false' && !v.detectors.every((d) => d.type === 'profile')) {
         evidence.push(`${p.name}=${v.value}${v.evidence ? ` (${v.evidence})` : ''}`);
       }
       if (p.def.persistence === 'sticky' && v.value !== 'false' && sticky.get(p.name) !== 'true') sticky.set(p.name, v.value);
