@@ -4,6 +4,7 @@ import { errorMessage, QuadGuardError } from '../errors.js';
 import { VERSION } from '../version.js';
 // -- command modules (one file per command group; keep this list sorted) --
 // @register-imports
+import { registerInstallCommands } from './install.js';
 import { registerEvalCommand } from './eval.js';
 import { registerServeCommands } from './serve.js';
 import { registerAgentsCommands } from './agents.js';
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   // @register-calls
+  registerInstallCommands(program);
   registerEvalCommand(program);
   registerServeCommands(program);
   registerAgentsCommands(program);

@@ -1,0 +1,82 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { PACKAGE_ROOT } from '../version.js';
+import { CLIENTS, locateConfig, type ClientName, type ClientSpec, type ConfigLocation, type Environment, type Scope } from './clients.js';
+import type { Launcher } from './entry.js';
+import { InstallError } from './errors.js';
+
+/** Which servers a command acts on: every one, some by name, or none given (the CLI then lists and exits 2). */
+export type Selection = { all: true } | { names: string[] } | undefined;
+
+/** Options shared by install and uninstall. */
+export interface RegisterOptions {
+  client: ClientName;
+  scope?: Scope | undefined;
+  /** Explicit client config file (relative to env.cwd). */
+  configFile?: string | undefined;
+  select: Selection;
+  dryRun?: boolean | undefined;
+  /** Where to look for default locations; defaults to the real process (tests pass a temp home). */
+  env?: Environment | undefined;
+  now?: Date | undefined;
+}
+
+/** What a run did (or, with dry-run, would do). */
+export interface RegisterReport {
+  file: string;
+  /** Entries rewritten (wrapped or restored). */
+  changed: string[];
+  skipped: Array<{ name: string; reason: string }>;
+  notes: string[];
+  /** A line diff of the config file's changes (empty when nothing changes). */
+  diff: string;
+  /** True when files were written (false for dry-run and no-op runs). */
+  written: boolean;
+  created: boolean;
+  backup?: string | undefined;
+  sidecar?: string | undefined;
+  /** Set when no selection was given: the servers, for the CLI to list. */
+  listing?: Array<{ name: string; kind: string; note?: string }> | undefined;
+}
+
+/** This package's built CLI (`dist/src/cli/index.js`), the default thing rewritten entries launch. */
+export const CLI_PATH: string = join(PACKAGE_ROOT, 'dist', 'src', 'cli', 'index.js');
+
+/** The shipped default policy book. */
+export const DEFAULT_POLICY: string = join(PACKAGE_ROOT, 'policies', 'default');
+
+/** The real process's environment for locating configs. */
+export function processEnvironment(): Environment {
+  return { cwd: process.cwd(), home: homedir(), platform: process.platform, appData: process.env.APPDATA };
+}
+
+/** `node <abs cli>` with this very Node binary (no global install needed), or `npx -y quadguard`. */
+export function launcherFor(useNpx: boolean | undefined): Launcher {
+  return useNpx ? { command: 'npx', prefix: ['-y', 'quadguard'] } : { command: process.execPath, prefix: [CLI_PATH] };
+}
+
+/** The policy path written into entries: absolute, and it must exist. */
+export function resolvePolicy(policy: string | undefined, env: Environment): string {
+  const abs = policy === undefined ? DEFAULT_POLICY : resolve(env.cwd, policy);
+  if (!existsSync(abs)) throw new InstallError('install_usage', `--policy: ${abs} does not exist (give a policy book folder or file)`);
+  return abs;
+}
+
+/** Spec and file location of a run. */
+export function resolveTarget(opts: RegisterOptions): { spec: ClientSpec; loc: ConfigLocation; env: Environment } {
+  const spec = CLIENTS[opts.client];
+  const env = opts.env ?? processEnvironment();
+  return { spec, loc: locateConfig(spec, { scope: opts.scope, configFile: opts.configFile }, env), env };
+}
+
+/** Names the selection covers, checked against the file; an unknown name is a usage error listing the known ones. */
+export function selectedNames(select: Exclude<Selection, undefined>, known: readonly string[], file: string): string[] {
+  if ('all' in select) return [...known];
+  for (const n of select.names) {
+    if (!known.includes(n)) {
+      throw new InstallError('install_usage', `no server "${n}" in ${file}; servers: ${known.length > 0 ? known.join(', ') : '(none)'}`);
+    }
+  }
+  return [...new Set(select.names)];
+}
