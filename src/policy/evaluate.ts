@@ -74,9 +74,16 @@ export function evaluatePredicate(p: CompiledPredicate, interaction: Interaction
   if (p.detectors.length === 0) {
     return { value: 'unknown', evidence: 'semantic predicate: stays unknown until a model is configured', detectors: [] };
   }
-  const results = p.detectors.map((d) => runDetector(d, interaction));
   const all = p.def.combine === 'all';
-  const value = results.reduce<Truth>((acc, r) => (all ? and3(acc, r.value) : or3(acc, r.value)), all ? 'true' : 'false');
+  const results: PredicateValue['detectors'] = [];
+  let value: Truth = all ? 'true' : 'false';
+  for (const d of p.detectors) {
+    const r = runDetector(d, interaction);
+    results.push(r);
+    value = all ? and3(value, r.value) : or3(value, r.value);
+  }
+  // Hot path: nothing found and no detector has anything to say.
+  if (value === 'false' && results.every((r) => r.evidence === undefined)) return { value, detectors: results };
   // The detectors that decided the outcome: the true ones for a true OR, the false ones for a false AND, etc.
   const deciding = results.filter((r) => r.value === value);
   const out: PredicateValue = { value, detectors: results };
