@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { PolicyError } from '../errors.js';
+import { addCompileSubcommand } from './compile.js';
 import { InteractionSchema, type Interaction } from '../guard/types.js';
 import {
   evaluateBook,
@@ -138,4 +139,6 @@ export function registerPolicyCommands(program: Command): void {
       await writeFile(`${opts.out}.pub.pem`, keys.publicKeyPem, { flag: 'wx' });
       process.stdout.write(`key ${keys.keyId}: ${opts.out}.key.pem (private), ${opts.out}.pub.pem (public)\n`);
     });
+
+  addCompileSubcommand(policy);
 }

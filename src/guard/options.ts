@@ -39,7 +39,31 @@ export const WatcherOptionsSchema = z.strictObject({
 });
 export type WatcherOptions = z.infer<typeof WatcherOptionsSchema>;
 
+/**
+ * How the guard uses the model of the `llm:` section (ignored without one). Semantic predicates and the review
+ * of soft denials are always on when a model is configured; these settings tune the rest.
+ */
+export const ModelOptionsSchema = z.strictObject({
+  /**
+   * State expansion (§4.3): when a violated or unknown rule's witness rests on a model-decided semantic predicate
+   * whose confidence is below this, those predicates are re-decided once by the strong tier. 0 disables it.
+   */
+  expand_below: z.number().min(0).max(1).default(0.6),
+  /**
+   * Threat watcher: `off` keeps the numeric τ alone; `complement` asks the light model for a ±1 level step, only
+   * on interactions with violations or injection evidence, and sets τ to the lower bound of the new level.
+   */
+  watcher: z.enum(['off', 'complement']).default('off'),
+  /** Summaries of a session's recent interactions sent to the model as observations (kept in memory). */
+  observations: z.number().int().min(0).max(10).default(5),
+  /** Wall-clock budget of all model calls of one interaction; past it they are aborted and count as failures. */
+  budget_ms: z.number().int().positive().max(600_000).default(20_000),
+});
+export type ModelOptions = z.infer<typeof ModelOptionsSchema>;
+
 export const PipelineOptionsSchema = z.strictObject({
+  /** Model use (with `llm:` configured): state expansion, threat watcher mode, observations, time budget. */
+  model: ModelOptionsSchema.partial().default({}),
   tracker: TrackerOptionsSchema.partial().default({}),
   watcher: WatcherOptionsSchema.partial().default({}),
   /** Severity rank (1 low … 4 critical) at or above which a soft violation is denied, per threat level 0–4. */

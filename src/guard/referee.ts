@@ -1,5 +1,5 @@
 import { SEVERITY_RANK, type Rule } from '../policy/schema.js';
-import type { Decision, InteractionKind, Witness } from './types.js';
+import type { Decision, Interaction, InteractionKind, Witness } from './types.js';
 import { makeDecision } from './types.js';
 
 /**
@@ -43,6 +43,8 @@ export type SoftDenialReviewer = (input: {
   rules: RuleOutcome[];
   threatLevel: number;
   signal?: AbortSignal;
+  /** The interaction under review (a model reviewer needs it). */
+  interaction?: Interaction;
 }) => Promise<ReviewRuling>;
 
 export interface RefereeInput {
@@ -53,6 +55,8 @@ export interface RefereeInput {
   denyAtRank: readonly number[];
   reviewer?: SoftDenialReviewer;
   signal?: AbortSignal;
+  /** Passed on to the reviewer. */
+  interaction?: Interaction;
 }
 
 export interface RefereeVerdict {
@@ -116,7 +120,7 @@ export async function referee(input: RefereeInput): Promise<RefereeVerdict> {
   const detail: Record<string, unknown> = {};
   if (soft.length > 0 && input.reviewer) {
     try {
-      const ruling = await input.reviewer({ kind: input.kind, rules: soft, threatLevel: input.threatLevel, signal: input.signal });
+      const ruling = await input.reviewer({ kind: input.kind, rules: soft, threatLevel: input.threatLevel, signal: input.signal, ...(input.interaction ? { interaction: input.interaction } : {}) });
       if (ruling.usage) detail.llm = ruling.usage;
       detail.review = { ruling: ruling.ruling, rationale: ruling.rationale };
       if (ruling.ruling === 'allow') flagged.push(...soft);
@@ -170,6 +174,8 @@ export async function referee(input: RefereeInput): Promise<RefereeVerdict> {
     };
   }
   const notes = [...redact.map((o) => `redacted per ${describeOutcome(o)}`), ...flagged.map((o) => `flagged: ${describeOutcome(o)}`)];
+  const review = detail.review as { ruling?: string; rationale?: string } | undefined;
+  if (review?.ruling === 'allow' && typeof review.rationale === 'string') notes.push(`Reviewer: ${review.rationale}`);
   return {
     redact,
     hold: [],

@@ -38,6 +38,11 @@ export interface TrackResult {
   newlySticky: string[];
   /** Model accounting of semantic evaluation, when a model was consulted. */
   usage?: Record<string, number>;
+  /**
+   * Γ_t with some predicates re-decided (state expansion, §4.3): a new result whose lookup, touched set and
+   * newly-sticky list reflect `updates`; this one is left as it was.
+   */
+  revise(updates: ReadonlyMap<string, { value: Truth; confidence: number }>): TrackResult;
 }
 
 /** k for a book of `n` predicates at a threat level. */
@@ -100,6 +105,16 @@ export function createTracker(book: CompiledBook, index: PredicateIndex, options
       }
     }
 
+    return finish(chosen, values, sticky, usage);
+  };
+
+  /** Derives Γ_t, the touched set and the newly sticky predicates from the evaluated values. */
+  function finish(
+    chosen: ReadonlyMap<string, CompiledPredicate>,
+    values: Map<string, PredicateValue>,
+    sticky: ReadonlyMap<string, Truth>,
+    usage: Record<string, number> | undefined,
+  ): TrackResult {
     const lookup = (name: string): Truth => {
       if (sticky.get(name) === 'true') return 'true';
       return values.get(name)?.value ?? 'false';
@@ -119,7 +134,14 @@ export function createTracker(book: CompiledBook, index: PredicateIndex, options
       touched,
       newlySticky,
       ...(usage ? { usage } : {}),
+      revise(updates) {
+        const next = new Map(values);
+        for (const [name, v] of updates) {
+          if (next.has(name)) next.set(name, { value: v.value, score: v.confidence, evidence: 'model', detectors: [] });
+        }
+        return finish(chosen, next, sticky, usage);
+      },
     };
-  };
+  }
 }
 export type Tracker = ReturnType<typeof createTracker>;
