@@ -5,7 +5,10 @@ import { InteractionKindSchema, WitnessSchema, type Decision, type Interaction }
 export const AuditKindSchema = z.enum([...InteractionKindSchema.options, 'admin']);
 export type AuditKind = z.infer<typeof AuditKindSchema>;
 
-/** One decision to record. `payload` (arguments or content) is never stored: only its digest and a masked preview. */
+/**
+ * One decision to record. `payload` (arguments or content) is never stored in the chained row: only its digest and a
+ * masked preview; `interaction`, when given, is stored masked and capped beside it (see audit-interaction.ts).
+ */
 export const AuditEntrySchema = z.object({
   /** Milliseconds since the epoch; default now. */
   ts: z.number().int().nonnegative().optional(),
@@ -18,6 +21,8 @@ export const AuditEntrySchema = z.object({
   uri: z.string().optional(),
   recipient: z.string().optional(),
   payload: z.unknown().optional(),
+  /** The interaction decided (guard rows): kept masked and capped in `audit_interaction` for `quadguard replay`. */
+  interaction: z.custom<Interaction>((v) => typeof v === 'object' && v !== null).optional(),
   decision: z.enum(['allow', 'deny']),
   rationale: z.string().default(''),
   rules: z.array(z.string()).default([]),
@@ -130,6 +135,7 @@ export function auditEntryFor(interaction: Interaction, decision: Decision): Aud
     uri: interaction.uri,
     recipient: interaction.recipient,
     payload: interaction.kind === 'tool_call' ? interaction.arguments : interaction.content,
+    interaction,
     decision: decision.decision,
     rationale: decision.rationale,
     rules: decision.rules,

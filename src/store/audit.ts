@@ -12,6 +12,7 @@ import {
   type AuditRow,
   type RawAuditRow,
 } from './audit-schema.js';
+import { recordInteraction, type InteractionRecord } from './audit-interaction.js';
 import { canonicalJson, sha256Hex } from './canonical.js';
 import { maskPrefix } from './redact.js';
 
@@ -50,7 +51,9 @@ export class AuditLog {
   private readonly byId: Database.Statement<[number], unknown>;
   private readonly page: Database.Statement<[number, number], unknown>;
   private readonly tailStmt: Database.Statement<[number], unknown>;
-  private readonly appendTx: (row: Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash'>) => { id: number; hash: string };
+  private readonly insertInteraction: Database.Statement;
+  private readonly interactionById: Database.Statement<[number], { body: string | null; masked: number; truncated: number }>;
+  private readonly appendTx: (row: Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash'>, rec?: InteractionRecord) => { id: number; hash: string };
 
   constructor(private readonly db: Database.Database) {
     this.last = db.prepare('SELECT id, hash FROM audit ORDER BY id DESC LIMIT 1');
@@ -64,7 +67,9 @@ export class AuditLog {
     this.byId = db.prepare('SELECT * FROM audit WHERE id = ?');
     this.page = db.prepare('SELECT * FROM audit WHERE id > ? ORDER BY id LIMIT ?');
     this.tailStmt = db.prepare('SELECT * FROM (SELECT * FROM audit ORDER BY id DESC LIMIT ?) ORDER BY id');
-    const tx = db.transaction((fields: Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash'>) => {
+    this.insertInteraction = db.prepare('INSERT INTO audit_interaction (id, body, masked, truncated) VALUES (?, ?, ?, ?)');
+    this.interactionById = db.prepare('SELECT body, masked, truncated FROM audit_interaction WHERE id = ?');
+    const tx = db.transaction((fields: Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash'>, rec?: InteractionRecord) => {
       const last = this.last.get();
       // The next id follows the highest id ever used, so a deleted tail shows up as a gap.
       const id = Math.max(last?.id ?? 0, this.seq.get()?.seq ?? 0) + 1;
@@ -72,9 +77,10 @@ export class AuditLog {
       const row = { id, ...fields, prev_hash: prev };
       const hash = rowHash(row);
       this.insert.run({ ...row, hash });
+      if (rec) this.insertInteraction.run(id, rec.body, rec.masked ? 1 : 0, rec.truncated ? 1 : 0);
       return { id, hash };
     });
-    this.appendTx = (row) => tx.immediate(row);
+    this.appendTx = (row, rec) => tx.immediate(row, rec);
   }
 
   /** Records one entry; returns its id, stable string id and chain hash. Throws `store_invalid_entry` on a bad entry. */
@@ -106,8 +112,9 @@ export class AuditLog {
       policy_hash: e.policyHash === undefined ? null : capName(e.policyHash),
       source: capName(e.source),
     };
+    const rec = e.interaction === undefined ? undefined : recordInteraction(e.interaction);
     try {
-      const { id, hash } = this.appendTx(fields);
+      const { id, hash } = this.appendTx(fields, rec);
       return { id, auditId: formatAuditId(id, hash), hash };
     } catch (err) {
       throw new StoreError('store_write_failed', `cannot append to the audit log: ${(err as Error).message}`, { cause: err });
@@ -123,6 +130,16 @@ export class AuditLog {
     const row = parseRow(raw);
     if ('hashPrefix' in ref && ref.hashPrefix && !row.hash.startsWith(ref.hashPrefix)) return undefined;
     return row;
+  }
+
+  /**
+   * The masked, capped interaction recorded with row `id` (see audit-interaction.ts); undefined for admin rows and
+   * rows written before the store kept interactions. Not covered by the hash chain: the chain's `digest` is of the
+   * unmasked payload, which the store never keeps.
+   */
+  interaction(id: number): InteractionRecord | undefined {
+    const r = this.interactionById.get(id);
+    return r === undefined ? undefined : { body: r.body, masked: r.masked === 1, truncated: r.truncated === 1 };
   }
 
   /** The last `n` rows, oldest first. */

@@ -87,4 +87,17 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX approvals_binding ON approvals (agent, args_hash, status);
   CREATE INDEX approvals_updated ON approvals (updated_at);
   `,
+  // 3: the interaction behind each guard decision (masked, size-capped JSON), so `quadguard replay` can re-decide
+  // recorded traffic under another policy. A side table keyed by the audit row id: the chained columns of
+  // `audit` are unchanged, so rows written before this migration still verify. Append-only like the log.
+  `
+  CREATE TABLE audit_interaction (
+    id INTEGER PRIMARY KEY,
+    body TEXT,
+    masked INTEGER NOT NULL CHECK (masked IN (0, 1)),
+    truncated INTEGER NOT NULL CHECK (truncated IN (0, 1))
+  ) STRICT;
+  CREATE TRIGGER audit_interaction_no_update BEFORE UPDATE ON audit_interaction BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
+  CREATE TRIGGER audit_interaction_no_delete BEFORE DELETE ON audit_interaction BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
+  `,
 ];
