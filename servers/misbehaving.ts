@@ -43,6 +43,10 @@ export function createMisbehavingServer(): Server {
         process.exit(3);
       // falls through (never reached)
       case 'hang':
+        // Never answers; records a cancellation (MISBEHAVING_CANCEL_FILE) so tests can see it was forwarded.
+        extra.signal.addEventListener('abort', () => {
+          if (process.env.MISBEHAVING_CANCEL_FILE) appendFileSync(process.env.MISBEHAVING_CANCEL_FILE, 'cancelled\n');
+        });
         return new Promise(() => {});
       case 'slow': {
         const steps = Number(args.steps ?? 3);

@@ -1,4 +1,4 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -12,6 +12,7 @@ const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string
 describe('quadguard serve over stdio (real child processes)', () => {
   const sb = makeSandbox();
   const pidFile = join(sb.dir, 'misbehaving.pids');
+  const cancelFile = join(sb.dir, 'misbehaving.cancelled');
   let client: Client;
   let transport: StdioClientTransport;
   let stderr: () => string;
@@ -22,7 +23,7 @@ describe('quadguard serve over stdio (real child processes)', () => {
         ws: { ...server('workspace', '--root', sb.workspace), tools: { deny: ['delete_*'] } },
         mail: server('mail', '--inbox', sb.inbox, '--outbox', sb.outbox),
         fs: { ...filesystemServer(sb.fsDir), tools: { allow: ['read_*', 'list_*', 'write_file'] } },
-        bad: { ...server('misbehaving'), env: { MISBEHAVING_PID_FILE: pidFile }, timeout_ms: 1500, tools: { deny: ['delete_all'] } },
+        bad: { ...server('misbehaving'), env: { MISBEHAVING_PID_FILE: pidFile, MISBEHAVING_CANCEL_FILE: cancelFile }, timeout_ms: 1500, tools: { deny: ['delete_all'] } },
       },
       agents: { tester: { profile: { role: 'nurse' } } },
       limits: { max_argument_depth: 8, max_argument_bytes: 20_000 },
@@ -115,6 +116,14 @@ describe('quadguard serve over stdio (real child processes)', () => {
     await waitFor(() => notified, 5000, 'list_changed');
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('bad__extra');
     expect(text(await client.callTool({ name: 'bad__extra', arguments: {} }))).toBe('extra works');
+  });
+
+  it('forwards upstream cancellation to the downstream server', async () => {
+    const ac = new AbortController();
+    const call = client.callTool({ name: 'bad__hang', arguments: {} }, undefined, { signal: ac.signal });
+    setTimeout(() => ac.abort('user gave up'), 300);
+    await expect(call).rejects.toThrow();
+    await waitFor(() => existsSync(cancelFile) && readFileSync(cancelFile, 'utf8') === 'cancelled\n', 5000, 'downstream cancellation');
   });
 
   it('times out a hung tool with a clear isError result', async () => {
