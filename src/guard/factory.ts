@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { PolicyError } from '../errors.js';
+import { errorMessage, PolicyError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { CompiledBook } from '../policy/compiled.js';
 import { formatDiagnostic, type PolicyDiagnostic } from '../policy/errors.js';
@@ -8,6 +8,7 @@ import { verifyBook } from '../policy/sign.js';
 import type { Embedder } from '../retrieval/types.js';
 import { buildPredicateIndex, type PredicateIndex } from '../retrieval/predicate-index.js';
 import { openStore, type Store } from '../store/db.js';
+import { resilientIndex } from './model.js';
 import { GuardPipeline, type PipelineDeps } from './pipeline.js';
 
 /** What `loadGuard` needs: where the book and the store are, and the optional model seams. */
@@ -22,11 +23,16 @@ export interface LoadGuardOptions {
   options?: PipelineDeps['options'];
   semantic?: PipelineDeps['semantic'];
   reviewer?: PipelineDeps['reviewer'];
+  /** The model hooks (semantic predicates, state expansion, review, threat complement); see model.ts. */
+  model?: PipelineDeps['model'];
   /** Dense embedder for top-k (default: the local hashing embedder, exact sparse search). */
   embedder?: Embedder;
-  /** Folder for the persisted vectra index when a dense embedder is used. */
-  indexFolder?: string;
+  /** Folder for the persisted vectra index when a dense embedder is used, or a function of the book hash. */
+  indexFolder?: IndexFolder;
 }
+
+/** Where the vectra index lives: a folder, or a folder per book hash. */
+export type IndexFolder = string | ((bookHash: string) => string);
 
 export interface LoadedGuard {
   pipeline: GuardPipeline;
@@ -49,7 +55,7 @@ export interface PreparedBook {
  */
 export async function prepareBook(
   policy: string,
-  opts: { publicKeyPath?: string; embedder?: Embedder; indexFolder?: string } = {},
+  opts: { publicKeyPath?: string; embedder?: Embedder; indexFolder?: IndexFolder; logger?: Logger } = {},
 ): Promise<PreparedBook> {
   let loaded;
   if (opts.publicKeyPath !== undefined) {
@@ -64,14 +70,22 @@ export async function prepareBook(
     loaded = await loadBook(policy);
   }
   const book = loaded.compiled;
-  const index = await buildPredicateIndex(
-    book.predicates.map((p) => ({ name: p.name, description: p.def.description, keywords: p.def.keywords })),
-    {
-      ...(opts.embedder ? { embedder: opts.embedder } : {}),
-      ...(opts.indexFolder ? { folder: opts.indexFolder } : {}),
-      bookHash: book.hash,
-    },
-  );
+  const schemas = book.predicates.map((p) => ({ name: p.name, description: p.def.description, keywords: p.def.keywords }));
+  const folder = typeof opts.indexFolder === 'function' ? opts.indexFolder(book.hash) : opts.indexFolder;
+  let index: PredicateIndex;
+  if (opts.embedder === undefined) {
+    index = await buildPredicateIndex(schemas, { bookHash: book.hash });
+  } else {
+    // A dense (model) embedder that fails while building the index must not stop the proxy: fall back to the
+    // local embedder with a warning. Per-query failures fall back to the must-check set (resilientIndex).
+    const log = opts.logger ?? silentLogger();
+    try {
+      index = resilientIndex(await buildPredicateIndex(schemas, { embedder: opts.embedder, ...(folder ? { folder } : {}), bookHash: book.hash }), log);
+    } catch (err) {
+      log.warn({ mod: 'guard', embedder: opts.embedder.id, err: errorMessage(err) }, 'building the predicate index with the embedding model failed; using the local embedder');
+      index = await buildPredicateIndex(schemas, { bookHash: book.hash });
+    }
+  }
   return { book, index, warnings: loaded.warnings };
 }
 
@@ -96,6 +110,7 @@ export async function loadGuard(opts: LoadGuardOptions): Promise<LoadedGuard> {
     ...(opts.options ? { options: opts.options } : {}),
     ...(opts.semantic ? { semantic: opts.semantic } : {}),
     ...(opts.reviewer ? { reviewer: opts.reviewer } : {}),
+    ...(opts.model ? { model: opts.model } : {}),
   });
   logger.info(
     { mod: 'guard', policy: prepared.book.book.name, version: prepared.book.book.version, hash: prepared.book.hash.slice(0, 12), predicates: prepared.book.predicates.length, rules: prepared.book.rules.length },

@@ -7,13 +7,13 @@ import { hierarchicalReview } from '../llm/evaluators/review.js';
 import { threatLevelUpdate } from '../llm/evaluators/threat.js';
 import { LruCache } from '../llm/lru.js';
 import { UsageMeter, type LlmUsage } from '../llm/usage.js';
-import type { CompiledPredicate } from '../policy/compiled.js';
+import type { CompiledBook, CompiledPredicate } from '../policy/compiled.js';
 import { createOpenAiEmbedder } from '../retrieval/openai-embedder.js';
 import type { PredicateIndex } from '../retrieval/predicate-index.js';
 import type { Embedder } from '../retrieval/types.js';
 import { ModelOptionsSchema, type ModelOptions } from './options.js';
 import type { RuleOutcome, SoftDenialReviewer } from './referee.js';
-import type { SemanticEvaluator } from './tracker.js';
+import type { SemanticEvaluator, TrackResult } from './tracker.js';
 import type { Decision, Interaction, Truth } from './types.js';
 
 /**
@@ -218,4 +218,44 @@ function callOpts(meter: UsageMeter, signal: AbortSignal | undefined): { meter: 
 
 function shortUsage(u: LlmUsage): ModelUsage {
   return { calls: u.calls, promptTokens: u.promptTokens, completionTokens: u.completionTokens, ms: u.ms };
+}
+
+/**
+ * State expansion (QuadSentinel §4.3), run by the pipeline once per interaction after verification: the
+ * semantic predicates in the witness of a violated or unknown rule that the light model decided with confidence
+ * below `expand_below` are re-decided by the strong tier, and the track is revised with its answer. Predicates
+ * the light model failed on are not expanded (the endpoint is failing: a second wait would only delay the
+ * decision; they stay unknown). Returns `undefined` when nothing qualifies.
+ */
+export async function expandLowConfidence(
+  hooks: GuardModelHooks,
+  input: {
+    book: CompiledBook;
+    interaction: Interaction;
+    track: TrackResult;
+    outcomes: RuleOutcome[];
+    sticky: ReadonlyMap<string, Truth>;
+    signal?: AbortSignal;
+  },
+): Promise<{ track: TrackResult; usage: ModelUsage; predicates: string[] } | undefined> {
+  const threshold = hooks.options.expand_below;
+  if (threshold <= 0) return undefined;
+  const weak = new Map<string, CompiledPredicate>();
+  for (const o of input.outcomes) {
+    for (const name of Object.keys(o.witness.predicates)) {
+      const p = input.book.byName.get(name);
+      const v = input.track.values.get(name);
+      if (p?.semantic && v?.evidence === 'model' && (v.score ?? 0) < threshold) weak.set(name, p);
+    }
+  }
+  if (weak.size === 0) return undefined;
+  const current: Record<string, Truth> = {};
+  for (const name of weak.keys()) current[name] = input.sticky.get(name) ?? 'false';
+  const r = await hooks.expand({ predicates: [...weak.values()], interaction: input.interaction, current, ...(input.signal ? { signal: input.signal } : {}) });
+  return { track: input.track.revise(r.values), usage: addUsage(r.usage) ?? { calls: 0, promptTokens: 0, completionTokens: 0, ms: 0 }, predicates: [...weak.keys()] };
+}
+
+/** τ at the lower bound of `level`'s band, so that τ and the level a model step set stay consistent. */
+export function tauForLevel(level: number, bounds: readonly number[]): number {
+  return level <= 0 ? 0 : (bounds[Math.min(level, bounds.length) - 1] ?? 1);
 }

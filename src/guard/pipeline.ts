@@ -8,6 +8,7 @@ import { auditEntryFor } from '../store/audit-schema.js';
 import type { Store } from '../store/db.js';
 import { resolveHold } from './approvals.js';
 import { redactContent } from './redact.js';
+import { addUsage, budgetSignal, expandLowConfidence, tauForLevel, type GuardModelHooks } from './model.js';
 import { referee, type SoftDenialReviewer } from './referee.js';
 import { createTracker, type SemanticEvaluator } from './tracker.js';
 import { makeDecision, type Decision, type Guard, type Interaction, type Truth } from './types.js';
@@ -33,6 +34,8 @@ export interface PipelineDeps {
   semantic?: SemanticEvaluator;
   /** Model review of soft denials (absent: the deterministic referee decides alone). */
   reviewer?: SoftDenialReviewer;
+  /** All model hooks (src/guard/model.ts): semantic, state expansion, review, threat complement, observations. */
+  model?: GuardModelHooks;
   /** Clock, for tests of the burst window. */
   now?: () => number;
 }
@@ -47,6 +50,7 @@ export class GuardPipeline implements Guard {
   private readonly verifier: ReturnType<typeof createVerifier>;
   private readonly log: Logger;
   private readonly reviewer: SoftDenialReviewer | undefined;
+  private readonly model: GuardModelHooks | undefined;
   private readonly now: () => number;
   private readonly sticky = new Map<string, Map<string, Truth>>();
   private readonly policy: Decision['policy'];
@@ -56,10 +60,11 @@ export class GuardPipeline implements Guard {
     this.book = deps.book;
     this.store = deps.store;
     this.log = (deps.logger ?? silentLogger()).child({ mod: 'guard' });
-    this.tracker = createTracker(deps.book, deps.index, this.options.tracker, deps.semantic);
+    this.tracker = createTracker(deps.book, deps.index, this.options.tracker, deps.semantic ?? deps.model?.semantic);
     this.verifier = createVerifier(deps.book);
     this.watcher = new ThreatWatcher(this.options.watcher);
-    this.reviewer = deps.reviewer;
+    this.reviewer = deps.reviewer ?? deps.model?.reviewer;
+    this.model = deps.model;
     this.now = deps.now ?? Date.now;
     this.policy = { name: deps.book.book.name, version: deps.book.book.version, hash: deps.book.hash };
   }
@@ -76,6 +81,11 @@ export class GuardPipeline implements Guard {
         rationale: `Denied because the guard could not evaluate this interaction (${errorMessage(err).slice(0, 200)}). The guard fails closed; retry, or ask the operator to check the QuadGuard logs.`,
         source: 'error',
       });
+    }
+    try {
+      this.model?.observe(i, decision);
+    } catch (err) {
+      this.log.warn({ err }, 'recording the observation failed');
     }
     decision.policy = this.policy;
     decision.elapsedMs = performance.now() - started;
@@ -116,8 +126,19 @@ export class GuardPipeline implements Guard {
     }
 
     const sticky = this.stickyOf(i.session);
-    const track = await this.tracker(i, before.level, sticky, signal);
-    const outcomes = this.verifier(i.kind, track);
+    // Every model call of this interaction shares one deadline (guard.model.budget_ms) and the caller's signal.
+    const modelSignal = this.model ? budgetSignal(signal, this.model.options.budget_ms) : signal;
+    let track = await this.tracker(i, before.level, sticky, modelSignal);
+    let outcomes = this.verifier(i.kind, track);
+    const usages: Array<Record<string, number> | undefined> = [track.usage];
+    const expansion = this.model
+      ? await expandLowConfidence(this.model, { book: this.book, interaction: i, track, outcomes, sticky, ...(modelSignal ? { signal: modelSignal } : {}) })
+      : undefined;
+    if (expansion) {
+      track = expansion.track;
+      outcomes = this.verifier(i.kind, track);
+      usages.push(expansion.usage);
+    }
 
     let injectionScore = 0;
     for (const [name, v] of track.values) {
@@ -130,17 +151,32 @@ export class GuardPipeline implements Guard {
       .filter((o) => o.status === 'violated' && !(o.def.effect === 'approve' && !o.def.hard))
       .map((o) => o.def.severity);
     let update = { tau: before.tau, level: before.level, burst: false, rate: 0 };
-    const after = state.updateThreat(i.agent, (current) => {
+    let after = state.updateThreat(i.agent, (current) => {
       const u = this.watcher.update(i.agent, current.tau, { violations, injectionScore, now: this.now() });
       update = u;
       return { tau: u.tau, level: u.level };
     });
 
+    // Threat watcher complement: a model ±1 step, only when there is evidence (violations or injection).
+    let modelThreat: { delta: number; reason: string } | undefined;
+    if (this.model?.threat && (violations.length > 0 || injectionScore > 0)) {
+      const t = await this.model.threat({ interaction: i, level: after.level, violations: outcomes.filter((o) => o.status === 'violated'), ...(modelSignal ? { signal: modelSignal } : {}) });
+      usages.push(t.usage);
+      modelThreat = { delta: t.delta, reason: t.reason };
+      if (t.delta !== 0) {
+        const level = Math.min(4, Math.max(0, after.level + t.delta));
+        after = state.updateThreat(i.agent, () => ({ tau: tauForLevel(level, this.watcher.options.level_bounds), level }));
+      }
+    }
+
     const detail: Record<string, unknown> = {
       candidates: track.candidates.length,
       threat: { tau: Number(after.tau.toFixed(4)), level: after.level, burst: update.burst, rate: update.rate },
     };
-    if (track.usage) detail.llm = track.usage;
+    const llm = addUsage(...usages);
+    if (llm) detail.llm = llm;
+    if (expansion) detail.expanded = expansion.predicates;
+    if (modelThreat) detail.modelThreat = modelThreat;
 
     if (after.level >= 4 && this.watcher.options.quarantine) {
       const reason = update.burst
@@ -165,10 +201,14 @@ export class GuardPipeline implements Guard {
       threatLevel: after.level,
       denyAtRank: this.options.deny_at_rank,
       ...(this.reviewer ? { reviewer: this.reviewer } : {}),
-      ...(signal ? { signal } : {}),
+      ...(modelSignal ? { signal: modelSignal } : {}),
+      interaction: i,
     });
     let decision = verdict.decision;
+    const reviewUsage = decision.detail.llm as Record<string, number> | undefined;
     Object.assign(decision.detail, detail);
+    const total = addUsage(...usages, reviewUsage);
+    if (total) decision.detail.llm = total;
     // Held for approval: a matching approved approval lets it through once; otherwise it waits under an id.
     if (verdict.hold.length > 0) {
       decision = resolveHold(this.store, i, decision, { ttlMs: this.options.approval_ttl_ms, now: this.now() });
