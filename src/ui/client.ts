@@ -177,9 +177,12 @@ export const CLIENT_JS = String.raw`(function () {
     for (var g = 0; g <= 4; g++) c.plot.appendChild(svg('line', { x1: 0, x2: 300, y1: y(g), y2: y(g), stroke: g === 0 ? '#c9ced6' : '#eceef1', 'stroke-width': 1 }));
     if (pts.length === 0) return;
     var t0 = pts[0].ts, t1 = pts[pts.length - 1].ts, span = Math.max(1, t1 - t0);
-    var coords = pts.map(function (p, i) {
-      var x = pts.length === 1 ? 296 : 4 + ((p.ts - t0) / span) * 292;
-      if (t1 === t0 && pts.length > 1) x = 4 + (i / (pts.length - 1)) * 292;
+    // One point is drawn as a flat line (the level so far); equal times are spread evenly.
+    var shown = pts.length === 1 ? [{ ts: t0 - 1, level: pts[0].level }, pts[0]] : pts;
+    if (pts.length === 1) { t0 -= 1; span = 1; }
+    var coords = shown.map(function (p, i) {
+      var x = 4 + ((p.ts - t0) / span) * 292;
+      if (t1 === t0 && shown.length > 1 && pts.length > 1) x = 4 + (i / (shown.length - 1)) * 292;
       return x.toFixed(1) + ',' + y(p.level).toFixed(1);
     });
     c.plot.appendChild(svg('polyline', { points: coords.join(' '), fill: 'none', stroke: '#2f5fd0', 'stroke-width': 1.5, 'class': 'threat-line' }));

@@ -45,9 +45,9 @@ export const PAGE_HTML = `<!doctype html>
   .q { color: #fff; background: var(--deny); border-radius: 4px; padding: 0 5px; font-size: 11px; }
   table { width: 100%; border-collapse: collapse; table-layout: fixed; }
   th, td { text-align: left; vertical-align: top; padding: 5px 6px; border-top: 1px solid var(--line); overflow-wrap: anywhere; }
-  th { font-size: 12px; color: var(--muted); font-weight: 600; border-top: 0; }
+  th { white-space: nowrap; font-size: 12px; color: var(--muted); font-weight: 600; border-top: 0; }
   td.rationale { white-space: pre-wrap; max-height: 6.5em; overflow: hidden; display: -webkit-box; -webkit-line-clamp: 4; -webkit-box-orient: vertical; }
-  .badge { display: inline-block; font-size: 11px; font-weight: 700; text-transform: uppercase; padding: 1px 6px; border-radius: 4px; color: #fff; }
+  .badge { display: inline-block; white-space: nowrap; font-size: 11px; font-weight: 700; text-transform: uppercase; padding: 1px 6px; border-radius: 4px; color: #fff; }
   .badge.allow { background: var(--allow); } .badge.deny { background: var(--deny); } .badge.held { background: var(--warn); }
   tr.fresh { animation: fresh 1.5s ease-out; }
   tr.admin td { background: #f3f5fb; }
@@ -74,7 +74,7 @@ export const PAGE_HTML = `<!doctype html>
   </div>
   <section id="decisions-section"><h2>Decisions</h2>
     <table id="decisions">
-      <colgroup><col style="width:92px"><col style="width:64px"><col style="width:11%"><col style="width:10%"><col style="width:16%"><col style="width:12%"><col style="width:14%"><col></colgroup>
+      <colgroup><col style="width:104px"><col style="width:78px"><col style="width:11%"><col style="width:10%"><col style="width:16%"><col style="width:12%"><col style="width:14%"><col></colgroup>
       <thead><tr><th>time</th><th>decision</th><th>agent</th><th>kind</th><th>server / tool</th><th>rules</th><th>witness</th><th>rationale</th></tr></thead>
       <tbody></tbody>
     </table>
