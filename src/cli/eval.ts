@@ -1,7 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { EvalError } from '../errors.js';
+import { loadConfigFile } from '../config/load.js';
+import { ConfigError, EvalError } from '../errors.js';
 import { defaultGuardFactory, type GuardFactory } from '../eval/guard-factory.js';
 import { loadCases } from '../eval/load-cases.js';
 import { computeMetrics } from '../eval/metrics.js';
@@ -20,6 +21,8 @@ export interface EvalCommandOptions {
   suite?: string;
   limit?: number;
   quiet?: boolean;
+  /** A QuadGuard config file whose `llm:` section (and `guard:` settings) the guard uses. */
+  config?: string;
 }
 
 /** What the command needs from its surroundings; tests and benchmarks replace any of it. */
@@ -51,6 +54,7 @@ export function registerEvalCommand(program: Command, deps: EvalCommandDeps = {}
     .option('--suite <name>', 'only the cases of this suite')
     .option('--limit <n>', 'only the first N cases (after --suite)', parseLimit)
     .option('--quiet', 'no progress bar or notices on stderr')
+    .option('--config <file>', "a QuadGuard config file: its llm: section turns the model layer on, its guard: section tunes the pipeline")
     .action(async (opts: EvalCommandOptions) => {
       await runEvalCommand(opts, deps);
     });
@@ -75,6 +79,7 @@ export async function runEvalCommand(opts: EvalCommandOptions, deps: EvalCommand
   const progress = createProgress({ total: cases.length, stream: stderr, quiet: opts.quiet === true });
   let wrong = 0;
   let run;
+  const restore = opts.config !== undefined ? await useModelConfig(opts.config) : undefined;
   try {
     run = await runEval(cases, {
       guardFor,
@@ -85,6 +90,7 @@ export async function runEvalCommand(opts: EvalCommandOptions, deps: EvalCommand
     });
   } finally {
     progress.finish();
+    restore?.();
   }
 
   const metrics = computeMetrics(run.cases);
@@ -100,6 +106,30 @@ export async function runEvalCommand(opts: EvalCommandOptions, deps: EvalCommand
   if (opts.json) await writeOut(opts.json, renderJsonReport(report), stderr, opts.quiet);
   if (opts.html) await writeOut(opts.html, renderHtmlReport(report), stderr, opts.quiet);
   return report;
+}
+
+/**
+ * Applies a config file's `guard:` settings and `llm:` model to every case guard of the run (the real pipeline's
+ * `caseGuardSettings`); returns the function that restores the previous settings. Without `llm:` it is an error:
+ * `--config` exists to evaluate with a model.
+ */
+async function useModelConfig(file: string): Promise<() => void> {
+  const { config } = loadConfigFile(file);
+  if (config.llm === undefined) throw new ConfigError('config_invalid', `${file}: no llm: section; --config is for evaluating with a model`);
+  const [{ caseGuardSettings }, { createGuardModel }, { LlmClient }] = await Promise.all([
+    import('../guard/pipeline-factory.js'),
+    import('../guard/model.js'),
+    import('../llm/client.js'),
+  ]);
+  const client = new LlmClient(config.llm);
+  const saved = { ...caseGuardSettings };
+  if (config.guard) caseGuardSettings.options = config.guard;
+  caseGuardSettings.modelFor = () => createGuardModel(client, config.guard?.model ?? {});
+  return () => {
+    delete caseGuardSettings.options;
+    delete caseGuardSettings.modelFor;
+    Object.assign(caseGuardSettings, saved);
+  };
 }
 
 async function writeOut(path: string, text: string, stderr: ProgressStream, quiet?: boolean): Promise<void> {

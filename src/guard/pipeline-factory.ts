@@ -3,6 +3,7 @@ import type { CaseContext } from '../eval/cases.js';
 import type { GuardHandle } from '../eval/guard-factory.js';
 import { openStore } from '../store/db.js';
 import { prepareBook, type PreparedBook } from './factory.js';
+import type { GuardModelHooks } from './model.js';
 import { GuardPipeline, type PipelineDeps } from './pipeline.js';
 
 /**
@@ -11,8 +12,12 @@ import { GuardPipeline, type PipelineDeps } from './pipeline.js';
  */
 const prepared = new Map<string, Promise<PreparedBook>>();
 
-/** Options shared by every case of a run (a model, pipeline settings). Set by the eval command before the run. */
-export const caseGuardSettings: Pick<PipelineDeps, 'options' | 'semantic' | 'reviewer'> = {};
+/**
+ * Options shared by every case of a run (a model, pipeline settings). Set by the eval command before the run.
+ * `modelFor` builds fresh model hooks per case (their observation history is per session, and cases reuse
+ * session names), typically `() => createGuardModel(client, options)` over one shared client.
+ */
+export const caseGuardSettings: Pick<PipelineDeps, 'options' | 'semantic' | 'reviewer'> & { modelFor?: () => GuardModelHooks } = {};
 
 export async function createGuardForCase(policiesDir: string, policyName: string, _context: CaseContext): Promise<GuardHandle> {
   const dir = join(policiesDir, policyName);
@@ -24,6 +29,7 @@ export async function createGuardForCase(policiesDir: string, policyName: string
   }
   const { book: compiled, index } = await book;
   const store = openStore(':memory:');
-  const pipeline = new GuardPipeline({ book: compiled, index, store, ...caseGuardSettings });
+  const { modelFor, ...settings } = caseGuardSettings;
+  const pipeline = new GuardPipeline({ book: compiled, index, store, ...settings, ...(modelFor ? { model: modelFor() } : {}) });
   return { guard: pipeline, close: () => store.close() };
 }
