@@ -101,11 +101,12 @@ export function registerServeCommands(program: Command): void {
     });
 
   program
-    .command('demo')
-    .description('Start the proxy in front of the bundled servers and print a transcript of allowed and denied calls')
-    .action(async () => {
+    .command('demo [name]')
+    .description('Run a scenario against the proxy and the bundled servers and print a transcript: tour (default), travel, exfiltration, rugpull')
+    .option('--transcript <file>', 'also write the transcript to this file')
+    .action(async (name: string | undefined, o: { transcript?: string }) => {
       const { runDemo } = await import('./demo.js');
-      const code = await runDemo({ out: process.stdout });
+      const code = await runDemo({ out: process.stdout, ...(name ? { name } : {}), ...(o.transcript ? { transcriptFile: o.transcript } : {}) });
       process.exitCode = code;
     });
 }
