@@ -107,12 +107,12 @@ export class ApprovalStore {
     );
     this.findLive = db.prepare(
       `SELECT * FROM approvals WHERE agent = ? AND kind = ? AND server IS ? AND tool IS ? AND args_hash = ? AND status = ? AND expires > ?
-       ORDER BY created LIMIT 1`,
+       ORDER BY created, rowid LIMIT 1`,
     );
     this.setStatus = db.prepare('UPDATE approvals SET status = @status, decided_by = coalesce(@by, decided_by), decided_at = coalesce(@at, decided_at), updated_at = @now WHERE id = @id');
-    this.due = db.prepare("SELECT * FROM approvals WHERE status IN ('pending', 'approved') AND expires <= ? ORDER BY created");
-    this.listAll = db.prepare('SELECT * FROM approvals ORDER BY created DESC LIMIT ?');
-    this.listStatus = db.prepare('SELECT * FROM approvals WHERE status = ? ORDER BY created DESC LIMIT ?');
+    this.due = db.prepare("SELECT * FROM approvals WHERE status IN ('pending', 'approved') AND expires <= ? ORDER BY created, rowid");
+    this.listAll = db.prepare('SELECT * FROM approvals ORDER BY created DESC, rowid DESC LIMIT ?');
+    this.listStatus = db.prepare('SELECT * FROM approvals WHERE status = ? ORDER BY created DESC, rowid DESC LIMIT ?');
     this.changedSince = db.prepare('SELECT * FROM approvals WHERE updated_at > ? ORDER BY updated_at, id');
     const tx = db.transaction((fn: () => unknown) => fn());
     this.run = <R>(fn: () => R) => tx.immediate(fn) as R;
