@@ -15,8 +15,10 @@ export interface DependencyGraph {
   /**
    * The must-check set M_t: predicates whose `tools` globs match `<server>__<tool>`, plus every predicate of the
    * rules applying to this interaction kind that reference such a tool-matched predicate ("all antecedent
-   * predicates required by rules governing that API"). Only predicates whose scope applies to the interaction
-   * are returned: the others keep their value in Γ (sticky) or are false (event). Empty without a tool.
+   * predicates required by rules governing that API"), plus every predicate of the *general* rules of this kind
+   * (rules none of whose predicates is bound to tools, e.g. "no injection in messages"): those govern every
+   * interaction of the kind, messages included. Only predicates whose scope applies to the interaction are
+   * returned: the others keep their value in Γ (sticky) or are false (event).
    * Memoized per (kind, phase, qualified tool), so the cost per call does not grow with the book.
    */
   mustCheck(interaction: Interaction): readonly CompiledPredicate[];
@@ -44,10 +46,19 @@ export function buildGraph(predicates: readonly CompiledPredicate[], rules: read
   const cache = new Map<string, readonly CompiledPredicate[]>();
   const none: readonly CompiledPredicate[] = Object.freeze([]);
 
-  function compute(interaction: Interaction, tool: string): readonly CompiledPredicate[] {
-    const matched = withTools.filter((p) => p.matchesTool(tool));
-    if (matched.length === 0) return none;
-    const names = new Set(matched.map((p) => p.name));
+  // Rules that reference no tool-bound predicate govern every interaction of their kinds.
+  const toolBound = new Set(withTools.map((p) => p.name));
+  const generalByKind = new Map<InteractionKind, string[]>();
+  for (const [kind, rs] of byKind) {
+    const names = new Set<string>();
+    for (const r of rs) if (!r.predicates.some((n) => toolBound.has(n))) for (const n of r.predicates) names.add(n);
+    generalByKind.set(kind, [...names]);
+  }
+
+  function compute(interaction: Interaction, tool: string | undefined): readonly CompiledPredicate[] {
+    const matched = tool === undefined ? [] : withTools.filter((p) => p.matchesTool(tool));
+    const names = new Set([...matched.map((p) => p.name), ...(generalByKind.get(interaction.kind) ?? [])]);
+    if (names.size === 0) return none;
     const governing = new Set(byKind.get(interaction.kind) ?? []);
     for (const p of matched) {
       for (const r of byPredicate.get(p.name) ?? []) {
@@ -67,8 +78,7 @@ export function buildGraph(predicates: readonly CompiledPredicate[], rules: read
     rulesUsing: (name) => byPredicate.get(name) ?? [],
     mustCheck(interaction) {
       const tool = qualifiedTool(interaction);
-      if (tool === undefined) return none;
-      const key = `${interaction.kind}\u0000${interaction.phase ?? ''}\u0000${tool}`;
+      const key = `${interaction.kind}\u0000${interaction.phase ?? ''}\u0000${tool ?? ''}`;
       let hit = cache.get(key);
       if (hit === undefined) {
         hit = compute(interaction, tool);

@@ -17,10 +17,12 @@ describe('DependencyGraph', () => {
   });
 
   it('makes tool-matched predicates and their rules antecedents must-check', () => {
-    // publish matches; rule no-secret-publish references publish, so secret is must-check too. external is not.
-    expect(names(g.mustCheck(call('github', 'publish_release')))).toEqual(['secret', 'publish']);
-    expect(names(g.mustCheck(call('mail', 'send')))).toEqual(['secret', 'unrelated']);
-    expect(names(g.mustCheck(call('fs', 'read')))).toEqual([]);
+    // publish matches; rule no-secret-publish references publish, so secret is must-check too. no-external-secret
+    // references no tool-bound predicate: it is a general tool_call rule, so secret and external are must-check for
+    // every tool call. unrelated is bound to mail tools only.
+    expect(names(g.mustCheck(call('github', 'publish_release')))).toEqual(['secret', 'publish', 'external']);
+    expect(names(g.mustCheck(call('mail', 'send')))).toEqual(['secret', 'external', 'unrelated']);
+    expect(names(g.mustCheck(call('fs', 'read')))).toEqual(['secret', 'external']);
     expect(g.mustCheck({ kind: 'message', agent: 'a', session: 's', profile: {}, content: 'x' })).toEqual([]);
   });
 
@@ -38,6 +40,19 @@ describe('DependencyGraph', () => {
     expect(names(c.graph.mustCheck(result))).toEqual(['pub', 'sec_result']);
   });
 
+  it('makes the predicates of general message rules must-check for messages, which have no tool', () => {
+    const { compiled: c } = compileBook({
+      name: 'm', version: '1',
+      predicates: [flag('inj', { scope: 'message' }), flag('other', { scope: 'message' }), flag('pub', { tools: ['gh__*'] })],
+      rules: [
+        { id: 'no-inj', text: 't', applies_to: ['message'], formula: '!inj', severity: 'high' },
+        { id: 'tool-bound', text: 't', applies_to: ['message', 'tool_call'], formula: '!(pub & other)', severity: 'low' },
+      ],
+    });
+    const msg = { kind: 'message' as const, agent: 'a', session: 's', profile: {}, content: 'x' };
+    expect(names(c.graph.mustCheck(msg))).toEqual(['inj']);
+  });
+
   it('memoizes per (kind, tool): the same array comes back', () => {
     const a = g.mustCheck(call('github', 'publish_release', { secret: true }));
     const b = g.mustCheck(call('github', 'publish_release', { secret: false }));
@@ -52,11 +67,12 @@ describe('evaluateBook must-check path', () => {
     const { compiled } = compileBook(sampleBook());
     const i = call('github', 'publish_release', { secret: true, publish: true, external: true });
     const must = evaluateBook(compiled, i, 'must-check');
-    expect(must.predicates.map((p) => p.name)).toEqual(['secret', 'publish']);
-    // no-external-secret and mail-ok touch `secret`, so they are checked; external/unrelated were not evaluated (false).
+    expect(must.predicates.map((p) => p.name)).toEqual(['secret', 'publish', 'external']);
+    // mail-ok touches `secret`, so it is checked; unrelated was not evaluated (false). The general rule
+    // no-external-secret is must-check, so the must-check path agrees with the full path on it.
     expect(must.rules.map((r) => [r.id, r.status])).toEqual([
       ['no-secret-publish', 'violated'],
-      ['no-external-secret', 'satisfied'],
+      ['no-external-secret', 'violated'],
       ['mail-ok', 'satisfied'],
     ]);
     const full = evaluateBook(compiled, i, 'all');
