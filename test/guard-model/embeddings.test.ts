@@ -60,7 +60,7 @@ describe('guard with a model: top-k with the embedding model', () => {
     const d = await g.pipeline.check(bank('transfer', { to: 'acct-1', amount: 5 }));
     expect(d.decision).toBe('deny');
     expect(llm.embeddingRequests.length).toBe(built + 1); // the query
-    expect(text()).not.toContain('guard-model');
+    expect(text()).not.toContain('top-k retrieval failed');
     expect(text()).not.toContain('local embedder');
 
     llm.reset();
