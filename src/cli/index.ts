@@ -4,6 +4,7 @@ import { errorMessage, QuadGuardError } from '../errors.js';
 import { VERSION } from '../version.js';
 // -- command modules (one file per command group; keep this list sorted) --
 // @register-imports
+import { registerReplayCommand } from './replay.js';
 import { registerInstallCommands } from './install.js';
 import { registerEvalCommand } from './eval.js';
 import { registerServeCommands } from './serve.js';
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   // @register-calls
+  registerReplayCommand(program);
   registerInstallCommands(program);
   registerEvalCommand(program);
   registerServeCommands(program);

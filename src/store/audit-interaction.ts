@@ -34,29 +34,32 @@ export interface InteractionRecord {
 export function recordInteraction(i: Interaction): InteractionRecord {
   const picked: Record<string, unknown> = {};
   for (const k of FIELDS) if (i[k] !== undefined) picked[k] = i[k];
-  let cap = INTERACTION_CAP;
-  for (;;) {
-    const flags = { masked: false, truncated: false };
-    const body = JSON.stringify(maskValue(picked, cap, flags, 0));
-    if (body.length <= INTERACTION_CAP) return { body, ...flags };
-    if (cap <= MIN_STRING_CAP) return { body: null, masked: flags.masked, truncated: true };
-    cap = Math.max(MIN_STRING_CAP, Math.floor(cap / 4));
+  const flags = { masked: false, truncated: false };
+  // Mask once (each string cut at the cap); later passes only cut the already-masked strings shorter.
+  const masked = mapStrings(picked, (s) => maskString(s, INTERACTION_CAP, flags), flags, 0);
+  let body = JSON.stringify(masked);
+  for (let cap = INTERACTION_CAP / 4; body.length > INTERACTION_CAP; cap = Math.floor(cap / 4)) {
+    if (cap < MIN_STRING_CAP) return { body: null, masked: flags.masked, truncated: true };
+    flags.truncated = true;
+    body = JSON.stringify(mapStrings(masked, (s) => (s.length > cap ? `${s.slice(0, cap)}…` : s), flags, 0));
   }
+  return { body, ...flags };
 }
 
 /** Deeper nesting than this is dropped (the proxy's own argument-depth limit is lower). */
 const MAX_DEPTH = 64;
 
-function maskValue(v: unknown, cap: number, flags: { masked: boolean; truncated: boolean }, depth: number): unknown {
-  if (typeof v === 'string') return maskString(v, cap, flags);
+/** A copy of `v` with `f` applied to every string, object keys included. */
+function mapStrings(v: unknown, f: (s: string) => string, flags: { truncated: boolean }, depth: number): unknown {
+  if (typeof v === 'string') return f(v);
   if (v === null || typeof v !== 'object') return typeof v === 'bigint' ? String(v) : v;
   if (depth >= MAX_DEPTH) {
     flags.truncated = true;
     return null;
   }
-  if (Array.isArray(v)) return v.map((x) => maskValue(x, cap, flags, depth + 1));
+  if (Array.isArray(v)) return v.map((x) => mapStrings(x, f, flags, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) out[maskString(k, cap, flags)] = maskValue(x, cap, flags, depth + 1);
+  for (const [k, x] of Object.entries(v)) out[f(k)] = mapStrings(x, f, flags, depth + 1);
   return out;
 }
 

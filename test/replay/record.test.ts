@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { InteractionSchema } from '../../src/guard/types.js';
+import { INTERACTION_CAP, recordInteraction } from '../../src/store/audit-interaction.js';
+
+const base = { agent: 'a', session: 's', profile: { role: 'admin' } };
+
+describe('recorded interactions (audit_interaction)', () => {
+  it('keeps the fields replay needs, without the profile', () => {
+    const i = InteractionSchema.parse({ ...base, kind: 'message', sender: 'x', recipient: 'y', content: 'hello' });
+    const r = recordInteraction(i);
+    expect(JSON.parse(r.body!)).toEqual({ kind: 'message', agent: 'a', session: 's', content: 'hello', sender: 'x', recipient: 'y' });
+    expect(r).toMatchObject({ masked: false, truncated: false });
+  });
+
+  it('masks secrets in values and keys and says so', () => {
+    const key = 'ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
+    const r = recordInteraction(InteractionSchema.parse({ ...base, kind: 'tool_call', server: 's', tool: 't', arguments: { [key]: 1, nested: [{ v: `token ${key}` }] } }));
+    expect(r.body).not.toContain(key);
+    expect(r.masked).toBe(true);
+  });
+
+  it('caps a 1 MB result by cutting strings, flagged, and stays valid JSON', () => {
+    const big = 'lorem ipsum '.repeat(90_000);
+    const r = recordInteraction(InteractionSchema.parse({ ...base, kind: 'tool_result', server: 's', tool: 't', content: [{ type: 'text', text: big }, { type: 'text', text: big }] }));
+    expect(r.truncated).toBe(true);
+    expect(r.body!.length).toBeLessThanOrEqual(INTERACTION_CAP);
+    expect(JSON.parse(r.body!).content).toHaveLength(2);
+  });
+
+  it('gives up (body null, truncated) when even cut strings cannot fit', () => {
+    const args = Object.fromEntries(Array.from({ length: 5000 }, (_, k) => [`k${k}`, 'x'.repeat(100)]));
+    const r = recordInteraction(InteractionSchema.parse({ ...base, kind: 'tool_call', server: 's', tool: 't', arguments: args }));
+    expect(r).toEqual({ body: null, masked: false, truncated: true });
+  });
+});
