@@ -179,16 +179,18 @@ export class GuardPipeline implements Guard {
     if (modelThreat) detail.modelThreat = modelThreat;
 
     if (after.level >= 4 && this.watcher.options.quarantine) {
+      // Only rules actually violated are named: an unknown (flagged) outcome is not evidence against the agent.
+      const violated = outcomes.filter((o) => o.status === 'violated');
       const reason = update.burst
         ? `request burst: ${update.rate} requests in ${this.watcher.options.burst_window_ms / 1000} s`
-        : `threat level 4 after violations of ${outcomes.map((o) => o.id).join(', ') || 'the policy'}`;
+        : `threat level 4 after violations of ${violated.map((o) => o.id).join(', ') || 'the policy'}`;
       state.quarantine(i.agent, reason);
       this.log.warn({ agent: i.agent, reason }, 'agent quarantined');
       return makeDecision({
         decision: 'deny',
         rationale: `Agent "${i.agent}" has been quarantined by QuadGuard (${reason}); every interaction is denied until an operator releases it with \`quadguard agents release ${i.agent}\`.`,
-        rules: outcomes.map((o) => o.id),
-        witness: outcomes.map((o) => o.witness),
+        rules: violated.map((o) => o.id),
+        witness: violated.map((o) => o.witness),
         source: 'quarantine',
         threatLevel: 4,
         detail,
