@@ -1,0 +1,70 @@
+/**
+ * Measures the `injection` detector on the hand-written corpus under test/fixtures/injection (the target: kinds of
+ * attacks and hard negatives the dev data does not hold), per category and per carrier, then on the dev files of
+ * BIPIA and AgentDojo as a sanity check (when ../shared/data/eval/dev exists; never copied).
+ *
+ *   npx tsx bench/injection-heldout.ts [--threshold 0.5] [--verbose]
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { contentText } from '../src/detectors/fields.js';
+import { scoreInjection } from '../src/detectors/injection.js';
+import type { Interaction } from '../src/guard/types.js';
+import { type CorpusRow, loadCorpus, type Tally, tally } from '../test/fixtures/injection/corpus.js';
+
+const args = process.argv.slice(2);
+const verbose = args.includes('--verbose');
+const tIdx = args.indexOf('--threshold');
+const threshold = tIdx >= 0 ? Number(args[tIdx + 1]) : 0.5;
+const pct = (a: number, b: number): string => (b === 0 ? '   -  ' : `${((100 * a) / b).toFixed(1).padStart(5)}%`);
+
+function table(title: string, rows: CorpusRow[], key: (r: CorpusRow) => string): void {
+  console.log(`\n${title}`);
+  const t = [...tally(rows, key, threshold).entries()].sort((a, b) => a[0].localeCompare(b[0]));
+  for (const [k, v] of t) console.log(`  ${k.padEnd(24)} recall ${pct(v.caught, v.attacks)} (${v.caught}/${v.attacks})  FPR ${pct(v.falseAlarms, v.benign)} (${v.falseAlarms}/${v.benign})`);
+}
+
+const rows = loadCorpus();
+const total = tally(rows, () => '', threshold).get('') as Tally;
+console.log(`corpus: ${rows.length} rows  recall ${pct(total.caught, total.attacks)} (${total.caught}/${total.attacks})  FPR ${pct(total.falseAlarms, total.benign)} (${total.falseAlarms}/${total.benign})  threshold ${threshold}`);
+table('attacks by category', rows.filter((r) => r.label === 'attack'), (r) => r.category);
+table('benign by category', rows.filter((r) => r.label === 'benign'), (r) => r.category);
+table('by carrier', rows, (r) => r.carrier);
+if (verbose) {
+  console.log('\nmisclassified:');
+  for (const r of rows) {
+    const s = scoreInjection(r.text);
+    if ((s.score >= threshold) !== (r.label === 'attack')) {
+      console.log(`  ${r.label === 'attack' ? 'missed' : 'false alarm'} [${r.category}/${r.carrier}/${r.note}] ${s.score} ${s.findings.map((f) => `${f.signal}:${f.detail}`).join('; ')}`);
+      console.log(`    ${r.text.replace(/\n/g, ' ⏎ ').slice(0, 400)}`);
+    }
+  }
+}
+
+interface DevCase {
+  steps: { content?: Interaction['content'] }[];
+  expect: { decision: 'allow' | 'deny' };
+}
+const dir = join(process.cwd(), '../shared/data/eval/dev');
+for (const file of ['bipia.jsonl', 'agentdojo-injection.jsonl']) {
+  const path = join(dir, file);
+  if (!existsSync(path)) {
+    console.log(`\ndev ${file}: not present, skipped`);
+    continue;
+  }
+  const t: Tally = { attacks: 0, caught: 0, benign: 0, falseAlarms: 0 };
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    const c = JSON.parse(line) as DevCase;
+    const top = Math.max(0, ...c.steps.filter((s) => s.content !== undefined).map((s) => scoreInjection(contentText(s.content as Interaction['content'])).score));
+    const flagged = top >= threshold;
+    if (c.expect.decision === 'deny') {
+      t.attacks++;
+      if (flagged) t.caught++;
+    } else {
+      t.benign++;
+      if (flagged) t.falseAlarms++;
+    }
+  }
+  console.log(`\ndev ${file}: recall ${pct(t.caught, t.attacks)} (${t.caught}/${t.attacks})  FPR ${pct(t.falseAlarms, t.benign)} (${t.falseAlarms}/${t.benign})`);
+}
