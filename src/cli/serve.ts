@@ -31,8 +31,8 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
   process.once('SIGTERM', exit(0));
   process.once('SIGINT', exit(0));
   if (opts.http !== undefined) {
-    // The live view (issue #7) under /ui on the same listener, unless --no-ui.
-    const ui = opts.ui === false ? undefined : liveViewForProxy(loaded, logger);
+    // The live view (issue #7) under /ui on the same listener, unless --no-ui; without a policy nothing is recorded.
+    const ui = opts.ui === false || loaded.config.policy === undefined ? undefined : liveViewForProxy(loaded, logger);
     if (ui) (proxy as { close: () => Promise<void> }).close = ((c) => () => c().finally(() => ui.close()))(proxy.close);
     try {
       const listener = await proxy.serveHttp({ port: opts.http, host: opts.host, ...(ui ? { extraRoutes: ui.extraRoutes } : {}) });
