@@ -4,6 +4,7 @@
  *
  * Matching is conservative: over-masking a preview costs nothing, a leaked key costs a rotation.
  */
+import { shannonEntropy } from '../detectors/entropy.js';
 
 /** A secret found in a text: `[start, end)` offsets and what it looked like. */
 export interface SecretSpan {
@@ -76,18 +77,6 @@ function highEntropySpans(text: string, out: SecretSpan[]): void {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Shannon entropy in bits per character. */
-export function entropy(text: string): number {
-  const counts = new Map<string, number>();
-  for (const ch of text) counts.set(ch, (counts.get(ch) ?? 0) + 1);
-  let h = 0;
-  for (const n of counts.values()) {
-    const p = n / text.length;
-    h -= p * Math.log2(p);
-  }
-  return h;
-}
-
 /** A token that is probably a key rather than a word or a path: mixed character classes and high entropy. */
 function looksRandom(token: string): boolean {
   if (UUID.test(token)) return false;
@@ -96,7 +85,7 @@ function looksRandom(token: string): boolean {
   const upper = /[A-Z]/.test(token);
   const classes = Number(digit) + Number(lower) + Number(upper);
   if (classes < 2) return false;
-  return entropy(token) >= (classes === 3 ? 3.6 : 3.9);
+  return shannonEntropy(token) >= (classes === 3 ? 3.6 : 3.9);
 }
 
 /**
