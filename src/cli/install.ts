@@ -59,6 +59,16 @@ function registerFlags(cmd: Command): Command {
     .option('--dry-run', 'print the changes without writing anything');
 }
 
+/** Where each client keeps its file, shown under `install --help`. */
+const LOCATIONS = `
+Client files (project scope is the default where there is one):
+  claude-desktop  macOS ~/Library/Application Support/Claude/claude_desktop_config.json,
+                  Windows %APPDATA%\\Claude\\claude_desktop_config.json, Linux ~/.config/Claude/claude_desktop_config.json
+  claude-code     project .mcp.json; user ~/.claude.json (top-level mcpServers; everything else kept)
+  cursor          project .cursor/mcp.json; user ~/.cursor/mcp.json (JSONC)
+  vscode          project .vscode/mcp.json; user <Code user folder>/mcp.json (JSONC, key "servers")
+A backup <file>.bak-<time> is made before any change; the originals are kept in <file>.quadguard.json for uninstall.`;
+
 /** Registers `init`, `install` and `uninstall` on the program. */
 export function registerInstallCommands(program: Command): void {
   program
@@ -78,6 +88,7 @@ export function registerInstallCommands(program: Command): void {
     .description("Route a client's stdio MCP servers through QuadGuard (rewrites them to `quadguard wrap … -- <command>`)")
     .option('--policy <path>', 'policy book for the wrapped servers (default: the shipped policies/default)')
     .option('--use-npx', 'launch QuadGuard with `npx -y quadguard` instead of this Node and this package')
+    .addHelpText('after', LOCATIONS)
     .action((o: RegisterFlags & { policy?: string; useNpx?: boolean }) =>
       run(() => printReport(installClient({ client: o.client, scope: o.scope, configFile: o.configFile, select: selection(o), dryRun: o.dryRun, policy: o.policy, useNpx: o.useNpx }), 'wrap', !!o.dryRun)),
     );
