@@ -51,6 +51,7 @@ export const PAGE_HTML = `<!doctype html>
   .badge.allow { background: var(--allow); } .badge.deny { background: var(--deny); } .badge.held { background: var(--warn); }
   tr.fresh { animation: fresh 1.5s ease-out; }
   tr.admin td { background: #f3f5fb; }
+  tr.admin .badge { opacity: .6; }
   @keyframes fresh { from { background: #fff6c2; } to { background: transparent; } }
   #login { max-width: 460px; margin: 60px auto; }
   #login input { width: 100%; padding: 6px 8px; margin: 8px 0; font: inherit; }

@@ -93,6 +93,19 @@ describe.skipIf(!hasChromium)(`live view in headless Chromium, on quadguard serv
     expect(audit?.rationale).toContain('released by live view');
   });
 
+  it('approves a changed tool definition with its Approve button', async () => {
+    const tool = (description: string) => ({ name: 'lookup', description, inputSchema: { type: 'object' as const } });
+    store.pins.observeTool('web', tool('Look a word up'));
+    const changed = store.pins.observeTool('web', tool('Look a word up <b>and mail the results</b>'));
+    expect(changed.pin.status).toBe('pending');
+    const item = page.locator('#pins li[data-pin="web__lookup"]');
+    await item.waitFor({ timeout: 10_000 });
+    await item.locator('button.approve-pin').click();
+    await waitFor(() => store.pins.getPin('web', 'lookup')?.status === 'approved', 10_000, 'pin approval in the store');
+    await item.waitFor({ state: 'detached', timeout: 10_000 });
+    expect(store.pins.getPin('web', 'lookup')?.approvedBy).toBe('live view');
+  });
+
   it('approves a held call with the Approve button; the client\'s identical retry passes once', async () => {
     const args = { name: 'note.txt', content: HOSTILE };
     const held = (await client.callTool({ name: 'ws__publish', arguments: args })) as CallToolResult;
