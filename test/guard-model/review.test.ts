@@ -110,8 +110,8 @@ describe('guard with a model: review of soft denials', () => {
   });
 
   it('the referee never hands hard rules or unknown outcomes to a reviewer', async () => {
-    const def = (hard: boolean) => ({ text: 't', applies_to: ['tool_call' as const], formula: '!p', severity: 'critical' as const, hard, mode: 'enforce' as const, effect: 'deny' as const });
-    const outcome = (id: string, hard: boolean, status: 'violated' | 'unknown'): RuleOutcome => ({ id, def: def(hard), onUnknown: 'deny', status, witness: { rule: id, predicates: { p: 'true' }, confidence: 1 } });
+    const def = (id: string, hard: boolean) => ({ id, text: 't', applies_to: ['tool_call' as const], formula: '!p', severity: 'critical' as const, hard, mode: 'enforce' as const, effect: 'deny' as const });
+    const outcome = (id: string, hard: boolean, status: 'violated' | 'unknown'): RuleOutcome => ({ id, def: def(id, hard), onUnknown: 'deny', status, witness: { rule: id, predicates: { p: 'true' }, confidence: 1 } });
     const reviewer = vi.fn(async () => ({ ruling: 'allow' as const }));
     const v = await referee({ kind: 'tool_call', outcomes: [outcome('h', true, 'violated'), outcome('u', false, 'unknown')], threatLevel: 0, denyAtRank: [1, 1, 1, 1, 1], reviewer });
     expect(reviewer).not.toHaveBeenCalled();
