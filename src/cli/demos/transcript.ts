@@ -78,14 +78,14 @@ export class Transcript {
   verdict(v: Verdict): void {
     const level = v.threatLevel === undefined ? '' : `   threat level ${v.threatLevel}`;
     if (v.error !== undefined) {
-      this.say(`   ✗ ERROR  ${short(v.error, 220)}`);
+      this.say(`   ✗ REFUSED  ${short(v.error.replace(/^(MCP error -?\d+: )+/, ''), 220)}`);
       return;
     }
     if (v.decision === 'allow') {
       this.say(`   ✓ ALLOW${level}`);
       const flagged = /flagged: rule `([^`]+)` \([^)]*\) ([^:"]+?):/.exec(v.rationale);
       const witness = /witness: ([^.]+)\./.exec(v.rationale);
-      if (flagged) this.say(`     note: rule ${flagged[1]} flagged for review, not enforced: ${flagged[2]}${witness ? ` (${witness[1]})` : ''}`);
+      if (flagged) this.say(`     flagged, not enforced: ${flagged[1]} ${flagged[2]}${witness ? ` (${witness[1]})` : ''}`);
       if (!v.text.startsWith('{"decision"')) this.say(`     result: ${short(v.text, 160)}`);
       return;
     }
