@@ -20,7 +20,8 @@ describe('e2e over stdio: the default policy in front of real servers', () => {
   const store = join(sb.dir, 'state.db');
   // A folder outside the policy's sandbox (/tmp, /workspace, …) that a second workspace server owns: a delete
   // that reached it would really remove the victim file, so the file's survival proves the guard stopped it.
-  const vault = mkdtempSync(join(homedir(), '.qg-e2e-vault-'));
+  const base = /^\/(tmp|workspace|sandbox)(\/|$)/.test(homedir()) ? ROOT : homedir();
+  const vault = mkdtempSync(join(base, '.qg-e2e-vault-'));
   const victim = join(vault, 'victim.txt');
   const scratch = join(sb.workspace, 'scratch.txt');
   let client: Client;
@@ -142,6 +143,10 @@ describe('e2e over stdio: the default policy in front of real servers', () => {
     const approve = await runCli(['tools', 'approve', 'weather__get_forecast', '--store', store, '--by', 'e2e']);
     expect(approve.code, approve.stderr).toBe(0);
     expect(approve.stdout).toMatch(/^approved weather__get_forecast/);
+
+    // Approval alone does not re-list: until the server's next listing the tool stays hidden.
+    const stillHidden = await call('weather__get_forecast', { city: 'Lisbon' }).catch((e: Error) => ({ isError: true, content: [{ type: 'text' as const, text: e.message }] }));
+    expect(stillHidden.isError).toBe(true);
 
     await call('weather__announce_tools', {});
     await waitFor(has, 30_000, 'the approved tool to be listed again');

@@ -5,6 +5,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runDemo } from '../../src/cli/demo.js';
+import { runCli } from '../../src/cli/demos/kit.js';
 
 async function demo(name?: string): Promise<{ code: number; out: string }> {
   let out = '';
@@ -62,9 +63,12 @@ describe('quadguard demo scenarios', () => {
     expect(out).not.toContain('UNEXPECTED');
   }, 120_000);
 
-  it('rejects an unknown demo name', async () => {
+  it('rejects an unknown demo name, in-process and through the built `quadguard demo <name>`', async () => {
     const { code, out } = await demo('nope');
     expect(code).toBe(2);
     expect(out).toMatch(/unknown demo "nope"/);
-  });
+    const cli = await runCli(['demo', 'nope']);
+    expect(cli.code).toBe(2);
+    expect(cli.stdout).toMatch(/unknown demo "nope"; choose one of: tour, travel, exfiltration, rugpull/);
+  }, 60_000);
 });
