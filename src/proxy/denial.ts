@@ -31,16 +31,19 @@ export function decisionPayload(d: Decision): Record<string, unknown> {
     source: d.source,
     auditId: d.auditId,
     policy: d.policy,
+    ...(d.detail.approval !== undefined ? { approval: d.detail.approval } : {}),
   };
 }
 
 /** The self-contained sentence(s) a model sees: what was blocked, rule, witness, what to do instead. */
 export function denialText(d: Decision, s: DenialSubject): string {
-  const parts = [`Blocked by QuadGuard: the ${s.what} ${s.name} was not allowed. ${d.rationale}`];
+  // A held call is not refused: its rationale (from the approvals stage) already starts "Held for approval…".
+  const held = d.detail.approval !== undefined;
+  const parts = [held ? `${d.rationale} (${s.what} ${s.name})` : `Blocked by QuadGuard: the ${s.what} ${s.name} was not allowed. ${d.rationale}`];
   if (d.rules.length > 0) parts.push(`Rule${d.rules.length > 1 ? 's' : ''}: ${d.rules.map((r) => `\`${r}\``).join(', ')}.`);
   const witness = d.witness.flatMap((w) => Object.entries(w.predicates).map(([p, v]) => (v === 'true' ? p : `${p}=${v}`)));
   if (witness.length > 0) parts.push(`Witness: ${[...new Set(witness)].join(', ')}.`);
-  parts.push(`What to do instead: ${d.remediation ?? 'do not retry this as is; choose a different action or ask the user.'}`);
+  if (!held) parts.push(`What to do instead: ${d.remediation ?? 'do not retry this as is; choose a different action or ask the user.'}`);
   if (d.auditId) parts.push(`Decision id ${d.auditId}.`);
   return parts.join(' ');
 }
