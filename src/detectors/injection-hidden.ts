@@ -6,7 +6,7 @@
 
 /** One decoded run: the encoding and the text it decodes to. */
 export interface DecodedRun {
-  encoding: 'base64' | 'hex' | 'url' | 'rot13';
+  encoding: 'base64' | 'hex' | 'url' | 'rot13' | 'spaced' | 'leet';
   text: string;
 }
 
@@ -105,7 +105,56 @@ export function decodeRuns(text: string): DecodedRun[] {
     }
   }
   if (/\brot-?13\b/i.test(text)) push('rot13', rot13(text.slice(0, MAX_RUN_LEN)));
+  for (const m of text.matchAll(SPACED_RUN)) {
+    if (out.length >= MAX_RUNS) break;
+    push('spaced', m[0].slice(0, MAX_RUN_LEN).replace(/ {2,}/g, '\u0000').replace(/ /g, '').replace(/\u0000/g, ' '));
+  }
+  const leet = unleet(text.slice(0, MAX_RUN_LEN));
+  if (leet !== undefined) push('leet', leet);
   return out;
+}
+
+/** Letters separated by single spaces, words by two or more ("I g n o r e  a l l"): at least 8 letters. */
+const SPACED_RUN = /(?:\b[A-Za-z] {1,3}){7,}[A-Za-z]\b/g;
+/** Digits standing for letters inside words ("1gn0r3"). */
+const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's' };
+const LEET_WORD = /\b(?=[A-Za-z0-9@$]*[A-Za-z])(?=[A-Za-z0-9@$]*[013457@$])[A-Za-z0-9@$]{3,}\b/g;
+
+/**
+ * Leetspeak undone: only when at least three words mix letters with digit stand-ins (versions, ids and hashes
+ * rarely do that three times in prose), those words get their letters back.
+ */
+function unleet(text: string): string | undefined {
+  let n = 0;
+  for (const m of text.matchAll(LEET_WORD)) {
+    if (/^[0-9a-f]+$/i.test(m[0]) && m[0].length >= 8) continue;
+    if (/[A-Za-z]/.test(m[0]) && /\d/.test(m[0]) && ++n >= 3) break;
+  }
+  if (n < 3) return undefined;
+  return text.replace(LEET_WORD, (w) => (/^[0-9a-f]{8,}$/i.test(w) ? w : w.replace(/[013457@$]/g, (c) => LEET[c] ?? c)));
+}
+
+/** Words that mark a sentence as talking *about* a phrase it quotes (reports, articles, awareness mails). */
+const REPORTING =
+  /\b(?:such as|like|for example|for instance|e\.g\.|phrases?|wording|string|text|says?|said|saying|wrote|writes?|typing|typed|attacks?|attackers?|injections?|injected|malicious|poisoned|tested|category|example|payloads?)\b/i;
+const QUOTED_SPAN = /(?<=^|[\s(:])(?:"[^"\n]{3,200}"|“[^”\n]{3,200}”|'[^'\n]{3,200}'|‘[^’\n]{3,200}’)(?=[\s.,;:)!?]|$)/g;
+
+/**
+ * Quoted discussion neutralised: in a line that reports on a phrase ("attackers hide phrases such as \"ignore
+ * previous instructions\""), the quoted span is replaced by a placeholder, so phrase signals do not read a
+ * quotation as an order. A quote without such a reporting word (a vocative, an order) is left as it is.
+ */
+export function unquoteDiscussion(text: string): string {
+  if (!/["'“‘]/.test(text)) return text;
+  return text
+    .split('\n')
+    .map((line) => {
+      // Field names ("text:", "body:") are carrier syntax, not reporting words.
+      const prose = line.replace(QUOTED_SPAN, ' ').replace(/(?:^|[\s,{])"?[\w-]{1,30}"?\s*:/g, ' ');
+      if (line.length > 2000 || !REPORTING.test(prose)) return line;
+      return line.replace(QUOTED_SPAN, '"…"');
+    })
+    .join('\n');
 }
 
 /** The rot13 of a text (letters only). */

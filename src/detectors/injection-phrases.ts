@@ -27,12 +27,23 @@ const INSTRUCTION_NOUN =
 const OVERRIDE: WeightedPattern[] = [
   {
     re: new RegExp(
-      `\\b(?:ignore|disregard|forget|bypass|override|overlook|neglect|discard|abandon|drop)\\b[^.\\n]{0,30}?\\b(?:previous|prior|above|earlier|preceding|former|original|initial|existing|old|all|any|your|system)\\b[^.\\n]{0,25}?\\b${INSTRUCTION_NOUN}\\b`,
+      `\\b(?:ignore|disregard|forget|bypass|override|overlook|neglect|discard|abandon|drop|set aside|put aside|pay no attention to|stop following|throw out|scrap)\\b[^.\\n]{0,30}?\\b(?:previous|prior|above|earlier|preceding|former|original|initial|existing|old|all|any|your|system|whatever|the)\\b[^.\\n]{0,25}?\\b${INSTRUCTION_NOUN}\\b`,
       'i',
     ),
     weight: 0.9,
     detail: 'ignore previous instructions',
   },
+  {
+    re: /\b(?:ignore|disregard|forget|discard|set aside|pay no attention to|never mind)\b[^.\n]{0,20}\b(?:whatever|what|everything|anything) you (?:were|have been|got) (?:asked|told|given|assigned)\b|\b(?:ignore|disregard|forget|discard|drop|abandon)\b[^.\n]{0,10}\bthe (?:task|request|question|job|assignment) you (?:were|have been) (?:given|asked|assigned)\b/i,
+    weight: 0.85,
+    detail: 'forget what you were asked',
+  },
+  {
+    re: new RegExp(`\\b(?:previous|prior|earlier|above|original|old|all|your|system) ${INSTRUCTION_NOUN} (?:are|is|have been|were) (?:now )?(?:void|null|cancel+ed|revoked|obsolete|superseded|outdated|no longer (?:valid|apply|applicable|relevant|in effect))\\b`, 'i'),
+    weight: 0.85,
+    detail: 'previous instructions are void',
+  },
+  { re: /\bstop what you(?:'re| are) doing\b|\b(?:forget|ignore|disregard) (?:the|this) (?:email|message|document|text|page|file|data) (?:above|and|;|,)/i, weight: 0.6, detail: 'drop the current task' },
   { re: /\bforget (?:everything|all)\b[^.\n]{0,30}\b(?:above|before|previous|told|said|know|learned)\b/i, weight: 0.85, detail: 'forget everything' },
   { re: /\b(?:new|updated|revised|real|actual|true)\s+(?:system\s+)?instructions?\s*:/i, weight: 0.75, detail: 'new instructions:' },
   { re: /\byour (?:new|real|actual|true) (?:task|goal|objective|role|purpose|instructions?) (?:is|are)\b/i, weight: 0.75, detail: 'your new task is' },
@@ -53,10 +64,10 @@ const OVERRIDE: WeightedPattern[] = [
   { re: /\b(?:do not|don't|never) (?:mention|reveal|disclose|say) (?:that|to anyone that) you\b/i, weight: 0.6, detail: 'do not mention that you …' },
   { re: /\b(?:strictly )?(?:adhere|stick|comply) (?:strictly )?(?:to|with) the following (?:instruction|command|directive)s?\b/i, weight: 0.6, detail: 'adhere to the following instruction' },
   // Cheap multilingual variants of "ignore the previous instructions".
-  { re: /\bignor(?:a|e|ez|er|ar|ieren?|iere)\b[^.\n]{0,30}\b(?:instrucciones|instructions|instruções|istruzioni|anweisungen|anleitungen)\b/i, weight: 0.85, detail: 'ignore instructions (multilingual)' },
-  { re: /\b(?:vergiss|oublie[zr]?|olvida|dimentica|esqueça)\b[^.\n]{0,30}\b(?:alles|tout|todo|tutto|tudo|instrucciones|anweisungen|instructions|istruzioni)\b/i, weight: 0.8, detail: 'forget everything (multilingual)' },
-  { re: /(?:忽略|无视|忘记)[^。\n]{0,12}(?:指令|指示|说明|提示)/, weight: 0.85, detail: 'ignore instructions (zh)' },
-  { re: /(?:игнорируй|забудь)[^.\n]{0,30}(?:инструкции|указания)/i, weight: 0.85, detail: 'ignore instructions (ru)' },
+  { re: /\bignor(?:a|e|ez|er|ar|ieren?|iere|ate|ieren Sie)\b[^.\n]{0,30}\b(?:instrucciones|instructions|instruções|istruzioni|anweisungen|anleitungen|consignes|indications|directives|órdenes|indicaciones|befehle|vorgaben|ordini|indicazioni)\b/i, weight: 0.85, detail: 'ignore instructions (multilingual)' },
+  { re: /\b(?:vergiss|vergessen Sie|oublie[zr]?|olvida|dimentica|esqueça)\b[^.\n]{0,30}\b(?:alles|tout|todo|tutto|tudo|instrucciones|anweisungen|instructions|istruzioni|consignes|lo anterior|ce qui précède|das vorherige|quanto sopra)\b/i, weight: 0.8, detail: 'forget everything (multilingual)' },
+  { re: /(?:忽略|无视|忘记|不要理会)[^。\n]{0,12}(?:指令|指示|说明|提示|上面|以上|之前|先前)/, weight: 0.85, detail: 'ignore instructions (zh)' },
+  { re: /(?:игнорируй|забудь|не обращай внимания)[^.\n]{0,30}(?:инструкци|указани|предыдущ|вышесказанн)/i, weight: 0.85, detail: 'ignore instructions (ru)' },
   { re: /(?:無視|忘れ)[^。\n]{0,12}(?:指示|命令)|(?:指示|命令)[^。\n]{0,12}(?:無視|忘れ)/, weight: 0.85, detail: 'ignore instructions (ja)' },
 ];
 
@@ -65,6 +76,7 @@ const ROLE_MARKER: WeightedPattern[] = [
   { re: /\[\/?INST\]|<<\/?SYS>>/, weight: 0.8, detail: '[INST] / <<SYS>> marker' },
   { re: /(?<!#)#{2,6}[ \t]*\(?[ \t]*(?:system|admin|developer|assistant)(?:[ _](?:message|prompt|instructions?|note|override))?\s*\)?\s*:?/i, weight: 0.7, detail: '### system marker' },
   { re: /<\/?(?:system|sys|system_prompt|instructions?|admin|developer)(?:\s[^<>]{0,40})?>/i, weight: 0.6, detail: '<system> tag' },
+  { re: /\[\s*(?:SYSTEM|ADMIN|DEVELOPER|OPERATOR|ROOT)(?:[ _-](?:NOTICE|MESSAGE|NOTE|OVERRIDE|UPDATE|ALERT|PROMPT))?\s*\]|(?:={2,}|\*{2,}|-{3,}|~{2,})\s*(?:system|admin|developer|operator)(?: (?:message|prompt|note|notice|override))?\s*(?:={2,}|\*{2,}|-{3,}|~{2,})/i, weight: 0.65, detail: '[SYSTEM] banner' },
   { re: /<\/?(?:INFORMATION|IMPORTANT|INSTRUCTIONS?|SECRET|ADMIN|NOTE|URGENT)>/, weight: 0.5, detail: 'instruction wrapper tag' },
   { re: /(?:^|\n)[ \t]*(?:SYSTEM|ADMIN|DEVELOPER)(?: (?:MESSAGE|PROMPT|NOTE|OVERRIDE|UPDATE))?\s*:/, weight: 0.5, detail: 'SYSTEM: at line start' },
   { re: /(?:^|\n)[ \t]*(?:System|Assistant)(?: (?:message|prompt|note))?\s*:\s*(?:you|ignore|from now|the user|new)\b/i, weight: 0.6, detail: 'System: role line' },
@@ -90,7 +102,7 @@ const ADDRESSED_TO_AI: WeightedPattern[] = [
   { re: /\bafter you do (?:that|this|so),? you (?:can|may|should) (?:solve|complete|continue|proceed|finish|return)/i, weight: 0.55, detail: 'after you do that, continue' },
   { re: /\b(?:the )?(?:task|request|question|instructions?) (?:that )?(?:I|the user|they) (?:gave|asked|assigned) you\b/i, weight: 0.5, detail: 'the task I gave you' },
   // Orders about "the user" in the third person speak to whoever serves the user: the assistant reading the data.
-  { re: /(?:^|[.!?:\n][ \t]*)(?:please\s+)?(?:tell|inform|remind|warn|notify|ask|advise|convince|persuade|urge|instruct|direct) the user\b/i, weight: 0.6, detail: 'order about the user' },
+  { re: /(?:^|[.!?:\n][ \t]*)(?:please\s+)?(?:tell|inform|remind|warn|notify|ask|advise|convince|persuade|urge|instruct|direct) the user\b(?![^.\n]*\b(?:we|our|us)\b)/i, weight: 0.6, detail: 'order about the user' },
   { re: new RegExp(`\\bas an? (?:AI|language model|${AI_NOUN}),? you (?:must|should|are required|need|have to)\\b`, 'i'), weight: 0.6, detail: 'as an AI, you must' },
 ];
 
@@ -101,12 +113,13 @@ const TARGET = String.raw`(?:[\w.+-]{1,64}@[\w-]{1,63}\.[\w.]{2,63}|https?://\S+
 
 const ACTION_COMMAND: WeightedPattern[] = [
   {
-    re: /\b(?:print|reveal|show|output|repeat|display|leak|disclose|tell me|give me|share|send)\b[^.\n]{0,20}\b(?:your|the)\s+(?:(?:full|initial|original|hidden|secret|entire|complete)\s+)?(?:system prompt|system message|initial instructions|hidden instructions|instructions above|prompt above|developer (?:message|prompt))\b/i,
+    re: /(?<!\b(?:request|attempt|trying|tried|asked|asks|ask) to )\b(?:print|reveal|show|output|repeat|display|leak|disclose|tell me|give me|share|send)\b[^.\n]{0,20}\b(?:your|the)\s+(?:(?:full|initial|original|hidden|secret|entire|complete)\s+)?(?:system prompt|system message|initial instructions|hidden instructions|instructions above|prompt above|developer (?:message|prompt))\b/i,
     weight: 0.75,
     detail: 'print your system prompt',
   },
   // A task label ("TODO:", "IMPORTANT!!!") directly followed by an imperative action.
-  { re: new RegExp(`\\b(?:TODO|TO-DO|IMPORTANT|URGENT|ATTENTION|ACTION REQUIRED|NOTE)\\b[!:.\\s-]{1,6}(?:please\\s+)?${RISKY_VERB}\\b`, 'i'), weight: 0.55, detail: 'label + imperative action' },
+  { re: new RegExp(`\\b(?:TODO|TO-DO|IMPORTANT|URGENT|ATTENTION|ACTION REQUIRED|NOTE)\\b[!:.\\s-]{1,6}(?:please\\s+)?${RISKY_VERB}\\b[^\\n]{0,120}${TARGET}`, 'i'), weight: 0.55, detail: 'label + imperative action on a target' },
+  { re: new RegExp(`\\b(?:TODO|TO-DO|IMPORTANT|URGENT|ATTENTION|ACTION REQUIRED|NOTE)\\b[!:.\\s-]{1,6}(?:please\\s+)?${RISKY_VERB}\\b`, 'i'), weight: 0.4, detail: 'label + imperative action' },
   // An action aimed at the user's own data, phrased to someone other than the user ("the user's …", "fill them in without asking").
   { re: new RegExp(`(?:^|[.!:\\n][ \\t]*)(?:please\\s+|do\\s+|now\\s+|then\\s+)?${EXFIL_VERB}\\b[^.\\n]{0,120}\\b(?:the user's|of the user|the user is|user's (?:data|files|messages))`, 'i'), weight: 0.5, detail: 'action on the user\'s data' },
   { re: /\bwithout (?:asking|confirming|checking with|consulting) (?:me|the user|anyone)\b/i, weight: 0.4, detail: 'without asking' },
@@ -116,7 +129,6 @@ const ACTION_COMMAND: WeightedPattern[] = [
     weight: 0.6,
     detail: 'read credential files',
   },
-  { re: new RegExp(`(?:^|[.!:\\n][ \\t]*)(?:please\\s+|do\\s+|now\\s+|then\\s+)?${EXFIL_VERB}\\b[^.\\n]{0,80}${TARGET}`, 'i'), weight: 0.3, detail: 'imperative send to a target' },
   { re: /\b(?:and )?then (?:delete|remove|erase) (?:it|them|him|her|the (?:email|message|file|evidence)s?)\b/i, weight: 0.35, detail: 'then delete the trace' },
 ];
 

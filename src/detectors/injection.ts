@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { DetectorConfigError } from '../errors.js';
 import { isValidSelector, selectFields } from './fields.js';
 import { answerDirective, codePayload, embeddedTask } from './injection-directive.js';
-import { decodeRuns, decodeTagChars, scanHidden, stripInvisible } from './injection-hidden.js';
+import { decodeRuns, decodeTagChars, scanHidden, stripInvisible, unquoteDiscussion } from './injection-hidden.js';
+import { directive, isInstructional } from './injection-imperative.js';
 import { type Finding, matchFamily, PHRASE_SIGNALS } from './injection-phrases.js';
 import { defineDetector } from './registry.js';
 import type { DetectorResult } from './types.js';
@@ -13,6 +14,11 @@ import type { DetectorResult } from './types.js';
  * Each signal family contributes its strongest weight w ∈ (0, 1); the score is the noisy-OR 1 − Π(1 − w) over
  * the families that fired, and the detector is true when score ≥ threshold. Encoded runs are decoded (bounded) and
  * rescanned; whatever they hide counts as `encoded_payload`. Evidence names the signals, never quotes the text.
+ *
+ * `directive` models the shape of an injected order (an imperative aimed at the AI, at "the user" or at the
+ * reader's output, with override, target or content cues; see injection-imperative.ts). Context-dependent signals
+ * weigh less inside a text that is itself instructions. Attack phrases quoted in a sentence that talks *about*
+ * them ("attackers write 'ignore previous instructions'") are not read as orders.
  *
  * @example
  * ```yaml
@@ -33,8 +39,13 @@ export const INJECTION_SIGNALS = [
   'code_payload',
   'embedded_task',
   'action_command',
+  'directive',
 ] as const;
 export type InjectionSignal = (typeof INJECTION_SIGNALS)[number];
+
+/** Context-dependent signals: weighed down inside a text that is itself instructions (how-to, tool description). */
+const CONTEXTUAL = new Set(['answer_directive', 'embedded_task', 'directive']);
+const INSTRUCTIONAL_FACTOR = 0.55;
 
 /**
  * Signals suited to tool descriptions (tool-poisoning scans): descriptions legitimately tell the model how to use
@@ -74,7 +85,7 @@ export function scoreInjection(raw: string, enabled: ReadonlySet<InjectionSignal
   for (const h of scanHidden(text)) if (enabled.has(h.signal)) findings.push({ signal: h.signal, detail: h.detail, weight: h.weight });
   // Phrase signals read the text as a reader would: invisible characters removed, smuggled tag text appended.
   const tagText = decodeTagChars(text);
-  const visible = stripInvisible(text) + (tagText ? `\n${tagText}` : '');
+  const visible = unquoteDiscussion(stripInvisible(text)) + (tagText ? `\n${tagText}` : '');
   for (const [signal, patterns] of Object.entries(PHRASE_SIGNALS)) {
     if (!enabled.has(signal as InjectionSignal)) continue;
     const f = matchFamily(signal, patterns, visible);
@@ -83,6 +94,9 @@ export function scoreInjection(raw: string, enabled: ReadonlySet<InjectionSignal
   if (enabled.has('answer_directive')) push(findings, answerDirective(visible));
   if (enabled.has('code_payload')) push(findings, codePayload(visible));
   if (enabled.has('embedded_task')) push(findings, embeddedTask(visible));
+  const order = enabled.has('directive') ? directive(visible) : undefined;
+  if (order) findings.push({ signal: order.signal, detail: order.detail, weight: order.weight });
+  if (findings.some((f) => CONTEXTUAL.has(f.signal)) && isInstructional(visible, order?.sentence)) damp(findings);
   if (enabled.has('encoded_payload') && depth < 2) {
     for (const run of decodeRuns(visible)) {
       const inner = scoreInjection(run.text, enabled, depth + 1);
@@ -97,6 +111,20 @@ export function scoreInjection(raw: string, enabled: ReadonlySet<InjectionSignal
 }
 
 const ALL: ReadonlySet<InjectionSignal> = new Set(INJECTION_SIGNALS);
+
+/**
+ * Inside a text that is itself instructions, the context-dependent signals read the same sentences: only the
+ * strongest of them is kept, weighed down, so they cannot add up to an alarm on their own.
+ */
+function damp(findings: Finding[]): void {
+  let top: Finding | undefined;
+  for (const f of findings) if (CONTEXTUAL.has(f.signal) && (!top || f.weight > top.weight)) top = f;
+  for (let i = findings.length - 1; i >= 0; i--) {
+    const f = findings[i] as Finding;
+    if (CONTEXTUAL.has(f.signal) && f !== top) findings.splice(i, 1);
+  }
+  if (top) top.weight = Math.round(top.weight * INSTRUCTIONAL_FACTOR * 1000) / 1000;
+}
 
 function push(out: Finding[], f: Finding | undefined): void {
   if (f) out.push(f);

@@ -1,0 +1,269 @@
+import type { Finding } from './injection-phrases.js';
+
+/**
+ * `directive`: the linguistic shape of an injected instruction, independent of any attack wording. A sentence of
+ * the data is a *directive* when it opens with an imperative verb (after carrier syntax, a label or a vocative is
+ * stripped), or with a modal aimed at the reader ("you must …", "the summary needs to …", "the user wants you to
+ * …"). A directive alone is ordinary in e-mails and documents ("please reply by Friday"), so it only scores with
+ * cues that point at an AI reader rather than a human one:
+ *
+ * - addressee: a vocative to an AI/agent, "whoever processes this", "the user wants you to", "(bot)";
+ * - the user or reader in the third person ("tell the user", "the reader's …");
+ * - the reader's output ("your answer", "the summary", "what you write", "from now on", "each paragraph");
+ * - content insertion ("mention that", "insert a joke", "describe X as Y", "recommend …");
+ * - override and stealth ("instead", "regardless", "before anything else", "quietly", "without telling");
+ * - output transformation (encodings, reversed words) and language switches;
+ * - concrete targets (addresses, URLs, IBANs, paths, channels), exfiltration verbs, sensitive data, tool names,
+ *   risky code.
+ *
+ * Cue weights add up per sentence (capped); sentences where the sender speaks as "we" are damped, and a directive
+ * inside structured data (table cell, CSV field, JSON/YAML value, code comment) gets a small context bonus. The
+ * signal is the strongest sentence. Linear time: bounded sentence count and length, no nested quantifiers.
+ */
+
+const MAX_UNITS = 4000;
+const MAX_LEN = 500;
+
+/** Sentence openers that may precede the imperative verb. */
+const OPENER =
+  String.raw`(?:(?:please|per favore|por favor|s'il vous plaît|s'il te plaît|bitte|пожалуйста|请|kindly|now|also|then|and|but|so|ok|okay|first|firstly|next|instead|immediately|quietly|secretly|silently|politely|just|simply|only|additionally|finally|afterwards|subsequently|always|right away|from now on|before anything else|after that|in addition)[,:]?\s+){0,3}`;
+
+/** Base-form verbs that open an instruction (broad on purpose: the cues, not the verb, decide). */
+const VERB = [
+  'add|append|prepend|insert|include|incorporate|embed|inject|mention|say|state|claim|assert|note|declare|announce|report|write|compose|draft|craft|create|generate|produce|output|print|return|respond|reply|answer|list|explain|describe|portray|depict|present|refer|call|name|label|summari[sz]e|translate|switch|speak|use|utili[sz]e|format|encode|encrypt|convert|reverse|replace|swap|substitute|spell|misspell|capitali[sz]e|scramble|shuffle|sprinkle|end|begin|start|open|close|conclude|finish|sign|recommend|promote|advertise|suggest|endorse|urge|encourage|advise|tell|inform|notify|remind|warn|assure|reassure|convince|persuade|ask|request|get|find|collect|gather|obtain|direct|point|send|forward|transfer|wire|pay|email|e-mail|mail|post|publish|share|upload|export|leak|invite|grant|give|provide|offer|change|modify|update|set|reset|disable|enable|turn|delete|remove|erase|wipe|cancel|run|execute|invoke|trigger|install|download|visit|click|open|navigate|go|log|make|put|place|keep|treat|act|pretend|imagine|solve|calculate|compute|extend|append|have|let|stop|pay|forget|ignore|disregard|discard|skip|continue|proceed|follow|comply|obey|do|only|avoid|keep',
+  // A few other languages' imperatives (second person), for injections written in them.
+  'antworte|antworten Sie|schreibe|schreib|erwähne|sende|schicke|leite|überweise|lösche|réponds|répondez|écris|écrivez|envoie|envoyez|transfère|mentionne|mentionnez|dis|dites|supprime|responde|escribe|envía|dile|dígale|menciona|transfiere|borra|rispondi|scrivi|invia|inoltra|menziona|di|cancella|ответь|отправь|переведи|напиши|скажи|перешли|удали|告诉|发送|回复|转发|删除',
+].join('|');
+
+/** Imperative at the start of a (stripped) sentence. */
+const IMPERATIVE = new RegExp(`^${OPENER}(?:(?:do not|don't|never|make sure(?: to| that| you)?|be sure to|remember to|don't forget to|do not forget to)\\s+)?(?:${VERB})(?![\\w'-])`, 'iu');
+
+/** Modal directives aimed at the reader or at its output. */
+const MODAL = new RegExp(
+  [
+    String.raw`\byou (?:must|should|need to|have to|are to|will now|shall|are required to|are instructed to)\b`,
+    String.raw`\b(?:the|this|any|your) (?:assistant|ai|model|agent|bot|llm)s? (?:must|should|needs? to|has to|is to|will now|shall)\b`,
+    String.raw`\b(?:the |your )?(?:summary|answer|reply|response|output|result|translation) (?:must|should|needs? to|has to|shall|is to)\b`,
+    String.raw`\b(?:what(?:ever)?|anything|everything) you (?:write|produce|say|return|output|generate|send)(?: next)? (?:must|should|needs? to|has to|shall)\b`,
+    String.raw`\b(?:the user|the owner|the account owner|I|we) (?:actually |really |now |also )?(?:wants?|needs?|asks?|asked|would like|has authori[sz]ed|authori[sz]es?|instructs?|requests?) you to\b`,
+    String.raw`\b(?:the person|the human|whoever) you (?:are|'re) (?:helping|assisting|working for) (?:wants?|needs?|has authori[sz]ed|asked) you to\b`,
+    String.raw`\b(?:whoever|anyone|anything|any system|any tool) (?:that )?(?:reads?|process(?:es)?|summari[sz]es|handles?|parses?) this\b[^.\n]{0,40}\b(?:should|must|needs? to|has to|is to)\b`,
+  ].join('|'),
+  'i',
+);
+
+/** The text is addressed to an AI, an agent or whoever processes it. */
+const AI_ADDRESS = new RegExp(
+  [
+    String.raw`\b(?:dear|hey|hi|hello|attention|note (?:for|to)|message (?:for|to)|instructions? (?:for|to)|reminder (?:for|to)|action item for|to|for) (?:the |any |all |my |our )?(?:AI|A\.I\.|assistant|language model|LLM|chatbot|bot|agent|model|GPT|copilot)s?\b(?! (?:we|I) (?:trained|built|use|deployed))`,
+    String.raw`^(?:hey |hi |dear |ok |okay |attention,? )?(?:the )?(?:AI|assistant|agent|bot|model|LLM)(?: agent| assistant| model)?s?\s*[,:](?=\s)`,
+    String.raw`\((?:AI|assistant|agent|bot|model|LLM)\)`,
+    String.raw`\b(?:you, the|as an?) (?:AI|assistant|agent|bot|model|language model)\b`,
+    String.raw`\b(?:any|the) (?:AI|assistant|agent|bot|model|LLM|language model)s? (?:reading|processing|summari[sz]ing|parsing|handling|that reads|that processes)\b`,
+    String.raw`\b(?:this (?:comes|is) (?:directly )?from|I'm|I am|this is|it's) (?:the|your) (?:user|account owner|owner|operator|administrator|admin|developer)\b`,
+    String.raw`\b(?:whoever|anyone|any system) (?:that )?(?:reads?|process(?:es)?|summari[sz]es|handles?) this\b`,
+  ].join('|'),
+  'i',
+);
+
+/** The user or reader in the third person (with a few other languages). */
+const USER3 =
+  /\b(?:the|your|this) (?:user|reader|human|end user|recipient|customer you are helping)s?(?:'s)?\b|\breaders\b|\bthe person you(?:'re| are) (?:helping|assisting)\b|\bl'utilisateur\b|\bal usuario\b|\bdel usuario\b|\bdell'utente\b|\ball'utente\b|\b(?:dem|den|der) (?:Benutzer|Nutzer)\b|用户|пользовател/i;
+
+/** The reader's output (answer, summary, what it writes next, the rest of the conversation). */
+const OUTPUT = new RegExp(
+  [
+    String.raw`\byour (?:(?:final|next|own|entire|whole|generated)\s+)?(?:answers?|responses?|repl(?:y|ies)|outputs?|summar(?:y|ies)|translation|explanation|solution|code|script)\b`,
+    String.raw`\b(?:in|into|to|within|throughout|from|of|as part of|along with|at the (?:top|end|start|beginning) of) (?:the|every|each|any) (?:answers?|responses?|repl(?:y|ies)|outputs?|summar(?:y|ies)|result)\b`,
+    String.raw`\b(?:what(?:ever)?|anything|everything|each (?:sentence|line|paragraph)|every (?:sentence|line|paragraph)|the (?:code|script|function|program|solution)) you (?:write|produce|say|return|output|generate|send|show|give)\b`,
+    String.raw`\b(?:in|to|at the (?:top|end|start) of) what you (?:write|return|produce|say|show)\b`,
+    String.raw`\bwhen(?:ever)? (?:you )?(?:summari[sz]ing|answering|responding|replying|summari[sz]e|answer|respond|reply|writing the (?:summary|answer|reply))\b`,
+    String.raw`\b(?:from now on|from here on|for the rest of (?:the|this) (?:conversation|chat|session|thread)|(?:in|for) all (?:future|further) (?:answers|responses|replies))\b`,
+    String.raw`\b(?:every|each) (?:paragraph|sentence|answer|response|reply|message) you\b|\bend every (?:paragraph|sentence|answer|response|reply)\b`,
+    String.raw`\bthe (?:summary|answer|reply|response|output) (?:describes?|says?|mentions?|includes?|states?|calls?|ends?|starts?|contains?|is|reads?|lists?)\b`,
+    String.raw`\b(?:the generated|the resulting|the final) (?:code|script|program|answer|text|summary)\b|\b(?:extend|modify|change) the (?:solution|code|script|program)\b`,
+    String.raw`\bbefore (?:showing|returning|sending|displaying) it\b`,
+    String.raw`\bin (?:one|two|three|four|five|six|\d+|a few|a single) (?:sentences?|words?|paragraphs?|bullet points?|lines?)\b`,
+    String.raw`\b(?:the|your) (?:summary|answer|reply|response|output|translation) (?:must|should|needs? to|has to|shall|is to)\b`,
+    String.raw`\b(?:ab jetzt|von nun an|à partir de maintenant|désormais|de ahora en adelante|a partir de ahora|d'ora in poi|da ora in poi|отныне|с этого момента|从现在开始)`,
+  ].join('|'),
+  'i',
+);
+
+/** Ordering content into the output: "mention that …", "insert a joke", "describe X as Y". */
+const TEXT_UNIT =
+  String.raw`(?:jokes?|sentences?|lines?|poems?|stor(?:y|ies)|words?|phrases?|links?|urls?|emojis?|compliments?|haikus?|limericks?|paragraphs?|notes?|disclaimers?|slogans?|quotes?|facts?|remarks?|comments?|references?|statements?|claims?|p\.s\.|hashtags?|warnings?|ads?|advert(?:isement)?s?|promotions?|recommendations?|fun facts?)`;
+const CONTENT_STRONG = new RegExp(
+  `^${OPENER}(?:(?:mention|say|state|claim|assert|insert|append|prepend|sprinkle|declare|stress|emphasi[sz]e|pretend|imply|hint|erwähne|mentionne|menciona|menziona|dile|dis|скажи)(?![\\w'-])(?! (?:your|our|us|of|and|or)\\b)|(?:add|include|put|place|end with|begin with|start with|open with|close with|conclude with|finish with|sign off with)\\s+(?:an?|the|this|one|some|two|three|\\d+|random|funny|short|witty|catchy)?\\s*(?:[\\w-]+\\s+){0,2}${TEXT_UNIT}\\b|(?:describe|portray|depict|present|refer to|call|characteri[sz]e|label)\\s+(?:[\\w'-]+\\s+){1,5}(?:only )?as\\b(?! (?:needed|required|usual|well|soon|described|shown|follows|possible))|(?:recommend|promote|advertise|endorse)\\s+(?!your\\b|our\\b|us\\b)[A-Z\\w])`,
+  'i',
+);
+/** "tell/inform/assure … that …", "suggest that …": a claim handed to the reader to repeat. */
+const THAT_CLAUSE =
+  /^(?:[^.\n]{0,60}\b)?(?:tell|inform|assure|reassure|warn|convince|persuade|suggest|let (?!us\b|me\b)[\w' ]{1,30} know)\b(?! (?:the team|us|me|him|her|colleagues|staff|your)\b)[^.\n]{0,40}\b(?:that|dass|que|che|что)\b/i;
+
+/** Override and stealth: the order displaces the task or hides itself. */
+const OVERRIDE_STRONG =
+  /(?:^|[;,:.]\s*|\band\s+)instead\b(?! of\b)(?!\s*[.!]?$)|\bregardless\b|\bwhatever the (?:question|task|request|user asks)\b|\bno matter (?:what|the)\b|\birrespective of\b|\beven (?:though|if) (?:nothing|it is not|that is not|the (?:text|data|email))\b|\bbefore (?:anything else|answering|giving (?:any|the|your)|you (?:answer|respond|reply|continue|proceed|do anything|solve|summari[sz]e))\b|\bthen (?:continue|proceed|resume|return|carry on|confirm|go back)\b|\bthe original (?:task|request|question|instructions?)\b|\bwhatever you were (?:asked|told|given)\b|\bstop what you(?:'re| are) doing\b|\bset aside\b|\bpay no attention\b|\b(?:do not|don't|never|without) (?:tell(?:ing)?|mention(?:ing)?|inform(?:ing)?|notify(?:ing)?|ask(?:ing)?|alert(?:ing)?|confirm(?:ing)?)\b|\bno need to (?:mention|tell|inform|ask|confirm)\b|\bnotify nobody\b|\bwithout (?:confirmation|permission|approval)\b|\bsenza (?:dirglielo|dirlo|avvisare)|\bsans (?:le dire|prévenir)|\bsin (?:decírselo|avisar)|\bohne (?:es )?(?:zu sagen|Bescheid)|\bне говоря|不要告诉/i;
+const OVERRIDE_WEAK = /\binstead\b(?! of\b)|\b(?:quietly|secretly|silently|discreetly|immediately|right away|at once|urgent(?:ly)?|first)\b/i;
+
+/** Changes to the form of the output: encodings, reversed or substituted letters, a switch of language. */
+const TRANSFORM =
+  /\b(?:morse|hexadecimal|hex|base64|base-64|binary|rot-?13|pig latin|leet ?speak|caesar|ciphers?)\b|\b(?:backwards?|in reverse(?: order)?|reversed)\b|\b(?:every|each|other) (?:other )?(?:word|letter|vowel|character|sentence)s?\b[^.\n]{0,40}\b(?:with|backwards|reverse|into|for|as)\b|\bonly (?:capital|uppercase|lowercase) letters\b|\ball caps\b/i;
+const LANGUAGES =
+  'english|spanish|french|german|italian|portuguese|dutch|russian|chinese|mandarin|cantonese|japanese|korean|arabic|hindi|bengali|urdu|hebrew|turkish|polish|greek|swedish|norwegian|danish|finnish|czech|hungarian|romanian|ukrainian|vietnamese|thai|indonesian|malay|swahili|persian|farsi|latin|klingon|esperanto|catalan|tagalog';
+const LANGUAGE = new RegExp(
+  `\\b(?:in|into|to) (?:${LANGUAGES})\\b(?!\\s+(?:food|cuisine|restaurant|class|classes|course|lessons?|history|literature))|\\bauf (?:Deutsch|Englisch|Französisch|Spanisch)\\b|\\ben (?:français|espagnol|anglais|inglés|francés|alemán)\\b`,
+  'i',
+);
+
+/** Concrete places to send things: e-mail addresses, URLs, IBANs, long account numbers, paths, channels, handles. */
+const TARGET =
+  /[\w.+-]{1,64}@[\w-]{1,63}\.[\w.]{2,63}|\bhttps?:\/\/\S+|\bwww\.\S+|\b[A-Z]{2}\d{2}[A-Z0-9]{10,30}\b|\b\d{10,24}\b|(?:^|\s)(?:~\/|\/home\/|\/etc\/|\/Users\/)\S+|(?:^|\s)#[a-z][\w-]{1,40}\b|(?:^|\s)@[a-z][\w.-]{1,40}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b/i;
+const EXFIL = /\b(?:send|forward|transfer|wire|pay|e-?mail|mail|post|publish|share|upload|export|leak|invite|grant|give|copy|sync|cc|bcc|sende|schicke|leite|überweise|envoie|envoyez|transfère|envía|transfiere|invia|inoltra|отправь|переведи|перешли)(?![\w'-])/iu;
+/** The reader is asked to send *their own* things ("share your photos", "send us your feedback"): a call to action. */
+const OWN_THINGS = /\b(?:send|forward|share|post|upload|email|mail|give|transfer|pay)\s+(?:us\s+|me\s+)?your\b/i;
+const SENSITIVE =
+  /\b(?:passwords?|passcodes?|one-time (?:code|passcode|password)|pins?|otp|2fa codes?|credentials?|api[ _-]?(?:keys?|tokens?)|tokens?|secrets?|private keys?|ssh keys?|id_rsa|social security(?: number)?|ssn|date of birth|birth ?date|maiden name|passport|bank statements?|card numbers?|cvv|home address|phone numbers?|(?:contact|customer|client|employee|user) (?:list|data|records|database)|contact list|conversation history|chat history|private (?:channel|messages?|files?)|confidential|configuration|environment variables|admin (?:rights|access)|(?:all|every) (?:the )?(?:files|e-?mails|messages|contacts|documents|invoices))\b/i;
+/** Password hygiene wording ("reset your password", "never share your PIN"): the sensitive word is not being asked for. */
+const HYGIENE = /\b(?:reset|change|update|rotate|protect|never share|do not share|don't share|choose|create|set)\b[^.\n]{0,20}\b(?:password|pin|passcode|credentials)\b/i;
+/** A tool named by identifier ("call send_money", "the delete_file tool"). */
+const TOOL = /\b(?:[Cc]all|[Uu]se|[Ii]nvoke|[Rr]un|[Tt]rigger|[Ee]xecute|with)\s+(?:the\s+)?`?[a-z]+(?:_[a-z0-9]+)+`?(?:\s*\(|\s+(?:tool|function|with|on|to|first|and)\b)|\b[a-z]+(?:_[a-z0-9]+)+\s+tool\b/;
+/** Code that downloads and runs, destroys, opens shells or ships the environment out. */
+const RISKY_CODE =
+  /\b(?:curl|wget)\b[^\n]{0,120}\|\s*(?:ba|z)?sh\b|\brm\s+-rf\b|\breverse shell\b|\bsocket\.socket\b|\bos\.environ\b|\bdownloads? and (?:executes?|runs?)\b|\bos\.system\s*\(|\bsubprocess\b[^\n]{0,60}\b(?:curl|wget|rm)\b|\bcrontab\b|\bcron (?:entry|job)\b[^.\n]{0,60}\b(?:download|curl|wget|http)/i;
+/** Openings typical of how-tos and guidelines besides bare imperatives. */
+const INSTRUCTION_OPENING = /^(?:(?:when|if|once|before|after|while) you\b|(?:never|always|don't|do not|avoid|try to)\b|step \d)/i;
+/** The sender speaks as "we": correspondence between people. */
+const WE = /\b(?:we|we'll|we're|our|us)\b/i;
+
+/** Leading carrier syntax: comment markers, bullets, quotes, table bars, timestamps, "key:" and "name:" labels. */
+const PREFIX = /^(?:\[[^\]\n]{0,24}\]\s*|[#/*>|"'`\-–•=~]+\s*|\d{1,3}[.)]\s+|(?:TODO|FIXME|NOTE|REMINDER|IMPORTANT|URGENT|ACTION(?: ITEM| REQUIRED)?|P\.?S\.?)\b[^:\n]{0,40}[:!-]\s*|[\w.@-]{1,30}:\s+)/i;
+
+/** One piece of text to read: the sentence, the sentence before it, and whether it sits in structured data. */
+interface Unit {
+  text: string;
+  prev: string;
+  structured: boolean;
+}
+
+/** Splits lines into cells (table bars, CSV quotes, JSON/YAML values) and cells into sentences. */
+export function units(text: string): Unit[] {
+  const out: Unit[] = [];
+  let prev = '';
+  const lines = text.split(/\r?\n|\\n/, MAX_UNITS).map((l) => l.trim());
+  const kinds = lines.map(lineKind);
+  for (let i = 0; i < lines.length; i++) {
+    const t = lines[i] as string;
+    if (t === '') continue;
+    // Prose next to table or CSV rows is a sentence dropped into structured data.
+    const structured = kinds[i] !== 'prose' || (kinds[i] === 'prose' && (kinds[i - 1] === 'row' || kinds[i + 1] === 'row'));
+    for (const cell of t.split(/\s*\|\s*|(?<=^|,)"|"(?=,|$)|"\s*:\s*"|:\s+"/)) {
+      for (const raw of cell.split(/(?<=[.!?;])\s+(?=[A-Z"'(\[])|(?<=[。！？])/)) {
+        const s = raw.trim();
+        if (s.length < 8) continue;
+        out.push({ text: s.slice(0, MAX_LEN), prev, structured });
+        prev = s.slice(0, MAX_LEN);
+        if (out.length >= MAX_UNITS) return out;
+      }
+    }
+  }
+  return out;
+}
+
+/** A line is a table/CSV row, another structured line (comment, field, code), or prose. */
+function lineKind(t: string): 'row' | 'field' | 'prose' {
+  if (/^\|.*\|$/.test(t) || /^[^\s,"]*(?:,[^,\n]*){3,}$/.test(t)) return 'row';
+  if (/^[#/]|^"?[\w-]{1,30}"?\s*:\s|[{};]$|\|$|^\|/.test(t)) return 'field';
+  // Code: assignments, calls, comparisons, or a keyword opening the line.
+  if (/:=|==|!=|&&|\|\||=>|\w\(|^(?:return|if|else|elif|for|while|func|def|let|const|var|import|from|class|fn|pub|end)\b/.test(t)) return 'field';
+  return 'prose';
+}
+
+/** Candidate openings of a sentence: after carrier prefixes, and after a colon, semicolon, dash or comma. */
+function starts(s: string): string[] {
+  return openings(s).filter((o, i) => i === 0 || !/^[A-Z]/.test(o) || /^\S+\s+[^A-Z\s]/.test(o));
+}
+
+/** All candidate openings, before filtering. */
+function openings(s: string): string[] {
+  let t = s;
+  for (let i = 0; i < 4; i++) {
+    const m = PREFIX.exec(t);
+    if (!m || m[0].length === 0) break;
+    t = t.slice(m[0].length);
+  }
+  const out = [t];
+  // After a colon, semicolon, dash or comma, and before a capitalised word run into the text without a full stop.
+  for (const m of t.slice(0, 200).matchAll(/[:;,，：]\s*|\s[-–—]\s|(?<=[a-z0-9)] )(?=[A-Z][a-z])/g)) {
+    out.push(t.slice(m.index + m[0].length));
+    if (out.length >= 6) break;
+  }
+  return out;
+}
+
+/** Scores one sentence; returns the weight and the cue names that fired. */
+export function scoreSentence(u: Unit): { weight: number; cues: string[] } | undefined {
+  const s = u.text;
+  const opens = starts(s);
+  // Three words at least: "State University" or "Update roadmap" in a table cell are names, not orders.
+  const imperative = opens.some((o) => IMPERATIVE.test(o) && /^\S+\s+\S+\s+\S/u.test(o)) || opens.some((o) => IMPERATIVE.test(o) && /[\u3000-\u9fff]/u.test(o));
+  const modal = MODAL.test(s);
+  if (!imperative && !modal) return undefined;
+  const cues: string[] = [];
+  let w = 0.15;
+  const add = (weight: number, cue: string): void => {
+    w += weight;
+    cues.push(cue);
+  };
+  const ai = AI_ADDRESS.test(s) || AI_ADDRESS.test(u.prev);
+  if (ai) add(0.4, 'addressed to an AI');
+  if (modal && /\byou to\b/i.test(s)) add(0.3, 'someone wants you to');
+  const user = USER3.test(s);
+  if (user) add(0.3, 'the user in the third person');
+  if (OUTPUT.test(s)) add(0.35, 'about the reader\'s output');
+  if (opens.some((o) => CONTENT_STRONG.test(o)) || THAT_CLAUSE.test(s)) add(0.35, 'content to insert');
+  if (OVERRIDE_STRONG.test(s)) add(0.35, 'override or stealth');
+  else if (OVERRIDE_WEAK.test(s)) add(0.1, 'urgency');
+  if (TRANSFORM.test(s)) add(0.35, 'output transformation');
+  if (LANGUAGE.test(s) && /\b(?:respond|reply|answer|writ(?:e|ten|ing)|speak|switch|produce|only|exclusively|translate|from now on|antworte|réponds|responde|rispondi)\b/i.test(s)) add(0.3, 'language switch');
+  // A target alone is how invoices and newsletters talk ("pay to IBAN …", "write to hello@…"); it adds, it does not decide.
+  let targetOnly = 0;
+  if (TARGET.test(s)) {
+    const exfil = EXFIL.test(s) && !OWN_THINGS.test(s);
+    targetOnly = exfil ? 0.25 : 0.1;
+    add(targetOnly, exfil ? 'send to a target' : 'concrete target');
+  }
+  if (SENSITIVE.test(s) && !HYGIENE.test(s)) add(0.2, 'sensitive data');
+  if (TOOL.test(s)) add(0.35, 'tool name');
+  if (RISKY_CODE.test(s)) add(0.35, 'risky code');
+  if (cues.length === 0) return undefined;
+  if (u.structured && w - 0.15 - targetOnly > 0) add(0.1, 'inside structured data');
+  // The sender speaking as "we" is correspondence, unless the text turns to an AI.
+  if (!ai && WE.test(s)) w *= 0.6;
+  return { weight: Math.min(0.85, Math.round(w * 1000) / 1000), cues };
+}
+
+/** The strongest directive sentence of a text, if any reaches a weight worth reporting. */
+export function directive(text: string): (Finding & { sentence: string }) | undefined {
+  let best: (Finding & { sentence: string }) | undefined;
+  for (const u of units(text)) {
+    const r = scoreSentence(u);
+    if (r && r.weight >= 0.3 && (!best || r.weight > best.weight)) best = { signal: 'directive', detail: r.cues.join(', '), weight: r.weight, sentence: u.text };
+  }
+  return best;
+}
+
+/**
+ * The text is itself a set of instructions (a how-to, a style guide, a tool description): most of its sentences
+ * are imperatives, or it declares a tool. Directives inside such a text belong to it and weigh less.
+ */
+export function isInstructional(text: string, except = ''): boolean {
+  if (/"description"\s*:\s*"|\b(?:this|the) tool\b|^\s*(?:Use this|Call this)\b/i.test(text.slice(0, 4000))) return true;
+  // Prose sentences only: code lines and table rows say nothing about the document's voice.
+  // The sentence under suspicion does not count: one injected order must not make a letter a how-to.
+  const us = units(text.slice(0, 20_000)).filter((u) => !u.structured && !u.text.endsWith('?') && u.text !== except);
+  if (us.length < 3) return false;
+  let n = 0;
+  for (const u of us) if (IMPERATIVE.test(starts(u.text)[0] as string) || MODAL.test(u.text) || INSTRUCTION_OPENING.test(u.text)) n++;
+  return n / us.length >= 0.5;
+}
