@@ -63,7 +63,7 @@ const t0 = performance.now();
 const base = summarize(await runEval(cases, { guardFor }));
 console.log(`deterministic: ${base.n} interactions, mean ${base.mean.toFixed(2)} ms, p95 ${base.p95.toFixed(2)} ms per interaction (run ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
 
-const header = ['model ms', 'calls/int', 'tokens/int', 'reach model', 'mean ms', 'p95 ms', 'added mean ms', 'same decisions'];
+const header = ['model ms', 'calls/int', 'tokens/int', 'reach model', 'tracker/referee/threat calls', 'mean ms', 'p95 ms', 'added mean ms', 'same decisions'];
 const rows: string[][] = [];
 for (const latency of latencies) {
   const llm = await startScriptedLlmServer();
@@ -81,11 +81,13 @@ for (const latency of latencies) {
   try {
     const r = summarize(await runEval(cases, { guardFor }));
     const same = r.decisions.filter((d, i) => d === base.decisions[i]).length;
+    const by = (system: string) => llm.chatRequests.filter((q) => q.body?.messages?.[0]?.content === system).length;
     rows.push([
       String(latency),
       (r.calls / r.n).toFixed(3),
       (r.tokens / r.n).toFixed(1),
       `${((100 * r.reached) / r.n).toFixed(1)}% (${r.reached})`,
+      `${by(STATE_TRACKER_SYSTEM)}/${by(REFEREE_SYSTEM)}/${by(THREAT_WATCHER_SYSTEM)}`,
       r.mean.toFixed(2),
       r.p95.toFixed(2),
       (r.mean - base.mean).toFixed(2),

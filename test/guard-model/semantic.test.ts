@@ -79,7 +79,7 @@ describe('guard with a model: semantic predicates', () => {
     const ms = performance.now() - t0;
     expect(d.decision).toBe('deny');
     expect(d.witness.find((w) => w.rule === 'no-fraud')?.predicates).toEqual({ fraud_request: 'unknown' });
-    expect(ms).toBeLessThan(2000);
+    expect(ms).toBeLessThan(3000);
     expect(ms).toBeGreaterThanOrEqual(550); // two attempts of 300 ms
     expect(llm.chatRequests).toHaveLength(2);
   });
@@ -89,7 +89,7 @@ describe('guard with a model: semantic predicates', () => {
     const g = await guard({ timeout_ms: 60_000, max_retries: 3 }, { budget_ms: 250 });
     const t0 = performance.now();
     const d = await g.pipeline.check(bank('balance', { account: 'x' }));
-    expect(performance.now() - t0).toBeLessThan(1500);
+    expect(performance.now() - t0).toBeLessThan(2500);
     expect(d.decision).toBe('deny'); // no-fraud unknown → deny
     expect(llm.chatRequests).toHaveLength(1);
   });
@@ -101,7 +101,7 @@ describe('guard with a model: semantic predicates', () => {
     setTimeout(() => ctrl.abort(), 100);
     const t0 = performance.now();
     const d = await g.pipeline.check(bank('balance', { account: 'x' }), ctrl.signal);
-    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(performance.now() - t0).toBeLessThan(2000);
     expect(d.decision).toBe('deny');
   });
 
