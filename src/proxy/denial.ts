@@ -63,12 +63,20 @@ export function toolDenial(d: Decision, s: DenialSubject, opts: { hasOutputSchem
   return result;
 }
 
+/**
+ * A JSON-RPC error whose wire message is exactly `message`. McpError's constructor prefixes "MCP error <code>: ",
+ * the SDK sends `error.message` as is, and the client's McpError prefixes again: without this, clients show the
+ * prefix twice (SDK brief §4.3).
+ */
+export function protocolError(code: number, message: string, data?: unknown): McpError {
+  const err = new McpError(code, message, data);
+  err.message = message;
+  return err;
+}
+
 /** A denied resources/read or prompts/get as an `McpError` with a self-contained message and the decision in `data`. */
 export function requestDenialError(d: Decision, s: DenialSubject): McpError {
-  const err = new McpError(GUARD_DENIED_CODE, denialText(d, s), { [DECISION_META_KEY]: decisionPayload(d) });
-  // McpError prefixes "MCP error <code>: "; clients show only `message`, so keep it self-contained.
-  err.message = denialText(d, s);
-  return err;
+  return protocolError(GUARD_DENIED_CODE, denialText(d, s), { [DECISION_META_KEY]: decisionPayload(d) });
 }
 
 /**

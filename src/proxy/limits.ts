@@ -1,5 +1,6 @@
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { LimitsConfig } from '../config/schema.js';
+import { protocolError } from './denial.js';
 
 /** Nesting depth of a JSON value, stopping as soon as `cap` is exceeded (so hostile input costs little). */
 export function jsonDepth(value: unknown, cap: number): number {
@@ -23,10 +24,10 @@ export function enforceArgumentLimits(args: unknown, limits: LimitsConfig, what:
   if (args === undefined) return;
   const depth = jsonDepth(args, limits.max_argument_depth);
   if (depth > limits.max_argument_depth) {
-    throw new McpError(ErrorCode.InvalidParams, `arguments of ${what} are nested deeper than ${limits.max_argument_depth} levels; flatten them.`);
+    throw protocolError(ErrorCode.InvalidParams, `arguments of ${what} are nested deeper than ${limits.max_argument_depth} levels; flatten them.`);
   }
   const bytes = Buffer.byteLength(JSON.stringify(args) ?? '');
   if (bytes > limits.max_argument_bytes) {
-    throw new McpError(ErrorCode.InvalidParams, `arguments of ${what} are ${bytes} bytes, over the ${limits.max_argument_bytes}-byte limit; send less data.`);
+    throw protocolError(ErrorCode.InvalidParams, `arguments of ${what} are ${bytes} bytes, over the ${limits.max_argument_bytes}-byte limit; send less data.`);
   }
 }

@@ -1,9 +1,10 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { makeDecision, type Decision } from '../guard/types.js';
 import type { ProxyCore, SessionContext } from './context.js';
 import { enforceArgumentLimits } from './limits.js';
+import { protocolError } from './denial.js';
 
 /** The listed name of the proxy's own tool (safe for every client). */
 export const MESSAGE_TOOL = 'guard_check_message';
@@ -59,7 +60,7 @@ export async function handleMessageTool(core: ProxyCore, session: SessionContext
   enforceArgumentLimits(args, core.config.limits, MESSAGE_TOOL);
   const parsed = ArgsSchema.safeParse(args ?? {});
   if (!parsed.success) {
-    throw new McpError(ErrorCode.InvalidParams, `${MESSAGE_TOOL} needs string arguments sender, recipient and content: ${z.prettifyError(parsed.error)}`);
+    throw protocolError(ErrorCode.InvalidParams, `${MESSAGE_TOOL} needs string arguments sender, recipient and content: ${z.prettifyError(parsed.error)}`);
   }
   const { sender, recipient, content } = parsed.data;
   if (session.authenticated && sender !== session.agent) {

@@ -11,18 +11,14 @@ import {
 import { DownstreamError } from '../errors.js';
 import type { ContentBlock, Decision } from '../guard/types.js';
 import { forwardOptions, stripProgressToken, type ForwardExtra, type ProxyCore, type SessionContext } from './context.js';
-import { requestDenialError } from './denial.js';
+import { requestDenialError, protocolError } from './denial.js';
 import { enforceArgumentLimits } from './limits.js';
 import { prefixUri, rewriteBlockUris, unprefixUri } from './namespacing.js';
 
 /** Downstream failures on read methods are JSON-RPC errors (brief §4.3), with the downstream code kept. */
 function asMcpError(err: unknown): unknown {
-  if (err instanceof DownstreamError) return new McpError(ErrorCode.InternalError, err.message, { code: err.code });
-  if (err instanceof McpError) {
-    const e = new McpError(err.code, err.message, err.data);
-    e.message = err.message.replace(/^MCP error -?\d+: /, ''); // no double prefix
-    return e;
-  }
+  if (err instanceof DownstreamError) return protocolError(ErrorCode.InternalError, err.message, { code: err.code });
+  if (err instanceof McpError) return protocolError(err.code, err.message.replace(/^MCP error -?\d+: /, ''), err.data);
   return err;
 }
 
@@ -43,7 +39,7 @@ export async function handleReadResource(core: ProxyCore, session: SessionContex
   const exposedUri = request.params.uri;
   const target = unprefixUri(exposedUri);
   const server = target ? core.pool.servers.get(target.server) : undefined;
-  if (!target || !server) throw new McpError(-32002, `Resource not found: ${exposedUri} (URIs look like <server>+<scheme>://…; see resources/list).`);
+  if (!target || !server) throw protocolError(-32002, `Resource not found: ${exposedUri} (URIs look like <server>+<scheme>://…; see resources/list).`);
   const base = { kind: 'resource_read' as const, agent: session.agent, session: session.id, profile: session.profile, server: target.server, uri: target.uri };
   const subject = { what: 'read of resource', name: exposedUri };
 
@@ -71,7 +67,7 @@ export async function handleGetPrompt(core: ProxyCore, session: SessionContext, 
   const exposed = request.params.name;
   const route = core.pool.prompt(exposed);
   const server = route ? core.pool.servers.get(route.server) : undefined;
-  if (!route || !server) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${exposed}. Call prompts/list for the available prompts.`);
+  if (!route || !server) throw protocolError(ErrorCode.InvalidParams, `Unknown prompt: ${exposed}. Call prompts/list for the available prompts.`);
   enforceArgumentLimits(request.params.arguments, core.config.limits, exposed);
   const base = { kind: 'resource_read' as const, agent: session.agent, session: session.id, profile: session.profile, server: route.server, uri: `prompt:${route.name}` };
   const subject = { what: 'prompt', name: exposed };

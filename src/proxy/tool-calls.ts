@@ -2,7 +2,7 @@ import { CallToolResultSchema, ErrorCode, McpError, type CallToolRequest, type C
 import { DownstreamError, errorMessage } from '../errors.js';
 import type { ContentBlock } from '../guard/types.js';
 import { forwardOptions, stripProgressToken, type ForwardExtra, type ProxyCore, type SessionContext } from './context.js';
-import { applyToolReplacement, downstreamFailure, toolDenial } from './denial.js';
+import { applyToolReplacement, downstreamFailure, toolDenial, protocolError } from './denial.js';
 import { enforceArgumentLimits } from './limits.js';
 import { handleMessageTool, isMessageTool } from './message-tool.js';
 import { prefixUri, rewriteContentUris, splitExposedName } from './namespacing.js';
@@ -18,7 +18,7 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
   const exposed = core.pool.tool(name);
   const route = exposed?.route ?? splitExposedName(name);
   const server = route ? core.pool.servers.get(route.server) : undefined;
-  if (!route || !server) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the available tools.`);
+  if (!route || !server) throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the available tools.`);
   enforceArgumentLimits(args, core.config.limits, name);
 
   const base = { agent: session.agent, session: session.id, profile: session.profile, server: route.server, tool: route.name };
@@ -29,7 +29,7 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
     return toolDenial(call, { what: 'call to tool', name }, { hasOutputSchema });
   }
   // A tool the filter or the onToolsListed hook hides is never forwarded, even if the guard allowed it.
-  if (!exposed) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the available tools.`);
+  if (!exposed) throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the available tools.`);
 
   let result: CallToolResult;
   try {

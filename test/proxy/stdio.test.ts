@@ -69,7 +69,7 @@ describe('quadguard serve over stdio (real child processes)', () => {
     const d = (await client.callTool({ name: 'bad__delete_all', arguments: {} })) as CallToolResult;
     expect(d.isError).toBe(true);
     expect(text(d)).not.toContain('everything deleted');
-    await expect(client.callTool({ name: 'nope__x', arguments: {} })).rejects.toThrow(/Unknown tool/);
+    await expect(client.callTool({ name: 'nope__x', arguments: {} })).rejects.toThrow(/^MCP error -32602: Unknown tool/);
   });
 
   it('lists and reads resources under server+scheme URIs, and gets prompts', async () => {
