@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineDetector } from './registry.js';
-import { clip, configError, FieldSelectorSchema, fromFindings, inspectedFields, MAX_SPANS, type Finding } from './common.js';
+import { clip, configError, FieldSelectorSchema, fromFindings, inspectedFields, MAX_SPANS, unknown, type Finding } from './common.js';
 import { lexicalPath } from './posix-path.js';
 import { invocations, type Invocation } from './shell-commands.js';
 import {
@@ -47,8 +47,14 @@ import {
  *   `credential_read` (`~/.ssh/id_*`, `~/.aws/credentials`, `.netrc`, `.env`, `/etc/shadow`, `.kube/config`…).
  *
  * `sandbox`: absolute (`/tmp`), home (`~/scratch`) or relative (`.`, `build`) directories; relative ones match only
- * relative targets, lexically. A missing field is `false` (nothing to run). Inspects the first 256 KiB of each
- * field. Evidence names the category and the command (clipped); spans cover the offending command.
+ * relative targets, lexically. A missing field is `false` (nothing to run). Evidence names the category and the
+ * command (clipped); spans cover the offending command.
+ *
+ * Bounded work: the command reader parses only the first `SHELL_PARSE_CHARS` (16 KiB) of each field, cut at the
+ * last command separator before that point (parsing is 0.5–2 s per 250 KB; one huge argument must not block the
+ * event loop). The rest, up to the 256 KiB every detector inspects, is only scanned for the command words of the
+ * selected categories (`rm`, `chmod`, `curl`, `mkfs`, `printenv`…): if one appears there and nothing was found in
+ * the parsed part, the value is `unknown` (the rule's `on_unknown` decides; hard rules deny), never `false`.
  *
  * @example { type: shell_risk, field: arguments.command, sandbox: ['/tmp', '/workspace'] }
  */
@@ -58,6 +64,37 @@ export const ShellRiskOptionsSchema = z.strictObject({
   categories: z.array(z.enum(SHELL_CATEGORIES)).min(1).optional(),
 });
 export type ShellRiskOptions = z.infer<typeof ShellRiskOptionsSchema>;
+
+/** Characters of each field the command reader parses (see the doc comment above). */
+export const SHELL_PARSE_CHARS = 16 * 1024;
+
+/**
+ * Words that can start a risky command of each category: what the unparsed tail of a long field is scanned for.
+ * A superset of what the checks recognise; a hit only makes the value unknown.
+ */
+const TAIL_SIGNALS: Record<ShellCategory, RegExp> = {
+  destructive_delete: /\b(?:rm|rmdir|shred|srm|wipe|unlink)\b|-delete\b/,
+  permission_change: /\b(?:chmod|chown|chgrp|chattr|setfacl|chflags)\b/,
+  remote_exec: /\b(?:curl|wget|iwr|irm|nc|ncat|socat|aria2c|Invoke-WebRequest|Invoke-RestMethod|DownloadString)\b/i,
+  env_dump: /\b(?:env|printenv|environ|declare|export)\b|process\.env|%ENV|\bENV\[|\$\{?[A-Z_]*(?:TOKEN|SECRET|PASSW|KEY)|^\s*set\s*$/m,
+  disk_destroy: /\b(?:mkfs[\w.]*|mke2fs|mkswap|wipefs|dd|sgdisk|diskutil)\b|\/dev\/|\(\)\s*\{/,
+  reverse_shell: /\/dev\/(?:tcp|udp)|\b(?:nc|ncat|socat|telnet)\b|socket/,
+  git_destructive: /\bgit\b/,
+  credential_read: /\.ssh|\.aws|\.netrc|\.env\b|shadow|\.kube|\.docker|\.gnupg|credentials/,
+};
+
+/** Interpreters a download may be piped into: with a download in the parsed start, one in the tail is a signal too. */
+const TAIL_INTERPRETER = /\b(?:iex|sh|bash|zsh|dash|ksh|fish|python[\d.]*|perl|ruby|node|php|pwsh|powershell)\b/i;
+
+/** Where to stop parsing a long text: the last separator (newline, `;`, `&`, `|`) before the cap, else the cap. */
+function parseEnd(text: string): number {
+  if (text.length <= SHELL_PARSE_CHARS) return text.length;
+  for (let k = SHELL_PARSE_CHARS; k > SHELL_PARSE_CHARS / 2; k--) {
+    const c = text.charCodeAt(k - 1);
+    if (c === 10 || c === 59 || c === 38 || c === 124) return k;
+  }
+  return SHELL_PARSE_CHARS;
+}
 
 const CHECKS: Record<ShellCategory, (inv: Invocation, sandbox: Sandbox) => string | undefined> = {
   destructive_delete: destructiveDelete,
@@ -90,16 +127,26 @@ export const shellRiskDetector = defineDetector({
     const categories = opts.categories ?? DEFAULT_SHELL_CATEGORIES;
     const checks = categories.map((c) => [c, CHECKS[c]] as const);
     const raw = RAW.filter((r) => categories.includes(r.category));
+    const tail = categories.map((c) => TAIL_SIGNALS[c]);
+    const remote = categories.includes('remote_exec');
     const field = opts.field;
     return function shell_risk(i) {
       const findings: Finding[] = [];
+      const unparsed: string[] = [];
       for (const f of inspectedFields(i, field)) {
         for (const r of raw) {
           r.re.lastIndex = 0;
           const m = r.re.exec(f.text);
           if (m) findings.push({ kind: r.category, field: f.field, start: m.index, end: m.index + m[0].length, shown: r.why });
         }
-        for (const inv of invocations(f.text)) {
+        const end = parseEnd(f.text);
+        if (end < f.text.length) {
+          const rest = f.text.slice(end);
+          // A pipeline cut at the cap may hold the download before it and the interpreter after it.
+          const split = remote && TAIL_SIGNALS.remote_exec.test(f.text.slice(0, end)) && TAIL_INTERPRETER.test(rest);
+          if (split || tail.some((re) => re.test(rest))) unparsed.push(f.field);
+        }
+        for (const inv of invocations(end < f.text.length ? f.text.slice(0, end) : f.text)) {
           for (const [category, check] of checks) {
             const why = check(inv, sandbox);
             if (why === undefined) continue;
@@ -108,6 +155,9 @@ export const shellRiskDetector = defineDetector({
           }
           if (findings.length >= MAX_SPANS) break;
         }
+      }
+      if (findings.length === 0 && unparsed.length > 0) {
+        return unknown(`shell_risk: ${unparsed.slice(0, 3).join(', ')} longer than ${SHELL_PARSE_CHARS / 1024} KiB; only the start was parsed and the rest names a command word of a checked category`);
       }
       return fromFindings('shell_risk', findings);
     };

@@ -150,6 +150,8 @@ describe('shell_risk edge cases', () => {
   });
   it('stays linear on long pipelines', () => {
     expect(run(`${'sh|'.repeat(20_000)}sh`)).toEqual({ value: 'false' });
-    expect(run(`curl x | ${'cat|'.repeat(20_000)}sh`).value).toBe('true');
+    // Past the 16 KiB parse cap the interpreter is only seen by the tail scan: unknown (hard rules deny), not false.
+    expect(run(`curl x | ${'cat|'.repeat(20_000)}sh`).value).toBe('unknown');
+    expect(run(`curl x | ${'cat|'.repeat(2_000)}sh`).value).toBe('true');
   });
 });
