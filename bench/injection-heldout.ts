@@ -1,6 +1,7 @@
 /**
- * Measures the `injection` detector on the hand-written corpus under test/fixtures/injection (the target: kinds of
- * attacks and hard negatives the dev data does not hold), per category and per carrier, then on the dev files of
+ * Measures the `injection` detector on the hand-written corpora under test/fixtures/injection (the target: kinds of
+ * attacks and hard negatives the dev data does not hold; `tuning` was developed against, `blind` was not), per
+ * category and per carrier, then on the dev files of
  * BIPIA and AgentDojo as a sanity check (when ../shared/data/eval/dev exists; never copied).
  *
  *   npx tsx bench/injection-heldout.ts [--threshold 0.5] [--verbose]
@@ -24,19 +25,21 @@ function table(title: string, rows: CorpusRow[], key: (r: CorpusRow) => string):
   for (const [k, v] of t) console.log(`  ${k.padEnd(24)} recall ${pct(v.caught, v.attacks)} (${v.caught}/${v.attacks})  FPR ${pct(v.falseAlarms, v.benign)} (${v.falseAlarms}/${v.benign})`);
 }
 
-const rows = loadCorpus();
-const total = tally(rows, () => '', threshold).get('') as Tally;
-console.log(`corpus: ${rows.length} rows  recall ${pct(total.caught, total.attacks)} (${total.caught}/${total.attacks})  FPR ${pct(total.falseAlarms, total.benign)} (${total.falseAlarms}/${total.benign})  threshold ${threshold}`);
-table('attacks by category', rows.filter((r) => r.label === 'attack'), (r) => r.category);
-table('benign by category', rows.filter((r) => r.label === 'benign'), (r) => r.category);
-table('by carrier', rows, (r) => r.carrier);
-if (verbose) {
-  console.log('\nmisclassified:');
-  for (const r of rows) {
-    const s = scoreInjection(r.text);
-    if ((s.score >= threshold) !== (r.label === 'attack')) {
-      console.log(`  ${r.label === 'attack' ? 'missed' : 'false alarm'} [${r.category}/${r.carrier}/${r.note}] ${s.score} ${s.findings.map((f) => `${f.signal}:${f.detail}`).join('; ')}`);
-      console.log(`    ${r.text.replace(/\n/g, ' ⏎ ').slice(0, 400)}`);
+for (const set of ['tuning', 'blind'] as const) {
+  const rows = loadCorpus(set);
+  const total = tally(rows, () => '', threshold).get('') as Tally;
+  console.log(`\n=== ${set} corpus: ${rows.length} rows  recall ${pct(total.caught, total.attacks)} (${total.caught}/${total.attacks})  FPR ${pct(total.falseAlarms, total.benign)} (${total.falseAlarms}/${total.benign})  threshold ${threshold}`);
+  table('attacks by category', rows.filter((r) => r.label === 'attack'), (r) => r.category);
+  table('benign by category', rows.filter((r) => r.label === 'benign'), (r) => r.category);
+  table('by carrier', rows, (r) => r.carrier);
+  if (verbose) {
+    console.log('\nmisclassified:');
+    for (const r of rows) {
+      const s = scoreInjection(r.text);
+      if ((s.score >= threshold) !== (r.label === 'attack')) {
+        console.log(`  ${r.label === 'attack' ? 'missed' : 'false alarm'} [${r.category}/${r.carrier}/${r.note}] ${s.score} ${s.findings.map((f) => `${f.signal}:${f.detail}`).join('; ')}`);
+        console.log(`    ${r.text.replace(/\n/g, ' ⏎ ').slice(0, 400)}`);
+      }
     }
   }
 }

@@ -107,7 +107,11 @@ export function decodeRuns(text: string): DecodedRun[] {
   if (/\brot-?13\b/i.test(text)) push('rot13', rot13(text.slice(0, MAX_RUN_LEN)));
   for (const m of text.matchAll(SPACED_RUN)) {
     if (out.length >= MAX_RUNS) break;
-    push('spaced', m[0].slice(0, MAX_RUN_LEN).replace(/ {2,}/g, '\u0000').replace(/ /g, '').replace(/\u0000/g, ' '));
+    // Wide gaps (or a separator followed by a space) end a word; single separators join its letters.
+    // Letters joined by a separator ("I-g-n-o-r-e a-l-l"): a space ends a word; letters joined by spaces: two do.
+    const run = m[0].slice(0, MAX_RUN_LEN);
+    const gap = /[A-Za-z][-.*_][A-Za-z]/.test(run) ? / +/g : / {2,}/g;
+    push('spaced', run.replace(gap, '\u0000').replace(/[ .*_-]/g, '').replace(/\u0000/g, ' '));
   }
   const leet = unleet(text.slice(0, MAX_RUN_LEN));
   if (leet !== undefined) push('leet', leet);
@@ -115,7 +119,7 @@ export function decodeRuns(text: string): DecodedRun[] {
 }
 
 /** Letters separated by single spaces, words by two or more ("I g n o r e  a l l"): at least 8 letters. */
-const SPACED_RUN = /(?:\b[A-Za-z] {1,3}){7,}[A-Za-z]\b/g;
+const SPACED_RUN = /(?:\b[A-Za-z](?: {1,3}|[-.*_] ?)){7,}[A-Za-z]\b/g;
 /** Digits standing for letters inside words ("1gn0r3"). */
 const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's' };
 const LEET_WORD = /\b(?=[A-Za-z0-9@$]*[A-Za-z])(?=[A-Za-z0-9@$]*[013457@$])[A-Za-z0-9@$]{3,}\b/g;
@@ -136,7 +140,7 @@ function unleet(text: string): string | undefined {
 
 /** Words that mark a sentence as talking *about* a phrase it quotes (reports, articles, awareness mails). */
 const REPORTING =
-  /\b(?:such as|like|for example|for instance|e\.g\.|phrases?|wording|string|text|says?|said|saying|wrote|writes?|typing|typed|attacks?|attackers?|injections?|injected|malicious|poisoned|tested|category|example|payloads?)\b/i;
+  /\b(?:such as|like|for example|for instance|e\.g\.|phrases?|wording|string|text|says?|said|saying|wrote|writes?|typing|typed|attacks?|attackers?|injections?|injected|malicious|poisoned|tested|category|example|payloads?|someone|somebody|put|posted|hid|hidden|embedded|contained|containing|included)\b/i;
 const QUOTED_SPAN = /(?<=^|[\s(:])(?:"[^"\n]{3,200}"|“[^”\n]{3,200}”|'[^'\n]{3,200}'|‘[^’\n]{3,200}’)(?=[\s.,;:)!?]|$)/g;
 
 /**
@@ -151,7 +155,8 @@ export function unquoteDiscussion(text: string): string {
     .map((line) => {
       // Field names ("text:", "body:") are carrier syntax, not reporting words.
       const prose = line.replace(QUOTED_SPAN, ' ').replace(/(?:^|[\s,{])"?[\w-]{1,30}"?\s*:/g, ' ');
-      if (line.length > 2000 || !REPORTING.test(prose)) return line;
+      // JSON keeps its strings in quotes: those are data, not quotations.
+      if (line.length > 2000 || /"\s*:\s*["{[\d]/.test(line) || !REPORTING.test(prose)) return line;
       return line.replace(QUOTED_SPAN, '"…"');
     })
     .join('\n');

@@ -26,13 +26,13 @@ const MAX_LEN = 500;
 
 /** Sentence openers that may precede the imperative verb. */
 const OPENER =
-  String.raw`(?:(?:please|per favore|por favor|s'il vous plaît|s'il te plaît|bitte|пожалуйста|请|kindly|now|also|then|and|but|so|ok|okay|first|firstly|next|instead|immediately|quietly|secretly|silently|politely|just|simply|only|additionally|finally|afterwards|subsequently|always|right away|from now on|before anything else|after that|in addition)[,:]?\s+){0,3}`;
+  String.raw`(?:(?:please|per favore|por favor|s'il vous plaît|s'il te plaît|bitte|пожалуйста|请|kindly|now|also|then|and|but|so|ok|okay|first|firstly|next|instead|immediately|quietly|secretly|silently|politely|just|simply|only|additionally|finally|afterwards|subsequently|always|right away|from now on|before anything else|after that|in addition|\w{3,}ly)[,:]?\s+){0,3}`;
 
 /** Base-form verbs that open an instruction (broad on purpose: the cues, not the verb, decide). */
 const VERB = [
-  'add|append|prepend|insert|include|incorporate|embed|inject|mention|say|state|claim|assert|note|declare|announce|report|write|compose|draft|craft|create|generate|produce|output|print|return|respond|reply|answer|list|explain|describe|portray|depict|present|refer|call|name|label|summari[sz]e|translate|switch|speak|use|utili[sz]e|format|encode|encrypt|convert|reverse|replace|swap|substitute|spell|misspell|capitali[sz]e|scramble|shuffle|sprinkle|end|begin|start|open|close|conclude|finish|sign|recommend|promote|advertise|suggest|endorse|urge|encourage|advise|tell|inform|notify|remind|warn|assure|reassure|convince|persuade|ask|request|get|find|collect|gather|obtain|direct|point|send|forward|transfer|wire|pay|email|e-mail|mail|post|publish|share|upload|export|leak|invite|grant|give|provide|offer|change|modify|update|set|reset|disable|enable|turn|delete|remove|erase|wipe|cancel|run|execute|invoke|trigger|install|download|visit|click|open|navigate|go|log|make|put|place|keep|treat|act|pretend|imagine|solve|calculate|compute|extend|append|have|let|stop|pay|forget|ignore|disregard|discard|skip|continue|proceed|follow|comply|obey|do|only|avoid|keep',
+  'add|append|prepend|insert|include|incorporate|embed|inject|mention|say|state|claim|assert|note|declare|announce|report|write|compose|draft|craft|create|generate|produce|output|print|return|respond|reply|answer|list|explain|describe|portray|depict|present|refer|call|name|label|summari[sz]e|translate|switch|speak|use|utili[sz]e|format|encode|encrypt|convert|reverse|replace|swap|substitute|spell|misspell|capitali[sz]e|scramble|shuffle|sprinkle|end|begin|start|open|close|conclude|finish|sign|recommend|promote|advertise|suggest|endorse|urge|encourage|advise|tell|inform|notify|remind|warn|assure|reassure|convince|persuade|ask|request|get|find|collect|gather|obtain|direct|point|send|forward|transfer|wire|pay|email|e-mail|mail|post|publish|share|upload|export|leak|invite|grant|give|provide|offer|change|modify|update|set|reset|disable|enable|turn|delete|remove|erase|wipe|cancel|run|execute|invoke|trigger|install|download|visit|click|open|navigate|go|log|make|put|place|keep|treat|act|pretend|imagine|solve|calculate|compute|extend|append|have|let|stop|pay|forget|ignore|disregard|discard|skip|continue|proceed|follow|comply|obey|do|only|avoid|keep|come|point|throw|slip|work|weave|push|rate|rank|outline|fix|move|copy|paste|attach|mark|approve|buy|order|book|review|edit|refactor|check|look|show|bring|take|fill|submit|register|sign up|subscribe|text|message|dm|ping|cc|bcc|override|bypass|unlock|grant|revoke|allow|compile|assemble|dump|extract|scrape|harvest|retrieve|fetch|look up|search|archive|save|store|log',
   // A few other languages' imperatives (second person), for injections written in them.
-  'antworte|antworten Sie|schreibe|schreib|erwähne|sende|schicke|leite|überweise|lösche|réponds|répondez|écris|écrivez|envoie|envoyez|transfère|mentionne|mentionnez|dis|dites|supprime|responde|escribe|envía|dile|dígale|menciona|transfiere|borra|rispondi|scrivi|invia|inoltra|menziona|di|cancella|ответь|отправь|переведи|напиши|скажи|перешли|удали|告诉|发送|回复|转发|删除',
+  'antworte|antworten Sie|schreibe|schreib|sage|sag|erwähne|sende|schicke|leite|überweise|lösche|réponds|répondez|écris|écrivez|envoie|envoyez|transfère|mentionne|mentionnez|dis|dites|supprime|responde|escribe|envía|dile|dígale|menciona|transfiere|borra|rispondi|scrivi|invia|inoltra|menziona|di|cancella|ответь|отправь|переведи|напиши|скажи|перешли|удали|告诉|发送|回复|转发|删除',
 ].join('|');
 
 /** Imperative at the start of a (stripped) sentence. */
@@ -46,6 +46,11 @@ const MODAL = new RegExp(
     String.raw`\b(?:the |your )?(?:summary|answer|reply|response|output|result|translation) (?:must|should|needs? to|has to|shall|is to)\b`,
     String.raw`\b(?:what(?:ever)?|anything|everything) you (?:write|produce|say|return|output|generate|send)(?: next)? (?:must|should|needs? to|has to|shall)\b`,
     String.raw`\b(?:the user|the owner|the account owner|I|we) (?:actually |really |now |also )?(?:wants?|needs?|asks?|asked|would like|has authori[sz]ed|authori[sz]es?|instructs?|requests?) you to\b`,
+    String.raw`\b(?:tell|ask|instruct|remind|want|need) you to\b`,
+    String.raw`\b(?:summar(?:y|ies)|recaps?|answers?|responses?|repl(?:y|ies)|outputs?|forecasts?|translations?|(?:the|any|every) \w+ you (?:give|write|produce|return|send|provide))\b[^.\n]{0,40}\b(?:must|should|needs? to|has to|have to|is to|are to)\b`,
+    String.raw`\byou (?:now )?(?:only|exclusively|must only|will only|may only) (?:speak|answer|reply|respond|write|talk|use|output)\b`,
+    String.raw`\byou (?:now )?(?:speak|answer|reply|respond|write|talk) (?:only|exclusively)\b`,
+    String.raw`\b(?:whoever|anyone|anybody|any(?:thing|one)? (?:that|who)) (?:is )?\w+ing (?:this|these|the above)\b[^.\n]{0,40}\b(?:should|must|needs? to|has to|is to)\b`,
     String.raw`\b(?:the person|the human|whoever) you (?:are|'re) (?:helping|assisting|working for) (?:wants?|needs?|has authori[sz]ed|asked) you to\b`,
     String.raw`\b(?:whoever|anyone|anything|any system|any tool) (?:that )?(?:reads?|process(?:es)?|summari[sz]es|handles?|parses?) this\b[^.\n]{0,40}\b(?:should|must|needs? to|has to|is to)\b`,
   ].join('|'),
@@ -56,7 +61,9 @@ const MODAL = new RegExp(
 const AI_ADDRESS = new RegExp(
   [
     String.raw`\b(?:dear|hey|hi|hello|attention|note (?:for|to)|message (?:for|to)|instructions? (?:for|to)|reminder (?:for|to)|action item for|to|for) (?:the |any |all |my |our )?(?:AI|A\.I\.|assistant|language model|LLM|chatbot|bot|agent|model|GPT|copilot)s?\b(?! (?:we|I) (?:trained|built|use|deployed))`,
-    String.raw`^(?:hey |hi |dear |ok |okay |attention,? )?(?:the )?(?:AI|assistant|agent|bot|model|LLM)(?: agent| assistant| model)?s?\s*[,:](?=\s)`,
+    String.raw`^(?:hey |hi |hello |dear |ok |okay |attention,? )?(?:[\w-]+ ){0,2}(?:AI|KI|IA|assistant|assistent|asistente|assistente|ассистент|агент|助手|agent|bot|model|LLM)s?\s*[,:!\-–—](?=\s)`,
+    String.raw`\b(?:whoever|anyone|anybody|any(?:thing|one)? (?:that|who)) (?:is )?\w+ing (?:this|these|the above)\b[^.\n]{0,40}\b(?:should|must|needs? to|has to|is to)\b`,
+    String.raw`\b(?:AI|assistant|agent|bot|model|LLM)s? (?:reading|processing|summari[sz]ing|reviewing|parsing|handling|indexing|browsing|answering)\b`,
     String.raw`\((?:AI|assistant|agent|bot|model|LLM)\)`,
     String.raw`\b(?:you, the|as an?) (?:AI|assistant|agent|bot|model|language model)\b`,
     String.raw`\b(?:any|the) (?:AI|assistant|agent|bot|model|LLM|language model)s? (?:reading|processing|summari[sz]ing|parsing|handling|that reads|that processes)\b`,
@@ -65,6 +72,9 @@ const AI_ADDRESS = new RegExp(
   ].join('|'),
   'i',
 );
+
+/** The AI as the subject of an obligation ("the assistant should …", "the model is now …"). */
+const AI_SUBJECT = /\b(?:the|this|any|every|all|your) (?:AI|assistant|agent|bot|model|LLM|language model)s? (?:must|should|needs? to|has to|is to|are to|will now|shall|is now|are now|may now|can now|has been)\b/i;
 
 /** The user or reader in the third person (with a few other languages). */
 const USER3 =
@@ -84,6 +94,11 @@ const OUTPUT = new RegExp(
     String.raw`\b(?:the generated|the resulting|the final) (?:code|script|program|answer|text|summary)\b|\b(?:extend|modify|change) the (?:solution|code|script|program)\b`,
     String.raw`\bbefore (?:showing|returning|sending|displaying) it\b`,
     String.raw`\bin (?:one|two|three|four|five|six|\d+|a few|a single) (?:sentences?|words?|paragraphs?|bullet points?|lines?)\b`,
+    String.raw`\b(?:in|into|to|within) (?:the |your |this |every |each |any |all )?(?:answers?|responses?|repl(?:y|ies)|outputs?|summar(?:y|ies)|recaps?|overview|digest|report you)\b`,
+    String.raw`\b(?:while|when|whilst|whenever|before|after) (?:you(?:'re| are)? )?(?:summari[sz]|relay|recap|condens|paraphras|answer|respond|reply|describ|translat|rewrit|forward|present)\w*\b`,
+    String.raw`\b(?:summar(?:y|ies)|recaps?|answers?|responses?|repl(?:y|ies)|outputs?|forecasts?|translations?|(?:the|any|every) \w+ you (?:give|write|produce|return|send|provide))\b[^.;\n]{0,40}\b(?:must|should|needs? to|has to|have to|is to|are to)\b`,
+    String.raw`\bfrom (?:this|here|now|today) (?:\w+ )?on(?:wards?)?\b`,
+    String.raw`\bwhatever you (?:say|write|do|answer|output|produce|return)\b|\b(?:every|each|any|all) (?:answers?|responses?|repl(?:y|ies)|outputs?|summar(?:y|ies))\b`,
     String.raw`\b(?:the|your) (?:summary|answer|reply|response|output|translation) (?:must|should|needs? to|has to|shall|is to)\b`,
     String.raw`\b(?:ab jetzt|von nun an|à partir de maintenant|désormais|de ahora en adelante|a partir de ahora|d'ora in poi|da ora in poi|отныне|с этого момента|从现在开始)`,
   ].join('|'),
@@ -93,8 +108,10 @@ const OUTPUT = new RegExp(
 /** Ordering content into the output: "mention that …", "insert a joke", "describe X as Y". */
 const TEXT_UNIT =
   String.raw`(?:jokes?|sentences?|lines?|poems?|stor(?:y|ies)|words?|phrases?|links?|urls?|emojis?|compliments?|haikus?|limericks?|paragraphs?|notes?|disclaimers?|slogans?|quotes?|facts?|remarks?|comments?|references?|statements?|claims?|p\.s\.|hashtags?|warnings?|ads?|advert(?:isement)?s?|promotions?|recommendations?|fun facts?)`;
+const CREATIVE =
+  String.raw`(?:poems?|riddles?|stor(?:y|ies)|sonnets?|haikus?|limericks?|essays?|cover letters?|songs?|raps?|jokes?|tweets?|slogans?|plots?|recipes?|bullet points|puns?|ode)`;
 const CONTENT_STRONG = new RegExp(
-  `^${OPENER}(?:(?:mention|say|state|claim|assert|insert|append|prepend|sprinkle|declare|stress|emphasi[sz]e|pretend|imply|hint|erwähne|mentionne|menciona|menziona|dile|dis|скажи)(?![\\w'-])(?! (?:your|our|us|of|and|or)\\b)|(?:add|include|put|place|end with|begin with|start with|open with|close with|conclude with|finish with|sign off with)\\s+(?:an?|the|this|one|some|two|three|\\d+|random|funny|short|witty|catchy)?\\s*(?:[\\w-]+\\s+){0,2}${TEXT_UNIT}\\b|(?:describe|portray|depict|present|refer to|call|characteri[sz]e|label)\\s+(?:[\\w'-]+\\s+){1,5}(?:only )?as\\b(?! (?:needed|required|usual|well|soon|described|shown|follows|possible))|(?:recommend|promote|advertise|endorse)\\s+(?!your\\b|our\\b|us\\b)[A-Z\\w])`,
+  `^${OPENER}(?:(?:point out|slip in|throw in|weave in|tuck in|sneak in|squeeze in|work in|drop in)\\b|(?:work|weave|slip|fit|sneak|squeeze|build|blend) (?:[\\w'"-]+\\s+){1,6}into\\b|(?:write|compose|draft|outline|create|generate|produce|come up with|invent|tell|give|provide|add|include)\\s+(?:me |us |them |the user |the reader )?(?:an?|the|one|two|three|five|ten|\\d+|some|your own)?\\s*(?:[\\w-]+\\s+){0,3}${CREATIVE}\\b|(?:mention|say|state|claim|assert|insert|append|prepend|sprinkle|declare|stress|emphasi[sz]e|pretend|imply|hint|erwähne|mentionne|menciona|menziona|dile|dis|скажи)(?![\\w'-])(?! (?:your|our|us|of|and|or)\\b)|(?:add|include|put|place|end with|begin with|start with|open with|close with|conclude with|finish with|sign off with)\\s+(?:an?|the|this|one|some|two|three|\\d+|random|funny|short|witty|catchy)?\\s*(?:[\\w-]+\\s+){0,2}${TEXT_UNIT}\\b|(?:describe|portray|depict|present|refer to|call|characteri[sz]e|label)\\s+(?:[\\w'-]+\\s+){1,5}(?:only )?as\\b(?! (?:needed|required|usual|well|soon|described|shown|follows|possible))|(?:recommend|promote|advertise|endorse)\\s+(?!your\\b|our\\b|us\\b)[A-Z\\w])`,
   'i',
 );
 /** "tell/inform/assure … that …", "suggest that …": a claim handed to the reader to repeat. */
@@ -103,16 +120,16 @@ const THAT_CLAUSE =
 
 /** Override and stealth: the order displaces the task or hides itself. */
 const OVERRIDE_STRONG =
-  /(?:^|[;,:.]\s*|\band\s+)instead\b(?! of\b)(?!\s*[.!]?$)|\bregardless\b|\bwhatever the (?:question|task|request|user asks)\b|\bno matter (?:what|the)\b|\birrespective of\b|\beven (?:though|if) (?:nothing|it is not|that is not|the (?:text|data|email))\b|\bbefore (?:anything else|answering|giving (?:any|the|your)|you (?:answer|respond|reply|continue|proceed|do anything|solve|summari[sz]e))\b|\bthen (?:continue|proceed|resume|return|carry on|confirm|go back)\b|\bthe original (?:task|request|question|instructions?)\b|\bwhatever you were (?:asked|told|given)\b|\bstop what you(?:'re| are) doing\b|\bset aside\b|\bpay no attention\b|\b(?:do not|don't|never|without) (?:tell(?:ing)?|mention(?:ing)?|inform(?:ing)?|notify(?:ing)?|ask(?:ing)?|alert(?:ing)?|confirm(?:ing)?)\b|\bno need to (?:mention|tell|inform|ask|confirm)\b|\bnotify nobody\b|\bwithout (?:confirmation|permission|approval)\b|\bsenza (?:dirglielo|dirlo|avvisare)|\bsans (?:le dire|prévenir)|\bsin (?:decírselo|avisar)|\bohne (?:es )?(?:zu sagen|Bescheid)|\bне говоря|不要告诉/i;
+  /(?:^|[;,:.]\s*|\band\s+)instead\b(?! of\b)(?!\s*[.!]?$)|\bregardless\b|\bthen (?:finish|complete|do|answer|handle|get back to) (?:the|your) (?:task|request|question|job)\b|\bbefore the rest\b|\bno longer appl(?:y|ies)\b|\bwhatever the (?:question|task|request|user asks)\b|\bno matter (?:what|the)\b|\birrespective of\b|\beven (?:though|if) (?:nothing|it is not|that is not|the (?:text|data|email))\b|\bbefore (?:anything else|answering|giving (?:any|the|your)|you (?:answer|respond|reply|continue|proceed|do anything|solve|summari[sz]e))\b|\bthen (?:continue|proceed|resume|return|carry on|confirm|go back)\b|\bthe original (?:task|request|question|instructions?)\b|\bwhatever you were (?:asked|told|given)\b|\bstop what you(?:'re| are) doing\b|\bset aside\b|\bpay no attention\b|\b(?:do not|don't|never|without) (?:tell(?:ing)?|mention(?:ing)?|inform(?:ing)?|notify(?:ing)?|ask(?:ing)?|alert(?:ing)?|confirm(?:ing)?)\b|\bno need to (?:mention|tell|inform|ask|confirm)\b|\bnotify nobody\b|\bwithout (?:confirmation|permission|approval)\b|\bsenza (?:dirglielo|dirlo|avvisare)|\bsans (?:le dire|prévenir)|\bsin (?:decírselo|avisar)|\bohne (?:es )?(?:zu sagen|Bescheid)|\bне говоря|不要告诉/i;
 const OVERRIDE_WEAK = /\binstead\b(?! of\b)|\b(?:quietly|secretly|silently|discreetly|immediately|right away|at once|urgent(?:ly)?|first)\b/i;
 
 /** Changes to the form of the output: encodings, reversed or substituted letters, a switch of language. */
 const TRANSFORM =
-  /\b(?:morse|hexadecimal|hex|base64|base-64|binary|rot-?13|pig latin|leet ?speak|caesar|ciphers?)\b|\b(?:backwards?|in reverse(?: order)?|reversed)\b|\b(?:every|each|other) (?:other )?(?:word|letter|vowel|character|sentence)s?\b[^.\n]{0,40}\b(?:with|backwards|reverse|into|for|as)\b|\bonly (?:capital|uppercase|lowercase) letters\b|\ball caps\b/i;
+  /\balternating (?:upper|lower|capital|case)|\bupper ?and lower ?case\b|\bmixed case\b|\b(?:morse|hex|base64|base-64|binary|rot-?13|pig latin|leet ?speak|caesar|ciphers?)\b|\b(?:backwards?|in reverse(?: order)?|reversed)\b|\b(?:every|each|other) (?:other )?(?:word|letter|vowel|character|sentence)s?\b[^.\n]{0,40}\b(?:with|backwards|reverse|into|for|as)\b|\bonly (?:capital|uppercase|lowercase) letters\b|\ball caps\b/i;
 const LANGUAGES =
   'english|spanish|french|german|italian|portuguese|dutch|russian|chinese|mandarin|cantonese|japanese|korean|arabic|hindi|bengali|urdu|hebrew|turkish|polish|greek|swedish|norwegian|danish|finnish|czech|hungarian|romanian|ukrainian|vietnamese|thai|indonesian|malay|swahili|persian|farsi|latin|klingon|esperanto|catalan|tagalog';
 const LANGUAGE = new RegExp(
-  `\\b(?:in|into|to) (?:${LANGUAGES})\\b(?!\\s+(?:food|cuisine|restaurant|class|classes|course|lessons?|history|literature))|\\bauf (?:Deutsch|Englisch|Französisch|Spanisch)\\b|\\ben (?:français|espagnol|anglais|inglés|francés|alemán)\\b`,
+  `\\b(?:in|into|to|only|speak|exclusively) (?:${LANGUAGES})\\b(?!\\s+(?:food|cuisine|restaurant|class|classes|course|lessons?|history|literature))|\\bauf (?:Deutsch|Englisch|Französisch|Spanisch)\\b|\\ben (?:français|espagnol|anglais|inglés|francés|alemán)\\b`,
   'i',
 );
 
@@ -206,7 +223,7 @@ export function scoreSentence(u: Unit): { weight: number; cues: string[] } | und
   const s = u.text;
   const opens = starts(s);
   // Three words at least: "State University" or "Update roadmap" in a table cell are names, not orders.
-  const imperative = opens.some((o) => IMPERATIVE.test(o) && /^\S+\s+\S+\s+\S/u.test(o)) || opens.some((o) => IMPERATIVE.test(o) && /[\u3000-\u9fff]/u.test(o));
+  const imperative = (/^\S+\s+\S+\s+\S/u.test(s) && opens.some((o) => IMPERATIVE.test(o) && /^\S+\s+\S/u.test(o))) || opens.some((o) => IMPERATIVE.test(o) && /[\u3000-\u9fff]/u.test(o));
   const modal = MODAL.test(s);
   if (!imperative && !modal) return undefined;
   const cues: string[] = [];
@@ -215,7 +232,7 @@ export function scoreSentence(u: Unit): { weight: number; cues: string[] } | und
     w += weight;
     cues.push(cue);
   };
-  const ai = AI_ADDRESS.test(s) || AI_ADDRESS.test(u.prev);
+  const ai = AI_ADDRESS.test(s) || AI_ADDRESS.test(u.prev) || AI_ADDRESS.test(opens[0] as string) || AI_SUBJECT.test(s);
   if (ai) add(0.4, 'addressed to an AI');
   if (modal && /\byou to\b/i.test(s)) add(0.3, 'someone wants you to');
   const user = USER3.test(s);
@@ -225,7 +242,7 @@ export function scoreSentence(u: Unit): { weight: number; cues: string[] } | und
   if (OVERRIDE_STRONG.test(s)) add(0.35, 'override or stealth');
   else if (OVERRIDE_WEAK.test(s)) add(0.1, 'urgency');
   if (TRANSFORM.test(s)) add(0.35, 'output transformation');
-  if (LANGUAGE.test(s) && /\b(?:respond|reply|answer|writ(?:e|ten|ing)|speak|switch|produce|only|exclusively|translate|from now on|antworte|réponds|responde|rispondi)\b/i.test(s)) add(0.3, 'language switch');
+  if (LANGUAGE.test(s) && /\b(?:respond|reply|answers?|writ(?:e|ten|ing)|giv(?:e|en)|speak|switch|produce|only|exclusively|translate|from now on|antworte|réponds|responde|rispondi)\b/i.test(s)) add(0.3, 'language switch');
   // A target alone is how invoices and newsletters talk ("pay to IBAN …", "write to hello@…"); it adds, it does not decide.
   let targetOnly = 0;
   if (TARGET.test(s)) {

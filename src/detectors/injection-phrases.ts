@@ -39,7 +39,7 @@ const OVERRIDE: WeightedPattern[] = [
     detail: 'forget what you were asked',
   },
   {
-    re: new RegExp(`\\b(?:previous|prior|earlier|above|original|old|all|your|system) ${INSTRUCTION_NOUN} (?:are|is|have been|were) (?:now )?(?:void|null|cancel+ed|revoked|obsolete|superseded|outdated|no longer (?:valid|apply|applicable|relevant|in effect))\\b`, 'i'),
+    re: new RegExp(`\\b(?:previous|prior|earlier|above|original|old|all|your|system) ${INSTRUCTION_NOUN} (?:(?:are|is|have been|were) )?(?:now )?(?:void|null|cancel+ed|revoked|obsolete|superseded|outdated|no longer (?:valid|appl(?:y|ies)|applicable|relevant|in effect|matters?))\\b`, 'i'),
     weight: 0.85,
     detail: 'previous instructions are void',
   },
@@ -47,6 +47,7 @@ const OVERRIDE: WeightedPattern[] = [
   { re: /\bforget (?:everything|all)\b[^.\n]{0,30}\b(?:above|before|previous|told|said|know|learned)\b/i, weight: 0.85, detail: 'forget everything' },
   { re: /\b(?:new|updated|revised|real|actual|true)\s+(?:system\s+)?instructions?\s*:/i, weight: 0.75, detail: 'new instructions:' },
   { re: /\byour (?:new|real|actual|true) (?:task|goal|objective|role|purpose|instructions?) (?:is|are)\b/i, weight: 0.75, detail: 'your new task is' },
+  { re: /\b(?:the |this )?(?:assistant|AI|model|agent|bot) is now (?:in \w+ mode|unrestricted|unfiltered|jailbroken|free of)\b/i, weight: 0.8, detail: 'the assistant is now …' },
   {
     re: /\byou are now (?:(?:a|an|the|my)\s+(?:\w+\s+){0,2}(?:assistant|ai|model|bot|agent|persona|character|hacker|jailbroken)|in\s+\w+\s+mode|DAN|unrestricted|unfiltered|free of)\b/i,
     weight: 0.8,
@@ -78,7 +79,8 @@ const ROLE_MARKER: WeightedPattern[] = [
   { re: /<\/?(?:system|sys|system_prompt|instructions?|admin|developer)(?:\s[^<>]{0,40})?>/i, weight: 0.6, detail: '<system> tag' },
   { re: /\[\s*(?:SYSTEM|ADMIN|DEVELOPER|OPERATOR|ROOT)(?:[ _-](?:NOTICE|MESSAGE|NOTE|OVERRIDE|UPDATE|ALERT|PROMPT))?\s*\]|(?:={2,}|\*{2,}|-{3,}|~{2,})\s*(?:system|admin|developer|operator)(?: (?:message|prompt|note|notice|override))?\s*(?:={2,}|\*{2,}|-{3,}|~{2,})/i, weight: 0.65, detail: '[SYSTEM] banner' },
   { re: /<\/?(?:INFORMATION|IMPORTANT|INSTRUCTIONS?|SECRET|ADMIN|NOTE|URGENT)>/, weight: 0.5, detail: 'instruction wrapper tag' },
-  { re: /(?:^|\n)[ \t]*(?:SYSTEM|ADMIN|DEVELOPER)(?: (?:MESSAGE|PROMPT|NOTE|OVERRIDE|UPDATE))?\s*:/, weight: 0.5, detail: 'SYSTEM: at line start' },
+  { re: /(?:^|\n|<!--|\[|\()[ \t]*(?:SYSTEM|ADMIN|DEVELOPER)(?: (?:MESSAGE|PROMPT|NOTE|OVERRIDE|UPDATE))?\s*:/, weight: 0.5, detail: 'SYSTEM: at line start' },
+  { re: /\b(?:SYSTEM|ADMIN|DEVELOPER|SECURITY) OVERRIDE\b|\[(?:system|admin|developer) (?:message|prompt|note)\]/i, weight: 0.65, detail: 'system override banner' },
   { re: /(?:^|\n)[ \t]*(?:System|Assistant)(?: (?:message|prompt|note))?\s*:\s*(?:you|ignore|from now|the user|new)\b/i, weight: 0.6, detail: 'System: role line' },
   {
     re: /"(?:tool_calls?|function_call)"\s*:\s*[[{]|\{\s*"(?:name|tool|function)"\s*:\s*"[\w.-]{1,64}"\s*,\s*"(?:arguments|parameters|args|input)"\s*:\s*\{/,
@@ -101,8 +103,6 @@ const ADDRESSED_TO_AI: WeightedPattern[] = [
   { re: /\bbefore you (?:can )?(?:solve|complete|finish|continue|answer|respond|proceed|start|do|summari[sz]e)\b[^.\n]{0,60}\b(?:task|request|question|instructions?|query)\b/i, weight: 0.65, detail: 'before you can solve the task' },
   { re: /\bafter you do (?:that|this|so),? you (?:can|may|should) (?:solve|complete|continue|proceed|finish|return)/i, weight: 0.55, detail: 'after you do that, continue' },
   { re: /\b(?:the )?(?:task|request|question|instructions?) (?:that )?(?:I|the user|they) (?:gave|asked|assigned) you\b/i, weight: 0.5, detail: 'the task I gave you' },
-  // Orders about "the user" in the third person speak to whoever serves the user: the assistant reading the data.
-  { re: /(?:^|[.!?:\n][ \t]*)(?:please\s+)?(?:tell|inform|remind|warn|notify|ask|advise|convince|persuade|urge|instruct|direct) the user\b(?![^.\n]*\b(?:we|our|us)\b)/i, weight: 0.6, detail: 'order about the user' },
   { re: new RegExp(`\\bas an? (?:AI|language model|${AI_NOUN}),? you (?:must|should|are required|need|have to)\\b`, 'i'), weight: 0.6, detail: 'as an AI, you must' },
 ];
 
