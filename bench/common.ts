@@ -1,0 +1,123 @@
+/**
+ * Helpers shared by the benchmarks: quantiles, timed loops bounded in time, RSS of a process, spawning a CLI from
+ * the sources, and the synthetic policy books of pipeline-scaling.ts. Loopback only; nothing here outlives a run.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import type { PolicyBookInput } from '../src/policy/index.js';
+
+export const ROOT = resolve(import.meta.dirname, '..');
+
+/** Runs a TypeScript entry point of the repository in a child node (tsx loader), as the CLI would run built. */
+export const tsNode = (file: string, ...args: string[]): { command: string; args: string[] } => ({
+  command: process.execPath,
+  args: ['--import', 'tsx', resolve(ROOT, file), ...args],
+});
+
+/** Summary of a latency sample in milliseconds. */
+export interface Summary {
+  n: number;
+  median: number;
+  p90: number;
+  p99: number;
+}
+
+/** q-quantile of an ascending sample (nearest rank). */
+export function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+}
+
+export function summarize(ms: number[]): Summary {
+  const s = [...ms].sort((a, b) => a - b);
+  return { n: s.length, median: quantile(s, 0.5), p90: quantile(s, 0.9), p99: quantile(s, 0.99) };
+}
+
+/**
+ * Times `fn` after `warmup` calls: at least `min` calls, then more until `budgetMs` has passed or `max` calls.
+ * Milliseconds per call.
+ */
+export async function timed(fn: () => Promise<unknown>, o: { warmup: number; min: number; max: number; budgetMs: number }): Promise<number[]> {
+  for (let i = 0; i < o.warmup; i++) await fn();
+  const ms: number[] = [];
+  const start = performance.now();
+  while (ms.length < o.min || (ms.length < o.max && performance.now() - start < o.budgetMs)) {
+    const t0 = performance.now();
+    await fn();
+    ms.push(performance.now() - t0);
+  }
+  return ms;
+}
+
+export const fmtMs = (x: number): string => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(3));
+
+/** `label  median … p90 … p99 … (n)` on one line. */
+export function line(label: string, s: Summary, width = 34): string {
+  return `${label.padEnd(width)} median ${fmtMs(s.median).padStart(7)} ms  p90 ${fmtMs(s.p90).padStart(7)} ms  p99 ${fmtMs(s.p99).padStart(7)} ms  (n=${s.n})`;
+}
+
+/** Resident set size of a process in MiB, from /proc/<pid>/status (Linux); NaN elsewhere. */
+export function rssMiB(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** A free loopback TCP port. */
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => done(port));
+    });
+  });
+}
+
+/** Resolves when `url` answers any HTTP status, or rejects after `timeoutMs`. */
+export async function waitForHttp(url: string, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await fetch(url, { method: 'GET', signal: AbortSignal.timeout(1000) });
+      return;
+    } catch {
+      if (Date.now() > end) throw new Error(`${url} did not come up within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+/**
+ * `n` synthetic predicates and n/2 rules over them, the shape bench/policy-eval.ts uses (that file runs its
+ * benchmark on import, so its generator cannot be imported): predicates alternate a `keywords` and a `regex`
+ * detector over the arguments, each scoped to one distinct synthetic tool `svc<i>__*`; rule j is
+ * `!(p<2j> & p<2j+1>)`.
+ */
+export function syntheticParts(n: number): Pick<PolicyBookInput, 'predicates' | 'rules'> {
+  const predicates = Array.from({ length: n }, (_, i) => ({
+    name: `p${i}`,
+    description: `synthetic predicate ${i} about service ${i}`,
+    keywords: [`alpha${i}`, `beta ${i}`],
+    scope: 'action' as const,
+    tools: [`svc${i}__*`],
+    detectors: [
+      i % 2 === 0
+        ? { type: 'keywords', words: [`alpha${i}`, `beta ${i}`], field: 'arguments' }
+        : { type: 'regex', pattern: `secret-${i}-[0-9a-f]{8}`, flags: 'i', field: 'arguments' },
+    ],
+  }));
+  const rules = Array.from({ length: Math.floor(n / 2) }, (_, j) => ({
+    id: `r${j}`,
+    text: `synthetic rule ${j}`,
+    applies_to: ['tool_call' as const],
+    formula: `!(p${2 * j} & p${2 * j + 1})`,
+    severity: 'high' as const,
+    hard: j % 2 === 0,
+  }));
+  return { predicates, rules } as Pick<PolicyBookInput, 'predicates' | 'rules'>;
+}
