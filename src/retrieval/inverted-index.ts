@@ -12,17 +12,23 @@ export interface ScoredDoc {
  * their postings, not the number of documents; documents sharing no feature with the query are never touched.
  */
 export class SparseInvertedIndex {
-  private readonly postings = new Map<number, Array<{ doc: number; weight: number }>>();
+  /** Per feature: the documents holding it (ascending) and their weights, as parallel arrays. */
+  private readonly postings = new Map<number, { docs: number[]; weights: number[] }>();
   private count = 0;
+  /** Scratch accumulators reused by every search (one slot per document, zero between searches). */
+  private scores = new Float64Array(0);
+  private seen = new Uint8Array(0);
 
   /** Adds a unit-length vector; returns its document number (0, 1, 2, … in insertion order). */
   add(v: SparseVector): number {
     const doc = this.count++;
-    v.indices.forEach((idx, k) => {
+    for (let k = 0; k < v.indices.length; k++) {
+      const idx = v.indices[k] as number;
       let list = this.postings.get(idx);
-      if (!list) this.postings.set(idx, (list = []));
-      list.push({ doc, weight: v.values[k] as number });
-    });
+      if (!list) this.postings.set(idx, (list = { docs: [], weights: [] }));
+      list.docs.push(doc);
+      list.weights.push(v.values[k] as number);
+    }
     return doc;
   }
 
@@ -34,20 +40,41 @@ export class SparseInvertedIndex {
    * The `k` documents with the highest cosine to a unit-length query, best first; ties broken by document
    * number so results are deterministic. Only positive scores are returned (signed hashing can make unrelated
    * texts slightly negative; documents sharing no feature score 0). `accept` restricts the candidates.
+   *
+   * Hot path of every interaction: dot products accumulate in a reused typed array (same summation order as a
+   * plain per-document sum), and only the touched documents are collected, filtered and ranked.
    */
   search(query: SparseVector, k: number, accept?: (doc: number) => boolean): ScoredDoc[] {
     if (k <= 0) return [];
-    const acc = new Map<number, number>();
-    query.indices.forEach((idx, qk) => {
-      const list = this.postings.get(idx);
-      if (!list) return;
-      const qw = query.values[qk] as number;
-      for (const p of list) acc.set(p.doc, (acc.get(p.doc) ?? 0) + qw * p.weight);
-    });
-    const all: ScoredDoc[] = [...acc]
-      .filter(([doc, score]) => score > 0 && (accept === undefined || accept(doc)))
-      .map(([doc, score]) => ({ doc, score }));
+    if (this.scores.length < this.count) {
+      this.scores = new Float64Array(this.count);
+      this.seen = new Uint8Array(this.count);
+    }
+    const scores = this.scores;
+    const seen = this.seen;
+    const touched: number[] = [];
+    for (let q = 0; q < query.indices.length; q++) {
+      const list = this.postings.get(query.indices[q] as number);
+      if (!list) continue;
+      const qw = query.values[q] as number;
+      const { docs, weights } = list;
+      for (let j = 0; j < docs.length; j++) {
+        const d = docs[j] as number;
+        if (seen[d] === 0) {
+          seen[d] = 1;
+          touched.push(d);
+        }
+        scores[d] = (scores[d] as number) + qw * (weights[j] as number);
+      }
+    }
+    const all: ScoredDoc[] = [];
+    for (const doc of touched) {
+      const score = scores[doc] as number;
+      scores[doc] = 0;
+      seen[doc] = 0;
+      if (score > 0 && (accept === undefined || accept(doc))) all.push({ doc, score });
+    }
     all.sort((a, b) => b.score - a.score || a.doc - b.doc);
-    return all.slice(0, k);
+    return all.length > k ? all.slice(0, k) : all;
   }
 }

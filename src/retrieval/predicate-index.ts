@@ -50,6 +50,8 @@ export class SparsePredicateIndex implements PredicateIndex {
   private readonly index = new SparseInvertedIndex();
   /** Predicate name of each indexed view, by document number. */
   private readonly owner: string[] = [];
+  /** Most views any predicate has: the top k·maxViews views always hold the top k distinct predicates. */
+  private maxViews = 1;
 
   constructor(
     predicates: PredicateSchemaText[],
@@ -57,7 +59,9 @@ export class SparsePredicateIndex implements PredicateIndex {
   ) {
     this.embedderId = embedder.id;
     for (const p of predicates) {
-      for (const view of predicateViews(p)) {
+      const views = predicateViews(p);
+      this.maxViews = Math.max(this.maxViews, views.length);
+      for (const view of views) {
         this.index.add(embedder.embedSparse(view));
         this.owner.push(p.name);
       }
@@ -70,7 +74,8 @@ export class SparsePredicateIndex implements PredicateIndex {
     const hits: PredicateHit[] = [];
     const seen = new Set<string>();
     // Views come best first, so a predicate's first view is its best one.
-    for (const d of this.index.search(this.embedder.embedSparse(text), this.index.size, accept)) {
+    // Views come best first and a predicate has at most maxViews of them, so ranking k·maxViews views is exact.
+    for (const d of this.index.search(this.embedder.embedSparse(text), Math.min(this.index.size, k * this.maxViews), accept)) {
       const name = this.owner[d.doc] as string;
       if (seen.has(name)) continue;
       seen.add(name);
