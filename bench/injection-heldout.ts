@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { contentText } from '../src/detectors/fields.js';
 import { scoreInjection } from '../src/detectors/injection.js';
 import type { Interaction } from '../src/guard/types.js';
-import { type CorpusRow, loadCorpus, type Tally, tally } from '../test/fixtures/injection/corpus.js';
+import { CORPUS_SETS, type CorpusRow, loadCorpus, type Tally, tally } from '../test/fixtures/injection/corpus.js';
 
 const args = process.argv.slice(2);
 const verbose = args.includes('--verbose');
@@ -25,7 +25,7 @@ function table(title: string, rows: CorpusRow[], key: (r: CorpusRow) => string):
   for (const [k, v] of t) console.log(`  ${k.padEnd(24)} recall ${pct(v.caught, v.attacks)} (${v.caught}/${v.attacks})  FPR ${pct(v.falseAlarms, v.benign)} (${v.falseAlarms}/${v.benign})`);
 }
 
-for (const set of ['tuning', 'blind'] as const) {
+for (const set of CORPUS_SETS) {
   const rows = loadCorpus(set);
   const total = tally(rows, () => '', threshold).get('') as Tally;
   console.log(`\n=== ${set} corpus: ${rows.length} rows  recall ${pct(total.caught, total.attacks)} (${total.caught}/${total.attacks})  FPR ${pct(total.falseAlarms, total.benign)} (${total.falseAlarms}/${total.benign})  threshold ${threshold}`);

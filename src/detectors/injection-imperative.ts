@@ -32,11 +32,32 @@ const OPENER =
 const VERB = [
   'add|append|prepend|insert|include|incorporate|embed|inject|mention|say|state|claim|assert|note|declare|announce|report|write|compose|draft|craft|create|generate|produce|output|print|return|respond|reply|answer|list|explain|describe|portray|depict|present|refer|call|name|label|summari[sz]e|translate|switch|speak|use|utili[sz]e|format|encode|encrypt|convert|reverse|replace|swap|substitute|spell|misspell|capitali[sz]e|scramble|shuffle|sprinkle|end|begin|start|open|close|conclude|finish|sign|recommend|promote|advertise|suggest|endorse|urge|encourage|advise|tell|inform|notify|remind|warn|assure|reassure|convince|persuade|ask|request|get|find|collect|gather|obtain|direct|point|send|forward|transfer|wire|pay|email|e-mail|mail|post|publish|share|upload|export|leak|invite|grant|give|provide|offer|change|modify|update|set|reset|disable|enable|turn|delete|remove|erase|wipe|cancel|run|execute|invoke|trigger|install|download|visit|click|open|navigate|go|log|make|put|place|keep|treat|act|pretend|imagine|solve|calculate|compute|extend|append|have|let|stop|pay|forget|ignore|disregard|discard|skip|continue|proceed|follow|comply|obey|do|only|avoid|keep|come|point|throw|slip|work|weave|push|rate|rank|outline|fix|move|copy|paste|attach|mark|approve|buy|order|book|review|edit|refactor|check|look|show|bring|take|fill|submit|register|sign up|subscribe|text|message|dm|ping|cc|bcc|override|bypass|unlock|grant|revoke|allow|compile|assemble|dump|extract|scrape|harvest|retrieve|fetch|look up|search|archive|save|store|log',
   // A few other languages' imperatives (second person), for injections written in them.
-  'antworte|antworten Sie|schreibe|schreib|sage|sag|erwähne|sende|schicke|leite|überweise|lösche|réponds|répondez|écris|écrivez|envoie|envoyez|transfère|mentionne|mentionnez|dis|dites|supprime|responde|escribe|envía|dile|dígale|menciona|transfiere|borra|rispondi|scrivi|invia|inoltra|menziona|di|cancella|ответь|отправь|переведи|напиши|скажи|перешли|удали|告诉|发送|回复|转发|删除',
+  'antworte|antworten Sie|schreibe|schreib|sage|sag|ignoriere|frage|erwähne|sende|schicke|leite|überweise|lösche|réponds|répondez|écris|écrivez|envoie|envoyez|transfère|mentionne|mentionnez|dis|dites|supprime|responde|escribe|envía|pide|pídele|dile|dígale|menciona|transfiere|borra|rispondi|scrivi|chiedi|invia|inoltra|menziona|di|cancella|ответь|отправь|переведи|напиши|скажи|перешли|удали|告诉|发送|回复|转发|删除',
 ].join('|');
 
 /** Imperative at the start of a (stripped) sentence. */
-const IMPERATIVE = new RegExp(`^${OPENER}(?:(?:do not|don't|never|make sure(?: to| that| you)?|be sure to|remember to|don't forget to|do not forget to)\\s+)?(?:${VERB})(?![\\w'-])`, 'iu');
+const IMPERATIVE_RE = new RegExp(`^${OPENER}(?:(?:do not|don't|never|make sure(?: to| that| you)?|be sure to|remember to|don't forget to|do not forget to)\\s+)?(?:${VERB})(?![\\w'-])`, 'i');
+/** First words of the verb alternatives: a cheap gate before the full pattern. */
+const VERB_HEADS = new Set(VERB.split('|').map((v) => v.split(' ')[0]?.toLowerCase() ?? ''));
+const OPENER_WORDS = new Set(
+  'please per por s\'il bitte пожалуйста kindly now also then and but so ok okay first firstly next instead immediately quietly secretly silently politely just simply only additionally finally afterwards subsequently always right away from on before anything else after that in addition do not don\'t never make sure to be remember forget you'.split(' '),
+);
+
+/**
+ * Imperative opening: the first word that is not an opener, an adverb or a "make sure to"-style lead is a verb
+ * head; only then is the full pattern run (most sentences fail the cheap set look-up).
+ */
+const IMPERATIVE = {
+  test(o: string): boolean {
+    if (/^[\u3000-\u9fff]/u.test(o)) return IMPERATIVE_RE.test(o);
+    const words = o.slice(0, 120).toLowerCase().split(/[\s,:]+/, 8);
+    for (const w of words) {
+      if (VERB_HEADS.has(w)) return IMPERATIVE_RE.test(o);
+      if (!OPENER_WORDS.has(w) && !/^\w{3,}ly$/.test(w) && w !== '') return false;
+    }
+    return false;
+  },
+};
 
 /** Modal directives aimed at the reader or at its output. */
 const MODAL = new RegExp(
@@ -61,9 +82,10 @@ const MODAL = new RegExp(
 const AI_ADDRESS = new RegExp(
   [
     String.raw`\b(?:dear|hey|hi|hello|attention|note (?:for|to)|message (?:for|to)|instructions? (?:for|to)|reminder (?:for|to)|action item for|to|for) (?:the |any |all |my |our )?(?:AI|A\.I\.|assistant|language model|LLM|chatbot|bot|agent|model|GPT|copilot)s?\b(?! (?:we|I) (?:trained|built|use|deployed))`,
-    String.raw`^(?:hey |hi |hello |dear |ok |okay |attention,? )?(?:[\w-]+ ){0,2}(?:AI|KI|IA|assistant|assistent|asistente|assistente|ассистент|агент|助手|agent|bot|model|LLM)s?\s*[,:!\-–—](?=\s)`,
+    String.raw`^(?:hey |hi |hello |dear |ok |okay |attention,? )?(?:[\w-]+ ){0,2}(?:AI|KI|IA|assistant|assistent|asistente|assistente|ассистент|агент|助手|agent|bot|model|LLM|copilot|chatbot|GPT|Claude|Gemini)(?:[ -](?:note-?takers?|helpers?|readers?|systems?|tools?|agents?|assistants?|bots?|models?))?s?\s*(?:[,:!\-–—]|->|=>)(?=\s)`,
+    String.raw`\b(?:an die|für die|à l'|al|alla|для) (?:KI|IA|assistant|asistente|assistente|ИИ|ассистента)\b`,
     String.raw`\b(?:whoever|anyone|anybody|any(?:thing|one)? (?:that|who)) (?:is )?\w+ing (?:this|these|the above)\b[^.\n]{0,40}\b(?:should|must|needs? to|has to|is to)\b`,
-    String.raw`\b(?:AI|assistant|agent|bot|model|LLM)s? (?:reading|processing|summari[sz]ing|reviewing|parsing|handling|indexing|browsing|answering)\b`,
+    String.raw`\b(?:AI|assistant|agent|bot|model|LLM)(?: systems?| tools?| agents?| assistants?)?s? (?:reading|processing|summari[sz]ing|reviewing|parsing|handling|indexing|browsing|answering)\b`,
     String.raw`\((?:AI|assistant|agent|bot|model|LLM)\)`,
     String.raw`\b(?:you, the|as an?) (?:AI|assistant|agent|bot|model|language model)\b`,
     String.raw`\b(?:any|the) (?:AI|assistant|agent|bot|model|LLM|language model)s? (?:reading|processing|summari[sz]ing|parsing|handling|that reads|that processes)\b`,
@@ -74,11 +96,12 @@ const AI_ADDRESS = new RegExp(
 );
 
 /** The AI as the subject of an obligation ("the assistant should …", "the model is now …"). */
-const AI_SUBJECT = /\b(?:the|this|any|every|all|your) (?:AI|assistant|agent|bot|model|LLM|language model)s? (?:must|should|needs? to|has to|is to|are to|will now|shall|is now|are now|may now|can now|has been)\b/i;
+const AI_SUBJECT =
+  /\b(?:the|this|any|every|all|your) (?:AI|assistant|agent|bot|model|LLM|language model)s?\b(?: [\w']+ing\b[^.,;\n]{0,30})? (?:must|should|needs? to|has to|is to|are to|will now|shall|is now|are now|may now|can now|has been)\b/i;
 
 /** The user or reader in the third person (with a few other languages). */
 const USER3 =
-  /\b(?:the|your|this) (?:user|reader|human|end user|recipient|customer you are helping)s?(?:'s)?\b|\breaders\b|\bthe person you(?:'re| are) (?:helping|assisting)\b|\bl'utilisateur\b|\bal usuario\b|\bdel usuario\b|\bdell'utente\b|\ball'utente\b|\b(?:dem|den|der) (?:Benutzer|Nutzer)\b|用户|пользовател/i;
+  /\b(?:the|your|this) (?:user|reader|human|end user|recipient|customer you are helping)s?(?:'s)?\b|\b(?:readers|users)\b|\bthe person you(?:'re| are) (?:helping|assisting)\b|\bl'utilisateur\b|\bal usuario\b|\bdel usuario\b|\bdell'utente\b|\ball'utente\b|\b(?:dem|den|der) (?:Benutzer|Nutzer)\b|用户|пользовател/i;
 
 /** The reader's output (answer, summary, what it writes next, the rest of the conversation). */
 const OUTPUT = new RegExp(
@@ -147,7 +170,7 @@ const HYGIENE = /\b(?:reset|change|update|rotate|protect|never share|do not shar
 const TOOL = /\b(?:[Cc]all|[Uu]se|[Ii]nvoke|[Rr]un|[Tt]rigger|[Ee]xecute|with)\s+(?:the\s+)?`?[a-z]+(?:_[a-z0-9]+)+`?(?:\s*\(|\s+(?:tool|function|with|on|to|first|and)\b)|\b[a-z]+(?:_[a-z0-9]+)+\s+tool\b/;
 /** Code that downloads and runs, destroys, opens shells or ships the environment out. */
 const RISKY_CODE =
-  /\b(?:curl|wget)\b[^\n]{0,120}\|\s*(?:ba|z)?sh\b|\brm\s+-rf\b|\breverse shell\b|\bsocket\.socket\b|\bos\.environ\b|\bdownloads? and (?:executes?|runs?)\b|\bos\.system\s*\(|\bsubprocess\b[^\n]{0,60}\b(?:curl|wget|rm)\b|\bcrontab\b|\bcron (?:entry|job)\b[^.\n]{0,60}\b(?:download|curl|wget|http)/i;
+  /\b(?:curl|wget)\b[^\n]{0,120}\|\s*(?:ba|z)?sh\b|\brm\s+-rf\b|\breverse shell\b|\bsocket\.socket\b|\bos\.environ\b|\bdownloads? and (?:executes?|runs?)\b|\bos\.system\s*\(|\bpowershell\b[^\n]{0,40}\s-e(?:nc)?\b|\bchild_process\b|\bsubprocess\b[^\n]{0,60}\b(?:curl|wget|rm)\b|\bcrontab\b|\bcron (?:entry|job)\b[^.\n]{0,60}\b(?:download|curl|wget|http)/i;
 /** Openings typical of how-tos and guidelines besides bare imperatives. */
 const INSTRUCTION_OPENING = /^(?:(?:when|if|once|before|after|while) you\b|(?:never|always|don't|do not|avoid|try to)\b|step \d)/i;
 /** The sender speaks as "we": correspondence between people. */
@@ -174,7 +197,9 @@ export function units(text: string): Unit[] {
     if (t === '') continue;
     // Prose next to table or CSV rows is a sentence dropped into structured data.
     const structured = kinds[i] !== 'prose' || (kinds[i] === 'prose' && (kinds[i - 1] === 'row' || kinds[i + 1] === 'row'));
-    for (const cell of t.split(/\s*\|\s*|(?<=^|,)"|"(?=,|$)|"\s*:\s*"|:\s+"/)) {
+    // Very long lines (minified data, separator rows) are read as prose: splitting them into cells buys nothing.
+    const cells = t.length > 8 * MAX_LEN ? [t] : t.split(/\s*\|\s*|(?<=^|,)"|"(?=,|$)|"\s*:\s*"|:\s+"/);
+    for (const cell of cells) {
       for (const raw of cell.split(/(?<=[.!?;])\s+(?=[A-Z"'(\[])|(?<=[。！？])/)) {
         const s = raw.trim();
         if (s.length < 8) continue;
@@ -211,7 +236,7 @@ function openings(s: string): string[] {
   }
   const out = [t];
   // After a colon, semicolon, dash or comma, and before a capitalised word run into the text without a full stop.
-  for (const m of t.slice(0, 200).matchAll(/[:;,，：]\s*|\s[-–—]\s|(?<=[a-z0-9)] )(?=[A-Z][a-z])/g)) {
+  for (const m of t.slice(0, 200).matchAll(/[:;,，：]\s*|\s(?:[-–—]|->|=>)\s|(?<=[a-z0-9)] )(?=[A-Z][a-z])/g)) {
     out.push(t.slice(m.index + m[0].length));
     if (out.length >= 6) break;
   }
@@ -224,7 +249,7 @@ export function scoreSentence(u: Unit): { weight: number; cues: string[] } | und
   const opens = starts(s);
   // Three words at least: "State University" or "Update roadmap" in a table cell are names, not orders.
   const imperative = (/^\S+\s+\S+\s+\S/u.test(s) && opens.some((o) => IMPERATIVE.test(o) && /^\S+\s+\S/u.test(o))) || opens.some((o) => IMPERATIVE.test(o) && /[\u3000-\u9fff]/u.test(o));
-  const modal = MODAL.test(s);
+  const modal = MODAL.test(s) || AI_SUBJECT.test(s);
   if (!imperative && !modal) return undefined;
   const cues: string[] = [];
   let w = 0.15;

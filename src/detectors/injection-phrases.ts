@@ -65,7 +65,7 @@ const OVERRIDE: WeightedPattern[] = [
   { re: /\b(?:do not|don't|never) (?:mention|reveal|disclose|say) (?:that|to anyone that) you\b/i, weight: 0.6, detail: 'do not mention that you …' },
   { re: /\b(?:strictly )?(?:adhere|stick|comply) (?:strictly )?(?:to|with) the following (?:instruction|command|directive)s?\b/i, weight: 0.6, detail: 'adhere to the following instruction' },
   // Cheap multilingual variants of "ignore the previous instructions".
-  { re: /\bignor(?:a|e|ez|er|ar|ieren?|iere|ate|ieren Sie)\b[^.\n]{0,30}\b(?:instrucciones|instructions|instruções|istruzioni|anweisungen|anleitungen|consignes|indications|directives|órdenes|indicaciones|befehle|vorgaben|ordini|indicazioni)\b/i, weight: 0.85, detail: 'ignore instructions (multilingual)' },
+  { re: /\bignor(?:a|e|ez|er|ar|ieren?|iere|ate|ieren Sie)\b[^.\n]{0,30}\b(?:instrucciones|instructions|instruções|istruzioni|anweisungen|anleitungen|consignes|indications|directives|órdenes|indicaciones|befehle|vorgaben|ordini|indicazioni|anfrage|demande|solicitud|richiesta)\b/i, weight: 0.85, detail: 'ignore instructions (multilingual)' },
   { re: /\b(?:vergiss|vergessen Sie|oublie[zr]?|olvida|dimentica|esqueça)\b[^.\n]{0,30}\b(?:alles|tout|todo|tutto|tudo|instrucciones|anweisungen|instructions|istruzioni|consignes|lo anterior|ce qui précède|das vorherige|quanto sopra)\b/i, weight: 0.8, detail: 'forget everything (multilingual)' },
   { re: /(?:忽略|无视|忘记|不要理会)[^。\n]{0,12}(?:指令|指示|说明|提示|上面|以上|之前|先前)/, weight: 0.85, detail: 'ignore instructions (zh)' },
   { re: /(?:игнорируй|забудь|не обращай внимания)[^.\n]{0,30}(?:инструкци|указани|предыдущ|вышесказанн)/i, weight: 0.85, detail: 'ignore instructions (ru)' },
