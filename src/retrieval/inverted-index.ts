@@ -67,14 +67,48 @@ export class SparseInvertedIndex {
         scores[d] = (scores[d] as number) + qw * (weights[j] as number);
       }
     }
-    const all: ScoredDoc[] = [];
+    // Keep the k best in a min-heap (worst on top): O(touched · log k) instead of sorting every touched document.
+    const heap: ScoredDoc[] = [];
     for (const doc of touched) {
       const score = scores[doc] as number;
       scores[doc] = 0;
       seen[doc] = 0;
-      if (score > 0 && (accept === undefined || accept(doc))) all.push({ doc, score });
+      if (!(score > 0) || (accept !== undefined && !accept(doc))) continue;
+      const item = { doc, score };
+      if (heap.length < k) heapPush(heap, item);
+      else if (better(item, heap[0]!)) heapReplaceTop(heap, item);
     }
-    all.sort((a, b) => b.score - a.score || a.doc - b.doc);
-    return all.length > k ? all.slice(0, k) : all;
+    return heap.sort((a, b) => b.score - a.score || a.doc - b.doc);
+  }
+}
+
+/** Ranking order: higher score first, then lower document number. */
+function better(a: ScoredDoc, b: ScoredDoc): boolean {
+  return a.score > b.score || (a.score === b.score && a.doc < b.doc);
+}
+
+function heapPush(h: ScoredDoc[], x: ScoredDoc): void {
+  h.push(x);
+  let i = h.length - 1;
+  while (i > 0) {
+    const p = (i - 1) >> 1;
+    if (!better(h[p]!, h[i]!)) break;
+    [h[p], h[i]] = [h[i]!, h[p]!];
+    i = p;
+  }
+}
+
+function heapReplaceTop(h: ScoredDoc[], x: ScoredDoc): void {
+  h[0] = x;
+  let i = 0;
+  for (;;) {
+    const l = 2 * i + 1;
+    const r = l + 1;
+    let worst = i;
+    if (l < h.length && better(h[worst]!, h[l]!)) worst = l;
+    if (r < h.length && better(h[worst]!, h[r]!)) worst = r;
+    if (worst === i) return;
+    [h[worst], h[i]] = [h[i]!, h[worst]!];
+    i = worst;
   }
 }
