@@ -28,7 +28,7 @@ export function registerReplayCommand(program: Command): Command {
   return program
     .command('replay')
     .description('re-decide recorded interactions under another policy book and list the decisions that change')
-    .requiredOption('--audit <state.db>', 'the store whose audit log holds the recorded trace (read only)')
+    .requiredOption('--audit <state.db>', 'the store whose audit log holds the recorded trace (its rows are only read)')
     .requiredOption('--policy <book>', 'policy book folder or file to replay under')
     .option('--json <out>', 'also write the full report as JSON')
     .option('--config <file>', 'QuadGuard config: agent profiles and guard settings as in the recorded run')

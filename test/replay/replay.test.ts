@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,6 +93,18 @@ describe('quadguard replay', () => {
     expect(r.changed[0]!.after.rules).toEqual(['no-delete-outside-sandbox']);
     expect(r.unchanged).toBe(TRACE.length - 2);
     expect(ReplayReportSchema.parse(JSON.parse(readFileSync(out, 'utf8'))).changed).toHaveLength(1);
+  });
+
+  it('runs as a command: prints the changes and exits 1 with --fail-on-change', () => {
+    const book = editedBook('cli', (y) => y.replace("formula: '!(delete_operation & target_outside_sandbox)'", "formula: '!delete_operation'"));
+    const cli = join(import.meta.dirname, '../../src/cli/index.ts');
+    const run = (...extra: string[]) => spawnSync(process.execPath, ['--import', 'tsx', cli, 'replay', '--audit', db, '--policy', book, ...extra], { encoding: 'utf8', timeout: 60_000 });
+    const r = run('--fail-on-change');
+    expect(r.stdout).toMatch(/changed 1 \(allow→deny 1, deny→allow 0\)/);
+    expect(r.stdout).toMatch(/allow → deny:\n {2}1-[0-9a-f]{8} +tool_call +a +files__delete_file +allow\[-\] → deny\[no-delete-outside-sandbox\]/);
+    expect(r.stdout).toMatch(/masked — not re-decidable for secret rules/);
+    expect(r.status).toBe(1);
+    expect(run().status).toBe(0);
   });
 
   it('lists deny→allow with the rules before and after when a rule is switched to monitor', async () => {
