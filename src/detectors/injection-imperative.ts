@@ -40,7 +40,7 @@ const IMPERATIVE_RE = new RegExp(`^${OPENER}(?:(?:do not|don't|never|make sure(?
 /** First words of the verb alternatives: a cheap gate before the full pattern. */
 const VERB_HEADS = new Set(VERB.split('|').map((v) => v.split(' ')[0]?.toLowerCase() ?? ''));
 const OPENER_WORDS = new Set(
-  'please per por s\'il bitte пожалуйста kindly now also then and but so ok okay first firstly next instead immediately quietly secretly silently politely just simply only additionally finally afterwards subsequently always right away from on before anything else after that in addition do not don\'t never make sure to be remember forget you'.split(' '),
+  'please per por s\'il bitte пожалуйста kindly now also then and but so ok okay first firstly next instead immediately quietly secretly silently politely just simply only additionally finally afterwards subsequently always right away from on before anything else after that in addition do not don\'t never make sure to be remember forget you not'.split(' '),
 );
 
 /**
@@ -121,6 +121,7 @@ const OUTPUT = new RegExp(
     String.raw`\b(?:while|when|whilst|whenever|before|after) (?:you(?:'re| are)? )?(?:summari[sz]|relay|recap|condens|paraphras|answer|respond|reply|describ|translat|rewrit|forward|present)\w*\b`,
     String.raw`\b(?:summar(?:y|ies)|recaps?|answers?|responses?|repl(?:y|ies)|outputs?|forecasts?|translations?|(?:the|any|every) \w+ you (?:give|write|produce|return|send|provide))\b[^.;\n]{0,40}\b(?:must|should|needs? to|has to|have to|is to|are to)\b`,
     String.raw`\bfrom (?:this|here|now|today) (?:\w+ )?on(?:wards?)?\b`,
+    String.raw`\b(?:convert|encode|encrypt|translate|rewrite|format|render|reverse|shorten|scramble|end|begin|start|open|close|conclude|finish|sign) (?:the|your|each|every|all|any) (?:recaps?|summar(?:y|ies)|answers?|responses?|repl(?:y|ies)|outputs?|paragraphs?|sentences?|translations?)\b`,
     String.raw`\bwhatever you (?:say|write|do|answer|output|produce|return)\b|\b(?:every|each|any|all) (?:answers?|responses?|repl(?:y|ies)|outputs?|summar(?:y|ies))\b`,
     String.raw`\b(?:the|your) (?:summary|answer|reply|response|output|translation) (?:must|should|needs? to|has to|shall|is to)\b`,
     String.raw`\b(?:ab jetzt|von nun an|à partir de maintenant|désormais|de ahora en adelante|a partir de ahora|d'ora in poi|da ora in poi|отныне|с этого момента|从现在开始)`,
@@ -138,8 +139,10 @@ const CONTENT_STRONG = new RegExp(
   'i',
 );
 /** "tell/inform/assure … that …", "suggest that …": a claim handed to the reader to repeat. */
-const THAT_CLAUSE =
-  /^(?:[^.\n]{0,60}\b)?(?:tell|inform|assure|reassure|warn|convince|persuade|suggest|let (?!us\b|me\b)[\w' ]{1,30} know)\b(?! (?:the team|us|me|him|her|colleagues|staff|your)\b)[^.\n]{0,40}\b(?:that|dass|que|che|что)\b/i;
+const THAT_CLAUSE = /^(?:[^.\n]{0,60}\b)?(?:suggest|claim|imply|assert|insinuate|pretend)\b[^.\n]{0,40}\b(?:that|dass|que|che|что)\b/i;
+/** A message handed over for the user or reader ("tell the user …", "warn readers …", "let the user know …"). */
+const TO_THE_USER =
+  /\b(?:tell|inform|assure|reassure|warn|convince|persuade|notify|remind|advise|urge|direct|point|let)\s+(?:the |all |every |any )?(?:users?|readers?|end users?|person you(?:'re| are) (?:helping|assisting))\b/i;
 
 /** Override and stealth: the order displaces the task or hides itself. */
 const OVERRIDE_STRONG =
@@ -171,6 +174,13 @@ const TOOL = /\b(?:[Cc]all|[Uu]se|[Ii]nvoke|[Rr]un|[Tt]rigger|[Ee]xecute|with)\s
 /** Code that downloads and runs, destroys, opens shells or ships the environment out. */
 const RISKY_CODE =
   /\b(?:curl|wget)\b[^\n]{0,120}\|\s*(?:ba|z)?sh\b|\brm\s+-rf\b|\breverse shell\b|\bsocket\.socket\b|\bos\.environ\b|\bdownloads? and (?:executes?|runs?)\b|\bos\.system\s*\(|\bpowershell\b[^\n]{0,40}\s-e(?:nc)?\b|\bchild_process\b|\bsubprocess\b[^\n]{0,60}\b(?:curl|wget|rm)\b|\bcrontab\b|\bcron (?:entry|job)\b[^.\n]{0,60}\b(?:download|curl|wget|http)/i;
+/**
+ * Any capitalised word opening a sentence and followed by an object ("Preheat the oven", "Mix 200 g"), unless it is
+ * a determiner, pronoun or preposition: how-to steps, for telling a recipe from a letter (not an order on its own).
+ */
+const LOOSE_IMPERATIVE =
+  /^(?!(?:the|a|an|this|that|these|those|it|its|we|you|i|our|your|my|their|his|her|there|here|in|on|at|for|from|with|by|of|to|and|but|so|if|when|as|all|some|no|yes|thanks|thank|dear|hi|hello|regards|best|cheers)\b)[A-Z][a-z]{2,} (?:the|a|an|your|it|them|all|in|on|into|for|with|up|out|\d)/;
+
 /** Openings typical of how-tos and guidelines besides bare imperatives. */
 const INSTRUCTION_OPENING = /^(?:(?:when|if|once|before|after|while) you\b|(?:never|always|don't|do not|avoid|try to)\b|step \d)/i;
 /** The sender speaks as "we": correspondence between people. */
@@ -184,6 +194,8 @@ interface Unit {
   text: string;
   prev: string;
   structured: boolean;
+  /** A value in a well-formed row (two or more other filled cells): the table's own content, e.g. an "action" column. */
+  tableValue?: boolean;
 }
 
 /** Splits lines into cells (table bars, CSV quotes, JSON/YAML values) and cells into sentences. */
@@ -198,12 +210,17 @@ export function units(text: string): Unit[] {
     // Prose next to table or CSV rows is a sentence dropped into structured data.
     const structured = kinds[i] !== 'prose' || (kinds[i] === 'prose' && (kinds[i - 1] === 'row' || kinds[i + 1] === 'row'));
     // Very long lines (minified data, separator rows) are read as prose: splitting them into cells buys nothing.
-    const cells = t.length > 8 * MAX_LEN ? [t] : t.split(/\s*\|\s*|(?<=^|,)"|"(?=,|$)|"\s*:\s*"|:\s+"/);
+    // Bars separate cells only in table rows; elsewhere they are pipes ("curl … | sh") or title separators.
+    const bars = /^\||\|.*\|/.test(t);
+    const csv = kinds[i] === 'row' && !bars && !t.includes('"');
+    const cells =
+      t.length > 8 * MAX_LEN ? [t] : t.split(bars ? /\s*\|\s*|(?<=^|,)"|"(?=,|$)|"\s*:\s*"|:\s+"/ : csv ? /,(?! )/ : /(?<=^|,)"|"(?=,|$)|"\s*:\s*"|:\s+"/);
+    const filled = cells.filter((c) => c.trim() !== '').length;
     for (const cell of cells) {
       for (const raw of cell.split(/(?<=[.!?;])\s+(?=[A-Z"'(\[])|(?<=[。！？])/)) {
         const s = raw.trim();
         if (s.length < 8) continue;
-        out.push({ text: s.slice(0, MAX_LEN), prev, structured });
+        out.push({ text: s.slice(0, MAX_LEN), prev, structured, tableValue: filled >= 3 });
         prev = s.slice(0, MAX_LEN);
         if (out.length >= MAX_UNITS) return out;
       }
@@ -214,7 +231,7 @@ export function units(text: string): Unit[] {
 
 /** A line is a table/CSV row, another structured line (comment, field, code), or prose. */
 function lineKind(t: string): 'row' | 'field' | 'prose' {
-  if (/^\|.*\|$/.test(t) || /^[^\s,"]*(?:,[^,\n]*){3,}$/.test(t)) return 'row';
+  if (/^\|.*\|$/.test(t) || /^[^\s,"]*(?:,[^,\n]*){3,}$/.test(t) || /^[^\s,"]+,(?! )/.test(t) || /^[^,\n]+(?:,(?! )[^,\n]*){2,}$/.test(t)) return 'row';
   if (/^[#/]|^"?[\w-]{1,30}"?\s*:\s|[{};]$|\|$|^\|/.test(t)) return 'field';
   // Code: assignments, calls, comparisons, or a keyword opening the line.
   if (/:=|==|!=|&&|\|\||=>|\w\(|^(?:return|if|else|elif|for|while|func|def|let|const|var|import|from|class|fn|pub|end)\b/.test(t)) return 'field';
@@ -264,6 +281,7 @@ export function scoreSentence(u: Unit): { weight: number; cues: string[] } | und
   if (user) add(0.3, 'the user in the third person');
   if (OUTPUT.test(s)) add(0.35, 'about the reader\'s output');
   if (opens.some((o) => CONTENT_STRONG.test(o)) || THAT_CLAUSE.test(s)) add(0.35, 'content to insert');
+  else if (TO_THE_USER.test(s)) add(0.35, 'message for the user');
   if (OVERRIDE_STRONG.test(s)) add(0.35, 'override or stealth');
   else if (OVERRIDE_WEAK.test(s)) add(0.1, 'urgency');
   if (TRANSFORM.test(s)) add(0.35, 'output transformation');
@@ -279,21 +297,30 @@ export function scoreSentence(u: Unit): { weight: number; cues: string[] } | und
   if (TOOL.test(s)) add(0.35, 'tool name');
   if (RISKY_CODE.test(s)) add(0.35, 'risky code');
   if (cues.length === 0) return undefined;
-  if (u.structured && w - 0.15 - targetOnly > 0) add(0.1, 'inside structured data');
+  if (u.structured && !u.tableValue && w - 0.15 - targetOnly > 0) add(0.1, 'inside structured data');
   // The sender speaking as "we" is correspondence, unless the text turns to an AI.
   if (!ai && WE.test(s)) w *= 0.6;
   return { weight: Math.min(0.85, Math.round(w * 1000) / 1000), cues };
 }
 
 /** The strongest directive sentence of a text, if any reaches a weight worth reporting. */
-export function directive(text: string): (Finding & { sentence: string }) | undefined {
-  let best: (Finding & { sentence: string }) | undefined;
+export function directive(text: string): Directive | undefined {
+  let best: Directive | undefined;
   for (const u of units(text)) {
     const r = scoreSentence(u);
-    if (r && r.weight >= 0.3 && (!best || r.weight > best.weight)) best = { signal: 'directive', detail: r.cues.join(', '), weight: r.weight, sentence: u.text };
+    if (r && r.weight >= 0.3 && (!best || r.weight > best.weight)) {
+      best = { signal: 'directive', detail: r.cues.join(', '), weight: r.weight, sentence: u.text, aimedAtAi: r.cues.some((c) => AIMED.has(c)) };
+    }
   }
   return best;
 }
+
+/** The strongest directive: its sentence, and whether its cues aim it at an AI (a how-to never does that). */
+export interface Directive extends Finding {
+  sentence: string;
+  aimedAtAi: boolean;
+}
+const AIMED = new Set(['addressed to an AI', 'tool name', 'override or stealth']);
 
 /**
  * The text is itself a set of instructions (a how-to, a style guide, a tool description): most of its sentences
@@ -306,6 +333,9 @@ export function isInstructional(text: string, except = ''): boolean {
   const us = units(text.slice(0, 20_000)).filter((u) => !u.structured && !u.text.endsWith('?') && u.text !== except);
   if (us.length < 3) return false;
   let n = 0;
-  for (const u of us) if (IMPERATIVE.test(starts(u.text)[0] as string) || MODAL.test(u.text) || INSTRUCTION_OPENING.test(u.text)) n++;
+  for (const u of us) {
+    const o = starts(u.text)[0] as string;
+    if (IMPERATIVE.test(o) || LOOSE_IMPERATIVE.test(o) || MODAL.test(u.text) || INSTRUCTION_OPENING.test(u.text)) n++;
+  }
   return n / us.length >= 0.5;
 }

@@ -96,7 +96,8 @@ export function scoreInjection(raw: string, enabled: ReadonlySet<InjectionSignal
   if (enabled.has('embedded_task')) push(findings, embeddedTask(visible));
   const order = enabled.has('directive') ? directive(visible) : undefined;
   if (order) findings.push({ signal: order.signal, detail: order.detail, weight: order.weight });
-  if (findings.some((f) => CONTEXTUAL.has(f.signal)) && isInstructional(visible, order?.sentence)) damp(findings);
+  // An order aimed at an AI stands out even in a how-to; other context-dependent findings are weighed down there.
+  if (!order?.aimedAtAi && findings.some((f) => CONTEXTUAL.has(f.signal)) && isInstructional(visible, order?.sentence)) damp(findings);
   if (enabled.has('encoded_payload') && depth < 2) {
     for (const run of decodeRuns(visible)) {
       const inner = scoreInjection(run.text, enabled, depth + 1);
