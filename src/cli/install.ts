@@ -87,7 +87,7 @@ export function registerInstallCommands(program: Command): void {
   registerFlags(program.command('install'))
     .description("Route a client's stdio MCP servers through QuadGuard (rewrites them to `quadguard wrap … -- <command>`)")
     .option('--policy <path>', 'policy book for the wrapped servers (default: the shipped policies/default)')
-    .option('--use-npx', 'launch QuadGuard with `npx -y quadguard` instead of this Node and this package')
+    .option('--use-npx', 'launch QuadGuard with `npx -y quadguard` (only for a registry install: the name is not published on npm yet, so npx would fail or fetch someone else\'s package)')
     .addHelpText('after', LOCATIONS)
     .action((o: RegisterFlags & { policy?: string; useNpx?: boolean }) =>
       run(() => printReport(installClient({ client: o.client, scope: o.scope, configFile: o.configFile, select: selection(o), dryRun: o.dryRun, policy: o.policy, useNpx: o.useNpx }), 'wrap', !!o.dryRun)),
