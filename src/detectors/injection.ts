@@ -3,7 +3,7 @@ import { DetectorConfigError } from '../errors.js';
 import { isValidSelector, selectFields } from './fields.js';
 import { answerDirective, codePayload, embeddedTask } from './injection-directive.js';
 import { decodeRuns, decodeTagChars, scanHidden, stripInvisible, unquoteDiscussion } from './injection-hidden.js';
-import { directive, isInstructional } from './injection-imperative.js';
+import { directive, isInstructional, isToolDescription } from './injection-imperative.js';
 import { type Finding, matchFamily, PHRASE_SIGNALS } from './injection-phrases.js';
 import { defineDetector } from './registry.js';
 import type { DetectorResult } from './types.js';
@@ -78,8 +78,15 @@ export interface InjectionScore {
 /** Inputs longer than this are inspected by head and tail only (injections sit at either end or are repeated). */
 const MAX_SCAN = 120_000;
 
+/**
+ * What a text is to the reader: `data` (tool results, resources, fetched pages: orders in it are suspect) or
+ * `instructions` (messages and call arguments: a request is what they carry, so context-dependent signals weigh
+ * less there, as in a how-to).
+ */
+export type InjectionChannel = 'data' | 'instructions';
+
 /** Scores one text against the enabled signal families. Pure; exported for the tool-description scan and benches. */
-export function scoreInjection(raw: string, enabled: ReadonlySet<InjectionSignal> = ALL, depth = 0): InjectionScore {
+export function scoreInjection(raw: string, enabled: ReadonlySet<InjectionSignal> = ALL, depth = 0, channel: InjectionChannel = 'data'): InjectionScore {
   const text = raw.length > MAX_SCAN ? `${raw.slice(0, MAX_SCAN / 2)}\n${raw.slice(-MAX_SCAN / 2)}` : raw;
   const findings: Finding[] = [];
   for (const h of scanHidden(text)) if (enabled.has(h.signal)) findings.push({ signal: h.signal, detail: h.detail, weight: h.weight });
@@ -97,10 +104,12 @@ export function scoreInjection(raw: string, enabled: ReadonlySet<InjectionSignal
   const order = enabled.has('directive') ? directive(visible) : undefined;
   if (order) findings.push({ signal: order.signal, detail: order.detail, weight: order.weight });
   // An order aimed at an AI stands out even in a how-to; other context-dependent findings are weighed down there.
-  if (!order?.aimedAtAi && findings.some((f) => CONTEXTUAL.has(f.signal)) && isInstructional(visible, order?.sentence)) damp(findings);
+  if (findings.some((f) => CONTEXTUAL.has(f.signal)) && (channel === 'instructions' || isToolDescription(visible) || (!order?.aimedAtAi && isInstructional(visible, order?.sentence)))) {
+    damp(findings);
+  }
   if (enabled.has('encoded_payload') && depth < 2) {
     for (const run of decodeRuns(visible)) {
-      const inner = scoreInjection(run.text, enabled, depth + 1);
+      const inner = scoreInjection(run.text, enabled, depth + 1, channel);
       if (inner.score >= 0.5) {
         const what = [...new Set(inner.findings.map((f) => f.signal))].join('+');
         findings.push({ signal: 'encoded_payload', detail: `${run.encoding} hiding ${what}`, weight: Math.max(0.7, inner.score) });
@@ -164,8 +173,9 @@ export const injectionDetector = defineDetector({
       if (fields.length === 0) return { value: 'false', score: 0 };
       let best: InjectionScore = { score: 0, findings: [] };
       let bestField = '';
+      const channel: InjectionChannel = interaction.kind === 'message' || interaction.kind === 'tool_call' ? 'instructions' : 'data';
       for (const f of fields) {
-        const s = scoreInjection(f.text, enabled);
+        const s = scoreInjection(f.text, enabled, 0, channel);
         if (s.score > best.score) {
           best = s;
           bestField = f.field;
