@@ -6,7 +6,8 @@
  *   npx tsx bench/injection-dev.ts [dataDir] [--threshold 0.5] [--verbose]
  *
  * The data is read from `../shared/data/eval/dev` (or the given directory) and never copied; missing files are
- * skipped with a message.
+ * skipped with a message. Dev is a sanity check, not the target: tune on nothing here, and measure generalisation
+ * with bench/injection-heldout.ts on the hand-written corpora.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
