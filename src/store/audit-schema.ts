@@ -5,6 +5,14 @@ import { InteractionKindSchema, WitnessSchema, type Decision, type Interaction }
 export const AuditKindSchema = z.enum([...InteractionKindSchema.options, 'admin']);
 export type AuditKind = z.infer<typeof AuditKindSchema>;
 
+/** Model accounting stored with a decision (a subset of the LLM layer's usage record). */
+export const LlmUsageColumnSchema = z.looseObject({
+  calls: z.number().nonnegative(),
+  promptTokens: z.number().nonnegative().optional(),
+  completionTokens: z.number().nonnegative().optional(),
+  ms: z.number().nonnegative().optional(),
+});
+
 /**
  * One decision to record. `payload` (arguments or content) is never stored in the chained row: only its digest and a
  * masked preview; `interaction`, when given, is stored masked and capped beside it (see audit-interaction.ts).
@@ -32,6 +40,8 @@ export const AuditEntrySchema = z.object({
   elapsedMs: z.number().nonnegative().optional(),
   policyHash: z.string().optional(),
   source: z.string().default('pipeline'),
+  /** Model accounting of this decision, when a model was consulted. */
+  llm: LlmUsageColumnSchema.optional(),
 });
 export type AuditEntry = z.input<typeof AuditEntrySchema>;
 
@@ -69,6 +79,8 @@ export const RawAuditRowSchema = z.object({
   elapsed_ms: z.number().nullable(),
   policy_hash: z.string().nullable(),
   source: z.string(),
+  /** Added by migration 4: null on older rows and on decisions that consulted no model. */
+  llm: z.string().nullable().default(null),
   prev_hash: z.string(),
   hash: z.string(),
 });
@@ -81,6 +93,7 @@ export const AuditRowSchema = RawAuditRowSchema.extend({
   rules: jsonText(z.array(z.string())),
   flagged: jsonText(z.array(z.string())),
   witness: jsonText(z.array(WitnessSchema)),
+  llm: jsonText(LlmUsageColumnSchema).nullable().default(null),
 }).transform((r) => ({
   id: r.id,
   auditId: formatAuditId(r.id, r.hash),
@@ -104,6 +117,7 @@ export const AuditRowSchema = RawAuditRowSchema.extend({
   elapsedMs: r.elapsed_ms,
   policyHash: r.policy_hash,
   source: r.source,
+  llm: r.llm,
   prevHash: r.prev_hash,
   hash: r.hash,
 }));
@@ -145,5 +159,6 @@ export function auditEntryFor(interaction: Interaction, decision: Decision): Aud
     elapsedMs: decision.elapsedMs,
     policyHash: decision.policy?.hash,
     source: decision.source,
+    ...(LlmUsageColumnSchema.safeParse(decision.detail.llm).success ? { llm: decision.detail.llm as z.infer<typeof LlmUsageColumnSchema> } : {}),
   };
 }

@@ -60,9 +60,9 @@ export class AuditLog {
     this.seq = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'audit'");
     this.insert = db.prepare(
       `INSERT INTO audit (id, ts, agent, session, kind, server, tool, uri, recipient, digest, preview, size, decision,
-        rules, flagged, witness, threat, rationale, elapsed_ms, policy_hash, source, prev_hash, hash)
+        rules, flagged, witness, threat, rationale, elapsed_ms, policy_hash, source, llm, prev_hash, hash)
        VALUES (@id, @ts, @agent, @session, @kind, @server, @tool, @uri, @recipient, @digest, @preview, @size, @decision,
-        @rules, @flagged, @witness, @threat, @rationale, @elapsed_ms, @policy_hash, @source, @prev_hash, @hash)`,
+        @rules, @flagged, @witness, @threat, @rationale, @elapsed_ms, @policy_hash, @source, @llm, @prev_hash, @hash)`,
     );
     this.byId = db.prepare('SELECT * FROM audit WHERE id = ?');
     this.page = db.prepare('SELECT * FROM audit WHERE id > ? ORDER BY id LIMIT ?');
@@ -111,6 +111,7 @@ export class AuditLog {
       elapsed_ms: e.elapsedMs ?? null,
       policy_hash: e.policyHash === undefined ? null : capName(e.policyHash),
       source: capName(e.source),
+      llm: e.llm === undefined ? null : JSON.stringify(e.llm),
     };
     const rec = e.interaction === undefined ? undefined : recordInteraction(e.interaction);
     try {
@@ -223,6 +224,9 @@ export class AuditLog {
   }
 }
 
+/** Columns added after the chain began (migration 4 on). */
+const LATER_COLUMNS = new Set<string>(['llm']);
+
 /** Every hashed column, sorted: the key order of the canonical row JSON. */
 const HASHED_COLUMNS = Object.keys(RawAuditRowSchema.shape).filter((k) => k !== 'hash').sort() as (keyof Omit<RawAuditRow, 'hash'>)[];
 
@@ -231,9 +235,13 @@ const HASHED_COLUMNS = Object.keys(RawAuditRowSchema.shape).filter((k) => k !== 
  * `hash`, keys sorted). Columns are strings, numbers or null, so native `JSON.stringify` over an object built in
  * sorted key order is exactly `canonicalJson(row)`, at a fraction of the cost (this runs on every append).
  */
-export function rowHash(row: Omit<RawAuditRow, 'hash'>): string {
+export function rowHash(row: Omit<RawAuditRow, 'hash' | 'llm'> & { llm?: string | null }): string {
   const sorted: Record<string, unknown> = {};
-  for (const k of HASHED_COLUMNS) sorted[k] = row[k] ?? null;
+  for (const k of HASHED_COLUMNS) {
+    // Columns added by later migrations join the hash only when set, so rows written before them still verify.
+    if (LATER_COLUMNS.has(k) && (row[k] ?? null) === null) continue;
+    sorted[k] = row[k] ?? null;
+  }
   return sha256Hex(row.prev_hash + JSON.stringify(sorted));
 }
 

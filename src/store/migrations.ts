@@ -100,4 +100,8 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER audit_interaction_no_update BEFORE UPDATE ON audit_interaction BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
   CREATE TRIGGER audit_interaction_no_delete BEFORE DELETE ON audit_interaction BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
   `,
+  // 4: model accounting of each decision (calls, tokens, ms), as JSON; null when no model was consulted.
+  `
+  ALTER TABLE audit ADD COLUMN llm TEXT;
+  `,
 ];

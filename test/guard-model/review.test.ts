@@ -84,6 +84,10 @@ describe('guard with a model: review of soft denials', () => {
     expect(d.decision).toBe('deny');
     expect(d.rationale).toContain('model review failed');
     expect((d.detail.llm as { calls: number }).calls).toBe(3);
+    // The accounting is recorded in the decision's audit row, inside the hash chain.
+    const row = g.pipeline.store.audit.get(d.auditId!);
+    expect(row?.llm?.calls).toBe(3);
+    expect(g.pipeline.store.audit.verify().ok).toBe(true);
   });
 
   it('a hard violation is never sent for review, even when a soft rule is violated too', async () => {

@@ -50,6 +50,10 @@ describe('secret masking', () => {
       preview: 'hi', size: 4, decision: 'allow', rules: '[]', flagged: '[]', witness: '[]', threat: 0, rationale: 'ok', elapsed_ms: 1.5,
       policy_hash: null, source: 'pipeline', prev_hash: '0'.repeat(64) };
     expect(rowHash(row)).toBe(sha256Hex(row.prev_hash + canonicalJson(row)));
+    // A column added by a later migration (llm) joins the hash only when set: older rows keep their hashes.
+    expect(rowHash({ ...row, llm: null })).toBe(rowHash(row));
+    const withLlm = { ...row, llm: '{"calls":2}' };
+    expect(rowHash(withLlm)).toBe(sha256Hex(row.prev_hash + canonicalJson(withLlm)));
   });
 });
 
