@@ -3,7 +3,7 @@
  * verifier, watcher, referee, audit row in an in-memory store) on typical allow-path interactions, for books of
  * the default book's general rules plus 10, 100, 1,000 and 10,000 synthetic predicates (keyword/regex detectors,
  * tool globs on distinct synthetic tools, n/2 rules). The claim under test: cost follows the message, not the
- * policy (target: 10,000 vs 10 ≤ 2×). Two tracker settings: the default top-k budget (10% of the predicates,
+ * policy (target: 10,000 vs 10 ≤ 2×). Two tracker settings: the default top-k budget (10% of the predicates, at most 32,
  * at least 5: it grows with the book by design) and a fixed budget (k = 10 whatever the size), which isolates the
  * cost of retrieval, must-check and the rest of the pipeline.
  *
@@ -45,7 +45,7 @@ async function pipelineFor(n: number, tracker: Tracker): Promise<{ pipeline: Gua
 }
 
 console.log(`node ${process.version}, ${process.platform}/${process.arch}; GuardPipeline.check medians per interaction (µs), ~${BUDGET} ms per case after warm-up`);
-for (const [label, tracker] of [['default top-k budget (10% of predicates)', {}], ['fixed top-k budget (k = 10)', { k_fraction: 0, k_min: 10 }]] as Array<[string, Tracker]>) {
+for (const [label, tracker] of [['default top-k budget (10% of predicates, at least 5, at most 32)', {}], ['fixed top-k budget (k = 10)', { k_fraction: 0, k_min: 10 }]] as Array<[string, Tracker]>) {
   console.log(`-- ${label}`);
   console.log(`${'synthetic'.padStart(9)} ${'preds'.padStart(6)} ${'rules'.padStart(6)} ${'build'.padStart(9)}  ${CASES.map(([l]) => l.padStart(22)).join('')}  ${'p99 (all)'.padStart(10)}  decisions`);
   const medians: number[][] = [];

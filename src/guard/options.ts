@@ -17,6 +17,11 @@ export const TrackerOptionsSchema = z.strictObject({
   k_min: z.number().int().min(0).default(5),
   /** Extra share per threat level: a suspicious agent gets more predicates checked. */
   k_fraction_per_level: z.number().min(0).max(1).default(0.05),
+  /**
+   * Never more than this many by similarity: with large books a share of 10% would make the cost grow with the
+   * book, which the must-check set (always evaluated in full) does not need.
+   */
+  k_max: z.number().int().min(1).default(32),
 });
 export type TrackerOptions = z.infer<typeof TrackerOptionsSchema>;
 

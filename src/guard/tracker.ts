@@ -48,7 +48,7 @@ export interface TrackResult {
 /** k for a book of `n` predicates at a threat level. */
 export function candidateBudget(n: number, level: number, o: TrackerOptions): number {
   const share = o.k_fraction + o.k_fraction_per_level * level;
-  return Math.min(n, Math.max(o.k_min, Math.ceil(n * share)));
+  return Math.min(n, Math.max(o.k_min, Math.min(o.k_max, Math.ceil(n * share))));
 }
 
 /**

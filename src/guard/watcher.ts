@@ -74,7 +74,9 @@ export class ThreatWatcher {
     const rate = this.recordRequest(agent, evidence.now);
     const { risk, burst } = this.riskOf(evidence, rate);
     const a = this.options.alpha;
-    const tau = Math.min(1, Math.max(0, a * previousTau + (1 - a) * risk));
+    const raw = Math.min(1, Math.max(0, a * previousTau + (1 - a) * risk));
+    // A score that has decayed to noise is zero: an agent that behaves ends up trusted again, with no write per call.
+    const tau = raw < 1e-4 ? 0 : raw;
     return { tau, level: levelFor(tau, this.options.level_bounds), risk, burst, rate };
   }
 

@@ -9,8 +9,17 @@ export interface ScoredDoc {
 /**
  * An exact cosine search over L2-normalised sparse vectors with an inverted index: for each non-zero feature of
  * the query, walk that feature's postings and accumulate dot products. The cost follows the query's features and
- * their postings, not the number of documents; documents sharing no feature with the query are never touched.
+ * their postings, not the number of documents; documents sharing no feature with the query are never touched, and
+ * features common to a large share of a big book are skipped (see `EXACT_UP_TO`).
  */
+/**
+ * Query features whose postings are longer than this are skipped (stop-features): they occur in so many predicate
+ * schemas that they barely separate them, and walking them would make every query cost O(predicates). Books up to
+ * `EXACT_UP_TO` predicates are searched exactly; beyond, features in more than `COMMON_SHARE` of them are skipped.
+ */
+export const EXACT_UP_TO = 512;
+export const COMMON_SHARE = 0.05;
+
 export class SparseInvertedIndex {
   /** Per feature: the documents holding it (ascending) and their weights, as parallel arrays. */
   private readonly postings = new Map<number, { docs: number[]; weights: number[] }>();
@@ -53,9 +62,10 @@ export class SparseInvertedIndex {
     const scores = this.scores;
     const seen = this.seen;
     const touched: number[] = [];
+    const maxPostings = Math.max(EXACT_UP_TO, Math.ceil(this.count * COMMON_SHARE));
     for (let q = 0; q < query.indices.length; q++) {
       const list = this.postings.get(query.indices[q] as number);
-      if (!list) continue;
+      if (!list || list.docs.length > maxPostings) continue;
       const qw = query.values[q] as number;
       const { docs, weights } = list;
       for (let j = 0; j < docs.length; j++) {

@@ -42,6 +42,13 @@ export function predicateSchemasHash(predicates: PredicateSchemaText[]): string 
 }
 
 /**
+ * Hash space of the default sparse index. Sparse vectors cost nothing per unused dimension, and a wide space keeps
+ * hash collisions from merging postings lists: at 512 dimensions a 10,000-predicate book put ~1,000 documents
+ * behind every query feature, so retrieval grew with the book.
+ */
+export const SPARSE_DIMS = 1 << 20;
+
+/**
  * Exact cosine top-k over the local embedder's sparse vectors. Synchronous underneath (`topKSync`); the async
  * `topK` exists to share the `PredicateIndex` interface.
  */
@@ -55,7 +62,7 @@ export class SparsePredicateIndex implements PredicateIndex {
 
   constructor(
     predicates: PredicateSchemaText[],
-    private readonly embedder: LocalEmbedder = new LocalEmbedder(),
+    private readonly embedder: LocalEmbedder = new LocalEmbedder({ dims: SPARSE_DIMS }),
   ) {
     this.embedderId = embedder.id;
     for (const p of predicates) {

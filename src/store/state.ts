@@ -126,7 +126,10 @@ export class StateStore {
    */
   updateThreat(agent: string, update: (current: ThreatState) => { tau: number; level: number }): ThreatState {
     return this.tx(() => {
-      const next = update(this.getThreat(agent));
+      const current = this.getThreat(agent);
+      const next = update(current);
+      // Nothing changed (the common case: a trusted agent behaving): no write on the hot path.
+      if (next.tau === current.tau && next.level === current.level) return current;
       return this.setThreat(agent, next.tau, next.level);
     })();
   }
