@@ -4,7 +4,7 @@
  * the default book's general rules plus 10, 100, 1,000 and 10,000 synthetic predicates (keyword/regex detectors,
  * tool globs on distinct synthetic tools, n/2 rules). The claim under test: cost follows the message, not the
  * policy (target: 10,000 vs 10 ≤ 2×). Two tracker settings: the default top-k budget (10% of the predicates, at most 32,
- * at least 5: it grows with the book by design) and a fixed budget (k = 10 whatever the size), which isolates the
+ * at least 5) and a fixed budget (k = 10 whatever the size), which isolates the
  * cost of retrieval, must-check and the rest of the pipeline.
  *
  *   npx tsx bench/pipeline-scaling.ts [budgetMsPerCase=1500]
