@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { SparseInvertedIndex } from './inverted-index.js';
 import { LocalEmbedder } from './local-embedder.js';
 import type { Embedder, PredicateHit, PredicateSchemaText } from './types.js';
-import { VectraStore } from './vectra-store.js';
+import type { VectraStore } from './vectra-store.js';
 
 /**
  * The top-k index of predicate schemas the state tracker consults (DESIGN §1, C = TopK ∪ MustCheck). Built once
@@ -120,6 +120,8 @@ export class VectraPredicateIndex implements PredicateIndex {
   ): Promise<VectraPredicateIndex> {
     const { embedder, folder } = options;
     const hash = options.bookHash ?? predicateSchemasHash(predicates);
+    // vectra (and what it pulls in: openai, gpt-tokenizer, cheerio…) loads only when a dense embedder is used.
+    const { VectraStore } = await import('./vectra-store.js');
     const { store, rebuilt } = await VectraStore.open(folder, { embedder: embedder.id, hash }, async () => {
       const owners = predicates.flatMap((p) => predicateViews(p).map((view) => ({ name: p.name, view })));
       const vectors = await embedder.embed(owners.map((o) => o.view));

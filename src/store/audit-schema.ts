@@ -159,6 +159,8 @@ export function auditEntryFor(interaction: Interaction, decision: Decision): Aud
     elapsedMs: decision.elapsedMs,
     policyHash: decision.policy?.hash,
     source: decision.source,
-    ...(LlmUsageColumnSchema.safeParse(decision.detail.llm).success ? { llm: decision.detail.llm as z.infer<typeof LlmUsageColumnSchema> } : {}),
+    ...(decision.detail.llm !== undefined && LlmUsageColumnSchema.safeParse(decision.detail.llm).success
+      ? { llm: decision.detail.llm as z.infer<typeof LlmUsageColumnSchema> }
+      : {}),
   };
 }
