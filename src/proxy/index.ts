@@ -25,6 +25,8 @@ export interface ProxyOptions {
    * of that server's tools (fail closed).
    */
   onToolsListed?: ToolsListedHook;
+  /** With `onToolsListed`: how often hidden/pinned tools are re-checked against the store (approvals). Default 3 s. */
+  toolRecheckMs?: number;
 }
 
 /** A running proxy: the downstream pool plus whatever upstream transports were started. */
@@ -64,10 +66,16 @@ export function createProxy(opts: ProxyOptions): Proxy {
   const listeners: HttpUpstream[] = [];
   pool.on('changed', (kind: 'tools' | 'resources' | 'prompts') => registry.notify(kind));
   pool.start();
+  // Approvals happen in another process (the CLI, the live view); re-check so they take effect without a restart.
+  const recheck = opts.onToolsListed
+    ? setInterval(() => void pool.recheckTools().catch((err: unknown) => logger.warn({ err }, 'tool re-check failed')), opts.toolRecheckMs ?? 3_000)
+    : undefined;
+  recheck?.unref();
 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      if (recheck) clearInterval(recheck);
       await Promise.all(listeners.map((l) => l.close().catch(() => {})));
       await registry.closeAll();
       await pool.close();

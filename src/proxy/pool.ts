@@ -65,6 +65,20 @@ export class DownstreamPool extends EventEmitter {
     return this.pending;
   }
 
+  /**
+   * Re-runs the filter and the onToolsListed hook over the cached catalogs (no downstream request) and announces
+   * `tools/list_changed` only when the exposed set changed: how an approval given in another process (`quadguard
+   * tools approve`) brings a hidden tool back without waiting for the server's next listing.
+   */
+  recheckTools(): Promise<void> {
+    this.pending = this.pending.then(async () => {
+      const before = [...this.exposedTools.keys()].sort().join('\u0000');
+      await this.rebuildTools();
+      if ([...this.exposedTools.keys()].sort().join('\u0000') !== before) this.emit('changed', 'tools');
+    });
+    return this.pending;
+  }
+
   private async rebuildTools(): Promise<void> {
     const next = new Map<string, { route: Route; tool: Tool }>();
     for (const [key, d] of this.servers) {

@@ -126,7 +126,7 @@ describe('e2e over stdio: the default policy in front of real servers', () => {
     expect(existsSync(sb.outbox) ? readFileSync(sb.outbox, 'utf8') : '').toBe('');
   });
 
-  it('hides a rug-pulled tool and fails its calls until `tools approve` and a re-listing', async () => {
+  it('hides a rug-pulled tool and fails its calls until `tools approve`, which the running proxy picks up', async () => {
     const has = async () => (await client.listTools()).tools.some((t) => t.name === 'weather__get_forecast');
     expect(await has()).toBe(true);
     expect(text(await call('weather__get_forecast', { city: 'Lisbon' }))).toContain('definition v1');
@@ -144,11 +144,8 @@ describe('e2e over stdio: the default policy in front of real servers', () => {
     expect(approve.code, approve.stderr).toBe(0);
     expect(approve.stdout).toMatch(/^approved weather__get_forecast/);
 
-    // Approval alone does not re-list: until the server's next listing the tool stays hidden.
-    const stillHidden = await call('weather__get_forecast', { city: 'Lisbon' }).catch((e: Error) => ({ isError: true, content: [{ type: 'text' as const, text: e.message }] }));
-    expect(stillHidden.isError).toBe(true);
-
-    await call('weather__announce_tools', {});
+    // The running proxy re-checks its pins: the approval given by another process brings the tool back on its
+    // own, with no restart and no new listing from the server.
     await waitFor(has, 30_000, 'the approved tool to be listed again');
     expect(text(await call('weather__get_forecast', { city: 'Lisbon' }))).toContain('definition v2');
   });
