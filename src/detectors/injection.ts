@@ -156,6 +156,20 @@ function strongestPerSignal(findings: Finding[]): Finding[] {
   return [...best.values()].sort((a, b) => b.weight - a.weight);
 }
 
+/**
+ * The last text scored, per signal set and channel. Books often ask twice about the same result (an enforcing
+ * predicate at 0.5 and a sticky "untrusted content seen" at 0.3): the second asks for the same score, so it is
+ * computed once. One entry only, so nothing accumulates; scores are never mutated after they are returned.
+ */
+let lastScored: { text: string; key: string; channel: InjectionChannel; result: InjectionScore } | undefined;
+
+function scoreOnce(text: string, enabled: ReadonlySet<InjectionSignal>, key: string, channel: InjectionChannel): InjectionScore {
+  if (lastScored && lastScored.text === text && lastScored.key === key && lastScored.channel === channel) return lastScored.result;
+  const result = scoreInjection(text, enabled, 0, channel);
+  lastScored = { text, key, channel, result };
+  return result;
+}
+
 export const injectionDetector = defineDetector({
   type: 'injection',
   summary: 'prompt-injection heuristics (overrides, role markers, hidden text, encoded payloads, task hijacking); true when score ≥ threshold',
@@ -167,6 +181,7 @@ export const injectionDetector = defineDetector({
       });
     }
     const enabled: ReadonlySet<InjectionSignal> = new Set(options.signals ?? INJECTION_SIGNALS);
+    const signalsKey = [...enabled].sort().join(',');
     return function injection(interaction): DetectorResult {
       const fields = selectFields(interaction, options.field);
       // Nothing to read: no injection can be carried, which is a decided "false" (not "unknown").
@@ -175,7 +190,7 @@ export const injectionDetector = defineDetector({
       let bestField = '';
       const channel: InjectionChannel = interaction.kind === 'message' || interaction.kind === 'tool_call' ? 'instructions' : 'data';
       for (const f of fields) {
-        const s = scoreInjection(f.text, enabled, 0, channel);
+        const s = scoreOnce(f.text, enabled, signalsKey, channel);
         if (s.score > best.score) {
           best = s;
           bestField = f.field;

@@ -2,7 +2,7 @@ import { contentText, qualifiedTool, stringLeaves } from '../detectors/fields.js
 import type { Interaction } from './types.js';
 
 /** How much of an interaction the top-k retrieval embeds: enough to name the topic, bounded so cost stays flat. */
-export const RETRIEVAL_TEXT_LIMIT = 2_000;
+export const RETRIEVAL_TEXT_LIMIT = 600;
 
 /**
  * The text the state tracker embeds to find relevant predicates: kind, tool, argument names and values, and
