@@ -15,30 +15,13 @@ import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { InteractionSchema, type Interaction } from '../src/guard/types.js';
 import { compileBook, evaluateBook, loadBook, type CompiledBook, type PolicyBookInput } from '../src/policy/index.js';
+import { syntheticParts } from './common.js';
 
 const SIZES = [10, 100, 1_000, 10_000];
 
+/** The synthetic book shared with bench/pipeline-scaling.ts (see bench/common.ts). */
 function syntheticBook(n: number): PolicyBookInput {
-  const predicates = Array.from({ length: n }, (_, i) => ({
-    name: `p${i}`,
-    description: `synthetic predicate ${i}`,
-    scope: 'action' as const,
-    tools: [`svc${i}__*`],
-    detectors: [
-      i % 2 === 0
-        ? { type: 'keywords', words: [`alpha${i}`, `beta ${i}`], field: 'arguments' }
-        : { type: 'regex', pattern: `secret-${i}-[0-9a-f]{8}`, flags: 'i', field: 'arguments' },
-    ],
-  }));
-  const rules = Array.from({ length: Math.floor(n / 2) }, (_, j) => ({
-    id: `r${j}`,
-    text: `synthetic rule ${j}`,
-    applies_to: ['tool_call' as const],
-    formula: `!(p${2 * j} & p${2 * j + 1})`,
-    severity: 'high' as const,
-    hard: j % 2 === 0,
-  }));
-  return { name: `synthetic-${n}`, version: '1', predicates, rules };
+  return { name: `synthetic-${n}`, version: '1', ...syntheticParts(n) };
 }
 
 /** A tool call to `svc6__tool` whose arguments trigger p6 and p7 (a violation of r3, so a witness is built). */
