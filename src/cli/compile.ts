@@ -4,7 +4,6 @@ import type { Command } from 'commander';
 import YAML from 'yaml';
 import { z } from 'zod';
 import { ConfigError, PolicyError } from '../errors.js';
-import { LlmClient } from '../llm/client.js';
 import { compilePolicy } from '../llm/compile.js';
 import { LlmConfigSchema, type LlmConfig } from '../llm/config.js';
 
@@ -53,6 +52,8 @@ export function addCompileSubcommand(policyCommand: Command): Command {
 /** The command's work, callable from tests and benches. Returns the one-line summary it prints. */
 export async function runCompile(policyFile: string, opts: CompileCommandOptions, env: Record<string, string | undefined> = process.env): Promise<string> {
   const config = await resolveLlmConfig(opts);
+  // Loaded here, not at the top: every `quadguard` command registers `policy compile`, few run it.
+  const { LlmClient } = await import('../llm/client.js');
   const client = new LlmClient(config, { env });
   let markdown: string;
   try {

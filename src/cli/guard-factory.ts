@@ -4,7 +4,6 @@ import { createToolScreen } from '../guard/tool-screen.js';
 import { loadGuard } from '../guard/factory.js';
 import { createGuardModel, createModelEmbedder } from '../guard/model.js';
 import type { Guard } from '../guard/types.js';
-import { LlmClient } from '../llm/client.js';
 import type { Logger } from '../log.js';
 import type { ToolsListedHook } from '../proxy/pool.js';
 
@@ -32,7 +31,8 @@ export async function createGuardForConfig(config: Config, logger: Logger): Prom
     logger.warn('no policy configured: only the per-server tool allow/deny lists are enforced');
     return { close() {} };
   }
-  const client = config.llm ? new LlmClient(config.llm, { logger }) : undefined;
+  // The model layer (and the openai package under it) loads only when the config asks for a model.
+  const client = config.llm ? new (await import('../llm/client.js')).LlmClient(config.llm, { logger }) : undefined;
   const embedder = client ? await createModelEmbedder(client, logger) : undefined;
   const loaded = await loadGuard({
     policy: config.policy,
