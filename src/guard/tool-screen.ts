@@ -18,11 +18,26 @@ export interface ToolScreenOptions {
   pin?: boolean;
 }
 
+/** Distinct tool texts whose injection score is remembered. */
+const SCORE_CACHE_LIMIT = 4096;
+
 export function createToolScreen(store: Store, logger: Logger, opts: ToolScreenOptions = {}) {
   const threshold = opts.poisonThreshold ?? 0.5;
   const pin = opts.pin ?? true;
   const log = logger.child({ mod: 'tool-screen' });
   const reported = new Set<string>();
+  // The proxy re-screens every few seconds (approvals) and on every listing; a description's score depends only on
+  // its text, so each distinct text is scored once. Bounded: a server inventing descriptions cannot grow it forever.
+  const scores = new Map<string, ReturnType<typeof scoreInjection>>();
+  const scoreOf = (text: string) => {
+    let s = scores.get(text);
+    if (s === undefined) {
+      if (scores.size >= SCORE_CACHE_LIMIT) scores.clear();
+      s = scoreInjection(text);
+      scores.set(text, s);
+    }
+    return s;
+  };
 
   const record = (server: string, tool: string, why: string, rationale: string) => {
     const key = `${server}\u0000${tool}\u0000${why}`;
@@ -36,7 +51,7 @@ export function createToolScreen(store: Store, logger: Logger, opts: ToolScreenO
     const visible: Tool[] = [];
     for (const tool of tools) {
       const text = [tool.title, tool.description, JSON.stringify(tool.inputSchema ?? {})].filter(Boolean).join('\n');
-      const poison = scoreInjection(text);
+      const poison = scoreOf(text);
       if (poison.score >= threshold) {
         const signals = poison.findings.map((f) => f.signal).join(', ');
         record(server, tool.name, 'poisoned', `tool ${server}__${tool.name} hidden: its description carries injected instructions (${signals}, score ${poison.score})`);
