@@ -54,6 +54,8 @@ export class GuardPipeline implements Guard {
   private readonly now: () => number;
   private readonly sticky = new Map<string, Map<string, Truth>>();
   private readonly policy: Decision['policy'];
+  /** Predicates with an injection detector: their score is the watcher's injection evidence. */
+  private readonly injectionPredicates: ReadonlySet<string>;
 
   constructor(deps: PipelineDeps) {
     this.options = PipelineOptionsSchema.parse(deps.options ?? {});
@@ -67,6 +69,7 @@ export class GuardPipeline implements Guard {
     this.model = deps.model;
     this.now = deps.now ?? Date.now;
     this.policy = { name: deps.book.book.name, version: deps.book.book.version, hash: deps.book.hash };
+    this.injectionPredicates = new Set(deps.book.predicates.filter((p) => p.def.detectors.some((d) => d.type === 'injection')).map((p) => p.name));
   }
 
   async check(i: Interaction, signal?: AbortSignal): Promise<Decision> {
@@ -142,9 +145,7 @@ export class GuardPipeline implements Guard {
 
     let injectionScore = 0;
     for (const [name, v] of track.values) {
-      if (v.value !== 'true') continue;
-      const p = this.book.byName.get(name);
-      if (p?.def.detectors.some((d) => d.type === 'injection')) injectionScore = Math.max(injectionScore, v.score ?? 1);
+      if (v.value === 'true' && this.injectionPredicates.has(name)) injectionScore = Math.max(injectionScore, v.score ?? 1);
     }
     // A call held for a person's approval (effect: approve) is a request, not evidence of an attack.
     const violations = outcomes
@@ -253,10 +254,5 @@ export class GuardPipeline implements Guard {
     }
     if (found.length === 0) return undefined;
     return redactContent(i.content, found, 'sensitive data');
-  }
-
-  /** Releases the agent's in-memory burst history (the store keeps the rest). */
-  forgetAgent(agent: string): void {
-    this.watcher.forget(agent);
   }
 }

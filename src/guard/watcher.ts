@@ -79,10 +79,5 @@ export class ThreatWatcher {
     const tau = raw < 1e-4 ? 0 : raw;
     return { tau, level: levelFor(tau, this.options.level_bounds), risk, burst, rate };
   }
-
-  /** Forgets an agent's request history (on release from quarantine). */
-  forget(agent: string): void {
-    this.recent.delete(agent);
-  }
 }
 
