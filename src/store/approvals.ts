@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { StoreError } from '../errors.js';
 import type { AuditLog } from './audit.js';
 import { maskPrefix } from './redact.js';
+import { jsonText } from './audit-schema.js';
 
 /**
  * Approvals of held interactions (rules with `effect: approve`). A held call gets one row, bound to the agent,
@@ -37,7 +38,7 @@ export const ApprovalSchema = z
     tool: z.string().nullable(),
     args_hash: z.string(),
     preview: z.string().nullable(),
-    rules: z.string(),
+    rules: jsonText(z.array(z.string())),
     rationale: z.string(),
     status: ApprovalStatusSchema,
     decided_by: z.string().nullable(),
@@ -57,7 +58,7 @@ export const ApprovalSchema = z
     argsHash: r.args_hash,
     /** Masked preview of the held arguments, for the person deciding. */
     preview: r.preview,
-    rules: JSON.parse(r.rules) as string[],
+    rules: r.rules,
     rationale: r.rationale,
     status: r.status,
     decidedBy: r.decided_by,

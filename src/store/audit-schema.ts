@@ -46,7 +46,7 @@ export const AuditEntrySchema = z.object({
 export type AuditEntry = z.input<typeof AuditEntrySchema>;
 
 /** A JSON text column parsed with `schema`; a column that is not JSON fails the parse (a corrupt row). */
-const jsonText = <T extends z.ZodType>(schema: T) =>
+export const jsonText = <T extends z.ZodType>(schema: T) =>
   z.string().transform((text, ctx) => {
     try {
       return JSON.parse(text) as unknown;
