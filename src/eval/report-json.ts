@@ -1,7 +1,5 @@
-import type { Witness } from '../guard/types.js';
-import type { DecisionLabel } from './cases.js';
 import type { EvalMetrics, GroupMetrics, LatencyMetrics, ModelMetrics, RuleMetrics } from './metrics.js';
-import type { EvalRun, StepResult } from './run.js';
+import type { CaseResult, EvalRun } from './run.js';
 
 /** Where and how a report was produced, so a figure in the README can be traced to its command. */
 export interface ReportMeta {
@@ -15,23 +13,8 @@ export interface ReportMeta {
   elapsedMs: number;
 }
 
-/** One case in the JSON report. */
-export interface CaseReport {
-  id: string;
-  suite: string;
-  policy: string;
-  expected: DecisionLabel;
-  expectedRules?: string[];
-  actual: DecisionLabel;
-  correct: boolean;
-  steps: StepResult[];
-  skippedSteps: number;
-  witness: Witness[];
-  rules: string[];
-  flagged: string[];
-  rationale: string;
-  error?: string;
-}
+/** One case in the JSON report: the run's own case result, field for field. */
+export type CaseReport = CaseResult;
 
 /**
  * The `--json` report: metrics at the top (`overall`, `suites`, `rules`, `latency`, `model`), then every case
