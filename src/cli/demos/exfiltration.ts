@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundledServer, connectStdio, defaultPolicy, demoDir, removeDir, writeDemoConfig } from './kit.js';
 import { expectVerdict } from './tour.js';
-import { callAndShow, type Transcript } from './transcript.js';
+import { callAndShow, type Transcript, demoOutcome } from './transcript.js';
 
 /** A fake, well-formed API key that the secret detectors recognise (never a real credential). */
 export const DEMO_API_KEY = 'sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c';
@@ -65,6 +65,5 @@ export async function runExfiltration(t: Transcript): Promise<number> {
   } finally {
     removeDir(dir);
   }
-  if (failures.length) t.say(`\nUNEXPECTED results: ${failures.join('; ')}`);
-  return failures.length ? 1 : 0;
+  return demoOutcome(t, failures);
 }

@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundledServer, connectStdio, defaultPolicy, demoDir, removeDir, writeDemoConfig } from './kit.js';
-import { callAndShow, messageAndShow, type Transcript, type Verdict } from './transcript.js';
+import { callAndShow, messageAndShow, type Transcript, type Verdict, demoOutcome } from './transcript.js';
 
 /** Records an expectation; a demo whose guard did something unexpected exits 1. */
 export function expectVerdict(t: Transcript, v: Verdict, want: 'allow' | 'deny', failures: string[], what: string): void {
@@ -92,6 +92,5 @@ export async function runTour(t: Transcript): Promise<number> {
   } finally {
     removeDir(dir);
   }
-  if (failures.length) t.say(`\nUNEXPECTED results: ${failures.join('; ')}`);
-  return failures.length ? 1 : 0;
+  return demoOutcome(t, failures);
 }

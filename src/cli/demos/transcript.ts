@@ -128,3 +128,9 @@ export async function messageAndShow(t: Transcript, client: Client, sender: stri
   t.verdict(v);
   return v;
 }
+
+/** A demo's exit code: 0 when the guard decided as the scenario expects, else 1 after saying what differed. */
+export function demoOutcome(t: Transcript, failures: string[]): number {
+  if (failures.length) t.say(`\nUNEXPECTED results: ${failures.join('; ')}`);
+  return failures.length ? 1 : 0;
+}

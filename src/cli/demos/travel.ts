@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectHttp, defaultPolicy, demoDir, removeDir, runCli, startHttpProxy, writeDemoConfig } from './kit.js';
 import { expectVerdict } from './tour.js';
-import { messageAndShow, type Transcript } from './transcript.js';
+import { messageAndShow, type Transcript, demoOutcome } from './transcript.js';
 
 /** The vendor's injection attempts, tried in order until it is quarantined. */
 export const VENDOR_INJECTIONS = [
@@ -90,6 +90,5 @@ export async function runTravel(t: Transcript): Promise<number> {
     await proxy.stop();
     removeDir(dir);
   }
-  if (failures.length) t.say(`\nUNEXPECTED results: ${failures.join('; ')}`);
-  return failures.length ? 1 : 0;
+  return demoOutcome(t, failures);
 }
