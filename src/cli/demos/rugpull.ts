@@ -1,13 +1,14 @@
 /**
  * `quadguard demo rugpull`: a downstream server changes a tool's definition after it was first seen (pinned and
  * so approved). The proxy hides the changed tool and its calls fail, until the operator reviews the change and
- * approves it with `quadguard tools approve`; on the next listing the tool comes back.
+ * approves it with `quadguard tools approve`; the running proxy re-checks its pins and the tool comes back, with
+ * no restart and no new listing from the server.
  */
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { bundledServer, connectStdio, defaultPolicy, demoDir, removeDir, runCli, waitUntil, writeDemoConfig } from './kit.js';
 import { expectVerdict } from './tour.js';
-import { callAndShow, type Transcript } from './transcript.js';
+import { callAndShow, type Transcript, demoOutcome } from './transcript.js';
 
 const TOOL = 'weather__get_forecast';
 
@@ -47,8 +48,7 @@ export async function runRugpull(t: Transcript): Promise<number> {
       t.say(`   $ quadguard tools approve ${TOOL} → ${ok.stdout.trim() || ok.stderr.trim()}`);
       if (ok.code !== 0) failures.push('tools approve failed');
 
-      t.heading('On the next listing the approved definition is shown again and the tool works');
-      await callAndShow(t, client, 'assistant', 'weather__announce_tools', {});
+      t.heading('The running proxy re-checks its pins: the approved definition is listed again and the tool works');
       await waitUntil(async () => (await forecastTool(client)) !== undefined, 30_000, 'the approved tool to come back');
       t.say(`   ${TOOL}: "${(await forecastTool(client))?.description ?? '(missing)'}"`);
       expectVerdict(t, await callAndShow(t, client, 'assistant', TOOL, { city: 'Lisbon' }), 'allow', failures, 'the approved forecast');
@@ -58,6 +58,5 @@ export async function runRugpull(t: Transcript): Promise<number> {
   } finally {
     removeDir(dir);
   }
-  if (failures.length) t.say(`\nUNEXPECTED results: ${failures.join('; ')}`);
-  return failures.length ? 1 : 0;
+  return demoOutcome(t, failures);
 }
