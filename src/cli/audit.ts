@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { InvalidArgumentError, type Command } from 'commander';
-import { StoreError } from '../errors.js';
+import { StoreError } from '../core/errors.js';
 import type { AuditRow } from '../store/audit.js';
 import { isoTime, storeOptions, withStore, type StoreCliOptions } from './store-options.js';
 

@@ -2,7 +2,7 @@ import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { createInterface } from 'node:readline';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ErrorCode, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../core/log.js';
 
 /**
  * Screens newline-delimited JSON-RPC before the SDK sees it: a line that is not JSON gets a -32700 parse error,

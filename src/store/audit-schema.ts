@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InteractionKindSchema, WitnessSchema, type Decision, type Interaction } from '../guard/types.js';
+import { InteractionKindSchema, WitnessSchema, type Decision, type Interaction } from '../core/types.js';
 
 /** What an audit row records: the four interaction kinds, plus `admin` (release, quarantine, pin approval). */
 export const AuditKindSchema = z.enum([...InteractionKindSchema.options, 'admin']);

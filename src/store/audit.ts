@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
-import { StoreError } from '../errors.js';
+import { StoreError } from '../core/errors.js';
 import {
   AuditEntrySchema,
   AuditRowSchema,
@@ -13,7 +13,7 @@ import {
   type RawAuditRow,
 } from './audit-schema.js';
 import { recordInteraction, type InteractionRecord } from './audit-interaction.js';
-import { canonicalJson, sha256Hex } from './canonical.js';
+import { canonicalJson, sha256Hex } from '../core/canonical.js';
 import { maskPrefix } from './redact.js';
 
 export * from './audit-schema.js';

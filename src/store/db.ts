@@ -1,8 +1,8 @@
 import { mkdirSync, existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { StoreError } from '../errors.js';
-import { silentLogger, type Logger } from '../log.js';
+import { StoreError } from '../core/errors.js';
+import { silentLogger, type Logger } from '../core/log.js';
 import { ApprovalStore } from './approvals.js';
 import { AuditLog } from './audit.js';
 import { MIGRATIONS } from './migrations.js';

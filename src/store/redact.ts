@@ -4,7 +4,7 @@
  *
  * Matching is conservative: over-masking a preview costs nothing, a leaked key costs a rotation.
  */
-import { shannonEntropy } from '../detectors/entropy.js';
+import { shannonEntropy } from '../core/entropy.js';
 
 /** A secret found in a text: `[start, end)` offsets and what it looked like. */
 export interface SecretSpan {

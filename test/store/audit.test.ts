@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StoreError } from '../../src/errors.js';
-import { makeDecision } from '../../src/guard/types.js';
+import { StoreError } from '../../src/core/errors.js';
+import { makeDecision } from '../../src/core/types.js';
 import { auditEntryFor, GENESIS_HASH, openStore, parseAuditId, rowHash, type RawAuditRow } from '../../src/store/index.js';
 import { entry, tempDir } from './helpers.js';
 

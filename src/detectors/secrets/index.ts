@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { defineDetector } from './registry.js';
-import { FieldSelectorSchema, fromFindings, inspectedFields, mask, MAX_SPANS, type Finding } from './common.js';
-import { segmentDensity, shannonEntropy } from './entropy.js';
-import { passwordOk, SECRET_KEY_NAME, SECRET_KINDS, SECRET_PATTERNS, type SecretKind } from './secret-patterns.js';
+import { defineDetector } from '../registry.js';
+import { FieldSelectorSchema, fromFindings, inspectedFields, mask, MAX_SPANS, type Finding } from '../common.js';
+import { segmentDensity, shannonEntropy } from '../../core/entropy.js';
+import { passwordOk, SECRET_KEY_NAME, SECRET_KINDS, SECRET_PATTERNS, type SecretKind } from './patterns.js';
 
 /**
  * `secrets`: credentials in the selected text.
