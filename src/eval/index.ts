@@ -5,7 +5,7 @@
  */
 export { EvalCaseSchema, stepToInteraction, summarizeStep, type CaseContext, type EvalCase, type Step } from './cases.js';
 export { CaseProblems, loadCases, type LoadedCase } from './load-cases.js';
-export { defaultGuardFactory, type GuardFactory, type GuardHandle, type PipelineFactoryModule } from './guard-factory.js';
+export { pipelineGuardFactory, type CaseGuardSettings, type GuardFactory, type GuardHandle } from './guard-factory.js';
 export { LlmUsageSchema, llmUsageOf, type LlmUsage } from './llm-usage.js';
 export { runCase, runEval, type CaseResult, type EvalRun, type RunEvalOptions, type StepResult } from './run.js';
 export { computeMetrics, type EvalMetrics, type GroupMetrics, type RuleMetrics } from './metrics.js';

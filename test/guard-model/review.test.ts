@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { referee, type RuleOutcome } from '../../src/guard/referee.js';
-import { tauForLevel } from '../../src/guard/model.js';
+import { tauForLevel } from '../../src/guard/model/index.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { bank, calls, clientFor, guardWith, is, roleOf, updates, verdict } from './helpers.js';
 
