@@ -41,35 +41,11 @@ export class GuardPipeline implements Guard {
   private readonly stages: readonly Stage[];
 
   constructor(deps: PipelineDeps) {
-    const options = PipelineOptionsSchema.parse(deps.options ?? {});
+    this.env = createGuardEnv(deps);
     this.book = deps.book;
     this.store = deps.store;
-    this.watcher = new ThreatWatcher(options.watcher);
+    this.watcher = this.env.watcher;
     this.stages = deps.stages ?? GUARD_STAGES;
-    const sticky = new Map<string, Map<string, Truth>>();
-    const store = deps.store;
-    this.env = {
-      book: deps.book,
-      store,
-      options,
-      tracker: createTracker(deps.book, deps.index, options.tracker, deps.model?.semantic),
-      verifier: createVerifier(deps.book),
-      watcher: this.watcher,
-      model: deps.model,
-      log: (deps.logger ?? silentLogger()).child({ mod: 'guard' }),
-      now: deps.now ?? Date.now,
-      async stickyOf(session) {
-        let s = sticky.get(session);
-        if (!s) {
-          if (sticky.size >= options.session_cache) sticky.clear();
-          s = await store.state.getSticky(session);
-          sticky.set(session, s);
-        }
-        return s;
-      },
-      policy: { name: deps.book.book.name, version: deps.book.book.version, hash: deps.book.hash },
-      injectionPredicates: new Set(deps.book.predicates.filter((p) => p.def.detectors.some((d) => d.type === 'injection')).map((p) => p.name)),
-    };
   }
 
   async check(i: Interaction, signal?: AbortSignal): Promise<Decision> {
@@ -78,4 +54,33 @@ export class GuardPipeline implements Guard {
     const modelSignal = this.env.model ? budgetSignal(signal, this.env.model.options.budget_ms) : signal;
     return runStages(this.stages, newContext(i, modelSignal, started), this.env);
   }
+}
+
+/** The parts and settings the stages share, built once per pipeline (exported for the stages' unit tests). */
+export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
+  const options = PipelineOptionsSchema.parse(deps.options ?? {});
+  const sticky = new Map<string, Map<string, Truth>>();
+  const store = deps.store;
+  return {
+    book: deps.book,
+    store,
+    options,
+    tracker: createTracker(deps.book, deps.index, options.tracker, deps.model?.semantic),
+    verifier: createVerifier(deps.book),
+    watcher: new ThreatWatcher(options.watcher),
+    model: deps.model,
+    log: (deps.logger ?? silentLogger()).child({ mod: 'guard' }),
+    now: deps.now ?? Date.now,
+    async stickyOf(session) {
+      let s = sticky.get(session);
+      if (!s) {
+        if (sticky.size >= options.session_cache) sticky.clear();
+        s = await store.state.getSticky(session);
+        sticky.set(session, s);
+      }
+      return s;
+    },
+    policy: { name: deps.book.book.name, version: deps.book.book.version, hash: deps.book.hash },
+    injectionPredicates: new Set(deps.book.predicates.filter((p) => p.def.detectors.some((d) => d.type === 'injection')).map((p) => p.name)),
+  };
 }
