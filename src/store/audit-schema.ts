@@ -159,8 +159,6 @@ export function auditEntryFor(interaction: Interaction, decision: Decision): Aud
     elapsedMs: decision.elapsedMs,
     policyHash: decision.policy?.hash,
     source: decision.source,
-    ...(decision.detail.llm !== undefined
-      ? { llm: decision.detail.llm }
-      : {}),
+    ...(decision.detail.llm !== undefined ? { llm: decision.detail.llm } : {}),
   };
 }

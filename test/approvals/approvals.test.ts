@@ -10,7 +10,7 @@ import { APPROVAL_BOOK, writeBook } from './support.js';
 
 const call = (args: Record<string, unknown>, over: Partial<InteractionInput> = {}) =>
   InteractionSchema.parse({ kind: 'tool_call', agent: 'writer', session: 's1', server: 'ws', tool: 'publish', arguments: args, ...over });
-const approvalOf = (d: Decision) => d.detail.approval as { id: string; status: string; expiresAt: number };
+const approvalOf = (d: Decision) => d.detail.approval!;
 
 describe('approvals: rules with effect approve hold a call until a person approves it', () => {
   let dir: string;
