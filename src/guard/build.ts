@@ -4,7 +4,7 @@ import type { CompiledBook } from '../policy/compiled.js';
 import { formatDiagnostic, type PolicyDiagnostic } from '../policy/errors.js';
 import type { Embedder } from '../retrieval/types.js';
 import { openStore, type Store } from '../store/db.js';
-import { prepareBook, type IndexFolder, type PreparedBook } from './book.js';
+import { prepareBook, type PreparedBook } from './book.js';
 import type { GuardModelHooks } from './model/index.js';
 import { GUARD_DEFAULTS, PipelineOptionsSchema } from './options.js';
 import { GuardPipeline } from './pipeline.js';
@@ -65,7 +65,7 @@ export async function buildGuard(input: BuildGuardOptions): Promise<BuiltGuard> 
   const logger = o.logger ?? silentLogger();
   let prepared: PreparedBook;
   if (typeof o.policy === 'string') {
-    prepared = await prepareBook(o.policy, { publicKeyPath: o.publicKeyPath, embedder: o.embedder, indexFolder: o.indexFolder as IndexFolder | undefined, logger });
+    prepared = await prepareBook(o.policy, { publicKeyPath: o.publicKeyPath, embedder: o.embedder, indexFolder: o.indexFolder, logger });
     for (const w of prepared.warnings) logger.warn({ mod: 'policy' }, formatDiagnostic(w));
   } else {
     prepared = o.policy;

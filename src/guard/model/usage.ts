@@ -1,11 +1,18 @@
-import type { ModelUsage as DetailUsage } from '../../core/types.js';
 import type { LlmUsage, UsageMeter } from '../../llm/usage.js';
 
 /** Model accounting of one hook call, as it appears in `Decision.detail.llm` (the pipeline always measures ms). */
-export type ModelUsage = Required<DetailUsage>;
+export type ModelUsage = {
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  ms: number;
+};
+
+/** Any usage record a hook or a guard reports (fields may be missing). */
+export type UsagePart = { [K in keyof ModelUsage]?: number | undefined };
 
 /** Sums hook usages (absent ones skipped); `undefined` when none was given. */
-export function addUsage(...items: Array<Partial<Record<keyof ModelUsage, number>> | undefined>): ModelUsage | undefined {
+export function addUsage(...items: Array<UsagePart | undefined>): ModelUsage | undefined {
   const present = items.filter((u) => u !== undefined);
   if (present.length === 0) return undefined;
   const out: ModelUsage = { calls: 0, promptTokens: 0, completionTokens: 0, ms: 0 };

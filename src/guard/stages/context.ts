@@ -5,7 +5,7 @@ import type { Severity } from '../../policy/schema.js';
 import type { Store } from '../../store/db.js';
 import type { ThreatState } from '../../store/state.js';
 import type { GuardModelHooks } from '../model/index.js';
-import { addUsage } from '../model/usage.js';
+import { addUsage, type UsagePart } from '../model/usage.js';
 import type { PipelineOptions } from '../options.js';
 import type { RefereeVerdict, RuleOutcome } from '../referee.js';
 import type { Tracker, TrackResult } from '../tracker.js';
@@ -62,7 +62,7 @@ export interface GuardContext {
   /** tracking (revised by modelExpansion): the rules not shown satisfied. */
   outcomes?: RuleOutcome[];
   /** Model usage of every stage that called a model (summed into `detail.llm`). */
-  usages: Array<Partial<Record<'calls' | 'promptTokens' | 'completionTokens' | 'ms', number>> | undefined>;
+  usages: Array<UsagePart | undefined>;
   /** modelExpansion: the predicates the strong model re-decided. */
   expanded?: string[];
   /** watcher: the evidence it scored. */
