@@ -119,7 +119,8 @@ const PUBLIC_TOKEN = /^pk_(?:live|test)_/;
 /** A generic high-entropy token, by the rules in the `secrets` detector's doc comment. */
 export function looksRandom(token: string, minEntropy: number): boolean {
   if (token.length < 20 || token.length > MAX_TOKEN) return false;
-  if (/^[0-9a-fA-F]+$/.test(token) || UUID_RE.test(token) || PUBLIC_TOKEN.test(token)) return false;
+  // Hex (hashes, SHAs) and prefixed hex ids (`ap_3f9c…`, `req-9a1b…`) are identifiers, not keys.
+  if (/^(?:[A-Za-z]{1,8}[_-])?[0-9a-fA-F]+$/.test(token) || UUID_RE.test(token) || PUBLIC_TOKEN.test(token)) return false;
   if (!/\d/.test(token) || !/[A-Za-z]/.test(token)) return false;
   // Slugs: pieces between `-`/`_` that are words, numbers or short (`OWASP-Top-10-for-LLMs-2023-slides-v1_0`).
   const pieces = token.split(/[-_]+/);
