@@ -88,10 +88,14 @@ export function createProxy(opts: ProxyOptions): Proxy {
       const ctx: SessionContext = { id: `stdio-${randomUUID()}`, agent, profile: config.agents[agent]?.profile ?? {}, authenticated: false };
       const server = createUpstreamServer(core, ctx);
       registry.add(server);
-      const transport = createStdioUpstream(logger, () => {
-        logger.info('stdin closed; stopping downstream servers');
-        void close().finally(onExit);
-      });
+      const transport = createStdioUpstream(
+        logger,
+        () => {
+          logger.info('stdin closed; stopping downstream servers');
+          void close().finally(onExit);
+        },
+        config.limits.max_message_bytes,
+      );
       await server.connect(transport);
       return ctx;
     },
