@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { contentText } from '../core/fields.js';
 import { errorMessage } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/log.js';
