@@ -1,10 +1,10 @@
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { PACKAGE_ROOT } from '../core/version.js';
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { loadConfigFile, validateConfig, type LoadedConfig } from '../config/load.js';
 import { createRootLogger, type Logger } from '../core/log.js';
-import { createProxy, type Proxy } from '../proxy/index.js';
+import { createProxy, type GuardedProxy } from '../proxy/index.js';
 import { liveViewForProxy } from '../ui/proxy-hook.js';
 import type { Config } from '../config/schema.js';
 import { guardOptionsFromConfig } from '../config/guard.js';
@@ -36,7 +36,7 @@ export async function proxyGuardFor(config: Config, logger: Logger): Promise<{ g
 }
 
 /** Starts the proxy for a loaded config, on stdio or HTTP, and stops it (and every child) on signals. */
-export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http?: number; host?: string; ui?: boolean }, logger: Logger): Promise<Proxy> {
+export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http?: number; host?: string; ui?: boolean }, logger: Logger): Promise<GuardedProxy> {
   const configured = await proxyGuardFor(loaded.config, logger);
   const proxy = createProxy({
     config: loaded,

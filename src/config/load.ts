@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import YAML from 'yaml';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ConfigError } from '../core/errors.js';
 import { ConfigSchema, type Config } from './schema.js';
 

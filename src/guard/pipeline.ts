@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { silentLogger, type Logger } from '../core/log.js';
 import type { Decision, Guard, Interaction, Truth } from '../core/types.js';
 import type { CompiledBook } from '../policy/compiled.js';

@@ -7,11 +7,12 @@ const i = interaction({ kind: 'tool_call', server: 'web', tool: 'search', argume
 
 describe('runStages: the one fail-closed catch site', () => {
   let env: Awaited<ReturnType<typeof envFor>>;
+  const log: string[] = [];
   beforeEach(async () => {
     env = await envFor();
+    log.length = 0;
   });
   afterEach(() => env.close());
-  const log: string[] = [];
   const step = (name: string, run: Stage['run'] = () => {}, extra: Partial<Stage> = {}): Stage => ({
     name,
     run: async (ctx, e) => {
@@ -23,10 +24,6 @@ describe('runStages: the one fail-closed catch site', () => {
   const allow: Stage['run'] = (ctx) => {
     ctx.decision = makeDecision({ decision: 'allow', rationale: 'ok' });
   };
-
-  beforeEach(() => {
-    log.length = 0;
-  });
 
   it('runs the stages in the documented order', () => {
     expect(GUARD_STAGES.map((s) => s.name)).toEqual([
