@@ -1,7 +1,7 @@
 import { silentLogger, type Logger } from '../../core/log.js';
 import type { Decision, Interaction } from '../../core/types.js';
 import type { LlmClient } from '../../llm/client.js';
-import { ModelOptionsSchema, type ModelOptions } from '../options.js';
+import { ModelOptionsSchema, type ModelOptions, type OptionsInput } from '../options.js';
 import type { SoftDenialReviewer } from '../referee.js';
 import type { SemanticEvaluator } from '../tracker.js';
 import { createObservations } from './observations.js';
@@ -35,7 +35,7 @@ export interface GuardModelHooks {
 }
 
 /** The hooks for `client` with `options` (the `guard.model` settings). */
-export function createGuardModel(client: LlmClient, options: Partial<ModelOptions> = {}, logger: Logger = silentLogger()): GuardModelHooks {
+export function createGuardModel(client: LlmClient, options: OptionsInput<ModelOptions> = {}, logger: Logger = silentLogger()): GuardModelHooks {
   const o = ModelOptionsSchema.parse(options);
   const log = logger.child({ mod: 'guard-model' });
   const history = createObservations(o.observations);
