@@ -6,6 +6,7 @@ import { createGuardModel, createModelEmbedder } from '../guard/model.js';
 import type { Guard } from '../guard/types.js';
 import type { Logger } from '../log.js';
 import type { ToolsListedHook } from '../proxy/pool.js';
+import type { DecisionRecorder } from '../proxy/refusals.js';
 
 /** What the proxy gets from the guard side of a config. */
 export interface ConfiguredGuard {
@@ -13,6 +14,8 @@ export interface ConfiguredGuard {
   guard?: Guard;
   /** Tool pinning and description screening, run on every downstream listing. */
   onToolsListed?: ToolsListedHook;
+  /** Records the proxy's own refusals in the pipeline's audit chain. */
+  record?: DecisionRecorder;
   close(): void;
 }
 
@@ -45,5 +48,5 @@ export async function createGuardForConfig(config: Config, logger: Logger): Prom
   });
   if (client) logger.info({ mod: 'guard', light: client.model('light'), strong: client.model('strong'), embedding: embedder?.id ?? 'local' }, 'model layer enabled');
   const screen = createToolScreen(loaded.pipeline.store, logger);
-  return { guard: loaded.pipeline, onToolsListed: screen, close: () => loaded.close() };
+  return { guard: loaded.pipeline, onToolsListed: screen, record: (i, d) => loaded.pipeline.record(i, d), close: () => loaded.close() };
 }

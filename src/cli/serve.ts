@@ -24,6 +24,7 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
     logger,
     ...(configured.guard ? { guard: configured.guard } : {}),
     ...(configured.onToolsListed ? { onToolsListed: configured.onToolsListed } : {}),
+    ...(configured.record ? { record: configured.record } : {}),
   });
   const stop = proxy.close.bind(proxy);
   (proxy as { close: () => Promise<void> }).close = () => stop().finally(() => configured.close());

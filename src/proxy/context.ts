@@ -3,6 +3,7 @@ import type { Config } from '../config/schema.js';
 import type { Guard, Profile } from '../guard/types.js';
 import type { Logger } from '../log.js';
 import type { DownstreamPool } from './pool.js';
+import type { DecisionRecorder } from './refusals.js';
 
 /** The identity of one upstream connection, established by the proxy (token or `--agent`), never by the client. */
 export interface SessionContext {
@@ -20,6 +21,8 @@ export interface ProxyCore {
   pool: DownstreamPool;
   guard: Guard;
   logger: Logger;
+  /** Records the proxy's own refusals in the audit log (absent without a policy). */
+  record?: DecisionRecorder;
 }
 
 /** The upstream request's `extra` fields the forwarding path uses. */

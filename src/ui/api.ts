@@ -124,11 +124,11 @@ export function createLiveViewRouter(opts: LiveViewOptions): LiveViewRouter {
   });
 
   router.post('/ui/api/agents/:agent/release', (req, res) => {
-    res.json({ agent: store.state.release(String(req.params.agent), operator) });
+    res.json({ agent: store.state.release(String(req.params.agent), operator, 'ui') });
   });
   router.post('/ui/api/pins/:server/:tool/approve', json, (req, res) => {
     const hash = typeof (req.body as { hash?: unknown } | undefined)?.hash === 'string' ? (req.body as { hash: string }).hash : undefined;
-    res.json({ pin: store.pins.approvePin(String(req.params.server), String(req.params.tool), hash, operator) });
+    res.json({ pin: store.pins.approvePin(String(req.params.server), String(req.params.tool), hash, operator, 'ui') });
   });
   router.post('/ui/api/approvals/:id/approve', (req, res) => {
     res.json({ approval: store.approvals.approve(String(req.params.id), operator, 'ui') });

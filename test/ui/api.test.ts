@@ -93,7 +93,7 @@ describe('live view API over real HTTP on 127.0.0.1', () => {
     expect(((await r.json()) as { agent: { quarantined: boolean } }).agent.quarantined).toBe(false);
     expect(store.state.getThreat('rogue')).toMatchObject({ quarantined: false, level: 0, tau: 0 });
     const row = store.audit.tail(1)[0]!;
-    expect(row).toMatchObject({ kind: 'admin', tool: 'release', agent: 'rogue' });
+    expect(row).toMatchObject({ kind: 'admin', tool: 'release', agent: 'rogue', source: 'ui' });
     expect(row.rationale).toContain('released by live view');
     const missing = await post('/ui/api/agents/nobody/release');
     expect(missing.status).toBe(404);
