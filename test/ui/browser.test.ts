@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -208,7 +209,7 @@ describe.skipIf(!hasChromium)(`live view in headless Chromium, on quadguard serv
     expect(ds.length).toBeGreaterThanOrEqual(1);
     // Only horizontal and vertical segments after the start point: a level holds until it changes.
     for (const d of ds) expect(d).toMatch(/^M[\d.]+ [\d.]+( [HV][\d.]+)+$/);
-    const ticks = await page.locator('.chart').evaluateAll((els) => els.map((e) => [...e.querySelectorAll('text.tick')].map((t) => t.textContent).join('|')));
+    const ticks = await page.locator('.chart').evaluateAll((els) => els.map((e) => Array.from(e.querySelectorAll('text.tick')).map((t) => t.textContent).join('|')));
     expect(new Set(ticks).size).toBe(1);
     expect(ticks[0]).toMatch(/UTC$/);
     expect(await page.locator('.chart').first().locator('rect.band').count()).toBe(3);
