@@ -182,7 +182,13 @@ export const CLIENT_JS = String.raw`(function () {
     list.insertBefore(it.el, list.firstChild);
     if (fresh) flash(it.el);
     applyFilter(it);
-    while (items.length > MAX_ITEMS) { const old = items.shift(); old.el.remove(); }
+    while (items.length > MAX_ITEMS) {
+      const old = items.shift();
+      old.el.remove();
+      byAuditId.delete(old.row.auditId);
+      if (old.result) byAuditId.delete(old.result.auditId);
+      if (open.get(pairKey(old.row)) === old) open.delete(pairKey(old.row));
+    }
     $('decisions-empty').hidden = true;
     counts();
   }
@@ -319,6 +325,11 @@ export const CLIENT_JS = String.raw`(function () {
     only.type = 'button';
     only.addEventListener('click', function () { onlyAgent(r.agent); });
     agentBox.appendChild(only);
+    const chartLink = el('a', 'agent-chart', 'threat chart');
+    chartLink.setAttribute('href', '#chart-' + r.agent.replace(/[^A-Za-z0-9_-]/g, '_'));
+    chartLink.addEventListener('click', function () { $('drawer').hidden = true; selected = null; });
+    agentBox.appendChild(document.createTextNode(' '));
+    agentBox.appendChild(chartLink);
     const a = agents.get(r.agent);
     if (a) agentBox.appendChild(el('span', 'legend', ' level ' + a.level + ', \u03c4 ' + a.tau.toFixed(2) + (a.quarantined ? ', quarantined' : '')));
     fact(dl, 'agent', agentBox);
