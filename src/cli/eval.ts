@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfigFile } from '../config/load.js';
-import { ConfigError, EvalError } from '../errors.js';
+import { ConfigError, EvalError } from '../core/errors.js';
 import { defaultGuardFactory, type GuardFactory } from '../eval/guard-factory.js';
 import { loadCases } from '../eval/load-cases.js';
 import { computeMetrics } from '../eval/metrics.js';

@@ -1,9 +1,9 @@
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
-import { PACKAGE_ROOT } from '../version.js';
+import { PACKAGE_ROOT } from '../core/version.js';
 import { Command, Option } from 'commander';
 import { loadConfigFile, validateConfig, type LoadedConfig } from '../config/load.js';
-import { createRootLogger, type Logger } from '../log.js';
+import { createRootLogger, type Logger } from '../core/log.js';
 import { createProxy, type Proxy } from '../proxy/index.js';
 import { liveViewForProxy } from '../ui/proxy-hook.js';
 import { createGuardForConfig } from './guard-factory.js';

@@ -1,9 +1,9 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { createRootLogger } from '../log.js';
+import { createRootLogger } from '../core/log.js';
 import { openStore } from '../store/db.js';
 import { resolveStorePath } from '../store/store-path.js';
 import { loadConfigFile } from '../config/load.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../core/log.js';
 import { loadBook } from '../policy/load.js';
 import { policyInfo, type PolicyInfo } from '../ui/rules.js';
 import { startLiveView } from '../ui/server.js';

@@ -1,5 +1,5 @@
-import { EvalError } from '../errors.js';
-import type { Guard } from '../guard/types.js';
+import { EvalError } from '../core/errors.js';
+import type { Guard } from '../core/types.js';
 import type { CaseContext } from './cases.js';
 
 /**

@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { z } from 'zod';
-import { EvalError } from '../errors.js';
+import { EvalError } from '../core/errors.js';
 import { EvalCaseSchema, type EvalCase } from './cases.js';
 
 /** A loaded case with where it came from, so later errors and reports can point at `file:line`. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { EvalError, errorMessage, QuadGuardError } from '../errors.js';
-import { makeDecision, type Decision, type Witness } from '../guard/types.js';
+import { EvalError, errorMessage, QuadGuardError } from '../core/errors.js';
+import { makeDecision, type Decision, type Witness } from '../core/types.js';
 import { stepToInteraction, summarizeStep, type DecisionLabel, type EvalCase, type StepKind } from './cases.js';
 import type { GuardFactory } from './guard-factory.js';
 import { llmUsageOf, type LlmUsage } from './llm-usage.js';

@@ -1,9 +1,14 @@
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Config } from '../config/schema.js';
-import type { Guard, Profile } from '../guard/types.js';
-import type { Logger } from '../log.js';
+import type { Decision, Guard, Interaction, Profile } from '../core/types.js';
+import type { Logger } from '../core/log.js';
 import type { DownstreamPool } from './pool.js';
-import type { DecisionRecorder } from './refusals.js';
+
+/**
+ * Records a decision in the audit log and sets its `auditId` (the guard pipeline's `record`). Absent when the
+ * proxy runs without a policy (nothing is recorded then).
+ */
+export type DecisionRecorder = (interaction: Interaction, decision: Decision) => void;
 
 /** The identity of one upstream connection, established by the proxy (token or `--agent`), never by the client. */
 export interface SessionContext {

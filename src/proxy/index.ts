@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Application } from 'express';
 import type { LoadedConfig } from '../config/load.js';
-import type { Guard } from '../guard/types.js';
-import type { Logger } from '../log.js';
+import type { Guard } from '../core/types.js';
+import type { Logger } from '../core/log.js';
 import { buildProxyGuard } from './compose.js';
 import type { ProxyCore, SessionContext } from './context.js';
 import { startHttpUpstream, type HttpUpstream } from './http-upstream.js';
@@ -91,10 +91,14 @@ export function createProxy(opts: ProxyOptions): Proxy {
       const ctx: SessionContext = { id: `stdio-${randomUUID()}`, agent, profile: config.agents[agent]?.profile ?? {}, authenticated: false };
       const server = createUpstreamServer(core, ctx);
       registry.add(server);
-      const transport = createStdioUpstream(logger, () => {
-        logger.info('stdin closed; stopping downstream servers');
-        void close().finally(onExit);
-      });
+      const transport = createStdioUpstream(
+        logger,
+        () => {
+          logger.info('stdin closed; stopping downstream servers');
+          void close().finally(onExit);
+        },
+        config.limits.max_message_bytes,
+      );
       await server.connect(transport);
       return ctx;
     },

@@ -1,6 +1,6 @@
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { LimitsConfig } from '../config/schema.js';
-import type { Interaction } from '../guard/types.js';
+import type { Interaction } from '../core/types.js';
 import type { ProxyCore } from './context.js';
 import { protocolError } from './denial.js';
 import { auditSuffix, refuse } from './refusals.js';
@@ -20,7 +20,7 @@ export function jsonDepth(value: unknown, cap: number): number {
 }
 
 /** Which limit arguments break (the config key as the rule), or undefined when they are within both. */
-export function argumentLimitViolation(args: unknown, limits: LimitsConfig, what: string): { rule: string; message: string; tooDeep: boolean } | undefined {
+export function argumentLimitViolation(args: unknown, limits: Pick<LimitsConfig, 'max_argument_depth' | 'max_argument_bytes'>, what: string): { rule: string; message: string; tooDeep: boolean } | undefined {
   if (args === undefined) return undefined;
   const depth = jsonDepth(args, limits.max_argument_depth);
   if (depth > limits.max_argument_depth) {
@@ -37,7 +37,7 @@ export function argumentLimitViolation(args: unknown, limits: LimitsConfig, what
  * Rejects arguments that are too deeply nested or too large with an InvalidParams error, before the guard and
  * before any downstream server sees them.
  */
-export function enforceArgumentLimits(args: unknown, limits: LimitsConfig, what: string): void {
+export function enforceArgumentLimits(args: unknown, limits: Pick<LimitsConfig, 'max_argument_depth' | 'max_argument_bytes'>, what: string): void {
   const v = argumentLimitViolation(args, limits, what);
   if (v) throw protocolError(ErrorCode.InvalidParams, v.message);
 }

@@ -1,7 +1,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { Decision } from '../guard/types.js';
+import type { Decision } from '../core/types.js';
 import type { ProxyCore, SessionContext } from './context.js';
 import { refuseOverLimits } from './limits.js';
 import { auditSuffix, ensureRecorded, refuse } from './refusals.js';

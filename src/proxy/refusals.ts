@@ -1,12 +1,8 @@
-import type { DecisionInput, Interaction } from '../guard/types.js';
-import { makeDecision, type Decision } from '../guard/types.js';
+import type { DecisionInput, Interaction } from '../core/types.js';
+import { makeDecision, type Decision } from '../core/types.js';
 import type { ProxyCore } from './context.js';
 
-/**
- * Records a decision in the audit log and sets its `auditId` (the guard pipeline's `record`). Absent when the
- * proxy runs without a policy (nothing is recorded then).
- */
-export type DecisionRecorder = (interaction: Interaction, decision: Decision) => void;
+export type { DecisionRecorder } from './context.js';
 
 /**
  * Where the proxy itself refuses (not the policy pipeline), named in the audit row's `source`:

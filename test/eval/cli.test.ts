@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { registerEvalCommand, type EvalCommandDeps } from '../../src/cli/eval.js';
-import { EvalError } from '../../src/errors.js';
+import { EvalError } from '../../src/core/errors.js';
 import type { JsonReport } from '../../src/eval/report-json.js';
 import { aCase, fixtureCases, HOSTILE_ID, tempDir, testGuardFactory, writeJsonl } from './support.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { EvalError } from '../../src/errors.js';
+import { EvalError } from '../../src/core/errors.js';
 import { defaultGuardFactory, isModuleNotFound, toHandle } from '../../src/eval/guard-factory.js';
-import { allowAll } from '../../src/guard/types.js';
+import { allowAll } from '../../src/core/types.js';
 
 async function rejection(p: Promise<unknown>): Promise<EvalError> {
   const err = await p.then(

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EvalError } from '../../src/errors.js';
+import { EvalError } from '../../src/core/errors.js';
 import { CaseProblems, loadCases } from '../../src/eval/load-cases.js';
 import { aCase, tempDir, writeJsonl } from './support.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EvalError } from '../../src/errors.js';
+import { EvalError } from '../../src/core/errors.js';
 import { EvalCaseSchema, type EvalCase } from '../../src/eval/cases.js';
 import { runEval } from '../../src/eval/run.js';
 import { aCase, newSeen, testGuardFactory } from './support.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import type { CaseContext } from '../../src/eval/cases.js';
 import type { GuardFactory } from '../../src/eval/guard-factory.js';
-import { makeDecision, type Guard, type Interaction } from '../../src/guard/types.js';
+import { makeDecision, type Guard, type Interaction } from '../../src/core/types.js';
 
 /** A temp directory removed after the current test. */
 const dirs: string[] = [];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { createToolScreen } from '../../src/guard/tool-screen.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/core/log.js';
 import { openStore } from '../../src/store/db.js';
 
 const tool = (name: string, description: string): Tool => ({ name, description, inputSchema: { type: 'object', properties: { city: { type: 'string' } } } });

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfigFile } from '../../src/config/load.js';
 import { loadBook } from '../../src/policy/load.js';
 import { INIT_CONFIG, INIT_POLICY_DIR, InstallError, initProject } from '../../src/install/index.js';
-import { PACKAGE_ROOT } from '../../src/version.js';
+import { PACKAGE_ROOT } from '../../src/core/version.js';
 import { sandbox } from './helpers.js';
 
 let sb: ReturnType<typeof sandbox>;

@@ -4,8 +4,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load.js';
-import { makeDecision, type Guard, type Interaction } from '../../src/guard/types.js';
-import { silentLogger } from '../../src/log.js';
+import { makeDecision, type Guard, type Interaction } from '../../src/core/types.js';
+import { silentLogger } from '../../src/core/log.js';
 import { createProxy, DECISION_META_KEY, GUARD_DENIED_CODE, type Proxy } from '../../src/proxy/index.js';
 import { makeSandbox, server } from '../support/proxy-harness.js';
 

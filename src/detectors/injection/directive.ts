@@ -1,4 +1,4 @@
-import type { Finding } from './injection-phrases.js';
+import type { Finding } from './phrases.js';
 
 /**
  * Task-hijacking signals that depend on sentence shape and on context (BIPIA-style attacks): an imperative about

@@ -1,4 +1,4 @@
-import type { Finding } from './injection-phrases.js';
+import type { Finding } from './phrases.js';
 
 /**
  * `directive`: the linguistic shape of an injected instruction, independent of any attack wording. A sentence of
