@@ -9,13 +9,14 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundledServer, connectHttp } from '../../src/cli/demos/kit.js';
+import { bundledServer, connectHttp, runCli } from '../../src/cli/demos/kit.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import type { AuditRow } from '../../src/store/audit.js';
 import { makeSandbox, ROOT, server, startHttpProxy, waitFor, writeConfig } from '../support/proxy-harness.js';
 import { messageVerdict, metaDecision } from './helpers.js';
 
 const TOKENS = { ALICE_TOKEN: 'alice-token-0123456789abcdef', MALLORY_TOKEN: 'mallory-token-0123456789abcdef' };
+const UI_TOKEN = 'refusals-ui-token-0123456789abcdef';
 
 /** What one client saw: refused or not, and the decision id it was given (denials quote one). */
 interface Seen {
@@ -61,7 +62,7 @@ describe('e2e: the audit agrees with what clients received, refusal by refusal',
       limits: { max_argument_bytes: 4000, max_argument_depth: 8 },
       agents: { alice: { token: { env: 'ALICE_TOKEN' } }, mallory: { token: { env: 'MALLORY_TOKEN' } } },
     });
-    proxy = await startHttpProxy(cfg, TOKENS, ['--no-ui']);
+    proxy = await startHttpProxy(cfg, { ...TOKENS, QUADGUARD_UI_TOKEN: UI_TOKEN });
     alice = await connectHttp(proxy.url, TOKENS.ALICE_TOKEN, 'e2e');
     mallory = await connectHttp(proxy.url, TOKENS.MALLORY_TOKEN, 'e2e');
     store = openStore(storeFile);
@@ -135,5 +136,15 @@ describe('e2e: the audit agrees with what clients received, refusal by refusal',
     const bigRow = rows[seen.findIndex((s) => s.label === 'oversized arguments')]!;
     expect(bigRow.preview).toMatch(/^\{"path":"xxxx/);
     expect(store.audit.verify().ok).toBe(true);
+
+    // The live view serves the same rows: every refusal is there with its decision and source.
+    const snap = (await (await fetch(`${proxy!.url}/ui/api/snapshot`, { headers: { authorization: `Bearer ${UI_TOKEN}` } })).json()) as { decisions: AuditRow[] };
+    const shown = new Map(snap.decisions.map((r) => [r.auditId, r]));
+    for (const row of rows) expect(shown.get(row.auditId), `live view misses ${row.auditId}`).toMatchObject({ decision: row.decision, source: row.source, kind: row.kind });
+
+    // `audit tail` names who refused when it was not the policy pipeline.
+    const tail = await runCli(['audit', 'tail', '-n', '100', '--store', storeFile]);
+    expect(tail.code, tail.stderr).toBe(0);
+    for (const source of ['unknown', 'filter', 'hidden', 'identity', 'limits', 'quarantine']) expect(tail.stdout).toMatch(new RegExp(`^\\S+ +\\S+ +deny .*\\(by ${source}\\)`, 'm'));
   }, 120_000);
 });
