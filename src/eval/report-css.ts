@@ -58,6 +58,7 @@ footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
 .case-index { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 8px 14px; margin: 8px 0 16px; }
 .case-index summary { cursor: pointer; font-weight: 600; }
 .case-index .index-suite { margin: 4px 0; overflow-wrap: anywhere; }
+.case-index .suite-name { font-weight: 650; }
 .case-index a { color: #1f4fbf; }
 h3.group { margin: 18px 0 8px; }
 .case h3, .case .rationale { overflow-wrap: anywhere; }

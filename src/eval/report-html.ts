@@ -92,7 +92,7 @@ function caseIndex(alarms: CaseReport[], missed: CaseReport[]): SafeHtml {
     const bySuite = new Map<string, CaseReport[]>();
     for (const c of cases) bySuite.set(c.suite, [...(bySuite.get(c.suite) ?? []), c]);
     return html`<details class="index ${cls}" ${cls === 'fp' ? trusted('open') : ''}><summary>${label} (${cases.length})</summary>${[...bySuite.entries()].sort((a, b) => a[0].localeCompare(b[0])).map(
-      ([suite, list]) => html`<p class="index-suite"><b>${suite}</b> (${list.length}): ${list.map((c) => html`<a href="#${caseAnchor(c)}"><code>${c.id}</code></a> `)}</p>`,
+      ([suite, list]) => html`<p class="index-suite"><span class="suite-name">${suite}</span> (${list.length}): ${list.map((c) => html`<a href="#${caseAnchor(c)}"><code>${c.id}</code></a> `)}</p>`,
     )}</details>`;
   };
   return html`<nav class="case-index" aria-label="index of misclassified cases">${group('False alarms', 'fp', alarms)}${group('Missed', 'fn', missed)}</nav>`;
