@@ -33,7 +33,7 @@ export interface ProxyOptions {
 }
 
 /** A running proxy: the downstream pool plus whatever upstream transports were started. */
-export interface Proxy {
+export interface GuardedProxy {
   /** The composed guard every interaction goes through (filter, then pipeline, fail-closed). */
   readonly guard: Guard;
   readonly pool: DownstreamPool;
@@ -58,7 +58,7 @@ export interface Proxy {
  * const proxy = createProxy({ config: loadConfigFile('quadguard.yaml'), guard: pipeline, logger });
  * await proxy.serveHttp({ port: 8787 });
  */
-export function createProxy(opts: ProxyOptions): Proxy {
+export function createProxy(opts: ProxyOptions): GuardedProxy {
   const { config, tokens } = opts.config;
   const logger = opts.logger.child({ mod: 'proxy' });
   const filter = new ToolFilter(Object.fromEntries(Object.entries(config.servers).map(([k, s]) => [k, s.tools])));

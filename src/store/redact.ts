@@ -43,7 +43,7 @@ function render(text: string, spans: SecretSpan[], max: number): { out: string; 
   let pos = 0;
   for (const s of spans) {
     if (out.length + (s.start - pos) >= max) break;
-    out += text.slice(pos, s.start) + `[REDACTED:${s.kind}]`;
+    out += `${text.slice(pos, s.start)}[REDACTED:${s.kind}]`;
     pos = s.end;
   }
   if (out.length < max) {

@@ -49,7 +49,7 @@ describe('one secrets catalogue for detection and masking', () => {
   });
 
   it('masks whatever it detects in random token soup', () => {
-    const token = fc.stringMatching(/^[A-Za-z0-9+_=\/-]{0,60}$/);
+    const token = fc.stringMatching(/^[A-Za-z0-9+_=/-]{0,60}$/);
     fc.assert(
       fc.property(fc.array(token, { maxLength: 6 }), (parts) => {
         expect(covered(parts.join(' '))).toBe(true);

@@ -41,7 +41,7 @@ describe('secret masking', () => {
     expect(out).not.toContain(AWS_SECRET.slice(0, 8));
     expect(out.endsWith('…')).toBe(true);
     // a huge masked block before the cut must not pull unscanned text into the preview
-    const long = `${PEM.replace('MIIE', 'MIIE' + 'Q'.repeat(5000))} ${'c'.repeat(700)}${AWS_ID}`;
+    const long = `${PEM.replace('MIIE', `MIIE${'Q'.repeat(5000)}`)} ${'c'.repeat(700)}${AWS_ID}`;
     expect(maskPrefix(long, 900)).not.toContain(AWS_ID);
   });
 
