@@ -11,7 +11,9 @@ import { guardOptionsFromConfig } from '../config/guard.js';
 import type { Guard } from '../core/types.js';
 import { buildGuard } from '../guard/build.js';
 import { createToolScreen } from '../guard/tool-screen.js';
+import type { CompiledBook } from '../policy/compiled.js';
 import type { ToolsListedHook } from '../proxy/pool.js';
+import type { DecisionRecorder } from '../proxy/context.js';
 
 /** In serve mode stdout is the protocol: everything console prints goes to stderr instead. */
 export function redirectConsoleToStderr(): void {
@@ -21,18 +23,37 @@ export function redirectConsoleToStderr(): void {
   console.debug = toErr;
 }
 
+/** What the proxy gets from the guard side of a config. */
+export interface ProxyGuard {
+  /** The four-part pipeline (absent when the config names no policy: only the tool lists decide). */
+  guard?: Guard;
+  /** Tool pinning and description screening, run on every downstream listing. */
+  onToolsListed?: ToolsListedHook;
+  /** The compiled policy book (the live view shows its rule texts). */
+  book?: CompiledBook;
+  /** Records the proxy's own refusals in the pipeline's audit chain. */
+  record?: DecisionRecorder;
+  close(): void;
+}
+
 /**
- * The guard side of a config for the proxy: the pipeline (`buildGuard`), and tool pinning and description
- * screening on every downstream listing. Without a policy only the per-server tool lists decide. Any error here
- * stops start-up: a proxy that was asked to enforce a policy never runs without it.
+ * The guard side of a config for the proxy: the pipeline (`buildGuard`), tool pinning and description screening
+ * on every downstream listing, and the recorder of the proxy's own refusals. Without a policy only the per-server
+ * tool lists decide. Any error here stops start-up: a proxy that was asked to enforce a policy never runs without it.
  */
-export async function proxyGuardFor(config: Config, logger: Logger): Promise<{ guard?: Guard; onToolsListed?: ToolsListedHook; close(): void }> {
+export async function proxyGuardFor(config: Config, logger: Logger): Promise<ProxyGuard> {
   if (config.policy === undefined) {
     logger.warn('no policy configured: only the per-server tool allow/deny lists are enforced');
     return { close() {} };
   }
   const built = await buildGuard(await guardOptionsFromConfig(config, logger));
-  return { guard: built.pipeline, onToolsListed: createToolScreen(built.store, logger), close: built.close };
+  return {
+    guard: built.pipeline,
+    book: built.book,
+    onToolsListed: createToolScreen(built.store, logger),
+    record: (i, d) => built.pipeline.record(i, d),
+    close: built.close,
+  };
 }
 
 /** Starts the proxy for a loaded config, on stdio or HTTP, and stops it (and every child) on signals. */
@@ -43,6 +64,7 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
     logger,
     ...(configured.guard ? { guard: configured.guard } : {}),
     ...(configured.onToolsListed ? { onToolsListed: configured.onToolsListed } : {}),
+    ...(configured.record ? { record: configured.record } : {}),
   });
   const stop = proxy.close.bind(proxy);
   (proxy as { close: () => Promise<void> }).close = () => stop().finally(() => configured.close());
@@ -51,7 +73,7 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
   process.once('SIGINT', exit(0));
   if (opts.http !== undefined) {
     // The live view (issue #7) under /ui on the same listener, unless --no-ui; without a policy nothing is recorded.
-    const ui = opts.ui === false || loaded.config.policy === undefined ? undefined : liveViewForProxy(loaded, logger);
+    const ui = opts.ui === false || loaded.config.policy === undefined ? undefined : liveViewForProxy(loaded, logger, process.env, configured.book);
     if (ui) (proxy as { close: () => Promise<void> }).close = ((c) => () => c().finally(() => ui.close()))(proxy.close);
     try {
       const listener = await proxy.serveHttp({ port: opts.http, ...(opts.host !== undefined ? { host: opts.host } : {}), ...(ui ? { extraRoutes: ui.extraRoutes } : {}) });

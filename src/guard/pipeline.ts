@@ -3,6 +3,7 @@ import { silentLogger, type Logger } from '../core/log.js';
 import type { Decision, Guard, Interaction, Truth } from '../core/types.js';
 import type { CompiledBook } from '../policy/compiled.js';
 import type { PredicateIndex } from '../retrieval/predicate-index.js';
+import { auditEntryFor } from '../store/audit-schema.js';
 import type { Store } from '../store/db.js';
 import type { GuardModelHooks } from './model/index.js';
 import { budgetSignal } from './model/usage.js';
@@ -53,6 +54,16 @@ export class GuardPipeline implements Guard {
     // Every model call of this interaction shares one deadline (guard.model.budget_ms) and the caller's signal.
     const modelSignal = this.env.model ? budgetSignal(signal, this.env.model.options.budget_ms) : signal;
     return runStages(this.stages, newContext(i, modelSignal, started), this.env);
+  }
+
+  /**
+   * Records a decision made outside the pipeline (a refusal by the proxy: unknown or hidden tool, tool filter,
+   * limits, spoofed sender) in the same audit chain, stamped with this policy; sets its `auditId`. Throws when
+   * the store cannot write (the caller denies anyway).
+   */
+  record(i: Interaction, decision: Decision): void {
+    decision.policy ??= this.env.policy;
+    decision.auditId = this.store.audit.append(auditEntryFor(i, decision)).auditId;
   }
 }
 
