@@ -1,5 +1,6 @@
 import { dirname, join } from 'node:path';
 import type { Config } from '../config/schema.js';
+import type { CapabilityOverride } from '../guard/capabilities.js';
 import { createToolScreen } from '../guard/tool-screen.js';
 import { loadGuard } from '../guard/factory.js';
 import { createGuardModel, createModelEmbedder } from '../guard/model.js';
@@ -41,9 +42,20 @@ export async function createGuardForConfig(config: Config, logger: Logger): Prom
     ...(config.policy_public_key ? { publicKeyPath: config.policy_public_key } : {}),
     ...(config.guard ? { options: config.guard } : {}),
     ...(client ? { model: createGuardModel(client, config.guard?.model ?? {}, logger) } : {}),
+    capabilityOverrides: capabilityOverrides(config),
     ...(embedder ? { embedder, indexFolder: (hash: string) => join(dirname(config.store), 'index', hash.slice(0, 16)) } : {}),
   });
   if (client) logger.info({ mod: 'guard', light: client.model('light'), strong: client.model('strong'), embedding: embedder?.id ?? 'local' }, 'model layer enabled');
   const screen = createToolScreen(loaded.pipeline.store, logger);
-  return { guard: loaded.pipeline, onToolsListed: screen, close: () => loaded.close() };
+  // Every listing also tells the data-flow stage the tools' MCP annotations (capability labels by default).
+  const onToolsListed: ToolsListedHook = (server, tools) => {
+    loaded.capabilities.recordTools(server, tools);
+    return screen(server, tools);
+  };
+  return { guard: loaded.pipeline, onToolsListed, close: () => loaded.close() };
+}
+
+/** The config's per-server `capabilities` as overrides of the book's labels. */
+export function capabilityOverrides(config: Config): CapabilityOverride[] {
+  return Object.entries(config.servers).flatMap(([server, s]) => Object.entries(s.capabilities).map(([match, labels]) => ({ server, match, labels })));
 }

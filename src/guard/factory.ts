@@ -8,6 +8,7 @@ import { verifyBook } from '../policy/sign.js';
 import type { Embedder } from '../retrieval/types.js';
 import { buildPredicateIndex, type PredicateIndex } from '../retrieval/predicate-index.js';
 import { openStore, type Store } from '../store/db.js';
+import { CapabilityMap, type CapabilityOverride } from './capabilities.js';
 import { resilientIndex } from './model.js';
 import { GuardPipeline, type PipelineDeps } from './pipeline.js';
 
@@ -29,6 +30,8 @@ export interface LoadGuardOptions {
   embedder?: Embedder;
   /** Folder for the persisted vectra index when a dense embedder is used, or a function of the book hash. */
   indexFolder?: IndexFolder;
+  /** Capability labels from the config (per server and tool glob); they override the book's and annotations. */
+  capabilityOverrides?: CapabilityOverride[];
 }
 
 /** Where the vectra index lives: a folder, or a folder per book hash. */
@@ -38,6 +41,8 @@ export interface LoadedGuard {
   pipeline: GuardPipeline;
   book: CompiledBook;
   warnings: PolicyDiagnostic[];
+  /** Capability labels of tools; feed it each server's tool listing (`recordTools`) so annotations count. */
+  capabilities: CapabilityMap;
   /** Closes the store if `loadGuard` opened it. */
   close(): void;
 }
@@ -102,7 +107,9 @@ export async function loadGuard(opts: LoadGuardOptions): Promise<LoadedGuard> {
   for (const w of prepared.warnings) logger.warn({ mod: 'policy' }, formatDiagnostic(w));
   const ownsStore = typeof opts.store === 'string';
   const store = typeof opts.store === 'string' ? openStore(opts.store, logger) : opts.store;
+  const capabilities = new CapabilityMap(prepared.book.book.capabilities, opts.capabilityOverrides);
   const pipeline = new GuardPipeline({
+    capabilities,
     book: prepared.book,
     index: prepared.index,
     store,
@@ -120,6 +127,7 @@ export async function loadGuard(opts: LoadGuardOptions): Promise<LoadedGuard> {
     pipeline,
     book: prepared.book,
     warnings: prepared.warnings,
+    capabilities,
     close: () => {
       if (ownsStore) store.close();
     },

@@ -7,6 +7,8 @@ import type { PredicateIndex } from '../retrieval/predicate-index.js';
 import { auditEntryFor } from '../store/audit-schema.js';
 import type { Store } from '../store/db.js';
 import { resolveHold } from './approvals.js';
+import { CapabilityMap } from './capabilities.js';
+import { DataFlowStage } from './dataflow.js';
 import { redactContent } from './redact.js';
 import { addUsage, budgetSignal, expandLowConfidence, tauForLevel, type GuardModelHooks } from './model.js';
 import { referee, type SoftDenialReviewer } from './referee.js';
@@ -38,6 +40,8 @@ export interface PipelineDeps {
   model?: GuardModelHooks;
   /** Clock, for tests of the burst window. */
   now?: () => number;
+  /** Capability labels of tools (config overrides, annotations from listings); default: the book's alone. */
+  capabilities?: CapabilityMap;
 }
 
 /** The guard pipeline; `check` never throws and never allows on its own failure. */
@@ -56,6 +60,9 @@ export class GuardPipeline implements Guard {
   private readonly policy: Decision['policy'];
   /** Predicates with an injection detector: their score is the watcher's injection evidence. */
   private readonly injectionPredicates: ReadonlySet<string>;
+  /** Data flow: labels and leaks before the tracker, fingerprints of reads after the audit (docs/data-flow.md). */
+  readonly dataflow: DataFlowStage;
+  private readonly flowPredicates: ReadonlySet<string>;
 
   constructor(deps: PipelineDeps) {
     this.options = PipelineOptionsSchema.parse(deps.options ?? {});
@@ -69,14 +76,25 @@ export class GuardPipeline implements Guard {
     this.model = deps.model;
     this.now = deps.now ?? Date.now;
     this.policy = { name: deps.book.book.name, version: deps.book.book.version, hash: deps.book.hash };
+    this.dataflow = new DataFlowStage({
+      store: deps.store.flow,
+      capabilities: deps.capabilities ?? new CapabilityMap(deps.book.book.capabilities),
+      options: this.options.flow,
+      now: this.now,
+      logger: this.log,
+    });
+    this.flowPredicates = new Set(deps.book.predicates.filter((p) => p.def.detectors.some((d) => d.type === 'data_flow')).map((p) => p.name));
     this.injectionPredicates = new Set(deps.book.predicates.filter((p) => p.def.detectors.some((d) => d.type === 'injection')).map((p) => p.name));
   }
 
-  async check(i: Interaction, signal?: AbortSignal): Promise<Decision> {
+  async check(input: Interaction, signal?: AbortSignal): Promise<Decision> {
     const started = performance.now();
     let decision: Decision;
+    let i = input;
     try {
+      i = await this.dataflow.inspect(input);
       decision = await this.decide(i, signal);
+      this.dataflow.annotate(i, decision, this.flowPredicates);
     } catch (err) {
       this.log.error({ err, kind: i.kind, agent: i.agent }, 'guard pipeline failed; denying (fail closed)');
       decision = makeDecision({
@@ -102,6 +120,13 @@ export class GuardPipeline implements Guard {
           return makeDecision({ decision: 'deny', rationale: 'Denied because the decision could not be recorded in the audit log (fail closed).', source: 'error', policy: this.policy });
         }
       }
+    }
+    try {
+      await this.dataflow.record(i, decision);
+    } catch (err) {
+      // Private data whose fingerprints could not be kept would leave unseen later: withhold it now.
+      this.log.error({ err }, 'recording data-flow fingerprints failed; denying (fail closed)');
+      return makeDecision({ decision: 'deny', rationale: 'Denied because the data-flow fingerprints of this read could not be recorded (fail closed); retry, or ask the operator to check the QuadGuard logs.', source: 'error', policy: this.policy });
     }
     return decision;
   }
