@@ -3,7 +3,7 @@ import { contentText, stringLeaves } from '../core/fields.js';
 import type { CapabilityLabel, FlowFacts, FlowSource } from '../core/flow.js';
 import type { Logger } from '../core/log.js';
 import { boundFingerprints, createFingerprinter, normaliseForFingerprint, type Fingerprinter } from '../core/text/fingerprint.js';
-import { unwrapViews } from '../core/text/unwrap.js';
+import { decodeWhole, unwrapViews } from '../core/text/unwrap.js';
 import type { Decision, Interaction } from '../core/types.js';
 import { describeSource } from '../detectors/flow.js';
 import type { FlowStore } from '../store/flow.js';
@@ -82,13 +82,14 @@ export class DataFlowStage {
       if (t.length === 0) continue;
       const views = unwrapViews(t).map(normaliseForFingerprint);
       raw.push(views[0]!);
-      decoded.push(views.length > 1 ? views[views.length - 1]! : views[0]!);
+      decoded.push(normaliseForFingerprint(decodeWhole(t)));
       for (const v of views) add(v);
     }
-    // Data split across fields: the fields joined, as they are and decoded.
+    // Data split across fields: the fields joined, as they are, decoded one by one, and encoded then split.
     if (texts.length > 1) {
       add(raw.join(''));
       add(decoded.join(''));
+      for (const v of unwrapViews(texts.join('')).slice(1)) add(normaliseForFingerprint(v));
     }
     if (hashes.size === 0) return undefined;
     const matches = await this.deps.store.match(agent, [...hashes], this.now());

@@ -7,7 +7,7 @@
 const MAX_DEPTH = 3;
 const MAX_VIEWS = 64;
 const BASE64_RUN = /[A-Za-z0-9+/_-]{16,}={0,2}/g;
-const HEX_RUN = /\b(?:[0-9a-fA-F]{2}){12,}\b/g;
+const HEX_RUN = /[0-9a-fA-F]{24,}/g;
 
 /** Whether decoded bytes look like text (so random tokens do not become noise views). */
 function printable(s: string): boolean {
@@ -18,6 +18,17 @@ function printable(s: string): boolean {
     if (c === 0xfffd || (c < 0x20 && c !== 9 && c !== 10 && c !== 13)) bad++;
   }
   return bad / s.length < 0.05;
+}
+
+/** Mostly printable ASCII: the stricter test for a short field decoded as a whole (short base64 is ambiguous). */
+function texty(s: string): boolean {
+  if (s.length === 0) return false;
+  let ok = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if ((c >= 0x20 && c < 0x7f) || c === 9 || c === 10 || c === 13) ok++;
+  }
+  return ok / s.length >= 0.85;
 }
 
 function urlDecoded(s: string): string | undefined {
@@ -83,15 +94,45 @@ export function unwrapViews(s: string): string[] {
     if (u !== undefined) visit(u, depth + 1);
     // Whitespace inside an encoded run (line-wrapped base64) is removed before looking for runs.
     const compact = text.replace(/\s+/g, '');
+    // A run may start mid-word (a field joined to the one before it): try every alignment of the encoding.
     for (const m of compact.matchAll(BASE64_RUN)) {
-      const d = base64Decoded(m[0]);
-      if (d !== undefined) visit(d, depth + 1);
+      for (let off = 0; off < 4 && m[0].length - off >= 16; off++) {
+        const d = base64Decoded(m[0].slice(off));
+        if (d !== undefined) visit(d, depth + 1);
+      }
     }
-    for (const m of text.matchAll(HEX_RUN)) {
-      const d = Buffer.from(m[0], 'hex').toString('utf8');
-      if (printable(d)) visit(d, depth + 1);
+    for (const m of compact.matchAll(HEX_RUN)) {
+      for (let off = 0; off < 2; off++) {
+        const run = m[0].slice(off, off + Math.floor((m[0].length - off) / 2) * 2);
+        const d = Buffer.from(run, 'hex').toString('utf8');
+        if (printable(d)) visit(d, depth + 1);
+      }
     }
   };
   visit(s, 0);
   return out;
+}
+
+/**
+ * A field decoded as a whole, repeatedly (at most 3 times): URL encoding, then base64 / base64url, then hex, while
+ * the whole field is one of them and decodes to text. Used to join fields that were split and then encoded one by
+ * one.
+ */
+export function decodeWhole(s: string): string {
+  let cur = s;
+  for (let n = 0; n < MAX_DEPTH; n++) {
+    const t = cur.trim();
+    const compact = t.replace(/\s+/g, '');
+    let next: string | undefined;
+    if (/%[0-9a-fA-F]{2}/.test(t)) next = urlDecoded(t);
+    else if (compact.length >= 8 && /^(?:[0-9a-fA-F]{2})+$/.test(compact) && printable(Buffer.from(compact, 'hex').toString('utf8'))) {
+      next = Buffer.from(compact, 'hex').toString('utf8');
+    } else if (compact.length >= 8 && /^[A-Za-z0-9+/_-]+={0,2}$/.test(compact) && /[A-Z0-9+/=_-]/.test(compact) && compact.length % 4 !== 1) {
+      const d = base64Decoded(compact);
+      next = d !== undefined && texty(d) ? d : undefined;
+    }
+    if (next === undefined || next === cur) return cur;
+    cur = next;
+  }
+  return cur;
 }
