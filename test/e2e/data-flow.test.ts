@@ -28,6 +28,8 @@ describe('e2e: private data leaving by any route is denied (data flow, default b
   const open = async (agent: string) => {
     const s = await connectStdio(cfg, agent);
     sessions.push(s);
+    // As a real client does: list first (the proxy answers the first list after discovery has finished).
+    await s.client.listTools();
     const call = (name: string, args: Record<string, unknown>) => s.client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
     return { client: s.client, call, close: () => s.client.close() };
   };
@@ -62,6 +64,8 @@ describe('e2e: private data leaving by any route is denied (data flow, default b
         ws: server('workspace', '--root', sb.workspace, '--public', publicDir),
         mail: server('mail', '--inbox', sb.inbox, '--outbox', sb.outbox),
         out: { command: process.execPath, args: [join(ROOT, 'dist', 'servers', 'outside.js'), '--log', outsideLog] },
+        // The same server, which the operator declares harmless in the config: labels override annotations.
+        local: { command: process.execPath, args: [join(ROOT, 'dist', 'servers', 'outside.js'), '--log', outsideLog], capabilities: { 'deliver': ['inert'] } },
       },
       policy: join(ROOT, 'policies', 'default'),
       store,
@@ -116,6 +120,11 @@ describe('e2e: private data leaving by any route is denied (data flow, default b
     expect(text(payroll)).toMatch(/data came from mail:\/\/messages\/2/);
     expect(outbox()).not.toMatch(/whitfield/i);
 
+    // A tool the config labels inert is no sink, whatever its annotations say.
+    const inert = await a.call('local__deliver', { target: 'declared-inert', payload: PRIVATE });
+    expect(inert.isError, text(inert)).toBeFalsy();
+    expect(outside()).toContain('declared-inert');
+
     // A private file copied inside the workspace (not a public place) is allowed.
     const copy = await a.call('ws__write_file', { path: 'notes/board.txt', content: PRIVATE });
     expect(copy.isError, text(copy)).toBeFalsy();
@@ -146,5 +155,6 @@ describe('e2e: private data leaving by any route is denied (data flow, default b
     expect(out.code, out.stderr).toBe(0);
     expect(out.stdout).toMatch(/out__deliver\s.*external_send.*annotations/);
     expect(out.stdout).toMatch(/mail__read_email\s.*private_source.*book/);
+    expect(out.stdout).toMatch(/local__deliver\s.*inert \(config: servers\.local\.capabilities\["deliver"\]\)/);
   }, 60_000);
 });
