@@ -76,6 +76,10 @@ export class DataFlowStage {
       budget -= s.length;
       for (const h of fp.ofNormalised(s)) hashes.add(h);
     };
+    // Each field's decoded readings are fingerprinted on their own; the fields as they are only once, joined (a
+    // run shared within one field is also within the join, so nothing is lost, and data split across fields is
+    // found too). Then the fields decoded one by one and joined, and the joined text's own decodings (encoded,
+    // then split).
     const raw: string[] = [];
     const decoded: string[] = [];
     for (const t of texts) {
@@ -83,14 +87,13 @@ export class DataFlowStage {
       const views = unwrapViews(t).map(normaliseForFingerprint);
       raw.push(views[0]!);
       decoded.push(normaliseForFingerprint(decodeWhole(t)));
-      for (const v of views) add(v);
+      for (const v of views.slice(1)) add(v);
     }
-    // Data split across fields: the fields joined, as they are, decoded one by one, and encoded then split.
-    if (texts.length > 1) {
-      add(raw.join(''));
-      add(decoded.join(''));
-      for (const v of unwrapViews(texts.join('')).slice(1)) add(normaliseForFingerprint(v));
-    }
+    const joinedRaw = raw.join('');
+    add(joinedRaw);
+    const joinedDecoded = decoded.join('');
+    if (joinedDecoded !== joinedRaw) add(joinedDecoded);
+    if (raw.length > 1) for (const v of unwrapViews(texts.join('')).slice(1)) add(normaliseForFingerprint(v));
     if (hashes.size === 0) return undefined;
     const matches = await this.deps.store.match(agent, [...hashes], this.now());
     if (matches.length === 0) return undefined;

@@ -36,7 +36,9 @@ const SourceRowSchema = z.object({
   hash: z.string(),
 });
 
-/** SQLite lookups are batched so a query stays under SQLite's bound-parameter limit. */
+/** SQLite lookups are batched so a query stays under SQLite's bound-parameter limit; batch sizes are bucketed
+ * (padded by repeating a hash) so a handful of prepared statements serve every query. */
+const BUCKETS = [8, 64, 500] as const;
 const BATCH = 500;
 
 export class SqliteFlowStore implements FlowStore {
@@ -95,7 +97,9 @@ export class SqliteFlowStore implements FlowStore {
     const unique = [...new Set(fingerprints)];
     for (let at = 0; at < unique.length; at += BATCH) {
       const batch = unique.slice(at, at + BATCH);
-      for (const raw of this.matchStmt(batch.length).all(agent, now, ...batch)) {
+      const size: number = BUCKETS.find((b) => b >= batch.length) ?? BATCH;
+      while (batch.length < size) batch.push(batch[0]!);
+      for (const raw of this.matchStmt(size).all(agent, now, ...batch)) {
         const r = SourceRowSchema.parse(raw);
         let m = bySource.get(r.id);
         if (!m) {

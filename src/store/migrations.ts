@@ -105,7 +105,8 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE audit ADD COLUMN llm TEXT;
   `,
   // 5: data flow (docs/data-flow.md): the reads of private data per identity, and keyed-hash fingerprints of what
-  // was read (never the data). Rows expire; the key of the fingerprints is per store.
+  // was read (never the data). Rows expire (both tables are swept by `expires`, which a read and its fingerprints
+  // share); the key of the fingerprints is per store. One B-tree per fingerprint row keeps recording a read cheap.
   `
   CREATE TABLE flow_key (
     id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -126,10 +127,9 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE flow_fingerprints (
     agent TEXT NOT NULL,
     hash TEXT NOT NULL,
-    source TEXT NOT NULL REFERENCES flow_sources (id) ON DELETE CASCADE,
+    source TEXT NOT NULL,
     expires INTEGER NOT NULL,
     PRIMARY KEY (agent, hash, source)
   ) STRICT, WITHOUT ROWID;
-  CREATE INDEX flow_fingerprints_source ON flow_fingerprints (source);
   `,
 ];

@@ -1,10 +1,10 @@
-import { createHmac } from 'node:crypto';
-
 /**
  * Fingerprints of text for data-flow tracking (docs/data-flow.md): normalised text → character k-grams →
- * winnowing (Schleimer et al., 2003) → a keyed hash of each selected k-gram. Two texts that share a run of at
- * least `k + window - 1` normalised characters share at least one fingerprint; shorter runs (common phrases)
- * share none. Only the keyed hashes leave this module: a fingerprint cannot be read back without the key.
+ * winnowing (Schleimer et al., 2003) → a 64-bit keyed hash of each selected k-gram. Two texts that share a run of
+ * at least `k + window - 1` normalised characters share at least one fingerprint; shorter runs (common phrases)
+ * share none. Only the keyed hashes leave this module. The hash is a fast seeded mix (two FNV-1a lanes with
+ * murmur3 finalisers, seeded by the per-store key), not a cryptographic MAC: it keeps the data out of the store
+ * and makes fingerprints of one store useless against another, at about a microsecond per k-gram.
  *
  * Normalisation makes case, accents' composition, punctuation and whitespace irrelevant: NFKC, lower case, and
  * only letters and digits kept.
@@ -71,13 +71,36 @@ export interface Fingerprinter {
   readonly options: FingerprintOptions;
 }
 
+/** murmur3's 32-bit finaliser. */
+function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** 64 bits, as 16 hex characters, of `s[start, start+k)` under two key-derived seeds. */
+function keyedHash(s: string, start: number, k: number, a: number, b: number): string {
+  let h1 = a >>> 0;
+  let h2 = b >>> 0;
+  for (let j = start; j < start + k; j++) {
+    const c = s.charCodeAt(j);
+    h1 = Math.imul(h1 ^ c, 0x01000193);
+    h2 = Math.imul((h2 ^ c) + (h2 >>> 15), 0x5bd1e995);
+  }
+  return fmix32(h1 ^ b).toString(16).padStart(8, '0') + fmix32(h2 ^ a).toString(16).padStart(8, '0');
+}
+
 export function createFingerprinter(key: Buffer, options: FingerprintOptions = DEFAULT_FINGERPRINT): Fingerprinter {
+  if (key.length < 12) throw new Error('the fingerprint key must be at least 12 bytes');
   const seed = key.readUInt32BE(0);
+  const a = key.readUInt32BE(4);
+  const b = key.readUInt32BE(8);
   const ofNormalised = (s: string): string[] => {
     const seen = new Set<string>();
-    for (const at of winnow(s, options, seed)) {
-      seen.add(createHmac('sha256', key).update(s.slice(at, at + options.k)).digest('hex').slice(0, 16));
-    }
+    for (const at of winnow(s, options, seed)) seen.add(keyedHash(s, at, options.k, a, b));
     return [...seen];
   };
   return { options, ofNormalised, of: (text) => ofNormalised(normaliseForFingerprint(text)) };

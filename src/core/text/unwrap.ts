@@ -92,8 +92,9 @@ export function unwrapViews(s: string): string[] {
     for (const p of urlParts(text)) visit(p, depth + 1);
     const u = urlDecoded(text);
     if (u !== undefined) visit(u, depth + 1);
-    // Whitespace inside an encoded run (line-wrapped base64) is removed before looking for runs.
-    const compact = text.replace(/\s+/g, '');
+    // Line-wrapped base64 (lines of 40 or more base64 characters) is joined before looking for runs; other
+    // whitespace is kept, so ordinary words are never glued into one long run.
+    const compact = text.replace(/([A-Za-z0-9+/_=-]{40,})\r?\n[ \t]*(?=[A-Za-z0-9+/_-])/g, '$1');
     // A run may start mid-word (a field joined to the one before it): try every alignment of the encoding.
     for (const m of compact.matchAll(BASE64_RUN)) {
       for (let off = 0; off < 4 && m[0].length - off >= 16; off++) {
