@@ -14,7 +14,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InteractionSchema, makeDecision, type Interaction } from '../src/core/types.js';
 import { loadGuard } from '../src/guard/factory.js';
-import { openStore } from '../src/store/db.js';
 import { line, ROOT, summarize, timed } from './common.js';
 
 const budgetMs = Number(process.argv[2] ?? 3000);

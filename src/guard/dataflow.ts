@@ -8,7 +8,7 @@ import type { Decision, Interaction } from '../core/types.js';
 import { describeSource } from '../detectors/flow.js';
 import type { FlowStore } from '../store/flow.js';
 import type { CapabilityMap } from './capabilities.js';
-import { DataFlowOptionsSchema, type DataFlowOptions } from './options.js';
+import { DataFlowOptionsSchema, type DataFlowOptions, type OptionsInput } from './options.js';
 
 /**
  * The guard's data-flow stage (docs/data-flow.md), two hooks around the four-part pipeline:
@@ -30,7 +30,7 @@ const MAX_OUTGOING_CHARS = 2 * 1024 * 1024;
 export interface DataFlowDeps {
   store: FlowStore;
   capabilities: CapabilityMap;
-  options?: Partial<DataFlowOptions>;
+  options?: OptionsInput<DataFlowOptions>;
   now?: () => number;
   logger: Logger;
 }

@@ -104,7 +104,12 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE audit ADD COLUMN llm TEXT;
   `,
-  // 5: data flow (docs/data-flow.md): the reads of private data per identity, and keyed-hash fingerprints of what
+  // 5: the keyed chain. Each row's MAC (HMAC-SHA256 of its hash with a key kept outside the database); null on rows
+  // written before the store had a key. Not part of the hashed columns, so older rows keep their hashes.
+  `
+  ALTER TABLE audit ADD COLUMN mac TEXT;
+  `,
+  // 6: data flow (docs/data-flow.md): the reads of private data per identity, and keyed-hash fingerprints of what
   // was read (never the data). Rows expire (both tables are swept by `expires`, which a read and its fingerprints
   // share); the key of the fingerprints is per store. One B-tree per fingerprint row keeps recording a read cheap.
   `
