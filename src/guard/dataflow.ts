@@ -59,14 +59,16 @@ export class DataFlowStage {
     if (this.options.enabled) {
       const outgoing = i.kind === 'message' ? [contentText(i.content)] : i.kind === 'tool_call' && facts.labels.some((l) => OUTGOING.has(l)) ? leaves(i.arguments) : [];
       if (outgoing.some((t) => t.length > 0)) {
-        const leak = await this.leakIn(i.agent, outgoing);
+        // Quoting a message back to the agent that sent it passes on nothing that agent did not have.
+        const backTo = i.kind === 'message' && i.recipient !== undefined ? `agent:${i.recipient}` : undefined;
+        const leak = await this.leakIn(i.agent, outgoing, backTo);
         if (leak) facts.leak = leak;
       }
     }
     return { ...i, flow: facts };
   }
 
-  private async leakIn(agent: string, texts: string[]): Promise<FlowFacts['leak']> {
+  private async leakIn(agent: string, texts: string[], exceptFrom?: string): Promise<FlowFacts['leak']> {
     const fp = await this.fp();
     const hashes = new Set<string>();
     let budget = MAX_OUTGOING_CHARS;
@@ -95,7 +97,7 @@ export class DataFlowStage {
     if (joinedDecoded !== joinedRaw) add(joinedDecoded);
     if (raw.length > 1) for (const v of unwrapViews(texts.join('')).slice(1)) add(normaliseForFingerprint(v));
     if (hashes.size === 0) return undefined;
-    const matches = await this.deps.store.match(agent, [...hashes], this.now());
+    const matches = (await this.deps.store.match(agent, [...hashes], this.now())).filter((m) => !(m.source.kind === 'message' && m.source.uri === exceptFrom));
     if (matches.length === 0) return undefined;
     const matched = new Set(matches.flatMap((m) => m.hashes));
     if (matched.size < this.options.min_matches) return undefined;
@@ -124,6 +126,8 @@ export class DataFlowStage {
       ...(i.server !== undefined ? { server: i.server } : {}),
       ...(i.tool !== undefined ? { tool: i.tool } : {}),
       ...(i.uri !== undefined ? { uri: i.uri } : {}),
+      // A received message is named by its sender.
+      ...(i.kind === 'message' && i.sender !== undefined ? { uri: `agent:${i.sender}` } : {}),
     };
     await this.deps.store.recordRead(read.agent, source, hashes, now + this.options.ttl_ms);
     if (now - this.lastSweep > 60_000) {

@@ -103,6 +103,10 @@ describe('the data-flow stage and store', () => {
     await stage.record(await stage.inspect(msg), allow('7'));
     expect((await stage.inspect(send('b', TEXT))).flow?.leak?.source).toMatchObject({ id: '7', kind: 'message' });
     expect((await stage.inspect(send('a', TEXT))).flow?.leak).toBeUndefined();
+    // b may quote the message back to a, who sent it, but not pass it on to c.
+    const reply = (to: string): Interaction => ({ agent: 'b', session: 't', profile: {}, kind: 'message', sender: 'b', recipient: to, content: `re: ${TEXT}` });
+    expect((await stage.inspect(reply('a'))).flow?.leak).toBeUndefined();
+    expect((await stage.inspect(reply('c'))).flow?.leak?.source.uri).toBe('agent:a');
     await stage.record(await stage.inspect(read('c', TEXT)), makeDecision({ decision: 'deny', rationale: 'no' }));
     expect((await stage.inspect(send('c', TEXT))).flow?.leak).toBeUndefined();
     store.close();
