@@ -6,7 +6,9 @@ import { loadGuard } from '../guard/factory.js';
 import { createGuardModel, createModelEmbedder } from '../guard/model.js';
 import type { Guard } from '../core/types.js';
 import type { Logger } from '../core/log.js';
+import type { CompiledBook } from '../policy/compiled.js';
 import type { ToolsListedHook } from '../proxy/pool.js';
+import type { DecisionRecorder } from '../proxy/refusals.js';
 
 /** What the proxy gets from the guard side of a config. */
 export interface ConfiguredGuard {
@@ -14,6 +16,10 @@ export interface ConfiguredGuard {
   guard?: Guard;
   /** Tool pinning and description screening, run on every downstream listing. */
   onToolsListed?: ToolsListedHook;
+  /** The compiled policy book (the live view shows its rule texts). */
+  book?: CompiledBook;
+  /** Records the proxy's own refusals in the pipeline's audit chain. */
+  record?: DecisionRecorder;
   close(): void;
 }
 
@@ -52,7 +58,7 @@ export async function createGuardForConfig(config: Config, logger: Logger): Prom
     loaded.capabilities.recordTools(server, tools);
     return screen(server, tools);
   };
-  return { guard: loaded.pipeline, onToolsListed, close: () => loaded.close() };
+  return { guard: loaded.pipeline, book: loaded.book, onToolsListed, record: (i, d) => loaded.pipeline.record(i, d), close: () => loaded.close() };
 }
 
 /** The config's per-server `capabilities` as overrides of the book's labels. */
