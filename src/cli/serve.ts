@@ -47,10 +47,15 @@ export async function proxyGuardFor(config: Config, logger: Logger): Promise<Pro
     return { close() {} };
   }
   const built = await buildGuard(await guardOptionsFromConfig(config, logger));
+  const screen = createToolScreen(built.store, logger);
   return {
     guard: built.pipeline,
     book: built.book,
-    onToolsListed: createToolScreen(built.store, logger),
+    // Every listing also tells the data-flow stage the tools' MCP annotations (capability labels by default).
+    onToolsListed: (server, tools) => {
+      built.capabilities.recordTools(server, tools);
+      return screen(server, tools);
+    },
     record: (i, d) => built.pipeline.record(i, d),
     close: built.close,
   };

@@ -1,5 +1,10 @@
 import type { Command } from 'commander';
-import { StoreError } from '../core/errors.js';
+import { dirname, resolve } from 'node:path';
+import { loadConfigFile } from '../config/load.js';
+import { errorMessage, StoreError } from '../core/errors.js';
+import { CapabilityMap, type ToolAnnotations } from '../guard/capabilities.js';
+import { loadBook } from '../policy/load.js';
+import { capabilityOverrides } from '../config/guard.js';
 import { operatorName } from './agents.js';
 import { isoTime, storeOptions, withStore, type StoreCliOptions } from './store-options.js';
 
@@ -17,17 +22,22 @@ export function parseToolRef(first: string, second?: string): { server: string; 
 export function registerToolsCommands(program: Command): void {
   const tools = program.command('tools').description('pinned tool definitions; approve changed (pending) ones');
 
-  storeOptions(tools.command('list').description('every pinned tool with its status and hash'))
+  storeOptions(tools.command('list').description('every pinned tool with its status, hash and capability labels (and where they came from)'))
     .option('--pending', 'only tools whose definition changed and waits for approval')
+    .option('--policy <dir>', "policy book whose capability labels to show (default: the config's policy)")
     .option('--json', 'one JSON object per line')
-    .action(async (opts: StoreCliOptions & { pending?: boolean; json?: boolean }) => {
+    .action(async (opts: StoreCliOptions & { pending?: boolean; json?: boolean; policy?: string }) => {
+      const capabilities = await capabilityMapFor(opts);
       await withStore(opts, (store) => {
         const pins = store.pins.listPins(opts.pending ? 'pending' : undefined);
         for (const p of pins) {
-          if (opts.json) process.stdout.write(`${JSON.stringify(p)}\n`);
+          const annotations = parseAnnotations(p.definition);
+          const l = capabilities?.labelsOf(p.server, p.tool, annotations);
+          if (opts.json) process.stdout.write(`${JSON.stringify({ ...p, ...(l ? { labels: l.labels, labelOrigin: l.origin, labelBecause: l.because } : {}) })}\n`);
           else {
             const change = p.status === 'pending' ? ` → ${p.pendingHash!.slice(0, 12)}` : '';
-            process.stdout.write(`${p.server}__${p.tool}  ${p.status.padEnd(8)}  ${p.hash.slice(0, 12)}${change}  ${isoTime(p.updatedAt)}\n`);
+            const labels = l ? `  ${l.labels.join(',')} (${l.origin}: ${l.because})` : '';
+            process.stdout.write(`${p.server}__${p.tool}  ${p.status.padEnd(8)}  ${p.hash.slice(0, 12)}${change}${labels}  ${isoTime(p.updatedAt)}\n`);
           }
         }
         if (pins.length === 0 && !opts.json) process.stderr.write(opts.pending ? 'no pending tools\n' : 'no pinned tools\n');
@@ -46,4 +56,35 @@ export function registerToolsCommands(program: Command): void {
         process.stdout.write(`${what} ${server}__${tool} ${p.hash.slice(0, 12)}\n`);
       });
     });
+}
+
+/** The annotations of a pinned definition (an empty object when it has none or does not parse). */
+function parseAnnotations(definition: string): ToolAnnotations {
+  try {
+    const a = (JSON.parse(definition) as { annotations?: unknown }).annotations;
+    return a && typeof a === 'object' ? (a as ToolAnnotations) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Capability labels as the proxy would give them: the book (`--policy`, else the config's `policy:`) and the
+ * config's per-server `capabilities`. Undefined (labels not shown) when neither a book nor a config is given.
+ */
+async function capabilityMapFor(opts: StoreCliOptions & { policy?: string }): Promise<CapabilityMap | undefined> {
+  let overrides: ReturnType<typeof capabilityOverrides> = [];
+  let policy = opts.policy;
+  if (opts.config) {
+    try {
+      const { config } = loadConfigFile(opts.config);
+      overrides = capabilityOverrides(config);
+      policy ??= config.policy === undefined ? undefined : resolve(dirname(resolve(opts.config)), config.policy);
+    } catch (err) {
+      process.stderr.write(`capability labels from the config are not shown: ${errorMessage(err)}\n`);
+    }
+  }
+  if (policy === undefined) return undefined;
+  const book = await loadBook(policy);
+  return new CapabilityMap(book.compiled.book.capabilities, overrides);
 }

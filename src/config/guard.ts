@@ -5,6 +5,7 @@ import type { BuildGuardOptions } from '../guard/build.js';
 import { createGuardModel, createModelEmbedder, type GuardModelHooks } from '../guard/model/index.js';
 import type { LlmClient } from '../llm/client.js';
 import type { Config } from './schema.js';
+import type { CapabilityOverride } from '../guard/capabilities.js';
 
 /**
  * A config's guard, as `buildGuard` options: the book (verified with `policy_public_key`), the store, the
@@ -27,9 +28,15 @@ export async function guardOptionsFromConfig(config: Config, logger: Logger): Pr
     logger,
     ...(config.policy_public_key ? { publicKeyPath: config.policy_public_key } : {}),
     ...(config.guard ? { settings: config.guard } : {}),
+    capabilityOverrides: capabilityOverrides(config),
     ...(client ? { model: createGuardModel(client, config.guard?.model ?? {}, logger) } : {}),
     ...(embedder ? { embedder, indexFolder: (hash: string) => join(dirname(config.store), 'index', hash.slice(0, 16)) } : {}),
   };
+}
+
+/** The config's per-server `capabilities` as overrides of the book's labels. */
+export function capabilityOverrides(config: Config): CapabilityOverride[] {
+  return Object.entries(config.servers).flatMap(([server, s]) => Object.entries(s.capabilities).map(([match, labels]) => ({ server, match, labels })));
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CapabilityLabelSchema } from '../core/flow.js';
 import { PipelineOptionsSchema } from '../guard/options.js';
 import { LlmConfigSchema } from '../llm/config.js';
 
@@ -30,6 +31,11 @@ export const ServerConfigSchema = z
     transport: z.enum(['http', 'sse']).default('http'),
     headers: z.record(z.string(), z.string()).default({}),
     tools: ToolListsSchema.default({}),
+    /**
+     * Capability labels of this server's tools for data-flow rules (docs/data-flow.md): a glob on the tool's own
+     * name → labels. Overrides the policy book's labels and the tools' MCP annotations.
+     */
+    capabilities: z.record(z.string().min(1), z.array(CapabilityLabelSchema).min(1)).default({}),
     /** Per-request timeout for this server (tools/call, resources/read, prompts/get). */
     timeout_ms: z.number().int().positive().max(3_600_000).default(60_000),
     /** Connect + initialize timeout. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FlowFactsSchema } from './flow.js';
 
 /**
  * The one seam between the proxy and the guard: the proxy builds an `Interaction` for every tool call, tool
@@ -39,6 +40,8 @@ export const InteractionSchema = z.object({
   /** `message`: who sends it and to whom. */
   sender: z.string().optional(),
   recipient: z.string().optional(),
+  /** Set by the guard's data-flow stage before predicates run (capability labels, leaked private data); never by the proxy. */
+  flow: FlowFactsSchema.optional(),
 });
 export type Interaction = z.infer<typeof InteractionSchema>;
 export type InteractionInput = z.input<typeof InteractionSchema>;

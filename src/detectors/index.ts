@@ -3,6 +3,7 @@
  * here so that the registry is always complete.
  */
 // @detector-modules (one import per detector module; keep sorted)
+import './flow.js';
 import './injection/index.js';
 import './keywords.js';
 import './path.js';

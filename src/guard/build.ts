@@ -5,6 +5,7 @@ import { formatDiagnostic, type PolicyDiagnostic } from '../policy/errors.js';
 import type { Embedder } from '../retrieval/types.js';
 import { openStore, type Store } from '../store/db.js';
 import { prepareBook, type PreparedBook } from './book.js';
+import { CapabilityMap, type CapabilityOverride } from './capabilities.js';
 import type { GuardModelHooks } from './model/index.js';
 import { GUARD_DEFAULTS, PipelineOptionsSchema } from './options.js';
 import { GuardPipeline } from './pipeline.js';
@@ -39,6 +40,8 @@ export const BuildGuardOptionsSchema = z.strictObject({
   logger: z.custom<Logger>((v) => isObject(v) && typeof v.child === 'function', 'expected a pino logger').optional(),
   /** Clock (ms since the epoch): tests of the burst window, replays on recorded timestamps. */
   now: z.custom<() => number>(isFunction).optional(),
+  /** Capability labels from the config (per server and tool glob); they override the book's and annotations. */
+  capabilityOverrides: z.array(z.custom<CapabilityOverride>(isObject)).default([]),
 });
 export type BuildGuardOptions = z.input<typeof BuildGuardOptionsSchema>;
 
@@ -48,6 +51,8 @@ export interface BuiltGuard {
   book: CompiledBook;
   warnings: PolicyDiagnostic[];
   store: Store;
+  /** Capability labels of tools; feed it each server's tool listing (`recordTools`) so annotations count. */
+  capabilities: CapabilityMap;
   /** Closes the store if `buildGuard` opened it (not a store that was passed in). */
   close(): void;
 }
@@ -72,7 +77,9 @@ export async function buildGuard(input: BuildGuardOptions): Promise<BuiltGuard> 
   }
   const ownsStore = typeof o.store === 'string';
   const store = typeof o.store === 'string' ? openStore(o.store, logger) : o.store;
+  const capabilities = new CapabilityMap(prepared.book.book.capabilities, o.capabilityOverrides);
   const pipeline = new GuardPipeline({
+    capabilities,
     book: prepared.book,
     index: prepared.index,
     store,
@@ -90,6 +97,7 @@ export async function buildGuard(input: BuildGuardOptions): Promise<BuiltGuard> 
     book: prepared.book,
     warnings: prepared.warnings,
     store,
+    capabilities,
     close: () => {
       if (ownsStore) store.close();
     },

@@ -87,7 +87,26 @@ export const ModelOptionsSchema = z.strictObject({
 });
 export type ModelOptions = z.infer<typeof ModelOptionsSchema>;
 
+/** Data-flow tracking (docs/data-flow.md): fingerprints of private data per identity. */
+export const DataFlowOptionsSchema = z.strictObject({
+  /** Off: no fingerprints are kept and data-flow predicates see no leaks (capability labels still apply). */
+  enabled: z.boolean().default(true),
+  /** How long a read's fingerprints are kept, per identity; default 24 h. */
+  ttl_ms: z.number().int().positive().default(24 * 3_600_000),
+  /** Distinct fingerprints an outgoing interaction must share with reads to count as carrying that data. */
+  min_matches: z.number().int().min(1).default(3),
+  /** Fingerprints kept per read at most (a consistent sample of longer reads). */
+  max_per_read: z.number().int().positive().default(4096),
+  /** k-gram length in normalised characters (letters and digits); shared runs shorter than this never match. */
+  k: z.number().int().min(8).max(64).default(20),
+  /** Winnowing window; any shared run of k + window - 1 characters yields at least one shared fingerprint. */
+  window: z.number().int().min(1).max(64).default(12),
+});
+export type DataFlowOptions = z.infer<typeof DataFlowOptionsSchema>;
+
 export const PipelineOptionsSchema = z.strictObject({
+  /** Data-flow tracking: time to live, match threshold, fingerprint sizes. */
+  flow: DataFlowOptionsSchema.partial().default({}),
   /** Model use (with `llm:` configured): state expansion, threat watcher mode, observations, time budget. */
   model: ModelOptionsSchema.partial().default({}),
   tracker: TrackerOptionsSchema.partial().default({}),

@@ -9,6 +9,8 @@ import type { GuardModelHooks } from './model/index.js';
 import { budgetSignal } from './model/usage.js';
 import { PipelineOptionsSchema } from './options.js';
 import { GUARD_STAGES, newContext, runStages, type GuardEnv, type Stage } from './stages/index.js';
+import { CapabilityMap } from './capabilities.js';
+import { DataFlowStage } from './dataflow.js';
 import { createTracker } from './tracker.js';
 import { createVerifier } from './verifier.js';
 import { ThreatWatcher } from './watcher.js';
@@ -31,6 +33,8 @@ export interface PipelineDeps {
   now?: () => number;
   /** The stages to run (default GUARD_STAGES). */
   stages?: readonly Stage[];
+  /** Capability labels of tools (config overrides, annotations from listings); default: the book's alone. */
+  capabilities?: CapabilityMap;
 }
 
 /** The guard pipeline; `check` never throws and never allows on its own failure. */
@@ -47,6 +51,11 @@ export class GuardPipeline implements Guard {
     this.store = deps.store;
     this.watcher = this.env.watcher;
     this.stages = deps.stages ?? GUARD_STAGES;
+  }
+
+  /** The data-flow stage's state (labels, fingerprints), for benches and tests. */
+  get dataflow(): DataFlowStage {
+    return this.env.dataflow;
   }
 
   async check(i: Interaction, signal?: AbortSignal): Promise<Decision> {
@@ -72,6 +81,8 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
   const options = PipelineOptionsSchema.parse(deps.options ?? {});
   const sticky = new Map<string, Map<string, Truth>>();
   const store = deps.store;
+  const log = (deps.logger ?? silentLogger()).child({ mod: 'guard' });
+  const now = deps.now ?? Date.now;
   return {
     book: deps.book,
     store,
@@ -80,8 +91,8 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
     verifier: createVerifier(deps.book),
     watcher: new ThreatWatcher(options.watcher),
     model: deps.model,
-    log: (deps.logger ?? silentLogger()).child({ mod: 'guard' }),
-    now: deps.now ?? Date.now,
+    log,
+    now,
     async stickyOf(session) {
       let s = sticky.get(session);
       if (!s) {
@@ -93,5 +104,13 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
     },
     policy: { name: deps.book.book.name, version: deps.book.book.version, hash: deps.book.hash },
     injectionPredicates: new Set(deps.book.predicates.filter((p) => p.def.detectors.some((d) => d.type === 'injection')).map((p) => p.name)),
+    dataflow: new DataFlowStage({
+      store: store.flow,
+      capabilities: deps.capabilities ?? new CapabilityMap(deps.book.book.capabilities),
+      options: options.flow,
+      now,
+      logger: log,
+    }),
+    flowPredicates: new Set(deps.book.predicates.filter((p) => p.def.detectors.some((d) => d.type === 'data_flow')).map((p) => p.name)),
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CapabilityLabelSchema } from '../core/flow.js';
 import { InteractionKindSchema } from '../core/types.js';
 import { DetectorSpecSchema } from '../detectors/types.js';
 
@@ -63,6 +64,19 @@ export const RuleSchema = z.strictObject({
 });
 export type Rule = z.infer<typeof RuleSchema>;
 
+/**
+ * Capability labels of tools (docs/data-flow.md): `tools` entries match `<server>__<tool>` globs, the first
+ * matching entry wins; a config's per-server `capabilities` override them, and they override MCP annotations.
+ * `unlabelled` is what a tool with neither labels nor annotations is treated as.
+ */
+export const CapabilitiesSchema = z.strictObject({
+  tools: z
+    .array(z.strictObject({ match: z.array(z.string().min(1)).min(1), labels: z.array(CapabilityLabelSchema).min(1), note: z.string().optional() }))
+    .default([]),
+  unlabelled: z.array(CapabilityLabelSchema).default(['private_source', 'external_send']),
+});
+export type Capabilities = z.infer<typeof CapabilitiesSchema>;
+
 export const PolicyBookSchema = z.strictObject({
   name: z.string().min(1),
   version: z.string().min(1),
@@ -70,6 +84,8 @@ export const PolicyBookSchema = z.strictObject({
   /** File (relative to the book) holding the natural-language policy this book was written from. */
   source: z.string().optional(),
   predicates: z.array(PredicateSchema),
+  /** Capability labels of tools for data-flow predicates; absent: annotations and the default `unlabelled`. */
+  capabilities: CapabilitiesSchema.optional(),
   rules: z.array(RuleSchema),
 });
 export type PolicyBook = z.infer<typeof PolicyBookSchema>;

@@ -7,6 +7,7 @@ import { ApprovalStore } from './approvals.js';
 import { AuditLog } from './audit.js';
 import { auditKeyPaths, ephemeralAuditKey, loadAuditKey, type AuditKey } from './audit-key.js';
 import { rmSync } from 'node:fs';
+import { SqliteFlowStore, type FlowStore } from './flow.js';
 import { MIGRATIONS } from './migrations.js';
 import { PinStore } from './pins.js';
 import { StateStore } from './state.js';
@@ -40,6 +41,8 @@ export interface Store {
   readonly pins: PinStore;
   /** Approvals of interactions held by rules with `effect: approve`. */
   readonly approvals: ApprovalStore;
+  /** Data flow: per-identity fingerprints of private data read (docs/data-flow.md). */
+  readonly flow: FlowStore;
   /** Checkpoints the WAL (TRUNCATE) and closes the connection, once every `openStore` of this path has closed. */
   close(): void;
 }
@@ -75,6 +78,7 @@ export function openStore(path: string, logger: Logger = silentLogger(), options
     state: new StateStore(db, audit),
     pins: new PinStore(db, audit),
     approvals: new ApprovalStore(db, audit),
+    flow: new SqliteFlowStore(db),
     close() {
       const entry = open.get(file);
       if (entry && entry.store === store && --entry.refs > 0) return;

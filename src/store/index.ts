@@ -8,3 +8,4 @@ export { toolDefinitionHash, toolDefinitionJson, type ToolDefinition } from './t
 export { canonicalJson, sha256Hex } from '../core/canonical.js';
 export { findSecrets, maskSecrets, maskPrefix, type SecretSpan } from './redact.js';
 export { resolveStorePath, DEFAULT_STORE_PATH } from './store-path.js';
+export { SqliteFlowStore, type FlowStore, type FlowMatch } from './flow.js';

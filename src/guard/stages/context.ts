@@ -11,6 +11,7 @@ import type { RefereeVerdict, RuleOutcome } from '../referee.js';
 import type { Tracker, TrackResult } from '../tracker.js';
 import type { Verifier } from '../verifier.js';
 import type { ThreatWatcher } from '../watcher.js';
+import type { DataFlowStage } from '../dataflow.js';
 
 /**
  * What the stages of the pipeline share. `GuardEnv` is built once per pipeline (the book, the store, the four
@@ -36,6 +37,10 @@ export interface GuardEnv {
   policy: NonNullable<Decision['policy']>;
   /** Predicates with an injection detector: their score is the watcher's injection evidence. */
   injectionPredicates: ReadonlySet<string>;
+  /** Data flow: capability labels and leaks before tracking, fingerprints of reads after the audit. */
+  dataflow: DataFlowStage;
+  /** Predicates with a `data_flow` detector: a violation through them names the source read. */
+  flowPredicates: ReadonlySet<string>;
 }
 
 /** The threat watcher's result for this interaction. */
@@ -48,7 +53,8 @@ export interface ThreatAfter {
 
 /** One interaction on its way through the stages. Each field is filled by the stage named beside it. */
 export interface GuardContext {
-  readonly interaction: Interaction;
+  /** The interaction; flowInspect adds its data-flow facts (`flow`) before anything else reads it. */
+  interaction: Interaction;
   /** `performance.now()` when the check started (for `elapsedMs`). */
   readonly started: number;
   /** The caller's signal, combined with the model time budget when a model is configured. */

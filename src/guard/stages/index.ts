@@ -1,6 +1,7 @@
 import { errorMessage } from '../../core/errors.js';
 import { makeDecision, type Decision } from '../../core/types.js';
 import type { GuardContext, GuardEnv, Stage } from './context.js';
+import { flowAnnotate, flowInspect, flowRecord } from './flow.js';
 import { holds } from './holds.js';
 import { modelExpansion } from './model-expansion.js';
 import { quarantine } from './quarantine.js';
@@ -16,14 +17,16 @@ import { watcher } from './watcher.js';
 /**
  * The guard pipeline as an ordered list of named stages over one context (QuadSentinel Algorithm 1):
  *
- *   quarantineGate → tracking (tracker + verifier) → modelExpansion → watcher → threatStep → quarantine
- *   → referee → holds → redaction → stickyCommit → observe → stamp → audit
+ *   flowInspect → quarantineGate → tracking (tracker + verifier) → modelExpansion → watcher → threatStep
+ *   → quarantine → referee → holds → redaction → stickyCommit → flowAnnotate → observe → stamp → audit
+ *   → flowRecord
  *
  * The watcher runs after the verifier because its risk is the violations' severity; the tracker's budget uses
  * the level from before this interaction. A stage that decides for good (quarantine, a withheld redaction) skips
  * the deciding stages after it; the recording stages (observe, stamp, audit) see every decision.
  */
 export const GUARD_STAGES: readonly Stage[] = [
+  flowInspect,
   quarantineGate,
   tracking,
   modelExpansion,
@@ -34,9 +37,11 @@ export const GUARD_STAGES: readonly Stage[] = [
   holds,
   redaction,
   stickyCommit,
+  flowAnnotate,
   observe,
   stamp,
   audit,
+  flowRecord,
 ];
 
 /**
@@ -76,4 +81,4 @@ export function errorDecision(err: unknown): Decision {
 }
 
 export { newContext, need, pipelineDetail, type GuardContext, type GuardEnv, type Stage, type ThreatAfter } from './context.js';
-export { audit, holds, modelExpansion, observe, quarantine, quarantineGate, redaction, referee, stamp, stickyCommit, threatStep, tracking, watcher };
+export { audit, flowAnnotate, flowInspect, flowRecord, holds, modelExpansion, observe, quarantine, quarantineGate, redaction, referee, stamp, stickyCommit, threatStep, tracking, watcher };

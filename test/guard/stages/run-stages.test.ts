@@ -27,7 +27,8 @@ describe('runStages: the one fail-closed catch site', () => {
 
   it('runs the stages in the documented order', () => {
     expect(GUARD_STAGES.map((s) => s.name)).toEqual([
-      'quarantineGate', 'tracking', 'modelExpansion', 'watcher', 'threatStep', 'quarantine', 'referee', 'holds', 'redaction', 'stickyCommit', 'observe', 'stamp', 'audit',
+      'flowInspect', 'quarantineGate', 'tracking', 'modelExpansion', 'watcher', 'threatStep', 'quarantine', 'referee', 'holds', 'redaction', 'stickyCommit',
+      'flowAnnotate', 'observe', 'stamp', 'audit', 'flowRecord',
     ]);
   });
 

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { CapabilityLabelSchema, type FlowSource } from '../core/flow.js';
+import { InteractionKindSchema } from '../core/types.js';
+import { defineDetector } from './registry.js';
+import { no, unknown } from './common.js';
+
+/**
+ * Data-flow detectors (docs/data-flow.md). Both read `Interaction.flow`, which the guard's data-flow stage sets
+ * before predicates run; without it (e.g. `policy explain` outside the guard) they answer `unknown`.
+ *
+ * - `capability`: true when the interaction's tool carries one of `labels` (from config, book or annotations).
+ * - `data_flow`: true when the outgoing interaction carries enough fingerprints of private data this identity
+ *   read (by any earlier read, in any session), and it goes to a sink: a tool with one of `sinks`, or, with
+ *   `messages: true`, a message to another agent.
+ *
+ * @example { type: data_flow, sinks: [external_send, public_sink, network_fetch], messages: true }
+ */
+const CapabilityOptionsSchema = z.strictObject({
+  labels: z.array(CapabilityLabelSchema).min(1),
+  kinds: z.array(InteractionKindSchema).min(1).optional(),
+});
+
+const DataFlowOptionsSchema = z.strictObject({
+  sinks: z.array(CapabilityLabelSchema).default([]),
+  messages: z.boolean().default(false),
+});
+
+/** `mail__read_email (audit 12)`: how a source read is named in evidence and remediation. */
+export function describeSource(s: FlowSource): string {
+  const what = s.tool !== undefined ? `${s.server ?? ''}${s.server ? '__' : ''}${s.tool}` : s.uri !== undefined ? s.uri : s.kind;
+  return `${what} (audit ${s.id}, ${new Date(s.at).toISOString()})`;
+}
+
+defineDetector({
+  type: 'capability',
+  summary: "true when the tool's capability labels (config, book, MCP annotations) include one of `labels`",
+  options: CapabilityOptionsSchema,
+  create(opts) {
+    const labels = new Set(opts.labels);
+    const kinds = opts.kinds === undefined ? undefined : new Set(opts.kinds);
+    return function capability(i) {
+      if (kinds !== undefined && !kinds.has(i.kind)) return no();
+      if (i.flow === undefined) return unknown('capability: no data-flow facts (the guard did not label this tool)');
+      const hit = i.flow.labels.find((l) => labels.has(l));
+      if (hit === undefined) return no();
+      return { value: 'true', score: 1, evidence: `capability: ${hit} (from ${i.flow.origin ?? 'unknown'})` };
+    };
+  },
+});
+
+defineDetector({
+  type: 'data_flow',
+  summary: 'true when outgoing data carries fingerprints of private data the identity read, to a sink',
+  options: DataFlowOptionsSchema,
+  create(opts) {
+    const sinks = new Set(opts.sinks);
+    return function data_flow(i) {
+      const isSink = i.kind === 'message' ? opts.messages : i.kind === 'tool_call' && i.flow !== undefined && i.flow.labels.some((l) => sinks.has(l));
+      if (i.kind !== 'message' && i.kind !== 'tool_call') return no();
+      if (i.flow === undefined) return unknown('data_flow: no data-flow facts (the guard did not check this interaction)');
+      if (!isSink || i.flow.leak === undefined) return no();
+      const l = i.flow.leak;
+      return {
+        value: 'true',
+        score: 1,
+        evidence: `data_flow: carries ${l.matched} fingerprints of private data read by ${describeSource(l.source)}${l.others > 0 ? ` and ${l.others} other read(s)` : ''}`,
+      };
+    };
+  },
+});

@@ -1,0 +1,77 @@
+import { compileGlob, type GlobMatcher } from '../core/glob.js';
+import type { CapabilityLabel, LabelOrigin } from '../core/flow.js';
+import type { Capabilities } from '../policy/schema.js';
+
+/**
+ * Capability labels of tools (docs/data-flow.md), from, in order: the config (per server and tool glob), the
+ * book's `capabilities.tools` (globs on `<server>__<tool>`), the tool's MCP annotations as the server listed
+ * them, and last the book's `unlabelled` labels.
+ */
+
+/** The MCP tool annotations that say what a tool does (hints from the server; the config and book can override). */
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  openWorldHint?: boolean;
+  idempotentHint?: boolean;
+}
+
+/** A config override: tools of `server` matching `match` (a glob on the tool's own name) get `labels`. */
+export interface CapabilityOverride {
+  server: string;
+  match: string;
+  labels: CapabilityLabel[];
+}
+
+export interface ToolLabels {
+  labels: CapabilityLabel[];
+  origin: LabelOrigin;
+  /** The glob or annotation that decided, for `tools list`. */
+  because: string;
+}
+
+/** Labels implied by MCP annotations, or undefined when the tool has none of the three hints. */
+export function labelsFromAnnotations(a: ToolAnnotations | undefined): { labels: CapabilityLabel[]; because: string } | undefined {
+  if (!a || (a.readOnlyHint === undefined && a.destructiveHint === undefined && a.openWorldHint === undefined)) return undefined;
+  const hints = Object.entries(a).filter(([k, v]) => k !== 'idempotentHint' && typeof v === 'boolean').map(([k, v]) => `${k}=${v}`).join(' ');
+  // MCP defaults: readOnlyHint false, destructiveHint true, openWorldHint true.
+  const openWorld = a.openWorldHint !== false;
+  if (a.readOnlyHint === true) {
+    // A read-only tool returns data: private unless it reaches the open world by its own say-so, where the
+    // arguments (a URL, a query) leave and the answer is still treated as private (mail and drives are remote too).
+    return { labels: a.openWorldHint === true ? ['private_source', 'network_fetch'] : ['private_source'], because: hints };
+  }
+  return { labels: openWorld ? ['external_send'] : ['file_write'], because: hints };
+}
+
+export class CapabilityMap {
+  private readonly book: Array<{ match: string[]; test: GlobMatcher[]; labels: CapabilityLabel[] }>;
+  private readonly overrides: Array<{ server: string; match: string; test: GlobMatcher; labels: CapabilityLabel[] }>;
+  private readonly unlabelled: CapabilityLabel[];
+  private readonly annotations = new Map<string, ToolAnnotations | undefined>();
+
+  constructor(book: Capabilities | undefined, overrides: readonly CapabilityOverride[] = []) {
+    this.book = (book?.tools ?? []).map((t) => ({ match: t.match, test: t.match.map((g) => compileGlob(g)), labels: t.labels }));
+    this.overrides = overrides.map((o) => ({ ...o, test: compileGlob(o.match) }));
+    this.unlabelled = book?.unlabelled ?? ['private_source', 'external_send'];
+  }
+
+  /** Remembers the annotations of a server's tools as it listed them (called on every tools/list). */
+  recordTools(server: string, tools: ReadonlyArray<{ name: string; annotations?: unknown }>): void {
+    for (const t of tools) this.annotations.set(`${server}__${t.name}`, t.annotations as ToolAnnotations | undefined);
+  }
+
+  /** The labels of `<server>__<tool>`; `annotations` overrides what was recorded from the listing. */
+  labelsOf(server: string | undefined, tool: string, annotations?: ToolAnnotations): ToolLabels {
+    const qualified = server === undefined ? tool : `${server}__${tool}`;
+    const o = this.overrides.find((x) => x.server === server && x.test(tool));
+    if (o) return { labels: o.labels, origin: 'config', because: `servers.${o.server}.capabilities["${o.match}"]` };
+    for (const b of this.book) {
+      const i = b.test.findIndex((t) => t(qualified));
+      if (i >= 0) return { labels: b.labels, origin: 'book', because: b.match[i]! };
+    }
+    const fromHints = labelsFromAnnotations(annotations ?? this.annotations.get(qualified));
+    if (fromHints) return { ...fromHints, origin: 'annotations' };
+    return { labels: this.unlabelled, origin: 'unlabelled', because: 'capabilities.unlabelled' };
+  }
+}

@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto';
+import { contentText, stringLeaves } from '../core/fields.js';
+import type { CapabilityLabel, FlowFacts, FlowSource } from '../core/flow.js';
+import type { Logger } from '../core/log.js';
+import { boundFingerprints, createFingerprinter, normaliseForFingerprint, type Fingerprinter } from '../core/text/fingerprint.js';
+import { decodeWhole, unwrapViews } from '../core/text/unwrap.js';
+import type { Decision, Interaction } from '../core/types.js';
+import { describeSource } from '../detectors/flow.js';
+import type { FlowStore } from '../store/flow.js';
+import type { CapabilityMap } from './capabilities.js';
+import { DataFlowOptionsSchema, type DataFlowOptions, type OptionsInput } from './options.js';
+
+/**
+ * The guard's data-flow stage (docs/data-flow.md), two hooks around the four-part pipeline:
+ *
+ * - `inspect` (before predicates): labels the interaction's tool by capability and, for an outgoing tool call or
+ *   message, looks up whether its data (every argument, decoded: URL, base64, hex; fields also joined) carries
+ *   fingerprints of private data this identity read. The answer goes on `Interaction.flow` for the
+ *   `capability` and `data_flow` detectors.
+ * - `record` (after an allowed decision is audited): a read of private data (a result of a `private_source`
+ *   tool, a resource or prompt read, a message received) leaves its fingerprints under the reading identity,
+ *   with the decision's audit id as the source, for `ttl_ms`. Per identity, not per session.
+ */
+
+/** Labels whose tool calls are checked for outgoing private data. */
+const OUTGOING: ReadonlySet<CapabilityLabel> = new Set(['external_send', 'public_sink', 'network_fetch', 'file_write', 'code_execution']);
+/** Characters of outgoing text fingerprinted at most per interaction (argument limits bound it already). */
+const MAX_OUTGOING_CHARS = 2 * 1024 * 1024;
+
+export interface DataFlowDeps {
+  store: FlowStore;
+  capabilities: CapabilityMap;
+  options?: OptionsInput<DataFlowOptions>;
+  now?: () => number;
+  logger: Logger;
+}
+
+export class DataFlowStage {
+  readonly options: DataFlowOptions;
+  private fingerprinter: Promise<Fingerprinter> | undefined;
+  private readonly now: () => number;
+  private lastSweep = 0;
+
+  constructor(private readonly deps: DataFlowDeps) {
+    this.options = DataFlowOptionsSchema.parse(deps.options ?? {});
+    this.now = deps.now ?? Date.now;
+  }
+
+  private fp(): Promise<Fingerprinter> {
+    this.fingerprinter ??= this.deps.store.key().then((key) => createFingerprinter(key, { k: this.options.k, window: this.options.window }));
+    this.fingerprinter.catch(() => (this.fingerprinter = undefined));
+    return this.fingerprinter;
+  }
+
+  /** The interaction with `flow` set: its tool's labels and, when outgoing, any private data it carries. */
+  async inspect(i: Interaction): Promise<Interaction> {
+    const labels = i.tool !== undefined && i.kind !== 'message' ? this.deps.capabilities.labelsOf(i.server, i.tool) : undefined;
+    const facts: FlowFacts = { labels: labels?.labels ?? [], ...(labels ? { origin: labels.origin } : {}) };
+    if (this.options.enabled) {
+      const outgoing = i.kind === 'message' ? [contentText(i.content)] : i.kind === 'tool_call' && facts.labels.some((l) => OUTGOING.has(l)) ? leaves(i.arguments) : [];
+      if (outgoing.some((t) => t.length > 0)) {
+        // Quoting a message back to the agent that sent it passes on nothing that agent did not have.
+        const backTo = i.kind === 'message' && i.recipient !== undefined ? `agent:${i.recipient}` : undefined;
+        const leak = await this.leakIn(i.agent, outgoing, backTo);
+        if (leak) facts.leak = leak;
+      }
+    }
+    return { ...i, flow: facts };
+  }
+
+  private async leakIn(agent: string, texts: string[], exceptFrom?: string): Promise<FlowFacts['leak']> {
+    const fp = await this.fp();
+    const hashes = new Set<string>();
+    let budget = MAX_OUTGOING_CHARS;
+    const add = (normalised: string) => {
+      if (budget <= 0 || normalised.length < this.options.k) return;
+      const s = normalised.slice(0, budget);
+      budget -= s.length;
+      for (const h of fp.ofNormalised(s)) hashes.add(h);
+    };
+    // Each field's decoded readings are fingerprinted on their own; the fields as they are only once, joined (a
+    // run shared within one field is also within the join, so nothing is lost, and data split across fields is
+    // found too). Then the fields decoded one by one and joined, and the joined text's own decodings (encoded,
+    // then split).
+    const raw: string[] = [];
+    const decoded: string[] = [];
+    for (const t of texts) {
+      if (t.length === 0) continue;
+      const views = unwrapViews(t).map(normaliseForFingerprint);
+      raw.push(views[0]!);
+      decoded.push(normaliseForFingerprint(decodeWhole(t)));
+      for (const v of views.slice(1)) add(v);
+    }
+    const joinedRaw = raw.join('');
+    add(joinedRaw);
+    const joinedDecoded = decoded.join('');
+    if (joinedDecoded !== joinedRaw) add(joinedDecoded);
+    if (raw.length > 1) for (const v of unwrapViews(texts.join('')).slice(1)) add(normaliseForFingerprint(v));
+    if (hashes.size === 0) return undefined;
+    const matches = (await this.deps.store.match(agent, [...hashes], this.now())).filter((m) => !(m.source.kind === 'message' && m.source.uri === exceptFrom));
+    if (matches.length === 0) return undefined;
+    const matched = new Set(matches.flatMap((m) => m.hashes));
+    if (matched.size < this.options.min_matches) return undefined;
+    matches.sort((a, b) => b.hashes.length - a.hashes.length || b.source.at - a.source.at);
+    return { matched: matched.size, of: hashes.size, source: matches[0]!.source, others: matches.length - 1 };
+  }
+
+  /**
+   * After an allowed, audited interaction: keeps the fingerprints of private data it brought to an identity.
+   * Throws when they cannot be stored (the caller fails closed).
+   */
+  async record(i: Interaction, decision: Decision): Promise<void> {
+    if (!this.options.enabled || decision.decision !== 'allow') return;
+    const read = this.privateRead(i);
+    if (!read) return;
+    const text = decision.replacement ? contentText(decision.replacement) : contentText(i.content);
+    const fp = await this.fp();
+    const hashes = boundFingerprints(fp.of(text), this.options.max_per_read);
+    if (hashes.length === 0) return;
+    const now = this.now();
+    const source: FlowSource = {
+      id: decision.auditId ?? `flow-${randomUUID()}`,
+      kind: i.kind,
+      session: i.session,
+      at: now,
+      ...(i.server !== undefined ? { server: i.server } : {}),
+      ...(i.tool !== undefined ? { tool: i.tool } : {}),
+      ...(i.uri !== undefined ? { uri: i.uri } : {}),
+      // A received message is named by its sender.
+      ...(i.kind === 'message' && i.sender !== undefined ? { uri: `agent:${i.sender}` } : {}),
+    };
+    await this.deps.store.recordRead(read.agent, source, hashes, now + this.options.ttl_ms);
+    if (now - this.lastSweep > 60_000) {
+      this.lastSweep = now;
+      await this.deps.store.sweep(now).catch((err: unknown) => this.deps.logger.warn({ err }, 'sweeping expired data-flow fingerprints failed'));
+    }
+  }
+
+  /** Who receives private data through `i`, if anyone. */
+  private privateRead(i: Interaction): { agent: string } | undefined {
+    if (i.content === undefined) return undefined;
+    if (i.kind === 'tool_result' && i.tool !== undefined) {
+      const { labels } = this.deps.capabilities.labelsOf(i.server, i.tool);
+      return labels.includes('private_source') && !labels.includes('public_source') ? { agent: i.agent } : undefined;
+    }
+    if (i.kind === 'resource_read' && i.phase === 'response') return { agent: i.agent };
+    // A message is private data of the agent that receives it.
+    if (i.kind === 'message' && i.recipient !== undefined) return { agent: i.recipient };
+    return undefined;
+  }
+
+  /**
+   * Puts the flow on the decision: `detail.flow` (source read and sink), and on a denial a sentence naming the
+   * read the data came from, in the rationale and the remediation.
+   */
+  annotate(i: Interaction, decision: Decision, flowPredicates: ReadonlySet<string>): void {
+    const leak = i.flow?.leak;
+    if (!leak) return;
+    decision.detail.flow = {
+      source: leak.source,
+      sink: {
+        kind: i.kind,
+        ...(i.server !== undefined ? { server: i.server } : {}),
+        ...(i.tool !== undefined ? { tool: i.tool } : {}),
+        ...(i.recipient !== undefined ? { recipient: i.recipient } : {}),
+        labels: i.flow?.labels ?? [],
+      },
+      matched: leak.matched,
+      others: leak.others,
+    };
+    const byFlow = decision.witness.some((w) => decision.rules.includes(w.rule) && Object.entries(w.predicates).some(([p, v]) => v === 'true' && flowPredicates.has(p)));
+    if (decision.decision !== 'deny' || !byFlow) return;
+    const from = `The data came from ${describeSource(leak.source)}${leak.source.session !== i.session ? ' in another session' : ''}.`;
+    decision.rationale = `${decision.rationale} ${from}`;
+    decision.remediation = `${from} ${decision.remediation ?? 'Do not send data read from that source to this destination; ask the user first.'}`;
+  }
+}
+
+/** Every string leaf of tool-call arguments, keys excluded. */
+function leaves(args: Record<string, unknown> | undefined): string[] {
+  return args === undefined ? [] : stringLeaves(args).map((l) => l.text);
+}

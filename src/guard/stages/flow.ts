@@ -1,0 +1,37 @@
+import { makeDecision } from '../../core/types.js';
+import { need, type Stage } from './context.js';
+
+/**
+ * The data-flow stages (docs/data-flow.md): before anything reads the interaction, its capability labels and any
+ * private data it carries out are looked up; once decided, a violation through a data-flow predicate names the
+ * read the data came from; after the audit row, the fingerprints of a private read are kept for the identity.
+ */
+export const flowInspect: Stage = {
+  name: 'flowInspect',
+  async run(ctx, env) {
+    ctx.interaction = await env.dataflow.inspect(ctx.interaction);
+  },
+};
+
+export const flowAnnotate: Stage = {
+  name: 'flowAnnotate',
+  run(ctx, env) {
+    env.dataflow.annotate(ctx.interaction, need(ctx.decision, 'the decision'), env.flowPredicates);
+  },
+};
+
+export const flowRecord: Stage = {
+  name: 'flowRecord',
+  always: true,
+  async run(ctx, env) {
+    await env.dataflow.record(ctx.interaction, need(ctx.decision, 'the decision'));
+  },
+  // Private data whose fingerprints could not be kept would leave unseen later: withhold it now.
+  failClosed: (_ctx, env) =>
+    makeDecision({
+      decision: 'deny',
+      rationale: 'Denied because the data-flow fingerprints of this read could not be recorded (fail closed); retry, or ask the operator to check the QuadGuard logs.',
+      source: 'error',
+      policy: env.policy,
+    }),
+};

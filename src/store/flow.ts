@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { z } from 'zod';
+import { FlowSourceSchema, type FlowSource } from '../core/flow.js';
+
+/**
+ * The data-flow store (docs/data-flow.md): per identity, the reads of private data and the keyed-hash
+ * fingerprints of what they returned, with a time to live. Never the data itself. Async so it can be implemented
+ * over a networked database as well as over SQLite.
+ */
+export interface FlowStore {
+  /** The per-store key of the fingerprint hash (created on first use, 32 bytes). */
+  key(): Promise<Buffer>;
+  /** Records a read by `agent` and its fingerprints; both expire at `expires` (ms since the epoch). */
+  recordRead(agent: string, source: FlowSource, fingerprints: readonly string[], expires: number): Promise<void>;
+  /** For each unexpired read of `agent` that shares fingerprints with `fingerprints`: the read and how many. */
+  match(agent: string, fingerprints: readonly string[], now: number): Promise<FlowMatch[]>;
+  /** Deletes expired reads and fingerprints; returns how many reads went. */
+  sweep(now: number): Promise<number>;
+}
+
+export interface FlowMatch {
+  source: FlowSource;
+  /** The distinct fingerprints of the query this read shares. */
+  hashes: string[];
+}
+
+const SourceRowSchema = z.object({
+  id: z.string(),
+  session: z.string(),
+  kind: z.string(),
+  server: z.string().nullable(),
+  tool: z.string().nullable(),
+  uri: z.string().nullable(),
+  at: z.number(),
+  hash: z.string(),
+});
+
+/** SQLite lookups are batched so a query stays under SQLite's bound-parameter limit; batch sizes are bucketed
+ * (padded by repeating a hash) so a handful of prepared statements serve every query. */
+const BUCKETS = [8, 64, 500] as const;
+const BATCH = 500;
+
+export class SqliteFlowStore implements FlowStore {
+  private cachedKey: Buffer | undefined;
+  private readonly keyGet: Database.Statement<[], { key: Buffer } | undefined>;
+  private readonly keyPut: Database.Statement;
+  private readonly sourcePut: Database.Statement;
+  private readonly fpPut: Database.Statement;
+  private readonly sweepSources: Database.Statement;
+  private readonly sweepFps: Database.Statement;
+  private readonly matchStmts = new Map<number, Database.Statement>();
+
+  constructor(private readonly db: Database.Database) {
+    this.keyGet = db.prepare('SELECT key FROM flow_key WHERE id = 1');
+    this.keyPut = db.prepare('INSERT OR IGNORE INTO flow_key (id, key) VALUES (1, ?)');
+    this.sourcePut = db.prepare(
+      'INSERT OR REPLACE INTO flow_sources (id, agent, session, kind, server, tool, uri, at, expires) VALUES (@id, @agent, @session, @kind, @server, @tool, @uri, @at, @expires)',
+    );
+    this.fpPut = db.prepare('INSERT OR IGNORE INTO flow_fingerprints (agent, hash, source, expires) VALUES (?, ?, ?, ?)');
+    this.sweepFps = db.prepare('DELETE FROM flow_fingerprints WHERE expires <= ?');
+    this.sweepSources = db.prepare('DELETE FROM flow_sources WHERE expires <= ?');
+  }
+
+  async key(): Promise<Buffer> {
+    if (this.cachedKey) return this.cachedKey;
+    let row = this.keyGet.get();
+    if (!row) {
+      this.keyPut.run(randomBytes(32));
+      row = this.keyGet.get();
+    }
+    this.cachedKey = Buffer.from(row!.key);
+    return this.cachedKey;
+  }
+
+  async recordRead(agent: string, source: FlowSource, fingerprints: readonly string[], expires: number): Promise<void> {
+    this.db.transaction(() => {
+      this.sourcePut.run({ id: source.id, agent, session: source.session, kind: source.kind, server: source.server ?? null, tool: source.tool ?? null, uri: source.uri ?? null, at: source.at, expires });
+      for (const h of fingerprints) this.fpPut.run(agent, h, source.id, expires);
+    })();
+  }
+
+  private matchStmt(n: number): Database.Statement {
+    let s = this.matchStmts.get(n);
+    if (!s) {
+      s = this.db.prepare(
+        `SELECT s.id, s.session, s.kind, s.server, s.tool, s.uri, s.at, f.hash FROM flow_fingerprints f JOIN flow_sources s ON s.id = f.source
+         WHERE f.agent = ? AND f.expires > ? AND f.hash IN (${Array(n).fill('?').join(',')})`,
+      );
+      this.matchStmts.set(n, s);
+    }
+    return s;
+  }
+
+  async match(agent: string, fingerprints: readonly string[], now: number): Promise<FlowMatch[]> {
+    const bySource = new Map<string, FlowMatch>();
+    const unique = [...new Set(fingerprints)];
+    for (let at = 0; at < unique.length; at += BATCH) {
+      const batch = unique.slice(at, at + BATCH);
+      const size: number = BUCKETS.find((b) => b >= batch.length) ?? BATCH;
+      while (batch.length < size) batch.push(batch[0]!);
+      for (const raw of this.matchStmt(size).all(agent, now, ...batch)) {
+        const r = SourceRowSchema.parse(raw);
+        let m = bySource.get(r.id);
+        if (!m) {
+          const source = FlowSourceSchema.parse({
+            id: r.id, session: r.session, kind: r.kind, at: r.at,
+            ...(r.server !== null ? { server: r.server } : {}), ...(r.tool !== null ? { tool: r.tool } : {}), ...(r.uri !== null ? { uri: r.uri } : {}),
+          });
+          m = { source, hashes: [] };
+          bySource.set(r.id, m);
+        }
+        m.hashes.push(r.hash);
+      }
+    }
+    return [...bySource.values()];
+  }
+
+  async sweep(now: number): Promise<number> {
+    return this.db.transaction(() => {
+      this.sweepFps.run(now);
+      return this.sweepSources.run(now).changes;
+    })();
+  }
+}
