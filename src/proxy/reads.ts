@@ -13,7 +13,7 @@ import type { ContentBlock, Decision } from '../guard/types.js';
 import { forwardOptions, stripProgressToken, type ForwardExtra, type ProxyCore, type SessionContext } from './context.js';
 import { requestDenialError, protocolError } from './denial.js';
 import { enforceArgumentLimits } from './limits.js';
-import { prefixUri, rewriteBlockUris, unprefixUri } from './namespacing.js';
+import { rewriteBlockUris } from './namespacing.js';
 
 /** Downstream failures on read methods are JSON-RPC errors (brief §4.3), with the downstream code kept. */
 function asMcpError(err: unknown): unknown {
@@ -37,9 +37,9 @@ function replacementContents(d: Decision, uri: string): ResourceContents[] {
  */
 export async function handleReadResource(core: ProxyCore, session: SessionContext, request: ReadResourceRequest, extra: ForwardExtra): Promise<ReadResourceResult> {
   const exposedUri = request.params.uri;
-  const target = unprefixUri(exposedUri);
+  const target = core.pool.resolveUri(exposedUri);
   const server = target ? core.pool.servers.get(target.server) : undefined;
-  if (!target || !server) throw protocolError(-32002, `Resource not found: ${exposedUri} (URIs look like <server>+<scheme>://…; see resources/list).`);
+  if (!target || !server) throw protocolError(-32002, `Resource not found: ${exposedUri} (see resources/list; a namespaced server's URIs look like <server>+<scheme>://…).`);
   const base = { kind: 'resource_read' as const, agent: session.agent, session: session.id, profile: session.profile, server: target.server, uri: target.uri };
   const subject = { what: 'read of resource', name: exposedUri };
 
@@ -56,7 +56,7 @@ export async function handleReadResource(core: ProxyCore, session: SessionContex
   const post = await core.guard.check({ ...base, phase: 'response', content: blocks }, extra.signal);
   if (post.decision === 'deny') throw requestDenialError(post, subject);
   const contents = post.replacement ? replacementContents(post, target.uri) : result.contents;
-  return { ...result, contents: contents.map((c) => ({ ...c, uri: prefixUri(target.server, c.uri) })) };
+  return { ...result, contents: contents.map((c) => ({ ...c, uri: core.pool.exposedUri(target.server, c.uri) })) };
 }
 
 /**
@@ -83,5 +83,5 @@ export async function handleGetPrompt(core: ProxyCore, session: SessionContext, 
   const post = await core.guard.check({ ...base, phase: 'response', content: result.messages.map((m) => m.content as ContentBlock) }, extra.signal);
   if (post.decision === 'deny') throw requestDenialError(post, subject);
   const messages = post.replacement ? post.replacement.map((b) => ({ role: 'user' as const, content: b as GetPromptResult['messages'][number]['content'] })) : result.messages;
-  return { ...result, messages: messages.map((m) => ({ ...m, content: rewriteBlockUris(m.content, (u) => prefixUri(route.server, u)) })) };
+  return { ...result, messages: messages.map((m) => ({ ...m, content: rewriteBlockUris(m.content, (u) => core.pool.exposedUri(route.server, u)) })) };
 }

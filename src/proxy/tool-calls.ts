@@ -5,7 +5,7 @@ import { forwardOptions, stripProgressToken, type ForwardExtra, type ProxyCore, 
 import { applyToolReplacement, downstreamFailure, toolDenial, protocolError } from './denial.js';
 import { enforceArgumentLimits } from './limits.js';
 import { handleMessageTool, isMessageTool } from './message-tool.js';
-import { prefixUri, rewriteContentUris, splitExposedName } from './namespacing.js';
+import { rewriteContentUris, splitExposedName } from './namespacing.js';
 
 /**
  * tools/call: limits → guard(tool_call) → downstream → guard(tool_result) → URI rewriting. Denials are
@@ -51,5 +51,5 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
     return toolDenial(res, { what: 'result of tool', name }, { hasOutputSchema });
   }
   result = applyToolReplacement(result, res);
-  return { ...result, content: rewriteContentUris(result.content, (u) => prefixUri(route.server, u)) ?? [] };
+  return { ...result, content: rewriteContentUris(result.content, (u) => core.pool.exposedUri(route.server, u)) ?? [] };
 }

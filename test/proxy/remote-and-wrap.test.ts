@@ -63,9 +63,24 @@ describe('remote downstream restart', () => {
 });
 
 describe('quadguard wrap', () => {
-  it('guards one stdio server without a config file, naming it after the command', async () => {
+  it('guards one stdio server without a config file, keeping its tool names', async () => {
     const s = server('misbehaving');
     const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'wrap', '--agent', 'desk', '--', s.command, ...s.args], stderr: 'ignore' });
+    const client = new Client({ name: 't', version: '0' });
+    await client.connect(transport);
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toContain('echo');
+      expect(names).not.toContain('misbehaving__echo');
+      expect(text(await client.callTool({ name: 'echo', arguments: { text: 'wrapped' } }))).toBe('wrapped');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('with --prefix, names the tools <key>__<tool> after the command', async () => {
+    const s = server('misbehaving');
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'wrap', '--prefix', '--agent', 'desk', '--', s.command, ...s.args], stderr: 'ignore' });
     const client = new Client({ name: 't', version: '0' });
     await client.connect(transport);
     try {
