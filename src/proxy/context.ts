@@ -1,4 +1,5 @@
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { RequestHandlerExtra, RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config/schema.js';
 import type { Guard, Profile } from '../guard/types.js';
 import type { Logger } from '../log.js';
@@ -14,26 +15,48 @@ export interface SessionContext {
   authenticated: boolean;
 }
 
-/** What every upstream `Server` shares: config, the downstream pool, the one guard, the logger. */
+/** What every upstream `Server` shares: config, the downstream pool, the one guard, the logger, the live sessions. */
 export interface ProxyCore {
   config: Config;
   pool: DownstreamPool;
   guard: Guard;
   logger: Logger;
+  sessions: SessionDirectory;
 }
 
-/** The upstream request's `extra` fields the forwarding path uses. */
-export interface ForwardExtra {
-  signal: AbortSignal;
-  sendNotification: (n: { method: 'notifications/progress'; params: Record<string, unknown> }) => Promise<void>;
+/** The live upstream sessions, as the forwarding path needs them (implemented by `UpstreamRegistry`). */
+export interface SessionDirectory {
+  /** The logging level a session asked for with logging/setLevel (undefined: none asked, everything is sent). */
+  setLogLevel(session: SessionContext, level: string): void;
+  /** The most verbose level any live session asked for (what each downstream server is told), if any. */
+  mostVerboseLevel(): string | undefined;
+  /** Records (or drops) a session's subscription to an exposed resource URI. */
+  subscribe(session: SessionContext, exposedUri: string, on: boolean): void;
+  /** Whether any live session is subscribed to the exposed URI. */
+  subscribed(exposedUri: string): boolean;
 }
+
+/** The upstream request's `extra`: its signal, id, and the channels back to the client that sent it. */
+export type ForwardExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/**
+ * The upstream request a downstream request was made for: a server-to-client request (sampling, elicitation,
+ * roots) or a log message the server sends meanwhile goes back to this session, on this request's stream.
+ */
+export interface Origin {
+  session: SessionContext;
+  extra: ForwardExtra;
+}
+
+/** Downstream request options that also name the upstream request they serve (see `Downstream.request`). */
+export type ForwardOptions = RequestOptions & { origin?: Origin };
 
 /**
  * Request options for forwarding one upstream request downstream: upstream cancellation aborts the downstream
  * request (the SDK then sends notifications/cancelled), and progress is relayed with the upstream token restored.
  */
-export function forwardOptions(upstreamToken: string | number | undefined, extra: ForwardExtra, log: Logger): RequestOptions {
-  const opts: RequestOptions = { signal: extra.signal, resetTimeoutOnProgress: true };
+export function forwardOptions(upstreamToken: string | number | undefined, extra: ForwardExtra, log: Logger, session?: SessionContext): ForwardOptions {
+  const opts: ForwardOptions = { signal: extra.signal, resetTimeoutOnProgress: true, ...(session ? { origin: { session, extra } } : {}) };
   if (upstreamToken !== undefined) {
     opts.onprogress = (p) =>
       void extra

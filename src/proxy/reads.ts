@@ -48,7 +48,7 @@ export async function handleReadResource(core: ProxyCore, session: SessionContex
   let result: ReadResourceResult;
   try {
     const meta = stripProgressToken(request.params._meta);
-    result = await server.request({ method: 'resources/read', params: { uri: target.uri, ...(meta ? { _meta: meta } : {}) } }, ReadResourceResultSchema, forwardOptions(request.params._meta?.progressToken, extra, core.logger));
+    result = await server.request({ method: 'resources/read', params: { uri: target.uri, ...(meta ? { _meta: meta } : {}) } }, ReadResourceResultSchema, forwardOptions(request.params._meta?.progressToken, extra, core.logger, session));
   } catch (err) {
     throw asMcpError(err);
   }
@@ -76,7 +76,8 @@ export async function handleGetPrompt(core: ProxyCore, session: SessionContext, 
   if (pre.decision === 'deny') throw requestDenialError(pre, subject);
   let result: GetPromptResult;
   try {
-    result = await server.request({ method: 'prompts/get', params: { name: route.name, arguments: request.params.arguments } }, GetPromptResultSchema, forwardOptions(request.params._meta?.progressToken, extra, core.logger));
+    const meta = stripProgressToken(request.params._meta);
+    result = await server.request({ method: 'prompts/get', params: { name: route.name, arguments: request.params.arguments, ...(meta ? { _meta: meta } : {}) } }, GetPromptResultSchema, forwardOptions(request.params._meta?.progressToken, extra, core.logger, session));
   } catch (err) {
     throw asMcpError(err);
   }

@@ -36,7 +36,7 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
     result = await server.request(
       { method: 'tools/call', params: { name: route.name, arguments: args, ...(stripProgressToken(_meta) ? { _meta: stripProgressToken(_meta) } : {}) } },
       CallToolResultSchema,
-      forwardOptions(_meta?.progressToken, extra, core.logger),
+      forwardOptions(_meta?.progressToken, extra, core.logger, session),
     );
   } catch (err) {
     if (err instanceof DownstreamError) return downstreamFailure(`QuadGuard: ${err.message}`, err.code);
