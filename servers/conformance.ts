@@ -26,6 +26,7 @@ import {
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
+  ListRootsResultSchema,
   ListToolsRequestSchema,
   type LoggingLevel,
   McpError,
@@ -72,6 +73,13 @@ const TOOLS = [
   { name: 'test_elicitation_sep1034_defaults', description: 'Elicitation with defaults for every primitive type', inputSchema: noArgs },
   { name: 'test_elicitation_sep1330_enums', description: 'Elicitation with every enum variant', inputSchema: noArgs },
   { name: 'test_reconnection', description: 'Closes the SSE stream mid-call, then answers (SEP-1699)', inputSchema: noArgs },
+  // Not conformance scenarios: QuadGuard's own tests of roots and resource updates through the proxy.
+  { name: 'qg_list_roots', description: 'Asks the client for its roots (roots/list) and returns them as JSON', inputSchema: noArgs },
+  {
+    name: 'qg_touch_resource',
+    description: 'Sends notifications/resources/updated for a URI if the session subscribed to it',
+    inputSchema: { type: 'object', properties: { uri: { type: 'string' } }, required: ['uri'] },
+  },
   {
     name: 'json_schema_2020_12_tool',
     description: 'Tool with JSON Schema 2020-12 features',
@@ -247,6 +255,15 @@ export function createConformanceServer(): Server {
         extra.closeSSEStream?.();
         await sleep(100);
         return text('Reconnection test completed');
+      }
+      case 'qg_list_roots': {
+        const r = await extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema);
+        return text(JSON.stringify(r.roots));
+      }
+      case 'qg_touch_resource': {
+        const uri = String(args.uri ?? '');
+        if (subscribed.has(uri)) await server.sendResourceUpdated({ uri });
+        return text(subscribed.has(uri) ? `updated ${uri}` : `not subscribed: ${uri}`);
       }
       case 'json_schema_2020_12_tool':
         return text(`Received: ${JSON.stringify(args)}`);

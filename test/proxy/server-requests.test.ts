@@ -9,9 +9,17 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, ROOT, makeSandbox, startFixtureServer, writeConfig } from '../support/proxy-harness.js';
+import { CLI, ROOT, makeSandbox, startFixtureServer, waitFor, writeConfig } from '../support/proxy-harness.js';
 
 const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text;
 
@@ -22,16 +30,20 @@ describe('server-to-client requests through quadguard serve (default policy)', (
   const sampled: string[] = [];
   const elicited: string[] = [];
   const logs: Array<{ level: string; logger?: string; data: unknown }> = [];
+  const updated: string[] = [];
 
   beforeAll(async () => {
     fixture = await startFixtureServer();
     const cfg = writeConfig(sb.dir, {
-      servers: { conf: { url: fixture.url, namespace: false } },
+      // The same server twice: once with its own names, once namespaced (conf2__tool, conf2+test://…).
+      servers: { conf: { url: fixture.url, namespace: false }, conf2: { url: fixture.url } },
       policy: join(ROOT, 'policies', 'default'),
       store: join(sb.dir, 'state.db'),
     });
     const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--config', cfg, '--agent', 'tester'], env: { PATH: process.env.PATH ?? '' }, stderr: 'ignore' });
-    client = new Client({ name: 'test', version: '0.0.0' }, { capabilities: { sampling: {}, elicitation: {} } });
+    client = new Client({ name: 'test', version: '0.0.0' }, { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } });
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///work/project', name: 'project' }] }));
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
     client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
       const c = req.params.messages[0]?.content as { text?: string };
       sampled.push(String(c.text));
@@ -54,6 +66,7 @@ describe('server-to-client requests through quadguard serve (default policy)', (
   it('keeps the server\'s names (namespace: false)', async () => {
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toContain('test_sampling');
+    expect(names).toContain('conf2__test_sampling');
     expect((await client.listResources()).resources.map((r) => r.uri)).toContain('test://static-text');
     expect((await client.listPrompts()).prompts.map((p) => p.name)).toContain('test_simple_prompt');
   });
@@ -106,4 +119,39 @@ describe('server-to-client requests through quadguard serve (default policy)', (
     expect(await client.subscribeResource({ uri: 'test://watched-resource' })).toEqual({});
     expect(await client.unsubscribeResource({ uri: 'test://watched-resource' })).toEqual({});
   });
+
+  it('forwards resource updates to the subscribed client, with the URI as the client knows it', async () => {
+    await client.subscribeResource({ uri: 'test://watched-resource' });
+    await client.subscribeResource({ uri: 'conf2+test://watched-resource' });
+    expect(text(await client.callTool({ name: 'qg_touch_resource', arguments: { uri: 'test://watched-resource' } }))).toBe('updated test://watched-resource');
+    expect(text(await client.callTool({ name: 'conf2__qg_touch_resource', arguments: { uri: 'test://watched-resource' } }))).toBe('updated test://watched-resource');
+    await waitFor(() => updated.length >= 2, 5_000, 'two resource updates');
+    expect(updated.sort()).toEqual(['conf2+test://watched-resource', 'test://watched-resource']);
+    await client.unsubscribeResource({ uri: 'test://watched-resource' });
+    expect(text(await client.callTool({ name: 'qg_touch_resource', arguments: { uri: 'test://watched-resource' } }))).toBe('not subscribed: test://watched-resource');
+  });
+
+  it('answers a server\'s roots/list from the client\'s roots', async () => {
+    expect(JSON.parse(text(await client.callTool({ name: 'qg_list_roots', arguments: {} })))).toEqual([{ uri: 'file:///work/project', name: 'project' }]);
+  });
+});
+
+describe('names kept as they are', () => {
+  it('refuses to start when two servers with namespace: false expose the same name, naming both', async () => {
+    const sb = makeSandbox();
+    const fixture = await startFixtureServer();
+    try {
+      const cfg = writeConfig(sb.dir, { servers: { one: { url: fixture.url, namespace: false }, two: { url: fixture.url, namespace: false } }, store: join(sb.dir, 'state.db') });
+      const child = spawn(process.execPath, [CLI, 'serve', '--config', cfg], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
+      let err = '';
+      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      const code = await new Promise<number | null>((r) => child.once('exit', r));
+      expect(code).toBe(1);
+      expect(err).toMatch(/tool "test_simple_text" is exposed by both "one" and "two"/);
+      expect(err).toMatch(/namespace: true/);
+    } finally {
+      await fixture.stop();
+      rmSync(sb.dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
