@@ -10,6 +10,7 @@ import {
   type ClientNotification,
   type ClientRequest,
   CreateMessageRequestSchema,
+  ElicitationCompleteNotificationSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
@@ -40,7 +41,7 @@ export interface ServerToClientRequest {
  */
 export interface DownstreamPeer {
   request(from: Downstream, req: ServerToClientRequest, signal: AbortSignal): Promise<Result>;
-  notify(from: Downstream, n: { method: 'notifications/message' | 'notifications/resources/updated'; params: Record<string, unknown> }): void;
+  notify(from: Downstream, n: { method: 'notifications/message' | 'notifications/resources/updated' | 'notifications/elicitation/complete'; params: Record<string, unknown> }): void;
 }
 
 /**
@@ -135,6 +136,7 @@ export class Downstream extends EventEmitter {
     client.setNotificationHandler(PromptListChangedNotificationSchema, refresh('prompts'));
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => this.peer?.notify(this, n));
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => this.peer?.notify(this, n));
+    client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => this.peer?.notify(this, n));
     const ask = (req: { method: string; params?: unknown }, extra: RequestHandlerExtra<ClientRequest, ClientNotification>): Promise<never> => {
       if (!this.peer) throw new DownstreamError('proxy_internal', `no upstream client can answer ${req.method}`);
       return this.peer.request(this, { method: req.method as ServerToClientRequest['method'], params: (req.params ?? {}) as Record<string, unknown> }, extra.signal) as Promise<never>;

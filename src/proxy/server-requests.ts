@@ -78,7 +78,7 @@ const WHAT: Record<ServerToClientRequest['method'], string> = {
 /**
  * The proxy as every downstream server's client: a server's sampling, elicitation and roots requests are carried
  * to the upstream session they belong to (sampling and elicitation after the guard allowed them), the answer goes
- * back; log messages and resource updates go to the sessions that asked for them.
+ * back; log messages, resource updates and URL-elicitation completions go to the sessions they concern.
  */
 export function createDownstreamPeer(core: ProxyCore, registry: UpstreamRegistry): DownstreamPeer {
   return {
@@ -103,6 +103,14 @@ export function createDownstreamPeer(core: ProxyCore, registry: UpstreamRegistry
         const logger = core.pool.namespaced(d.key) ? (p.logger ? `${d.key}/${p.logger}` : d.key) : p.logger;
         const target = targetOf(d, registry);
         registry.log({ ...p, ...(logger !== undefined ? { logger } : {}) }, typeof target === 'string' ? undefined : target.origin);
+        return;
+      }
+      if (n.method === 'notifications/elicitation/complete') {
+        // A URL-mode elicitation finished: tell the session the server is working for (or the only one).
+        const target = targetOf(d, registry);
+        if (typeof target === 'string') return void core.logger.warn({ server: d.key, why: target }, 'elicitation/complete not forwarded');
+        const note = { method: n.method, params: n.params } as never;
+        void (target.origin ? target.origin.extra.sendNotification(note) : target.session.server.notification(note)).catch(() => {});
         return;
       }
       const uri = String(n.params.uri ?? '');
