@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
-import { errorMessage, QuadGuardError } from '../errors.js';
-import { VERSION } from '../version.js';
+import { errorMessage, QuadGuardError } from '../core/errors.js';
+import { VERSION } from '../core/version.js';
 // -- command modules (one file per command group; keep this list sorted) --
 // @register-imports
 import { registerReplayCommand } from './replay.js';

@@ -1,11 +1,11 @@
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
-import { PACKAGE_ROOT } from '../version.js';
-import { Command, Option } from 'commander';
+import { PACKAGE_ROOT } from '../core/version.js';
+import { type Command, Option } from 'commander';
 import { loadConfigFile, validateConfig, type LoadedConfig } from '../config/load.js';
-import { ConfigError } from '../errors.js';
-import { createRootLogger, type Logger } from '../log.js';
-import { createProxy, type Proxy } from '../proxy/index.js';
+import { ConfigError } from '../core/errors.js';
+import { createRootLogger, type Logger } from '../core/log.js';
+import { createProxy, type GuardedProxy } from '../proxy/index.js';
 import { liveViewForProxy } from '../ui/proxy-hook.js';
 import { createGuardForConfig } from './guard-factory.js';
 
@@ -18,7 +18,7 @@ export function redirectConsoleToStderr(): void {
 }
 
 /** Starts the proxy for a loaded config, on stdio or HTTP, and stops it (and every child) on signals. */
-export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http?: number; host?: string; ui?: boolean }, logger: Logger): Promise<Proxy> {
+export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http?: number; host?: string; ui?: boolean }, logger: Logger): Promise<GuardedProxy> {
   const configured = await createGuardForConfig(loaded.config, logger);
   const proxy = createProxy({
     config: loaded,

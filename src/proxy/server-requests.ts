@@ -7,7 +7,7 @@ import {
   type LoggingLevel,
   type Result,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { ContentBlock, InteractionInput } from '../guard/types.js';
+import type { ContentBlock, InteractionInput } from '../core/types.js';
 import type { Origin, ProxyCore } from './context.js';
 import { protocolError, requestDenialError } from './denial.js';
 import type { Downstream, DownstreamPeer, ServerToClientRequest } from './downstream.js';

@@ -9,7 +9,7 @@ import {
   type SubscribeRequest,
   type UnsubscribeRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import { DownstreamError, errorMessage } from '../errors.js';
+import { DownstreamError, errorMessage } from '../core/errors.js';
 import { forwardOptions, type ForwardExtra, type ProxyCore, type SessionContext } from './context.js';
 import { protocolError } from './denial.js';
 import type { Downstream } from './downstream.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import YAML from 'yaml';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 
 /** Where the store lives when neither `--store` nor a config's `store:` says otherwise (relative to the cwd). */
 export const DEFAULT_STORE_PATH = '.quadguard/state.db';

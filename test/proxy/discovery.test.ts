@@ -10,7 +10,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load.js';
 import { createProxy } from '../../src/proxy/index.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/core/log.js';
 import { startFixtureServer } from '../support/proxy-harness.js';
 
 const RUNS = 50;
