@@ -44,7 +44,7 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
     const ui = opts.ui === false || loaded.config.policy === undefined ? undefined : liveViewForProxy(loaded, logger);
     if (ui) (proxy as { close: () => Promise<void> }).close = ((c) => () => c().finally(() => ui.close()))(proxy.close);
     try {
-      const listener = await proxy.serveHttp({ port: opts.http, host: opts.host, ...(ui ? { extraRoutes: ui.extraRoutes } : {}) });
+      const listener = await proxy.serveHttp({ port: opts.http, ...(opts.host !== undefined ? { host: opts.host } : {}), ...(ui ? { extraRoutes: ui.extraRoutes } : {}) });
       ui?.announce(listener);
     } catch (err) {
       await proxy.close();

@@ -241,7 +241,7 @@ export class GuardPipeline implements Guard {
   private redaction(
     i: Interaction,
     witnesses: Array<Record<string, Truth>>,
-    values: Map<string, { spans?: Array<{ field: string; start: number; end: number }> }>,
+    values: Map<string, { spans?: Array<{ field: string; start: number; end: number }> | undefined }>,
   ) {
     if (i.content === undefined || typeof i.content === 'string') return undefined;
     const text = contentText(i.content);

@@ -116,7 +116,7 @@ export class Downstream extends EventEmitter {
     const c = this.cfg;
     if (c.command !== undefined) {
       // StdioClientTransport merges getDefaultEnvironment() (HOME, LOGNAME, PATH, SHELL, TERM, USER) with c.env.
-      const t = new StdioClientTransport({ command: c.command, args: c.args, env: c.env, cwd: c.cwd, stderr: 'pipe' });
+      const t = new StdioClientTransport({ command: c.command, args: c.args, env: c.env, ...(c.cwd !== undefined ? { cwd: c.cwd } : {}), stderr: 'pipe' });
       const err = t.stderr;
       if (err) createInterface({ input: err as unknown as NodeJS.ReadableStream }).on('line', (line) => this.log.info({ stderr: line }, 'downstream stderr'));
       return t;
@@ -161,7 +161,7 @@ export class Downstream extends EventEmitter {
     } catch (err) {
       this.log.warn({ err: errorMessage(err) }, 'downstream connect failed');
       this.client = undefined;
-      client.onclose = undefined;
+      client.onclose = () => {};
       await client.close().catch(() => {});
       this.scheduleRestart();
     } finally {
@@ -195,7 +195,7 @@ export class Downstream extends EventEmitter {
     if (!c) return;
     this.log.warn({ reason }, 'restarting downstream');
     this.client = undefined;
-    c.onclose = undefined;
+    c.onclose = () => {};
     await c.close().catch(() => {});
     this.scheduleRestart();
   }
@@ -251,7 +251,7 @@ export class Downstream extends EventEmitter {
     this.log.warn({ reason }, 'reconnecting downstream now');
     this.client = undefined;
     if (c) {
-      c.onclose = undefined;
+      c.onclose = () => {};
       await c.close().catch(() => {});
     }
     if (this.timer) {
@@ -280,7 +280,7 @@ export class Downstream extends EventEmitter {
     this.client = undefined;
     this.resolveFirst();
     if (c) {
-      c.onclose = undefined;
+      c.onclose = () => {};
       await c.close().catch(() => {});
     }
   }
