@@ -29,7 +29,7 @@ describe('server-to-client requests through quadguard serve (default policy)', (
   let client: Client;
   const sampled: string[] = [];
   const elicited: string[] = [];
-  const logs: Array<{ level: string; logger?: string; data: unknown }> = [];
+  const logs: Array<{ level: string; logger?: string | undefined; data: unknown }> = [];
   const updated: string[] = [];
 
   beforeAll(async () => {
