@@ -2,8 +2,9 @@
  * No answer from an incomplete catalogue: the first tools/list, prompts/list and resources/list a client sends
  * right after connecting are complete, with four real servers (the conformance fixture over Streamable HTTP, one
  * of them answering initialize 400 ms late) and an asynchronous onToolsListed hook (as the pin check is). 50 fresh
- * proxies, each discovering from scratch, in batches of 5; the servers are started once. The discovery cap is
- * raised to 60 s so that a loaded machine tests completeness, not the cap (which bounds a hung server).
+ * proxies, each discovering from scratch, in batches of 5; the servers are started once. The discovery cap and
+ * the connect timeout are raised to 60 s so that a loaded machine tests completeness, not the cap (which bounds a
+ * hung server) or a timed-out connect (after which a list without that server is the correct answer).
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -28,7 +29,7 @@ describe('first list after connecting', () => {
 
   /** One fresh proxy: connect a client at once and take its first lists. */
   async function firstLists(): Promise<{ tools: number; prompts: number; resources: number }> {
-    const config = validateConfig({ discovery_timeout_ms: 60_000, servers: Object.fromEntries(servers.map((s, i) => [`s${i}`, { url: s.url }])) });
+    const config = validateConfig({ discovery_timeout_ms: 60_000, servers: Object.fromEntries(servers.map((s, i) => [`s${i}`, { url: s.url, connect_timeout_ms: 60_000 }])) });
     const proxy = createProxy({
       config,
       logger: silentLogger(),
