@@ -34,6 +34,8 @@ export interface SessionDirectory {
   subscribe(session: SessionContext, exposedUri: string, on: boolean): void;
   /** Whether any live session is subscribed to the exposed URI. */
   subscribed(exposedUri: string): boolean;
+  /** Every exposed URI some live session is subscribed to. */
+  subscriptions(): Set<string>;
 }
 
 /** The upstream request's `extra`: its signal, id, and the channels back to the client that sent it. */

@@ -13,7 +13,7 @@ import { ToolFilter } from './tool-filter.js';
 import { createDownstreamPeer } from './server-requests.js';
 import { UpstreamRegistry } from './sessions.js';
 import { createUpstreamServer } from './upstream-server.js';
-import { applyLogLevel } from './utilities.js';
+import { applyLogLevel, releaseSubscriptions, resubscribe } from './utilities.js';
 
 /** Options of `createProxy`. */
 export interface ProxyOptions {
@@ -72,9 +72,10 @@ export function createProxy(opts: ProxyOptions): GuardedProxy {
   const peer = createDownstreamPeer(core, registry);
   for (const d of pool.servers.values()) {
     d.peer = peer;
-    // A (re)connected server gets the sessions' logging level again.
-    d.on('ready', () => void applyLogLevel(core, d));
+    // A (re)connected server gets the sessions' logging level and resource subscriptions again.
+    d.on('ready', () => void applyLogLevel(core, d).then(() => resubscribe(core, d)));
   }
+  registry.onLeave = (uris) => void releaseSubscriptions(core, uris);
   pool.start();
   // Approvals happen in another process (the CLI, the live view); re-check so they take effect without a restart.
   const recheck = opts.onToolsListed

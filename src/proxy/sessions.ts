@@ -21,13 +21,17 @@ export interface LiveUpstream {
  */
 export class UpstreamRegistry implements SessionDirectory {
   private readonly live = new Map<SessionContext, LiveUpstream>();
+  /** Called after a session left, with the URIs it was subscribed to (so servers can be unsubscribed). */
+  onLeave: ((subscriptions: Set<string>) => void) | undefined;
 
   /** Tracks a session until its server closes. */
   add(server: Server, ctx: SessionContext): void {
-    this.live.set(ctx, { server, ctx, subscriptions: new Set() });
+    const entry: LiveUpstream = { server, ctx, subscriptions: new Set() };
+    this.live.set(ctx, entry);
     const prev = server.onclose;
     server.onclose = () => {
       this.live.delete(ctx);
+      if (entry.subscriptions.size > 0) this.onLeave?.(entry.subscriptions);
       prev?.();
     };
   }
@@ -69,6 +73,10 @@ export class UpstreamRegistry implements SessionDirectory {
 
   subscribed(exposedUri: string): boolean {
     return this.all().some((s) => s.subscriptions.has(exposedUri));
+  }
+
+  subscriptions(): Set<string> {
+    return new Set(this.all().flatMap((s) => [...s.subscriptions]));
   }
 
   /**

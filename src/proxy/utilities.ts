@@ -93,3 +93,24 @@ export async function handleSubscribe(core: ProxyCore, session: SessionContext, 
   }
   return {};
 }
+
+/** After a server (re)connected: subscribes it again to every URI of its that a live session is subscribed to. */
+export async function resubscribe(core: ProxyCore, d: Downstream): Promise<void> {
+  if (d.capabilities()?.resources?.subscribe !== true) return;
+  for (const exposed of core.sessions.subscriptions()) {
+    const t = core.pool.resolveUri(exposed);
+    if (t?.server !== d.key) continue;
+    await d.request({ method: 'resources/subscribe', params: { uri: t.uri } }, EmptyResultSchema).catch((err: unknown) => core.logger.warn({ server: d.key, uri: t.uri, err: errorMessage(err) }, 're-subscribe failed'));
+  }
+}
+
+/** After a session left: unsubscribes servers from the URIs no live session is subscribed to any more. */
+export async function releaseSubscriptions(core: ProxyCore, exposedUris: Iterable<string>): Promise<void> {
+  for (const exposed of exposedUris) {
+    if (core.sessions.subscribed(exposed)) continue;
+    const t = core.pool.resolveUri(exposed);
+    const d = t ? core.pool.servers.get(t.server) : undefined;
+    if (!t || !d || d.state !== 'ready') continue;
+    await d.request({ method: 'resources/unsubscribe', params: { uri: t.uri } }, EmptyResultSchema).catch((err: unknown) => core.logger.debug({ server: d.key, uri: t.uri, err: errorMessage(err) }, 'unsubscribe after a session left failed'));
+  }
+}
