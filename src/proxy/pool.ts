@@ -62,7 +62,7 @@ export class DownstreamPool extends EventEmitter {
 
   constructor(
     private readonly config: Config,
-    private readonly filter: ToolFilter,
+    readonly filter: ToolFilter,
     private readonly log: Logger,
     private readonly onToolsListed?: ToolsListedHook,
   ) {
@@ -210,6 +210,11 @@ export class DownstreamPool extends EventEmitter {
         else seen.set(exposed, key);
       }
     }
+  }
+
+  /** Whether server `key` listed a tool of this (downstream) name, exposed or not (hidden by the filter or the hook). */
+  hasDownstreamTool(key: string, name: string): boolean {
+    return this.servers.get(key)?.catalog.tools.some((t) => t.name === name) ?? false;
   }
 
   /** Exposed tools in a deterministic order. */
