@@ -7,9 +7,10 @@ import {
   type LoggingLevel,
   type Result,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { ContentBlock, InteractionInput } from '../core/types.js';
+import { type ContentBlock, type InteractionInput, InteractionSchema } from '../core/types.js';
 import type { Origin, ProxyCore } from './context.js';
 import { protocolError, requestDenialError } from './denial.js';
+import { ensureRecorded } from './refusals.js';
 import type { Downstream, DownstreamPeer, ServerToClientRequest } from './downstream.js';
 import type { LiveUpstream, UpstreamRegistry } from './sessions.js';
 
@@ -87,7 +88,8 @@ export function createDownstreamPeer(core: ProxyCore, registry: UpstreamRegistry
       if (typeof target === 'string') throw protocolError(ErrorCode.InvalidRequest, `QuadGuard cannot carry ${req.method}: ${target}.`);
       const interaction = serverRequestInteraction(d, req, target.session.ctx);
       if (interaction) {
-        const decision = await core.guard.check(interaction as never, signal);
+        const checked = InteractionSchema.parse(interaction);
+        const decision = ensureRecorded(core, checked, await core.guard.check(checked, signal));
         if (decision.decision === 'deny') {
           core.logger.info({ server: d.key, method: req.method, session: target.session.ctx.id, rules: decision.rules }, 'server request denied');
           throw requestDenialError(decision, { what: WHAT[req.method], name: `"${d.key}"` });
