@@ -1,9 +1,10 @@
-import type { RequestHandlerExtra, RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config/schema.js';
-import type { Decision, Guard, Interaction, Profile } from '../core/types.js';
+import type { Decision, Guard, Interaction } from '../core/types.js';
 import type { Logger } from '../core/log.js';
 import type { DownstreamPool } from './pool.js';
+import type { ForwardExtra, ForwardOptions, SessionContext } from './session.js';
+
+export type { ForwardExtra, ForwardOptions, Origin, SessionContext } from './session.js';
 
 /**
  * Records a decision in the audit log and sets its `auditId` (the guard pipeline's `record`). Absent when the
@@ -11,15 +12,6 @@ import type { DownstreamPool } from './pool.js';
  */
 export type DecisionRecorder = (interaction: Interaction, decision: Decision) => void;
 
-/** The identity of one upstream connection, established by the proxy (token or `--agent`), never by the client. */
-export interface SessionContext {
-  /** Upstream session id (stdio: one per process). */
-  id: string;
-  agent: string;
-  profile: Profile;
-  /** True when the agent was proven by an HTTP bearer token. */
-  authenticated: boolean;
-}
 
 /** What every upstream `Server` shares: config, the downstream pool, the one guard, the logger, the live sessions. */
 export interface ProxyCore {
@@ -46,20 +38,6 @@ export interface SessionDirectory {
   subscriptions(): Set<string>;
 }
 
-/** The upstream request's `extra`: its signal, id, and the channels back to the client that sent it. */
-export type ForwardExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
-/**
- * The upstream request a downstream request was made for: a server-to-client request (sampling, elicitation,
- * roots) or a log message the server sends meanwhile goes back to this session, on this request's stream.
- */
-export interface Origin {
-  session: SessionContext;
-  extra: ForwardExtra;
-}
-
-/** Downstream request options that also name the upstream request they serve (see `Downstream.request`). */
-export type ForwardOptions = RequestOptions & { origin?: Origin };
 
 /**
  * Request options for forwarding one upstream request downstream: upstream cancellation aborts the downstream

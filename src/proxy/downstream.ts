@@ -27,7 +27,7 @@ import { DownstreamError, errorMessage } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import { VERSION } from '../core/version.js';
 import { emptyCatalog, fetchCatalog, type Catalog } from './catalog.js';
-import type { ForwardOptions, Origin } from './context.js';
+import type { ForwardOptions, Origin } from './session.js';
 
 /** A request a downstream server sends to its client (the proxy): sampling, elicitation, roots. */
 export interface ServerToClientRequest {
