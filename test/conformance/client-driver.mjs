@@ -8,6 +8,7 @@
  * the SDK), its SSE reconnection.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import process from 'node:process';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
