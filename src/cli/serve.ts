@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import { PACKAGE_ROOT } from '../core/version.js';
 import { type Command, Option } from 'commander';
 import { loadConfigFile, validateConfig, type LoadedConfig } from '../config/load.js';
+import { ConfigError } from '../core/errors.js';
 import { createRootLogger, type Logger } from '../core/log.js';
 import { createProxy, type GuardedProxy } from '../proxy/index.js';
 import { liveViewForProxy } from '../ui/proxy-hook.js';
@@ -73,6 +74,14 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
   });
   const stop = proxy.close.bind(proxy);
   (proxy as { close: () => Promise<void> }).close = () => stop().finally(() => configured.close());
+  // Names that stay as they are (namespace: false) may collide: refuse to start rather than hide one silently.
+  await proxy.pool.ready();
+  const collisions = proxy.pool.nameCollisions();
+  if (collisions.length > 0) {
+    await proxy.close();
+    const lines = collisions.map((c) => `  ${c.kind} "${c.name}" is exposed by both "${c.servers[0]}" and "${c.servers[1]}"`);
+    throw new ConfigError('config_invalid', `two servers expose the same name:\n${lines.join('\n')}\nSet namespace: true on one of them (names become <server>__<name>, URIs <server>+<uri>), or hide the tool with tools.deny.`);
+  }
   const exit = (code: number) => () => void proxy.close().finally(() => process.exit(code));
   process.once('SIGTERM', exit(0));
   process.once('SIGINT', exit(0));
@@ -132,16 +141,17 @@ export function registerServeCommands(program: Command): void {
     .option('--no-policy', 'enforce no policy (only tool lists); not recommended')
     .option('--store <file>', 'SQLite state and audit file', process.env.QUADGUARD_STORE ?? join(homedir(), '.quadguard', 'state.db'))
     .option('--agent <name>', 'agent identity of the stdio client', process.env.QUADGUARD_AGENT ?? 'local')
-    .option('--name <key>', 'server key used as the tool prefix (default: derived from the command)')
+    .option('--name <key>', 'server key, used in logs and audit (and as the prefix with --prefix); default: derived from the command')
+    .option('--prefix', 'expose tools and prompts as <key>__<name> and URIs as <key>+<uri> (default: names unchanged)')
     .option('--env <NAME...>', 'environment variables to pass through to the wrapped server')
     .option('--timeout <ms>', 'per-request timeout for the wrapped server', (v) => Number(v))
     .argument('<command...>', 'the server command and its arguments (after --)')
-    .action(async (cmd: string[], o: { policy: string | false; store: string; agent: string; name?: string; env?: string[]; timeout?: number }) => {
+    .action(async (cmd: string[], o: { policy: string | false; store: string; agent: string; name?: string; prefix?: boolean; env?: string[]; timeout?: number }) => {
       redirectConsoleToStderr();
       const logger = createRootLogger();
       const [command, ...args] = cmd as [string, ...string[]];
       const env = Object.fromEntries((o.env ?? []).flatMap((k) => (process.env[k] !== undefined ? [[k, process.env[k]!]] : [])));
-      const server = { command, args, env, ...(o.timeout ? { timeout_ms: o.timeout } : {}) };
+      const server = { command, args, env, namespace: o.prefix === true, ...(o.timeout ? { timeout_ms: o.timeout } : {}) };
       const loaded = validateConfig({ servers: { [o.name ?? wrapServerKey(command, args)]: server }, store: o.store, ...(o.policy ? { policy: o.policy } : {}) }, { file: 'wrap options' });
       await runProxy(loaded, { agent: o.agent }, logger);
     });

@@ -40,6 +40,11 @@ export const ServerConfigSchema = z
     timeout_ms: z.number().int().positive().max(3_600_000).default(60_000),
     /** Connect + initialize timeout. */
     connect_timeout_ms: z.number().int().positive().max(600_000).default(15_000),
+    /**
+     * `true`: tools and prompts are exposed as `<key>__<name>`, resource URIs as `<key>+<uri>`. `false`: names and
+     * URIs stay exactly as the server gives them (a name two servers would then share is an error at start).
+     */
+    namespace: z.boolean().default(true),
   })
   .superRefine((s, ctx) => {
     if ((s.command === undefined) === (s.url === undefined)) {
@@ -103,8 +108,11 @@ export const ConfigSchema = z.strictObject({
   guard: PipelineOptionsSchema.optional(),
   /** An OpenAI-compatible model for semantic predicates and soft-denial review; absent: deterministic guard only. */
   llm: LlmConfigSchema.optional(),
-  /** Cap on waiting for initial downstream discovery before answering the first list request. */
-  discovery_timeout_ms: z.number().int().positive().default(10_000),
+  /**
+   * Cap on waiting for initial downstream discovery: list requests wait until every server has finished its first
+   * connection and listing (or failed), but never longer than this.
+   */
+  discovery_timeout_ms: z.number().int().positive().max(600_000).default(10_000),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;

@@ -3,11 +3,12 @@ import { FlowFactsSchema } from './flow.js';
 
 /**
  * The one seam between the proxy and the guard: the proxy builds an `Interaction` for every tool call, tool
- * result, resource read and inter-agent message, calls `Guard.check`, and maps the `Decision` to an MCP answer.
+ * result, resource read, inter-agent message, and every sampling or elicitation request a server sends its
+ * client, calls `Guard.check`, and maps the `Decision` to an MCP answer.
  * A denial is a value, never an exception.
  */
 
-export const InteractionKindSchema = z.enum(['tool_call', 'tool_result', 'resource_read', 'message']);
+export const InteractionKindSchema = z.enum(['tool_call', 'tool_result', 'resource_read', 'message', 'sampling_request', 'elicitation_request']);
 export type InteractionKind = z.infer<typeof InteractionKindSchema>;
 
 /** An MCP content block (text, image, audio, resource_link, embedded resource); kept loose on purpose. */
@@ -25,17 +26,21 @@ export const InteractionSchema = z.object({
   /** Upstream session (Γ is kept per session). */
   session: z.string().min(1),
   profile: ProfileSchema.default({}),
-  /** Downstream server key (un-namespaced). Absent for `message`. */
+  /** Downstream server key (un-namespaced); for sampling/elicitation requests, the server asking. Absent for `message`. */
   server: z.string().optional(),
   /** The server's own tool name (un-namespaced); for `tool_result`, the tool that produced the result. */
   tool: z.string().optional(),
-  /** `resource_read`: the downstream (un-prefixed) URI. */
+  /** `resource_read`: the downstream (un-prefixed) URI; `elicitation_request` in URL mode: the URL the user is sent to. */
   uri: z.string().optional(),
   /** `resource_read`: `request` before forwarding, `response` when the contents come back. */
   phase: z.enum(['request', 'response']).optional(),
   /** `tool_call`: the arguments as sent. */
   arguments: z.record(z.string(), z.unknown()).optional(),
-  /** `tool_result` / `resource_read` response: content blocks; `message`: the message text. */
+  /**
+   * `tool_result` / `resource_read` response: content blocks; `message`: the message text; `sampling_request`: the
+   * system prompt and every message's content blocks; `elicitation_request`: the message to the user and the
+   * requested schema as JSON text (so field names such as "password" are inspectable).
+   */
   content: z.union([z.string(), z.array(ContentBlockSchema)]).optional(),
   /** `message`: who sends it and to whom. */
   sender: z.string().optional(),

@@ -27,13 +27,15 @@ export const SCOPE_KINDS: Record<Predicate['scope'], readonly InteractionKind[]>
   action: ['tool_call', 'resource_read'],
   result: ['tool_result', 'resource_read'],
   message: ['message'],
-  any: ['tool_call', 'tool_result', 'resource_read', 'message'],
+  sampling: ['sampling_request'],
+  elicitation: ['elicitation_request'],
+  any: ['tool_call', 'tool_result', 'resource_read', 'message', 'sampling_request', 'elicitation_request'],
 };
 
 /**
  * Whether a predicate speaks about this interaction: scope `action` = tool calls and resource reads in phase
  * `request` (or without a phase); `result` = tool results and resource reads in phase `response`; `message` =
- * messages; `any` = all.
+ * messages; `sampling` / `elicitation` = a server's sampling / elicitation request; `any` = all.
  */
 export function predicateApplies(p: CompiledPredicate | Predicate, i: Interaction): boolean {
   const scope = 'def' in p ? p.def.scope : p.scope;
@@ -42,6 +44,10 @@ export function predicateApplies(p: CompiledPredicate | Predicate, i: Interactio
       return true;
     case 'message':
       return i.kind === 'message';
+    case 'sampling':
+      return i.kind === 'sampling_request';
+    case 'elicitation':
+      return i.kind === 'elicitation_request';
     case 'action':
       return i.kind === 'tool_call' || (i.kind === 'resource_read' && i.phase !== 'response');
     case 'result':

@@ -23,8 +23,11 @@ export const PredicateSchema = z.strictObject({
   /** The natural-language definition an LLM would evaluate. */
   description: z.string().min(1),
   keywords: z.array(z.string()).default([]),
-  /** Which interactions the predicate speaks about: actions (tool calls, resource reads), messages, results. */
-  scope: z.enum(['action', 'message', 'result', 'any']).default('any'),
+  /**
+   * Which interactions the predicate speaks about: actions (tool calls, resource reads), messages, results,
+   * `sampling` (a server's sampling/createMessage request) or `elicitation` (a server's elicitation/create request).
+   */
+  scope: z.enum(['action', 'message', 'result', 'sampling', 'elicitation', 'any']).default('any'),
   /** `event`: recomputed per interaction, false unless evaluated true; `sticky`: once true, true for the session. */
   persistence: z.enum(['event', 'sticky']).default('event'),
   /** Glob patterns on `<server>__<tool>` that make the predicate must-check for those tools. */

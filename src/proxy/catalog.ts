@@ -40,15 +40,6 @@ async function listAll<T>(client: Client, method: string, key: string, item: z.Z
   return out;
 }
 
-/** Tools the proxy cannot forward: task-required tools need the experimental tasks API. */
-function forwardable(tool: Tool, log: Logger): boolean {
-  if ((tool as { execution?: { taskSupport?: string } }).execution?.taskSupport === 'required') {
-    log.info({ tool: tool.name }, 'dropping tool with execution.taskSupport "required" (tasks are not proxied)');
-    return false;
-  }
-  return true;
-}
-
 /**
  * Fetches (or refreshes one part of) a server's catalog, honouring its capabilities. A failing list of
  * resources or prompts is logged and left empty; only a failing tools listing throws.
@@ -63,7 +54,7 @@ export async function fetchCatalog(
   const caps = client.getServerCapabilities() ?? {};
   const cat: Catalog = { ...previous };
   if ((!only || only === 'tools') && caps.tools) {
-    cat.tools = (await listAll(client, 'tools/list', 'tools', ToolSchema, log, timeout)).filter((t) => forwardable(t, log));
+    cat.tools = await listAll(client, 'tools/list', 'tools', ToolSchema, log, timeout);
   }
   if ((!only || only === 'resources') && caps.resources) {
     try {

@@ -1,8 +1,10 @@
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Config } from '../config/schema.js';
-import type { Decision, Guard, Interaction, Profile } from '../core/types.js';
+import type { Decision, Guard, Interaction } from '../core/types.js';
 import type { Logger } from '../core/log.js';
 import type { DownstreamPool } from './pool.js';
+import type { ForwardExtra, ForwardOptions, SessionContext } from './session.js';
+
+export type { ForwardExtra, ForwardOptions, Origin, SessionContext } from './session.js';
 
 /**
  * Records a decision in the audit log and sets its `auditId` (the guard pipeline's `record`). Absent when the
@@ -10,38 +12,39 @@ import type { DownstreamPool } from './pool.js';
  */
 export type DecisionRecorder = (interaction: Interaction, decision: Decision) => void;
 
-/** The identity of one upstream connection, established by the proxy (token or `--agent`), never by the client. */
-export interface SessionContext {
-  /** Upstream session id (stdio: one per process). */
-  id: string;
-  agent: string;
-  profile: Profile;
-  /** True when the agent was proven by an HTTP bearer token. */
-  authenticated: boolean;
-}
 
-/** What every upstream `Server` shares: config, the downstream pool, the one guard, the logger. */
+/** What every upstream `Server` shares: config, the downstream pool, the one guard, the logger, the live sessions. */
 export interface ProxyCore {
   config: Config;
   pool: DownstreamPool;
   guard: Guard;
   logger: Logger;
+  sessions: SessionDirectory;
   /** Records the proxy's own refusals in the audit log (absent without a policy). */
   record?: DecisionRecorder;
 }
 
-/** The upstream request's `extra` fields the forwarding path uses. */
-export interface ForwardExtra {
-  signal: AbortSignal;
-  sendNotification: (n: { method: 'notifications/progress'; params: Record<string, unknown> }) => Promise<void>;
+/** The live upstream sessions, as the forwarding path needs them (implemented by `UpstreamRegistry`). */
+export interface SessionDirectory {
+  /** The logging level a session asked for with logging/setLevel (undefined: none asked, everything is sent). */
+  setLogLevel(session: SessionContext, level: string): void;
+  /** The most verbose level any live session asked for (what each downstream server is told), if any. */
+  mostVerboseLevel(): string | undefined;
+  /** Records (or drops) a session's subscription to an exposed resource URI. */
+  subscribe(session: SessionContext, exposedUri: string, on: boolean): void;
+  /** Whether any live session is subscribed to the exposed URI. */
+  subscribed(exposedUri: string): boolean;
+  /** Every exposed URI some live session is subscribed to. */
+  subscriptions(): Set<string>;
 }
+
 
 /**
  * Request options for forwarding one upstream request downstream: upstream cancellation aborts the downstream
  * request (the SDK then sends notifications/cancelled), and progress is relayed with the upstream token restored.
  */
-export function forwardOptions(upstreamToken: string | number | undefined, extra: ForwardExtra, log: Logger): RequestOptions {
-  const opts: RequestOptions = { signal: extra.signal, resetTimeoutOnProgress: true };
+export function forwardOptions(upstreamToken: string | number | undefined, extra: ForwardExtra, log: Logger, session?: SessionContext): ForwardOptions {
+  const opts: ForwardOptions = { signal: extra.signal, resetTimeoutOnProgress: true, ...(session ? { origin: { session, extra } } : {}) };
   if (upstreamToken !== undefined) {
     opts.onprogress = (p) =>
       void extra

@@ -5,10 +5,20 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
+  type ClientNotification,
+  type ClientRequest,
+  CreateMessageRequestSchema,
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  type Result,
+  type ServerCapabilities,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
@@ -17,6 +27,28 @@ import { DownstreamError, errorMessage } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import { VERSION } from '../core/version.js';
 import { emptyCatalog, fetchCatalog, type Catalog } from './catalog.js';
+import type { ForwardOptions, Origin } from './session.js';
+
+/** A request a downstream server sends to its client (the proxy): sampling, elicitation, roots. */
+export interface ServerToClientRequest {
+  method: 'sampling/createMessage' | 'elicitation/create' | 'roots/list';
+  params: Record<string, unknown>;
+}
+
+/**
+ * Who answers what a downstream server sends to the proxy as its client: its requests (carried to the upstream
+ * client whose request caused them) and its notifications (log messages, resource updates).
+ */
+export interface DownstreamPeer {
+  request(from: Downstream, req: ServerToClientRequest, signal: AbortSignal): Promise<Result>;
+  notify(from: Downstream, n: { method: 'notifications/message' | 'notifications/resources/updated' | 'notifications/elicitation/complete'; params: Record<string, unknown> }): void;
+}
+
+/**
+ * What the proxy tells servers it can do as their client: it carries sampling, elicitation (form and URL) and
+ * roots to the upstream client; whether that client can answer is checked when a request arrives.
+ */
+const CLIENT_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } };
 
 /** Connection state of one downstream server. */
 export type DownstreamState = 'connecting' | 'ready' | 'down' | 'closed';
@@ -39,6 +71,10 @@ export class Downstream extends EventEmitter {
   private timer: NodeJS.Timeout | undefined;
   private resolveFirst!: () => void;
   private readonly log: Logger;
+  /** Upstream requests this server is working on now, newest last (see `origins`). */
+  private readonly inflight: Origin[] = [];
+  /** Set by the pool: answers this server's requests to its client and takes its notifications. */
+  peer: DownstreamPeer | undefined;
 
   constructor(
     readonly key: string,
@@ -53,6 +89,21 @@ export class Downstream extends EventEmitter {
   /** Starts the first connection; never throws (failures schedule a retry). */
   start(): void {
     void this.connect();
+  }
+
+  /** Upstream requests this server is answering right now (oldest first). */
+  origins(): readonly Origin[] {
+    return this.inflight;
+  }
+
+  /** The server's capabilities from its last initialize (undefined while not connected). */
+  capabilities(): ServerCapabilities | undefined {
+    return this.state === 'ready' ? this.client?.getServerCapabilities() : undefined;
+  }
+
+  /** Tells the server its client's roots changed (no-op while it is not connected). */
+  async rootsChanged(): Promise<void> {
+    if (this.state === 'ready') await this.client?.sendRootsListChanged().catch((err: unknown) => this.log.debug({ err: errorMessage(err) }, 'roots list_changed failed'));
   }
 
   /** pid of the stdio child, when there is one. */
@@ -78,11 +129,21 @@ export class Downstream extends EventEmitter {
   private async connect(): Promise<void> {
     if (this.state === 'closed') return;
     this.state = 'connecting';
-    const client = new Client({ name: 'quadguard', version: VERSION }, { capabilities: {} });
+    const client = new Client({ name: 'quadguard', version: VERSION }, { capabilities: CLIENT_CAPABILITIES });
     const refresh = (kind: 'tools' | 'resources' | 'prompts') => () => void this.refresh(kind);
     client.setNotificationHandler(ToolListChangedNotificationSchema, refresh('tools'));
     client.setNotificationHandler(ResourceListChangedNotificationSchema, refresh('resources'));
     client.setNotificationHandler(PromptListChangedNotificationSchema, refresh('prompts'));
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => this.peer?.notify(this, n));
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => this.peer?.notify(this, n));
+    client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => this.peer?.notify(this, n));
+    const ask = (req: { method: string; params?: unknown }, extra: RequestHandlerExtra<ClientRequest, ClientNotification>): Promise<never> => {
+      if (!this.peer) throw new DownstreamError('proxy_internal', `no upstream client can answer ${req.method}`);
+      return this.peer.request(this, { method: req.method as ServerToClientRequest['method'], params: (req.params ?? {}) as Record<string, unknown> }, extra.signal) as Promise<never>;
+    };
+    client.setRequestHandler(CreateMessageRequestSchema, ask);
+    client.setRequestHandler(ElicitRequestSchema, ask);
+    client.setRequestHandler(ListRootsRequestSchema, ask);
     client.onerror = (err) => this.log.debug({ err: errorMessage(err) }, 'downstream transport error');
     try {
       await client.connect(this.makeTransport(), { timeout: this.cfg.connect_timeout_ms });
@@ -96,6 +157,7 @@ export class Downstream extends EventEmitter {
       this.emit('changed', 'tools');
       this.emit('changed', 'resources');
       this.emit('changed', 'prompts');
+      this.emit('ready');
     } catch (err) {
       this.log.warn({ err: errorMessage(err) }, 'downstream connect failed');
       this.client = undefined;
@@ -153,14 +215,16 @@ export class Downstream extends EventEmitter {
    * Sends one request downstream. Throws `DownstreamError` with code `downstream_unavailable`,
    * `downstream_timeout`, `downstream_closed`; downstream JSON-RPC errors propagate as `McpError`.
    */
-  async request<S extends z.ZodType>(req: { method: string; params?: Record<string, unknown> }, schema: S, opts: RequestOptions = {}, retried = false): Promise<z.infer<S>> {
+  async request<S extends z.ZodType>(req: { method: string; params?: Record<string, unknown> }, schema: S, opts: ForwardOptions = {}, retried = false): Promise<z.infer<S>> {
     const c = this.client;
     if (!c || this.state !== 'ready') {
       throw new DownstreamError('downstream_unavailable', `server "${this.key}" is unavailable (${this.state}); it is being restarted, retry shortly.`);
     }
-    const timeout = opts.timeout ?? this.cfg.timeout_ms;
+    const { origin, ...sdkOpts } = opts;
+    const timeout = sdkOpts.timeout ?? this.cfg.timeout_ms;
+    if (origin) this.inflight.push(origin);
     try {
-      return (await c.request(req as never, schema as never, { ...opts, timeout })) as z.infer<S>;
+      return (await c.request(req as never, schema as never, { ...sdkOpts, timeout })) as z.infer<S>;
     } catch (err) {
       const code = (err as { code?: unknown }).code;
       if (code === -32001) {
@@ -176,6 +240,8 @@ export class Downstream extends EventEmitter {
         return this.request(req, schema, opts, true);
       }
       throw err;
+    } finally {
+      if (origin) this.inflight.splice(this.inflight.indexOf(origin), 1);
     }
   }
 

@@ -11,7 +11,8 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ConfigError } from '../core/errors.js';
 import type { ProxyCore, SessionContext } from './context.js';
 import { bearerAuth, sendJsonRpcError, type RequestIdentity } from './http-auth.js';
-import { createUpstreamServer, type UpstreamRegistry } from './upstream-server.js';
+import type { UpstreamRegistry } from './sessions.js';
+import { createUpstreamServer } from './upstream-server.js';
 
 /** A running upstream HTTP listener. */
 export interface HttpUpstream {
@@ -62,7 +63,7 @@ export async function startHttpUpstream(
   };
   const track = (id: string, s: LiveSession) => {
     sessions.set(id, s);
-    registry.add(s.server);
+    registry.add(s.server, s.ctx);
   };
   const drop = (id: string) => {
     const s = sessions.get(id);

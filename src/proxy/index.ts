@@ -11,7 +11,10 @@ import { DownstreamPool, type ToolsListedHook } from './pool.js';
 import type { DecisionRecorder } from './refusals.js';
 import { createStdioUpstream } from './stdio-upstream.js';
 import { ToolFilter } from './tool-filter.js';
-import { createUpstreamServer, UpstreamRegistry } from './upstream-server.js';
+import { createDownstreamPeer } from './server-requests.js';
+import { UpstreamRegistry } from './sessions.js';
+import { createUpstreamServer } from './upstream-server.js';
+import { applyLogLevel, releaseSubscriptions, resubscribe } from './utilities.js';
 
 /** Options of `createProxy`. */
 export interface ProxyOptions {
@@ -65,9 +68,17 @@ export function createProxy(opts: ProxyOptions): GuardedProxy {
   const guard = buildProxyGuard(filter, opts.guard, logger);
   const pool = new DownstreamPool(config, filter, logger, opts.onToolsListed);
   const registry = new UpstreamRegistry();
-  const core: ProxyCore = { config, pool, guard, logger, ...(opts.record ? { record: opts.record } : {}) };
+  const core: ProxyCore = { config, pool, guard, logger, sessions: registry, ...(opts.record ? { record: opts.record } : {}) };
   const listeners: HttpUpstream[] = [];
   pool.on('changed', (kind: 'tools' | 'resources' | 'prompts') => registry.notify(kind));
+  // Each server is the proxy's client-side peer: its requests and notifications go to the sessions they belong to.
+  const peer = createDownstreamPeer(core, registry);
+  for (const d of pool.servers.values()) {
+    d.peer = peer;
+    // A (re)connected server gets the sessions' logging level and resource subscriptions again.
+    d.on('ready', () => void applyLogLevel(core, d).then(() => resubscribe(core, d)));
+  }
+  registry.onLeave = (uris) => void releaseSubscriptions(core, uris);
   pool.start();
   // Approvals happen in another process (the CLI, the live view); re-check so they take effect without a restart.
   const recheck = opts.onToolsListed
@@ -90,7 +101,7 @@ export function createProxy(opts: ProxyOptions): GuardedProxy {
     async serveStdio(agent, onExit) {
       const ctx: SessionContext = { id: `stdio-${randomUUID()}`, agent, profile: config.agents[agent]?.profile ?? {}, authenticated: false };
       const server = createUpstreamServer(core, ctx);
-      registry.add(server);
+      registry.add(server, ctx);
       const transport = createStdioUpstream(
         logger,
         () => {
@@ -104,7 +115,7 @@ export function createProxy(opts: ProxyOptions): GuardedProxy {
     },
     async serveTransport(transport, session) {
       const server = createUpstreamServer(core, session);
-      registry.add(server);
+      registry.add(server, session);
       await server.connect(transport);
     },
     async serveHttp(o) {

@@ -3,7 +3,8 @@ import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprot
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../core/log.js';
 import { Downstream } from './downstream.js';
-import { exposeName, prefixUri } from './namespacing.js';
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import { exposeName, prefixUri, unprefixUri } from './namespacing.js';
 import type { ToolFilter } from './tool-filter.js';
 
 /** Where an exposed tool or prompt really lives. */
@@ -13,8 +14,40 @@ export interface Route {
   name: string;
 }
 
+/** Two servers (or a server and the proxy's own tool) that would expose the same name or URI. */
+export interface NameCollision {
+  kind: 'tool' | 'prompt' | 'resource';
+  name: string;
+  servers: [string, string];
+}
+
 /** A hook that sees each server's tools after every (re-)listing and returns the ones to expose. */
 export type ToolsListedHook = (server: string, tools: Tool[]) => Tool[] | Promise<Tool[]>;
+
+/** Whether an exposed name is one of the proxy's own tools (guard_check_message and its dotted alias). */
+function isOwnToolName(name: string): boolean {
+  return name === 'guard_check_message' || name === 'guard.check_message';
+}
+
+/** Whether `uri` matches an RFC 6570 template (a malformed template matches nothing). */
+function matchesTemplate(template: string, uri: string): boolean {
+  try {
+    return new UriTemplate(template).match(uri) !== null;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A tool the proxy can list but not run as a task: task-augmented calls (`tasks/*`) are not forwarded, so
+ * `execution` is dropped and a tool that requires tasks says so in its description instead of vanishing.
+ */
+function withTaskNote(tool: Tool): Tool {
+  const { execution, ...rest } = tool as Tool & { execution?: { taskSupport?: string } };
+  if (execution?.taskSupport !== 'required') return execution === undefined ? tool : (rest as Tool);
+  const note = 'QuadGuard note: this tool requires MCP tasks (execution.taskSupport "required"), which the proxy does not forward yet; calls to it will fail.';
+  return { ...(rest as Tool), description: tool.description ? `${tool.description}\n\n${note}` : note };
+}
 
 /**
  * The set of downstream servers and the merged, namespaced view of their catalogs. Emits `changed`
@@ -25,9 +58,10 @@ export class DownstreamPool extends EventEmitter {
   private exposedTools = new Map<string, { route: Route; tool: Tool }>();
   private exposedPrompts = new Map<string, { route: Route; prompt: Prompt }>();
   private readonly discovery: Promise<void>;
+  private readonly collisions = new Map<string, NameCollision>();
 
   constructor(
-    config: Config,
+    private readonly config: Config,
     readonly filter: ToolFilter,
     private readonly log: Logger,
     private readonly onToolsListed?: ToolsListedHook,
@@ -38,7 +72,9 @@ export class DownstreamPool extends EventEmitter {
       d.on('changed', (kind: 'tools' | 'resources' | 'prompts') => void this.rebuild(kind));
       this.servers.set(key, d);
     }
-    const all = Promise.all([...this.servers.values()].map((d) => d.firstAttempt)).then(() => undefined);
+    // Every first attempt (connect + full listing), then the rebuilds those listings queued: a list answered after
+    // this sees every server that came up. The cap bounds the wait when a server hangs.
+    const all = Promise.all([...this.servers.values()].map((d) => d.firstAttempt)).then(() => this.pending);
     const cap = new Promise<void>((r) => setTimeout(r, config.discovery_timeout_ms).unref());
     this.discovery = Promise.race([all, cap]);
   }
@@ -55,11 +91,55 @@ export class DownstreamPool extends EventEmitter {
 
   private pending = Promise.resolve();
 
+  /** Whether a server's names and URIs are prefixed with its key. */
+  namespaced(server: string): boolean {
+    return this.config.servers[server]?.namespace !== false;
+  }
+
+  /** The name a server's tool or prompt is exposed under. */
+  exposedName(server: string, name: string): string {
+    return this.namespaced(server) ? exposeName(server, name) : name;
+  }
+
+  /** The URI (or URI template) a server's resource is exposed under. */
+  exposedUri(server: string, uri: string): string {
+    return this.namespaced(server) ? prefixUri(server, uri) : uri;
+  }
+
+  /**
+   * The server and its own URI for an exposed URI: `<key>+<uri>` of a namespaced server, else the un-namespaced
+   * server that lists the URI or has a template matching it, else the only un-namespaced server.
+   */
+  resolveUri(exposed: string): { server: string; uri: string } | undefined {
+    const pre = unprefixUri(exposed);
+    if (pre && this.servers.has(pre.server) && this.namespaced(pre.server)) return pre;
+    const plain = [...this.servers.keys()].filter((k) => !this.namespaced(k));
+    const listed = plain.find((k) => this.servers.get(k)!.catalog.resources.some((r) => r.uri === exposed));
+    if (listed) return { server: listed, uri: exposed };
+    const templated = plain.find((k) => this.servers.get(k)!.catalog.templates.some((t) => matchesTemplate(t.uriTemplate, exposed)));
+    if (templated) return { server: templated, uri: exposed };
+    return plain.length === 1 ? { server: plain[0]!, uri: exposed } : undefined;
+  }
+
+  /** Names two servers would both expose (found at each rebuild); `serve` refuses to start while there are any. */
+  nameCollisions(): NameCollision[] {
+    return [...this.collisions.values()];
+  }
+
+  private collide(kind: NameCollision['kind'], name: string, first: string, second: string): void {
+    const key = `${kind}\u0000${name}`;
+    if (!this.collisions.has(key)) {
+      this.collisions.set(key, { kind, name, servers: [first, second] });
+      this.log.error({ kind, name, servers: [first, second] }, `servers "${first}" and "${second}" both expose the ${kind} "${name}"; the second is hidden (give one of them namespace: true)`);
+    }
+  }
+
   private rebuild(kind: 'tools' | 'resources' | 'prompts'): Promise<void> {
     // Serialise rebuilds so an older listing never overwrites a newer one.
     this.pending = this.pending.then(async () => {
       if (kind === 'tools') await this.rebuildTools();
       if (kind === 'prompts') this.rebuildPrompts();
+      if (kind === 'resources') this.checkResourceCollisions();
       this.emit('changed', kind);
     });
     return this.pending;
@@ -80,6 +160,7 @@ export class DownstreamPool extends EventEmitter {
   }
 
   private async rebuildTools(): Promise<void> {
+    for (const k of [...this.collisions.keys()]) if (k.startsWith('tool\u0000')) this.collisions.delete(k);
     const next = new Map<string, { route: Route; tool: Tool }>();
     for (const [key, d] of this.servers) {
       let tools = d.catalog.tools.filter((t) => this.filter.isVisible(key, t.name));
@@ -92,23 +173,43 @@ export class DownstreamPool extends EventEmitter {
         }
       }
       for (const t of tools) {
-        const exposed = exposeName(key, t.name);
-        if (next.has(exposed)) {
-          this.log.warn({ server: key, tool: t.name, exposed }, 'exposed tool name collision; skipping');
+        const exposed = this.exposedName(key, t.name);
+        const taken = next.get(exposed)?.route.server ?? (isOwnToolName(exposed) ? 'quadguard' : undefined);
+        if (taken !== undefined) {
+          this.collide('tool', exposed, taken, key);
           continue;
         }
-        next.set(exposed, { route: { server: key, name: t.name }, tool: { ...t, name: exposed } });
+        next.set(exposed, { route: { server: key, name: t.name }, tool: { ...withTaskNote(t), name: exposed } });
       }
     }
     this.exposedTools = next;
   }
 
   private rebuildPrompts(): void {
+    for (const k of [...this.collisions.keys()]) if (k.startsWith('prompt\u0000')) this.collisions.delete(k);
     const next = new Map<string, { route: Route; prompt: Prompt }>();
     for (const [key, d] of this.servers) {
-      for (const p of d.catalog.prompts) next.set(exposeName(key, p.name), { route: { server: key, name: p.name }, prompt: { ...p, name: exposeName(key, p.name) } });
+      for (const p of d.catalog.prompts) {
+        const exposed = this.exposedName(key, p.name);
+        const taken = next.get(exposed)?.route.server;
+        if (taken !== undefined) this.collide('prompt', exposed, taken, key);
+        else next.set(exposed, { route: { server: key, name: p.name }, prompt: { ...p, name: exposed } });
+      }
     }
     this.exposedPrompts = next;
+  }
+
+  private checkResourceCollisions(): void {
+    for (const k of [...this.collisions.keys()]) if (k.startsWith('resource\u0000')) this.collisions.delete(k);
+    const seen = new Map<string, string>();
+    for (const [key, d] of this.servers) {
+      for (const r of d.catalog.resources) {
+        const exposed = this.exposedUri(key, r.uri);
+        const taken = seen.get(exposed);
+        if (taken !== undefined && taken !== key) this.collide('resource', exposed, taken, key);
+        else seen.set(exposed, key);
+      }
+    }
   }
 
   /** Whether server `key` listed a tool of this (downstream) name, exposed or not (hidden by the filter or the hook). */
@@ -136,17 +237,26 @@ export class DownstreamPool extends EventEmitter {
     return this.exposedPrompts.get(exposed)?.route;
   }
 
-  /** Resources with `server+scheme://` URIs and the server key in the title. */
+  /**
+   * Resources: a namespaced server's with `<key>+<uri>` URIs and the key in the title, an un-namespaced server's
+   * as they are. Of two un-namespaced servers listing the same URI, only the first is listed (a collision).
+   */
   resources(): Resource[] {
+    const seen = new Set<string>();
     return [...this.servers].flatMap(([key, d]) =>
-      d.catalog.resources.map((r) => ({ ...r, uri: prefixUri(key, r.uri), title: `[${key}] ${r.title ?? r.name}` })),
+      d.catalog.resources.flatMap((r) => {
+        const uri = this.exposedUri(key, r.uri);
+        if (seen.has(uri)) return [];
+        seen.add(uri);
+        return [this.namespaced(key) ? { ...r, uri, title: `[${key}] ${r.title ?? r.name}` } : r];
+      }),
     );
   }
 
-  /** Resource templates with prefixed `uriTemplate`s. */
+  /** Resource templates, `uriTemplate` prefixed for namespaced servers. */
   templates(): ResourceTemplate[] {
     return [...this.servers].flatMap(([key, d]) =>
-      d.catalog.templates.map((t) => ({ ...t, uriTemplate: prefixUri(key, t.uriTemplate), title: `[${key}] ${t.title ?? t.name}` })),
+      d.catalog.templates.map((t) => (this.namespaced(key) ? { ...t, uriTemplate: prefixUri(key, t.uriTemplate), title: `[${key}] ${t.title ?? t.name}` } : t)),
     );
   }
 

@@ -14,7 +14,7 @@ import { forwardOptions, stripProgressToken, type ForwardExtra, type ProxyCore, 
 import { requestDenialError, protocolError } from './denial.js';
 import { refuseOverLimits } from './limits.js';
 import { auditSuffix, ensureRecorded, refuse } from './refusals.js';
-import { prefixUri, rewriteBlockUris, unprefixUri } from './namespacing.js';
+import { rewriteBlockUris } from './namespacing.js';
 
 /** Downstream failures on read methods are JSON-RPC errors (brief §4.3), with the downstream code kept. */
 function asMcpError(err: unknown): unknown {
@@ -38,12 +38,12 @@ function replacementContents(d: Decision, uri: string): ResourceContents[] {
  */
 export async function handleReadResource(core: ProxyCore, session: SessionContext, request: ReadResourceRequest, extra: ForwardExtra): Promise<ReadResourceResult> {
   const exposedUri = request.params.uri;
-  const target = unprefixUri(exposedUri);
+  const target = core.pool.resolveUri(exposedUri);
   const server = target ? core.pool.servers.get(target.server) : undefined;
   const base = { kind: 'resource_read' as const, agent: session.agent, session: session.id, profile: session.profile, server: target?.server, uri: target?.uri ?? exposedUri };
   if (!target || !server) {
     const d = refuse(core, { ...base, phase: 'request' }, { rationale: `there is no resource ${exposedUri} on this proxy.`, rules: ['unknown-resource'], source: 'unknown' });
-    throw protocolError(-32002, `Resource not found: ${exposedUri} (URIs look like <server>+<scheme>://…; see resources/list).${auditSuffix(d)}`);
+    throw protocolError(-32002, `Resource not found: ${exposedUri} (see resources/list; a namespaced server's URIs look like <server>+<scheme>://…).${auditSuffix(d)}`);
   }
   const subject = { what: 'read of resource', name: exposedUri };
 
@@ -52,7 +52,7 @@ export async function handleReadResource(core: ProxyCore, session: SessionContex
   let result: ReadResourceResult;
   try {
     const meta = stripProgressToken(request.params._meta);
-    result = await server.request({ method: 'resources/read', params: { uri: target.uri, ...(meta ? { _meta: meta } : {}) } }, ReadResourceResultSchema, forwardOptions(request.params._meta?.progressToken, extra, core.logger));
+    result = await server.request({ method: 'resources/read', params: { uri: target.uri, ...(meta ? { _meta: meta } : {}) } }, ReadResourceResultSchema, forwardOptions(request.params._meta?.progressToken, extra, core.logger, session));
   } catch (err) {
     throw asMcpError(err);
   }
@@ -61,7 +61,7 @@ export async function handleReadResource(core: ProxyCore, session: SessionContex
   const post = ensureRecorded(core, answered, await core.guard.check(answered, extra.signal));
   if (post.decision === 'deny') throw requestDenialError(post, subject);
   const contents = post.replacement ? replacementContents(post, target.uri) : result.contents;
-  return { ...result, contents: contents.map((c) => ({ ...c, uri: prefixUri(target.server, c.uri) })) };
+  return { ...result, contents: contents.map((c) => ({ ...c, uri: core.pool.exposedUri(target.server, c.uri) })) };
 }
 
 /**
@@ -85,7 +85,8 @@ export async function handleGetPrompt(core: ProxyCore, session: SessionContext, 
   if (pre.decision === 'deny') throw requestDenialError(pre, subject);
   let result: GetPromptResult;
   try {
-    result = await server.request({ method: 'prompts/get', params: { name: route.name, arguments: request.params.arguments } }, GetPromptResultSchema, forwardOptions(request.params._meta?.progressToken, extra, core.logger));
+    const meta = stripProgressToken(request.params._meta);
+    result = await server.request({ method: 'prompts/get', params: { name: route.name, arguments: request.params.arguments, ...(meta ? { _meta: meta } : {}) } }, GetPromptResultSchema, forwardOptions(request.params._meta?.progressToken, extra, core.logger, session));
   } catch (err) {
     throw asMcpError(err);
   }
@@ -93,5 +94,5 @@ export async function handleGetPrompt(core: ProxyCore, session: SessionContext, 
   const post = ensureRecorded(core, answered, await core.guard.check(answered, extra.signal));
   if (post.decision === 'deny') throw requestDenialError(post, subject);
   const messages = post.replacement ? post.replacement.map((b) => ({ role: 'user' as const, content: b as GetPromptResult['messages'][number]['content'] })) : result.messages;
-  return { ...result, messages: messages.map((m) => ({ ...m, content: rewriteBlockUris(m.content, (u) => prefixUri(route.server, u)) })) };
+  return { ...result, messages: messages.map((m) => ({ ...m, content: rewriteBlockUris(m.content, (u) => core.pool.exposedUri(route.server, u)) })) };
 }

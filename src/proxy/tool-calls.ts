@@ -6,7 +6,7 @@ import { applyToolReplacement, downstreamFailure, toolDenial, protocolError } fr
 import { refuseOverLimits } from './limits.js';
 import { auditSuffix, ensureRecorded, refuse } from './refusals.js';
 import { handleMessageTool, isMessageTool } from './message-tool.js';
-import { prefixUri, rewriteContentUris, splitExposedName } from './namespacing.js';
+import { rewriteContentUris, splitExposedName } from './namespacing.js';
 
 /**
  * tools/call: limits → guard(tool_call) → downstream → guard(tool_result) → URI rewriting. Denials are
@@ -54,7 +54,7 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
     result = await server.request(
       { method: 'tools/call', params: { name: route.name, arguments: args, ...(stripProgressToken(_meta) ? { _meta: stripProgressToken(_meta) } : {}) } },
       CallToolResultSchema,
-      forwardOptions(_meta?.progressToken, extra, core.logger),
+      forwardOptions(_meta?.progressToken, extra, core.logger, session),
     );
   } catch (err) {
     if (err instanceof DownstreamError) return downstreamFailure(`QuadGuard: ${err.message}`, err.code);
@@ -70,7 +70,7 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
     return toolDenial(res, { what: 'result of tool', name }, { hasOutputSchema });
   }
   result = applyToolReplacement(result, res);
-  return { ...result, content: rewriteContentUris(result.content, (u) => prefixUri(route.server, u)) ?? [] };
+  return { ...result, content: rewriteContentUris(result.content, (u) => core.pool.exposedUri(route.server, u)) ?? [] };
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -1,18 +1,24 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
+  RootsListChangedNotificationSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '../core/version.js';
 import type { ForwardExtra, ProxyCore, SessionContext } from './context.js';
 import { messageToolDefinition } from './message-tool.js';
 import { handleGetPrompt, handleReadResource } from './reads.js';
 import { handleToolCall } from './tool-calls.js';
+import { handleComplete, handleSetLevel, handleSubscribe } from './utilities.js';
 
 /**
  * Builds the low-level `Server` for one upstream connection (stdio, one HTTP session, one SSE stream or one
@@ -22,12 +28,18 @@ export function createUpstreamServer(core: ProxyCore, session: SessionContext): 
   const server = new Server(
     { name: 'quadguard', version: VERSION },
     {
-      capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } },
-      instructions: 'QuadGuard proxies the tools of several MCP servers as <server>__<tool> and checks every call. Blocked calls explain why and what to do instead.',
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { listChanged: true, subscribe: true },
+        prompts: { listChanged: true },
+        logging: {},
+        completions: {},
+      },
+      instructions: instructions(core),
     },
   );
   const ready = () => core.pool.ready();
-  const fx = (extra: { signal: AbortSignal; sendNotification: unknown }) => extra as unknown as ForwardExtra;
+  const fx = (extra: unknown) => extra as ForwardExtra;
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     await ready();
@@ -57,40 +69,38 @@ export function createUpstreamServer(core: ProxyCore, session: SessionContext): 
     await ready();
     return handleGetPrompt(core, session, req, fx(extra));
   });
+  server.setRequestHandler(CompleteRequestSchema, async (req, extra) => {
+    await ready();
+    return handleComplete(core, session, req, fx(extra));
+  });
+  server.setRequestHandler(SubscribeRequestSchema, async (req) => {
+    await ready();
+    return handleSubscribe(core, session, req, true);
+  });
+  server.setRequestHandler(UnsubscribeRequestSchema, async (req) => {
+    await ready();
+    return handleSubscribe(core, session, req, false);
+  });
+  server.setRequestHandler(SetLevelRequestSchema, async (req) => {
+    await ready();
+    return handleSetLevel(core, session, req);
+  });
+  // The client's roots changed: every server may have asked for them (roots/list is answered from this client).
+  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+    await Promise.all([...core.pool.servers.values()].map((d) => d.rootsChanged()));
+  });
   return server;
 }
 
-/**
- * The live upstream servers, so downstream list changes reach every session. Servers leave on close.
- */
-export class UpstreamRegistry {
-  private readonly live = new Set<Server>();
-
-  /** Tracks a server until it closes. */
-  add(server: Server): void {
-    this.live.add(server);
-    const prev = server.onclose;
-    server.onclose = () => {
-      this.live.delete(server);
-      prev?.();
-    };
-  }
-
-  /** Sends the list_changed notification of `kind` to every live session; a closing one is skipped. */
-  notify(kind: 'tools' | 'resources' | 'prompts'): void {
-    for (const s of this.live) {
-      const p = kind === 'tools' ? s.sendToolListChanged() : kind === 'resources' ? s.sendResourceListChanged() : s.sendPromptListChanged();
-      void p.catch(() => {});
-    }
-  }
-
-  /** Number of live sessions. */
-  get size(): number {
-    return this.live.size;
-  }
-
-  /** Closes every live session. */
-  async closeAll(): Promise<void> {
-    await Promise.all([...this.live].map((s) => s.close().catch(() => {})));
-  }
+/** What the proxy tells clients at initialize: how names look and that calls are checked. */
+function instructions(core: ProxyCore): string {
+  const keys = Object.keys(core.config.servers);
+  const prefixed = keys.filter((k) => core.pool.namespaced(k));
+  const naming =
+    prefixed.length === 0
+      ? 'under their own names'
+      : prefixed.length === keys.length
+        ? 'as <server>__<tool> (resource URIs as <server>+<uri>)'
+        : `as <server>__<tool> for ${prefixed.join(', ')} (resource URIs as <server>+<uri>), under their own names for the others`;
+  return `QuadGuard proxies the tools of ${keys.length === 1 ? 'an MCP server' : 'several MCP servers'} ${naming} and checks every call. Blocked calls explain why and what to do instead.`;
 }

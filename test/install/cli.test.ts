@@ -99,8 +99,9 @@ describe('quadguard init/install/uninstall (spawned)', { timeout: 120_000 }, () 
     try {
       await client.connect(transport);
       const names = (await client.listTools()).tools.map((t) => t.name);
-      expect(names, stderr).toEqual(expect.arrayContaining(['workspace__read_file', 'workspace__write_file', 'guard_check_message']));
-      const res = await client.callTool({ name: 'workspace__write_file', arguments: { path: 'a.txt', content: 'hi' } });
+      // wrap keeps the server's own names: the host already tells its servers apart.
+      expect(names, stderr).toEqual(expect.arrayContaining(['read_file', 'write_file', 'guard_check_message']));
+      const res = await client.callTool({ name: 'write_file', arguments: { path: 'a.txt', content: 'hi' } });
       expect(res.isError, stderr).toBeFalsy();
       expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('hi');
       // The wrapped server got the entry's env through `--env`: its public folder exists where WORKSPACE_PUBLIC says.

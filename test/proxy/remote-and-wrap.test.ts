@@ -1,4 +1,6 @@
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -63,9 +65,29 @@ describe('remote downstream restart', () => {
 });
 
 describe('quadguard wrap', () => {
-  it('guards one stdio server without a config file, naming it after the command', async () => {
+  // Its own store, never the user's ~/.quadguard/state.db.
+  const storeDir = mkdtempSync(join(tmpdir(), 'qg-wrap-'));
+  const store = join(storeDir, 'state.db');
+  afterAll(() => rmSync(storeDir, { recursive: true, force: true }));
+
+  it('guards one stdio server without a config file, keeping its tool names', async () => {
     const s = server('misbehaving');
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'wrap', '--agent', 'desk', '--', s.command, ...s.args], stderr: 'ignore' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'wrap', '--store', store, '--agent', 'desk', '--', s.command, ...s.args], stderr: 'ignore' });
+    const client = new Client({ name: 't', version: '0' });
+    await client.connect(transport);
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toContain('echo');
+      expect(names).not.toContain('misbehaving__echo');
+      expect(text(await client.callTool({ name: 'echo', arguments: { text: 'wrapped' } }))).toBe('wrapped');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('with --prefix, names the tools <key>__<tool> after the command', async () => {
+    const s = server('misbehaving');
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'wrap', '--prefix', '--store', store, '--agent', 'desk', '--', s.command, ...s.args], stderr: 'ignore' });
     const client = new Client({ name: 't', version: '0' });
     await client.connect(transport);
     try {

@@ -1,0 +1,122 @@
+import {
+  CreateMessageResultSchema,
+  CreateMessageResultWithToolsSchema,
+  ElicitResultSchema,
+  ErrorCode,
+  ListRootsResultSchema,
+  type LoggingLevel,
+  type Result,
+} from '@modelcontextprotocol/sdk/types.js';
+import { type ContentBlock, type InteractionInput, InteractionSchema } from '../core/types.js';
+import type { Origin, ProxyCore } from './context.js';
+import { protocolError, requestDenialError } from './denial.js';
+import { ensureRecorded } from './refusals.js';
+import type { Downstream, DownstreamPeer, ServerToClientRequest } from './downstream.js';
+import type { LiveUpstream, UpstreamRegistry } from './sessions.js';
+
+/** Where a server's request goes: the session (and, when known, the upstream request it was made for). */
+interface Target {
+  session: LiveUpstream;
+  origin?: Origin;
+}
+
+/**
+ * The session a server's request or log message belongs to. The downstream wire does not say which of the proxy's
+ * requests caused it, so: the session of the requests the server is working on now, when they all come from one
+ * session (the newest of them, so HTTP clients get it on that request's stream); with none in flight, the only
+ * live session. Otherwise (several sessions share the server and have requests in flight, or nobody is
+ * connected) there is no safe answer and the caller refuses rather than guess.
+ */
+export function targetOf(d: Downstream, registry: UpstreamRegistry): Target | string {
+  const origins = d.origins().filter((o) => registry.get(o.session) !== undefined);
+  const sessions = new Set(origins.map((o) => o.session));
+  if (sessions.size === 1) {
+    const origin = origins[origins.length - 1]!;
+    return { session: registry.get(origin.session)!, origin };
+  }
+  if (sessions.size > 1) return `server "${d.key}" is serving requests of ${sessions.size} sessions at once, so QuadGuard cannot tell which client should answer`;
+  const all = registry.all();
+  if (all.length === 1) return { session: all[0]! };
+  return all.length === 0 ? 'no client is connected to QuadGuard' : `server "${d.key}" has no request in flight and ${all.length} clients are connected, so QuadGuard cannot tell which client should answer`;
+}
+
+const text = (t: string): ContentBlock => ({ type: 'text', text: t });
+
+/** Content blocks of a sampling request's messages (one block or an array each), system prompt first. */
+function samplingContent(params: Record<string, unknown>): ContentBlock[] {
+  const blocks: ContentBlock[] = typeof params.systemPrompt === 'string' ? [text(params.systemPrompt)] : [];
+  for (const m of (params.messages as Array<{ content?: unknown }> | undefined) ?? []) {
+    const c = m.content;
+    for (const b of Array.isArray(c) ? c : c === undefined ? [] : [c]) if (typeof b === 'object' && b !== null) blocks.push(b as ContentBlock);
+  }
+  return blocks;
+}
+
+/** The interaction the guard checks for a sampling or elicitation request (roots/list is not checked). */
+export function serverRequestInteraction(d: Downstream, req: ServerToClientRequest, session: LiveUpstream['ctx']): InteractionInput | undefined {
+  const who = { agent: session.agent, session: session.id, profile: session.profile, server: d.key };
+  if (req.method === 'sampling/createMessage') return { ...who, kind: 'sampling_request', content: samplingContent(req.params) };
+  if (req.method === 'elicitation/create') {
+    const p = req.params;
+    const content = [text(String(p.message ?? ''))];
+    if (p.requestedSchema !== undefined) content.push(text(JSON.stringify(p.requestedSchema)));
+    return { ...who, kind: 'elicitation_request', content, ...(typeof p.url === 'string' ? { uri: p.url } : {}) };
+  }
+  return undefined;
+}
+
+function resultSchema(req: ServerToClientRequest) {
+  if (req.method === 'sampling/createMessage') return req.params.tools !== undefined ? CreateMessageResultWithToolsSchema : CreateMessageResultSchema;
+  return req.method === 'elicitation/create' ? ElicitResultSchema : ListRootsResultSchema;
+}
+
+const WHAT: Record<ServerToClientRequest['method'], string> = {
+  'sampling/createMessage': 'sampling request from server',
+  'elicitation/create': 'elicitation request from server',
+  'roots/list': 'roots request from server',
+};
+
+/**
+ * The proxy as every downstream server's client: a server's sampling, elicitation and roots requests are carried
+ * to the upstream session they belong to (sampling and elicitation after the guard allowed them), the answer goes
+ * back; log messages, resource updates and URL-elicitation completions go to the sessions they concern.
+ */
+export function createDownstreamPeer(core: ProxyCore, registry: UpstreamRegistry): DownstreamPeer {
+  return {
+    async request(d, req, signal): Promise<Result> {
+      const target = targetOf(d, registry);
+      if (typeof target === 'string') throw protocolError(ErrorCode.InvalidRequest, `QuadGuard cannot carry ${req.method}: ${target}.`);
+      const interaction = serverRequestInteraction(d, req, target.session.ctx);
+      if (interaction) {
+        const checked = InteractionSchema.parse(interaction);
+        const decision = ensureRecorded(core, checked, await core.guard.check(checked, signal));
+        if (decision.decision === 'deny') {
+          core.logger.info({ server: d.key, method: req.method, session: target.session.ctx.id, rules: decision.rules }, 'server request denied');
+          throw requestDenialError(decision, { what: WHAT[req.method], name: `"${d.key}"` });
+        }
+      }
+      const opts = { signal, timeout: d.cfg.timeout_ms };
+      const message = { method: req.method, params: req.params } as never;
+      return target.origin ? target.origin.extra.sendRequest(message, resultSchema(req), opts) : target.session.server.request(message, resultSchema(req), opts);
+    },
+    notify(d, n) {
+      if (n.method === 'notifications/message') {
+        const p = n.params as { level: LoggingLevel; logger?: string; data: unknown };
+        const logger = core.pool.namespaced(d.key) ? (p.logger ? `${d.key}/${p.logger}` : d.key) : p.logger;
+        const target = targetOf(d, registry);
+        registry.log({ ...p, ...(logger !== undefined ? { logger } : {}) }, typeof target === 'string' ? undefined : target.origin);
+        return;
+      }
+      if (n.method === 'notifications/elicitation/complete') {
+        // A URL-mode elicitation finished: tell the session the server is working for (or the only one).
+        const target = targetOf(d, registry);
+        if (typeof target === 'string') return void core.logger.warn({ server: d.key, why: target }, 'elicitation/complete not forwarded');
+        const note = { method: n.method, params: n.params } as never;
+        void (target.origin ? target.origin.extra.sendNotification(note) : target.session.server.notification(note)).catch(() => {});
+        return;
+      }
+      const uri = String(n.params.uri ?? '');
+      registry.resourceUpdated(core.pool.exposedUri(d.key, uri), n.params);
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import {
+  CompleteResultSchema,
+  EmptyResultSchema,
+  ErrorCode,
+  McpError,
+  type CompleteRequest,
+  type CompleteResult,
+  type SetLevelRequest,
+  type SubscribeRequest,
+  type UnsubscribeRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import { DownstreamError, errorMessage } from '../core/errors.js';
+import { forwardOptions, type ForwardExtra, type ProxyCore, type SessionContext } from './context.js';
+import { protocolError } from './denial.js';
+import type { Downstream } from './downstream.js';
+
+/**
+ * The protocol utilities the proxy forwards without a guard decision, because they carry no tool arguments, no
+ * resource contents and no text for a model: logging levels, completions, resource subscriptions.
+ */
+
+/** Downstream failures as JSON-RPC errors with the downstream code kept. */
+function asMcpError(err: unknown): unknown {
+  if (err instanceof DownstreamError) return protocolError(ErrorCode.InternalError, err.message, { code: err.code });
+  if (err instanceof McpError) return protocolError(err.code, err.message.replace(/^MCP error -?\d+: /, ''), err.data);
+  return err;
+}
+
+/** Tells every connected server that has logging the most verbose level any session asked for. */
+export async function applyLogLevel(core: ProxyCore, only?: Downstream): Promise<void> {
+  const level = core.sessions.mostVerboseLevel();
+  if (level === undefined) return;
+  const targets = only ? [only] : [...core.pool.servers.values()];
+  await Promise.all(
+    targets
+      .filter((d) => d.capabilities()?.logging !== undefined)
+      .map((d) => d.request({ method: 'logging/setLevel', params: { level } }, EmptyResultSchema).catch((err: unknown) => core.logger.warn({ server: d.key, err: errorMessage(err) }, 'logging/setLevel failed downstream'))),
+  );
+}
+
+/**
+ * logging/setLevel: the session's level filters what it receives; each server is told the most verbose level of
+ * all sessions (servers are shared, levels are per session).
+ */
+export async function handleSetLevel(core: ProxyCore, session: SessionContext, request: SetLevelRequest): Promise<Record<string, never>> {
+  core.sessions.setLogLevel(session, request.params.level);
+  await applyLogLevel(core);
+  return {};
+}
+
+/** completion/complete: a prompt argument goes to the prompt's server, a template argument to the template's server. */
+export async function handleComplete(core: ProxyCore, session: SessionContext, request: CompleteRequest, extra: ForwardExtra): Promise<CompleteResult> {
+  const ref = request.params.ref;
+  let target: { server: string; ref: typeof ref } | undefined;
+  if (ref.type === 'ref/prompt') {
+    const route = core.pool.prompt(ref.name);
+    if (route) target = { server: route.server, ref: { ...ref, name: route.name } };
+  } else {
+    const r = core.pool.resolveUri(ref.uri);
+    if (r) target = { server: r.server, ref: { ...ref, uri: r.uri } };
+  }
+  const d = target ? core.pool.servers.get(target.server) : undefined;
+  if (!target || !d) throw protocolError(ErrorCode.InvalidParams, `Unknown completion reference: ${ref.type === 'ref/prompt' ? `prompt ${ref.name}` : `resource ${ref.uri}`}.`);
+  if (d.capabilities()?.completions === undefined) return { completion: { values: [], hasMore: false } };
+  try {
+    return await d.request({ method: 'completion/complete', params: { ...request.params, ref: target.ref } }, CompleteResultSchema, forwardOptions(undefined, extra, core.logger, session));
+  } catch (err) {
+    throw asMcpError(err);
+  }
+}
+
+/**
+ * resources/subscribe and resources/unsubscribe: the exposed URI is mapped to its server, which is subscribed
+ * once, while at least one session is; its notifications/resources/updated reach the subscribed sessions.
+ */
+export async function handleSubscribe(core: ProxyCore, session: SessionContext, request: SubscribeRequest | UnsubscribeRequest, on: boolean): Promise<Record<string, never>> {
+  const exposed = request.params.uri;
+  const target = core.pool.resolveUri(exposed);
+  const d = target ? core.pool.servers.get(target.server) : undefined;
+  if (!target || !d) throw protocolError(-32002, `Resource not found: ${exposed} (see resources/list).`);
+  if (on && d.capabilities()?.resources?.subscribe !== true) {
+    throw protocolError(ErrorCode.MethodNotFound, `Server "${target.server}" does not support resource subscriptions.`);
+  }
+  const had = core.sessions.subscribed(exposed);
+  core.sessions.subscribe(session, exposed, on);
+  const has = core.sessions.subscribed(exposed);
+  if (had === has) return {};
+  try {
+    await d.request({ method: on ? 'resources/subscribe' : 'resources/unsubscribe', params: { uri: target.uri } }, EmptyResultSchema);
+  } catch (err) {
+    if (on) core.sessions.subscribe(session, exposed, false);
+    throw asMcpError(err);
+  }
+  return {};
+}
+
+/** After a server (re)connected: subscribes it again to every URI of its that a live session is subscribed to. */
+export async function resubscribe(core: ProxyCore, d: Downstream): Promise<void> {
+  if (d.capabilities()?.resources?.subscribe !== true) return;
+  for (const exposed of core.sessions.subscriptions()) {
+    const t = core.pool.resolveUri(exposed);
+    if (t?.server !== d.key) continue;
+    await d.request({ method: 'resources/subscribe', params: { uri: t.uri } }, EmptyResultSchema).catch((err: unknown) => core.logger.warn({ server: d.key, uri: t.uri, err: errorMessage(err) }, 're-subscribe failed'));
+  }
+}
+
+/** After a session left: unsubscribes servers from the URIs no live session is subscribed to any more. */
+export async function releaseSubscriptions(core: ProxyCore, exposedUris: Iterable<string>): Promise<void> {
+  for (const exposed of exposedUris) {
+    if (core.sessions.subscribed(exposed)) continue;
+    const t = core.pool.resolveUri(exposed);
+    const d = t ? core.pool.servers.get(t.server) : undefined;
+    if (!t || !d || d.state !== 'ready') continue;
+    await d.request({ method: 'resources/unsubscribe', params: { uri: t.uri } }, EmptyResultSchema).catch((err: unknown) => core.logger.debug({ server: d.key, uri: t.uri, err: errorMessage(err) }, 'unsubscribe after a session left failed'));
+  }
+}
