@@ -14,7 +14,7 @@ import type { Embedder } from '../retrieval/types.js';
 import { ModelOptionsSchema, type ModelOptions } from './options.js';
 import type { RuleOutcome, SoftDenialReviewer } from './referee.js';
 import type { SemanticEvaluator, TrackResult } from './tracker.js';
-import type { Decision, Interaction, Truth } from '../core/types.js';
+import { argumentsOf, contentOf, targetOf, type Decision, type Interaction, type Truth } from '../core/types.js';
 
 /**
  * The model layer wired into the guard (DESIGN §3, QuadSentinel §4.1–4.4): hooks the pipeline calls when an
@@ -154,9 +154,10 @@ export function createGuardModel(client: LlmClient, options: Partial<ModelOption
 
 /** A one-line summary of a decided interaction, for the observations of later evaluations (untrusted text). */
 export function summarize(i: Interaction, d: Pick<Decision, 'decision' | 'rules'>): string {
-  const who =
-    i.kind === 'message' ? `${i.sender ?? i.agent} → ${i.recipient ?? '?'}` : [i.server, i.tool ?? i.uri].filter((x) => x !== undefined).join('.');
-  const body = i.arguments !== undefined ? JSON.stringify(i.arguments) : i.content !== undefined ? contentText(i.content) : '';
+  const who = i.kind === 'message' ? `${i.sender ?? i.agent} → ${i.recipient ?? '?'}` : [i.server, targetOf(i)].filter((x) => x !== undefined).join('.');
+  const args = argumentsOf(i);
+  const content = contentOf(i);
+  const body = args !== undefined ? JSON.stringify(args) : content !== undefined ? contentText(content) : '';
   const clipped = body.length > SUMMARY_CHARS ? `${body.slice(0, SUMMARY_CHARS)}…` : body;
   return `${i.kind} ${who}: ${clipped} → ${d.decision}${d.rules.length > 0 ? ` (${d.rules.join(', ')})` : ''}`;
 }

@@ -11,7 +11,7 @@ import { redactContent } from './redact.js';
 import { addUsage, budgetSignal, expandLowConfidence, tauForLevel, type GuardModelHooks } from './model.js';
 import { referee, type SoftDenialReviewer } from './referee.js';
 import { createTracker, type SemanticEvaluator } from './tracker.js';
-import { makeDecision, type Decision, type Guard, type Interaction, type Truth } from '../core/types.js';
+import { contentOf, makeDecision, type Decision, type Guard, type Interaction, type Truth } from '../core/types.js';
 import { createVerifier } from './verifier.js';
 import { ThreatWatcher } from './watcher.js';
 import { PipelineOptionsSchema, type PipelineOptions } from './options.js';
@@ -243,8 +243,9 @@ export class GuardPipeline implements Guard {
     witnesses: Array<Record<string, Truth>>,
     values: Map<string, { spans?: Array<{ field: string; start: number; end: number }> }>,
   ) {
-    if (i.content === undefined || typeof i.content === 'string') return undefined;
-    const text = contentText(i.content);
+    const content = contentOf(i);
+    if (content === undefined || typeof content === 'string') return undefined;
+    const text = contentText(content);
     const found: string[] = [];
     for (const w of witnesses) {
       for (const [name, v] of Object.entries(w)) {
@@ -253,6 +254,6 @@ export class GuardPipeline implements Guard {
       }
     }
     if (found.length === 0) return undefined;
-    return redactContent(i.content, found, 'sensitive data');
+    return redactContent(content, found, 'sensitive data');
   }
 }

@@ -59,7 +59,7 @@ export function evaluateBook(compiled: CompiledBook, interaction: Interaction, s
     // Only the rules touching an evaluated predicate: cost follows |M_t|, not the size of the book.
     const touched = new Set<CompiledRule>();
     for (const name of values.keys()) {
-      for (const r of compiled.graph.rulesUsing(name)) if (r.def.applies_to.includes(interaction.kind)) touched.add(r);
+      for (const r of compiled.graph.rulesUsing(name)) if (r.kinds.has(interaction.kind)) touched.add(r);
     }
     rules = [...touched].sort((a, b) => a.index - b.index);
   }

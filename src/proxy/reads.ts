@@ -32,18 +32,18 @@ function replacementContents(d: Decision, uri: string): ResourceContents[] {
 }
 
 /**
- * resources/read: guard(resource_read, request) → downstream → guard(resource_read, response, contents as
- * embedded-resource blocks). URIs are un-prefixed on the way down and prefixed on the way back.
+ * resources/read: guard(resource_request) → downstream → guard(resource_result, contents as embedded-resource
+ * blocks). URIs are un-prefixed on the way down and prefixed on the way back.
  */
 export async function handleReadResource(core: ProxyCore, session: SessionContext, request: ReadResourceRequest, extra: ForwardExtra): Promise<ReadResourceResult> {
   const exposedUri = request.params.uri;
   const target = unprefixUri(exposedUri);
   const server = target ? core.pool.servers.get(target.server) : undefined;
   if (!target || !server) throw protocolError(-32002, `Resource not found: ${exposedUri} (URIs look like <server>+<scheme>://…; see resources/list).`);
-  const base = { kind: 'resource_read' as const, agent: session.agent, session: session.id, profile: session.profile, server: target.server, uri: target.uri };
+  const base = { agent: session.agent, session: session.id, profile: session.profile, server: target.server, uri: target.uri };
   const subject = { what: 'read of resource', name: exposedUri };
 
-  const pre = await core.guard.check({ ...base, phase: 'request' }, extra.signal);
+  const pre = await core.guard.check({ ...base, kind: 'resource_request' }, extra.signal);
   if (pre.decision === 'deny') throw requestDenialError(pre, subject);
   let result: ReadResourceResult;
   try {
@@ -53,15 +53,15 @@ export async function handleReadResource(core: ProxyCore, session: SessionContex
     throw asMcpError(err);
   }
   const blocks = result.contents.map((c) => ({ type: 'resource', resource: c }) as ContentBlock);
-  const post = await core.guard.check({ ...base, phase: 'response', content: blocks }, extra.signal);
+  const post = await core.guard.check({ ...base, kind: 'resource_result', content: blocks }, extra.signal);
   if (post.decision === 'deny') throw requestDenialError(post, subject);
   const contents = post.replacement ? replacementContents(post, target.uri) : result.contents;
   return { ...result, contents: contents.map((c) => ({ ...c, uri: prefixUri(target.server, c.uri) })) };
 }
 
 /**
- * prompts/get, mapped to Interaction kind `resource_read` with uri `prompt:<name>`: the request carries the
- * prompt `arguments`, the response carries each message's content block. A replacement becomes user messages.
+ * prompts/get: guard(prompt_request, the server's prompt name and its `arguments`) → downstream →
+ * guard(prompt_result, each message's content block). A replacement becomes user messages.
  */
 export async function handleGetPrompt(core: ProxyCore, session: SessionContext, request: GetPromptRequest, extra: ForwardExtra): Promise<GetPromptResult> {
   const exposed = request.params.name;
@@ -69,10 +69,10 @@ export async function handleGetPrompt(core: ProxyCore, session: SessionContext, 
   const server = route ? core.pool.servers.get(route.server) : undefined;
   if (!route || !server) throw protocolError(ErrorCode.InvalidParams, `Unknown prompt: ${exposed}. Call prompts/list for the available prompts.`);
   enforceArgumentLimits(request.params.arguments, core.config.limits, exposed);
-  const base = { kind: 'resource_read' as const, agent: session.agent, session: session.id, profile: session.profile, server: route.server, uri: `prompt:${route.name}` };
+  const base = { agent: session.agent, session: session.id, profile: session.profile, server: route.server, prompt: route.name };
   const subject = { what: 'prompt', name: exposed };
 
-  const pre = await core.guard.check({ ...base, phase: 'request', arguments: request.params.arguments ?? {} }, extra.signal);
+  const pre = await core.guard.check({ ...base, kind: 'prompt_request', arguments: request.params.arguments ?? {} }, extra.signal);
   if (pre.decision === 'deny') throw requestDenialError(pre, subject);
   let result: GetPromptResult;
   try {
@@ -80,7 +80,7 @@ export async function handleGetPrompt(core: ProxyCore, session: SessionContext, 
   } catch (err) {
     throw asMcpError(err);
   }
-  const post = await core.guard.check({ ...base, phase: 'response', content: result.messages.map((m) => m.content as ContentBlock) }, extra.signal);
+  const post = await core.guard.check({ ...base, kind: 'prompt_result', content: result.messages.map((m) => m.content as ContentBlock) }, extra.signal);
   if (post.decision === 'deny') throw requestDenialError(post, subject);
   const messages = post.replacement ? post.replacement.map((b) => ({ role: 'user' as const, content: b as GetPromptResult['messages'][number]['content'] })) : result.messages;
   return { ...result, messages: messages.map((m) => ({ ...m, content: rewriteBlockUris(m.content, (u) => prefixUri(route.server, u)) })) };

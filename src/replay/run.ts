@@ -52,7 +52,7 @@ const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].so
 export async function replayTrace(items: Iterable<RecordedItem>, opts: ReplayOptions): Promise<ReplayReport> {
   const { book, index } = opts.prepared;
   const secret = secretRuleIds(book);
-  const secretByKind = (kind: string) => secret.some((id) => book.rules.find((r) => r.id === id)?.def.applies_to.includes(kind as Interaction['kind']));
+  const secretByKind = (kind: string) => secret.some((id) => book.rules.find((r) => r.id === id)?.kinds.has(kind as Interaction['kind']));
   const store = openStore(':memory:');
   let clock = 0;
   const pipeline = new GuardPipeline({
