@@ -49,6 +49,15 @@ export interface PreparedBook {
   warnings: PolicyDiagnostic[];
 }
 
+/** The local (sparse, exact) predicate index of a compiled book: what the tracker's top-k searches. */
+export function indexBook(book: CompiledBook): Promise<PredicateIndex> {
+  return buildPredicateIndex(predicateSchemas(book), { bookHash: book.hash });
+}
+
+function predicateSchemas(book: CompiledBook) {
+  return book.predicates.map((p) => ({ name: p.name, description: p.def.description, keywords: p.def.keywords }));
+}
+
 /**
  * Loads (and, with a public key, verifies) a policy book and builds its predicate index. Errors name the book
  * and what is wrong; the proxy refuses to start on any of them.
@@ -70,7 +79,7 @@ export async function prepareBook(
     loaded = await loadBook(policy);
   }
   const book = loaded.compiled;
-  const schemas = book.predicates.map((p) => ({ name: p.name, description: p.def.description, keywords: p.def.keywords }));
+  const schemas = predicateSchemas(book);
   const folder = typeof opts.indexFolder === 'function' ? opts.indexFolder(book.hash) : opts.indexFolder;
   let index: PredicateIndex;
   if (opts.embedder === undefined) {

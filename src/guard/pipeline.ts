@@ -9,8 +9,8 @@ import type { Store } from '../store/db.js';
 import { resolveHold } from './approvals.js';
 import { redactContent } from './redact.js';
 import { addUsage, budgetSignal, expandLowConfidence, tauForLevel, type GuardModelHooks } from './model.js';
-import { referee, type SoftDenialReviewer } from './referee.js';
-import { createTracker, type SemanticEvaluator } from './tracker.js';
+import { referee, type RuleOutcome, type SoftDenialReviewer } from './referee.js';
+import { createTracker, type SemanticEvaluator, type TrackResult } from './tracker.js';
 import { contentOf, makeDecision, type Decision, type Guard, type Interaction, type Truth } from '../core/types.js';
 import { createVerifier } from './verifier.js';
 import { ThreatWatcher } from './watcher.js';
@@ -38,6 +38,11 @@ export interface PipelineDeps {
   model?: GuardModelHooks;
   /** Clock, for tests of the burst window. */
   now?: () => number;
+  /**
+   * Sees what the tracker and the verifier found for each interaction (after any model expansion), before the
+   * watcher and the referee decide: `policy explain` and the policy cases report the rules from here.
+   */
+  onVerified?: (seen: { interaction: Interaction; track: TrackResult; outcomes: readonly RuleOutcome[] }) => void;
 }
 
 /** The guard pipeline; `check` never throws and never allows on its own failure. */
@@ -52,6 +57,7 @@ export class GuardPipeline implements Guard {
   private readonly reviewer: SoftDenialReviewer | undefined;
   private readonly model: GuardModelHooks | undefined;
   private readonly now: () => number;
+  private readonly onVerified: PipelineDeps['onVerified'];
   private readonly sticky = new Map<string, Map<string, Truth>>();
   private readonly policy: Decision['policy'];
   /** Predicates with an injection detector: their score is the watcher's injection evidence. */
@@ -68,6 +74,7 @@ export class GuardPipeline implements Guard {
     this.reviewer = deps.reviewer ?? deps.model?.reviewer;
     this.model = deps.model;
     this.now = deps.now ?? Date.now;
+    this.onVerified = deps.onVerified;
     this.policy = { name: deps.book.book.name, version: deps.book.book.version, hash: deps.book.hash };
     this.injectionPredicates = new Set(deps.book.predicates.filter((p) => p.def.detectors.some((d) => d.type === 'injection')).map((p) => p.name));
   }
@@ -142,6 +149,7 @@ export class GuardPipeline implements Guard {
       outcomes = this.verifier(i.kind, track);
       usages.push(expansion.usage);
     }
+    this.onVerified?.({ interaction: i, track, outcomes });
 
     let injectionScore = 0;
     for (const [name, v] of track.values) {
