@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { expandKinds, INTERACTION_KINDS, isResultKind, KINDS, SCOPE_KINDS, scopeCovers } from '../../src/core/kinds.js';
+import { AnyInteractionSchema, InteractionSchema, upgradeLegacyInteraction } from '../../src/core/types.js';
+import { referee, type RuleOutcome } from '../../src/guard/referee.js';
+import { RuleSchema } from '../../src/policy/schema.js';
+
+describe('the kinds table', () => {
+  it('has one row per kind, and the union one member per kind', () => {
+    expect(Object.keys(KINDS).sort()).toEqual([...INTERACTION_KINDS].sort());
+    const members = InteractionSchema.options.map((o) => o.shape.kind.value).sort();
+    expect(members).toEqual([...INTERACTION_KINDS].sort());
+  });
+
+  it('derives the predicate scopes from the roles', () => {
+    expect(SCOPE_KINDS.action).toEqual(['tool_call', 'resource_request', 'prompt_request']);
+    expect(SCOPE_KINDS.result).toEqual(['tool_result', 'resource_result', 'prompt_result']);
+    expect(SCOPE_KINDS.message).toEqual(['message']);
+    expect(SCOPE_KINDS.any).toEqual(INTERACTION_KINDS);
+    for (const k of INTERACTION_KINDS) expect(scopeCovers('any', k)).toBe(true);
+  });
+
+  it('holds actions and messages, redacts results only', () => {
+    for (const k of INTERACTION_KINDS) {
+      expect(KINDS[k].holdable).toBe(!isResultKind(k));
+      expect(KINDS[k].redactable).toBe(isResultKind(k));
+    }
+  });
+
+  it('reads resource_read in applies_to as every resource and prompt request and result', () => {
+    expect(expandKinds(['resource_read'])).toEqual(['resource_request', 'resource_result', 'prompt_request', 'prompt_result']);
+    expect(expandKinds(['message', 'tool_call', 'tool_call'])).toEqual(['tool_call', 'message']);
+  });
+});
+
+describe('the Interaction union', () => {
+  const base = { agent: 'a', session: 's' };
+  it('gives each kind exactly its fields: others are dropped', () => {
+    expect(InteractionSchema.parse({ ...base, kind: 'resource_request', server: 'x', uri: 'file:///a', content: 'sk-abc', arguments: { a: 1 } })).toEqual({
+      ...base,
+      profile: {},
+      kind: 'resource_request',
+      server: 'x',
+      uri: 'file:///a',
+    });
+    expect(InteractionSchema.parse({ ...base, kind: 'tool_result', tool: 't', arguments: { a: 1 }, content: 'ok' })).not.toHaveProperty('arguments');
+  });
+
+  it('rejects a kind without its required fields, and an unknown kind', () => {
+    expect(InteractionSchema.safeParse({ ...base, kind: 'prompt_request', server: 'x' }).success).toBe(false);
+    expect(InteractionSchema.safeParse({ ...base, kind: 'resource_read', server: 'x', uri: 'u' }).success).toBe(false);
+  });
+
+  it('upgrades the pre-union resource_read shapes', () => {
+    expect(upgradeLegacyInteraction({ ...base, kind: 'resource_read', server: 'x', uri: 'file:///a', phase: 'request' })).toEqual({ ...base, kind: 'resource_request', server: 'x', uri: 'file:///a' });
+    expect(upgradeLegacyInteraction({ ...base, kind: 'resource_read', server: 'x', uri: 'file:///a' })).toMatchObject({ kind: 'resource_request' });
+    expect(upgradeLegacyInteraction({ ...base, kind: 'resource_read', server: 'x', uri: 'file:///a', phase: 'response', content: 'c' })).toMatchObject({ kind: 'resource_result', uri: 'file:///a', content: 'c' });
+    expect(AnyInteractionSchema.parse({ ...base, kind: 'resource_read', server: 'x', uri: 'prompt:sum', phase: 'request', arguments: { p: 1 } })).toEqual({
+      ...base,
+      profile: {},
+      kind: 'prompt_request',
+      server: 'x',
+      prompt: 'sum',
+      arguments: { p: 1 },
+    });
+    expect(AnyInteractionSchema.parse({ ...base, kind: 'resource_read', server: 'x', uri: 'prompt:sum', phase: 'response', content: 'c' })).toMatchObject({ kind: 'prompt_result', prompt: 'sum' });
+    const call = { ...base, kind: 'tool_call', tool: 't' };
+    expect(upgradeLegacyInteraction(call)).toBe(call);
+  });
+});
+
+describe('a redact rule by kind', () => {
+  const def = RuleSchema.parse({ id: 'mask', text: 'mask keys', applies_to: ['resource_read'], formula: '!k', severity: 'high', effect: 'redact' });
+  const outcome: RuleOutcome = { id: 'mask', def, onUnknown: 'flag', status: 'violated', witness: { rule: 'mask', predicates: { k: 'true' }, confidence: 1 } };
+  const run = (kind: (typeof INTERACTION_KINDS)[number]) => referee({ kind, outcomes: [outcome], threatLevel: 0, denyAtRank: [2, 2, 2, 1, 1] });
+
+  it('masks a result', async () => {
+    const v = await run('resource_result');
+    expect(v.redact.map((o) => o.id)).toEqual(['mask']);
+    expect(v.decision.decision).toBe('allow');
+  });
+
+  it('denies a request like any rule, without speaking of a withheld result', async () => {
+    for (const kind of ['resource_request', 'prompt_request', 'tool_call', 'message'] as const) {
+      const v = await run(kind);
+      expect(v.redact).toEqual([]);
+      expect(v.decision.decision).toBe('deny');
+      expect(v.decision.rules).toEqual(['mask']);
+      expect(v.decision.rationale).not.toMatch(/withheld/);
+    }
+  });
+});
