@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expandKinds, INTERACTION_KINDS, isResultKind, KINDS, SCOPE_KINDS, scopeCovers } from '../../src/core/kinds.js';
 import { AnyInteractionSchema, InteractionSchema, upgradeLegacyInteraction } from '../../src/core/types.js';
@@ -87,5 +89,37 @@ describe('a redact rule by kind', () => {
       expect(v.decision.rules).toEqual(['mask']);
       expect(v.decision.rationale).not.toMatch(/withheld/);
     }
+  });
+});
+
+describe('docs/interactions.md', () => {
+  const doc = readFileSync(join(import.meta.dirname, '../../docs/interactions.md'), 'utf8');
+  const rows = (header: string) => {
+    const at = doc.indexOf(header);
+    const lines = doc.slice(at).split('\n').slice(2);
+    const out: string[][] = [];
+    for (const l of lines) {
+      if (!l.startsWith('|')) break;
+      out.push(l.split('|').slice(1, -1).map((c) => c.trim().replace(/`/g, '')));
+    }
+    return out;
+  };
+
+  it('lists every kind as the table says', () => {
+    const table = rows('| kind | MCP method |');
+    expect(table.map((r) => r[0])).toEqual([...INTERACTION_KINDS]);
+    for (const [kind, method, role, , hold, redact] of table) {
+      const row = KINDS[kind as (typeof INTERACTION_KINDS)[number]];
+      expect([method, role, hold, redact]).toEqual([row.method, row.role, row.holdable ? 'yes' : 'no', row.redactable ? 'yes' : 'no']);
+    }
+  });
+
+  it('gives the scopes as the table derives them', () => {
+    const table = rows('| scope | kinds |');
+    for (const [scope, kinds] of table) {
+      const name = scope!.split(' ')[0] as keyof typeof SCOPE_KINDS;
+      expect(kinds === 'every kind' ? [...INTERACTION_KINDS] : kinds!.split(', ')).toEqual([...SCOPE_KINDS[name]]);
+    }
+    expect(table.length).toBe(4);
   });
 });
