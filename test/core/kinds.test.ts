@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expandKinds, INTERACTION_KINDS, isResultKind, KINDS, SCOPE_KINDS, scopeCovers } from '../../src/core/kinds.js';
 import { AnyInteractionSchema, InteractionSchema, upgradeLegacyInteraction } from '../../src/core/types.js';
+import { approvalBinding } from '../../src/guard/approvals.js';
 import { referee, type RuleOutcome } from '../../src/guard/referee.js';
 import { RuleSchema } from '../../src/policy/schema.js';
 
@@ -121,5 +122,20 @@ describe('docs/interactions.md', () => {
       expect(kinds === 'every kind' ? [...INTERACTION_KINDS] : kinds!.split(', ')).toEqual([...SCOPE_KINDS[name]]);
     }
     expect(table.length).toBe(4);
+  });
+});
+
+describe('approval bindings by kind', () => {
+  const base = { agent: 'a', session: 's', profile: {} };
+  it('binds the holdable kinds to their exact target, and no result', () => {
+    expect(approvalBinding({ ...base, kind: 'resource_request', server: 'x', uri: 'file:///a' })).toMatchObject({ kind: 'resource_request', server: 'x', tool: 'file:///a' });
+    const p1 = approvalBinding({ ...base, kind: 'prompt_request', server: 'x', prompt: 'sum', arguments: { path: 'a' } });
+    const p2 = approvalBinding({ ...base, kind: 'prompt_request', server: 'x', prompt: 'sum', arguments: { path: 'b' } });
+    expect(p1).toMatchObject({ kind: 'prompt_request', server: 'x', tool: 'sum' });
+    // An approval of a prompt with some arguments does not approve other arguments.
+    expect(p1?.argsHash).not.toBe(p2?.argsHash);
+    expect(approvalBinding({ ...base, kind: 'resource_result', server: 'x', uri: 'file:///a', content: 'c' })).toBeUndefined();
+    expect(approvalBinding({ ...base, kind: 'prompt_result', server: 'x', prompt: 'sum', content: 'c' })).toBeUndefined();
+    expect(approvalBinding({ ...base, kind: 'tool_result', tool: 't', content: 'c' })).toBeUndefined();
   });
 });
