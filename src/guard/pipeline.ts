@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { contentText } from '../core/fields.js';
 import { errorMessage } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/log.js';
@@ -249,7 +249,7 @@ export class GuardPipeline implements Guard {
   private redaction(
     i: Interaction,
     witnesses: Array<Record<string, Truth>>,
-    values: Map<string, { spans?: Array<{ field: string; start: number; end: number }> }>,
+    values: Map<string, { spans?: Array<{ field: string; start: number; end: number }> | undefined }>,
   ) {
     const content = contentOf(i);
     if (content === undefined || typeof content === 'string') return undefined;
