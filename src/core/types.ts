@@ -58,7 +58,7 @@ export const ToolResultSchema = z.object({
 export const ResourceRequestSchema = z.object({
   kind: z.literal('resource_request'),
   ...base,
-  server: z.string(),
+  server: z.string().optional(),
   uri: z.string(),
 });
 
@@ -66,7 +66,7 @@ export const ResourceRequestSchema = z.object({
 export const ResourceResultSchema = z.object({
   kind: z.literal('resource_result'),
   ...base,
-  server: z.string(),
+  server: z.string().optional(),
   uri: z.string(),
   content: ContentSchema.optional(),
 });
@@ -75,7 +75,7 @@ export const ResourceResultSchema = z.object({
 export const PromptRequestSchema = z.object({
   kind: z.literal('prompt_request'),
   ...base,
-  server: z.string(),
+  server: z.string().optional(),
   prompt: z.string(),
   arguments: ArgumentsSchema.optional(),
 });
@@ -84,7 +84,7 @@ export const PromptRequestSchema = z.object({
 export const PromptResultSchema = z.object({
   kind: z.literal('prompt_result'),
   ...base,
-  server: z.string(),
+  server: z.string().optional(),
   prompt: z.string(),
   content: ContentSchema.optional(),
 });
