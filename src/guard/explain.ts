@@ -2,14 +2,14 @@ import type { Decision, Interaction, Witness } from '../core/types.js';
 import type { CompiledBook, CompiledRule } from '../policy/compiled.js';
 import { evaluateBook, type PredicateReport } from '../policy/explain.js';
 import type { PredicateIndex } from '../retrieval/predicate-index.js';
-import { openStore } from '../store/db.js';
-import { indexBook } from './factory.js';
-import { GuardPipeline, type PipelineDeps } from './pipeline.js';
+import { indexBook } from './book.js';
+import { buildGuard, type BuildGuardOptions } from './build.js';
 import type { RuleOutcome } from './referee.js';
+import { GUARD_STAGES, type Stage } from './stages/index.js';
 
 /**
  * `policy explain` and the policy cases: what the guard decides on one interaction, and why. The decision is the
- * real pipeline's (tracker, verifier, watcher, referee, holds, redaction), on a fresh state: a new in-memory
+ * real pipeline's (`buildGuard`, every stage of GUARD_STAGES), on a fresh state: a new in-memory
  * store, so Γ is empty, the agent's threat level starts at 0 and nothing is quarantined — the proxy's decision
  * on the first interaction of a session. Nothing here re-implements rule selection or the referee.
  */
@@ -39,8 +39,8 @@ export interface Explanation {
 }
 
 export interface ExplainOptions {
-  /** Pipeline options (deny thresholds, tracker budget); defaults as in the proxy. Audit is always off. */
-  options?: PipelineDeps['options'];
+  /** The `guard:` settings (deny thresholds, tracker budget); defaults as in the proxy. Audit is always off. */
+  settings?: BuildGuardOptions['settings'];
   /** The book's predicate index, when the caller has one (default: the local index, built here). */
   index?: PredicateIndex;
 }
@@ -48,19 +48,24 @@ export interface ExplainOptions {
 /** Runs the guard on one interaction with a fresh state and reports the predicates, the rules and the decision. */
 export async function explainInteraction(book: CompiledBook, interaction: Interaction, opts: ExplainOptions = {}): Promise<Explanation> {
   const index = opts.index ?? (await indexBook(book));
-  const store = openStore(':memory:');
   let seen: { candidates: readonly string[]; outcomes: readonly RuleOutcome[] } | undefined;
+  // After the last stage: the tracker's candidates and the verifier's outcomes (revised by any model expansion).
+  const report: Stage = {
+    name: 'explain',
+    always: true,
+    tolerant: true,
+    run(ctx) {
+      seen = { candidates: ctx.track?.candidates ?? [], outcomes: ctx.outcomes ?? [] };
+    },
+  };
+  const guard = await buildGuard({
+    policy: { book, index, warnings: [] },
+    store: ':memory:',
+    settings: { ...(opts.settings ?? {}), audit: false },
+    stages: [...GUARD_STAGES, report],
+  });
   try {
-    const pipeline = new GuardPipeline({
-      book,
-      index,
-      store,
-      options: { ...(opts.options ?? {}), audit: false },
-      onVerified: ({ track, outcomes }) => {
-        seen = { candidates: track.candidates, outcomes };
-      },
-    });
-    const decision = await pipeline.check(interaction);
+    const decision = await guard.pipeline.check(interaction);
     const outcomes = new Map((seen?.outcomes ?? []).map((o) => [o.id, o] as const));
     const candidates = new Set(seen?.candidates ?? []);
     const rules = book.graph.rulesFor(interaction.kind).map((rule): RuleExplanation => {
@@ -70,6 +75,6 @@ export async function explainInteraction(book: CompiledBook, interaction: Intera
     const predicates = evaluateBook(book, interaction, 'all').predicates.map((p) => ({ ...p, candidate: candidates.has(p.name) }));
     return { predicates, rules, decision };
   } finally {
-    store.close();
+    guard.close();
   }
 }

@@ -7,7 +7,7 @@ import { registerPolicyCommands } from '../../src/cli/policy.js';
 import '../../src/detectors/index.js';
 import { silentLogger } from '../../src/core/log.js';
 import { allowAll, AnyInteractionSchema, type Decision } from '../../src/core/types.js';
-import { loadGuard } from '../../src/guard/factory.js';
+import { buildGuard } from '../../src/guard/build.js';
 import { loadBook } from '../../src/policy/load.js';
 import { buildProxyGuard } from '../../src/proxy/compose.js';
 import { decideCase } from '../policy/run-case.js';
@@ -16,7 +16,7 @@ import { decideCase } from '../policy/run-case.js';
  * `policy explain`, the YAML policy cases and the proxy decide the same interaction the same way: decision, rules
  * and flagged rules, on the shipped default book and on a book with soft, redact and approve rules. Each path is
  * taken as its users take it: the `policy explain --json` command, the case runner of test/cases, and the guard
- * the proxy builds (`loadGuard` + `buildProxyGuard`) on a fresh store.
+ * the proxy builds (`buildGuard` + `buildProxyGuard`) on a fresh store.
  */
 
 const DEFAULT_BOOK = join(import.meta.dirname, '../../policies/default');
@@ -97,7 +97,7 @@ async function caseRunner(book: string, interaction: Record<string, unknown>): P
 
 /** The guard the proxy runs (`serve`/`wrap` build it the same way), on a fresh store. */
 async function proxyGuard(book: string, interaction: Record<string, unknown>): Promise<Verdict> {
-  const loaded = await loadGuard({ policy: book, store: ':memory:', options: { audit: true } });
+  const loaded = await buildGuard({ policy: book, store: ':memory:', settings: { audit: true } });
   try {
     const guard = buildProxyGuard(allowAll, loaded.pipeline, silentLogger());
     return verdict(await guard.check(AnyInteractionSchema.parse({ ...base, ...interaction })));
