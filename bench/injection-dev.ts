@@ -13,11 +13,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { scoreInjection } from '../src/detectors/injection/index.js';
 import { contentText } from '../src/core/fields.js';
-import type { Interaction } from '../src/core/types.js';
+import type { ContentBlock } from '../src/core/types.js';
 
 interface Step {
   kind: string;
-  content?: Interaction['content'];
+  content?: string | ContentBlock[];
 }
 interface Case {
   id: string;

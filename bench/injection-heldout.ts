@@ -14,7 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { contentText } from '../src/core/fields.js';
 import { scoreInjection } from '../src/detectors/injection/index.js';
-import type { Interaction } from '../src/core/types.js';
+import type { ContentBlock } from '../src/core/types.js';
 import { CORPUS_SETS, type CorpusRow, loadCorpus, type Tally, tally } from '../test/fixtures/injection/corpus.js';
 
 const args = process.argv.slice(2);
@@ -49,7 +49,7 @@ for (const set of CORPUS_SETS) {
 }
 
 interface DevCase {
-  steps: { content?: Interaction['content'] }[];
+  steps: { content?: string | ContentBlock[] }[];
   expect: { decision: 'allow' | 'deny' };
 }
 const dir = join(process.cwd(), '../shared/data/eval/dev');
@@ -63,7 +63,7 @@ for (const file of ['bipia.jsonl', 'agentdojo-injection.jsonl']) {
   for (const line of readFileSync(path, 'utf8').split('\n')) {
     if (line.trim() === '') continue;
     const c = JSON.parse(line) as DevCase;
-    const top = Math.max(0, ...c.steps.filter((s) => s.content !== undefined).map((s) => scoreInjection(contentText(s.content as Interaction['content'])).score));
+    const top = Math.max(0, ...c.steps.filter((s) => s.content !== undefined).map((s) => scoreInjection(contentText(s.content)).score));
     const flagged = top >= threshold;
     if (c.expect.decision === 'deny') {
       t.attacks++;

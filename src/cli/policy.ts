@@ -2,21 +2,13 @@ import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { PolicyError } from '../core/errors.js';
 import { addCompileSubcommand } from './compile.js';
-import { InteractionSchema, type Interaction } from '../core/types.js';
-import {
-  evaluateBook,
-  formatDiagnostic,
-  generateSigningKeys,
-  loadBook,
-  PolicyBookError,
-  signBook,
-  verifyBook,
-  type BookReport,
-} from '../policy/index.js';
+import { AnyInteractionSchema, type Interaction } from '../core/types.js';
+import { explainInteraction, type Explanation } from '../guard/explain.js';
+import { formatDiagnostic, generateSigningKeys, loadBook, PolicyBookError, signBook, verifyBook } from '../policy/index.js';
 
 /**
- * `quadguard policy …`: check (validate and lint), explain (evaluate a book on one interaction), sign, verify,
- * keygen. Results go to stdout; failures throw and the program prints them on stderr with exit code 1.
+ * `quadguard policy …`: check (validate and lint), explain (what the guard decides on one interaction, and why),
+ * sign, verify, keygen. Results go to stdout; failures throw and the program prints them on stderr with exit code 1.
  */
 
 /** `{…}` inline, or `@file` holding JSON. */
@@ -33,7 +25,8 @@ async function readInteraction(value: string, profile: string | undefined): Prom
   const raw = (await readJsonArg(value, '--interaction')) as Record<string, unknown>;
   const merged: Record<string, unknown> = { agent: 'cli', session: 'explain', ...raw };
   if (profile !== undefined) merged.profile = await readJsonArg(profile, '--profile');
-  const r = InteractionSchema.safeParse(merged);
+  // Interactions written before the kinds union (`resource_read` with a `phase`) are accepted too.
+  const r = AnyInteractionSchema.safeParse(merged);
   if (!r.success) throw new PolicyError('policy_read_error', `--interaction is not a valid interaction: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   return r.data;
 }
@@ -42,16 +35,17 @@ function pad(s: string, n: number): string {
   return s.length >= n ? s : s + ' '.repeat(n - s.length);
 }
 
-/** The human-readable form of a book report. */
-export function renderReport(report: BookReport): string {
+/** The human-readable form of an explanation. */
+export function renderReport(report: Explanation): string {
   const lines: string[] = [];
   const width = Math.max(9, ...report.predicates.map((p) => p.name.length));
   lines.push(`${pad('predicate', width)}  ${pad('value', 8)} evidence`);
   for (const p of report.predicates) {
     const value = p.applies ? p.value : 'n/a';
-    const ev = p.applies ? (p.evidence ?? (p.detectors?.length ? '' : '')) : 'scope does not cover this interaction';
+    const ev = p.applies ? (p.evidence ?? '') : 'scope does not cover this interaction';
     const score = p.score !== undefined && p.score < 1 ? ` (score ${p.score.toFixed(2)})` : '';
-    lines.push(`${pad(p.name, width)}  ${pad(value, 8)} ${ev}${score}`.trimEnd());
+    const skipped = p.applies && !p.candidate && p.value !== 'false' ? ' [not among the guard\'s candidates: taken as false]' : '';
+    lines.push(`${pad(p.name, width)}  ${pad(value, 8)} ${ev}${score}${skipped}`.trimEnd());
   }
   lines.push('');
   if (report.rules.length === 0) lines.push('no rule applies to this interaction kind');
@@ -63,7 +57,11 @@ export function renderReport(report: BookReport): string {
     }
   }
   lines.push('');
-  lines.push(`policy verdict (deterministic, before the referee): ${report.verdict}${report.denying.length ? ` (${report.denying.join(', ')})` : ''}${report.flagged.length ? `; flagged: ${report.flagged.join(', ')}` : ''}`);
+  const d = report.decision;
+  lines.push(
+    `decision (the guard on a fresh session, as the proxy decides): ${d.decision}${d.rules.length ? ` (${d.rules.join(', ')})` : ''}${d.flagged.length ? `; flagged: ${d.flagged.join(', ')}` : ''}; threat level after: ${d.threatLevel ?? 0}`,
+  );
+  lines.push(`rationale: ${d.rationale}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -89,22 +87,26 @@ export function registerPolicyCommands(program: Command): void {
 
   policy
     .command('explain <book>')
-    .description('Evaluate every in-scope predicate and every applicable rule of a book on one interaction')
+    .description("Show what the guard decides on one interaction (fresh session) and why: every predicate, every rule of the interaction's kind, the decision")
     .requiredOption('--interaction <json>', 'the interaction, inline JSON or @file')
     .option('--profile <json>', 'agent profile, inline JSON or @file')
     .option('--json', 'machine-readable output')
     .action(async (book: string, opts: { interaction: string; profile?: string; json?: boolean }) => {
       const { compiled } = await loadBook(book);
       const interaction = await readInteraction(opts.interaction, opts.profile);
-      const report = evaluateBook(compiled, interaction, 'all');
+      const report = await explainInteraction(compiled, interaction);
       if (opts.json) {
+        const d = report.decision;
         const out = {
           book: { name: compiled.book.name, version: compiled.book.version, hash: compiled.hash },
+          interaction,
           predicates: report.predicates,
-          rules: report.rules.map(({ rule, ...r }) => ({ ...r, formula: rule.def.formula, severity: rule.def.severity, hard: rule.def.hard, on_unknown: rule.onUnknown })),
-          verdict: report.verdict,
-          denying: report.denying,
-          flagged: report.flagged,
+          rules: report.rules.map(({ rule, ...r }) => ({ ...r, formula: rule.def.formula, severity: rule.def.severity, hard: rule.def.hard, mode: rule.def.mode, on_unknown: rule.onUnknown })),
+          decision: { decision: d.decision, rules: d.rules, flagged: d.flagged, rationale: d.rationale, threatLevel: d.threatLevel, source: d.source, ...(d.remediation ? { remediation: d.remediation } : {}), ...(d.replacement ? { replacement: d.replacement } : {}) },
+          // Short forms of decision.*, as before.
+          verdict: d.decision,
+          denying: d.rules,
+          flagged: d.flagged,
         };
         process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
       } else process.stdout.write(renderReport(report));

@@ -1,4 +1,4 @@
-import type { ContentBlock, Interaction } from './types.js';
+import { argumentsOf, contentOf, serverOf, type ContentBlock, type Interaction } from './types.js';
 
 /**
  * Field selection shared by every detector: which text of an interaction a detector inspects.
@@ -8,7 +8,9 @@ import type { ContentBlock, Interaction } from './types.js';
  * - `arguments`: every string leaf of the tool-call arguments (keys too, as `key: value` lines)
  * - `arguments.<path>`: one argument by dotted path (`arguments.options.to`, `arguments.files.0`)
  * - `content`: the message text, or the text of result content blocks (text, embedded resource text)
- * - `tool`: `<server>__<tool>`; `server`, `uri`, `sender`, `recipient`: those fields as they are
+ * - `tool`: `<server>__<tool>`; `server`, `uri`, `prompt`, `sender`, `recipient`: those fields as they are
+ * A selector picks nothing from a kind that does not have the field (core/types.ts: each kind has exactly its
+ * fields; arguments on tool calls and prompt requests, content on results and messages).
  */
 export type FieldSelector = string;
 
@@ -21,7 +23,7 @@ export interface FieldText {
 const MAX_DEPTH = 32;
 
 /** Text of MCP content blocks: text blocks, embedded resource text, resource links' URIs. Binary data is skipped. */
-export function contentText(content: Interaction['content']): string {
+export function contentText(content: string | readonly ContentBlock[] | undefined): string {
   if (content === undefined) return '';
   if (typeof content === 'string') return content;
   return content.map(blockText).filter((t) => t.length > 0).join('\n');
@@ -62,7 +64,7 @@ export function atPath(value: unknown, path: string): unknown {
 
 /** `<server>__<tool>` as the policy's tool globs see it (the server's own names, not the exposed ones). */
 export function qualifiedTool(i: Interaction): string | undefined {
-  if (i.tool === undefined) return undefined;
+  if (i.kind !== 'tool_call' && i.kind !== 'tool_result') return undefined;
   return i.server === undefined ? i.tool : `${i.server}__${i.tool}`;
 }
 
@@ -76,28 +78,34 @@ export function selectFields(i: Interaction, selector: FieldSelector = 'any'): F
       ...selectFields(i, 'arguments'),
       ...selectFields(i, 'content'),
       ...selectFields(i, 'uri'),
+      ...selectFields(i, 'prompt'),
     ];
   }
   if (selector === 'arguments') {
-    if (i.arguments === undefined) return [];
-    return stringLeaves(i.arguments, 'arguments');
+    const args = argumentsOf(i);
+    return args === undefined ? [] : stringLeaves(args, 'arguments');
   }
   if (selector.startsWith('arguments.')) {
-    if (i.arguments === undefined) return [];
-    const v = atPath(i.arguments, selector.slice('arguments.'.length));
+    const args = argumentsOf(i);
+    if (args === undefined) return [];
+    const v = atPath(args, selector.slice('arguments.'.length));
     return v === undefined ? [] : stringLeaves(v, selector);
   }
   if (selector === 'content') {
-    const text = contentText(i.content);
-    return i.content === undefined ? [] : [{ field: 'content', text }];
+    const content = contentOf(i);
+    return content === undefined ? [] : [{ field: 'content', text: contentText(content) }];
   }
   if (selector === 'tool') {
     const t = qualifiedTool(i);
     return t === undefined ? [] : [{ field: 'tool', text: t }];
   }
-  if (selector === 'server' || selector === 'uri' || selector === 'sender' || selector === 'recipient') {
-    const v = i[selector];
+  if (selector === 'server') {
+    const v = serverOf(i);
     return v === undefined ? [] : [{ field: selector, text: v }];
+  }
+  if (selector === 'uri' || selector === 'prompt' || selector === 'sender' || selector === 'recipient') {
+    const v = selector in i ? (i as Record<string, unknown>)[selector] : undefined;
+    return typeof v === 'string' ? [{ field: selector, text: v }] : [];
   }
   return [];
 }
@@ -105,7 +113,7 @@ export function selectFields(i: Interaction, selector: FieldSelector = 'any'): F
 /** Selectors a detector spec may name (checked when the book compiles). */
 export function isValidSelector(selector: string): boolean {
   return (
-    ['any', 'arguments', 'content', 'tool', 'server', 'uri', 'sender', 'recipient'].includes(selector) ||
+    ['any', 'arguments', 'content', 'tool', 'server', 'uri', 'prompt', 'sender', 'recipient'].includes(selector) ||
     /^arguments(\.[A-Za-z0-9_$-]+)+$/.test(selector)
   );
 }

@@ -1,15 +1,19 @@
 import { z } from 'zod';
 import { FlowFactsSchema } from './flow.js';
+import { BOOK_KIND_NAMES, INTERACTION_KINDS, type InteractionKind } from './kinds.js';
 
 /**
- * The one seam between the proxy and the guard: the proxy builds an `Interaction` for every tool call, tool
- * result, resource read, inter-agent message, and every sampling or elicitation request a server sends its
- * client, calls `Guard.check`, and maps the `Decision` to an MCP answer.
+ * The one seam between the proxy and the guard: the proxy builds an `Interaction` for every tool call and result,
+ * resource and prompt request and result, inter-agent message, and every sampling or elicitation request a server
+ * sends its client, calls `Guard.check`, and maps the `Decision` to an MCP answer.
  * A denial is a value, never an exception.
  */
 
-export const InteractionKindSchema = z.enum(['tool_call', 'tool_result', 'resource_read', 'message', 'sampling_request', 'elicitation_request']);
-export type InteractionKind = z.infer<typeof InteractionKindSchema>;
+export const InteractionKindSchema = z.enum(INTERACTION_KINDS);
+export type { InteractionKind } from './kinds.js';
+
+/** What a rule's `applies_to` may name: a kind, or an alias for several (`resource_read`; see core/kinds.ts). */
+export const BookKindSchema = z.enum(BOOK_KIND_NAMES);
 
 /** An MCP content block (text, image, audio, resource_link, embedded resource); kept loose on purpose. */
 export const ContentBlockSchema = z.looseObject({ type: z.string() });
@@ -19,37 +23,183 @@ export type ContentBlock = z.infer<typeof ContentBlockSchema>;
 export const ProfileSchema = z.record(z.string(), z.unknown());
 export type Profile = z.infer<typeof ProfileSchema>;
 
-export const InteractionSchema = z.object({
-  kind: InteractionKindSchema,
+/** Content blocks as the server sent them, or a plain text. */
+const ContentSchema = z.union([z.string(), z.array(ContentBlockSchema)]);
+const ArgumentsSchema = z.record(z.string(), z.unknown());
+
+/** Fields every interaction has. */
+const base = {
   /** Identity the proxy established: a verified bearer token, `--agent` on stdio, or the eval case's agent. */
   agent: z.string().min(1),
   /** Upstream session (Γ is kept per session). */
   session: z.string().min(1),
   profile: ProfileSchema.default({}),
-  /** Downstream server key (un-namespaced); for sampling/elicitation requests, the server asking. Absent for `message`. */
-  server: z.string().optional(),
-  /** The server's own tool name (un-namespaced); for `tool_result`, the tool that produced the result. */
-  tool: z.string().optional(),
-  /** `resource_read`: the downstream (un-prefixed) URI; `elicitation_request` in URL mode: the URL the user is sent to. */
-  uri: z.string().optional(),
-  /** `resource_read`: `request` before forwarding, `response` when the contents come back. */
-  phase: z.enum(['request', 'response']).optional(),
-  /** `tool_call`: the arguments as sent. */
-  arguments: z.record(z.string(), z.unknown()).optional(),
-  /**
-   * `tool_result` / `resource_read` response: content blocks; `message`: the message text; `sampling_request`: the
-   * system prompt and every message's content blocks; `elicitation_request`: the message to the user and the
-   * requested schema as JSON text (so field names such as "password" are inspectable).
-   */
-  content: z.union([z.string(), z.array(ContentBlockSchema)]).optional(),
-  /** `message`: who sends it and to whom. */
-  sender: z.string().optional(),
-  recipient: z.string().optional(),
   /** Set by the guard's data-flow stage before predicates run (capability labels, leaked private data); never by the proxy. */
   flow: FlowFactsSchema.optional(),
+};
+
+/** tools/call before forwarding: the server's own tool name (un-namespaced) and the arguments as sent. */
+export const ToolCallSchema = z.object({
+  kind: z.literal('tool_call'),
+  ...base,
+  /** Downstream server key (un-namespaced). */
+  server: z.string().optional(),
+  tool: z.string(),
+  arguments: ArgumentsSchema.optional(),
 });
+
+/** tools/call's answer: the tool that produced it and the content blocks it returned. */
+export const ToolResultSchema = z.object({
+  kind: z.literal('tool_result'),
+  ...base,
+  server: z.string().optional(),
+  tool: z.string(),
+  content: ContentSchema.optional(),
+});
+
+/** resources/read before forwarding: the downstream (un-prefixed) URI. */
+export const ResourceRequestSchema = z.object({
+  kind: z.literal('resource_request'),
+  ...base,
+  server: z.string().optional(),
+  uri: z.string(),
+});
+
+/** resources/read's answer: the contents as embedded-resource blocks. */
+export const ResourceResultSchema = z.object({
+  kind: z.literal('resource_result'),
+  ...base,
+  server: z.string().optional(),
+  uri: z.string(),
+  content: ContentSchema.optional(),
+});
+
+/** prompts/get before forwarding: the server's own prompt name and its arguments. */
+export const PromptRequestSchema = z.object({
+  kind: z.literal('prompt_request'),
+  ...base,
+  server: z.string().optional(),
+  prompt: z.string(),
+  arguments: ArgumentsSchema.optional(),
+});
+
+/** prompts/get's answer: each message's content block. */
+export const PromptResultSchema = z.object({
+  kind: z.literal('prompt_result'),
+  ...base,
+  server: z.string().optional(),
+  prompt: z.string(),
+  content: ContentSchema.optional(),
+});
+
+/** An inter-agent message (`guard_check_message`): who sends it, to whom, and its text. */
+export const MessageSchema = z.object({
+  kind: z.literal('message'),
+  ...base,
+  sender: z.string().optional(),
+  recipient: z.string().optional(),
+  content: ContentSchema.optional(),
+});
+
+/**
+ * sampling/createMessage from a server: text it wants the client's model to read (the system prompt and every
+ * message's content blocks).
+ */
+export const SamplingRequestSchema = z.object({
+  kind: z.literal('sampling_request'),
+  ...base,
+  /** The server asking. */
+  server: z.string().optional(),
+  content: ContentSchema.optional(),
+});
+
+/**
+ * elicitation/create from a server: the message to the user and the requested schema as JSON text (so field
+ * names such as "password" are inspectable); in URL mode, the URL the user is sent to.
+ */
+export const ElicitationRequestSchema = z.object({
+  kind: z.literal('elicitation_request'),
+  ...base,
+  server: z.string().optional(),
+  uri: z.string().optional(),
+  content: ContentSchema.optional(),
+});
+
+/**
+ * One interaction, by kind: each kind has exactly its fields (core/kinds.ts says what each kind is). Unknown keys
+ * are dropped when parsing, so a `content` given with a request is not seen by any detector.
+ */
+export const InteractionSchema = z.discriminatedUnion('kind', [
+  ToolCallSchema,
+  ToolResultSchema,
+  ResourceRequestSchema,
+  ResourceResultSchema,
+  PromptRequestSchema,
+  PromptResultSchema,
+  MessageSchema,
+  SamplingRequestSchema,
+  ElicitationRequestSchema,
+]);
 export type Interaction = z.infer<typeof InteractionSchema>;
 export type InteractionInput = z.input<typeof InteractionSchema>;
+/** The interaction of one kind: `InteractionOf<'tool_call'>`. */
+export type InteractionOf<K extends InteractionKind> = Extract<Interaction, { kind: K }>;
+
+/** A compile-time check that every kind of core/kinds.ts has a member above (an error here names the missing one). */
+type MissingMember = Exclude<InteractionKind, Interaction['kind']>;
+export const EVERY_KIND_HAS_A_MEMBER: [MissingMember] extends [never] ? true : MissingMember = true;
+
+/**
+ * Interactions written before the union (eval case files, audit rows recorded by older versions, `policy explain`
+ * input): `resource_read` with `phase: request|response` becomes a resource request or result, and one whose URI is
+ * `prompt:<name>` (how prompts/get travelled) a prompt request or result. Anything else is returned unchanged.
+ */
+export function upgradeLegacyInteraction(raw: unknown): unknown {
+  if (raw === null || typeof raw !== 'object' || (raw as { kind?: unknown }).kind !== 'resource_read') return raw;
+  const { phase, uri, ...rest } = raw as Record<string, unknown>;
+  const side = phase === 'response' ? 'result' : 'request';
+  if (typeof uri === 'string' && uri.startsWith('prompt:')) return { ...rest, kind: `prompt_${side}`, prompt: uri.slice('prompt:'.length) };
+  return { ...rest, kind: `resource_${side}`, uri };
+}
+
+/** `InteractionSchema` that also accepts the pre-union shapes (see `upgradeLegacyInteraction`). */
+export const AnyInteractionSchema = z.preprocess(upgradeLegacyInteraction, InteractionSchema);
+
+/** The server an interaction goes to or comes from (absent for messages). */
+export function serverOf(i: Interaction): string | undefined {
+  return 'server' in i ? i.server : undefined;
+}
+
+/** The arguments of a tool call or prompt request. */
+export function argumentsOf(i: Interaction): Record<string, unknown> | undefined {
+  return 'arguments' in i ? i.arguments : undefined;
+}
+
+/** The content of a result or message. */
+export function contentOf(i: Interaction): string | ContentBlock[] | undefined {
+  return 'content' in i ? i.content : undefined;
+}
+
+/** What an interaction is about: the tool, the resource URI, the prompt name, or the message's recipient. */
+export function targetOf(i: Interaction): string | undefined {
+  switch (i.kind) {
+    case 'tool_call':
+    case 'tool_result':
+      return i.tool;
+    case 'resource_request':
+    case 'resource_result':
+      return i.uri;
+    case 'prompt_request':
+    case 'prompt_result':
+      return i.prompt;
+    case 'message':
+      return i.recipient;
+    case 'sampling_request':
+      return undefined;
+    case 'elicitation_request':
+      return i.uri;
+  }
+}
 
 /** Three-valued truth used by predicates and rules. */
 export const TruthSchema = z.enum(['true', 'false', 'unknown']);

@@ -4,7 +4,7 @@ import { clip, configError, FieldSelectorSchema, unknown } from './common.js';
 import { atPath, selectFields } from '../core/fields.js';
 import { formatPath, isUnder, lexicalPath, resolveAgainst, type LexicalPath } from './posix-path.js';
 import type { DetectorResult } from './types.js';
-import type { Interaction } from '../core/types.js';
+import { argumentsOf, type Interaction } from '../core/types.js';
 
 /**
  * `path`: where the path(s) in a field lie, decided lexically (see `posix-path.ts`: POSIX normalisation, `..`
@@ -39,8 +39,9 @@ const MAX_PATHS = 1000;
 /** The raw path texts of the field, or a reason why they cannot be read. */
 function readPaths(i: Interaction, field: string): string[] | string {
   if (field.startsWith('arguments.')) {
-    if (i.arguments === undefined) return 'no arguments';
-    const v = atPath(i.arguments, field.slice('arguments.'.length));
+    const args = argumentsOf(i);
+    if (args === undefined) return 'no arguments';
+    const v = atPath(args, field.slice('arguments.'.length));
     if (v === undefined || v === null) return `${field} is missing`;
     if (typeof v === 'string') return [v];
     if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string')) return v as string[];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { InteractionKindSchema } from '../core/types.js';
+import { expandKinds } from '../core/kinds.js';
+import { BookKindSchema } from '../core/types.js';
 import { compileGlob } from '../core/glob.js';
 import { defineDetector } from './registry.js';
 import { clip, configError, no } from './common.js';
@@ -11,15 +12,15 @@ import { qualifiedTool } from '../core/fields.js';
  * - `match`: globs in the syntax of `src/core/glob.ts` (shared with the predicates' `tools`): `*` is any run of
  *   characters within one name segment (it does not cross the `__` separator), `**` any run at all, `?` one
  *   character, `{a,b}` alternatives. A bad glob is a `DetectorConfigError`.
- * - `kinds`: when given, interactions of other kinds are `false`.
+ * - `kinds`: when given, interactions of other kinds are `false` (names as in a rule's `applies_to`).
  *
- * No tool on the interaction (messages, resource reads) is `false`: there is nothing that could match.
+ * No tool on the interaction (messages, resources, prompts) is `false`: there is nothing that could match.
  *
  * @example { type: tool, match: ['github__create_*', 'slack__post_message'], kinds: [tool_call] }
  */
 export const ToolOptionsSchema = z.strictObject({
   match: z.array(z.string().min(1)).min(1),
-  kinds: z.array(InteractionKindSchema).min(1).optional(),
+  kinds: z.array(BookKindSchema).min(1).optional(),
 });
 export type ToolOptions = z.infer<typeof ToolOptionsSchema>;
 
@@ -35,7 +36,7 @@ export const toolDetector = defineDetector({
         throw configError(ctx, `tool: ${(err as Error).message}`, err);
       }
     });
-    const kinds = opts.kinds === undefined ? undefined : new Set(opts.kinds);
+    const kinds = opts.kinds === undefined ? undefined : new Set(expandKinds(opts.kinds));
     return function tool(i) {
       if (kinds !== undefined && !kinds.has(i.kind)) return no();
       const name = qualifiedTool(i);

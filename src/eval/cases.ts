@@ -34,11 +34,35 @@ export const ToolResultStepSchema = z.strictObject({
   content: z.array(ContentBlockSchema),
 });
 
-/** `resource_read`: a read request for a downstream resource. */
-export const ResourceReadStepSchema = z.strictObject({
-  kind: z.literal('resource_read'),
+/** `resource_request`: a read request for a downstream resource. `resource_read` is its older name, still accepted. */
+export const ResourceRequestStepSchema = z.strictObject({
+  kind: z.enum(['resource_request', 'resource_read']),
   server: z.string().min(1),
   uri: z.string().min(1),
+});
+
+/** `resource_result`: the contents a resource read returned (MCP content blocks, e.g. embedded resources). */
+export const ResourceResultStepSchema = z.strictObject({
+  kind: z.literal('resource_result'),
+  server: z.string().min(1),
+  uri: z.string().min(1),
+  content: z.array(ContentBlockSchema),
+});
+
+/** `prompt_request`: a prompts/get of a downstream prompt with its arguments (none means `{}`). */
+export const PromptRequestStepSchema = z.strictObject({
+  kind: z.literal('prompt_request'),
+  server: z.string().min(1),
+  prompt: z.string().min(1),
+  arguments: z.record(z.string(), z.unknown()).default({}),
+});
+
+/** `prompt_result`: the messages' content blocks a prompts/get returned. */
+export const PromptResultStepSchema = z.strictObject({
+  kind: z.literal('prompt_result'),
+  server: z.string().min(1),
+  prompt: z.string().min(1),
+  content: z.array(ContentBlockSchema),
 });
 
 /** One step of a case, discriminated by `kind`. */
@@ -46,7 +70,10 @@ export const StepSchema = z.discriminatedUnion('kind', [
   MessageStepSchema,
   ToolCallStepSchema,
   ToolResultStepSchema,
-  ResourceReadStepSchema,
+  ResourceRequestStepSchema,
+  ResourceResultStepSchema,
+  PromptRequestStepSchema,
+  PromptResultStepSchema,
 ]);
 export type Step = z.infer<typeof StepSchema>;
 export type StepKind = Step['kind'];
@@ -105,9 +132,20 @@ export function stepToInteraction(evalCase: EvalCase, step: Step, session: strin
       return { ...base, kind: 'tool_call', server: step.server, tool: step.tool, arguments: step.arguments };
     case 'tool_result':
       return { ...base, kind: 'tool_result', server: step.server, tool: step.tool, content: step.content };
+    case 'resource_request':
     case 'resource_read':
-      return { ...base, kind: 'resource_read', server: step.server, uri: step.uri, phase: 'request' };
+      return { ...base, kind: 'resource_request', server: step.server, uri: step.uri };
+    case 'resource_result':
+      return { ...base, kind: 'resource_result', server: step.server, uri: step.uri, content: step.content };
+    case 'prompt_request':
+      return { ...base, kind: 'prompt_request', server: step.server, prompt: step.prompt, arguments: step.arguments };
+    case 'prompt_result':
+      return { ...base, kind: 'prompt_result', server: step.server, prompt: step.prompt, content: step.content };
   }
+}
+
+function blocksText(blocks: ReadonlyArray<{ type: string; text?: unknown }>): string {
+  return blocks.map((b) => (typeof b.text === 'string' ? b.text : `[${b.type}]`)).join(' ');
 }
 
 /** One-line, length-capped description of a step for reports (`tool_call ehr/run_sql {"sql":"…"}`). */
@@ -121,12 +159,20 @@ export function summarizeStep(step: Step, max = 1500): string {
       text = `tool_call ${step.server}/${step.tool} ${JSON.stringify(step.arguments)}`;
       break;
     case 'tool_result':
-      text = `tool_result ${step.server}/${step.tool}: ${step.content
-        .map((b) => (typeof b.text === 'string' ? b.text : `[${b.type}]`))
-        .join(' ')}`;
+      text = `tool_result ${step.server}/${step.tool}: ${blocksText(step.content)}`;
       break;
+    case 'resource_request':
     case 'resource_read':
-      text = `resource_read ${step.server} ${step.uri}`;
+      text = `${step.kind} ${step.server} ${step.uri}`;
+      break;
+    case 'resource_result':
+      text = `resource_result ${step.server} ${step.uri}: ${blocksText(step.content)}`;
+      break;
+    case 'prompt_request':
+      text = `prompt_request ${step.server}/${step.prompt} ${JSON.stringify(step.arguments)}`;
+      break;
+    case 'prompt_result':
+      text = `prompt_result ${step.server}/${step.prompt}: ${blocksText(step.content)}`;
       break;
   }
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;

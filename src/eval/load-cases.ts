@@ -19,7 +19,7 @@ export const MAX_REPORTED_PROBLEMS = 20;
  * recursive). Empty lines are skipped. Every bad line is collected (invalid JSON, schema violations, duplicate
  * ids across all files) and reported together, each as `file:line: code: path: message`:
  *
- *     cases.jsonl:17: eval_case_invalid: steps.1.kind: expected one of message|tool_call|tool_result|resource_read
+ *     cases.jsonl:17: eval_case_invalid: steps.1.kind: expected one of message|tool_call|tool_result|resource_request|…
  *
  * One problem throws that `EvalRunError` itself (its `location` names file, line and zod path); several throw one
  * `eval_cases_invalid` error listing them, with the individual errors in `problems`.

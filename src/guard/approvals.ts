@@ -1,28 +1,35 @@
 import { canonicalJson, sha256Hex } from '../core/canonical.js';
 import type { ApprovalBinding } from '../store/approvals.js';
 import type { Store } from '../store/db.js';
-import { makeDecision, type Decision, type Interaction } from '../core/types.js';
+import { KINDS } from '../core/kinds.js';
+import { contentOf, makeDecision, type Decision, type Interaction } from '../core/types.js';
 
 /**
  * The approve path of the pipeline: what a referee HOLD (rules with `effect: approve`) becomes.
  *
  * A held interaction is bound to the agent, the kind, the exact target (server and tool; the URI of a resource
- * read; the recipient of a message) and the sha256 of the canonical JSON of its arguments (key order does not
+ * request; the prompt and its arguments; the recipient of a message) and the sha256 of the canonical JSON of its arguments (key order does not
  * matter, every value does). If a person has approved that binding and the approval is unexpired and unused,
  * the interaction is allowed and the approval is spent (single use); otherwise it is denied with the id of a
- * pending approval (created, or the one already waiting for the same binding). Tool results and resource
- * contents cannot be held (the call already ran): a hold there is a plain denial. The lifetime of a request is
+ * pending approval (created, or the one already waiting for the same binding). Results (tool, resource,
+ * prompt) cannot be held (the call already ran): a hold there is a plain denial. The lifetime of a request is
  * the pipeline option `approval_ttl_ms` (config `guard.approval_ttl_ms`, default 15 minutes).
  */
 
-/** The binding of an interaction, or undefined for kinds that cannot wait for a person (results). */
+/**
+ * The binding of an interaction, or undefined for kinds that cannot wait for a person (results: `holdable` is
+ * false in core/kinds.ts, the call already ran).
+ */
 export function approvalBinding(i: Interaction): ApprovalBinding | undefined {
+  if (!KINDS[i.kind].holdable) return undefined;
   const base = { agent: i.agent, kind: i.kind };
   switch (i.kind) {
     case 'tool_call':
       return { ...base, server: i.server, tool: i.tool, argsHash: argsHash(i.arguments ?? {}) };
-    case 'resource_read':
-      return i.phase === 'response' ? undefined : { ...base, server: i.server, tool: i.uri, argsHash: argsHash({ uri: i.uri ?? '' }) };
+    case 'resource_request':
+      return { ...base, server: i.server, tool: i.uri, argsHash: argsHash({ uri: i.uri }) };
+    case 'prompt_request':
+      return { ...base, server: i.server, tool: i.prompt, argsHash: argsHash({ prompt: i.prompt, arguments: i.arguments ?? {} }) };
     case 'message':
       return { ...base, tool: i.recipient, argsHash: argsHash({ recipient: i.recipient ?? null, content: i.content ?? null }) };
     default:
@@ -38,8 +45,10 @@ export function argsHash(value: unknown): string {
 /** The text a person sees when deciding (masked and capped by the store). */
 function previewOf(i: Interaction): string {
   if (i.kind === 'tool_call') return canonicalJson(i.arguments ?? {});
-  if (i.kind === 'resource_read') return i.uri ?? '';
-  return typeof i.content === 'string' ? i.content : canonicalJson(i.content ?? null);
+  if (i.kind === 'prompt_request') return `${i.prompt} ${canonicalJson(i.arguments ?? {})}`;
+  if (i.kind === 'resource_request' || i.kind === 'resource_result') return i.uri;
+  const content = contentOf(i);
+  return typeof content === 'string' ? content : canonicalJson(content ?? null);
 }
 
 /**
@@ -52,7 +61,7 @@ export function resolveHold(store: Store, i: Interaction, held: Decision, opts: 
     return makeDecision({
       ...held,
       source: 'pipeline',
-      rationale: `${held.rationale.replace(/^Held for approval by QuadGuard: /, 'Denied by policy: ')} (this rule asks for a person's approval, but a ${i.kind.replace('_', ' ')} cannot be held: it is denied)`,
+      rationale: `${held.rationale.replace(/^Held for approval by QuadGuard: /, 'Denied by policy: ')} (this rule asks for a person's approval, but a ${KINDS[i.kind].label} cannot be held: it is denied)`,
     });
   }
   const used = store.approvals.consume(binding, opts.now);

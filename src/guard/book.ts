@@ -19,6 +19,15 @@ export interface PreparedBook {
   warnings: PolicyDiagnostic[];
 }
 
+/** The local (sparse, exact) predicate index of a compiled book: what the tracker's top-k searches. */
+export function indexBook(book: CompiledBook): Promise<PredicateIndex> {
+  return buildPredicateIndex(predicateSchemas(book), { bookHash: book.hash });
+}
+
+function predicateSchemas(book: CompiledBook) {
+  return book.predicates.map((p) => ({ name: p.name, description: p.def.description, keywords: p.def.keywords }));
+}
+
 /** How `prepareBook` reads and indexes a book. */
 export interface PrepareBookOptions {
   /** PEM file of the ed25519 public key: when given, an unsigned or tampered book is refused. */
@@ -48,7 +57,7 @@ export async function prepareBook(policy: string, opts: PrepareBookOptions = {})
     loaded = await loadBook(policy);
   }
   const book = loaded.compiled;
-  const schemas = book.predicates.map((p) => ({ name: p.name, description: p.def.description, keywords: p.def.keywords }));
+  const schemas = predicateSchemas(book);
   const folder = typeof opts.indexFolder === 'function' ? opts.indexFolder(book.hash) : opts.indexFolder;
   let index: PredicateIndex;
   if (opts.embedder === undefined) {

@@ -9,6 +9,7 @@ import { CapabilityMap, type CapabilityOverride } from './capabilities.js';
 import type { GuardModelHooks } from './model/index.js';
 import { GUARD_DEFAULTS, PipelineOptionsSchema } from './options.js';
 import { GuardPipeline } from './pipeline.js';
+import type { Stage } from './stages/index.js';
 
 /**
  * The one way to build a guard: `serve` and `wrap` (from a config, see config/guard.ts), `eval`, `replay`, the
@@ -42,6 +43,8 @@ export const BuildGuardOptionsSchema = z.strictObject({
   now: z.custom<() => number>(isFunction).optional(),
   /** Capability labels from the config (per server and tool glob); they override the book's and annotations. */
   capabilityOverrides: z.array(z.custom<CapabilityOverride>(isObject)).default([]),
+  /** The stages to run (default GUARD_STAGES); `policy explain` adds one that reads the verifier's outcomes. */
+  stages: z.custom<readonly Stage[]>((v) => Array.isArray(v), 'expected a list of stages').optional(),
 });
 export type BuildGuardOptions = z.input<typeof BuildGuardOptionsSchema>;
 
@@ -87,6 +90,7 @@ export async function buildGuard(input: BuildGuardOptions): Promise<BuiltGuard> 
     options: o.settings,
     ...(o.model ? { model: o.model } : {}),
     ...(o.now ? { now: o.now } : {}),
+    ...(o.stages ? { stages: o.stages } : {}),
   });
   if (typeof o.policy === 'string') {
     const b = prepared.book;

@@ -4,7 +4,7 @@ import type { CapabilityLabel, FlowFacts, FlowSource } from '../core/flow.js';
 import type { Logger } from '../core/log.js';
 import { boundFingerprints, createFingerprinter, normaliseForFingerprint, type Fingerprinter } from '../core/text/fingerprint.js';
 import { decodeWhole, unwrapViews } from '../core/text/unwrap.js';
-import type { Decision, Interaction } from '../core/types.js';
+import { contentOf, serverOf, type Decision, type Interaction } from '../core/types.js';
 import { describeSource } from '../detectors/flow.js';
 import type { FlowStore } from '../store/flow.js';
 import type { CapabilityMap } from './capabilities.js';
@@ -54,7 +54,8 @@ export class DataFlowStage {
 
   /** The interaction with `flow` set: its tool's labels and, when outgoing, any private data it carries. */
   async inspect(i: Interaction): Promise<Interaction> {
-    const labels = i.tool !== undefined && i.kind !== 'message' ? this.deps.capabilities.labelsOf(i.server, i.tool) : undefined;
+    const tool = toolOf(i);
+    const labels = tool !== undefined ? this.deps.capabilities.labelsOf(serverOf(i), tool) : undefined;
     const facts: FlowFacts = { labels: labels?.labels ?? [], ...(labels ? { origin: labels.origin } : {}) };
     if (this.options.enabled) {
       const outgoing = i.kind === 'message' ? [contentText(i.content)] : i.kind === 'tool_call' && facts.labels.some((l) => OUTGOING.has(l)) ? leaves(i.arguments) : [];
@@ -113,7 +114,7 @@ export class DataFlowStage {
     if (!this.options.enabled || decision.decision !== 'allow') return;
     const read = this.privateRead(i);
     if (!read) return;
-    const text = decision.replacement ? contentText(decision.replacement) : contentText(i.content);
+    const text = decision.replacement ? contentText(decision.replacement) : contentText(contentOf(i));
     const fp = await this.fp();
     const hashes = boundFingerprints(fp.of(text), this.options.max_per_read);
     if (hashes.length === 0) return;
@@ -123,9 +124,10 @@ export class DataFlowStage {
       kind: i.kind,
       session: i.session,
       at: now,
-      ...(i.server !== undefined ? { server: i.server } : {}),
-      ...(i.tool !== undefined ? { tool: i.tool } : {}),
-      ...(i.uri !== undefined ? { uri: i.uri } : {}),
+      ...(serverOf(i) !== undefined ? { server: serverOf(i)! } : {}),
+      ...(toolOf(i) !== undefined ? { tool: toolOf(i)! } : {}),
+      ...('uri' in i && i.uri !== undefined ? { uri: i.uri } : {}),
+      ...('prompt' in i ? { uri: `prompt:${i.prompt}` } : {}),
       // A received message is named by its sender.
       ...(i.kind === 'message' && i.sender !== undefined ? { uri: `agent:${i.sender}` } : {}),
     };
@@ -138,12 +140,12 @@ export class DataFlowStage {
 
   /** Who receives private data through `i`, if anyone. */
   private privateRead(i: Interaction): { agent: string } | undefined {
-    if (i.content === undefined) return undefined;
+    if (contentOf(i) === undefined) return undefined;
     if (i.kind === 'tool_result' && i.tool !== undefined) {
       const { labels } = this.deps.capabilities.labelsOf(i.server, i.tool);
       return labels.includes('private_source') && !labels.includes('public_source') ? { agent: i.agent } : undefined;
     }
-    if (i.kind === 'resource_read' && i.phase === 'response') return { agent: i.agent };
+    if (i.kind === 'resource_result' || i.kind === 'prompt_result') return { agent: i.agent };
     // A message is private data of the agent that receives it.
     if (i.kind === 'message' && i.recipient !== undefined) return { agent: i.recipient };
     return undefined;
@@ -160,9 +162,9 @@ export class DataFlowStage {
       source: leak.source,
       sink: {
         kind: i.kind,
-        ...(i.server !== undefined ? { server: i.server } : {}),
-        ...(i.tool !== undefined ? { tool: i.tool } : {}),
-        ...(i.recipient !== undefined ? { recipient: i.recipient } : {}),
+        ...(serverOf(i) !== undefined ? { server: serverOf(i)! } : {}),
+        ...(toolOf(i) !== undefined ? { tool: toolOf(i)! } : {}),
+        ...(i.kind === 'message' && i.recipient !== undefined ? { recipient: i.recipient } : {}),
         labels: i.flow?.labels ?? [],
       },
       matched: leak.matched,
@@ -179,4 +181,9 @@ export class DataFlowStage {
 /** Every string leaf of tool-call arguments, keys excluded. */
 function leaves(args: Record<string, unknown> | undefined): string[] {
   return args === undefined ? [] : stringLeaves(args).map((l) => l.text);
+}
+
+/** The tool of a tool call or result. */
+function toolOf(i: Interaction): string | undefined {
+  return i.kind === 'tool_call' || i.kind === 'tool_result' ? i.tool : undefined;
 }

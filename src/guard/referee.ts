@@ -1,6 +1,7 @@
 import { SEVERITY_RANK, type Rule } from '../policy/schema.js';
 import type { Decision, DecisionDetail, Interaction, InteractionKind, ModelUsage, Witness } from '../core/types.js';
 import { makeDecision } from '../core/types.js';
+import { KINDS } from '../core/kinds.js';
 
 /**
  * The referee (QuadSentinel §4.4), deterministic by default. For each rule the verifier found violated or
@@ -95,7 +96,8 @@ export async function referee(input: RefereeInput): Promise<RefereeVerdict> {
   const redact: RuleOutcome[] = [];
   const hold: RuleOutcome[] = [];
   const threshold = input.denyAtRank[Math.min(input.threatLevel, input.denyAtRank.length - 1)] ?? SEVERITY_RANK.low;
-  const isResult = input.kind === 'tool_result' || input.kind === 'resource_read';
+  // Only a result has content to mask; a redact rule on a request or message denies like any other rule.
+  const redactable = KINDS[input.kind].redactable;
 
   for (const o of input.outcomes) {
     if (o.def.mode === 'monitor') {
@@ -107,7 +109,7 @@ export async function referee(input: RefereeInput): Promise<RefereeVerdict> {
       else if (o.onUnknown === 'flag') flagged.push(o);
       continue;
     }
-    if (o.def.effect === 'redact' && isResult) {
+    if (o.def.effect === 'redact' && redactable) {
       redact.push(o);
       continue;
     }

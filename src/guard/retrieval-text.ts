@@ -1,5 +1,5 @@
 import { contentText, qualifiedTool, stringLeaves } from '../core/fields.js';
-import type { Interaction } from '../core/types.js';
+import { argumentsOf, contentOf, type Interaction } from '../core/types.js';
 
 /** How much of an interaction the top-k retrieval embeds: enough to name the topic, bounded so cost stays flat. */
 export const RETRIEVAL_TEXT_LIMIT = 600;
@@ -12,17 +12,20 @@ export function retrievalText(i: Interaction, limit = RETRIEVAL_TEXT_LIMIT): str
   const parts: string[] = [i.kind.replace('_', ' ')];
   const tool = qualifiedTool(i);
   if (tool) parts.push(tool.replace(/__|_/g, ' '));
-  if (i.uri) parts.push(i.uri);
-  if (i.sender || i.recipient) parts.push(`from ${i.sender ?? '?'} to ${i.recipient ?? '?'}`);
+  if (i.kind === 'resource_request' || i.kind === 'resource_result') parts.push(i.uri);
+  if (i.kind === 'prompt_request' || i.kind === 'prompt_result') parts.push(`prompt ${i.prompt}`);
+  if (i.kind === 'message' && (i.sender || i.recipient)) parts.push(`from ${i.sender ?? '?'} to ${i.recipient ?? '?'}`);
   let used = parts.join(' ').length;
-  if (i.arguments) {
-    for (const leaf of stringLeaves(i.arguments, '')) {
+  const args = argumentsOf(i);
+  if (args) {
+    for (const leaf of stringLeaves(args, '')) {
       if (used >= limit) break;
       const piece = `${leaf.field.slice(1)} ${leaf.text}`.slice(0, limit - used);
       parts.push(piece);
       used += piece.length + 1;
     }
   }
-  if (i.content !== undefined && used < limit) parts.push(contentText(i.content).slice(0, limit - used));
+  const content = contentOf(i);
+  if (content !== undefined && used < limit) parts.push(contentText(content).slice(0, limit - used));
   return parts.join('\n');
 }

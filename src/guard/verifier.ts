@@ -17,13 +17,13 @@ export function createVerifier(book: CompiledBook) {
   const violatedAtBaseline = new Map<InteractionKind, CompiledRule[]>();
   for (const r of book.rules) {
     if (baselineValue(r.ast)) continue;
-    for (const k of r.def.applies_to) violatedAtBaseline.set(k, [...(violatedAtBaseline.get(k) ?? []), r]);
+    for (const k of r.kinds) violatedAtBaseline.set(k, [...(violatedAtBaseline.get(k) ?? []), r]);
   }
 
   return function verifier(kind: InteractionKind, track: TrackResult): RuleOutcome[] {
     const rules = new Set<CompiledRule>(violatedAtBaseline.get(kind) ?? []);
     for (const name of track.touched) {
-      for (const r of book.graph.rulesUsing(name)) if (r.def.applies_to.includes(kind)) rules.add(r);
+      for (const r of book.graph.rulesUsing(name)) if (r.kinds.has(kind)) rules.add(r);
     }
     const outcomes: RuleOutcome[] = [];
     for (const r of [...rules].sort((a, b) => a.index - b.index)) {

@@ -5,7 +5,7 @@ import { baselineValue, classifyFormula } from './analysis.js';
 import { formulaVars, type FormulaAst } from './ast.js';
 import type { CompiledPredicate, CompiledRule } from './compiled.js';
 import type { DiagnosticSink, PolicyCode } from './errors.js';
-import { SCOPE_KINDS } from './evaluate.js';
+import { expandKinds, SCOPE_KINDS } from '../core/kinds.js';
 import { compileGlob } from '../core/glob.js';
 import { formatPath, locationOf, type DocPath, type Locator } from './location.js';
 import { FormulaParseError, parseFormula } from './parse.js';
@@ -156,6 +156,7 @@ function buildRules(ctx: CheckContext): void {
       ast,
       predicates: [...formulaVars(ast).keys()],
       onUnknown: def.on_unknown ?? (def.hard ? 'deny' : 'flag'),
+      kinds: new Set(expandKinds(def.applies_to)),
       index,
     });
   });
@@ -208,7 +209,7 @@ function checkScopes(ctx: CheckContext): void {
       // A sticky predicate may have become true on an earlier interaction of another kind: that is how
       // trajectory rules work, so only event predicates are reported.
       if (p.def.persistence === 'sticky') continue;
-      if (r.def.applies_to.some((k) => p.kinds.has(k))) continue;
+      if ([...r.kinds].some((k) => p.kinds.has(k))) continue;
       warn(
         ctx,
         'policy_scope_mismatch',

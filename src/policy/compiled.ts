@@ -35,6 +35,11 @@ export interface CompiledRule {
   predicates: string[];
   /** `def.on_unknown`, defaulted: `deny` for hard rules, `flag` for soft ones. */
   onUnknown: OnUnknown;
+  /**
+   * The interaction kinds the rule is checked on: `def.applies_to` with aliases expanded (`resource_read` = resource
+   * and prompt requests and results; core/kinds.ts).
+   */
+  kinds: ReadonlySet<InteractionKind>;
   /** Position in `book.rules`. */
   index: number;
 }
@@ -69,7 +74,7 @@ export interface DependencyGraph {
    * (rules none of whose predicates is bound to tools, e.g. "no injection in messages"): those govern every
    * interaction of the kind, messages included. Only predicates whose scope applies to the interaction are
    * returned: the others keep their value in Γ (sticky) or are false (event).
-   * Memoized per (kind, phase, qualified tool), so the cost per call does not grow with the book.
+   * Memoized per (kind, qualified tool), so the cost per call does not grow with the book.
    */
   mustCheck(interaction: Interaction): readonly CompiledPredicate[];
 }

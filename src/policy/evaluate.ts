@@ -1,5 +1,6 @@
 import type { DetectorResult } from '../detectors/types.js';
-import type { Interaction, InteractionKind, Truth, Witness } from '../core/types.js';
+import { scopeCovers } from '../core/kinds.js';
+import type { Interaction, Truth, Witness } from '../core/types.js';
 import type { CompiledPredicate, CompiledRule } from './compiled.js';
 import { and3, evalFormula, or3 } from './kleene.js';
 import type { Predicate } from './schema.js';
@@ -22,37 +23,16 @@ export interface PredicateValue {
   detectors: Array<DetectorResult & { type: string }>;
 }
 
-/** Interaction kinds each predicate scope can speak about (resource reads are actions on request, results on response). */
-export const SCOPE_KINDS: Record<Predicate['scope'], readonly InteractionKind[]> = {
-  action: ['tool_call', 'resource_read'],
-  result: ['tool_result', 'resource_read'],
-  message: ['message'],
-  sampling: ['sampling_request'],
-  elicitation: ['elicitation_request'],
-  any: ['tool_call', 'tool_result', 'resource_read', 'message', 'sampling_request', 'elicitation_request'],
-};
+/** Interaction kinds each predicate scope can speak about: the table of core/kinds.ts. */
+export { SCOPE_KINDS } from '../core/kinds.js';
 
 /**
- * Whether a predicate speaks about this interaction: scope `action` = tool calls and resource reads in phase
- * `request` (or without a phase); `result` = tool results and resource reads in phase `response`; `message` =
- * messages; `sampling` / `elicitation` = a server's sampling / elicitation request; `any` = all.
+ * Whether a predicate speaks about this interaction: its scope covers the interaction's kind in the table of
+ * core/kinds.ts (`action`: tool calls, resource and prompt requests; `result`: their results; `message`:
+ * messages; `any`: all).
  */
 export function predicateApplies(p: CompiledPredicate | Predicate, i: Interaction): boolean {
-  const scope = 'def' in p ? p.def.scope : p.scope;
-  switch (scope) {
-    case 'any':
-      return true;
-    case 'message':
-      return i.kind === 'message';
-    case 'sampling':
-      return i.kind === 'sampling_request';
-    case 'elicitation':
-      return i.kind === 'elicitation_request';
-    case 'action':
-      return i.kind === 'tool_call' || (i.kind === 'resource_read' && i.phase !== 'response');
-    case 'result':
-      return i.kind === 'tool_result' || (i.kind === 'resource_read' && i.phase === 'response');
-  }
+  return scopeCovers('def' in p ? p.def.scope : p.scope, i.kind);
 }
 
 function detectorName(d: (i: Interaction) => DetectorResult): string {

@@ -3,9 +3,10 @@ import type { CompiledBook, CompiledPredicate, CompiledRule } from './compiled.j
 import { checkRule, evaluatePredicate, predicateApplies, type PredicateValue, type RuleCheck } from './evaluate.js';
 
 /**
- * Whole-book evaluation of one interaction, for `policy explain`, policy test cases and the benchmark. This is
- * NOT the guard pipeline (no top-k, no session state Γ, no referee): predicates out of scope are `false`
- * (nothing carried over), in-scope ones are evaluated by their detectors.
+ * Whole-book evaluation of one interaction: every predicate in scope by its detectors, every rule of the kind in
+ * three-valued logic. This is the policy layer's view (no top-k, no session state Γ, no threat level, no referee),
+ * so it says which rules are violated or undecided, never what the guard decides: that is the guard's
+ * `explainInteraction` (src/guard/explain.ts), which `policy explain` and the policy cases use.
  */
 /** One predicate's value in a `BookReport`, with its detectors' evidence when it was evaluated. */
 export interface PredicateReport extends Partial<PredicateValue> {
@@ -25,14 +26,9 @@ export interface RuleReport extends RuleCheck {
 export interface BookReport {
   predicates: PredicateReport[];
   rules: RuleReport[];
-  /**
-   * The deterministic policy verdict before any referee: `deny` when an enforced rule is violated or an enforced
-   * rule is unknown with on_unknown `deny`; `allow` otherwise. `flagged` lists monitor-mode violations and
-   * unknown outcomes with on_unknown `flag`.
-   */
-  verdict: 'allow' | 'deny';
-  denying: string[];
-  flagged: string[];
+  /** Ids of the rules violated, and of those undecided (`unknown`), in book order. */
+  violated: string[];
+  unknown: string[];
 }
 
 /** Which predicates to evaluate: every predicate in scope (`all`) or only the graph's must-check set. */
@@ -59,26 +55,18 @@ export function evaluateBook(compiled: CompiledBook, interaction: Interaction, s
     // Only the rules touching an evaluated predicate: cost follows |M_t|, not the size of the book.
     const touched = new Set<CompiledRule>();
     for (const name of values.keys()) {
-      for (const r of compiled.graph.rulesUsing(name)) if (r.def.applies_to.includes(interaction.kind)) touched.add(r);
+      for (const r of compiled.graph.rulesUsing(name)) if (r.kinds.has(interaction.kind)) touched.add(r);
     }
     rules = [...touched].sort((a, b) => a.index - b.index);
   }
   const ruleReports: RuleReport[] = rules.map((rule) => ({ id: rule.id, rule, ...checkRule(rule, lookup, scoreOf) }));
 
-  const denying: string[] = [];
-  const flagged: string[] = [];
-  for (const r of ruleReports) {
-    if (r.status === 'satisfied') continue;
-    const monitor = r.rule.def.mode === 'monitor';
-    if (r.status === 'violated') (monitor ? flagged : denying).push(r.id);
-    else if (r.rule.onUnknown === 'deny' && !monitor) denying.push(r.id);
-    else if (r.rule.onUnknown !== 'allow') flagged.push(r.id);
-  }
   // `all` reports every predicate (out-of-scope ones as not applying); `must-check` only the evaluated ones.
   const listed = set === 'all' ? compiled.predicates : [...values.keys()].map((n) => compiled.byName.get(n)!);
   const predicates: PredicateReport[] = listed.map((p) => {
     const v = values.get(p.name);
     return v ? { name: p.name, applies: true, ...v } : { name: p.name, value: 'false', applies: predicateApplies(p, interaction) };
   });
-  return { predicates, rules: ruleReports, verdict: denying.length > 0 ? 'deny' : 'allow', denying, flagged };
+  const ids = (status: RuleReport['status']) => ruleReports.filter((r) => r.status === status).map((r) => r.id);
+  return { predicates, rules: ruleReports, violated: ids('violated'), unknown: ids('unknown') };
 }

@@ -19,7 +19,7 @@ export function buildGraph(predicates: readonly CompiledPredicate[], rules: read
   const byKind = new Map<InteractionKind, CompiledRule[]>();
   const byPredicate = new Map<string, CompiledRule[]>();
   for (const r of rules) {
-    for (const k of new Set(r.def.applies_to)) push(byKind, k, r);
+    for (const k of r.kinds) push(byKind, k, r);
     for (const n of r.predicates) push(byPredicate, n, r);
   }
   const byName = new Map(predicates.map((p) => [p.name, p] as const));
@@ -59,7 +59,7 @@ export function buildGraph(predicates: readonly CompiledPredicate[], rules: read
     rulesUsing: (name) => byPredicate.get(name) ?? [],
     mustCheck(interaction) {
       const tool = qualifiedTool(interaction);
-      const key = `${interaction.kind}\u0000${interaction.phase ?? ''}\u0000${tool ?? ''}`;
+      const key = `${interaction.kind}\u0000${tool ?? ''}`;
       let hit = cache.get(key);
       if (hit === undefined) {
         hit = compute(interaction, tool);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CapabilityLabelSchema } from '../core/flow.js';
-import { InteractionKindSchema } from '../core/types.js';
+import { BookKindSchema } from '../core/types.js';
 import { DetectorSpecSchema } from '../detectors/types.js';
 
 export { DetectorSpecSchema, type DetectorSpec } from '../detectors/types.js';
@@ -24,8 +24,9 @@ export const PredicateSchema = z.strictObject({
   description: z.string().min(1),
   keywords: z.array(z.string()).default([]),
   /**
-   * Which interactions the predicate speaks about: actions (tool calls, resource reads), messages, results,
-   * `sampling` (a server's sampling/createMessage request) or `elicitation` (a server's elicitation/create request).
+   * Which interactions the predicate speaks about (core/kinds.ts): `action` (tool calls, resource and prompt
+   * requests), `result` (their results), `message`, `sampling` (a server's sampling/createMessage request),
+   * `elicitation` (a server's elicitation/create request), or `any`.
    */
   scope: z.enum(['action', 'message', 'result', 'sampling', 'elicitation', 'any']).default('any'),
   /** `event`: recomputed per interaction, false unless evaluated true; `sticky`: once true, true for the session. */
@@ -47,8 +48,11 @@ export const RuleSchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'rule ids use letters, digits, - and _'),
   /** The policy sentence the rule came from. */
   text: z.string().min(1),
-  /** Interaction kinds the rule is checked on (the paper's R^act vs R^msg split, refined). */
-  applies_to: z.array(InteractionKindSchema).min(1),
+  /**
+   * Interaction kinds the rule is checked on (the paper's R^act vs R^msg split, refined): kinds of core/kinds.ts,
+   * or `resource_read`, the older name that still means every resource and prompt request and result.
+   */
+  applies_to: z.array(BookKindSchema).min(1),
   formula: z.string().min(1),
   severity: SeveritySchema,
   /** Hard rules always deny and are never overridden by a model. */

@@ -1,6 +1,7 @@
 import { errorMessage } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
-import { makeDecision, type Decision, type Guard, type Interaction } from '../core/types.js';
+import { KINDS } from '../core/kinds.js';
+import { makeDecision, serverOf, targetOf, type Decision, type Guard, type Interaction } from '../core/types.js';
 
 /**
  * Runs guards in order; the first denial wins. An allow that carries a `replacement` is kept unless a later guard
@@ -31,10 +32,10 @@ export function failClosed(guard: Guard, logger: Logger): Guard {
         if (!d || (d.decision !== 'allow' && d.decision !== 'deny')) throw new Error('guard returned no decision');
         return d;
       } catch (err) {
-        logger.error({ err, kind: i.kind, server: i.server, tool: i.tool }, 'guard failed; denying (fail closed)');
+        logger.error({ err, kind: i.kind, server: serverOf(i), target: targetOf(i) }, 'guard failed; denying (fail closed)');
         return makeDecision({
           decision: 'deny',
-          rationale: `the guard could not evaluate this ${i.kind.replace('_', ' ')} (${errorMessage(err)}), so it was blocked.`,
+          rationale: `the guard could not evaluate this ${KINDS[i.kind].label} (${errorMessage(err)}), so it was blocked.`,
           remediation: 'Retry later; if it persists, ask the operator to check the QuadGuard logs.',
           source: 'error',
         });

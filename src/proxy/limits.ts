@@ -50,8 +50,13 @@ export function enforceArgumentLimits(args: unknown, limits: Pick<LimitsConfig, 
 export function refuseOverLimits(core: ProxyCore, interaction: Interaction, args: unknown, what: string): void {
   const v = argumentLimitViolation(args, core.config.limits, what);
   if (!v) return;
-  const { arguments: _a, ...rest } = interaction;
-  const recorded = v.tooDeep || typeof args !== 'object' || args === null || Array.isArray(args) ? rest : { ...rest, arguments: args as Record<string, unknown> };
+  // Only the kinds with arguments (tool calls, prompt requests) record them; a message has none (core/types.ts).
+  const safe = !(v.tooDeep || typeof args !== 'object' || args === null || Array.isArray(args));
+  let recorded: Interaction = interaction;
+  if (interaction.kind === 'tool_call' || interaction.kind === 'prompt_request') {
+    const { arguments: _a, ...rest } = interaction;
+    recorded = safe ? { ...rest, arguments: args as Record<string, unknown> } : rest;
+  }
   const d = refuse(core, recorded, { rationale: v.message, rules: [v.rule], source: 'limits' });
   throw protocolError(ErrorCode.InvalidParams, `${v.message}${auditSuffix(d)}`);
 }

@@ -33,21 +33,22 @@ function replacementContents(d: Decision, uri: string): ResourceContents[] {
 }
 
 /**
- * resources/read: guard(resource_read, request) → downstream → guard(resource_read, response, contents as
- * embedded-resource blocks). URIs are un-prefixed on the way down and prefixed on the way back.
+ * resources/read: guard(resource_request) → downstream → guard(resource_result, contents as embedded-resource
+ * blocks). URIs are un-prefixed on the way down and prefixed on the way back.
  */
 export async function handleReadResource(core: ProxyCore, session: SessionContext, request: ReadResourceRequest, extra: ForwardExtra): Promise<ReadResourceResult> {
   const exposedUri = request.params.uri;
   const target = core.pool.resolveUri(exposedUri);
   const server = target ? core.pool.servers.get(target.server) : undefined;
-  const base = { kind: 'resource_read' as const, agent: session.agent, session: session.id, profile: session.profile, server: target?.server, uri: target?.uri ?? exposedUri };
+  const base = { agent: session.agent, session: session.id, profile: session.profile, server: target?.server, uri: target?.uri ?? exposedUri };
+  const asked = { ...base, kind: 'resource_request' as const };
   if (!target || !server) {
-    const d = refuse(core, { ...base, phase: 'request' }, { rationale: `there is no resource ${exposedUri} on this proxy.`, rules: ['unknown-resource'], source: 'unknown' });
-    throw protocolError(-32002, `Resource not found: ${exposedUri} (see resources/list; a namespaced server's URIs look like <server>+<scheme>://…).${auditSuffix(d)}`);
+    const d = refuse(core, asked, { rationale: `there is no resource ${exposedUri} on this proxy.`, rules: ['unknown-resource'], source: 'unknown' });
+    throw protocolError(-32002, `Resource not found: ${exposedUri} (URIs look like <server>+<scheme>://…; see resources/list).${auditSuffix(d)}`);
   }
   const subject = { what: 'read of resource', name: exposedUri };
 
-  const pre = ensureRecorded(core, { ...base, phase: 'request' }, await core.guard.check({ ...base, phase: 'request' }, extra.signal));
+  const pre = ensureRecorded(core, asked, await core.guard.check(asked, extra.signal));
   if (pre.decision === 'deny') throw requestDenialError(pre, subject);
   let result: ReadResourceResult;
   try {
@@ -57,7 +58,7 @@ export async function handleReadResource(core: ProxyCore, session: SessionContex
     throw asMcpError(err);
   }
   const blocks = result.contents.map((c) => ({ type: 'resource', resource: c }) as ContentBlock);
-  const answered = { ...base, phase: 'response' as const, content: blocks };
+  const answered = { ...base, kind: 'resource_result' as const, content: blocks };
   const post = ensureRecorded(core, answered, await core.guard.check(answered, extra.signal));
   if (post.decision === 'deny') throw requestDenialError(post, subject);
   const contents = post.replacement ? replacementContents(post, target.uri) : result.contents;
@@ -65,15 +66,15 @@ export async function handleReadResource(core: ProxyCore, session: SessionContex
 }
 
 /**
- * prompts/get, mapped to Interaction kind `resource_read` with uri `prompt:<name>`: the request carries the
- * prompt `arguments`, the response carries each message's content block. A replacement becomes user messages.
+ * prompts/get: guard(prompt_request, the server's prompt name and its `arguments`) → downstream →
+ * guard(prompt_result, each message's content block). A replacement becomes user messages.
  */
 export async function handleGetPrompt(core: ProxyCore, session: SessionContext, request: GetPromptRequest, extra: ForwardExtra): Promise<GetPromptResult> {
   const exposed = request.params.name;
   const route = core.pool.prompt(exposed);
   const server = route ? core.pool.servers.get(route.server) : undefined;
-  const base = { kind: 'resource_read' as const, agent: session.agent, session: session.id, profile: session.profile, server: route?.server, uri: `prompt:${route?.name ?? exposed}` };
-  const asked = { ...base, phase: 'request' as const, arguments: request.params.arguments ?? {} };
+  const base = { agent: session.agent, session: session.id, profile: session.profile, server: route?.server, prompt: route?.name ?? exposed };
+  const asked = { ...base, kind: 'prompt_request' as const, arguments: request.params.arguments ?? {} };
   if (!route || !server) {
     const d = refuse(core, asked, { rationale: `there is no prompt ${exposed} on this proxy.`, rules: ['unknown-prompt'], source: 'unknown' });
     throw protocolError(ErrorCode.InvalidParams, `Unknown prompt: ${exposed}. Call prompts/list for the available prompts.${auditSuffix(d)}`);
@@ -90,7 +91,7 @@ export async function handleGetPrompt(core: ProxyCore, session: SessionContext, 
   } catch (err) {
     throw asMcpError(err);
   }
-  const answered = { ...base, phase: 'response' as const, content: result.messages.map((m) => m.content as ContentBlock) };
+  const answered = { ...base, kind: 'prompt_result' as const, content: result.messages.map((m) => m.content as ContentBlock) };
   const post = ensureRecorded(core, answered, await core.guard.check(answered, extra.signal));
   if (post.decision === 'deny') throw requestDenialError(post, subject);
   const messages = post.replacement ? post.replacement.map((b) => ({ role: 'user' as const, content: b as GetPromptResult['messages'][number]['content'] })) : result.messages;

@@ -1,5 +1,5 @@
 import type { DecisionInput, Interaction } from '../core/types.js';
-import { makeDecision, type Decision } from '../core/types.js';
+import { makeDecision, serverOf, targetOf, type Decision } from '../core/types.js';
 import type { ProxyCore } from './context.js';
 
 export type { DecisionRecorder } from './context.js';
@@ -32,7 +32,7 @@ export function refuse(core: ProxyCore, interaction: Interaction, input: Omit<De
   const decision = makeDecision({ ...input, decision: 'deny' });
   ensureRecorded(core, interaction, decision);
   core.logger.info(
-    { session: interaction.session, agent: interaction.agent, kind: interaction.kind, server: interaction.server, tool: interaction.tool, source: decision.source, auditId: decision.auditId },
+    { session: interaction.session, agent: interaction.agent, kind: interaction.kind, server: serverOf(interaction), target: targetOf(interaction), source: decision.source, auditId: decision.auditId },
     'refused by the proxy',
   );
   return decision;

@@ -1,4 +1,4 @@
-import { InteractionSchema, type Interaction } from '../core/types.js';
+import { AnyInteractionSchema, type Interaction } from '../core/types.js';
 import type { AuditRow } from '../store/audit-schema.js';
 import type { Store } from '../store/db.js';
 
@@ -44,7 +44,8 @@ export function* readRecorded(store: Store, opts: { fromId?: number; profiles?: 
     }
     let parsed;
     try {
-      parsed = InteractionSchema.safeParse({ ...(JSON.parse(rec.body) as object), profile: opts.profiles?.[row.agent] ?? {} });
+      // Rows recorded before the kinds union (`resource_read` with a `phase`) are read as their new kinds.
+      parsed = AnyInteractionSchema.safeParse({ ...(JSON.parse(rec.body) as object), profile: opts.profiles?.[row.agent] ?? {} });
     } catch {
       parsed = undefined;
     }

@@ -1,4 +1,5 @@
 import { buildGuard, type BuildGuardOptions, type PreparedBook } from '../guard/build.js';
+import { expandKinds, KIND_ALIASES, type BookKindName } from '../core/kinds.js';
 import type { Interaction } from '../core/types.js';
 import type { CompiledBook } from '../policy/compiled.js';
 import type { AuditRow } from '../store/audit-schema.js';
@@ -50,7 +51,11 @@ const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].so
 export async function replayTrace(items: Iterable<RecordedItem>, opts: ReplayOptions): Promise<ReplayReport> {
   const { book } = opts.prepared;
   const secret = secretRuleIds(book);
-  const secretByKind = (kind: string) => secret.some((id) => book.rules.find((r) => r.id === id)?.def.applies_to.includes(kind as Interaction['kind']));
+  // A row's kind may be `resource_read` (recorded before the kinds union): it stands for the kinds it expands to.
+  const secretByKind = (kind: string) => {
+    const kinds = kind in KIND_ALIASES ? expandKinds([kind as BookKindName]) : [kind as Interaction['kind']];
+    return secret.some((id) => kinds.some((k) => book.rules.find((r) => r.id === id)?.kinds.has(k)));
+  };
   let clock = 0;
   const { pipeline, close } = await buildGuard({
     policy: opts.prepared,

@@ -53,7 +53,7 @@ export const ApprovalSchema = z
     session: r.session,
     kind: r.kind,
     server: r.server,
-    /** The tool, or the URI of a held resource read, or the recipient of a held message. */
+    /** The tool, the URI of a held resource request, the name of a held prompt request, or the recipient of a held message. */
     tool: r.tool,
     argsHash: r.args_hash,
     /** Masked preview of the held arguments, for the person deciding. */

@@ -17,7 +17,7 @@ export const INTERACTION_CAP = 64 * 1024;
 const MIN_STRING_CAP = 64;
 
 /** The fields of an interaction that are recorded, in this order. */
-const FIELDS = ['kind', 'agent', 'session', 'server', 'tool', 'uri', 'phase', 'arguments', 'content', 'sender', 'recipient'] as const;
+const FIELDS = ['kind', 'agent', 'session', 'server', 'tool', 'uri', 'prompt', 'arguments', 'content', 'sender', 'recipient'] as const;
 
 /** What goes in the side table for one audit row. */
 export interface InteractionRecord {
@@ -33,7 +33,8 @@ export interface InteractionRecord {
  */
 export function recordInteraction(i: Interaction): InteractionRecord {
   const picked: Record<string, unknown> = {};
-  for (const k of FIELDS) if (i[k] !== undefined) picked[k] = i[k];
+  const fields = i as Partial<Record<(typeof FIELDS)[number], unknown>>;
+  for (const k of FIELDS) if (fields[k] !== undefined) picked[k] = fields[k];
   const flags = { masked: false, truncated: false };
   // Mask once (each string cut at the cap); later passes only cut the already-masked strings shorter.
   const masked = mapStrings(picked, (s) => maskString(s, INTERACTION_CAP, flags), flags, 0);

@@ -1,8 +1,11 @@
 import { z } from 'zod';
-import { InteractionKindSchema, WitnessSchema, type Decision, type Interaction } from '../core/types.js';
+import { argumentsOf, contentOf, InteractionKindSchema, serverOf, WitnessSchema, type Decision, type Interaction } from '../core/types.js';
 
-/** What an audit row records: the four interaction kinds, plus `admin` (release, quarantine, pin approval). */
-export const AuditKindSchema = z.enum([...InteractionKindSchema.options, 'admin']);
+/**
+ * What an audit row records: the interaction kinds (core/kinds.ts), plus `admin` (release, quarantine, pin
+ * approval). `resource_read` is read back from rows written before resources and prompts had kinds of their own.
+ */
+export const AuditKindSchema = z.enum([...InteractionKindSchema.options, 'admin', 'resource_read']);
 export type AuditKind = z.infer<typeof AuditKindSchema>;
 
 /** Model accounting stored with a decision (a subset of the LLM layer's usage record). */
@@ -139,19 +142,20 @@ export function parseAuditId(text: string): { id: number; hashPrefix?: string } 
 }
 
 /**
- * The audit entry of one guard decision: the interaction's identity and target, its arguments (tool calls) or
- * content (results, messages) as the payload, and the decision's verdict, rules, witness and timing.
+ * The audit entry of one guard decision: the interaction's identity and target, its arguments (tool calls,
+ * prompt requests) or content (results, messages) as the payload, and the decision's verdict, rules, witness and timing.
  */
 export function auditEntryFor(interaction: Interaction, decision: Decision): AuditEntry {
   return {
     agent: interaction.agent,
     session: interaction.session,
     kind: interaction.kind,
-    server: interaction.server,
-    tool: interaction.tool,
-    uri: interaction.uri,
-    recipient: interaction.recipient,
-    payload: interaction.kind === 'tool_call' ? interaction.arguments : interaction.content,
+    server: serverOf(interaction),
+    // The target column: the tool, or the prompt's name; resources go in `uri`, a message's recipient in `recipient`.
+    tool: interaction.kind === 'tool_call' || interaction.kind === 'tool_result' ? interaction.tool : interaction.kind === 'prompt_request' || interaction.kind === 'prompt_result' ? interaction.prompt : undefined,
+    uri: interaction.kind === 'resource_request' || interaction.kind === 'resource_result' ? interaction.uri : undefined,
+    recipient: interaction.kind === 'message' ? interaction.recipient : undefined,
+    payload: argumentsOf(interaction) ?? contentOf(interaction),
     interaction,
     decision: decision.decision,
     rationale: decision.rationale,

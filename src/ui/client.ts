@@ -4,8 +4,9 @@
  * stream. Every value from the store is written with `textContent` or `setAttribute`, never as markup.
  * Kept as a string so the built package serves it without a bundler; a test parses it.
  *
- * Triage model: one list item per interaction. A `tool_result` row is attached to the latest unanswered
- * `tool_call` of the same session, server and tool; a `resource_read` response to its request. An item's
+ * Triage model: one list item per interaction. A result row (`tool_result`, `resource_result`, `prompt_result`) is
+ * attached to the latest unanswered request of its kind (`tool_call`, `resource_request`, `prompt_request`) with
+ * the same session, server and tool, URI or prompt; a `resource_read` response (older stores) to its request. An item's
  * decision is `deny` when either half was denied. Times are shown in UTC everywhere.
  */
 export const CLIENT_JS = String.raw`(function () {
@@ -134,7 +135,14 @@ export const CLIENT_JS = String.raw`(function () {
   }
 
   // --- interactions --------------------------------------------------------------------------------------
-  function pairKey(r) { return r.session + '\u0000' + (r.server || '') + '\u0000' + (r.kind === 'resource_read' ? 'r:' + (r.uri || '') : 't:' + (r.tool || '')); }
+  // The request kind each result kind answers (docs/interactions.md); resource_read rows come from older stores.
+  const ANSWERS = { tool_result: 'tool_call', resource_result: 'resource_request', prompt_result: 'prompt_request', resource_read: 'resource_read' };
+  const REQUESTS = ['tool_call', 'resource_request', 'prompt_request', 'resource_read'];
+  function pairKey(r) {
+    const resource = r.kind === 'resource_request' || r.kind === 'resource_result' || r.kind === 'resource_read';
+    const prompt = r.kind === 'prompt_request' || r.kind === 'prompt_result';
+    return r.session + '\u0000' + (r.server || '') + '\u0000' + (resource ? 'r:' + (r.uri || '') : (prompt ? 'p:' : 't:') + (r.tool || ''));
+  }
   function itemDecision(it) {
     if (it.row.kind === 'admin') return 'admin';
     if (isHeld(it.row)) return 'held';
@@ -158,7 +166,7 @@ export const CLIENT_JS = String.raw`(function () {
       if (recent.length > 20) recent.shift();
     }
     // A result (or a read's response) completes the call it answers.
-    const isAnswer = r.kind === 'tool_result' || (r.kind === 'resource_read' && r.uri !== null && open.has(pairKey(r)) && open.get(pairKey(r)).row.kind === 'resource_read');
+    const isAnswer = Object.prototype.hasOwnProperty.call(ANSWERS, r.kind) && open.has(pairKey(r)) && open.get(pairKey(r)).row.kind === ANSWERS[r.kind];
     if (isAnswer && open.has(pairKey(r))) {
       const it = open.get(pairKey(r));
       open.delete(pairKey(r));
@@ -175,7 +183,7 @@ export const CLIENT_JS = String.raw`(function () {
     const it = { row: r, result: null, el: el('li') };
     items.push(it);
     byAuditId.set(r.auditId, it);
-    if ((r.kind === 'tool_call' || r.kind === 'resource_read') && r.decision === 'allow') open.set(pairKey(r), it);
+    if (REQUESTS.indexOf(r.kind) !== -1 && r.decision === 'allow') open.set(pairKey(r), it);
     render(it);
     addAgentOption(r.agent);
     const list = $('decisions');
@@ -362,7 +370,7 @@ export const CLIENT_JS = String.raw`(function () {
     }
     const flow = flowOf(r);
     if (flow) { body.appendChild(el('h3', '', 'Data flow')); body.appendChild(el('pre', 'flow', typeof flow === 'string' ? flow : JSON.stringify(flow, null, 2))); }
-    const argsH = el('h3', '', r.kind === 'tool_call' || (r.kind === 'resource_read' && r.uri && r.uri.indexOf('prompt:') === 0) ? 'Arguments (secrets masked)' : 'Content (secrets masked)');
+    const argsH = el('h3', '', r.kind === 'tool_call' || r.kind === 'prompt_request' || (r.kind === 'resource_read' && r.uri && r.uri.indexOf('prompt:') === 0) ? 'Arguments (secrets masked)' : 'Content (secrets masked)');
     body.appendChild(argsH);
     const pre = el('pre', 'payload', r.preview || '(none recorded)');
     body.appendChild(pre);

@@ -47,7 +47,7 @@ describe('path detector', () => {
   });
   it('reads the uri field', () => {
     const d = compile({ type: 'path', field: 'uri', under: ['/secrets'] });
-    expect(d(interaction({ kind: 'resource_read', uri: 'file:///secrets/k.pem' })).value).toBe('true');
+    expect(d(interaction({ kind: 'resource_request', uri: 'file:///secrets/k.pem' })).value).toBe('true');
   });
   it('rejects relative under entries and a relative base', () => {
     expect(configError({ type: 'path', field: 'arguments.path', under: ['data'] }).message).toMatch(/absolute/);

@@ -17,7 +17,7 @@ describe('tool detector', () => {
   });
   it('is false without a tool, and outside the listed kinds', () => {
     const d = compile({ type: 'tool', match: ['**'], kinds: ['tool_call'] });
-    expect(d(interaction({ kind: 'message', server: undefined, tool: undefined, content: 'hi' })).value).toBe('false');
+    expect(d(interaction({ kind: 'message', content: 'hi' })).value).toBe('false');
     expect(d(interaction({ kind: 'tool_result', content: 'x' })).value).toBe('false');
     expect(d(call({})).value).toBe('true');
   });

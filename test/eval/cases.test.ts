@@ -12,19 +12,28 @@ const evalCase = EvalCaseSchema.parse({
     { kind: 'tool_call', server: 'ehr', tool: 'run_sql', arguments: { sql: 'select 1' } },
     { kind: 'tool_result', server: 'ehr', tool: 'run_sql', content: [{ type: 'text', text: 'row 1' }] },
     { kind: 'resource_read', server: 'files', uri: 'file:///etc/passwd' },
+    { kind: 'resource_request', server: 'files', uri: 'file:///a' },
+    { kind: 'resource_result', server: 'files', uri: 'file:///a', content: [{ type: 'text', text: 'A' }] },
+    { kind: 'prompt_request', server: 'files', prompt: 'summarize', arguments: { path: 'a' } },
+    { kind: 'prompt_result', server: 'files', prompt: 'summarize', content: [{ type: 'text', text: 'S' }] },
   ],
   expect: { decision: 'allow' },
 });
 
 describe('stepToInteraction', () => {
   it('maps every step kind onto a valid Interaction with the case agent, profile and session', () => {
-    const [m, c, r, rr] = evalCase.steps.map((s) => stepToInteraction(evalCase, s, 'sess-1'));
+    const [m, c, r, rr, q, qr, p, pr] = evalCase.steps.map((s) => stepToInteraction(evalCase, s, 'sess-1'));
     const base = { agent: 'ehr-agent', session: 'sess-1', profile: { role: 'nursing' } };
     expect(m).toEqual({ ...base, kind: 'message', sender: 'user', recipient: 'ehr-agent', content: 'hello' });
     expect(c).toEqual({ ...base, kind: 'tool_call', server: 'ehr', tool: 'run_sql', arguments: { sql: 'select 1' } });
     expect(r).toEqual({ ...base, kind: 'tool_result', server: 'ehr', tool: 'run_sql', content: [{ type: 'text', text: 'row 1' }] });
-    expect(rr).toEqual({ ...base, kind: 'resource_read', server: 'files', uri: 'file:///etc/passwd', phase: 'request' });
-    for (const i of [m, c, r, rr]) expect(InteractionSchema.parse(i)).toEqual(i);
+    // `resource_read`, the older step name, is a resource request.
+    expect(rr).toEqual({ ...base, kind: 'resource_request', server: 'files', uri: 'file:///etc/passwd' });
+    expect(q).toEqual({ ...base, kind: 'resource_request', server: 'files', uri: 'file:///a' });
+    expect(qr).toEqual({ ...base, kind: 'resource_result', server: 'files', uri: 'file:///a', content: [{ type: 'text', text: 'A' }] });
+    expect(p).toEqual({ ...base, kind: 'prompt_request', server: 'files', prompt: 'summarize', arguments: { path: 'a' } });
+    expect(pr).toEqual({ ...base, kind: 'prompt_result', server: 'files', prompt: 'summarize', content: [{ type: 'text', text: 'S' }] });
+    for (const i of [m, c, r, rr, q, qr, p, pr]) expect(InteractionSchema.parse(i)).toEqual(i);
   });
 
   it("defaults the agent to 'agent' and the profile to {}", () => {

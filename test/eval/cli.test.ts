@@ -93,7 +93,7 @@ describe('quadguard eval', () => {
         };
       },
     }).catch((e: unknown) => e);
-    expect((err as EvalRunError).format()).toBe(`${file}:2: eval_case_invalid: steps.0.kind: expected one of message|tool_call|tool_result|resource_read`);
+    expect((err as EvalRunError).format()).toBe(`${file}:2: eval_case_invalid: steps.0.kind: expected one of message|tool_call|tool_result|resource_request|resource_read|resource_result|prompt_request|prompt_result`);
     expect(created).toBe(0);
   });
 

@@ -71,7 +71,7 @@ describe('loadCases', () => {
     const file = await writeJsonl(join(dir, 'cases.jsonl'), [aCase('a'), bad]);
     const err = await failure(file);
     expect(err.format()).toBe(
-      `${file}:2: eval_case_invalid: steps.1.kind: expected one of message|tool_call|tool_result|resource_read`,
+      `${file}:2: eval_case_invalid: steps.1.kind: expected one of message|tool_call|tool_result|resource_request|resource_read|resource_result|prompt_request|prompt_result`,
     );
     expect(err.location).toEqual({ file, line: 2, path: 'steps.1.kind' });
   });

@@ -98,7 +98,7 @@ export function testGuardFactory(seen?: Seen): GuardFactory {
           }
           return makeDecision({ decision: 'allow', rationale: 'ok', detail: { llm } });
         }
-        if (i.kind === 'resource_read' && i.uri?.startsWith('secret://')) {
+        if (i.kind === 'resource_request' && i.uri.startsWith('secret://')) {
           return makeDecision({ decision: 'allow', rationale: 'flagged: secret resource', flagged: ['watch-secrets'] });
         }
         // A guard of another make may put anything there: the harness must not trust it.

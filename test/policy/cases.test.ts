@@ -4,8 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { InteractionSchema, TruthSchema } from '../../src/core/types.js';
-import { compileBook, evaluateBook, PolicyBookError } from '../../src/policy/index.js';
+import { TruthSchema } from '../../src/core/types.js';
+import { compileBook, PolicyBookError } from '../../src/policy/index.js';
+import { decideCase } from './run-case.js';
 import { registerTestDetectors } from './support.js';
 
 registerTestDetectors();
@@ -17,6 +18,7 @@ const CaseSchema = z.strictObject({
   interaction: z.unknown().optional(),
   want_decision: z.enum(['allow', 'deny']).optional(),
   want_violated: z.array(z.string()).optional(),
+  want_rules: z.array(z.string()).optional(),
   want_flagged: z.array(z.string()).optional(),
   want_witness: z.record(z.string(), z.record(z.string(), TruthSchema)).optional(),
   want_error_code: z.string().optional(),
@@ -35,7 +37,7 @@ describe('policy cases', () => {
     const data = CaseFileSchema.parse(parse(readFileSync(join(dir, file), 'utf8')));
     describe(file, () => {
       for (const c of data.cases) {
-        it(c.note, () => {
+        it(c.note, async () => {
           const book = c.book ?? data.book;
           expect(book, 'case needs a book').toBeDefined();
           if (c.want_error_code !== undefined) {
@@ -51,13 +53,12 @@ describe('policy cases', () => {
           }
           expect(c.want_decision, 'case needs want_decision or want_error_code').toBeDefined();
           const { compiled } = compileBook(book as never);
-          const report = evaluateBook(compiled, InteractionSchema.parse(c.interaction), 'all');
-          expect(report.verdict).toBe(c.want_decision);
-          if (c.want_violated) expect(report.rules.filter((r) => r.status === 'violated').map((r) => r.id)).toEqual(c.want_violated);
-          if (c.want_flagged) expect(report.flagged).toEqual(c.want_flagged);
-          for (const [rule, preds] of Object.entries(c.want_witness ?? {})) {
-            expect(report.rules.find((r) => r.id === rule)?.witness?.predicates).toEqual(preds);
-          }
+          const got = await decideCase(compiled, c.interaction);
+          expect(got.decision, got.explanation.decision.rationale).toBe(c.want_decision);
+          if (c.want_violated) expect(got.violated).toEqual(c.want_violated);
+          if (c.want_rules) expect(got.rules).toEqual(c.want_rules);
+          if (c.want_flagged) expect(got.flagged).toEqual(c.want_flagged);
+          for (const [rule, preds] of Object.entries(c.want_witness ?? {})) expect(got.witness[rule]).toEqual(preds);
         });
       }
     });

@@ -73,14 +73,19 @@ describe('quadguard policy', () => {
     expect(r.out).toMatch(/secret\s+true\s+arguments\.secret is set/);
     expect(r.out).toMatch(/violated\s+no-secret-publish \[critical, hard\]: !\(secret & publish\)/);
     expect(r.out).toMatch(/witness: secret=true, publish=true {2}confidence 1\.00/);
-    expect(r.out).toMatch(/unknown\s+mail-ok/);
-    expect(r.out).toMatch(/policy verdict \(deterministic, before the referee\): deny \(no-secret-publish\); flagged: mail-ok/);
+    // `unrelated` is bound to mail__* tools: the guard does not evaluate it on github__publish, so mail-ok holds.
+    expect(r.out).toMatch(/unrelated\s+unknown\s+arguments\.unrelated missing \[not among the guard's candidates: taken as false\]/);
+    expect(r.out).toMatch(/satisfied mail-ok/);
+    expect(r.out).toMatch(/decision \(the guard on a fresh session, as the proxy decides\): deny \(no-secret-publish\); threat level after: \d/);
+    expect(r.out).toMatch(/rationale: Denied by policy: rule `no-secret-publish`/);
 
     const file = join(dir, 'i.json');
     await writeFile(file, interaction);
     out = '';
     const j = JSON.parse((await run('explain', dir, '--interaction', `@${file}`, '--json')).out);
     expect(j.verdict).toBe('deny');
+    expect(j.decision).toMatchObject({ decision: 'deny', rules: ['no-secret-publish'], flagged: [], source: 'pipeline' });
+    expect(j.interaction).toMatchObject({ kind: 'tool_call', agent: 'cli', session: 'explain' });
     expect(j.rules.find((x: { id: string }) => x.id === 'no-secret-publish')).toMatchObject({
       status: 'violated',
       witness: { predicates: { secret: 'true', publish: 'true' }, confidence: 1 },

@@ -85,16 +85,18 @@ describe('predicateApplies', () => {
   const base = { agent: 'a', session: 's', profile: {} };
   const kinds: Interaction[] = [
     { ...base, kind: 'tool_call', tool: 't' },
-    { ...base, kind: 'resource_read', uri: 'x', phase: 'request' },
-    { ...base, kind: 'resource_read', uri: 'x', phase: 'response' },
+    { ...base, kind: 'resource_request', server: 'x', uri: 'x' },
+    { ...base, kind: 'resource_result', server: 'x', uri: 'x' },
     { ...base, kind: 'tool_result', tool: 't' },
     { ...base, kind: 'message', content: 'hi' },
+    { ...base, kind: 'prompt_request', server: 'x', prompt: 'p' },
+    { ...base, kind: 'prompt_result', server: 'x', prompt: 'p' },
   ];
   it.each([
-    ['action', [true, true, false, false, false]],
-    ['result', [false, false, true, true, false]],
-    ['message', [false, false, false, false, true]],
-    ['any', [true, true, true, true, true]],
+    ['action', [true, true, false, false, false, true, false]],
+    ['result', [false, false, true, true, false, false, true]],
+    ['message', [false, false, false, false, true, false, false]],
+    ['any', [true, true, true, true, true, true, true]],
   ] as const)('scope %s', (scope, want) => {
     const p: Predicate = { name: 'p', description: 'd', keywords: [], scope, persistence: 'event', detectors: [], combine: 'any' };
     expect(kinds.map((i) => predicateApplies(p, i))).toEqual(want);

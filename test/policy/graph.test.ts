@@ -77,6 +77,7 @@ describe('evaluateBook must-check path', () => {
     ]);
     const full = evaluateBook(compiled, i, 'all');
     expect(full.rules.find((r) => r.id === 'no-external-secret')?.status).toBe('violated');
-    expect(must.verdict).toBe('deny');
+    expect(must.violated).toEqual(['no-secret-publish', 'no-external-secret']);
+    expect(must.unknown).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { contentText, defineDetector, getDetectorDefinition } from '../../src/detectors/index.js';
-import type { Interaction } from '../../src/core/types.js';
+import { argumentsOf, contentOf, type Interaction } from '../../src/core/types.js';
 import type { PolicyBookInput } from '../../src/policy/index.js';
 
 /**
@@ -17,7 +17,7 @@ export function registerTestDetectors(): void {
       options: z.strictObject({ arg: z.string().min(1), score: z.number().min(0).max(1).optional() }),
       create({ arg, score }) {
         return function test_flag(i: Interaction) {
-          const v = i.arguments?.[arg];
+          const v = argumentsOf(i)?.[arg];
           if (v === 'throw') throw new Error(`boom on ${arg}`);
           if (v === true) return { value: 'true', evidence: `arguments.${arg} is set`, ...(score !== undefined ? { score } : {}) };
           if (v === false) return { value: 'false' };
@@ -33,8 +33,9 @@ export function registerTestDetectors(): void {
       options: z.strictObject({ text: z.string().min(1) }),
       create({ text }) {
         return function test_contains(i: Interaction) {
-          if (i.content === undefined) return { value: 'unknown' };
-          const t = contentText(i.content);
+          const content = contentOf(i);
+          if (content === undefined) return { value: 'unknown' };
+          const t = contentText(content);
           const at = t.indexOf(text);
           return at >= 0
             ? { value: 'true', evidence: `content contains "${text}"`, spans: [{ field: 'content', start: at, end: at + text.length }] }

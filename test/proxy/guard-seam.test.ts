@@ -21,8 +21,8 @@ function scriptedGuard(seen: Interaction[]): Guard {
       if (i.kind === 'tool_call' && i.tool === 'slow') throw new Error('detector exploded');
       if (i.kind === 'tool_result' && i.tool === 'read_file') return makeDecision({ decision: 'allow', rationale: 'redacted', replacement: [{ type: 'text', text: '[redacted]' }] });
       if (i.kind === 'tool_result' && i.tool === 'structured') return deny('the result leaks data.');
-      if (i.kind === 'resource_read' && i.uri === 'workspace://index' && i.phase === 'request') return deny('index is private.');
-      if (i.kind === 'resource_read' && i.uri === 'prompt:summarize_file' && i.phase === 'response') return deny('prompt output is private.');
+      if (i.kind === 'resource_request' && i.uri === 'workspace://index') return deny('index is private.');
+      if (i.kind === 'prompt_result' && i.prompt === 'summarize_file') return deny('prompt output is private.');
       if (i.kind === 'message' && /password/.test(String(i.content))) return deny('messages may not carry passwords.', ['no-password']);
       return makeDecision({ decision: 'allow', rationale: 'ok' });
     },
@@ -61,15 +61,17 @@ describe('the guard seam (createProxy with a pipeline guard and the onToolsListe
     expect(text(await client.callTool({ name: 'bad__echo', arguments: { text: 'hi' } }))).toBe('hi');
     const call = seen.find((i) => i.kind === 'tool_call' && i.tool === 'echo')!;
     expect(call).toMatchObject({ agent: 'nurse', session: 'sess-1', profile: { role: 'nursing', age: 30 }, server: 'bad', tool: 'echo', arguments: { text: 'hi' } });
-    expect(seen.find((i) => i.kind === 'tool_result' && i.tool === 'echo')?.content).toEqual([{ type: 'text', text: 'hi' }]);
+    expect(seen.find((i) => i.kind === 'tool_result' && i.tool === 'echo')).toMatchObject({ content: [{ type: 'text', text: 'hi' }] });
+    expect(seen.find((i) => i.kind === 'tool_result' && i.tool === 'echo')).not.toHaveProperty('arguments');
   });
 
   it('maps a pipeline denial to the DESIGN §4 shape', async () => {
+    const before = seen.length;
     const r = (await client.callTool({ name: 'bad__echo', arguments: { text: 'secret' } })) as CallToolResult;
     expect(r.isError).toBe(true);
     expect(text(r)).toBe('Blocked by QuadGuard: the call to tool bad__echo was not allowed. the text is a secret. Rule: `test-rule`. Witness: sensitive_info. What to do instead: ask the user');
     expect(r._meta?.[DECISION_META_KEY]).toMatchObject({ decision: 'deny', rules: ['test-rule'], source: 'pipeline' });
-    expect(seen.some((i) => i.kind === 'tool_result' && i.arguments?.text === 'secret')).toBe(false);
+    expect(seen.slice(before).map((i) => i.kind)).toEqual(['tool_call']);
   });
 
   it('fails closed when the guard throws', async () => {
@@ -97,7 +99,9 @@ describe('the guard seam (createProxy with a pipeline guard and the onToolsListe
     expect(((err as McpError).data as Record<string, unknown>)[DECISION_META_KEY]).toMatchObject({ decision: 'deny' });
     const perr = await client.getPrompt({ name: 'ws__summarize_file', arguments: { path: 'notes.txt' } }).catch((e: unknown) => e);
     expect((perr as McpError).code).toBe(GUARD_DENIED_CODE);
-    expect(seen.find((i) => i.uri === 'prompt:summarize_file' && i.phase === 'request')?.arguments).toEqual({ path: 'notes.txt' });
+    expect(seen.find((i) => i.kind === 'prompt_request' && i.prompt === 'summarize_file')).toMatchObject({ kind: 'prompt_request', server: 'ws', prompt: 'summarize_file', arguments: { path: 'notes.txt' } });
+    expect(seen.find((i) => i.kind === 'prompt_result' && i.prompt === 'summarize_file')).toMatchObject({ server: 'ws', content: expect.any(Array) });
+    expect(seen.find((i) => i.kind === 'resource_request' && i.uri === 'workspace://index')).toMatchObject({ server: 'ws' });
   });
 
   it('hides tools the onToolsListed hook drops, and they cannot be called', async () => {

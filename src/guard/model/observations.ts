@@ -1,5 +1,5 @@
 import { contentText } from '../../core/fields.js';
-import type { Decision, Interaction } from '../../core/types.js';
+import { argumentsOf, contentOf, serverOf, targetOf, type Decision, type Interaction } from '../../core/types.js';
 import { LruCache } from '../../llm/lru.js';
 
 /** Sessions whose observation history is kept (least recently used are forgotten first). */
@@ -31,8 +31,10 @@ export function createObservations(keep: number): Observations {
 /** A one-line summary of a decided interaction, for the observations of later evaluations (untrusted text). */
 export function summarize(i: Interaction, d: Pick<Decision, 'decision' | 'rules'>): string {
   const who =
-    i.kind === 'message' ? `${i.sender ?? i.agent} → ${i.recipient ?? '?'}` : [i.server, i.tool ?? i.uri].filter((x) => x !== undefined).join('.');
-  const body = i.arguments !== undefined ? JSON.stringify(i.arguments) : i.content !== undefined ? contentText(i.content) : '';
+    i.kind === 'message' ? `${i.sender ?? i.agent} → ${i.recipient ?? '?'}` : [serverOf(i), targetOf(i)].filter((x) => x !== undefined).join('.');
+  const args = argumentsOf(i);
+  const content = contentOf(i);
+  const body = args !== undefined ? JSON.stringify(args) : content !== undefined ? contentText(content) : '';
   const clipped = body.length > SUMMARY_CHARS ? `${body.slice(0, SUMMARY_CHARS)}…` : body;
   return `${i.kind} ${who}: ${clipped} → ${d.decision}${d.rules.length > 0 ? ` (${d.rules.join(', ')})` : ''}`;
 }

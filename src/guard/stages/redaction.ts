@@ -1,5 +1,5 @@
 import { contentText } from '../../core/fields.js';
-import { makeDecision, type Interaction, type Truth } from '../../core/types.js';
+import { contentOf, makeDecision, type Interaction, type Truth } from '../../core/types.js';
 import type { PredicateValue } from '../../policy/evaluate.js';
 import { redactContent } from '../redact.js';
 import { need, type Stage } from './context.js';
@@ -32,8 +32,9 @@ export const redaction: Stage = {
 
 /** The content with the text of the witnesses' true predicates masked, or undefined when none is found. */
 export function redactedContent(i: Interaction, witnesses: Array<Record<string, Truth>>, values: ReadonlyMap<string, Pick<PredicateValue, 'spans'>>) {
-  if (i.content === undefined || typeof i.content === 'string') return undefined;
-  const text = contentText(i.content);
+  const content = contentOf(i);
+  if (content === undefined || typeof content === 'string') return undefined;
+  const text = contentText(content);
   const found: string[] = [];
   for (const w of witnesses) {
     for (const [name, v] of Object.entries(w)) {
@@ -42,5 +43,5 @@ export function redactedContent(i: Interaction, witnesses: Array<Record<string, 
     }
   }
   if (found.length === 0) return undefined;
-  return redactContent(i.content, found, 'sensitive data');
+  return redactContent(content, found, 'sensitive data');
 }

@@ -10,14 +10,14 @@ The user message is a JSON object with "policy_markdown" (the policy) and "detec
 
 Do this:
 1. Decompose the policy into atomic statements. Each prohibition or obligation becomes one rule.
-2. Define boolean predicates over observable state of one interaction (a tool call, a tool result, a resource read, or an inter-agent message). A predicate is an atomic fact such as "the tool call sends data to an external destination" or "the content contains a credential". Reuse predicates across rules; keep them few and precise.
+2. Define boolean predicates over observable state of one interaction (a tool call or its result, a resource or prompt request or its result, or an inter-agent message). A predicate is an atomic fact such as "the tool call sends data to an external destination" or "the content contains a credential". Reuse predicates across rules; keep them few and precise.
 3. Write each rule's formula as the SAFETY OBLIGATION that must hold: the rule is violated when the formula is false. Example: "never publish sensitive information" becomes !(sensitive_info & publish_content). Use only predicate names and the operators ! (not), & (and), | (or), -> (implies) and parentheses.
 4. Where a deterministic detector from the catalogue fits a predicate, propose it under "detectors" with its options; a predicate no detector can decide keeps an empty "detectors" list and will be decided by a model.
 5. Copy into each rule's "text" the exact sentence of the policy it came from.
 
 Field rules:
 - predicate "name": snake_case; "description": one sentence a model can evaluate; "keywords": a few words that signal it; "scope": "action" | "message" | "result" | "any"; "persistence": "event" (recomputed per interaction) or "sticky" (once true, stays true for the session: use it for facts about the past such as "private data was read earlier"); optional "tools": glob patterns on "<server>__<tool>" that make the predicate must-check for those tools.
-- rule "id": kebab-case; "applies_to": a non-empty list of "tool_call" | "tool_result" | "resource_read" | "message"; "severity": "low" | "medium" | "high" | "critical"; "hard": true only for absolute prohibitions (never reviewed, always deny); "mode": "enforce"; optional "remediation": what the agent should do instead.
+- rule "id": kebab-case; "applies_to": a non-empty list of "tool_call" | "tool_result" | "resource_request" | "resource_result" | "prompt_request" | "prompt_result" | "message"; "severity": "low" | "medium" | "high" | "critical"; "hard": true only for absolute prohibitions (never reviewed, always deny); "mode": "enforce"; optional "remediation": what the agent should do instead.
 
 Output: only a JSON object of exactly this form, with no other keys:
 {"description": "...", "predicates": [{"name": "...", "description": "...", "keywords": ["..."], "scope": "any", "persistence": "event", "detectors": [{"type": "...", "...": "..."}]}], "rules": [{"id": "...", "text": "...", "applies_to": ["tool_call"], "formula": "...", "severity": "high", "hard": false, "mode": "enforce", "remediation": "..."}]}`;

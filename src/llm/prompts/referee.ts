@@ -5,7 +5,7 @@ import { z } from 'zod';
  * proved a violation under the current predicate values; the model judges whether the actual action and context
  * really violate the listed policies, or whether the predicates fired spuriously (the paper's scenario A.3.1).
  */
-export const REFEREE_SYSTEM = `You are a safety referee in a real-time multi-agent system. Your task is to verify whether the current interaction (a tool call, a tool result, a resource read or an inter-agent message) violates any of the listed policies.
+export const REFEREE_SYSTEM = `You are a safety referee in a real-time multi-agent system. Your task is to verify whether the current interaction (a tool call or its result, a resource or prompt request or its result, or an inter-agent message) violates any of the listed policies.
 
 The user message is a JSON object with:
 - "interaction": the interaction being checked;

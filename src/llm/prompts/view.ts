@@ -1,5 +1,5 @@
 import { contentText } from '../../core/fields.js';
-import type { Interaction } from '../../core/types.js';
+import { argumentsOf, contentOf, type Interaction } from '../../core/types.js';
 
 /**
  * What a guard prompt shows of an interaction: the fields a model needs, under fixed keys. The result is
@@ -7,14 +7,13 @@ import type { Interaction } from '../../core/types.js';
  */
 export function interactionView(i: Interaction): Record<string, unknown> {
   const view: Record<string, unknown> = { kind: i.kind, agent: i.agent };
-  if (i.server !== undefined) view.server = i.server;
-  if (i.tool !== undefined) view.tool = i.tool;
-  if (i.uri !== undefined) view.uri = i.uri;
-  if (i.phase !== undefined) view.phase = i.phase;
-  if (i.sender !== undefined) view.sender = i.sender;
-  if (i.recipient !== undefined) view.recipient = i.recipient;
-  if (i.arguments !== undefined) view.arguments = i.arguments;
-  if (i.content !== undefined) view.content = contentText(i.content);
+  // Each kind has exactly its fields (core/types.ts); the view copies the ones present, under the same names.
+  const fields = i as Partial<Record<'server' | 'tool' | 'uri' | 'prompt' | 'sender' | 'recipient', string>>;
+  for (const k of ['server', 'tool', 'uri', 'prompt', 'sender', 'recipient'] as const) if (fields[k] !== undefined) view[k] = fields[k];
+  const args = argumentsOf(i);
+  if (args !== undefined) view.arguments = args;
+  const content = contentOf(i);
+  if (content !== undefined) view.content = contentText(content);
   if (i.profile && Object.keys(i.profile).length > 0) view.profile = i.profile;
   return view;
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeDecision } from '../../../src/core/types.js';
+import { makeDecision, targetOf } from '../../../src/core/types.js';
 import { audit, newContext, observe, stamp } from '../../../src/guard/stages/index.js';
 import { envFor, fakeModel, interaction } from './support.js';
 
@@ -19,7 +19,7 @@ describe('recording stages (observe, stamp, audit)', () => {
 
   it('observe hands the decided interaction to the model history', async () => {
     const seen: string[] = [];
-    env.model = fakeModel({ observe: (x, d) => seen.push(`${x.tool}:${d.decision}`) });
+    env.model = fakeModel({ observe: (x, d) => seen.push(`${targetOf(x)}:${d.decision}`) });
     const ctx = newContext(i);
     ctx.decision = makeDecision({ decision: 'allow', rationale: 'ok' });
     await observe.run(ctx, env);

@@ -1,0 +1,105 @@
+/**
+ * The one table of interaction kinds: what each kind is, which predicate scopes speak about it, which book names
+ * select it in a rule's `applies_to`, and whether it can wait for a person's approval. `predicateApplies`, the
+ * dependency graph, the verifier, the referee, the approvals, the book checker and docs/interactions.md all read
+ * this table; nothing else decides these questions.
+ *
+ * Adding a kind (e.g. the sampling and elicitation requests a server sends to the client): add it to
+ * `INTERACTION_KINDS`, give it a row in `KINDS`, add its member to `InteractionSchema` (core/types.ts; the
+ * compiler checks that every kind has one), and say in the row which scope speaks about it.
+ */
+
+/** Every interaction kind, in the order the docs list them. */
+export const INTERACTION_KINDS = [
+  'tool_call',
+  'tool_result',
+  'resource_request',
+  'resource_result',
+  'prompt_request',
+  'prompt_result',
+  'message',
+  // Server-to-client requests: each has a scope of its own.
+  'sampling_request',
+  'elicitation_request',
+] as const;
+export type InteractionKind = (typeof INTERACTION_KINDS)[number];
+
+/** A predicate's `scope`: which side of an exchange it speaks about. */
+export type PredicateScope = 'action' | 'result' | 'message' | 'sampling' | 'elicitation' | 'any';
+
+/**
+ * What an interaction is, in policy terms: an `action` the agent asks for (it has not happened yet, so it can be
+ * denied or held), a `result` coming back from a server (it already happened: it can be denied or redacted, not
+ * held), a `message` between agents, or a request a server sends the client: `sampling` (text for the client's
+ * model to read) and `elicitation` (a question to the user), each with a scope of its own.
+ */
+export type KindRole = 'action' | 'result' | 'message' | 'sampling' | 'elicitation';
+
+export interface KindRow {
+  role: KindRole;
+  /** Human words for rationales and logs ("tool call", "resource result"). */
+  label: string;
+  /** The MCP method the kind comes from (the proxy's tool `guard_check_message` for messages). */
+  method: string;
+  /** Whether a rule with `effect: approve` can hold it for a person (actions and messages: they have not happened). */
+  holdable: boolean;
+  /** Whether `effect: redact` masks it (results only: there is content to mask and it came from a server). */
+  redactable: boolean;
+}
+
+export const KINDS: Readonly<Record<InteractionKind, KindRow>> = {
+  tool_call: { role: 'action', label: 'tool call', method: 'tools/call', holdable: true, redactable: false },
+  tool_result: { role: 'result', label: 'tool result', method: 'tools/call', holdable: false, redactable: true },
+  resource_request: { role: 'action', label: 'resource request', method: 'resources/read', holdable: true, redactable: false },
+  resource_result: { role: 'result', label: 'resource result', method: 'resources/read', holdable: false, redactable: true },
+  prompt_request: { role: 'action', label: 'prompt request', method: 'prompts/get', holdable: true, redactable: false },
+  prompt_result: { role: 'result', label: 'prompt result', method: 'prompts/get', holdable: false, redactable: true },
+  message: { role: 'message', label: 'message', method: 'tools/call guard_check_message', holdable: true, redactable: false },
+  sampling_request: { role: 'sampling', label: 'sampling request', method: 'sampling/createMessage', holdable: false, redactable: false },
+  elicitation_request: { role: 'elicitation', label: 'elicitation request', method: 'elicitation/create', holdable: false, redactable: false },
+};
+
+/** Whether a predicate of this scope speaks about this kind: `any` about all, otherwise the kind's role. */
+export function scopeCovers(scope: PredicateScope, kind: InteractionKind): boolean {
+  return scope === 'any' || KINDS[kind].role === scope;
+}
+
+/** The kinds each predicate scope speaks about (derived from `KINDS`). */
+export const SCOPE_KINDS: Readonly<Record<PredicateScope, readonly InteractionKind[]>> = {
+  action: INTERACTION_KINDS.filter((k) => scopeCovers('action', k)),
+  result: INTERACTION_KINDS.filter((k) => scopeCovers('result', k)),
+  message: INTERACTION_KINDS.filter((k) => scopeCovers('message', k)),
+  sampling: INTERACTION_KINDS.filter((k) => scopeCovers('sampling', k)),
+  elicitation: INTERACTION_KINDS.filter((k) => scopeCovers('elicitation', k)),
+  any: INTERACTION_KINDS,
+};
+
+/**
+ * Names a book may use in a rule's `applies_to` (and the `tool` detector's `kinds`) besides the kinds
+ * themselves. `resource_read` is the name from before prompts and resources had kinds of their own, when a
+ * prompts/get travelled as a resource read: it keeps meaning every read, request and result, of a resource or a
+ * prompt, so a book written for it decides as it did.
+ */
+export const KIND_ALIASES = {
+  resource_read: ['resource_request', 'resource_result', 'prompt_request', 'prompt_result'],
+} as const satisfies Record<string, readonly InteractionKind[]>;
+export type KindAlias = keyof typeof KIND_ALIASES;
+
+/** Every name `applies_to` accepts: the kinds, then the aliases. */
+export const BOOK_KIND_NAMES = [...INTERACTION_KINDS, ...(Object.keys(KIND_ALIASES) as KindAlias[])] as const;
+export type BookKindName = InteractionKind | KindAlias;
+
+/** The kinds a list of book names selects (aliases expanded), in table order, without repeats. */
+export function expandKinds(names: readonly BookKindName[]): InteractionKind[] {
+  const want = new Set<InteractionKind>();
+  for (const n of names) {
+    if (n in KIND_ALIASES) for (const k of KIND_ALIASES[n as KindAlias]) want.add(k);
+    else want.add(n as InteractionKind);
+  }
+  return INTERACTION_KINDS.filter((k) => want.has(k));
+}
+
+/** Whether the kind is a result (a server's answer that already happened). */
+export function isResultKind(kind: InteractionKind): boolean {
+  return KINDS[kind].role === 'result';
+}
