@@ -7,6 +7,9 @@ import { enforceArgumentLimits } from './limits.js';
 import { handleMessageTool, isMessageTool } from './message-tool.js';
 import { prefixUri, rewriteContentUris, splitExposedName } from './namespacing.js';
 
+/** Type of the block that carries a result's `structuredContent` to the guard (never sent to a client). */
+export const STRUCTURED_BLOCK = 'structured_content';
+
 /**
  * tools/call: limits → guard(tool_call) → downstream → guard(tool_result) → URI rewriting. Denials are
  * `isError` results; nothing denied reaches the downstream server.
@@ -45,7 +48,11 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
     return downstreamFailure(`QuadGuard: the call to ${name} failed inside the proxy.`, 'proxy_internal');
   }
 
-  const res = await core.guard.check({ ...base, kind: 'tool_result', content: result.content as ContentBlock[] }, extra.signal);
+  // The guard reads everything the client gets: the content blocks and the structured result (as one more block of
+  // its own type, which a replacement never carries back: applyToolReplacement drops structuredContent).
+  const inspected = result.structuredContent === undefined ? (result.content as ContentBlock[]) : [...(result.content as ContentBlock[]), { type: STRUCTURED_BLOCK, structuredContent: result.structuredContent }];
+  let res = await core.guard.check({ ...base, kind: 'tool_result', content: inspected }, extra.signal);
+  if (res.replacement) res = { ...res, replacement: res.replacement.filter((b) => b.type !== STRUCTURED_BLOCK) };
   if (res.decision === 'deny') {
     core.logger.info({ session: session.id, agent: session.agent, server: route.server, tool: route.name, rules: res.rules }, 'tool result denied');
     return toolDenial(res, { what: 'result of tool', name }, { hasOutputSchema });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DetectorConfigError } from '../../core/errors.js';
-import { isValidSelector, selectFields } from '../../core/fields.js';
+import { isValidSelector } from '../../core/fields.js';
+import { inspectedFields } from '../common.js';
 import { answerDirective, codePayload, embeddedTask } from './directive.js';
 import { decodeRuns, decodeTagChars, scanHidden, stripInvisible, unquoteDiscussion } from './hidden.js';
 import { directive, isInstructional, isToolDescription } from './imperative.js';
@@ -75,8 +76,13 @@ export interface InjectionScore {
   findings: Finding[];
 }
 
-/** Inputs longer than this are inspected by head and tail only (injections sit at either end or are repeated). */
-const MAX_SCAN = 120_000;
+/**
+ * Long inputs are scored window by window (windows of `WINDOW` characters overlapping by `OVERLAP`, so a sentence
+ * cut at a border is whole in one of them), and the strongest window counts: work is linear in the input and the
+ * middle of a 140 KB text is read like its ends.
+ */
+export const WINDOW = 32_000;
+const OVERLAP = 2_000;
 
 /**
  * What a text is to the reader: `data` (tool results, resources, fetched pages: orders in it are suspect) or
@@ -87,7 +93,17 @@ export type InjectionChannel = 'data' | 'instructions';
 
 /** Scores one text against the enabled signal families. Pure; exported for the tool-description scan and benches. */
 export function scoreInjection(raw: string, enabled: ReadonlySet<InjectionSignal> = ALL, depth = 0, channel: InjectionChannel = 'data'): InjectionScore {
-  const text = raw.length > MAX_SCAN ? `${raw.slice(0, MAX_SCAN / 2)}\n${raw.slice(-MAX_SCAN / 2)}` : raw;
+  if (raw.length <= WINDOW) return scoreWindow(raw, enabled, depth, channel);
+  let best: InjectionScore = { score: 0, findings: [] };
+  for (let start = 0; start < raw.length; start += WINDOW - OVERLAP) {
+    const s = scoreWindow(raw.slice(start, start + WINDOW), enabled, depth, channel);
+    if (s.score > best.score) best = s;
+    if (start + WINDOW >= raw.length) break;
+  }
+  return best;
+}
+
+function scoreWindow(text: string, enabled: ReadonlySet<InjectionSignal>, depth: number, channel: InjectionChannel): InjectionScore {
   const findings: Finding[] = [];
   for (const h of scanHidden(text)) if (enabled.has(h.signal)) findings.push({ signal: h.signal, detail: h.detail, weight: h.weight });
   // Phrase signals read the text as a reader would: invisible characters removed, smuggled tag text appended.
@@ -183,9 +199,9 @@ export const injectionDetector = defineDetector({
     const enabled: ReadonlySet<InjectionSignal> = new Set(options.signals ?? INJECTION_SIGNALS);
     const signalsKey = [...enabled].sort().join(',');
     return function injection(interaction): DetectorResult {
-      const fields = selectFields(interaction, options.field);
+      const fields = inspectedFields(interaction, options.field);
       // Nothing to read: no injection can be carried, which is a decided "false" (not "unknown").
-      if (fields.length === 0) return { value: 'false', score: 0 };
+      if (fields.length === 0 && fields.cut === undefined) return { value: 'false', score: 0 };
       let best: InjectionScore = { score: 0, findings: [] };
       let bestField = '';
       const channel: InjectionChannel = interaction.kind === 'message' || interaction.kind === 'tool_call' ? 'instructions' : 'data';
@@ -197,6 +213,7 @@ export const injectionDetector = defineDetector({
         }
       }
       const hit = best.score >= options.threshold;
+      if (!hit && fields.cut !== undefined) return { value: 'unknown', score: best.score, evidence: `injection: ${fields.cut}; below threshold in the part read` };
       const evidence = best.findings.length
         ? `${bestField}: score ${best.score.toFixed(2)} (${best.findings.map((f) => `${f.signal}: ${f.detail}`).join('; ')})`
         : undefined;
