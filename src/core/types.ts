@@ -32,6 +32,11 @@ export const InteractionSchema = z.object({
   uri: z.string().optional(),
   /** `resource_read`: `request` before forwarding, `response` when the contents come back. */
   phase: z.enum(['request', 'response']).optional(),
+  /**
+   * `tool_call`: absolute directories the downstream server may resolve a relative path against (its working
+   * directory first, then directories it was started with), set by the proxy from the server's config.
+   */
+  roots: z.array(z.string()).optional(),
   /** `tool_call`: the arguments as sent. */
   arguments: z.record(z.string(), z.unknown()).optional(),
   /** `tool_result` / `resource_read` response: content blocks; `message`: the message text. */

@@ -4,6 +4,7 @@ import type { ContentBlock } from '../core/types.js';
 import { forwardOptions, stripProgressToken, type ForwardExtra, type ProxyCore, type SessionContext } from './context.js';
 import { applyToolReplacement, downstreamFailure, toolDenial, protocolError } from './denial.js';
 import { enforceArgumentLimits } from './limits.js';
+import { serverRoots } from './roots.js';
 import { handleMessageTool, isMessageTool } from './message-tool.js';
 import { prefixUri, rewriteContentUris, splitExposedName } from './namespacing.js';
 
@@ -26,7 +27,8 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
 
   const base = { agent: session.agent, session: session.id, profile: session.profile, server: route.server, tool: route.name };
   const hasOutputSchema = exposed?.tool.outputSchema !== undefined;
-  const call = await core.guard.check({ ...base, kind: 'tool_call', arguments: args ?? {} }, extra.signal);
+  const roots = serverRoots(core.config.servers[route.server]);
+  const call = await core.guard.check({ ...base, kind: 'tool_call', arguments: args ?? {}, ...(roots ? { roots } : {}) }, extra.signal);
   if (call.decision === 'deny') {
     core.logger.info({ session: session.id, agent: session.agent, server: route.server, tool: route.name, rules: call.rules }, 'tool call denied');
     return toolDenial(call, { what: 'call to tool', name }, { hasOutputSchema });

@@ -3,6 +3,8 @@ import { defineDetector } from '../registry.js';
 import { clip, configError, cutOrNo, FieldSelectorSchema, fromFindings, inspectedFields, MAX_SPANS, unknown, type Finding } from '../common.js';
 import { lexicalPath } from '../posix-path.js';
 import { invocations, type Invocation } from './commands.js';
+import { commandVectors } from './vectors.js';
+import { atPath } from '../../core/fields.js';
 import {
   credentialRead,
   DEFAULT_SHELL_CATEGORIES,
@@ -45,6 +47,9 @@ import {
  * - optional `reverse_shell` (`/dev/tcp/`, `nc -e`, `socat exec:`, python socket + subprocess),
  *   `git_destructive` (`push --force`/`+ref`/`--delete`, `reset --hard`, `clean -f`, `branch -D`, `filter-branch`),
  *   `credential_read` (`~/.ssh/id_*`, `~/.aws/credentials`, `.netrc`, `.env`, `/etc/shadow`, `.kube/config`…).
+ *
+ * Command vectors in the arguments (`{command: "rm", args: ["-rf", "/x"]}`, `{argv: ["rm", "-rf", "/x"]}`; see
+ * `vectors.ts`) are also read joined into one command line, each word quoted.
  *
  * `sandbox`: absolute (`/tmp`), home (`~/scratch`) or relative (`.`, `build`) directories; relative ones match only
  * relative targets, lexically. A missing field is `false` (nothing to run). Evidence names the category and the
@@ -134,6 +139,11 @@ export const shellRiskDetector = defineDetector({
       const findings: Finding[] = [];
       const unparsed: string[] = [];
       const fields = inspectedFields(i, field);
+      // Command vectors (`{command: "rm", args: ["-rf", "/x"]}`) are read joined, as the one command they are.
+      if (field === 'arguments' || field === 'any' || field.startsWith('arguments.')) {
+        const scope = field.startsWith('arguments.') ? atPath(i.arguments, field.slice('arguments.'.length)) : i.arguments;
+        for (const v of commandVectors(scope)) fields.push(field.startsWith('arguments.') ? { ...v, field: v.field.replace(/^arguments/, field) } : v);
+      }
       for (const f of fields) {
         for (const r of raw) {
           r.re.lastIndex = 0;
