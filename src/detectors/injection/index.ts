@@ -6,6 +6,7 @@ import { answerDirective, codePayload, embeddedTask } from './directive.js';
 import { decodeRuns, decodeTagChars, scanHidden, stripInvisible, unquoteDiscussion } from './hidden.js';
 import { directive, isInstructional, isToolDescription } from './imperative.js';
 import { type Finding, matchFamily, PHRASE_SIGNALS } from './phrases.js';
+import { toolHijack } from './tool-poison.js';
 import { defineDetector } from '../registry.js';
 import type { DetectorResult } from '../types.js';
 
@@ -41,6 +42,7 @@ export const INJECTION_SIGNALS = [
   'embedded_task',
   'action_command',
   'directive',
+  'tool_hijack',
 ] as const;
 export type InjectionSignal = (typeof INJECTION_SIGNALS)[number];
 
@@ -60,12 +62,19 @@ export const TOOL_DESCRIPTION_SIGNALS: readonly InjectionSignal[] = [
   'encoded_payload',
   'addressed_to_ai',
   'action_command',
+  'tool_hijack',
 ];
+
+/**
+ * Signals for content (results, messages): every family but `tool_hijack`, which models what a tool description
+ * asks of the model and is used only where descriptions are screened (or when a book names it).
+ */
+export const CONTENT_SIGNALS: readonly InjectionSignal[] = INJECTION_SIGNALS.filter((s) => s !== 'tool_hijack');
 
 export const InjectionOptionsSchema = z.strictObject({
   field: z.string().default('any'),
   threshold: z.number().min(0).max(1).default(0.5),
-  /** Signal families to use (default: all). */
+  /** Signal families to use (default: all but `tool_hijack`, which is for tool descriptions). */
   signals: z.array(z.enum(INJECTION_SIGNALS)).min(1).optional(),
 });
 export type InjectionOptions = z.infer<typeof InjectionOptionsSchema>;
@@ -117,6 +126,7 @@ function scoreWindow(text: string, enabled: ReadonlySet<InjectionSignal>, depth:
   if (enabled.has('answer_directive')) push(findings, answerDirective(visible));
   if (enabled.has('code_payload')) push(findings, codePayload(visible));
   if (enabled.has('embedded_task')) push(findings, embeddedTask(visible));
+  if (enabled.has('tool_hijack')) push(findings, toolHijack(visible));
   const order = enabled.has('directive') ? directive(visible) : undefined;
   if (order) findings.push({ signal: order.signal, detail: order.detail, weight: order.weight });
   // An order aimed at an AI stands out even in a how-to; other context-dependent findings are weighed down there.
@@ -136,7 +146,7 @@ function scoreWindow(text: string, enabled: ReadonlySet<InjectionSignal>, depth:
   return { score: combine(findings), findings: strongestPerSignal(findings) };
 }
 
-const ALL: ReadonlySet<InjectionSignal> = new Set(INJECTION_SIGNALS);
+const ALL: ReadonlySet<InjectionSignal> = new Set(CONTENT_SIGNALS);
 
 /**
  * Inside a text that is itself instructions, the context-dependent signals read the same sentences: only the
@@ -196,7 +206,7 @@ export const injectionDetector = defineDetector({
         location: { path: ctx.path },
       });
     }
-    const enabled: ReadonlySet<InjectionSignal> = new Set(options.signals ?? INJECTION_SIGNALS);
+    const enabled: ReadonlySet<InjectionSignal> = new Set(options.signals ?? CONTENT_SIGNALS);
     const signalsKey = [...enabled].sort().join(',');
     return function injection(interaction): DetectorResult {
       const fields = inspectedFields(interaction, options.field);
