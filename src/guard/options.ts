@@ -33,8 +33,12 @@ export const WatcherOptionsSchema = z.strictObject({
   level_bounds: z.tuple([z.number(), z.number(), z.number(), z.number()]).default([0.15, 0.35, 0.55, 0.8]),
   /** Sliding window of the burst analysis. */
   burst_window_ms: z.number().int().positive().default(10_000),
-  /** Requests in the window an agent may make before the rate counts as risk; risk is 1 at twice this. */
-  burst_threshold: z.number().int().positive().default(40),
+  /**
+   * Requests (calls, messages, read requests; results are not counted again) in the window an agent may make
+   * before the rate counts as risk; risk is 1 at twice this. 150 in 10 s: a coding agent at 10 calls a second for
+   * minutes stays below it, a flood of 30+ a second does not.
+   */
+  burst_threshold: z.number().int().positive().default(150),
   /** Risk of a violation of each severity (enforced or not: an attempt is evidence). */
   severity_risk: z
     .strictObject({ low: z.number(), medium: z.number(), high: z.number(), critical: z.number() })

@@ -153,7 +153,9 @@ export class GuardPipeline implements Guard {
       .map((o) => o.def.severity);
     let update = { tau: before.tau, level: before.level, burst: false, rate: 0 };
     let after = state.updateThreat(i.agent, (current) => {
-      const u = this.watcher.update(i.agent, current.tau, { violations, injectionScore, now: this.now() });
+      // A result is the answer to a call already counted: one interaction counts once against the burst window.
+      const counts = !(i.kind === 'tool_result' || (i.kind === 'resource_read' && i.phase === 'response'));
+      const u = this.watcher.update(i.agent, current.tau, { violations, injectionScore, now: this.now(), counts });
       update = u;
       return { tau: u.tau, level: u.level };
     });
