@@ -7,6 +7,7 @@ import { decodeRuns, decodeTagChars, scanHidden, stripInvisible, unquoteDiscussi
 import { directive, isInstructional, isToolDescription } from './imperative.js';
 import { type Finding, matchFamily, PHRASE_SIGNALS } from './phrases.js';
 import { toolHijack } from './tool-poison.js';
+import { foldConfusables } from './confusables.js';
 import { defineDetector } from '../registry.js';
 import type { DetectorResult } from '../types.js';
 
@@ -117,7 +118,7 @@ function scoreWindow(text: string, enabled: ReadonlySet<InjectionSignal>, depth:
   for (const h of scanHidden(text)) if (enabled.has(h.signal)) findings.push({ signal: h.signal, detail: h.detail, weight: h.weight });
   // Phrase signals read the text as a reader would: invisible characters removed, smuggled tag text appended.
   const tagText = decodeTagChars(text);
-  const visible = unquoteDiscussion(stripInvisible(text)) + (tagText ? `\n${tagText}` : '');
+  const visible = unquoteDiscussion(foldConfusables(stripInvisible(text))) + (tagText ? `\n${tagText}` : '');
   for (const [signal, patterns] of Object.entries(PHRASE_SIGNALS)) {
     if (!enabled.has(signal as InjectionSignal)) continue;
     const f = matchFamily(signal, patterns, visible);
