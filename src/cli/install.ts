@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { errorMessage } from '../core/errors.js';
 import { ClientNameSchema, InstallError, initProject, installClient, uninstallClient, type ClientName, type RegisterReport, type Scope, type Selection } from '../install/index.js';
 

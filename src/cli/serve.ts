@@ -1,12 +1,12 @@
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { PACKAGE_ROOT } from '../core/version.js';
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { loadConfigFile, validateConfig, type LoadedConfig } from '../config/load.js';
 import { AGENT_NAME_RE, AGENT_NAME_RULE } from '../config/schema.js';
 import { ConfigError } from '../core/errors.js';
 import { createRootLogger, type Logger } from '../core/log.js';
-import { createProxy, type Proxy } from '../proxy/index.js';
+import { createProxy, type GuardedProxy } from '../proxy/index.js';
 import { liveViewForProxy } from '../ui/proxy-hook.js';
 import { createGuardForConfig } from './guard-factory.js';
 
@@ -19,7 +19,7 @@ export function redirectConsoleToStderr(): void {
 }
 
 /** Starts the proxy for a loaded config, on stdio or HTTP, and stops it (and every child) on signals. */
-export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http?: number; host?: string; ui?: boolean }, logger: Logger): Promise<Proxy> {
+export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http?: number; host?: string; ui?: boolean }, logger: Logger): Promise<GuardedProxy> {
   if (opts.http === undefined) checkStdioAgent(opts.agent, Object.keys(loaded.config.agents));
   const configured = await createGuardForConfig(loaded.config, logger);
   const proxy = createProxy({
@@ -38,7 +38,7 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
     const ui = opts.ui === false || loaded.config.policy === undefined ? undefined : liveViewForProxy(loaded, logger);
     if (ui) (proxy as { close: () => Promise<void> }).close = ((c) => () => c().finally(() => ui.close()))(proxy.close);
     try {
-      const listener = await proxy.serveHttp({ port: opts.http, host: opts.host, ...(ui ? { extraRoutes: ui.extraRoutes } : {}) });
+      const listener = await proxy.serveHttp({ port: opts.http, ...(opts.host !== undefined ? { host: opts.host } : {}), ...(ui ? { extraRoutes: ui.extraRoutes } : {}) });
       ui?.announce(listener);
     } catch (err) {
       await proxy.close();

@@ -38,7 +38,7 @@ export function registerUiCommand(program: Command): void {
           store,
           port: o.port,
           host: o.host,
-          token: o.token ?? (envToken && envToken.length >= 16 ? envToken : undefined),
+          ...((o.token ?? (envToken && envToken.length >= 16 ? envToken : undefined)) ? { token: o.token ?? envToken! } : {}),
           allowedHosts: o.allowedHost ?? [],
           allowNonLoopback: o.allowRemote === true,
           logger,

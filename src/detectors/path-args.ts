@@ -45,13 +45,11 @@ function walk(value: unknown, field: string, named: boolean, loose: boolean, dep
  * URI with a host other than localhost is malformed too (not a local file).
  */
 export function malformedPath(text: string): string | undefined {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this looks for
   if (/[\u0000-\u001f\u007f]/.test(text)) return 'a NUL or control character';
   const uri = /^file:\/\//i.test(text);
   if (uri) {
     if (!/^file:\/\/(?:localhost)?\//i.test(text)) return 'a file:// URI naming a remote host';
     try {
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: see above
       if (/[\u0000-\u001f\\]/.test(decodeURIComponent(text))) return 'an encoded NUL, control character or backslash';
     } catch {
       return 'a bad percent-encoding';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { contentText } from '../core/fields.js';
 import { errorMessage } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/log.js';
@@ -243,7 +243,7 @@ export class GuardPipeline implements Guard {
   private redaction(
     i: Interaction,
     witnesses: Array<Record<string, Truth>>,
-    values: Map<string, { spans?: Array<{ field: string; start: number; end: number }> }>,
+    values: Map<string, { spans?: Array<{ field: string; start: number; end: number }> | undefined }>,
   ) {
     if (i.content === undefined || typeof i.content === 'string') return undefined;
     const text = contentText(i.content);

@@ -30,7 +30,7 @@ export interface ProxyOptions {
 }
 
 /** A running proxy: the downstream pool plus whatever upstream transports were started. */
-export interface Proxy {
+export interface GuardedProxy {
   /** The composed guard every interaction goes through (filter, then pipeline, fail-closed). */
   readonly guard: Guard;
   readonly pool: DownstreamPool;
@@ -55,7 +55,7 @@ export interface Proxy {
  * const proxy = createProxy({ config: loadConfigFile('quadguard.yaml'), guard: pipeline, logger });
  * await proxy.serveHttp({ port: 8787 });
  */
-export function createProxy(opts: ProxyOptions): Proxy {
+export function createProxy(opts: ProxyOptions): GuardedProxy {
   const { config, tokens } = opts.config;
   const logger = opts.logger.child({ mod: 'proxy' });
   const filter = new ToolFilter(Object.fromEntries(Object.entries(config.servers).map(([k, s]) => [k, s.tools])));
@@ -88,10 +88,14 @@ export function createProxy(opts: ProxyOptions): Proxy {
       const ctx: SessionContext = { id: `stdio-${randomUUID()}`, agent, profile: config.agents[agent]?.profile ?? {}, authenticated: false };
       const server = createUpstreamServer(core, ctx);
       registry.add(server);
-      const transport = createStdioUpstream(logger, () => {
-        logger.info('stdin closed; stopping downstream servers');
-        void close().finally(onExit);
-      });
+      const transport = createStdioUpstream(
+        logger,
+        () => {
+          logger.info('stdin closed; stopping downstream servers');
+          void close().finally(onExit);
+        },
+        config.limits.max_message_bytes,
+      );
       await server.connect(transport);
       return ctx;
     },

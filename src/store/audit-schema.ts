@@ -83,6 +83,8 @@ export const RawAuditRowSchema = z.object({
   llm: z.string().nullable().default(null),
   prev_hash: z.string(),
   hash: z.string(),
+  /** Added by migration 5: HMAC of `hash` with the audit key kept outside the database (audit-key.ts). */
+  mac: z.string().nullable().default(null),
 });
 export type RawAuditRow = z.infer<typeof RawAuditRowSchema>;
 
@@ -120,6 +122,7 @@ export const AuditRowSchema = RawAuditRowSchema.extend({
   llm: r.llm,
   prevHash: r.prev_hash,
   hash: r.hash,
+  mac: r.mac,
 }));
 export type AuditRow = z.output<typeof AuditRowSchema>;
 

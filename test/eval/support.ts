@@ -19,7 +19,7 @@ export async function tempDir(): Promise<string> {
 
 /** Writes objects (or raw strings) as JSONL lines. */
 export async function writeJsonl(path: string, lines: unknown[]): Promise<string> {
-  await writeFile(path, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n');
+  await writeFile(path, `${lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n')}\n`);
   return path;
 }
 

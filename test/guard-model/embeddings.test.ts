@@ -21,7 +21,7 @@ function memoryLogger(): { logger: Logger; text: () => string } {
   return { logger: pino({ level: 'warn' }, stream), text: () => out };
 }
 
-const embed = (body: any, path: string) => path === '/v1/embeddings';
+const embed = (_body: unknown, path: string) => path === '/v1/embeddings';
 
 describe('guard with a model: top-k with the embedding model', () => {
   let llm: ScriptedLlmServer;

@@ -18,7 +18,7 @@ describe('tool screen (pinning and description screening)', () => {
     for (let n = 0; n < 5; n++) expect(screen('weather', [changed, poisoned])).toEqual([]);
 
     const admin = store.audit.tail(50).filter((r) => r.kind === 'admin' && r.source.startsWith('tool-screen:'));
-    expect(admin.map((r) => r.source).sort()).toEqual(['tool-screen:changed:' + store.pins.getPin('weather', 'get_forecast')!.pendingHash, 'tool-screen:poisoned'].sort());
+    expect(admin.map((r) => r.source).sort()).toEqual([`tool-screen:changed:${store.pins.getPin('weather', 'get_forecast')!.pendingHash}`, 'tool-screen:poisoned'].sort());
 
     store.pins.approvePin('weather', 'get_forecast');
     expect(screen('weather', [changed, poisoned]).map((t) => t.name)).toEqual(['get_forecast']);

@@ -162,7 +162,7 @@ function isPipeRow(t: string): boolean {
 function splitsSentence(before: string | undefined, after: string | undefined): boolean {
   const b = before?.trimEnd() ?? '';
   if (b === '') return false;
-  if (/[a-z,;\-]$/.test(b)) return true;
+  if (/[a-z,;-]$/.test(b)) return true;
   return !/[.!?:]$/.test(b) && /^[a-z]/.test(after?.trimStart() ?? '');
 }
 

@@ -118,7 +118,7 @@ const ADDRESSED_TO_AI: WeightedPattern[] = [
     weight: 0.7,
     detail: 'vocative to the AI',
   },
-  { re: new RegExp(`\\b(?:AI|LLM|language model|AI assistant|AI agent)s?\\s*[,:]\\s*(?:please|you must|you should|you need|now|ignore|do|make sure|before)\\b`, 'i'), weight: 0.65, detail: 'AI, please …' },
+  { re: /\b(?:AI|LLM|language model|AI assistant|AI agent)s?\s*[,:]\s*(?:please|you must|you should|you need|now|ignore|do|make sure|before)\b/i, weight: 0.65, detail: 'AI, please …' },
   { re: /\b(?:to )?(?:whoever|whatever|anyone|any (?:system|program|agent|tool)|the (?:system|program|software|agent)) (?:that )?(?:is )?(?:process(?:es|ing)?|read(?:s|ing)?|handl(?:es|ing)|pars(?:es|ing)) this (?:message|e-?mail|text|document|page|file|data)\b[^.\n]{0,20}\b(?:automatically|automated|by machine)\b/i, weight: 0.7, detail: 'to whatever processes this automatically' },
   { re: new RegExp(`(?:^|\\n)[ \\t]*(?:AI\\s+)?${AI_NOUN}\\s*,\\s*(?:I(?:'d| would) (?:really )?(?:appreciate|like|love)|(?:could|would|can|will) you|please|kindly|I need you to|make sure)\\b`, 'i'), weight: 0.7, detail: 'Assistant, please …' },
   { re: new RegExp(`\\bif you are an? (?:AI|LLM|large language model|language model|${AI_NOUN}|automated|bot)\\b`, 'i'), weight: 0.7, detail: 'if you are an AI' },
