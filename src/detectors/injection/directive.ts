@@ -105,10 +105,12 @@ export function sentences(text: string): string[] {
 /** Instructions about the reader's own answer ("Add … to your reply", "Misspell every fourth word"). */
 export function answerDirective(text: string): Finding | undefined {
   let best: Finding | undefined;
+  let current = '';
   const take = (weight: number, detail: string): void => {
-    if (!best || weight > best.weight) best = { signal: 'answer_directive', detail, weight };
+    if (!best || weight > best.weight) best = { signal: 'answer_directive', detail, weight, sentence: current };
   };
   for (const s of sentences(text)) {
+    current = s;
     if (s.length > 400) continue;
     const imperative = IMPERATIVE_START.test(s) || /^in your (?:\w+\s+)?(?:answer|response|reply|output|message)\b/i.test(s);
     const aboutOutput = TO_YOUR_OUTPUT.test(s) || YOUR_OUTPUT_MUST.test(s) || EVERY_ANSWER_YOU.test(s);

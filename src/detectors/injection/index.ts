@@ -131,7 +131,7 @@ function scoreWindow(text: string, enabled: ReadonlySet<InjectionSignal>, depth:
   const order = enabled.has('directive') ? directive(visible) : undefined;
   if (order) findings.push({ signal: order.signal, detail: order.detail, weight: order.weight });
   // An order aimed at an AI stands out even in a how-to; other context-dependent findings are weighed down there.
-  if (findings.some((f) => CONTEXTUAL.has(f.signal)) && (channel === 'instructions' || isToolDescription(visible) || (!order?.aimedAtAi && isInstructional(visible, order?.sentence)))) {
+  if (findings.some((f) => CONTEXTUAL.has(f.signal)) && (channel === 'instructions' || isToolDescription(visible) || (!order?.aimedAtAi && isInstructional(visible, order?.sentence ?? findings.find((f) => f.signal === 'answer_directive')?.sentence)))) {
     damp(findings);
   }
   if (enabled.has('encoded_payload') && depth < 2) {
@@ -144,7 +144,8 @@ function scoreWindow(text: string, enabled: ReadonlySet<InjectionSignal>, depth:
       }
     }
   }
-  return { score: combine(findings), findings: strongestPerSignal(findings) };
+  // Sentences stay inside: callers get signals and details, never the text that carried them.
+  return { score: combine(findings), findings: strongestPerSignal(findings).map(({ sentence: _s, ...f }) => f) };
 }
 
 const ALL: ReadonlySet<InjectionSignal> = new Set(CONTENT_SIGNALS);

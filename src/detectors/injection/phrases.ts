@@ -13,6 +13,8 @@ export interface Finding {
   signal: string;
   detail: string;
   weight: number;
+  /** The sentence that carried it, where one sentence did (kept out of evidence). */
+  sentence?: string;
 }
 
 interface WeightedPattern {
