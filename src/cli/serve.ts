@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import { PACKAGE_ROOT } from '../core/version.js';
 import { type Command, Option } from 'commander';
 import { loadConfigFile, validateConfig, type LoadedConfig } from '../config/load.js';
+import { AGENT_NAME_RE, AGENT_NAME_RULE } from '../config/schema.js';
 import { ConfigError } from '../core/errors.js';
 import { createRootLogger, type Logger } from '../core/log.js';
 import { createProxy, type GuardedProxy } from '../proxy/index.js';
@@ -64,6 +65,7 @@ export async function proxyGuardFor(config: Config, logger: Logger): Promise<Pro
 
 /** Starts the proxy for a loaded config, on stdio or HTTP, and stops it (and every child) on signals. */
 export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http?: number; host?: string; ui?: boolean }, logger: Logger): Promise<GuardedProxy> {
+  if (opts.http === undefined) checkStdioAgent(opts.agent, Object.keys(loaded.config.agents));
   const configured = await proxyGuardFor(loaded.config, logger);
   const proxy = createProxy({
     config: loaded,
@@ -101,6 +103,19 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
     await proxy.serveStdio(opts.agent, () => process.exit(0));
   }
   return proxy;
+}
+
+/**
+ * The stdio client's identity (`--agent`, `$QUADGUARD_AGENT`): a valid name, and one of the configured agents
+ * when the config lists any, so a quarantined agent cannot come back under a new name by restarting.
+ */
+export function checkStdioAgent(agent: string, known: string[]): void {
+  if (!AGENT_NAME_RE.test(agent)) {
+    throw new ConfigError('config_invalid', `--agent ${JSON.stringify(agent)}: ${AGENT_NAME_RULE} (no spaces, control or zero-width characters).`);
+  }
+  if (known.length > 0 && !known.includes(agent)) {
+    throw new ConfigError('config_invalid', `--agent "${agent}" is not one of the agents in the config (${known.join(', ')}); use one of them, or add it under agents:.`);
+  }
 }
 
 /** A server key for `wrap`, from the wrapped command (`npx -y @scope/server-foo` → `server-foo`). */

@@ -63,6 +63,13 @@ export const TokenSourceSchema = z.union([
 ]);
 export type TokenSource = z.infer<typeof TokenSourceSchema>;
 
+/**
+ * Agent names, in the config and on `--agent`: 1–64 printable ASCII letters, digits, `_`, `.`, `-` (no spaces,
+ * control or zero-width characters, no look-alike letters), so one name is one identity in the audit and the store.
+ */
+export const AGENT_NAME_RE = /^[A-Za-z0-9_.-]{1,64}$/;
+export const AGENT_NAME_RULE = 'agent name must be 1–64 of A-Z a-z 0-9 _ . -';
+
 /** An agent identity: a token that proves it over HTTP and a profile bound to it (never taken from the client). */
 export const AgentConfigSchema = z.strictObject({
   token: TokenSourceSchema.optional(),
@@ -99,7 +106,7 @@ export const ConfigSchema = z.strictObject({
   policy: z.string().min(1).optional(),
   policy_public_key: z.string().min(1).optional(),
   store: z.string().min(1).default('.quadguard/state.db'),
-  agents: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'agent name must be 1–64 of A-Z a-z 0-9 _ . -'), AgentConfigSchema).default({}),
+  agents: z.record(z.string().regex(AGENT_NAME_RE, AGENT_NAME_RULE), AgentConfigSchema).default({}),
   http: HttpConfigSchema.default(HttpConfigSchema.parse({})),
   limits: LimitsConfigSchema.default(LimitsConfigSchema.parse({})),
   /** `strict` lists `guard_check_message`; `dotted` lists `guard.check_message`. Both names are always callable. */

@@ -1,3 +1,4 @@
+import { blobText } from './blob-text.js';
 import { argumentsOf, contentOf, serverOf, type ContentBlock, type Interaction } from './types.js';
 
 /**
@@ -7,7 +8,7 @@ import { argumentsOf, contentOf, serverOf, type ContentBlock, type Interaction }
  * - `any` (default): every inspectable text of the interaction (all below that are present)
  * - `arguments`: every string leaf of the tool-call arguments (keys too, as `key: value` lines)
  * - `arguments.<path>`: one argument by dotted path (`arguments.options.to`, `arguments.files.0`)
- * - `content`: the message text, or the text of result content blocks (text, embedded resource text)
+ * - `content`: the message text, or every text-bearing part of the content blocks (see `contentText`)
  * - `tool`: `<server>__<tool>`; `server`, `uri`, `prompt`, `sender`, `recipient`: those fields as they are
  * A selector picks nothing from a kind that does not have the field (core/types.ts: each kind has exactly its
  * fields; arguments on tool calls and prompt requests, content on results and messages).
@@ -22,22 +23,50 @@ export interface FieldText {
 
 const MAX_DEPTH = 32;
 
-/** Text of MCP content blocks: text blocks, embedded resource text, resource links' URIs. Binary data is skipped. */
+/**
+ * Text of MCP content blocks, every text-bearing part of every block: `text`, a resource link's `uri`, `name`,
+ * `title` and `description`, an embedded resource's `uri`, `text` and text-like `blob`, text-like image/audio
+ * `data` (see `blob-text.ts`), and for block types this code does not know (structured content, elicitation and
+ * sampling payloads, future types) every string leaf, and object keys that read like text. Binary payloads,
+ * `type`, `mimeType`, `annotations` and `_meta` are skipped. Depth-bounded.
+ */
 export function contentText(content: string | readonly ContentBlock[] | undefined): string {
   if (content === undefined) return '';
   if (typeof content === 'string') return content;
-  return content.map(blockText).filter((t) => t.length > 0).join('\n');
+  const out: string[] = [];
+  for (const block of content) collectText(block, out, 0);
+  return out.join('\n');
 }
 
-function blockText(block: ContentBlock): string {
-  const b = block as Record<string, unknown>;
-  if (b.type === 'text' && typeof b.text === 'string') return b.text;
-  if (b.type === 'resource' && b.resource && typeof b.resource === 'object') {
-    const r = b.resource as Record<string, unknown>;
-    return typeof r.text === 'string' ? r.text : '';
+/** Keys whose values are never text a reader is shown. */
+const SKIP_KEYS = new Set(['type', 'mimeType', 'annotations', '_meta']);
+/** Keys holding base64 payloads. */
+const BASE64_KEYS = new Set(['data', 'blob']);
+
+function collectText(value: unknown, out: string[], depth: number): void {
+  if (depth > MAX_DEPTH) return;
+  if (typeof value === 'string') {
+    if (value.length > 0) out.push(value);
+    return;
   }
-  if (b.type === 'resource_link' && typeof b.uri === 'string') return b.uri;
-  return '';
+  if (Array.isArray(value)) {
+    for (const v of value) collectText(v, out, depth + 1);
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  const o = value as Record<string, unknown>;
+  const mime = typeof o.mimeType === 'string' ? o.mimeType : undefined;
+  for (const [k, v] of Object.entries(o)) {
+    if (SKIP_KEYS.has(k)) continue;
+    if (BASE64_KEYS.has(k) && typeof v === 'string') {
+      const decoded = blobText(v, mime);
+      if (decoded.length > 0) out.push(decoded);
+      continue;
+    }
+    // A key can carry text too (`{"Ignore previous instructions": …}`); identifiers (`file_name`) cannot.
+    if (/\s/.test(k) || k.length > 40) out.push(k);
+    collectText(v, out, depth + 1);
+  }
 }
 
 /** Every string leaf under `value`, as `path: text` pairs (depth-bounded, so hostile nesting cannot recurse forever). */

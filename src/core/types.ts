@@ -46,6 +46,11 @@ export const ToolCallSchema = z.object({
   server: z.string().optional(),
   tool: z.string(),
   arguments: ArgumentsSchema.optional(),
+  /**
+   * Absolute directories the downstream server may resolve a relative path against (its working directory first,
+   * then directories it was started with), set by the proxy from the server's config.
+   */
+  roots: z.array(z.string()).optional(),
 });
 
 /** tools/call's answer: the tool that produced it and the content blocks it returned. */

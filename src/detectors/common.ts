@@ -9,10 +9,14 @@ import type { DetectorContext, DetectorResult } from './types.js';
  * and config errors that name the book path.
  */
 
-/** Characters inspected per field: the first 256 KiB. Text beyond it is not scanned (bounded work per interaction). */
-export const MAX_FIELD_CHARS = 256 * 1024;
-/** Characters inspected per interaction over all selected fields together (1 MiB). */
-export const MAX_TOTAL_CHARS = 1024 * 1024;
+/**
+ * Characters inspected per interaction over all selected fields together (8 MiB). Everything the proxy accepts
+ * (arguments up to `limits.max_argument_bytes`, 1 MB by default; HTTP bodies up to 4 MB) is scanned whole; text
+ * beyond this is not scanned, and a detector that found nothing in the part it read answers `unknown` (see `cut`).
+ */
+export const MAX_TOTAL_CHARS = 8 * 1024 * 1024;
+/** Kept for callers that bound one field: the same as the total (every field is read to its end). */
+export const MAX_FIELD_CHARS = MAX_TOTAL_CHARS;
 /** Spans reported per result at most; evidence lists at most a few items. */
 export const MAX_SPANS = 100;
 
@@ -26,21 +30,33 @@ export const FieldSelectorSchema = z
 /** A span of inspected text: `[start, end)` offsets into the selected field's text. */
 export type Span = NonNullable<DetectorResult['spans']>[number];
 
+/** Selected texts, with `cut` set when some text was not inspected (over `MAX_TOTAL_CHARS`). */
+export type InspectedFields = FieldText[] & { cut?: string };
+
 /**
- * Selected texts, each capped at `MAX_FIELD_CHARS` and all together at `MAX_TOTAL_CHARS`. Offsets into a capped
- * text are offsets into the original, since only the tail is cut.
+ * Selected texts, all together capped at `MAX_TOTAL_CHARS` (only the tail is cut, so offsets stay offsets into the
+ * original). When the cap cut something, `cut` says what: a detector that found nothing must then answer
+ * `unknown` (`cutOrNo`), never `false`.
  */
-export function inspectedFields(i: Interaction, selector: string): FieldText[] {
-  const out: FieldText[] = [];
+export function inspectedFields(i: Interaction, selector: string): InspectedFields {
+  const out: InspectedFields = [];
   let budget = MAX_TOTAL_CHARS;
   for (const f of selectFields(i, selector)) {
-    if (budget <= 0) break;
-    const cap = Math.min(MAX_FIELD_CHARS, budget);
-    const text = f.text.length > cap ? f.text.slice(0, cap) : f.text;
+    if (budget <= 0) {
+      out.cut ??= `${f.field} not inspected (over ${MAX_TOTAL_CHARS} characters in all)`;
+      break;
+    }
+    const text = f.text.length > budget ? f.text.slice(0, budget) : f.text;
+    if (text.length < f.text.length) out.cut ??= `${f.field} inspected to ${text.length} of ${f.text.length} characters`;
     budget -= text.length;
     out.push({ field: f.field, text });
   }
   return out;
+}
+
+/** `unknown` when part of the input was not inspected, else `false`: for detectors that found nothing. */
+export function cutOrNo(type: string, fields: InspectedFields): DetectorResult {
+  return fields.cut === undefined ? no() : unknown(`${type}: ${fields.cut}; nothing found in the part read`);
 }
 
 /**

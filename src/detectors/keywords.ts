@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineDetector } from './registry.js';
-import { FieldSelectorSchema, compileRegex, configError, no, inspectedFields, MAX_SPANS } from './common.js';
+import { FieldSelectorSchema, compileRegex, configError, cutOrNo, inspectedFields, MAX_SPANS } from './common.js';
 import type { DetectorResult } from './types.js';
 
 /**
@@ -14,7 +14,7 @@ import type { DetectorResult } from './types.js';
  * - `case_sensitive` (default false).
  * - `field` (default `any`). A missing field is `false`.
  *
- * Inspects the first 256 KiB of each field. Evidence names the words found (they come from the book, not the
+ * Inspects every field to its end (8 MiB in all; beyond it, nothing found is `unknown`). Evidence names the words found (they come from the book, not the
  * input); spans cover each occurrence (up to 100).
  *
  * @example { type: keywords, words: ['wire transfer', 'bank account'], field: content, min: 1 }
@@ -56,14 +56,15 @@ export const keywordsDetector = defineDetector({
     return function keywords(i): DetectorResult {
       const found = new Set<string>();
       const spans: Array<{ field: string; start: number; end: number }> = [];
-      for (const f of inspectedFields(i, field)) {
+      const fields = inspectedFields(i, field);
+      for (const f of fields) {
         re.lastIndex = 0;
         for (const m of f.text.matchAll(re)) {
           found.add(norm(m[0]));
           if (spans.length < MAX_SPANS) spans.push({ field: f.field, start: m.index, end: m.index + m[0].length });
         }
       }
-      if (found.size < min) return no();
+      if (found.size < min) return cutOrNo('keywords', fields);
       const list = [...found].slice(0, 5).map((w) => `"${w}"`).join(', ');
       return {
         value: 'true',

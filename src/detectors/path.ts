@@ -1,36 +1,47 @@
+import { realpathSync } from 'node:fs';
 import { z } from 'zod';
 import { defineDetector } from './registry.js';
 import { clip, configError, FieldSelectorSchema, unknown } from './common.js';
 import { atPath, selectFields } from '../core/fields.js';
 import { formatPath, isUnder, lexicalPath, resolveAgainst, type LexicalPath } from './posix-path.js';
 import type { DetectorResult } from './types.js';
+import { malformedPath, pathArguments } from './path-args.js';
 import { argumentsOf, type Interaction } from '../core/types.js';
 
 /**
  * `path`: where the path(s) in a field lie, decided lexically (see `posix-path.ts`: POSIX normalisation, `..`
- * handled, no symlinks, `~` never expanded).
+ * handled, `~` never expanded), then, for absolute paths on this machine, through symbolic links too.
  *
- * - `field` (required): e.g. `arguments.path`; its value is a string or an array of strings. `uri` works too
- *   (`file://` URIs are decoded).
+ * - `field` (required): `arguments` means every path-like argument, found by shape (see `path-args.ts`: keys named
+ *   like paths at any depth, `source`/`destination`, arrays of paths, `file://` URIs, whole values shaped like a
+ *   path); `arguments.path` one argument (a string or an array of strings); `uri` works too (`file://` decoded).
  * - `under` (required, ≥ 1): absolute (`/srv/data`) or home-relative (`~/projects`) directories.
  * - `outside` (default false): false → true when SOME path is under one of `under`; true → true when SOME path is
  *   outside all of them.
- * - `base`: absolute directory against which relative paths are resolved.
+ * - `base`: absolute directory against which relative paths are resolved when the interaction names no `roots`.
+ *   The proxy sets `roots` to the downstream server's working directory and the directories it was started with;
+ *   a relative path is resolved against each, and with `outside: true` it is outside when any resolution is.
+ * - `resolve_links` (default true): an absolute path is also resolved through symbolic links (the deepest part that
+ *   exists is `realpath`ed, the rest appended); with `outside: true` either form being outside is enough.
  *
+ * A malformed path (NUL or control character, `C:\`, a backslash separator, percent-encoding outside a `file://`
+ * URI, a `file://` URI naming another host) is outside everything: `true` with `outside: true`, `unknown` otherwise.
  * A `~` path only lies under `~` entries, so with `outside: true` it counts as outside unless listed. A relative
  * path climbing above its start (`../x`) lies under nothing.
  *
- * `unknown` when the field is missing, is not a string / array of strings, is empty, holds an unreadable path
- * (empty, NUL byte, bad `file://` escape), or holds a relative path and no `base` is set — unless another path
- * already decides `true`. At most 1,000 paths are inspected; more, undecided, is `unknown`.
+ * `unknown` when the field is missing, is not a string / array of strings, is empty, or holds a relative path with
+ * neither `roots` nor `base` — unless another path already decides `true`. With `field: arguments`, a call with no
+ * path-like argument is `false` (it names nothing on the file system). At most 1,000 paths are inspected; more,
+ * undecided, is `unknown`.
  *
- * @example { type: path, field: arguments.path, under: ['/workspace'], outside: true }
+ * @example { type: path, field: arguments, under: ['/workspace'], outside: true }
  */
 export const PathOptionsSchema = z.strictObject({
   field: FieldSelectorSchema,
   under: z.array(z.string().min(1)).min(1),
   outside: z.boolean().default(false),
   base: z.string().min(1).optional(),
+  resolve_links: z.boolean().default(true),
 });
 export type PathOptions = z.infer<typeof PathOptionsSchema>;
 
@@ -38,6 +49,11 @@ const MAX_PATHS = 1000;
 
 /** The raw path texts of the field, or a reason why they cannot be read. */
 function readPaths(i: Interaction, field: string): string[] | string {
+  if (field === 'arguments') {
+    const args = argumentsOf(i);
+    if (args === undefined) return 'no arguments';
+    return pathArguments(args).map((f) => f.text);
+  }
   if (field.startsWith('arguments.')) {
     const args = argumentsOf(i);
     if (args === undefined) return 'no arguments';
@@ -49,6 +65,27 @@ function readPaths(i: Interaction, field: string): string[] | string {
   }
   const texts = selectFields(i, field).map((f) => f.text);
   return texts.length === 0 ? `${field} is missing` : texts;
+}
+
+/**
+ * `abs` through symbolic links: the deepest ancestor that exists is resolved with `realpath`, the rest appended.
+ * Undefined when nothing resolves (or the file system refuses), so the lexical form stands alone.
+ */
+export function realPathOf(abs: string): string | undefined {
+  let head = abs;
+  const rest: string[] = [];
+  for (let k = 0; k < 256; k++) {
+    try {
+      const real = realpathSync(head);
+      return rest.length === 0 ? real : `${real.replace(/\/$/, '')}/${rest.reverse().join('/')}`;
+    } catch {
+      const cut = head.lastIndexOf('/');
+      if (cut <= 0) return undefined;
+      rest.push(head.slice(cut + 1));
+      head = head.slice(0, cut);
+    }
+  }
+  return undefined;
 }
 
 export const pathDetector = defineDetector({
@@ -68,28 +105,59 @@ export const pathDetector = defineDetector({
       base = lexicalPath(opts.base);
       if (base === undefined || base.root !== '/') throw configError(ctx, `path: base "${opts.base}" must be absolute`);
     }
+    // The directories as the file system sees them too (`/tmp` may itself be a link, e.g. to /private/tmp).
+    if (opts.resolve_links) {
+      for (const d of [...dirs]) {
+        if (d.p.root !== '/') continue;
+        const real = realPathOf(formatPath(d.p));
+        const rp = real === undefined ? undefined : lexicalPath(real);
+        if (rp && formatPath(rp) !== formatPath(d.p)) dirs.push({ text: d.text, p: rp });
+      }
+    }
     const { field, outside } = opts;
     return function path(i): DetectorResult {
       const raw = readPaths(i, field);
       if (typeof raw === 'string') return unknown(`path: ${raw}`);
+      const roots = (i.kind === 'tool_call' ? (i.roots ?? []) : []).map((r) => lexicalPath(r)).filter((r): r is LexicalPath => r !== undefined && r.root === '/');
+      const bases = roots.length > 0 ? roots : base ? [base] : [];
       let undecided: string | undefined;
       for (const text of raw.slice(0, MAX_PATHS)) {
+        const bad = malformedPath(text);
+        if (bad !== undefined) {
+          if (outside) return { value: 'true', score: 1, evidence: `path: malformed path in ${field} (${bad}): ${clip(JSON.stringify(text), 80)}` };
+          undecided ??= `malformed path in ${field} (${bad})`;
+          continue;
+        }
         const parsed = lexicalPath(text);
         if (parsed === undefined) {
           undecided ??= `unreadable path in ${field}`;
           continue;
         }
-        const p = resolveAgainst(parsed, base);
-        if (p.root === '.') {
-          undecided ??= `relative path ${clip(text, 60)} and no base`;
-          continue;
+        let forms: LexicalPath[] = [parsed];
+        if (parsed.root === '.') {
+          if (bases.length === 0) {
+            undecided ??= `relative path ${clip(text, 60)} and no root to resolve it against`;
+            continue;
+          }
+          forms = bases.map((b) => resolveAgainst(parsed, b));
         }
-        const hit = dirs.find((d) => isUnder(p, d.p));
-        if (!outside && hit) {
-          return { value: 'true', score: 1, evidence: `path: ${clip(formatPath(p), 120)} is under ${hit.text}` };
+        if (opts.resolve_links) {
+          for (const f of [...forms]) {
+            if (f.root !== '/') continue;
+            const real = realPathOf(formatPath(f));
+            const rp = real === undefined ? undefined : lexicalPath(real);
+            if (rp && formatPath(rp) !== formatPath(f)) forms.push(rp);
+          }
         }
-        if (outside && !hit) {
-          return { value: 'true', score: 1, evidence: `path: ${clip(formatPath(p), 120)} is outside ${opts.under.join(', ')}` };
+        for (const p of forms) {
+          const hit = dirs.find((d) => isUnder(p, d.p));
+          if (!outside && hit) {
+            return { value: 'true', score: 1, evidence: `path: ${clip(formatPath(p), 120)} is under ${hit.text}` };
+          }
+          if (outside && !hit) {
+            const shown = formatPath(p) === text ? '' : ` (from ${clip(text, 60)})`;
+            return { value: 'true', score: 1, evidence: `path: ${clip(formatPath(p), 120)}${shown} is outside ${opts.under.join(', ')}` };
+          }
         }
       }
       if (raw.length > MAX_PATHS) undecided ??= `more than ${MAX_PATHS} paths`;

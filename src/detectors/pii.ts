@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineDetector } from './registry.js';
-import { FieldSelectorSchema, fromFindings, inspectedFields, mask, MAX_SPANS, type Finding } from './common.js';
+import { FieldSelectorSchema, fromFindings, cutOrNo, inspectedFields, mask, MAX_SPANS, type Finding } from './common.js';
 import { ibanValid, luhnValid } from './luhn.js';
 
 /**
@@ -20,7 +20,7 @@ import { ibanValid, luhnValid } from './luhn.js';
  *     0000, and not the well-known 078-05-1120 / 219-09-9999), UK NINO `AB 12 34 56 C` (valid prefix letters).
  * - `field` (default `any`); a missing field is `false`.
  *
- * Inspects the first 256 KiB of each field. Evidence masks each value; spans cover them for redaction.
+ * Inspects every field to its end (8 MiB in all; beyond it, nothing found is `unknown`). Evidence masks each value; spans cover them for redaction.
  *
  * @example { type: pii, field: content, kinds: [card, iban, national_id] }
  */
@@ -105,7 +105,8 @@ export const piiDetector = defineDetector({
     const field = opts.field;
     return function pii(i) {
       const findings: Finding[] = [];
-      for (const f of inspectedFields(i, field)) {
+      const fields = inspectedFields(i, field);
+      for (const f of fields) {
         const taken: Array<[number, number]> = [];
         for (const p of patterns) {
           p.re.lastIndex = 0;
@@ -120,6 +121,7 @@ export const piiDetector = defineDetector({
           }
         }
       }
+      if (findings.length === 0) return cutOrNo('pii', fields);
       return fromFindings('pii', findings);
     };
   },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineDetector } from './registry.js';
-import { FieldSelectorSchema, compileRegex, configError, fromFindings, inspectedFields, mask, MAX_SPANS, type Finding } from './common.js';
+import { FieldSelectorSchema, compileRegex, configError, fromFindings, cutOrNo, inspectedFields, mask, MAX_SPANS, type Finding } from './common.js';
 
 /**
  * `regex`: true when `pattern` matches any selected text.
@@ -10,7 +10,7 @@ import { FieldSelectorSchema, compileRegex, configError, fromFindings, inspected
  * - `flags`: any of `i m s u v` (each once; `u` and `v` exclusive). `g` is added internally.
  * - `field`: selector (default `any`). A missing field means nothing to see: `false`.
  *
- * Each field is inspected up to its first 256 KiB (`MAX_FIELD_CHARS`). Evidence shows the match masked (a pattern
+ * Every field is inspected to its end (up to `MAX_TOTAL_CHARS`, 8 MiB in all; beyond it, nothing found is `unknown`). Evidence shows the match masked (a pattern
  * may well catch secrets); spans cover every match (up to 100).
  *
  * @example { type: regex, pattern: 'DROP\\s+TABLE', flags: i, field: arguments.query }
@@ -37,7 +37,8 @@ export const regexDetector = defineDetector({
     const field = opts.field;
     return function regex(i) {
       const findings: Finding[] = [];
-      for (const f of inspectedFields(i, field)) {
+      const fields = inspectedFields(i, field);
+      for (const f of fields) {
         re.lastIndex = 0;
         for (const m of f.text.matchAll(re)) {
           const start = m.index;
@@ -46,6 +47,7 @@ export const regexDetector = defineDetector({
         }
         if (findings.length >= MAX_SPANS) break;
       }
+      if (findings.length === 0) return cutOrNo('regex', fields);
       return fromFindings('regex', findings);
     };
   },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineDetector } from './registry.js';
-import { configError, FieldSelectorSchema, fromFindings, inspectedFields, MAX_SPANS, type Finding } from './common.js';
+import { configError, FieldSelectorSchema, fromFindings, cutOrNo, inspectedFields, MAX_SPANS, type Finding } from './common.js';
 import type { DetectorResult } from './types.js';
 
 /**
@@ -18,7 +18,7 @@ import type { DetectorResult } from './types.js';
  *   is accepted and means the same. Comparison is case-insensitive, trailing dots ignored.
  * - `field` (default `any`). No URL, no e-mail, or a missing field is `false`.
  *
- * Bare host names without a scheme (`evil.com/x`) are not extracted. Inspects the first 256 KiB of each field.
+ * Bare host names without a scheme (`evil.com/x`) are not extracted. Inspects every field to its end (8 MiB in all; beyond it, nothing found is `unknown`).
  *
  * @example { type: url_domain, field: arguments, allow: ['github.com', 'internal.example'] }
  */
@@ -84,7 +84,8 @@ export const urlDomainDetector = defineDetector({
     const { field, emails } = opts;
     return function url_domain(i): DetectorResult {
       const findings: Finding[] = [];
-      for (const f of inspectedFields(i, field)) {
+      const fields = inspectedFields(i, field);
+      for (const f of fields) {
         URL_RE.lastIndex = 0;
         for (const m of f.text.matchAll(URL_RE)) {
           const url = m[0].replace(/[).,;:!?\]]+$/, '');
@@ -106,6 +107,7 @@ export const urlDomainDetector = defineDetector({
           }
         }
       }
+      if (findings.length === 0) return cutOrNo('url_domain', fields);
       return fromFindings('url_domain', findings);
     };
   },

@@ -16,7 +16,7 @@ export const GUARD_DEFAULTS = {
     alpha: 0.6,
     level_bounds: [0.15, 0.35, 0.55, 0.8] as [number, number, number, number],
     burst_window_ms: 10_000,
-    burst_threshold: 40,
+    burst_threshold: 150,
     severity_risk: { low: 0.2, medium: 0.45, high: 0.75, critical: 1 },
     quarantine: true,
   },
@@ -54,7 +54,11 @@ export const WatcherOptionsSchema = z.strictObject({
   level_bounds: z.tuple([z.number(), z.number(), z.number(), z.number()]).default([...D.watcher.level_bounds]),
   /** Sliding window of the burst analysis. */
   burst_window_ms: z.number().int().positive().default(D.watcher.burst_window_ms),
-  /** Requests in the window an agent may make before the rate counts as risk; risk is 1 at twice this. */
+  /**
+   * Requests (calls, messages, read requests; results are not counted again) in the window an agent may make
+   * before the rate counts as risk; risk is 1 at twice this. 150 in 10 s: a coding agent at 10 calls a second for
+   * minutes stays below it, a flood of 30+ a second does not.
+   */
   burst_threshold: z.number().int().positive().default(D.watcher.burst_threshold),
   /** Risk of a violation of each severity (enforced or not: an attempt is evidence). */
   severity_risk: z

@@ -1,4 +1,4 @@
-import { scoreInjection } from '../detectors/injection/index.js';
+import { scoreInjection, TOOL_DESCRIPTION_SIGNALS } from '../detectors/injection/index.js';
 import type { Logger } from '../core/log.js';
 import type { Store } from '../store/db.js';
 import type { ToolDefinition } from '../store/tool-hash.js';
@@ -18,6 +18,13 @@ export interface ToolScreenOptions {
   pin?: boolean;
 }
 
+/**
+ * Signals a description is screened with: the loud injection families and `tool_hijack` (asks for secrets the
+ * model has seen, to be called first, to keep something from the user). Descriptions legitimately tell the model
+ * what to pass and when to call, so the context-dependent families stay off.
+ */
+const SCREEN_SIGNALS = new Set(TOOL_DESCRIPTION_SIGNALS);
+
 /** Distinct tool texts whose injection score is remembered. */
 const SCORE_CACHE_LIMIT = 4096;
 
@@ -33,7 +40,7 @@ export function createToolScreen(store: Store, logger: Logger, opts: ToolScreenO
     let s = scores.get(text);
     if (s === undefined) {
       if (scores.size >= SCORE_CACHE_LIMIT) scores.clear();
-      s = scoreInjection(text);
+      s = scoreInjection(text, SCREEN_SIGNALS);
       scores.set(text, s);
     }
     return s;

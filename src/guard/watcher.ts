@@ -16,6 +16,12 @@ export interface ThreatEvidence {
   injectionScore: number;
   /** Time of the interaction (ms since epoch), for the burst window. */
   now: number;
+  /**
+   * Whether this interaction is a request of the agent (a call, a message, a read request). The answer to a
+   * request (a tool result, a read's contents) is the same interaction seen again: it is scored, not counted.
+   * Default true.
+   */
+  counts?: boolean;
 }
 
 export interface ThreatUpdate {
@@ -46,14 +52,14 @@ export class ThreatWatcher {
     this.options = WatcherOptionsSchema.parse(options);
   }
 
-  /** Records one request of `agent` and returns its rate in the window. */
-  private recordRequest(agent: string, now: number): number {
+  /** Records one request of `agent` (unless `count` is false) and returns its rate in the window. */
+  private recordRequest(agent: string, now: number, count = true): number {
     const cutoff = now - this.options.burst_window_ms;
     const times = this.recent.get(agent) ?? [];
     let drop = 0;
     while (drop < times.length && (times[drop] as number) <= cutoff) drop++;
     if (drop > 0) times.splice(0, drop);
-    times.push(now);
+    if (count) times.push(now);
     this.recent.set(agent, times);
     return times.length;
   }
@@ -71,7 +77,7 @@ export class ThreatWatcher {
 
   /** τ ← α·τ + (1−α)·risk for `agent`, given its previous τ. */
   update(agent: string, previousTau: number, evidence: ThreatEvidence): ThreatUpdate {
-    const rate = this.recordRequest(agent, evidence.now);
+    const rate = this.recordRequest(agent, evidence.now, evidence.counts ?? true);
     const { risk, burst } = this.riskOf(evidence, rate);
     const a = this.options.alpha;
     const raw = Math.min(1, Math.max(0, a * previousTau + (1 - a) * risk));

@@ -91,9 +91,12 @@ export async function handleGetPrompt(core: ProxyCore, session: SessionContext, 
   } catch (err) {
     throw asMcpError(err);
   }
-  const answered = { ...base, kind: 'prompt_result' as const, content: result.messages.map((m) => m.content as ContentBlock) };
+  // The prompt's description reaches the client too: the guard reads it as one more block (never sent back).
+  const blocks = result.messages.map((m) => m.content as ContentBlock);
+  if (typeof result.description === 'string') blocks.push({ type: 'prompt_description', description: result.description });
+  const answered = { ...base, kind: 'prompt_result' as const, content: blocks };
   const post = ensureRecorded(core, answered, await core.guard.check(answered, extra.signal));
   if (post.decision === 'deny') throw requestDenialError(post, subject);
-  const messages = post.replacement ? post.replacement.map((b) => ({ role: 'user' as const, content: b as GetPromptResult['messages'][number]['content'] })) : result.messages;
+  const messages = post.replacement ? post.replacement.filter((b) => b.type !== 'prompt_description').map((b) => ({ role: 'user' as const, content: b as GetPromptResult['messages'][number]['content'] })) : result.messages;
   return { ...result, messages: messages.map((m) => ({ ...m, content: rewriteBlockUris(m.content, (u) => core.pool.exposedUri(route.server, u)) })) };
 }

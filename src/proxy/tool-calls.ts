@@ -5,8 +5,12 @@ import { forwardOptions, stripProgressToken, type ForwardExtra, type ProxyCore, 
 import { applyToolReplacement, downstreamFailure, toolDenial, protocolError } from './denial.js';
 import { refuseOverLimits } from './limits.js';
 import { auditSuffix, ensureRecorded, refuse } from './refusals.js';
+import { serverRoots } from './roots.js';
 import { handleMessageTool, isMessageTool } from './message-tool.js';
 import { rewriteContentUris, splitExposedName } from './namespacing.js';
+
+/** Type of the block that carries a result's `structuredContent` to the guard (never sent to a client). */
+export const STRUCTURED_BLOCK = 'structured_content';
 
 /**
  * tools/call: limits → guard(tool_call) → downstream → guard(tool_result) → URI rewriting. Denials are
@@ -43,7 +47,10 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
   refuseOverLimits(core, asked, args, name);
 
   const hasOutputSchema = exposed.tool.outputSchema !== undefined;
-  const call = ensureRecorded(core, asked, await core.guard.check(asked, extra.signal));
+  // Relative paths in the arguments resolve against the server's directories (its cwd, its start directories).
+  const roots = serverRoots(core.config.servers[route.server]);
+  const checked = roots ? { ...asked, roots } : asked;
+  const call = ensureRecorded(core, checked, await core.guard.check(checked, extra.signal));
   if (call.decision === 'deny') {
     core.logger.info({ session: session.id, agent: session.agent, server: route.server, tool: route.name, rules: call.rules }, 'tool call denied');
     return toolDenial(call, { what: 'call to tool', name }, { hasOutputSchema });
@@ -63,8 +70,12 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
     return downstreamFailure(`QuadGuard: the call to ${name} failed inside the proxy.`, 'proxy_internal');
   }
 
-  const answered = { ...base, kind: 'tool_result' as const, content: result.content as ContentBlock[] };
-  const res = ensureRecorded(core, answered, await core.guard.check(answered, extra.signal));
+  // The guard reads everything the client gets: the content blocks and the structured result (as one more block of
+  // its own type, which a replacement never carries back: applyToolReplacement drops structuredContent).
+  const inspected = result.structuredContent === undefined ? (result.content as ContentBlock[]) : [...(result.content as ContentBlock[]), { type: STRUCTURED_BLOCK, structuredContent: result.structuredContent }];
+  const answered = { ...base, kind: 'tool_result' as const, content: inspected };
+  let res = ensureRecorded(core, answered, await core.guard.check(answered, extra.signal));
+  if (res.replacement) res = { ...res, replacement: res.replacement.filter((b) => b.type !== STRUCTURED_BLOCK) };
   if (res.decision === 'deny') {
     core.logger.info({ session: session.id, agent: session.agent, server: route.server, tool: route.name, rules: res.rules }, 'tool result denied');
     return toolDenial(res, { what: 'result of tool', name }, { hasOutputSchema });

@@ -10,6 +10,7 @@ const FLOORS = {
   tuning: { recall: 0.97, fpr: 0.02 },
   blind: { recall: 0.95, fpr: 0.03 },
   fresh: { recall: 0.86, fpr: 0.07 },
+  'fresh-2026-11': { recall: 0.95, fpr: 0.02 },
 } as const;
 
 describe('injection corpus', () => {

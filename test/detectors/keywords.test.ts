@@ -40,7 +40,8 @@ describe('keywords detector', () => {
     expect(configError({ type: 'keywords', words: ['a', 'b'], match: 'all', min: 1 }).message).toMatch(/min applies only/);
     expect(configError({ type: 'keywords', words: ['  '] }).code).toBe('detector_invalid_options');
   });
-  it('bounds work on 5 MB', () => {
-    expect(compile({ type: 'keywords', words: ['zebra'] })(call({ big: `${BIG} zebra` })).value).toBe('false');
+  it('reads 5 MB to its end, and answers unknown past the 8 MiB it inspects', () => {
+    expect(compile({ type: 'keywords', words: ['zebra'] })(call({ big: `${BIG} zebra` })).value).toBe('true');
+    expect(compile({ type: 'keywords', words: ['zebra'] })(call({ big: `${BIG}${BIG} zebra` })).value).toBe('unknown');
   });
 });

@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import '../../src/detectors/path.js';
 import { BIG, call, compile, configError, interaction } from './helpers.js';
@@ -35,7 +38,7 @@ describe('path detector', () => {
     expect(outsideWs(call({ path: 42 })).value).toBe('unknown');
     expect(outsideWs(call({ path: [] })).value).toBe('unknown');
     expect(outsideWs(call({ path: '' })).value).toBe('unknown');
-    expect(outsideWs(call({ path: 'a\0b' })).value).toBe('unknown');
+    expect(underEtc(call({ path: 'a\0b' })).value).toBe('unknown');
     expect(outsideWs(call({ path: 'src/a.ts' })).value).toBe('unknown');
     // a decisive path wins over an undecided one
     expect(outsideWs(call({ path: ['src/a.ts', '/etc/x'] })).value).toBe('true');
@@ -57,5 +60,41 @@ describe('path detector', () => {
   });
   it('copes with a 5 MB path', () => {
     expect(outsideWs(call({ path: `/workspace/${BIG}` })).value).toBe('false');
+  });
+
+  it('denies malformed paths with outside: true (NUL, drive letters, backslashes, percent-encoding, remote file://)', () => {
+    for (const bad of ['/workspace/a\0/../../etc', 'C:\\Windows\\system32', '/workspace\\..\\..\\etc', '/workspace/%2e%2e/etc/passwd', 'file://evil.com/workspace/x', 'file:///workspace/%00x']) {
+      const r = outsideWs(call({ path: bad }));
+      expect(r.value, bad).toBe('true');
+      expect(r.evidence).toMatch(/malformed/);
+    }
+  });
+  it('with field arguments, reads every path-like argument by shape', () => {
+    const d = compile({ type: 'path', field: 'arguments', under: ['/workspace'], outside: true });
+    expect(d(call({ source: '/etc/passwd', destination: '/workspace/x' })).value).toBe('true');
+    expect(d(call({ source: '/workspace/a', destination: '/workspace/b' })).value).toBe('false');
+    expect(d(call({ files: ['/workspace/a', '/root/.ssh/id_rsa'] })).value).toBe('true');
+    expect(d(call({ opts: { targetDir: '/var/lib' } })).value).toBe('true');
+    expect(d(call({ anything: 'file:///etc/shadow' })).value).toBe('true');
+    expect(d(call({ id: 42, reason: 'cleanup' })).value).toBe('false');
+    expect(d(call({ path: 'victim.txt' })).value).toBe('unknown');
+  });
+  it('resolves relative paths against every root the interaction names', () => {
+    const d = compile({ type: 'path', field: 'arguments', under: ['/workspace'], outside: true });
+    expect(d(interaction({ kind: 'tool_call', tool: 'rm', arguments: { path: 'victim.txt' }, roots: ['/srv/data'] })).value).toBe('true');
+    expect(d(interaction({ kind: 'tool_call', tool: 'rm', arguments: { path: './sub/x' }, roots: ['/workspace/p'] })).value).toBe('false');
+    expect(d(interaction({ kind: 'tool_call', tool: 'rm', arguments: { path: 'x' }, roots: ['/workspace/p', '/home/u'] })).value).toBe('true');
+  });
+  it('follows symbolic links of local paths', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'qg-path-'));
+    const box = join(dir, 'box');
+    mkdirSync(box);
+    mkdirSync(join(dir, 'outside'));
+    symlinkSync(join(dir, 'outside'), join(box, 'link'));
+    const d = compile({ type: 'path', field: 'arguments', under: [box], outside: true });
+    expect(d(call({ path: join(box, 'file.txt') })).value).toBe('false');
+    expect(d(call({ path: join(box, 'link', 'victim.txt') })).value).toBe('true');
+    expect(d(call({ path: join(box, 'link', 'not', 'yet', 'there') })).value).toBe('true');
+    rmSync(dir, { recursive: true, force: true });
   });
 });

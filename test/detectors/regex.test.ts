@@ -33,9 +33,11 @@ describe('regex detector', () => {
     expect(configError({ type: 'regex', pattern: 'a', field: 'argumentz' }).message).toMatch(/unknown field selector/);
     expect(configError({ type: 'regex', pattern: 'a', extra: 1 }).code).toBe('detector_invalid_options');
   });
-  it('bounds work on a 5 MB argument (only the first 256 KiB is inspected)', () => {
+  it('reads a 5 MB argument to its end; past the 8 MiB inspected, nothing found is unknown', () => {
     const d = compile({ type: 'regex', pattern: 'NEEDLE' });
-    expect(d(call({ blob: `${BIG}NEEDLE` })).value).toBe('false');
+    expect(d(call({ blob: `${BIG}NEEDLE` })).value).toBe('true');
+    expect(d(call({ blob: `${BIG}${BIG}NEEDLE` })).value).toBe('unknown');
+    expect(d(call({ blob: BIG })).value).toBe('false');
     expect(d(call({ blob: `NEEDLE${BIG}` })).value).toBe('true');
   });
 });

@@ -38,6 +38,9 @@ describe('e2e over HTTP: burst → threat level → quarantine, persisted across
       servers: { ws: server('workspace', '--root', sb.workspace) },
       policy: join(ROOT, 'policies', 'default'),
       store,
+      // A flood this test can produce on a loaded machine (about 20 messages a second): the default threshold (150
+      // requests in 10 s) is set so that a busy coding agent is not quarantined.
+      guard: { watcher: { burst_threshold: 40 } },
       agents: { flooder: { token: { env: 'FLOODER_TOKEN' } }, planner: { token: { env: 'PLANNER_TOKEN' } } },
     });
     proxy = await startHttpProxy(cfg, TOKENS, ['--no-ui']);

@@ -97,8 +97,8 @@ describe('guard pipeline on the default book (paper case studies, A.3)', () => {
     const call = interaction({ kind: 'tool_call', server: 'files', tool: 'list_directory', arguments: { path: '/tmp' }, agent: 'flooder' });
     let level = 0;
     let quarantinedAt = -1;
-    for (let n = 0; n < 200; n++) {
-      now += 20; // 50 calls per second
+    for (let n = 0; n < 800; n++) {
+      now += 10; // 100 calls per second
       const d = await g.pipeline.check(call);
       level = Math.max(level, d.threatLevel ?? 0);
       if (d.source === 'quarantine') {

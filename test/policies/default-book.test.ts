@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -52,7 +52,7 @@ function replay(steps: Step[]): Outcome {
   return out;
 }
 
-const call = (server: string, tool: string, args: Record<string, unknown>): Step => ({ kind: 'tool_call', server, tool, arguments: args });
+const call = (server: string, tool: string, args: Record<string, unknown>, roots?: string[]): Step => ({ kind: 'tool_call', server, tool, arguments: args, ...(roots ? { roots } : {}) });
 const result = (server: string, tool: string, text: string): Step => ({ kind: 'tool_result', server, tool, content: [{ type: 'text', text }] });
 const msg = (content: string, sender = 'agent-a', recipient = 'agent-b'): Step => ({ kind: 'message', sender, recipient, content });
 
@@ -115,7 +115,20 @@ describe('default policy book: decisions', () => {
   it('allows deleting under /tmp and denies deleting a system file', () => {
     expect(replay([call('fs', 'delete_file', { path: '/tmp/agent_cache.log' })]).denied).toEqual([]);
     expect(replay([call('fs', 'delete_file', { path: '/etc/passwd' })]).denied).toEqual(['no-delete-outside-sandbox']);
-    expect(replay([call('fs', 'delete_file', { path: 'notes/old.txt' })])).toMatchObject({ denied: [], flagged: ['no-delete-outside-sandbox'] });
+    // A relative path is resolved against the server's roots; with none it is undecidable, and the hard rule denies.
+    expect(replay([call('fs', 'delete_file', { path: 'notes/old.txt' })]).denied).toEqual(['no-delete-outside-sandbox']);
+    expect(replay([call('fs', 'delete_file', { path: 'notes/old.txt' }, ['/workspace/proj'])]).denied).toEqual([]);
+    expect(replay([call('fs', 'delete_file', { path: 'victim.txt' }, ['/home/u/project'])]).denied).toEqual(['no-delete-outside-sandbox']);
+    expect(replay([call('fs', 'move_file', { source: '/etc/hosts', destination: '/tmp/hosts' })]).denied).toEqual(['no-delete-outside-sandbox']);
+    expect(replay([call('fs', 'delete_file', { path: '/tmp/%2e%2e/etc/passwd' })]).denied).toEqual(['no-delete-outside-sandbox']);
+    expect(replay([call('fs', 'delete_file', { path: '/tmp/a\u0000/../../etc' })]).denied).toEqual(['no-delete-outside-sandbox']);
+  });
+
+  it('lets no hard rule of a shipped book pass an undecidable call (on_unknown is deny for every hard rule)', () => {
+    for (const name of readdirSync(join(DIR, '..'))) {
+      const raw = parse(readFileSync(join(DIR, '..', name, 'book.yaml'), 'utf8')) as { rules: Array<{ id: string; hard?: boolean; on_unknown?: string }> };
+      for (const r of raw.rules) if (r.hard) expect(r.on_unknown ?? 'deny', `${name}: ${r.id}`).toBe('deny');
+    }
   });
 
   it('denies destructive shell commands outside the sandbox only', () => {

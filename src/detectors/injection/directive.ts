@@ -35,7 +35,7 @@ const ASKS_READER_DETAILS = /^(?:please|kindly)\b[^.]{0,20}\b(?:include|attach|a
 const PROCESS_THIS =
   /^(?:(?:please|kindly|now)\s+)?(?:summari[sz]e|translate|rewrite|rephrase|classify|rate|describe|explain|analy[sz]e|paraphrase|shorten|expand)\s+(?:this|the above|the following|the previous|the whole)\s+(?:table|e-?mail|document|text|page|message|article|data|code|content|passage|snippet)\b[^.\n]{0,80}\b(?:in|into|as|instead)\b/i;
 const RESPOND_IN =
-  /^(?:please\s+)?(?:respond|reply|answer|write(?: the (?:answer|reply|response))?)(?: only| exclusively)? (?:in|using|with) (?:base64|rot13|hex|binary|morse|leetspeak|pig latin|emojis?|all caps|reverse|uppercase|lowercase|code|cipher|\w+ language|(?:english|spanish|french|german|italian|portuguese|dutch|russian|chinese|japanese|korean|arabic|hindi|hebrew|turkish|polish|greek|swedish|latin|klingon|pirate speak)\b)|^(?:please\s+)?(?:respond|reply|answer|write|speak|talk|act|behave)\s+(?:as if you were|as though you were|like an? |in the (?:voice|style) of)|^(?:pretend|roleplay|role-play)\s+(?:to be|as|that you)\b|^(?:encode|encrypt|reverse|scramble|translate)\s+the\s+(?:reply|answer|response|output|summary)\b/i;
+  /^(?:please\s+)?(?:respond|reply|answer|write(?: the (?:answer|reply|response))?)(?: only| exclusively)? (?:in|using|with) (?:base64|rot13|hex|binary|morse|leetspeak|pig latin|emojis?|all caps|reverse|uppercase|lowercase|code|cipher|\w+ language|(?:english|spanish|french|german|italian|portuguese|dutch|russian|chinese|japanese|korean|arabic|hindi|hebrew|turkish|polish|greek|swedish|latin|klingon|pirate speak)\b)|^(?:please\s+)?(?:respond|reply|answer|write|speak|talk|act|behave)\s+(?:as if you were|as though you were|like an? |in the (?:voice|style) of)|^(?:pretend|roleplay|role-play)\s+(?:to be|as|that you)\b|^(?:encode|encrypt|reverse|scramble|translate)\s+the\s+(?:reply|answer|response|output|summary)\b(?![^.\n]{0,80}\b(?:before|after|when) (?:sending|rendering|storing|returning|saving|writing|displaying|logging|caching|transmitting)\b|[^.\n]{0,80}\bover the wire\b)|^(?:please\s+)?(?:respond|reply|answer|write)(?: only)? in (?:all )?(?:capital letters|capitals|block letters|lower-?case letters)\b/i;
 /** Character- or word-level rewriting of the output (obfuscation orders). */
 const TRANSFORM =
   /^(?:please\s+)?(?:replace|swap|substitute|convert|scramble|shuffle|reverse|misspell|encode|encrypt|capitali[sz]e|anagram|rearrange|jumble|group|combine|interleave|insert|remove|omit|spell)\b[^.\n]{0,50}\b(?:letters?|vowels?|consonants?|characters?|words?|spaces|punctuation|syllables?)\b/i;
@@ -105,10 +105,12 @@ export function sentences(text: string): string[] {
 /** Instructions about the reader's own answer ("Add … to your reply", "Misspell every fourth word"). */
 export function answerDirective(text: string): Finding | undefined {
   let best: Finding | undefined;
+  let current = '';
   const take = (weight: number, detail: string): void => {
-    if (!best || weight > best.weight) best = { signal: 'answer_directive', detail, weight };
+    if (!best || weight > best.weight) best = { signal: 'answer_directive', detail, weight, sentence: current };
   };
   for (const s of sentences(text)) {
+    current = s;
     if (s.length > 400) continue;
     const imperative = IMPERATIVE_START.test(s) || /^in your (?:\w+\s+)?(?:answer|response|reply|output|message)\b/i.test(s);
     const aboutOutput = TO_YOUR_OUTPUT.test(s) || YOUR_OUTPUT_MUST.test(s) || EVERY_ANSWER_YOU.test(s);

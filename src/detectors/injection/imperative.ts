@@ -308,8 +308,15 @@ export function scoreSentence(u: Unit): { weight: number; cues: string[] } | und
   if (u.structured && !u.tableValue && w - 0.15 - targetOnly > 0) add(0.1, 'inside structured data');
   // The sender speaking as "we" is correspondence, unless the text turns to an AI.
   if (!ai && WE.test(s)) w *= 0.6;
+  // A programmer's note on what code does with a reply ("Encode the reply in Base64 before sending it"): a
+  // processing step with its purpose, not an order about the reader's own answer.
+  if (!ai && PROCESSING_STEP.test(s)) w *= 0.5;
   return { weight: Math.min(0.85, Math.round(w * 1000) / 1000), cues };
 }
+
+/** A processing step stated with its technical purpose or object (see scoreSentence). */
+const PROCESSING_STEP =
+  /\b(?:before|after|when|while) (?:sending|rendering|storing|returning|saving|writing|displaying|logging|caching|transmitting|serializing|parsing)\b|\bover the (?:wire|network)\b|\bfor the (?:API|client|server|database|frontend|backend)\b|\b(?:payloads?|bytes|buffers?|locale|utf-?8)\b/i;
 
 /** The strongest directive sentence of a text, if any reaches a weight worth reporting. */
 export function directive(text: string): Directive | undefined {

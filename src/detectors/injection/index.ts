@@ -1,10 +1,13 @@
 import { z } from 'zod';
 import { DetectorConfigError } from '../../core/errors.js';
-import { isValidSelector, selectFields } from '../../core/fields.js';
+import { isValidSelector } from '../../core/fields.js';
+import { inspectedFields } from '../common.js';
 import { answerDirective, codePayload, embeddedTask } from './directive.js';
 import { decodeRuns, decodeTagChars, scanHidden, stripInvisible, unquoteDiscussion } from './hidden.js';
 import { directive, isInstructional, isToolDescription } from './imperative.js';
 import { type Finding, matchFamily, PHRASE_SIGNALS } from './phrases.js';
+import { toolHijack } from './tool-poison.js';
+import { foldConfusables } from './confusables.js';
 import { defineDetector } from '../registry.js';
 import type { DetectorResult } from '../types.js';
 
@@ -40,6 +43,7 @@ export const INJECTION_SIGNALS = [
   'embedded_task',
   'action_command',
   'directive',
+  'tool_hijack',
 ] as const;
 export type InjectionSignal = (typeof INJECTION_SIGNALS)[number];
 
@@ -59,12 +63,19 @@ export const TOOL_DESCRIPTION_SIGNALS: readonly InjectionSignal[] = [
   'encoded_payload',
   'addressed_to_ai',
   'action_command',
+  'tool_hijack',
 ];
+
+/**
+ * Signals for content (results, messages): every family but `tool_hijack`, which models what a tool description
+ * asks of the model and is used only where descriptions are screened (or when a book names it).
+ */
+export const CONTENT_SIGNALS: readonly InjectionSignal[] = INJECTION_SIGNALS.filter((s) => s !== 'tool_hijack');
 
 export const InjectionOptionsSchema = z.strictObject({
   field: z.string().default('any'),
   threshold: z.number().min(0).max(1).default(0.5),
-  /** Signal families to use (default: all). */
+  /** Signal families to use (default: all but `tool_hijack`, which is for tool descriptions). */
   signals: z.array(z.enum(INJECTION_SIGNALS)).min(1).optional(),
 });
 export type InjectionOptions = z.infer<typeof InjectionOptionsSchema>;
@@ -75,8 +86,13 @@ export interface InjectionScore {
   findings: Finding[];
 }
 
-/** Inputs longer than this are inspected by head and tail only (injections sit at either end or are repeated). */
-const MAX_SCAN = 120_000;
+/**
+ * Long inputs are scored window by window (windows of `WINDOW` characters overlapping by `OVERLAP`, so a sentence
+ * cut at a border is whole in one of them), and the strongest window counts: work is linear in the input and the
+ * middle of a 140 KB text is read like its ends.
+ */
+export const WINDOW = 32_000;
+const OVERLAP = 2_000;
 
 /**
  * What a text is to the reader: `data` (tool results, resources, fetched pages: orders in it are suspect) or
@@ -87,12 +103,22 @@ export type InjectionChannel = 'data' | 'instructions';
 
 /** Scores one text against the enabled signal families. Pure; exported for the tool-description scan and benches. */
 export function scoreInjection(raw: string, enabled: ReadonlySet<InjectionSignal> = ALL, depth = 0, channel: InjectionChannel = 'data'): InjectionScore {
-  const text = raw.length > MAX_SCAN ? `${raw.slice(0, MAX_SCAN / 2)}\n${raw.slice(-MAX_SCAN / 2)}` : raw;
+  if (raw.length <= WINDOW) return scoreWindow(raw, enabled, depth, channel);
+  let best: InjectionScore = { score: 0, findings: [] };
+  for (let start = 0; start < raw.length; start += WINDOW - OVERLAP) {
+    const s = scoreWindow(raw.slice(start, start + WINDOW), enabled, depth, channel);
+    if (s.score > best.score) best = s;
+    if (start + WINDOW >= raw.length) break;
+  }
+  return best;
+}
+
+function scoreWindow(text: string, enabled: ReadonlySet<InjectionSignal>, depth: number, channel: InjectionChannel): InjectionScore {
   const findings: Finding[] = [];
   for (const h of scanHidden(text)) if (enabled.has(h.signal)) findings.push({ signal: h.signal, detail: h.detail, weight: h.weight });
   // Phrase signals read the text as a reader would: invisible characters removed, smuggled tag text appended.
   const tagText = decodeTagChars(text);
-  const visible = unquoteDiscussion(stripInvisible(text)) + (tagText ? `\n${tagText}` : '');
+  const visible = unquoteDiscussion(foldConfusables(stripInvisible(text))) + (tagText ? `\n${tagText}` : '');
   for (const [signal, patterns] of Object.entries(PHRASE_SIGNALS)) {
     if (!enabled.has(signal as InjectionSignal)) continue;
     const f = matchFamily(signal, patterns, visible);
@@ -101,10 +127,11 @@ export function scoreInjection(raw: string, enabled: ReadonlySet<InjectionSignal
   if (enabled.has('answer_directive')) push(findings, answerDirective(visible));
   if (enabled.has('code_payload')) push(findings, codePayload(visible));
   if (enabled.has('embedded_task')) push(findings, embeddedTask(visible));
+  if (enabled.has('tool_hijack')) push(findings, toolHijack(visible));
   const order = enabled.has('directive') ? directive(visible) : undefined;
   if (order) findings.push({ signal: order.signal, detail: order.detail, weight: order.weight });
   // An order aimed at an AI stands out even in a how-to; other context-dependent findings are weighed down there.
-  if (findings.some((f) => CONTEXTUAL.has(f.signal)) && (channel === 'instructions' || isToolDescription(visible) || (!order?.aimedAtAi && isInstructional(visible, order?.sentence)))) {
+  if (findings.some((f) => CONTEXTUAL.has(f.signal)) && (channel === 'instructions' || isToolDescription(visible) || (!order?.aimedAtAi && isInstructional(visible, order?.sentence ?? findings.find((f) => f.signal === 'answer_directive')?.sentence)))) {
     damp(findings);
   }
   if (enabled.has('encoded_payload') && depth < 2) {
@@ -117,10 +144,11 @@ export function scoreInjection(raw: string, enabled: ReadonlySet<InjectionSignal
       }
     }
   }
-  return { score: combine(findings), findings: strongestPerSignal(findings) };
+  // Sentences stay inside: callers get signals and details, never the text that carried them.
+  return { score: combine(findings), findings: strongestPerSignal(findings).map(({ sentence: _s, ...f }) => f) };
 }
 
-const ALL: ReadonlySet<InjectionSignal> = new Set(INJECTION_SIGNALS);
+const ALL: ReadonlySet<InjectionSignal> = new Set(CONTENT_SIGNALS);
 
 /**
  * Inside a text that is itself instructions, the context-dependent signals read the same sentences: only the
@@ -180,12 +208,12 @@ export const injectionDetector = defineDetector({
         location: { path: ctx.path },
       });
     }
-    const enabled: ReadonlySet<InjectionSignal> = new Set(options.signals ?? INJECTION_SIGNALS);
+    const enabled: ReadonlySet<InjectionSignal> = new Set(options.signals ?? CONTENT_SIGNALS);
     const signalsKey = [...enabled].sort().join(',');
     return function injection(interaction): DetectorResult {
-      const fields = selectFields(interaction, options.field);
+      const fields = inspectedFields(interaction, options.field);
       // Nothing to read: no injection can be carried, which is a decided "false" (not "unknown").
-      if (fields.length === 0) return { value: 'false', score: 0 };
+      if (fields.length === 0 && fields.cut === undefined) return { value: 'false', score: 0 };
       let best: InjectionScore = { score: 0, findings: [] };
       let bestField = '';
       const channel: InjectionChannel = interaction.kind === 'message' || interaction.kind === 'tool_call' ? 'instructions' : 'data';
@@ -197,6 +225,7 @@ export const injectionDetector = defineDetector({
         }
       }
       const hit = best.score >= options.threshold;
+      if (!hit && fields.cut !== undefined) return { value: 'unknown', score: best.score, evidence: `injection: ${fields.cut}; below threshold in the part read` };
       const evidence = best.findings.length
         ? `${bestField}: score ${best.score.toFixed(2)} (${best.findings.map((f) => `${f.signal}: ${f.detail}`).join('; ')})`
         : undefined;

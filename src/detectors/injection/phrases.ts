@@ -13,6 +13,8 @@ export interface Finding {
   signal: string;
   detail: string;
   weight: number;
+  /** The sentence that carried it, where one sentence did (kept out of evidence). */
+  sentence?: string;
 }
 
 interface WeightedPattern {
@@ -54,6 +56,20 @@ const OVERRIDE: WeightedPattern[] = [
     detail: 'you are now …',
   },
   { re: /\byou are no longer (?:bound|restricted|an? (?:ai|assistant|language model))\b/i, weight: 0.8, detail: 'you are no longer bound' },
+  // Role-play jailbreaks: a persona defined by having no rules, or one the reader is told to become and act through.
+  {
+    re: /\b(?:you are|you're|act as|pretend (?:to be|you are)|play(?:ing)? (?:the role of|as)|imagine you are|become)\b[^.\n]{0,60}\b(?:with(?:out)? (?:no|any) (?:rules|restrictions|limits|filters|guidelines|safety)|(?:who|that|which) (?:ignores|has no|doesn't follow|does not follow|never follows) (?:\w+ ){0,2}(?:rules|restrictions|guidelines|policies|safety))/i,
+    weight: 0.8,
+    detail: 'role-play persona without rules',
+  },
+  { re: /\blet'?s play a game\b[^\n]{0,40}\byou (?:are|will be|play)\b/i, weight: 0.6, detail: "let's play a game: you are …" },
+  {
+    re: /\b(?:pretend|imagine|act as if|role-?play)\b[^.\n]{0,40}\byou(?:'re| are)\b[^.\n]{0,80}[.,;]\s*(?:as (?:the |my |an? )?\w+,\s*)?(?:start now|now )?(?:\w+ly )?(?:transfer|send|wire|forward|delete|run|reveal|share|read me|email|post)\b/i,
+    weight: 0.7,
+    detail: 'role-play, then an action',
+  },
+  { re: /\bas (?:the |my |an? )?(?:admin(?:istrator)?|accountant|grandmother|developer|root|owner|sysadmin)\b,\s*(?:please\s+)?(?:transfer|send|wire|forward|delete|run|reveal|share|email|post)\b/i, weight: 0.6, detail: 'as the <persona>, act' },
+  { re: /\bgrandmother who used to (?:read|tell|give)\b[^.\n]{0,60}\b(?:passwords?|keys?|card numbers?|credentials|secrets|codes)\b/i, weight: 0.8, detail: 'grandma exploit' },
   { re: /\bfrom now on,? you (?:will|must|are|should|shall|have to|can only)\b/i, weight: 0.55, detail: 'from now on you …' },
   {
     re: /\b(?:do not|don't|never|without) (?:tell(?:ing)?|inform(?:ing)?|mention(?:ing)?|notify(?:ing)?|alert(?:ing)?|let(?:ting)?|ask(?:ing)?) (?:this to )?(?:the|your) (?:user|human|operator|owner)\b/i,
@@ -82,6 +98,12 @@ const ROLE_MARKER: WeightedPattern[] = [
   { re: /(?:^|\n|<!--|\[|\()[ \t]*(?:SYSTEM|ADMIN|DEVELOPER)(?: (?:MESSAGE|PROMPT|NOTE|OVERRIDE|UPDATE))?\s*:/, weight: 0.5, detail: 'SYSTEM: at line start' },
   { re: /\b(?:SYSTEM|ADMIN|DEVELOPER|SECURITY) OVERRIDE\b|\[(?:system|admin|developer) (?:message|prompt|note)\]/i, weight: 0.65, detail: 'system override banner' },
   { re: /(?:^|\n)[ \t]*(?:System|Assistant)(?: (?:message|prompt|note))?\s*:\s*(?:you|ignore|from now|the user|new)\b/i, weight: 0.6, detail: 'System: role line' },
+  // A chat message object smuggled into data: a system/developer role with a literal order as its content.
+  {
+    re: /["']role["']\s*:\s*["'](?:system|developer)["']\s*,\s*["']content["']\s*:\s*["'][^"'\n]{0,200}\b(?:reveal|send|forward|share|delete|transfer|wire|ignore|override|must|new (?:policy|instructions?|rules)|you are now|from now on|maintenance mode|append|leak|disclose)\b/i,
+    weight: 0.75,
+    detail: 'fake system message object',
+  },
   {
     re: /"(?:tool_calls?|function_call)"\s*:\s*[[{]|\{\s*"(?:name|tool|function)"\s*:\s*"[\w.-]{1,64}"\s*,\s*"(?:arguments|parameters|args|input)"\s*:\s*\{/,
     weight: 0.4,
@@ -99,6 +121,8 @@ const ADDRESSED_TO_AI: WeightedPattern[] = [
     detail: 'vocative to the AI',
   },
   { re: /\b(?:AI|LLM|language model|AI assistant|AI agent)s?\s*[,:]\s*(?:please|you must|you should|you need|now|ignore|do|make sure|before)\b/i, weight: 0.65, detail: 'AI, please …' },
+  { re: /\b(?:to )?(?:whoever|whatever|anyone|any (?:system|program|agent|tool)|the (?:system|program|software|agent)) (?:that )?(?:is )?(?:process(?:es|ing)?|read(?:s|ing)?|handl(?:es|ing)|pars(?:es|ing)) this (?:message|e-?mail|text|document|page|file|data)\b[^.\n]{0,20}\b(?:automatically|automated|by machine)\b/i, weight: 0.7, detail: 'to whatever processes this automatically' },
+  { re: new RegExp(`(?:^|\\n)[ \\t]*(?:AI\\s+)?${AI_NOUN}\\s*,\\s*(?:I(?:'d| would) (?:really )?(?:appreciate|like|love)|(?:could|would|can|will) you|please|kindly|I need you to|make sure)\\b`, 'i'), weight: 0.7, detail: 'Assistant, please …' },
   { re: new RegExp(`\\bif you are an? (?:AI|LLM|large language model|language model|${AI_NOUN}|automated|bot)\\b`, 'i'), weight: 0.7, detail: 'if you are an AI' },
   { re: /\bbefore you (?:can )?(?:solve|complete|finish|continue|answer|respond|proceed|start|do|summari[sz]e)\b[^.\n]{0,60}\b(?:task|request|question|instructions?|query)\b/i, weight: 0.65, detail: 'before you can solve the task' },
   { re: /\bafter you do (?:that|this|so),? you (?:can|may|should) (?:solve|complete|continue|proceed|finish|return)/i, weight: 0.55, detail: 'after you do that, continue' },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineDetector } from '../registry.js';
-import { FieldSelectorSchema, fromFindings, inspectedFields, mask, MAX_SPANS, type Finding } from '../common.js';
+import { cutOrNo, FieldSelectorSchema, fromFindings, inspectedFields, mask, MAX_SPANS, type Finding } from '../common.js';
 import { DEFAULT_MIN_ENTROPY, detectSpans, passwordOk, SECRET_KEY_NAME, SECRET_KINDS, type SecretKind } from './catalogue.js';
 
 /**
@@ -25,7 +25,7 @@ import { DEFAULT_MIN_ENTROPY, detectSpans, passwordOk, SECRET_KEY_NAME, SECRET_K
  *   `data:…;base64,` URIs, base64 runs of 200+ characters.
  * - `field` (default `any`); a missing field is `false`.
  *
- * Inspects the first 256 KiB of each field. Evidence shows each caught secret masked (`ghp_…40`), never in
+ * Inspects every field to its end (8 MiB in all; beyond it, nothing found is `unknown`). Evidence shows each caught secret masked (`ghp_…40`), never in
  * clear; spans cover the secrets themselves (not `password=`), for redaction.
  *
  * @example { type: secrets, field: arguments, kinds: [aws_access_key, private_key, github_token] }
@@ -49,7 +49,8 @@ export const secretsDetector = defineDetector({
     const { field, min_entropy: minEntropy } = opts;
     return function secrets(i) {
       const findings: Finding[] = [];
-      for (const f of inspectedFields(i, field)) {
+      const fields = inspectedFields(i, field);
+      for (const f of fields) {
         const taken: Array<[number, number]> = [];
         const overlaps = (s: number, e: number): boolean => taken.some(([a, b]) => s < b && e > a);
         // A structured argument named like a password (`{"db": {"password": "…"}}`): the whole value is one.
@@ -64,6 +65,7 @@ export const secretsDetector = defineDetector({
           if (findings.length >= MAX_SPANS) return fromFindings('secrets', findings);
         }
       }
+      if (findings.length === 0) return cutOrNo('secrets', fields);
       return fromFindings('secrets', findings);
     };
   },

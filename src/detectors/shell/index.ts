@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { defineDetector } from '../registry.js';
-import { clip, configError, FieldSelectorSchema, fromFindings, inspectedFields, MAX_SPANS, unknown, type Finding } from '../common.js';
+import { clip, configError, cutOrNo, FieldSelectorSchema, fromFindings, inspectedFields, MAX_SPANS, unknown, type Finding } from '../common.js';
 import { lexicalPath } from '../posix-path.js';
 import { invocations, type Invocation } from './commands.js';
+import { commandVectors } from './vectors.js';
+import { atPath } from '../../core/fields.js';
+import { argumentsOf } from '../../core/types.js';
 import {
   credentialRead,
   DEFAULT_SHELL_CATEGORIES,
@@ -46,13 +49,16 @@ import {
  *   `git_destructive` (`push --force`/`+ref`/`--delete`, `reset --hard`, `clean -f`, `branch -D`, `filter-branch`),
  *   `credential_read` (`~/.ssh/id_*`, `~/.aws/credentials`, `.netrc`, `.env`, `/etc/shadow`, `.kube/config`…).
  *
+ * Command vectors in the arguments (`{command: "rm", args: ["-rf", "/x"]}`, `{argv: ["rm", "-rf", "/x"]}`; see
+ * `vectors.ts`) are also read joined into one command line, each word quoted.
+ *
  * `sandbox`: absolute (`/tmp`), home (`~/scratch`) or relative (`.`, `build`) directories; relative ones match only
  * relative targets, lexically. A missing field is `false` (nothing to run). Evidence names the category and the
  * command (clipped); spans cover the offending command.
  *
  * Bounded work: the command reader parses only the first `SHELL_PARSE_CHARS` (16 KiB) of each field, cut at the
  * last command separator before that point (parsing is 0.5–2 s per 250 KB; one huge argument must not block the
- * event loop). The rest, up to the 256 KiB every detector inspects, is only scanned for the command words of the
+ * event loop). The rest, to the end of the text (8 MiB in all), is only scanned for the command words of the
  * selected categories (`rm`, `chmod`, `curl`, `mkfs`, `printenv`…): if one appears there and nothing was found in
  * the parsed part, the value is `unknown` (the rule's `on_unknown` decides; hard rules deny), never `false`.
  *
@@ -133,7 +139,14 @@ export const shellRiskDetector = defineDetector({
     return function shell_risk(i) {
       const findings: Finding[] = [];
       const unparsed: string[] = [];
-      for (const f of inspectedFields(i, field)) {
+      const fields = inspectedFields(i, field);
+      // Command vectors (`{command: "rm", args: ["-rf", "/x"]}`) are read joined, as the one command they are.
+      if (field === 'arguments' || field === 'any' || field.startsWith('arguments.')) {
+        const args = argumentsOf(i);
+        const scope = field.startsWith('arguments.') ? atPath(args, field.slice('arguments.'.length)) : args;
+        for (const v of commandVectors(scope)) fields.push(field.startsWith('arguments.') ? { ...v, field: v.field.replace(/^arguments/, field) } : v);
+      }
+      for (const f of fields) {
         for (const r of raw) {
           r.re.lastIndex = 0;
           const m = r.re.exec(f.text);
@@ -159,6 +172,7 @@ export const shellRiskDetector = defineDetector({
       if (findings.length === 0 && unparsed.length > 0) {
         return unknown(`shell_risk: ${unparsed.slice(0, 3).join(', ')} longer than ${SHELL_PARSE_CHARS / 1024} KiB; only the start was parsed and the rest names a command word of a checked category`);
       }
+      if (findings.length === 0) return cutOrNo('shell_risk', fields);
       return fromFindings('shell_risk', findings);
     };
   },

@@ -1,3 +1,4 @@
+import { isResultKind } from '../../core/kinds.js';
 import { need, type Stage } from './context.js';
 
 /**
@@ -18,8 +19,10 @@ export const watcher: Stage = {
       .map((o) => o.def.severity);
     ctx.evidence = { violations, injectionScore };
     let update = { burst: false, rate: 0 };
+    // A result is the answer to a request already counted: one interaction counts once against the burst window.
+    const counts = !isResultKind(i.kind);
     const after = await env.store.state.updateThreat(i.agent, (current) => {
-      const u = env.watcher.update(i.agent, current.tau, { violations, injectionScore, now: env.now() });
+      const u = env.watcher.update(i.agent, current.tau, { violations, injectionScore, now: env.now(), counts });
       update = u;
       return { tau: u.tau, level: u.level };
     });

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { ThreatWatcher } from '../../src/guard/watcher.js';
+
+/** Drives the watcher as the pipeline does: one update per interaction, τ carried over. */
+function drive(w: ThreatWatcher, agent: string, perSecond: number, seconds: number, withResults: boolean): number {
+  let tau = 0;
+  let maxLevel = 0;
+  const step = 1000 / perSecond;
+  for (let t = 0; t < seconds * 1000; t += step) {
+    const call = w.update(agent, tau, { violations: [], injectionScore: 0, now: t });
+    tau = call.tau;
+    maxLevel = Math.max(maxLevel, call.level);
+    if (withResults) {
+      const res = w.update(agent, tau, { violations: [], injectionScore: 0, now: t + 1, counts: false });
+      tau = res.tau;
+      maxLevel = Math.max(maxLevel, res.level);
+    }
+  }
+  return maxLevel;
+}
+
+describe('threat watcher burst analysis', () => {
+  it('leaves a coding agent at 10 calls a second for a minute at level 0 (call and result count once)', () => {
+    expect(drive(new ThreatWatcher(), 'coder', 10, 60, true)).toBe(0);
+  });
+  it('still quarantines a flood (40 calls a second)', () => {
+    expect(drive(new ThreatWatcher(), 'flooder', 40, 20, true)).toBe(4);
+  });
+  it('does not count a result as a request', () => {
+    const w = new ThreatWatcher();
+    w.update('a', 0, { violations: [], injectionScore: 0, now: 0 });
+    const r = w.update('a', 0, { violations: [], injectionScore: 0, now: 1, counts: false });
+    expect(r.rate).toBe(1);
+  });
+});
