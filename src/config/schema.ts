@@ -45,11 +45,15 @@ export const ServerConfigSchema = z
   });
 export type ServerConfig = z.infer<typeof ServerConfigSchema>;
 
-/** Where an agent's bearer token comes from: an environment variable (preferred) or a literal value. */
+/**
+ * Where an agent's bearer token comes from: an environment variable, a file readable only by its owner (mode
+ * 0600, relative to the config's folder; what `quadguard init` writes) or a literal value.
+ */
 export const TokenSourceSchema = z.union([
-  z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'env must be an environment variable name') }),
-  z.strictObject({ value: z.string().min(16, 'token value must be at least 16 characters') }),
-]);
+  z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'env must be an environment variable name').describe('name of the environment variable holding the token') }),
+  z.strictObject({ file: z.string().min(1).describe('file holding the token (first line; mode 0600; relative to the config file)') }),
+  z.strictObject({ value: z.string().min(16, 'token value must be at least 16 characters').describe('the token itself (at least 16 characters); prefer env or file') }),
+]).describe('where the agent\'s bearer token comes from: { env: NAME }, { file: PATH } or { value: TOKEN }');
 export type TokenSource = z.infer<typeof TokenSourceSchema>;
 
 /** An agent identity: a token that proves it over HTTP and a profile bound to it (never taken from the client). */
