@@ -107,7 +107,8 @@ export function registerServeCommands(program: Command): void {
       const server = { command, args, env, ...(o.timeout ? { timeout_ms: o.timeout } : {}) };
       const where = resolveStoreLocation({ store: o.store });
       const policy = o.policy === false ? undefined : (o.policy ?? join(PACKAGE_ROOT, 'policies', 'default'));
-      const loaded = validateConfig({ servers: { [o.name ?? wrapServerKey(command, args)]: server }, store: where.path, ...(policy ? { policy } : {}) }, { file: 'wrap options' });
+      // The agent is declared (with an empty profile) so that is not reported as a surprise at every start.
+      const loaded = validateConfig({ servers: { [o.name ?? wrapServerKey(command, args)]: server }, agents: { [o.agent]: {} }, store: where.path, ...(policy ? { policy } : {}) }, { file: 'wrap options' });
       await runProxy(loaded, { agent: o.agent, storeSource: where.source }, logger);
     });
 

@@ -99,7 +99,16 @@ export async function prepareBook(
 export async function loadGuard(opts: LoadGuardOptions): Promise<LoadedGuard> {
   const logger = opts.logger ?? silentLogger();
   const prepared = await prepareBook(opts.policy, opts);
-  for (const w of prepared.warnings) logger.warn({ mod: 'policy' }, formatDiagnostic(w));
+  for (const w of prepared.warnings) {
+    // A semantic predicate (no detector; the default book's harmful_request) is decided by a model by design.
+    // With a model that is what happens; without one it stays unknown and its rules follow on_unknown. Either
+    // way nothing is wrong at start-up, so it is not a warning here (`quadguard policy check` still lists it).
+    if (w.code === 'policy_semantic_predicate') {
+      if (!opts.model && !opts.semantic) logger.info({ mod: 'policy' }, `${formatDiagnostic(w).replace(/: warning: /, ': ')} (no llm: section configured)`);
+      continue;
+    }
+    logger.warn({ mod: 'policy' }, formatDiagnostic(w));
+  }
   const ownsStore = typeof opts.store === 'string';
   const store = typeof opts.store === 'string' ? openStore(opts.store, logger) : opts.store;
   const pipeline = new GuardPipeline({
