@@ -69,7 +69,9 @@ export type ModelOptions = z.infer<typeof ModelOptionsSchema>;
 export const PipelineOptionsSchema = z.strictObject({
   /** Model use (with `llm:` configured): state expansion, threat watcher mode, observations, time budget. */
   model: ModelOptionsSchema.partial().default({}),
+  /** The state tracker's candidate budget (top-k predicate retrieval). */
   tracker: TrackerOptionsSchema.partial().default({}),
+  /** The threat watcher: per-agent threat score, levels and quarantine. */
   watcher: WatcherOptionsSchema.partial().default({}),
   /** Severity rank (1 low … 4 critical) at or above which a soft violation is denied, per threat level 0–4. */
   deny_at_rank: z.array(z.number().int().min(1).max(5)).length(5).default([...DEFAULT_DENY_AT_RANK]),
