@@ -60,11 +60,11 @@ export function validateConfig(raw: unknown, opts: { file?: string; baseDir?: st
   const tokens = new Map<string, string>();
   for (const [name, agent] of Object.entries(config.agents)) {
     // Tokens only matter over HTTP; `serve` on stdio passes tokens: false so an unset variable does not stop it.
+    if (agent.token && 'file' in agent.token) agent.token.file = abs(agent.token.file);
     if (!agent.token || opts.tokens === false) continue;
     const field = `agents.${name}.token.${'env' in agent.token ? 'env' : 'file' in agent.token ? 'file' : 'value'}`;
     let value: string | undefined;
     if ('file' in agent.token) {
-      agent.token.file = abs(agent.token.file);
       const read = readTokenFile(agent.token.file);
       if ('problem' in read) {
         problems.push(`  ${field}: ${read.problem}`);
