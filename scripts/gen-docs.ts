@@ -11,7 +11,7 @@
  * project documents schemas that way). `npm run docs` rewrites the files; test/docs/generated.test.ts fails when
  * the checked-in files differ from what this produces.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -272,20 +272,24 @@ ${['servers', 'agents', 'http', 'limits', 'guard', 'llm']
   .join('\n')}`;
 }
 
+/** The .ts files under `dir` (recursively) that call defineDetector, sorted. */
+function detectorModules(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...detectorModules(p));
+    else if (e.name.endsWith('.ts') && readFileSync(p, 'utf8').includes('defineDetector({')) out.push(p);
+  }
+  return out.sort();
+}
+
 /** docs/detectors.md */
 export function detectorsDoc(): string {
-  const fileOf = (t: string) => `src/detectors/${t.replace(/_/g, '-')}.ts`;
-  const files = detectorTypes().map(fileOf).filter((f) => {
-    try {
-      readFileSync(join(ROOT, f));
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  // Every module under src/detectors/ that defines a detector (a file, or a folder's index.ts).
+  const files = detectorModules(join(ROOT, 'src', 'detectors')).map((f) => relative(ROOT, f).split('\\').join('/'));
   const docs = sourceDocs(files);
   // A detector module documents itself in the JSDoc that starts with its type: "`regex`: true when …".
-  const docOf = (type: string) => [...docs.values()].find((v) => v.file === fileOf(type) && v.doc?.startsWith(`\`${type}\``))?.doc;
+  const docOf = (type: string) => [...docs.values()].find((v) => v.doc?.startsWith(`\`${type}\``))?.doc;
   const sections = detectorTypes().map((type) => {
     const def = getDetectorDefinition(type)!;
     const list: Row[] = [];
@@ -294,7 +298,7 @@ export function detectorsDoc(): string {
     const body = doc ? `${doc.replace(/^`[^`]+`: /, '').replace(/^@example (.*)$/gm, 'Example: `$1`')}\n\n` : '';
     return `## \`${type}\`\n\n${def.summary}.\n\n${body}${list.length > 0 ? table(list) : '(no options)'}\n`;
   });
-  return `${HEADER(['src/detectors/registry.ts', 'src/detectors/<type>.ts'])}
+  return `${HEADER(['src/detectors/registry.ts', 'the detector modules under src/detectors/'])}
 # Detector reference
 
 Detectors are the deterministic toolbox a policy book's predicates use (\`detectors: [{ type: …, … }]\`). Each

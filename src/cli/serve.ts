@@ -1,13 +1,13 @@
 import { basename, join } from 'node:path';
-import { PACKAGE_ROOT } from '../version.js';
-import { Command, Option } from 'commander';
+import { PACKAGE_ROOT } from '../core/version.js';
+import { type Command, Option } from 'commander';
 import { loadConfigFile, validateConfig, type LoadedConfig } from '../config/load.js';
-import { createRootLogger, type Logger } from '../log.js';
-import { createProxy, type Proxy } from '../proxy/index.js';
+import { createRootLogger, type Logger } from '../core/log.js';
+import { createProxy, type GuardedProxy } from '../proxy/index.js';
 import { liveViewForProxy } from '../ui/proxy-hook.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { findConfigFile, resolveStoreLocation, type StoreSource } from '../store/store-path.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../core/version.js';
 import { createGuardForConfig } from './guard-factory.js';
 
 /** In serve mode stdout is the protocol: everything console prints goes to stderr instead. */
@@ -19,7 +19,7 @@ export function redirectConsoleToStderr(): void {
 }
 
 /** Starts the proxy for a loaded config, on stdio or HTTP, and stops it (and every child) on signals. */
-export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http?: number; host?: string; ui?: boolean; storeSource?: StoreSource }, logger: Logger): Promise<Proxy> {
+export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http?: number; host?: string; ui?: boolean; storeSource?: StoreSource }, logger: Logger): Promise<GuardedProxy> {
   // One line that says where everything is, so `audit`/`ui` can be pointed at the same store (see `quadguard status`).
   logger.info({ version: VERSION, config: loaded.file ?? null, store: loaded.config.store, storeFrom: opts.storeSource ?? 'config', policy: loaded.config.policy ?? null }, 'quadguard starting');
   const configured = await createGuardForConfig(loaded.config, logger);

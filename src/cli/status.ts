@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { loadConfigFile } from '../config/load.js';
-import { errorMessage } from '../errors.js';
+import { errorMessage } from '../core/errors.js';
 import { quadguardHome, resolveStoreLocation, type StoreSource } from '../store/store-path.js';
-import { PACKAGE_ROOT, VERSION } from '../version.js';
+import { PACKAGE_ROOT, VERSION } from '../core/version.js';
 
 /** What `quadguard status` reports: the paths every command would use from here. */
 export interface StatusReport {

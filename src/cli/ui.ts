@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { createRootLogger } from '../log.js';
+import { createRootLogger } from '../core/log.js';
 import { openStore } from '../store/db.js';
 import { resolveStorePath } from '../store/store-path.js';
 import { startLiveView } from '../ui/server.js';

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import YAML from 'yaml';
-import { z } from 'zod';
-import { ConfigError } from '../errors.js';
+import type { z } from 'zod';
+import { ConfigError } from '../core/errors.js';
 import { ConfigSchema, type Config } from './schema.js';
 
 /** A validated config plus what loading resolved: absolute paths and agent tokens. */

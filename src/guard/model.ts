@@ -1,6 +1,6 @@
-import { contentText } from '../detectors/fields.js';
-import { errorMessage } from '../errors.js';
-import { silentLogger, type Logger } from '../log.js';
+import { contentText } from '../core/fields.js';
+import { errorMessage } from '../core/errors.js';
+import { silentLogger, type Logger } from '../core/log.js';
 import type { LlmClient } from '../llm/client.js';
 import { evaluateSemanticPredicates, expandState, type SemanticPredicatesResult } from '../llm/evaluators/predicates.js';
 import { hierarchicalReview } from '../llm/evaluators/review.js';
@@ -14,7 +14,7 @@ import type { Embedder } from '../retrieval/types.js';
 import { ModelOptionsSchema, type ModelOptions } from './options.js';
 import type { RuleOutcome, SoftDenialReviewer } from './referee.js';
 import type { SemanticEvaluator, TrackResult } from './tracker.js';
-import type { Decision, Interaction, Truth } from './types.js';
+import type { Decision, Interaction, Truth } from '../core/types.js';
 
 /**
  * The model layer wired into the guard (DESIGN §3, QuadSentinel §4.1–4.4): hooks the pipeline calls when an

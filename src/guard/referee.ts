@@ -1,6 +1,6 @@
 import { SEVERITY_RANK, type Rule } from '../policy/schema.js';
-import type { Decision, Interaction, InteractionKind, Witness } from './types.js';
-import { makeDecision } from './types.js';
+import type { Decision, Interaction, InteractionKind, Witness } from '../core/types.js';
+import { makeDecision } from '../core/types.js';
 
 /**
  * The referee (QuadSentinel §4.4), deterministic by default. For each rule the verifier found violated or

@@ -1,7 +1,7 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { scoreInjection } from '../detectors/injection.js';
-import type { Logger } from '../log.js';
+import { scoreInjection } from '../detectors/injection/index.js';
+import type { Logger } from '../core/log.js';
 import type { Store } from '../store/db.js';
+import type { ToolDefinition } from '../store/tool-hash.js';
 
 /**
  * Screens downstream tool definitions each time a server lists them (DESIGN §5):
@@ -47,8 +47,8 @@ export function createToolScreen(store: Store, logger: Logger, opts: ToolScreenO
     store.audit.append({ agent: 'quadguard', kind: 'admin', server, tool, decision: 'deny', rationale, source: `tool-screen:${why}` });
   };
 
-  return function screenTools(server: string, tools: Tool[]): Tool[] {
-    const visible: Tool[] = [];
+  return function screenTools<T extends ToolDefinition>(server: string, tools: T[]): T[] {
+    const visible: T[] = [];
     for (const tool of tools) {
       const text = [tool.title, tool.description, JSON.stringify(tool.inputSchema ?? {})].filter(Boolean).join('\n');
       const poison = scoreOf(text);

@@ -4,7 +4,7 @@ import { evaluatePredicate, predicateApplies, type PredicateValue } from '../pol
 import type { PredicateIndex } from '../retrieval/predicate-index.js';
 import { SparsePredicateIndex } from '../retrieval/predicate-index.js';
 import { retrievalText } from './retrieval-text.js';
-import type { Interaction, Truth } from './types.js';
+import type { Interaction, Truth } from '../core/types.js';
 
 /**
  * The state tracker (QuadSentinel §4.1): for each interaction, the candidate set C = TopK ∪ MustCheck, evaluated

@@ -13,9 +13,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { ServerConfig } from '../config/schema.js';
-import { DownstreamError, errorMessage } from '../errors.js';
-import type { Logger } from '../log.js';
-import { VERSION } from '../version.js';
+import { DownstreamError, errorMessage } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
+import { VERSION } from '../core/version.js';
 import { emptyCatalog, fetchCatalog, type Catalog } from './catalog.js';
 
 /** Connection state of one downstream server. */

@@ -1,5 +1,5 @@
 import type { ToolLists } from '../config/schema.js';
-import { makeDecision, type Decision, type Guard, type Interaction } from '../guard/types.js';
+import { makeDecision, type Decision, type Guard, type Interaction } from '../core/types.js';
 
 /** Compiles `*`/`?` globs into one anchored RegExp (undefined for an empty or absent list). */
 export function compileGlobs(globs: string[] | undefined): RegExp | undefined {

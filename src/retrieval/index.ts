@@ -1,9 +1,9 @@
 /** Retrieval: embedders and the top-k index of predicate schemas. vectra stays behind `predicate-index.ts`. */
 export type { Embedder, SparseVector, PredicateHit, PredicateSchemaText } from './types.js';
-export { LocalEmbedder, LOCAL_EMBEDDER_DEFAULTS } from './local-embedder.js';
-export type { LocalEmbedderOptions } from './local-embedder.js';
-export { sparseCosine, sparseDot, sparseToDense } from './sparse.js';
-export { normalizeText, stem, stemmedTokens } from './text-features.js';
+export { LocalEmbedder, LOCAL_EMBEDDER_DEFAULTS } from '../core/text/local-embedder.js';
+export type { LocalEmbedderOptions } from '../core/text/local-embedder.js';
+export { sparseCosine, sparseDot, sparseToDense } from '../core/text/sparse.js';
+export { normalizeText, stem, stemmedTokens } from '../core/text/features.js';
 export {
   buildPredicateIndex,
   predicateSchemaText,

@@ -104,4 +104,9 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE audit ADD COLUMN llm TEXT;
   `,
+  // 5: the keyed chain. Each row's MAC (HMAC-SHA256 of its hash with a key kept outside the database); null on rows
+  // written before the store had a key. Not part of the hashed columns, so older rows keep their hashes.
+  `
+  ALTER TABLE audit ADD COLUMN mac TEXT;
+  `,
 ];

@@ -1,4 +1,4 @@
-import { canonicalJson, sha256Hex } from './canonical.js';
+import { canonicalJson, sha256Hex } from '../core/canonical.js';
 
 /** The parts of an MCP tool definition that a pin covers. */
 export interface ToolDefinition {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/index.js';
+import { GENESIS_HASH, openStore, rowHash, type RawAuditRow } from '../../src/store/index.js';
 import { entry, tempDir } from '../store/helpers.js';
 
 /** The built CLI, spawned as a user would run it (`npm test` builds first). */
@@ -35,7 +35,7 @@ describe('quadguard audit (spawned)', { timeout: 120_000 }, () => {
   it('verifies a clean log with exit 0, and a tampered one with exit 1 naming the row', () => {
     const ok = quadguard('audit', 'verify', '--store', t.file);
     expect(ok.code).toBe(0);
-    expect(ok.out).toMatch(/^audit log ok: 6 rows; head 6:[0-9a-f]{64}\n$/);
+    expect(ok.out).toMatch(/^audit log ok: 6 rows, 6 with valid MACs and a valid signed head; head 6:[0-9a-f]{64}\n$/);
     const head = /head (\S+)/.exec(ok.out)![1]!;
     expect(quadguard('audit', 'verify', '--anchor', head, '--store', t.file).code).toBe(0);
     expect(quadguard('audit', 'verify', '--anchor', 'nonsense', '--store', t.file).code).toBe(2);
@@ -51,6 +51,34 @@ describe('quadguard audit (spawned)', { timeout: 120_000 }, () => {
     const json = quadguard('audit', 'verify', '--json', '--store', t.file);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.out)).toMatchObject({ ok: false, rows: 2, firstBad: { id: 3 } });
+  });
+
+  it('reports a full rewrite with recomputed hashes, and a truncated tail with a rewound sequence', () => {
+    const raw = new Database(t.file);
+    raw.exec('DROP TRIGGER audit_no_update; DROP TRIGGER audit_no_delete;');
+    let prev = GENESIS_HASH;
+    for (const row of raw.prepare('SELECT * FROM audit ORDER BY id').all() as RawAuditRow[]) {
+      const { hash: _h, mac: _m, ...rest } = { ...row, rationale: 'nothing happened', prev_hash: prev };
+      prev = rowHash(rest);
+      raw.prepare('UPDATE audit SET rationale = ?, prev_hash = ?, hash = ?, mac = NULL WHERE id = ?').run(rest.rationale, rest.prev_hash, prev, row.id);
+    }
+    raw.close();
+    const rewritten = quadguard('audit', 'verify', '--store', t.file);
+    expect(rewritten.code).toBe(1);
+    expect(rewritten.out).toMatch(/TAMPERED: first bad row 1: MAC mismatch/);
+
+    const t2 = tempDir();
+    const s = openStore(t2.file);
+    for (let i = 1; i <= 5; i++) s.audit.append(entry(i));
+    s.close();
+    const cut = new Database(t2.file);
+    cut.exec('DROP TRIGGER audit_no_delete');
+    cut.exec("DELETE FROM audit WHERE id >= 4; UPDATE sqlite_sequence SET seq = 3 WHERE name = 'audit';");
+    cut.close();
+    const truncated = quadguard('audit', 'verify', '--store', t2.file);
+    expect(truncated.code).toBe(1);
+    expect(truncated.out).toMatch(/TAMPERED: first bad row 4: the signed head names row 5, but the log ends at row 3: it was truncated/);
+    t2.cleanup();
   });
 
   it('tails, shows and exports rows', () => {

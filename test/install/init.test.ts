@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfigFile } from '../../src/config/load.js';
 import { loadBook } from '../../src/policy/load.js';
 import { INIT_AGENT, INIT_CONFIG, INIT_POLICY_DIR, INIT_TOKEN_FILE, InstallError, initProject } from '../../src/install/index.js';
-import { PACKAGE_ROOT } from '../../src/version.js';
+import { PACKAGE_ROOT } from '../../src/core/version.js';
 import { sandbox } from './helpers.js';
 
 let sb: ReturnType<typeof sandbox>;
@@ -39,7 +39,7 @@ describe('quadguard init', () => {
 
   it('the commented examples are valid too: a token-from-env agent', () => {
     const r = initProject({ dir: sb.env.cwd });
-    const text = readFileSync(r.config, 'utf8').replace(/^  # (planner:|  token:|  profile: \{ role: planner)/gm, '  $1');
+    const text = readFileSync(r.config, 'utf8').replace(/^ {2}# (planner:| {2}token:| {2}profile: \{ role: planner)/gm, '  $1');
     writeFileSync(r.config, text);
     const loaded = loadConfigFile(r.config, { PLANNER_TOKEN: 'p'.repeat(20) });
     expect(loaded.tokens.get('p'.repeat(20))).toBe('planner');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeDecision, type Decision } from '../../src/guard/types.js';
+import { makeDecision, type Decision } from '../../src/core/types.js';
 import { referee, type RuleOutcome } from '../../src/guard/referee.js';
 import { RuleSchema } from '../../src/policy/schema.js';
 import { denialText } from '../../src/proxy/denial.js';

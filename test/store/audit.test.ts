@@ -1,7 +1,8 @@
+import { existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StoreError } from '../../src/errors.js';
-import { makeDecision } from '../../src/guard/types.js';
+import { StoreError } from '../../src/core/errors.js';
+import { makeDecision } from '../../src/core/types.js';
 import { auditEntryFor, GENESIS_HASH, openStore, parseAuditId, rowHash, type RawAuditRow } from '../../src/store/index.js';
 import { entry, tempDir } from './helpers.js';
 
@@ -50,7 +51,7 @@ describe('audit log', () => {
     expect(r2).toMatchObject({ agent: 'planner', kind: 'tool_call', server: 'fs', tool: 'read_file', decision: 'allow', elapsedMs: 2.5 });
     expect(r2.digest).toMatch(/^[0-9a-f]{64}$/);
     expect(r2.preview).toBe('{"path":"/data/2.txt"}');
-    expect(s.audit.verify()).toEqual({ ok: true, rows: 2, head: { id: 2, hash: b.hash }, warnings: [] });
+    expect(s.audit.verify()).toEqual({ ok: true, rows: 2, head: { id: 2, hash: b.hash }, warnings: [], keyed: 2 });
     s.close();
   });
 
@@ -83,7 +84,7 @@ describe('audit log', () => {
     expect(r.warnings.join()).toMatch(/triggers/);
   });
 
-  it('names the next row when an edited row had its hash recomputed', () => {
+  it('names an edited row whose hash was recomputed by its MAC, and the next row without the key', () => {
     fill(5);
     const raw = new Database(t.file);
     raw.exec('DROP TRIGGER audit_no_update');
@@ -91,7 +92,46 @@ describe('audit log', () => {
     const { hash: _old, ...rest } = { ...row, decision: 'allow' };
     raw.prepare('UPDATE audit SET decision = ?, hash = ? WHERE id = 3').run('allow', rowHash(rest));
     raw.close();
-    expect(verify().firstBad).toEqual({ id: 4, reason: expect.stringMatching(/row 3 was rewritten/) });
+    expect(verify().firstBad).toEqual({ id: 3, reason: expect.stringMatching(/MAC mismatch/) });
+    // Read-only, with the key moved away: the unkeyed chain still names the next row.
+    renameSync(`${t.file}.key`, `${t.file}.key.away`);
+    const s = openStore(t.file, undefined, { mustExist: true });
+    const r = s.audit.verify();
+    s.close();
+    expect(r.firstBad).toEqual({ id: 4, reason: expect.stringMatching(/row 3 was rewritten/) });
+    expect(r.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/no audit key available/)]));
+  });
+
+  it('detects a full rewrite with recomputed hashes through the MACs', () => {
+    fill(5);
+    const raw = new Database(t.file);
+    raw.exec('DROP TRIGGER audit_no_update');
+    let prev = GENESIS_HASH;
+    for (const row of raw.prepare('SELECT * FROM audit ORDER BY id').all() as RawAuditRow[]) {
+      const { hash: _old, mac: _mac, ...rest } = { ...row, agent: 'mallory', prev_hash: prev };
+      prev = rowHash(rest);
+      raw.prepare('UPDATE audit SET agent = ?, prev_hash = ?, hash = ? WHERE id = ?').run('mallory', rest.prev_hash, prev, row.id);
+    }
+    raw.close();
+    expect(verify().firstBad).toEqual({ id: 1, reason: expect.stringMatching(/MAC mismatch/) });
+    // Stripping every MAC does not help: the signed head says from which row they are due.
+    attack('UPDATE audit SET mac = NULL');
+    expect(verify().firstBad).toEqual({ id: 1, reason: expect.stringMatching(/MAC mismatch/) });
+  });
+
+  it('reports a deleted or forged head file', () => {
+    fill(3);
+    writeFileSync(`${t.file}.head`, readFileSync(`${t.file}.head`, 'utf8').replace(/"rows":3/, '"rows":2'));
+    expect(verify().firstBad?.reason).toMatch(/does not carry a valid signature/);
+    unlinkSync(`${t.file}.head`);
+    expect(verify().firstBad?.reason).toMatch(/signed head .* is missing/);
+  });
+
+  it('refuses to open a keyed log whose key is gone, rather than start a second key', () => {
+    fill(2);
+    unlinkSync(`${t.file}.key`);
+    expect(() => openStore(t.file)).toThrow(expect.objectContaining({ code: 'store_audit_key_missing' }));
+    expect(existsSync(`${t.file}.key`)).toBe(false);
   });
 
   it('names a deleted row, in the middle and at the end', () => {
@@ -119,8 +159,11 @@ describe('audit log', () => {
     const head = verify().head!;
     attack('DELETE FROM audit WHERE id >= 4');
     attack("UPDATE sqlite_sequence SET seq = 3 WHERE name = 'audit'");
-    expect(verify().ok).toBe(true); // nothing inside the file shows it
-    const s = openStore(t.file);
+    // Nothing inside the file shows it; the signed head outside it does.
+    expect(verify()).toMatchObject({ ok: false, firstBad: { id: 4, reason: expect.stringMatching(/signed head names row 5, .* truncated/) } });
+    // Without the key (read-only, key moved away), the external anchor still catches it.
+    renameSync(`${t.file}.key`, `${t.file}.key.away`);
+    const s = openStore(t.file, undefined, { mustExist: true });
     expect(s.audit.verify({ anchor: head })).toMatchObject({ ok: false, firstBad: { id: 4, reason: expect.stringMatching(/anchored row 5 is missing/) } });
     s.audit.append(entry(9));
     s.audit.append(entry(10));
