@@ -38,6 +38,7 @@ export async function buildProgram(argv?: readonly string[]): Promise<Command> {
     .description('A guarding proxy for the Model Context Protocol')
     .version(VERSION)
     .showHelpAfterError()
+    .enablePositionalOptions() // lets `wrap` pass the server command's own options through
     .exitOverride();
   const name = argv ? commandName(argv) : undefined;
   const only = name === undefined ? undefined : MODULES.find((m) => m.names.includes(name));

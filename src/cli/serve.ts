@@ -99,6 +99,8 @@ export function registerServeCommands(program: Command): void {
     .option('--env <NAME>', 'environment variable to pass through to the wrapped server (repeat for more)', (v: string, prev: string[] = []) => [...prev, ...v.split(',').filter(Boolean)])
     .option('--timeout <ms>', 'per-request timeout for the wrapped server', (v) => Number(v))
     .argument('<command...>', 'the server command and its arguments (after --)')
+    // Everything after the server command is the server's, even without "--" (some clients strip it).
+    .passThroughOptions()
     .action(async (cmd: string[], o: { policy?: string | false; store?: string; agent: string; name?: string; env?: string[]; timeout?: number }) => {
       redirectConsoleToStderr();
       const logger = createRootLogger();
