@@ -28,6 +28,7 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
     logger,
     ...(configured.guard ? { guard: configured.guard } : {}),
     ...(configured.onToolsListed ? { onToolsListed: configured.onToolsListed } : {}),
+    ...(configured.record ? { record: configured.record } : {}),
   });
   const stop = proxy.close.bind(proxy);
   (proxy as { close: () => Promise<void> }).close = () => stop().finally(() => configured.close());
@@ -36,10 +37,10 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
   process.once('SIGINT', exit(0));
   if (opts.http !== undefined) {
     // The live view (issue #7) under /ui on the same listener, unless --no-ui; without a policy nothing is recorded.
-    const ui = opts.ui === false || loaded.config.policy === undefined ? undefined : liveViewForProxy(loaded, logger);
+    const ui = opts.ui === false || loaded.config.policy === undefined ? undefined : liveViewForProxy(loaded, logger, process.env, configured.book);
     if (ui) (proxy as { close: () => Promise<void> }).close = ((c) => () => c().finally(() => ui.close()))(proxy.close);
     try {
-      const listener = await proxy.serveHttp({ port: opts.http, host: opts.host, ...(ui ? { extraRoutes: ui.extraRoutes } : {}) });
+      const listener = await proxy.serveHttp({ port: opts.http, ...(opts.host !== undefined ? { host: opts.host } : {}), ...(ui ? { extraRoutes: ui.extraRoutes } : {}) });
       ui?.announce(listener);
     } catch (err) {
       await proxy.close();

@@ -34,7 +34,7 @@ export function validateConfig(raw: unknown, opts: { file?: string; baseDir?: st
   const where = opts.file ?? 'config';
   const parsed = ConfigSchema.safeParse(raw ?? {});
   if (!parsed.success) {
-    throw new ConfigError('config_invalid', `${where} is invalid:\n${formatIssues(parsed.error)}`, { location: { file: opts.file } });
+    throw new ConfigError('config_invalid', `${where} is invalid:\n${formatIssues(parsed.error)}`, opts.file ? { location: { file: opts.file } } : {});
   }
   const config = parsed.data;
   const base = opts.baseDir ?? process.cwd();
@@ -87,7 +87,7 @@ export function validateConfig(raw: unknown, opts: { file?: string; baseDir?: st
     }
   }
   if (problems.length > 0) {
-    throw new ConfigError('config_invalid', `${where} is invalid:\n${problems.join('\n')}`, { location: { file: opts.file } });
+    throw new ConfigError('config_invalid', `${where} is invalid:\n${problems.join('\n')}`, opts.file ? { location: { file: opts.file } } : {});
   }
   return { config, file: opts.file, tokens };
 }

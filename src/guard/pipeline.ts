@@ -106,6 +106,16 @@ export class GuardPipeline implements Guard {
     return decision;
   }
 
+  /**
+   * Records a decision made outside the pipeline (a refusal by the proxy: unknown or hidden tool, tool filter,
+   * limits, spoofed sender) in the same audit chain, stamped with this policy; sets its `auditId`. Throws when
+   * the store cannot write (the caller denies anyway).
+   */
+  record(i: Interaction, decision: Decision): void {
+    decision.policy ??= this.policy;
+    decision.auditId = this.store.audit.append(auditEntryFor(i, decision)).auditId;
+  }
+
   private stickyOf(session: string): Map<string, Truth> {
     let s = this.sticky.get(session);
     if (!s) {
@@ -241,7 +251,7 @@ export class GuardPipeline implements Guard {
   private redaction(
     i: Interaction,
     witnesses: Array<Record<string, Truth>>,
-    values: Map<string, { spans?: Array<{ field: string; start: number; end: number }> }>,
+    values: Map<string, { spans?: Array<{ field: string; start: number; end: number }> | undefined }>,
   ) {
     if (i.content === undefined || typeof i.content === 'string') return undefined;
     const text = contentText(i.content);

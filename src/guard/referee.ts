@@ -122,7 +122,7 @@ export async function referee(input: RefereeInput): Promise<RefereeVerdict> {
   const detail: Record<string, unknown> = {};
   if (soft.length > 0 && input.reviewer) {
     try {
-      const ruling = await input.reviewer({ kind: input.kind, rules: soft, threatLevel: input.threatLevel, signal: input.signal, ...(input.interaction ? { interaction: input.interaction } : {}) });
+      const ruling = await input.reviewer({ kind: input.kind, rules: soft, threatLevel: input.threatLevel, ...(input.signal ? { signal: input.signal } : {}), ...(input.interaction ? { interaction: input.interaction } : {}) });
       if (ruling.usage) detail.llm = ruling.usage;
       detail.review = { ruling: ruling.ruling, rationale: ruling.rationale };
       if (ruling.ruling === 'allow') flagged.push(...soft);

@@ -1,4 +1,4 @@
-import { TrackerOptionsSchema, type TrackerOptions } from './options.js';
+import { TrackerOptionsSchema, type OptionsInput, type TrackerOptions } from './options.js';
 import type { CompiledBook, CompiledPredicate } from '../policy/compiled.js';
 import { evaluatePredicate, predicateApplies, type PredicateValue } from '../policy/evaluate.js';
 import type { PredicateIndex } from '../retrieval/predicate-index.js';
@@ -58,7 +58,7 @@ export function candidateBudget(n: number, level: number, o: TrackerOptions): nu
  * const track = createTracker(book, index);
  * const t = await track(interaction, 0, new Map());
  */
-export function createTracker(book: CompiledBook, index: PredicateIndex, options: Partial<TrackerOptions> = {}, semantic?: SemanticEvaluator) {
+export function createTracker(book: CompiledBook, index: PredicateIndex, options: OptionsInput<TrackerOptions> = {}, semantic?: SemanticEvaluator) {
   const o = TrackerOptionsSchema.parse(options);
   const sparse = index instanceof SparsePredicateIndex ? index : undefined;
 
