@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load.js';
@@ -65,7 +65,9 @@ describe('remote downstream restart', () => {
 describe('quadguard wrap', () => {
   it('guards one stdio server without a config file, naming it after the command', async () => {
     const s = server('misbehaving');
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'wrap', '--agent', 'desk', '--', s.command, ...s.args], stderr: 'ignore' });
+    // QUADGUARD_HOME (per test file, test/support/isolate-home.ts) keeps wrap's default store out of the real home.
+    const env = { ...getDefaultEnvironment(), QUADGUARD_HOME: process.env.QUADGUARD_HOME ?? '' };
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'wrap', '--agent', 'desk', '--', s.command, ...s.args], env, stderr: 'ignore' });
     const client = new Client({ name: 't', version: '0' });
     await client.connect(transport);
     try {
