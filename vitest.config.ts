@@ -7,6 +7,7 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    setupFiles: ['./test/support/isolate-home.ts'],
     reporters: ['default', './test/support/tally-reporter.ts'],
   },
 });

@@ -1,5 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfigFile } from '../config/load.js';
 import { ConfigError, EvalRunError } from '../core/errors.js';
@@ -11,7 +11,11 @@ import { createProgress, type ProgressStream } from '../eval/progress.js';
 import { renderHtmlReport } from '../eval/report-html.js';
 import { buildJsonReport, renderJsonReport, type JsonReport } from '../eval/report-json.js';
 import { renderTable } from '../eval/report-table.js';
-import { runEval } from '../eval/run.js';
+import { runEval, type CaseResult } from '../eval/run.js';
+import { PACKAGE_ROOT } from '../core/version.js';
+
+/** The shipped books, found relative to the package (not the current directory). */
+export const SHIPPED_POLICIES = join(PACKAGE_ROOT, 'policies');
 
 /** Options of `quadguard eval`, as commander hands them over. */
 export interface EvalCommandOptions {
@@ -24,6 +28,8 @@ export interface EvalCommandOptions {
   quiet?: boolean;
   /** A QuadGuard config file whose `llm:` section (and `guard:` settings) the guard uses. */
   config?: string;
+  /** Exit 1 when overall accuracy is below this fraction (0–1). */
+  failUnder?: number;
 }
 
 /** What the command needs from its surroundings; tests and benchmarks replace any of it. */
@@ -42,7 +48,8 @@ export interface EvalCommandDeps {
 /**
  * Registers `quadguard eval`: replay labeled cases through the guard and report accuracy, precision, recall,
  * FPR and F1 (deny = positive), overall, per suite and per rule, with time and model usage per step.
- * Exit code 0 when the run completes (the metrics are results, not failures), 1 on bad input.
+ * Exit code 0 when the run completes (the metrics are results, not failures), 1 on bad input or, with
+ * `--fail-under`, when accuracy is below the threshold. Each wrong case is named with the step that decided it.
  *
  * @example
  * quadguard eval --cases ../shared/data/eval/dev --json out/eval.json --html out/eval.html
@@ -52,15 +59,23 @@ export function registerEvalCommand(program: Command, deps: EvalCommandDeps = {}
     .command('eval')
     .description('replay labeled evaluation cases through the guard and report its accuracy')
     .requiredOption('--cases <path>', 'a .jsonl case file, or a directory of them')
-    .option('--policies <dir>', 'directory of policy books', './policies')
+    .option('--policies <dir>', "directory of policy books named by the cases' policy field (default: the shipped policies/)", SHIPPED_POLICIES)
     .option('--json <out>', 'write the full report as JSON')
     .option('--html <out>', 'write a self-contained HTML report')
     .option('--suite <name>', 'only the cases of this suite')
     .option('--limit <n>', 'only the first N cases (after --suite)', parseLimit)
     .option('--quiet', 'no progress bar or notices on stderr')
     .option('--config <file>', "a QuadGuard config file: its llm: section turns the model layer on, its guard: section tunes the pipeline")
+    .option('--fail-under <accuracy>', 'exit 1 when overall accuracy is below this (0.95 or 95%), for CI', parseAccuracy)
     .action(async (opts: EvalCommandOptions) => {
-      await runEvalCommand(opts, deps);
+      const report = await runEvalCommand(opts, deps);
+      if (opts.failUnder !== undefined) {
+        const acc = report.overall.accuracy ?? 0;
+        if (acc < opts.failUnder) {
+          (deps.stderr ?? process.stderr).write(`eval: accuracy ${pct(acc)} is below --fail-under ${pct(opts.failUnder)}\n`);
+          process.exitCode = 1;
+        }
+      }
     });
 }
 
@@ -106,6 +121,8 @@ export async function runEvalCommand(opts: EvalCommandOptions, deps: EvalCommand
     elapsedMs: run.elapsedMs,
   });
   stdout.write(renderTable(metrics));
+  const wrongCases = run.cases.filter((c) => !c.correct);
+  if (wrongCases.length > 0) stdout.write(`\n${wrongCases.length} wrong:\n${wrongCases.map((c) => `  ${describeWrongCase(c)}\n`).join('')}`);
   if (opts.json) await writeOut(opts.json, renderJsonReport(report), stderr, opts.quiet);
   if (opts.html) await writeOut(opts.html, renderHtmlReport(report), stderr, opts.quiet);
   return report;
@@ -130,6 +147,37 @@ async function writeOut(path: string, text: string, stderr: ProgressStream, quie
     throw new EvalRunError('eval_output_failed', `cannot write ${path}: ${(err as Error).message}`, { cause: err });
   }
   if (!quiet) stderr.write(`wrote ${path}\n`);
+}
+
+/**
+ * One line naming a wrong case and the step that decided it: for a denial, the first denying step with its rules
+ * and the predicates of its witness; for an allow, that no step was denied.
+ *
+ * @example
+ * describeWrongCase(c) // 'chat/hostile (chat, policy default): expected allow, got deny at step 1 message: rule no-injection [injection_phrases] (deterministic)'
+ */
+export function describeWrongCase(c: CaseResult): string {
+  const head = `${c.id} (${c.suite}, policy ${c.policy}): expected ${c.expected}, got ${c.actual}`;
+  const denying = c.steps.find((s) => s.decision === 'deny');
+  if (!denying) {
+    const flagged = c.flagged.length > 0 ? `; flagged only: ${c.flagged.join(', ')}` : '';
+    return `${head}: no step denied (${c.steps.length} step${c.steps.length === 1 ? '' : 's'} replayed${flagged})`;
+  }
+  const preds = [...new Set(denying.witness.flatMap((w) => Object.keys(w.predicates)))];
+  const rules = denying.rules.length > 0 ? `rule ${denying.rules.join(', ')}` : 'no rule';
+  const why = denying.error ? `error: ${denying.error}` : `${rules}${preds.length > 0 ? ` [${preds.join(', ')}]` : ''}`;
+  return `${head} at step ${denying.index + 1} ${denying.kind}: ${why} (${denying.source})`;
+}
+
+function pct(x: number): string {
+  return `${(x * 100).toFixed(1)}%`;
+}
+
+/** `--fail-under`: 0.95, 95% or 95 (a number above 1 is a percentage). */
+function parseAccuracy(value: string): number {
+  const n = Number(value.replace(/%$/, ''));
+  if (!Number.isFinite(n) || n < 0 || n > 100) throw new InvalidArgumentError('expected an accuracy such as 0.95 or 95%');
+  return value.endsWith('%') || n > 1 ? n / 100 : n;
 }
 
 /** `--limit`: a positive integer, else a usage error. */

@@ -19,6 +19,7 @@ const MODULES: Array<{ names: readonly string[]; load: () => Promise<Register> }
   { names: ['policy'], load: async () => (await import('./policy.js')).registerPolicyCommands },
   { names: ['replay'], load: async () => (await import('./replay.js')).registerReplayCommand },
   { names: ['serve', 'wrap', 'demo'], load: async () => (await import('./serve.js')).registerServeCommands },
+  { names: ['status'], load: async () => (await import('./status.js')).registerStatusCommand },
   { names: ['tools'], load: async () => (await import('./tools.js')).registerToolsCommands },
   { names: ['ui'], load: async () => (await import('./ui.js')).registerUiCommand },
 ];
@@ -37,6 +38,7 @@ export async function buildProgram(argv?: readonly string[]): Promise<Command> {
     .description('A guarding proxy for the Model Context Protocol')
     .version(VERSION)
     .showHelpAfterError()
+    .enablePositionalOptions() // lets `wrap` pass the server command's own options through
     .exitOverride();
   const name = argv ? commandName(argv) : undefined;
   const only = name === undefined ? undefined : MODULES.find((m) => m.names.includes(name));

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { errorMessage } from '../core/errors.js';
 import { ClientNameSchema, InstallError, initProject, installClient, uninstallClient, type ClientName, type RegisterReport, type Scope, type Selection } from '../install/index.js';
@@ -67,19 +68,28 @@ Client files (project scope is the default where there is one):
   claude-code     project .mcp.json; user ~/.claude.json (top-level mcpServers; everything else kept)
   cursor          project .cursor/mcp.json; user ~/.cursor/mcp.json (JSONC)
   vscode          project .vscode/mcp.json; user <Code user folder>/mcp.json (JSONC, key "servers")
-A backup <file>.bak-<time> is made before any change; the originals are kept in <file>.quadguard.json for uninstall.`;
+A backup <file>.bak-<time> is made before any change (only the newest is kept); the originals are kept in <file>.quadguard.json for uninstall.`;
 
 /** Registers `init`, `install` and `uninstall` on the program. */
 export function registerInstallCommands(program: Command): void {
   program
     .command('init')
-    .description('Write a starter quadguard.config.yaml and an editable copy of the default policy (quadguard-policy/)')
+    .description('Write a starter quadguard.config.yaml, an editable copy of the default policy (quadguard-policy/) and an HTTP agent token (.quadguard/assistant.token, mode 0600)')
     .option('--dir <dir>', 'folder to write into', '.')
     .option('--force', 'overwrite existing files')
     .action((o: { dir: string; force?: boolean }) =>
       run(() => {
         const r = initProject({ dir: o.dir, force: o.force });
-        process.stdout.write(`wrote ${r.files.join('\n      ')}\nnext: quadguard serve --config ${r.config}\n`);
+        const here = resolve(o.dir) === process.cwd();
+        const cfg = here ? '' : ` --config ${r.config}`;
+        process.stdout.write(
+          `wrote ${r.files.join('\n      ')}\n\nnext steps${here ? ' (from this folder)' : ''}:\n` +
+            `  quadguard status${cfg}                    # where the store, policy and token are\n` +
+            `  quadguard serve${cfg}                     # stdio: register this command in your MCP client\n` +
+            `  quadguard serve${cfg} --http 8787         # HTTP: clients send "Authorization: Bearer $(cat ${r.tokenFile})"\n` +
+            `  quadguard audit tail${cfg}                # the decisions so far\n` +
+            `  edit ${r.policyDir}/book.yaml, then: quadguard policy check ${r.policyDir}\n`,
+        );
         return 0;
       }),
     );

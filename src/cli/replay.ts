@@ -5,10 +5,11 @@ import { loadConfigFile } from '../config/load.js';
 import { prepareBook } from '../guard/build.js';
 import { readRecorded, renderReplayReport, replayTrace, type ReplayReport } from '../replay/index.js';
 import { openStore } from '../store/db.js';
+import { resolveStorePath } from '../store/store-path.js';
 
 /** Options of `quadguard replay`, as commander hands them over. */
 export interface ReplayCommandOptions {
-  audit: string;
+  audit?: string;
   policy: string;
   json?: string;
   config?: string;
@@ -22,13 +23,13 @@ export interface ReplayCommandOptions {
  * with `--fail-on-change` when a verdict changed.
  *
  * @example
- * quadguard replay --audit .quadguard/state.db --policy policies/default-edited --json out/replay.json
+ * quadguard replay --policy policies/default-edited --json out/replay.json   # the store of `quadguard status`
  */
 export function registerReplayCommand(program: Command): Command {
   return program
     .command('replay')
     .description('re-decide recorded interactions under another policy book and list the decisions that change')
-    .requiredOption('--audit <state.db>', 'the store whose audit log holds the recorded trace (its rows are only read)')
+    .option('--audit <state.db>', 'the store whose audit log holds the recorded trace, only read (default: the store `quadguard status` shows)')
     .requiredOption('--policy <book>', 'policy book folder or file to replay under')
     .option('--json <out>', 'also write the full report as JSON')
     .option('--config <file>', 'QuadGuard config: agent profiles and guard settings as in the recorded run')
@@ -46,12 +47,13 @@ export async function runReplayCommand(opts: ReplayCommandOptions): Promise<Repl
   const config = opts.config ? loadConfigFile(opts.config).config : undefined;
   const profiles = config ? Object.fromEntries(Object.entries(config.agents).map(([name, a]) => [name, a.profile])) : {};
   const prepared = await prepareBook(opts.policy);
-  const store = openStore(opts.audit, undefined, { mustExist: true });
+  const source = resolveStorePath({ store: opts.audit, config: opts.config });
+  const store = openStore(source, undefined, { mustExist: true });
   let report: ReplayReport;
   try {
     report = await replayTrace(readRecorded(store, { profiles, ...(opts.from ? { fromId: opts.from } : {}) }), {
       prepared,
-      source: opts.audit,
+      source,
       ...(config?.guard ? { options: config.guard } : {}),
     });
   } finally {

@@ -1,4 +1,3 @@
-import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { PACKAGE_ROOT } from '../core/version.js';
 import { type Command, Option } from 'commander';
@@ -8,6 +7,8 @@ import { ConfigError } from '../core/errors.js';
 import { createRootLogger, type Logger } from '../core/log.js';
 import { createProxy, type GuardedProxy } from '../proxy/index.js';
 import { liveViewForProxy } from '../ui/proxy-hook.js';
+import { findConfigFile, resolveStoreLocation, type StoreSource } from '../store/store-path.js';
+import { VERSION } from '../core/version.js';
 import type { Config } from '../config/schema.js';
 import { guardOptionsFromConfig } from '../config/guard.js';
 import type { Guard } from '../core/types.js';
@@ -64,7 +65,9 @@ export async function proxyGuardFor(config: Config, logger: Logger): Promise<Pro
 }
 
 /** Starts the proxy for a loaded config, on stdio or HTTP, and stops it (and every child) on signals. */
-export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http?: number; host?: string; ui?: boolean }, logger: Logger): Promise<GuardedProxy> {
+export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http?: number; host?: string; ui?: boolean; storeSource?: StoreSource }, logger: Logger): Promise<GuardedProxy> {
+  // One line that says where everything is, so `audit`/`ui` can be pointed at the same store (see `quadguard status`).
+  logger.info({ version: VERSION, config: loaded.file ?? null, store: loaded.config.store, storeFrom: opts.storeSource ?? 'config', policy: loaded.config.policy ?? null }, 'quadguard starting');
   if (opts.http === undefined) checkStdioAgent(opts.agent, Object.keys(loaded.config.agents));
   const configured = await proxyGuardFor(loaded.config, logger);
   const proxy = createProxy({
@@ -137,38 +140,48 @@ export function registerServeCommands(program: Command): void {
   program
     .command('serve')
     .description('Run the guarding proxy in front of the servers in a config file (stdio by default)')
-    .requiredOption('-c, --config <file>', 'QuadGuard config file (YAML or JSON)')
+    .option('-c, --config <file>', 'QuadGuard config file, YAML or JSON (default: ./quadguard.config.yaml)')
     .addOption(new Option('--http <port>', 'serve Streamable HTTP on /mcp and legacy SSE on /sse instead of stdio').argParser(parsePort))
     .option('--host <host>', 'HTTP bind address (default: http.host from the config, 127.0.0.1)')
     .option('--agent <name>', 'agent identity of the stdio client', process.env.QUADGUARD_AGENT ?? 'local')
     .option('--no-ui', 'with --http: do not serve the live view under /ui (token: $QUADGUARD_UI_TOKEN, else printed)')
-    .action(async (o: { config: string; http?: number; host?: string; agent: string; ui: boolean }) => {
+    .option('--store <file>', 'state store, overriding the config\'s store: (see `quadguard status`)')
+    .action(async (o: { config?: string; http?: number; host?: string; agent: string; ui: boolean; store?: string }) => {
       redirectConsoleToStderr();
       const logger = createRootLogger();
-      const loaded = loadConfigFile(o.config);
-      await runProxy(loaded, o, logger);
+      const file = findConfigFile(o);
+      if (!file) throw new ConfigError('config_unreadable', 'no config: pass --config FILE, or run `quadguard init` to write ./quadguard.config.yaml');
+      // stdio does not use agent tokens: an unset token variable must not stop a desktop client's server.
+      const loaded = loadConfigFile(file, process.env, o.http === undefined ? { tokens: false } : {});
+      if (o.store) loaded.config.store = resolveStoreLocation({ store: o.store }).path;
+      await runProxy(loaded, { ...o, storeSource: o.store ? 'flag' : 'config' }, logger);
     });
 
   program
     .command('wrap')
     .description('Guard a single stdio MCP server without a config file: quadguard wrap [options] -- <command> [args...]')
-    .option('--policy <path>', 'policy book folder or file (default: the shipped policies/default)', join(PACKAGE_ROOT, 'policies', 'default'))
+    .option('--policy <path>', 'policy book folder or file (default: the shipped policies/default)')
     .option('--no-policy', 'enforce no policy (only tool lists); not recommended')
-    .option('--store <file>', 'SQLite state and audit file', process.env.QUADGUARD_STORE ?? join(homedir(), '.quadguard', 'state.db'))
+    .option('--store <file>', 'SQLite state and audit file (default: ./quadguard.config.yaml\'s store:, else $QUADGUARD_HOME/state.db, i.e. ~/.quadguard/state.db)')
     .option('--agent <name>', 'agent identity of the stdio client', process.env.QUADGUARD_AGENT ?? 'local')
     .option('--name <key>', 'server key, used in logs and audit (and as the prefix with --prefix); default: derived from the command')
     .option('--prefix', 'expose tools and prompts as <key>__<name> and URIs as <key>+<uri> (default: names unchanged)')
-    .option('--env <NAME...>', 'environment variables to pass through to the wrapped server')
+    .option('--env <NAME>', 'environment variable to pass through to the wrapped server (repeat for more)', (v: string, prev: string[] = []) => [...prev, ...v.split(',').filter(Boolean)])
     .option('--timeout <ms>', 'per-request timeout for the wrapped server', (v) => Number(v))
     .argument('<command...>', 'the server command and its arguments (after --)')
-    .action(async (cmd: string[], o: { policy: string | false; store: string; agent: string; name?: string; prefix?: boolean; env?: string[]; timeout?: number }) => {
+    // Everything after the server command is the server's, even without "--" (some clients strip it).
+    .passThroughOptions()
+    .action(async (cmd: string[], o: { policy?: string | false; store?: string; agent: string; name?: string; prefix?: boolean; env?: string[]; timeout?: number }) => {
       redirectConsoleToStderr();
       const logger = createRootLogger();
       const [command, ...args] = cmd as [string, ...string[]];
       const env = Object.fromEntries((o.env ?? []).flatMap((k) => (process.env[k] !== undefined ? [[k, process.env[k]!]] : [])));
       const server = { command, args, env, namespace: o.prefix === true, ...(o.timeout ? { timeout_ms: o.timeout } : {}) };
-      const loaded = validateConfig({ servers: { [o.name ?? wrapServerKey(command, args)]: server }, store: o.store, ...(o.policy ? { policy: o.policy } : {}) }, { file: 'wrap options' });
-      await runProxy(loaded, { agent: o.agent }, logger);
+      const where = resolveStoreLocation({ store: o.store });
+      const policy = o.policy === false ? undefined : (o.policy ?? join(PACKAGE_ROOT, 'policies', 'default'));
+      // The agent is declared (with an empty profile) so that is not reported as a surprise at every start.
+      const loaded = validateConfig({ servers: { [o.name ?? wrapServerKey(command, args)]: server }, agents: { [o.agent]: {} }, store: where.path, ...(policy ? { policy } : {}) }, { file: 'wrap options' });
+      await runProxy(loaded, { agent: o.agent, storeSource: where.source }, logger);
     });
 
   program

@@ -11,8 +11,8 @@ export interface StoreCliOptions {
 /** Adds `--store FILE` and `--config FILE` to a command. */
 export function storeOptions(cmd: Command): Command {
   return cmd
-    .option('--store <file>', 'state store (default: the config\'s store:, else .quadguard/state.db)')
-    .option('--config <file>', 'read the store path from this QuadGuard config');
+    .option('--store <file>', 'state store (default: the config\'s store:, else $QUADGUARD_HOME/state.db, i.e. ~/.quadguard/state.db; see `quadguard status`)')
+    .option('--config <file>', 'read the store path from this QuadGuard config (default: ./quadguard.config.yaml if present)');
 }
 
 /**

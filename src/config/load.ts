@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import YAML from 'yaml';
 import type { z } from 'zod';
@@ -30,7 +30,7 @@ export function formatIssues(error: z.ZodError): string {
  * Validates an already-parsed document, resolves relative paths against `baseDir`, checks that the policy path
  * exists and reads agent tokens from the environment. Throws `ConfigError('config_invalid')` naming each field.
  */
-export function validateConfig(raw: unknown, opts: { file?: string; baseDir?: string; env?: NodeJS.ProcessEnv } = {}): LoadedConfig {
+export function validateConfig(raw: unknown, opts: { file?: string; baseDir?: string; env?: NodeJS.ProcessEnv; tokens?: boolean } = {}): LoadedConfig {
   const where = opts.file ?? 'config';
   const parsed = ConfigSchema.safeParse(raw ?? {});
   if (!parsed.success) {
@@ -49,16 +49,35 @@ export function validateConfig(raw: unknown, opts: { file?: string; baseDir?: st
     if (!existsSync(config.policy_public_key)) problems.push(`  policy_public_key: file ${config.policy_public_key} does not exist`);
   }
   config.store = abs(config.store);
-  for (const s of Object.values(config.servers)) if (s.cwd !== undefined) s.cwd = abs(s.cwd);
+  // A stdio server runs in the config file's folder unless it says otherwise, so relative `args` (a script, a
+  // data file) mean the same thing whatever the directory `quadguard serve` is started from.
+  for (const s of Object.values(config.servers)) {
+    if (s.cwd !== undefined) s.cwd = abs(s.cwd);
+    else if (s.command !== undefined && opts.file !== undefined) s.cwd = base;
+  }
 
   const env = opts.env ?? process.env;
   const tokens = new Map<string, string>();
   for (const [name, agent] of Object.entries(config.agents)) {
-    if (!agent.token) continue;
-    const value = 'env' in agent.token ? env[agent.token.env] : agent.token.value;
-    const field = `agents.${name}.token${'env' in agent.token ? '.env' : '.value'}`;
+    // Tokens only matter over HTTP; `serve` on stdio passes tokens: false so an unset variable does not stop it.
+    if (agent.token && 'file' in agent.token) agent.token.file = abs(agent.token.file);
+    if (!agent.token || opts.tokens === false) continue;
+    const field = `agents.${name}.token.${'env' in agent.token ? 'env' : 'file' in agent.token ? 'file' : 'value'}`;
+    let value: string | undefined;
+    if ('file' in agent.token) {
+      const read = readTokenFile(agent.token.file);
+      if ('problem' in read) {
+        problems.push(`  ${field}: ${read.problem}`);
+        continue;
+      }
+      value = read.token;
+    } else {
+      value = 'env' in agent.token ? env[agent.token.env] : agent.token.value;
+    }
     if (value === undefined || value.length === 0) {
-      problems.push(`  ${field}: environment variable ${'env' in agent.token ? agent.token.env : ''} is not set or empty`);
+      problems.push('env' in agent.token
+        ? `  ${field}: environment variable ${agent.token.env} is not set or empty (it is only needed with --http)`
+        : `  ${field}: token is empty`);
     } else if (value.length < 16) {
       problems.push(`  ${field}: token must be at least 16 characters`);
     } else if (tokens.has(value)) {
@@ -73,8 +92,26 @@ export function validateConfig(raw: unknown, opts: { file?: string; baseDir?: st
   return { config, file: opts.file, tokens };
 }
 
-/** Reads a YAML or JSON config file (by extension; YAML otherwise) and validates it. */
-export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+/** A token file's first line; refused when others can read it (POSIX), as ssh does with private keys. */
+function readTokenFile(file: string): { token: string } | { problem: string } {
+  let text: string;
+  try {
+    if (process.platform !== 'win32' && (statSync(file).mode & 0o077) !== 0) {
+      return { problem: `${file} is readable by other users; run: chmod 600 ${file}` };
+    }
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    return { problem: `cannot read token file ${file}: ${(err as Error).message}` };
+  }
+  return { token: (text.split(/\r?\n/)[0] ?? '').trim() };
+}
+
+/**
+ * Reads a YAML or JSON config file (by extension; YAML otherwise) and validates it. Relative paths in it
+ * (policy, policy_public_key, store, cwd, token files, and stdio servers' working folder) are resolved against
+ * the file's folder. `tokens: false` skips agent tokens (stdio serving does not use them).
+ */
+export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env, opts: { tokens?: boolean } = {}): LoadedConfig {
   const path = resolve(file);
   let text: string;
   try {
@@ -88,5 +125,5 @@ export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
   } catch (err) {
     throw new ConfigError('config_parse_error', `${path} does not parse: ${(err as Error).message}`, { location: { file: path } });
   }
-  return validateConfig(raw, { file: path, baseDir: dirname(path), env });
+  return validateConfig(raw, { file: path, baseDir: dirname(path), env, ...(opts.tokens === false ? { tokens: false } : {}) });
 }

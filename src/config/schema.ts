@@ -15,7 +15,9 @@ export const ServerKeySchema = z
 
 /** Per-server tool allow/deny glob lists (`*` and `?`); deny wins over allow. */
 export const ToolListsSchema = z.strictObject({
+  /** Only tools matching one of these globs are listed and callable. */
   allow: z.array(z.string().min(1)).optional(),
+  /** Tools matching one of these globs are hidden from tools/list and refused in tools/call. */
   deny: z.array(z.string().min(1)).optional(),
 });
 export type ToolLists = z.infer<typeof ToolListsSchema>;
@@ -23,13 +25,21 @@ export type ToolLists = z.infer<typeof ToolListsSchema>;
 /** One downstream server: either a stdio `command` or a remote `url`. */
 export const ServerConfigSchema = z
   .strictObject({
+    /** stdio: the executable (never a whole command line; arguments go in args). */
     command: z.string().min(1).optional(),
+    /** stdio: its arguments; relative paths mean the server's cwd (the config's folder by default). */
     args: z.array(z.string()).default([]),
+    /** stdio: extra environment; the child gets HOME, LOGNAME, PATH, SHELL, TERM, USER plus exactly these. */
     env: z.record(z.string(), z.string()).default({}),
+    /** stdio: working folder, relative to the config file; default the config file's folder. */
     cwd: z.string().optional(),
+    /** remote: the server's URL (Streamable HTTP or SSE endpoint). */
     url: z.url({ protocol: /^https?$/, error: 'url must be an http:// or https:// URL' }).optional(),
+    /** remote: `http` (Streamable HTTP) or `sse` (legacy SSE). */
     transport: z.enum(['http', 'sse']).default('http'),
+    /** remote: extra HTTP headers sent on every request (e.g. Authorization). */
     headers: z.record(z.string(), z.string()).default({}),
+    /** Tool allow/deny glob lists for this server. */
     tools: ToolListsSchema.default({}),
     /**
      * Capability labels of this server's tools for data-flow rules (docs/data-flow.md): a glob on the tool's own
@@ -56,11 +66,15 @@ export const ServerConfigSchema = z
   });
 export type ServerConfig = z.infer<typeof ServerConfigSchema>;
 
-/** Where an agent's bearer token comes from: an environment variable (preferred) or a literal value. */
+/**
+ * Where an agent's bearer token comes from: an environment variable, a file readable only by its owner (mode
+ * 0600, relative to the config's folder; what `quadguard init` writes) or a literal value.
+ */
 export const TokenSourceSchema = z.union([
-  z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'env must be an environment variable name') }),
-  z.strictObject({ value: z.string().min(16, 'token value must be at least 16 characters') }),
-]);
+  z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'env must be an environment variable name').describe('name of the environment variable holding the token') }),
+  z.strictObject({ file: z.string().min(1).describe('file holding the token (first line; mode 0600; relative to the config file)') }),
+  z.strictObject({ value: z.string().min(16, 'token value must be at least 16 characters').describe('the token itself (at least 16 characters); prefer env or file') }),
+]).describe('where the agent\'s bearer token comes from: { env: NAME }, { file: PATH } or { value: TOKEN }');
 export type TokenSource = z.infer<typeof TokenSourceSchema>;
 
 /**
@@ -73,12 +87,14 @@ export const AGENT_NAME_RULE = 'agent name must be 1–64 of A-Z a-z 0-9 _ . -';
 /** An agent identity: a token that proves it over HTTP and a profile bound to it (never taken from the client). */
 export const AgentConfigSchema = z.strictObject({
   token: TokenSourceSchema.optional(),
+  /** Attributes rules read as `profile.*` (role, age, …); bound to the identity, never taken from the client. */
   profile: z.record(z.string(), z.unknown()).default({}),
 });
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 
 /** Upstream HTTP options (Streamable HTTP on /mcp, legacy SSE on /sse + /messages). */
 export const HttpConfigSchema = z.strictObject({
+  /** Bind address of `serve --http`; a non-loopback address requires agent tokens. */
   host: z.string().min(1).default('127.0.0.1'),
   /** express body limit for /mcp and /messages (bytes or '4mb'). */
   body_limit: z.union([z.number().int().positive(), z.string().regex(/^\d+(b|kb|mb)$/i)]).default('4mb'),
@@ -93,7 +109,9 @@ export type HttpConfig = z.infer<typeof HttpConfigSchema>;
 
 /** Limits applied to tools/call arguments before the guard and before any downstream server sees them. */
 export const LimitsConfigSchema = z.strictObject({
+  /** Deepest nesting of tools/call arguments accepted. */
   max_argument_depth: z.number().int().positive().max(1000).default(32),
+  /** Largest tools/call arguments accepted, in bytes of JSON. */
   max_argument_bytes: z.number().int().positive().default(1_000_000),
   /** Largest single stdio message from the client (bytes); a longer line is answered -32600 and discarded. */
   max_message_bytes: z.number().int().positive().max(9 * 1024 * 1024).default(4 * 1024 * 1024),
@@ -102,10 +120,15 @@ export type LimitsConfig = z.infer<typeof LimitsConfigSchema>;
 
 /** The whole configuration file. */
 export const ConfigSchema = z.strictObject({
+  /** Downstream MCP servers by key; the key prefixes their tools (`key__tool`). */
   servers: z.record(ServerKeySchema, ServerConfigSchema).default({}),
+  /** Policy book folder or file (relative to the config); absent: tool lists only, no guard. */
   policy: z.string().min(1).optional(),
+  /** Ed25519 public key file: the book's signature must verify against it, or the proxy does not start. */
   policy_public_key: z.string().min(1).optional(),
+  /** SQLite file for state and the hash-chained audit log, relative to the config. */
   store: z.string().min(1).default('.quadguard/state.db'),
+  /** Agent identities by name: an HTTP bearer token and the profile bound to it. */
   agents: z.record(z.string().regex(AGENT_NAME_RE, AGENT_NAME_RULE), AgentConfigSchema).default({}),
   http: HttpConfigSchema.default(HttpConfigSchema.parse({})),
   limits: LimitsConfigSchema.default(LimitsConfigSchema.parse({})),

@@ -87,12 +87,12 @@ export function resolveHold(store: Store, i: Interaction, held: Decision, opts: 
     now: opts.now,
   });
   const expires = new Date(approval.expires).toISOString();
-  const how = `a person can approve it with \`quadguard approve ${approval.id}\` or in the QuadGuard live view; then retry the same call (same tool, same arguments) before ${expires}`;
+  // The rationale says why and under which id it waits; how to get it through is said once, in the remediation.
   return makeDecision({
     ...held,
     decision: 'deny',
-    rationale: `${held.rationale} The call was not forwarded: it waits under approval id ${approval.id}; ${how}.`,
-    remediation: `${held.remediation ? `${held.remediation} ` : ''}Ask a person to approve ${approval.id} (\`quadguard approve ${approval.id}\` or the live view), then retry exactly the same call; a changed call needs its own approval.`,
+    rationale: `${held.rationale} The call was not forwarded: it waits under approval id ${approval.id} until ${expires}.`,
+    remediation: `${held.remediation ? `${held.remediation} ` : ''}Ask a person to approve ${approval.id} (\`quadguard approve ${approval.id}\` or the live view), then retry exactly the same call (same tool, same arguments) before ${expires}; a changed call needs its own approval.`,
     source: 'approval',
     detail: { ...held.detail, approval: { id: approval.id, status: approval.status, expiresAt: approval.expires } },
   });

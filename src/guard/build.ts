@@ -74,7 +74,16 @@ export async function buildGuard(input: BuildGuardOptions): Promise<BuiltGuard> 
   let prepared: PreparedBook;
   if (typeof o.policy === 'string') {
     prepared = await prepareBook(o.policy, { publicKeyPath: o.publicKeyPath, embedder: o.embedder, indexFolder: o.indexFolder, logger });
-    for (const w of prepared.warnings) logger.warn({ mod: 'policy' }, formatDiagnostic(w));
+    for (const w of prepared.warnings) {
+      // A semantic predicate (no detector; the default book's harmful_request) is decided by a model by design:
+      // with one that is what happens, without one it stays unknown and its rules follow on_unknown. Nothing is
+      // wrong at start-up, so it is not a warning here (`quadguard policy check` still lists it).
+      if (w.code === 'policy_semantic_predicate') {
+        if (!o.model) logger.info({ mod: 'policy' }, `${formatDiagnostic(w).replace(/: warning: /, ': ')} (no llm: section configured)`);
+        continue;
+      }
+      logger.warn({ mod: 'policy' }, formatDiagnostic(w));
+    }
   } else {
     prepared = o.policy;
   }

@@ -113,7 +113,9 @@ export const PipelineOptionsSchema = z.strictObject({
   flow: DataFlowOptionsSchema.partial().default({}),
   /** Model use (with `llm:` configured): state expansion, threat watcher mode, observations, time budget. */
   model: ModelOptionsSchema.partial().default({}),
+  /** The state tracker's candidate budget (top-k predicate retrieval). */
   tracker: TrackerOptionsSchema.partial().default({}),
+  /** The threat watcher: per-agent threat score, levels and quarantine. */
   watcher: WatcherOptionsSchema.partial().default({}),
   /** Severity rank (1 low … 4 critical) at or above which a soft violation is denied, per threat level 0–4. */
   deny_at_rank: z.array(z.number().int().min(1).max(5)).length(5).default([...D.deny_at_rank]),

@@ -81,11 +81,13 @@ function formatWitness(w: Witness): string {
   return parts.length ? parts.join(', ') : '(the rule fires in every state)';
 }
 
-/** One self-contained sentence per rule: id, severity, policy sentence, witness, remediation. */
+/**
+ * One self-contained sentence per rule: id, severity, policy sentence, witness. The remediation is not repeated
+ * here: it travels in `Decision.remediation`, and the denial text (src/proxy/denial.ts) says it once.
+ */
 export function describeOutcome(o: RuleOutcome): string {
   const kind = o.status === 'unknown' ? 'could not be shown satisfied' : 'violated';
-  const rem = o.def.remediation ? ` What to do instead: ${o.def.remediation}` : '';
-  return `rule \`${o.id}\` (${o.def.severity}${o.def.hard ? ', hard' : ''}) ${kind}: "${o.def.text}" — witness: ${formatWitness(o.witness)}.${rem}`;
+  return `rule \`${o.id}\` (${o.def.severity}${o.def.hard ? ', hard' : ''}) ${kind}: "${o.def.text}" — witness: ${formatWitness(o.witness)}.`;
 }
 
 /** Decides from the verifier's outcomes. Never throws on a reviewer failure: the denial stands (fail closed). */

@@ -101,8 +101,8 @@ export function wrapEntry(name: string, entry: StdioEntry, opts: WrapOptions): S
     '--agent',
     opts.agent,
     ...(key ? ['--name', key] : []),
-    // Variadic: must come last, right before "--".
-    ...(envNames.length > 0 ? ['--env', ...envNames] : []),
+    // One comma-separated value (not variadic), so a client that strips "--" cannot make it swallow the command.
+    ...(envNames.length > 0 ? ['--env', envNames.join(',')] : []),
     '--',
     entry.command,
     ...(entry.args ?? []),

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { InstallError } from './errors.js';
 
@@ -9,7 +9,10 @@ import { InstallError } from './errors.js';
  * (`~/.claude.json` is often 0600).
  */
 
-/** `<file>.bak-<UTC timestamp>`, unique even for two backups in the same millisecond. */
+/**
+ * `<file>.bak-<UTC timestamp>`, unique even for two backups in the same millisecond. Only the newest backup is
+ * kept: older `<file>.bak-*` files are removed once the new one is written, so repeated installs leave one.
+ */
 export function backupFile(file: string, now: Date = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   let target = `${file}.bak-${stamp}`;
@@ -18,6 +21,10 @@ export function backupFile(file: string, now: Date = new Date()): string {
     copyFileSync(file, target);
   } catch (err) {
     throw new InstallError('install_io', `cannot back up ${file} to ${target}: ${(err as Error).message}`, { cause: err });
+  }
+  const prefix = `${basename(file)}.bak-`;
+  for (const old of readdirSync(dirname(file))) {
+    if (old.startsWith(prefix) && join(dirname(file), old) !== target) rmSync(join(dirname(file), old), { force: true });
   }
   return target;
 }

@@ -22,12 +22,14 @@ export const LlmModelsSchema = z.strictObject({
 export type LlmModels = z.infer<typeof LlmModelsSchema>;
 
 export const LlmConfigSchema = z.strictObject({
+  /** The OpenAI-compatible endpoint (…/v1). */
   base_url: z.url({ protocol: /^https?$/, error: 'base_url must be an http(s) URL, e.g. http://127.0.0.1:11434/v1' }).default('http://127.0.0.1:11434/v1'),
   /** Name of the environment variable holding the API key (the key itself never appears in a config file). */
   api_key_env: z
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'api_key_env is the NAME of an environment variable, not the key')
     .default('OPENAI_API_KEY'),
+  /** Model names of the two chat tiers and the optional embedding model. */
   models: LlmModelsSchema,
   /** Bound on one HTTP attempt, and on the wait for a free concurrency slot. */
   timeout_ms: z.number().int().positive().max(600_000).default(8000),

@@ -35,17 +35,42 @@ export function decisionPayload(d: Decision): Record<string, unknown> {
   };
 }
 
-/** The self-contained sentence(s) a model sees: what was blocked, rule, witness, what to do instead. */
+/** What a model is told to do when neither the rule nor the stage that denied says it. */
+export const DEFAULT_REMEDIATION = 'do not retry this as is; choose a different action or ask the user.';
+
+/**
+ * The one message a model (and a person reading the transcript) sees for a denial, on every surface: tool call,
+ * tool result, resource read, prompt and guard_check_message. One line each, nothing said twice:
+ *
+ *     Blocked by QuadGuard: the call to tool fs__write_file was not allowed.
+ *     Rule `no-secret-publish` (high) violated: "…" — witness: sensitive_info, publish_content.
+ *     What to do instead: …
+ *     Decision id: 42-3fa9c1d2
+ *
+ * The second line is the decision's rationale (the referee's states rule, policy sentence and witness; a rule id
+ * or witness predicate the rationale does not name is added after it). A call held for approval starts "Held for
+ * approval by QuadGuard" instead, and its "what to do" says how a person approves it.
+ */
 export function denialText(d: Decision, s: DenialSubject): string {
-  // A held call is not refused: its rationale (from the approvals stage) already starts "Held for approval…".
   const held = d.detail.approval !== undefined;
-  const parts = [held ? `${d.rationale} (${s.what} ${s.name})` : `Blocked by QuadGuard: the ${s.what} ${s.name} was not allowed. ${d.rationale}`];
-  if (d.rules.length > 0) parts.push(`Rule${d.rules.length > 1 ? 's' : ''}: ${d.rules.map((r) => `\`${r}\``).join(', ')}.`);
-  const witness = d.witness.flatMap((w) => Object.entries(w.predicates).map(([p, v]) => (v === 'true' ? p : `${p}=${v}`)));
-  if (witness.length > 0) parts.push(`Witness: ${[...new Set(witness)].join(', ')}.`);
-  if (!held) parts.push(`What to do instead: ${d.remediation ?? 'do not retry this as is; choose a different action or ask the user.'}`);
-  if (d.auditId) parts.push(`Decision id ${d.auditId}.`);
-  return parts.join(' ');
+  const subject = [s.what, s.name].filter((x) => x.length > 0).join(' ');
+  const lines = [held
+    ? `Held for approval by QuadGuard: the ${subject} needs a person's approval.`
+    : `Blocked by QuadGuard: the ${subject} was not allowed.`];
+  let why = d.rationale.replace(/^(Denied by policy|Held for approval by QuadGuard): /, '').trim();
+  why = why.charAt(0).toUpperCase() + why.slice(1);
+  const unnamedRules = d.rules.filter((r) => !why.includes(`\`${r}\``));
+  const witness = [...new Set(d.witness.flatMap((w) => Object.entries(w.predicates).map(([p, v]) => (v === 'true' ? p : v === 'false' ? `not ${p}` : `${p}=${v}`))))];
+  const unnamedWitness = witness.filter((p) => !why.includes(p.replace(/^not /, '').replace(/=.*$/, '')));
+  const extra = [
+    ...(unnamedRules.length > 0 ? [`Rule${unnamedRules.length > 1 ? 's' : ''}: ${unnamedRules.map((r) => `\`${r}\``).join(', ')}.`] : []),
+    ...(unnamedWitness.length > 0 ? [`Witness: ${unnamedWitness.join(', ')}.`] : []),
+  ];
+  if (why.length > 0 && !/[.!?)]$/.test(why)) why += '.';
+  lines.push([why, ...extra].filter((x) => x.length > 0).join(' '));
+  lines.push(`What to do instead: ${d.remediation ?? DEFAULT_REMEDIATION}`);
+  if (d.auditId) lines.push(`Decision id: ${d.auditId}`);
+  return lines.filter((l) => l.length > 0).join('\n');
 }
 
 /**

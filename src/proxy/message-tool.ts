@@ -5,7 +5,7 @@ import type { Decision } from '../core/types.js';
 import type { ProxyCore, SessionContext } from './context.js';
 import { refuseOverLimits } from './limits.js';
 import { auditSuffix, ensureRecorded, refuse } from './refusals.js';
-import { protocolError } from './denial.js';
+import { denialText, protocolError } from './denial.js';
 
 /** The listed name of the proxy's own tool (safe for every client). */
 export const MESSAGE_TOOL = 'guard_check_message';
@@ -42,13 +42,15 @@ export function messageToolDefinition(style: 'strict' | 'dotted'): Tool {
 const ArgsSchema = z.object({ sender: z.string().min(1), recipient: z.string().min(1), content: z.string() });
 
 /** The result shape the tool always returns (a normal result; `isError` when denied). */
-export function messageResult(d: Decision): CallToolResult {
+export function messageResult(d: Decision, recipient?: string): CallToolResult {
   const body = {
     decision: d.decision,
     rationale: d.rationale,
     violated_rules: d.rules,
     witness: d.witness,
     threat_level: d.threatLevel ?? 0,
+    // The same one message every other surface shows for a denial (src/proxy/denial.ts).
+    ...(d.decision === 'deny' ? { message: denialText(d, { what: 'message', name: recipient ? `to ${recipient}` : '' }) } : {}),
   };
   return { content: [{ type: 'text', text: JSON.stringify(body) }], ...(d.decision === 'deny' ? { isError: true } : {}) };
 }
@@ -75,7 +77,8 @@ export async function handleMessageTool(core: ProxyCore, session: SessionContext
         rules: ['sender-must-match-identity'],
         source: 'identity',
       }),
+      recipient,
     );
   }
-  return messageResult(ensureRecorded(core, interaction, await core.guard.check(interaction, signal)));
+  return messageResult(ensureRecorded(core, interaction, await core.guard.check(interaction, signal)), recipient);
 }

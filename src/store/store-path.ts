@@ -1,22 +1,73 @@
-import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import YAML from 'yaml';
 import { ConfigError } from '../core/errors.js';
 
-/** Where the store lives when neither `--store` nor a config's `store:` says otherwise (relative to the cwd). */
+/** A config's `store:` when it has none, relative to the config file's folder. */
 export const DEFAULT_STORE_PATH = '.quadguard/state.db';
 
+/** The config file every command picks up from the current directory when no `--config` is given. */
+export const DEFAULT_CONFIG_FILE = 'quadguard.config.yaml';
+
+/** `$QUADGUARD_HOME`, else `~/.quadguard`: where state lives when no config says otherwise. */
+export function quadguardHome(env: NodeJS.ProcessEnv = process.env): string {
+  const home = env.QUADGUARD_HOME;
+  return home && home.length > 0 ? resolve(home) : join(homedir(), '.quadguard');
+}
+
+/** Where the state came from, for `status` and the start-up log line. */
+export type StoreSource = 'flag' | 'config' | 'home';
+
+export interface StoreLocation {
+  /** Absolute path of the SQLite file. */
+  path: string;
+  source: StoreSource;
+  /** The config file the path came from (given or found in the current directory), if any. */
+  config: string | undefined;
+}
+
 /**
- * The store file an admin command should open: `--store FILE` if given, else the `store:` key of `--config
- * FILE` (relative to the config's folder, as the config loader resolves it), else `.quadguard/state.db`.
- *
- * Only the `store` key is read, on purpose: `quadguard audit` and `agents release` must work on a machine where
- * the proxy's agent tokens (environment variables the full config validation insists on) are not set.
+ * The config file a command uses: `--config FILE` if given (relative to the cwd), else `./quadguard.config.yaml`
+ * when that file exists, else none.
  */
-export function resolveStorePath(opts: { store?: string; config?: string }, cwd = process.cwd()): string {
-  if (opts.store) return resolve(cwd, opts.store);
-  if (!opts.config) return resolve(cwd, DEFAULT_STORE_PATH);
-  const file = resolve(cwd, opts.config);
+export function findConfigFile(opts: { config?: string | undefined }, cwd = process.cwd()): string | undefined {
+  if (opts.config) return resolve(cwd, opts.config);
+  const local = join(cwd, DEFAULT_CONFIG_FILE);
+  return existsSync(local) ? local : undefined;
+}
+
+/**
+ * THE rule for where state lives, used by every command (serve, wrap, audit, agents, tools, approve,
+ * deny-approval, approvals, ui, replay, status):
+ *
+ * 1. `--store FILE` (relative to the current directory);
+ * 2. else the config's `store:` (relative to the config file's folder; `.quadguard/state.db` next to the config
+ *    when the key is absent), where the config is `--config FILE` or else `./quadguard.config.yaml` if present;
+ * 3. else `$QUADGUARD_HOME/state.db`, `QUADGUARD_HOME` defaulting to `~/.quadguard`.
+ *
+ * Only the `store` key of the config is read, on purpose: `quadguard audit` and `agents release` must work on a
+ * machine where the proxy's agent tokens (which full config validation insists on) are not available.
+ */
+export function resolveStoreLocation(opts: { store?: string | undefined; config?: string | undefined }, cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): StoreLocation {
+  const config = findConfigFile(opts, cwd);
+  if (opts.store) return { path: resolve(cwd, opts.store), source: 'flag', config };
+  if (config) return { path: storeFromConfigFile(config), source: 'config', config };
+  return { path: join(quadguardHome(env), 'state.db'), source: 'home', config: undefined };
+}
+
+/** {@link resolveStoreLocation}'s path only. */
+export function resolveStorePath(opts: { store?: string | undefined; config?: string | undefined }, cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): string {
+  return resolveStoreLocation(opts, cwd, env).path;
+}
+
+/** The store a config's `store:` value names (absolute), `.quadguard/state.db` next to the config if unset. */
+export function storeForConfig(store: string | undefined, configFile: string): string {
+  const value = store ?? DEFAULT_STORE_PATH;
+  return isAbsolute(value) ? value : resolve(dirname(configFile), value);
+}
+
+function storeFromConfigFile(file: string): string {
   let raw: unknown;
   try {
     const text = readFileSync(file, 'utf8');
@@ -25,9 +76,8 @@ export function resolveStorePath(opts: { store?: string; config?: string }, cwd 
     throw new ConfigError('config_unreadable', `cannot read the store path from ${file}: ${(err as Error).message}`, { cause: err });
   }
   const store = raw && typeof raw === 'object' ? (raw as Record<string, unknown>).store : undefined;
-  if (store === undefined) return resolve(dirname(file), DEFAULT_STORE_PATH);
-  if (typeof store !== 'string' || store.length === 0) {
+  if (store !== undefined && (typeof store !== 'string' || store.length === 0)) {
     throw new ConfigError('config_invalid', `${file} is invalid:\n  store: expected a file path`, { location: { file } });
   }
-  return isAbsolute(store) ? store : resolve(dirname(file), store);
+  return storeForConfig(store as string | undefined, file);
 }

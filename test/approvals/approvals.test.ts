@@ -35,8 +35,8 @@ describe('approvals: rules with effect approve hold a call until a person approv
     const a = approvalOf(d);
     expect(a).toEqual({ id: expect.stringMatching(/^ap_[0-9a-f]{20}$/), status: 'pending', expiresAt: now + 60_000 });
     expect(d.rationale).toMatch(/^Held for approval by QuadGuard: rule `publish-needs-approval`/);
-    expect(d.rationale).toContain(`\`quadguard approve ${a.id}\``);
-    expect(d.rationale).toContain('retry the same call');
+    expect(d.remediation).toContain(`\`quadguard approve ${a.id}\``);
+    expect(d.remediation).toContain('retry exactly the same call');
     expect(d.remediation).toContain(a.id);
     const row = g.pipeline.store.approvals.get(a.id)!;
     expect(row).toMatchObject({ agent: 'writer', session: 's1', kind: 'tool_call', server: 'ws', tool: 'publish', status: 'pending', rules: ['publish-needs-approval'] });

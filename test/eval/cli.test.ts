@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { registerEvalCommand, type EvalCommandDeps } from '../../src/cli/eval.js';
+import { registerEvalCommand, SHIPPED_POLICIES, type EvalCommandDeps } from '../../src/cli/eval.js';
 import { EvalRunError } from '../../src/core/errors.js';
 import type { JsonReport } from '../../src/eval/report-json.js';
 import { aCase, fixtureCases, HOSTILE_ID, tempDir, testGuardFactory, writeJsonl } from './support.js';
@@ -33,7 +33,7 @@ describe('quadguard eval', () => {
     const jsonOut = join(dir, 'out', 'report.json');
     const { stdout, stderr, policiesSeen } = await evalCli(['--cases', dir, '--json', jsonOut]);
 
-    expect(policiesSeen).toEqual(['./policies']);
+    expect(policiesSeen).toEqual([SHIPPED_POLICIES]); // found relative to the package, whatever the cwd
     expect(stdout).toMatch(/^suite\s+n\s+acc\s+prec\s+recall\s+fpr\s+f1/m);
     expect(stdout).toMatch(/^overall\s+7\s+57\.1%\s+50\.0%\s+66\.7%\s+50\.0%\s+57\.1%\s+2\s+2\s+2\s+1\s+0$/m);
     expect(stdout).toMatch(/^no-destructive-shell\s+2\s+1\s+1\s+50\.0%/m);
@@ -50,7 +50,11 @@ describe('quadguard eval', () => {
     expect(report.rules['no-destructive-shell']).toMatchObject({ fired: 2, truePositives: 1, falsePositives: 1, expected: 2, detected: 1, recall: 0.5 });
     expect(report.latency.steps).toBe(8); // rmrf stops after its 2nd of 3 steps
     expect(report.model).toMatchObject({ stepsReporting: 3, calls: 3, promptTokens: 360 });
-    expect(report.meta).toMatchObject({ cases: dir, policiesDir: './policies' });
+    expect(report.meta).toMatchObject({ cases: dir, policiesDir: SHIPPED_POLICIES });
+    // Each wrong case is named with the step that decided it.
+    expect(stdout).toMatch(/^3 wrong:$/m);
+    expect(stdout).toContain(`  ${HOSTILE_ID} (chat, policy default): expected allow, got deny at step 1 `);
+    expect(stdout).toMatch(/expected deny, got allow: no step denied \(\d+ steps? replayed/);
 
     const rmrf = report.cases.find((c) => c.id === 'shell/rmrf')!;
     expect(rmrf).toMatchObject({ suite: 'shell', expected: 'deny', actual: 'deny', correct: true, rules: ['no-destructive-shell'], skippedSteps: 1 });
@@ -70,6 +74,23 @@ describe('quadguard eval', () => {
     expect(report.cases.map((c) => c.id)).toEqual(['shell/benign', 'shell/rmrf']);
     expect(report.meta).toMatchObject({ suite: 'shell', limit: 2, policiesDir: '/books' });
     expect(await readFile(htmlOut, 'utf8')).toMatch(/^<!doctype html>/);
+  });
+
+  it('--fail-under exits 1 below the accuracy (4/7 here) and 0 at or above it', async () => {
+    const dir = await tempDir();
+    await writeJsonl(join(dir, 'cases.jsonl'), fixtureCases());
+    const saved = process.exitCode;
+    try {
+      process.exitCode = 0;
+      const below = await evalCli(['--cases', dir, '--quiet', '--fail-under', '60%']);
+      expect(process.exitCode).toBe(1);
+      expect(below.stderr).toBe('eval: accuracy 57.1% is below --fail-under 60.0%\n');
+      process.exitCode = 0;
+      await evalCli(['--cases', dir, '--quiet', '--fail-under', '0.5']);
+      expect(process.exitCode).toBe(0);
+    } finally {
+      process.exitCode = saved;
+    }
   });
 
   it('rejects an unknown suite, naming the suites there are', async () => {

@@ -69,7 +69,7 @@ describe('quadguard serve with llm: a semantic rule decided by the model through
   it('denies a publish the model finds defamatory and lets a harmless one through', async () => {
     const bad = (await client.callTool({ name: 'ws__publish', arguments: { name: 'post.txt', content: 'Our neighbour John Smith is a thief and a fraud.' } })) as CallToolResult;
     expect(bad.isError).toBe(true);
-    expect(text(bad)).toMatch(/^Blocked by QuadGuard: .*no-defamation.*defamatory_content/);
+    expect(text(bad)).toMatch(/^Blocked by QuadGuard: .*no-defamation.*defamatory_content/s);
     expect(bad._meta?.[DECISION_KEY]).toMatchObject({ decision: 'deny', rules: ['no-defamation'] });
     expect(existsSync(join(sb.workspace, 'public', 'post.txt'))).toBe(false);
 

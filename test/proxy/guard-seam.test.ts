@@ -69,7 +69,7 @@ describe('the guard seam (createProxy with a pipeline guard and the onToolsListe
     const before = seen.length;
     const r = (await client.callTool({ name: 'bad__echo', arguments: { text: 'secret' } })) as CallToolResult;
     expect(r.isError).toBe(true);
-    expect(text(r)).toBe('Blocked by QuadGuard: the call to tool bad__echo was not allowed. the text is a secret. Rule: `test-rule`. Witness: sensitive_info. What to do instead: ask the user');
+    expect(text(r)).toBe('Blocked by QuadGuard: the call to tool bad__echo was not allowed.\nThe text is a secret. Rule: `test-rule`. Witness: sensitive_info.\nWhat to do instead: ask the user');
     expect(r._meta?.[DECISION_META_KEY]).toMatchObject({ decision: 'deny', rules: ['test-rule'], source: 'pipeline' });
     expect(seen.slice(before).map((i) => i.kind)).toEqual(['tool_call']);
   });
@@ -95,7 +95,7 @@ describe('the guard seam (createProxy with a pipeline guard and the onToolsListe
     const err = await client.readResource({ uri: 'ws+workspace://index' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(McpError);
     expect((err as McpError).code).toBe(GUARD_DENIED_CODE);
-    expect((err as McpError).message).toMatch(/Blocked by QuadGuard: the read of resource ws\+workspace:\/\/index was not allowed\. index is private/);
+    expect((err as McpError).message).toMatch(/Blocked by QuadGuard: the read of resource ws\+workspace:\/\/index was not allowed\.\nIndex is private/);
     expect(((err as McpError).data as Record<string, unknown>)[DECISION_META_KEY]).toMatchObject({ decision: 'deny' });
     const perr = await client.getPrompt({ name: 'ws__summarize_file', arguments: { path: 'notes.txt' } }).catch((e: unknown) => e);
     expect((perr as McpError).code).toBe(GUARD_DENIED_CODE);

@@ -63,7 +63,7 @@ describe('quadguard serve over stdio (real child processes)', () => {
   it('denies a hidden tool with a structured denial that never reaches the server', async () => {
     const r = (await client.callTool({ name: 'ws__delete_file', arguments: { path: 'notes.txt' } })) as CallToolResult;
     expect(r.isError).toBe(true);
-    expect(text(r)).toMatch(/^Blocked by QuadGuard: .*delete_file.*deny list.*What to do instead/);
+    expect(text(r)).toMatch(/^Blocked by QuadGuard: .*delete_file.*deny list.*What to do instead/s);
     expect(r._meta?.[DECISION_KEY]).toMatchObject({ decision: 'deny', source: 'filter', rules: ['servers.ws.tools'] });
     expect(r.structuredContent).toBeDefined();
     expect(readFileSync(join(sb.workspace, 'notes.txt'), 'utf8')).toBe('hello notes\n');

@@ -2,8 +2,10 @@
  * `quadguard demo` (the tour): the proxy with the shipped default policy in front of the workspace and mail
  * servers, one agent over stdio, and a run of allowed and denied calls with the guard's rationale for each.
  */
-import { mkdirSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { quadguardHome } from '../../store/store-path.js';
 import { bundledServer, connectStdio, defaultPolicy, demoDir, removeDir, writeDemoConfig } from './kit.js';
 import { callAndShow, messageAndShow, type Transcript, type Verdict, demoOutcome } from './transcript.js';
 
@@ -87,7 +89,16 @@ export async function runTour(t: Transcript): Promise<number> {
       await close();
     }
     t.say();
-    t.say('Every decision above went to the hash-chained audit log in the store: quadguard audit tail | verify --store FILE.');
+    // The demo folder is removed below; its store is kept where the reader can open it.
+    const kept = join(quadguardHome(), 'demo-tour.db');
+    mkdirSync(quadguardHome(), { recursive: true });
+    for (const ext of ['', '-wal']) {
+      rmSync(`${kept}${ext}`, { force: true });
+      if (existsSync(join(dir, `state.db${ext}`))) copyFileSync(join(dir, `state.db${ext}`), `${kept}${ext}`);
+    }
+    const shown = kept.startsWith(`${homedir()}/`) ? `~/${kept.slice(homedir().length + 1)}` : kept;
+    t.say(`Every decision above went to the hash-chained audit log, kept in ${shown}:`);
+    t.say(`  quadguard audit tail --store ${shown}     quadguard audit verify --store ${shown}`);
     t.say('More: quadguard demo travel | exfiltration | rugpull');
   } finally {
     removeDir(dir);

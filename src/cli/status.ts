@@ -1,0 +1,90 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { loadConfigFile } from '../config/load.js';
+import { errorMessage } from '../core/errors.js';
+import { quadguardHome, resolveStoreLocation, type StoreSource } from '../store/store-path.js';
+import { PACKAGE_ROOT, VERSION } from '../core/version.js';
+
+/** What `quadguard status` reports: the paths every command would use from here. */
+export interface StatusReport {
+  version: string;
+  node: string;
+  config: string | null;
+  store: string;
+  storeFrom: StoreSource;
+  storeExists: boolean;
+  home: string;
+  policy: string | null;
+  policyKey: string | null;
+  tokens: { agent: string; source: string }[];
+  problem: string | null;
+}
+
+const FROM: Record<StoreSource, string> = {
+  flag: 'from --store',
+  config: "from the config's store:",
+  home: 'from $QUADGUARD_HOME, else ~/.quadguard',
+};
+
+/** The status for the given flags (the same rule `serve`, `wrap`, `audit`, `ui`, … apply). */
+export function statusReport(opts: { store?: string; config?: string }): StatusReport {
+  const where = resolveStoreLocation(opts);
+  const report: StatusReport = {
+    version: VERSION,
+    node: process.version,
+    config: where.config ?? null,
+    store: where.path,
+    storeFrom: where.source,
+    storeExists: existsSync(where.path),
+    home: quadguardHome(),
+    policy: where.config ? null : join(PACKAGE_ROOT, 'policies', 'default'),
+    policyKey: null,
+    tokens: [],
+    problem: null,
+  };
+  if (where.config) {
+    try {
+      const { config } = loadConfigFile(where.config, process.env, { tokens: false });
+      report.policy = config.policy ?? null;
+      report.policyKey = config.policy_public_key ?? null;
+      for (const [agent, a] of Object.entries(config.agents)) {
+        if (!a.token) continue;
+        report.tokens.push({ agent, source: 'env' in a.token ? `env ${a.token.env}` : 'file' in a.token ? `file ${a.token.file}` : 'literal value in the config' });
+      }
+    } catch (err) {
+      report.problem = errorMessage(err);
+    }
+  }
+  return report;
+}
+
+/** `quadguard status`: version, config, store, policy and key file, i.e. where this machine keeps what. */
+export function registerStatusCommand(program: Command): void {
+  program
+    .command('status')
+    .description('print the version and the config, store, policy and key file the other commands would use from here')
+    .option('--store <file>', 'as the other commands take it')
+    .option('--config <file>', 'as the other commands take it (default: ./quadguard.config.yaml if present)')
+    .option('--json', 'print the report as JSON')
+    .action((o: { store?: string; config?: string; json?: boolean }) => {
+      const r = statusReport(o);
+      if (o.json) {
+        process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
+      } else {
+        const lines = [
+          `quadguard ${r.version} on Node ${r.node}`,
+          `config:     ${r.config ?? '(none: no --config and no ./quadguard.config.yaml)'}`,
+          `store:      ${r.store}  (${FROM[r.storeFrom]}; ${r.storeExists ? 'exists' : 'not created yet'})`,
+          `policy:     ${r.policy ?? '(none: tool lists only)'}${r.config ? '' : '  (what `wrap` uses by default)'}`,
+          `policy key: ${r.policyKey ?? '(none: the policy is not signature-checked)'}`,
+          ...r.tokens.map((t) => `token:      ${t.agent}: ${t.source}`),
+        ];
+        process.stdout.write(`${lines.join('\n')}\n`);
+      }
+      if (r.problem) {
+        process.stderr.write(`quadguard: ${r.problem}\n`);
+        process.exitCode = 1;
+      }
+    });
+}
