@@ -5,6 +5,7 @@ import { loadGuard } from '../guard/factory.js';
 import { createGuardModel, createModelEmbedder } from '../guard/model.js';
 import type { Guard } from '../guard/types.js';
 import type { Logger } from '../log.js';
+import { isPostgresUrl } from '../store/location.js';
 import type { ToolsListedHook } from '../proxy/pool.js';
 
 /** What the proxy gets from the guard side of a config. */
@@ -13,7 +14,7 @@ export interface ConfiguredGuard {
   guard?: Guard;
   /** Tool pinning and description screening, run on every downstream listing. */
   onToolsListed?: ToolsListedHook;
-  close(): void;
+  close(): void | Promise<void>;
 }
 
 /**
@@ -41,7 +42,7 @@ export async function createGuardForConfig(config: Config, logger: Logger): Prom
     ...(config.policy_public_key ? { publicKeyPath: config.policy_public_key } : {}),
     ...(config.guard ? { options: config.guard } : {}),
     ...(client ? { model: createGuardModel(client, config.guard?.model ?? {}, logger) } : {}),
-    ...(embedder ? { embedder, indexFolder: (hash: string) => join(dirname(config.store), 'index', hash.slice(0, 16)) } : {}),
+    ...(embedder ? { embedder, indexFolder: (hash: string) => join(isPostgresUrl(config.store) ? join(process.cwd(), '.quadguard') : dirname(config.store), 'index', hash.slice(0, 16)) } : {}),
   });
   if (client) logger.info({ mod: 'guard', light: client.model('light'), strong: client.model('strong'), embedding: embedder?.id ?? 'local' }, 'model layer enabled');
   const screen = createToolScreen(loaded.pipeline.store, logger);

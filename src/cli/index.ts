@@ -14,6 +14,7 @@ import { registerToolsCommands } from './tools.js';
 import { registerPolicyCommands } from './policy.js';
 import { registerApproveCommands } from './approve.js';
 import { registerUiCommand } from './ui.js';
+import { registerMigrateCommand } from './migrate.js';
 
 /**
  * The `quadguard` command. Each command group lives in its own module and registers itself on the program.
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   registerPolicyCommands(program);
   registerApproveCommands(program);
   registerUiCommand(program);
+  registerMigrateCommand(program);
   return program;
 }
 

@@ -5,6 +5,7 @@ import { Command, Option } from 'commander';
 import { loadConfigFile, validateConfig, type LoadedConfig } from '../config/load.js';
 import { createRootLogger, type Logger } from '../log.js';
 import { createProxy, type Proxy } from '../proxy/index.js';
+import { isPostgresUrl } from '../store/location.js';
 import { liveViewForProxy } from '../ui/proxy-hook.js';
 import { createGuardForConfig } from './guard-factory.js';
 
@@ -24,6 +25,8 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
     logger,
     ...(configured.guard ? { guard: configured.guard } : {}),
     ...(configured.onToolsListed ? { onToolsListed: configured.onToolsListed } : {}),
+    // Replicas on one PostgreSQL store: a tool approved on another replica is shown here within a second.
+    ...(isPostgresUrl(loaded.config.store) ? { toolRecheckMs: 1_000 } : {}),
   });
   const stop = proxy.close.bind(proxy);
   (proxy as { close: () => Promise<void> }).close = () => stop().finally(() => configured.close());
@@ -32,7 +35,9 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
   process.once('SIGINT', exit(0));
   if (opts.http !== undefined) {
     // The live view (issue #7) under /ui on the same listener, unless --no-ui; without a policy nothing is recorded.
-    const ui = opts.ui === false || loaded.config.policy === undefined ? undefined : liveViewForProxy(loaded, logger);
+    const shared = isPostgresUrl(loaded.config.store);
+    if (shared && opts.ui !== false && loaded.config.policy !== undefined) logger.warn('the live view (/ui) reads a SQLite store; it is off with a postgres:// store (use the CLI: audit, agents, approvals, tools)');
+    const ui = opts.ui === false || loaded.config.policy === undefined || shared ? undefined : liveViewForProxy(loaded, logger);
     if (ui) (proxy as { close: () => Promise<void> }).close = ((c) => () => c().finally(() => ui.close()))(proxy.close);
     try {
       const listener = await proxy.serveHttp({ port: opts.http, host: opts.host, ...(ui ? { extraRoutes: ui.extraRoutes } : {}) });
@@ -84,7 +89,7 @@ export function registerServeCommands(program: Command): void {
     .description('Guard a single stdio MCP server without a config file: quadguard wrap [options] -- <command> [args...]')
     .option('--policy <path>', 'policy book folder or file (default: the shipped policies/default)', join(PACKAGE_ROOT, 'policies', 'default'))
     .option('--no-policy', 'enforce no policy (only tool lists); not recommended')
-    .option('--store <file>', 'SQLite state and audit file', process.env.QUADGUARD_STORE ?? join(homedir(), '.quadguard', 'state.db'))
+    .option('--store <file|url>', 'state and audit store: a SQLite file or postgres://user@host:port/db', process.env.QUADGUARD_STORE ?? join(homedir(), '.quadguard', 'state.db'))
     .option('--agent <name>', 'agent identity of the stdio client', process.env.QUADGUARD_AGENT ?? 'local')
     .option('--name <key>', 'server key used as the tool prefix (default: derived from the command)')
     .option('--env <NAME...>', 'environment variables to pass through to the wrapped server')

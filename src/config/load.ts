@@ -3,6 +3,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { isPostgresUrl } from '../store/location.js';
 import { ConfigSchema, type Config } from './schema.js';
 
 /** A validated config plus what loading resolved: absolute paths and agent tokens. */
@@ -48,10 +49,12 @@ export function validateConfig(raw: unknown, opts: { file?: string; baseDir?: st
     config.policy_public_key = abs(config.policy_public_key);
     if (!existsSync(config.policy_public_key)) problems.push(`  policy_public_key: file ${config.policy_public_key} does not exist`);
   }
-  config.store = abs(config.store);
+  const env = opts.env ?? process.env;
+  const store = resolveStoreLocation(config.store, config.store_password, base, env);
+  if (store.problem !== undefined) problems.push(store.problem);
+  else config.store = store.location;
   for (const s of Object.values(config.servers)) if (s.cwd !== undefined) s.cwd = abs(s.cwd);
 
-  const env = opts.env ?? process.env;
   const tokens = new Map<string, string>();
   for (const [name, agent] of Object.entries(config.agents)) {
     if (!agent.token) continue;
@@ -89,4 +92,34 @@ export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
     throw new ConfigError('config_parse_error', `${path} does not parse: ${(err as Error).message}`, { location: { file: path } });
   }
   return validateConfig(raw, { file: path, baseDir: dirname(path), env });
+}
+
+/**
+ * The store a config names: a SQLite path made absolute against `base`, or a `postgres://` URL with the password
+ * of `store_password.env` put in (the URL is never logged with it: see redactUrl).
+ */
+export function resolveStoreLocation(
+  store: string,
+  password: { env: string } | undefined,
+  base: string,
+  env: NodeJS.ProcessEnv,
+): { location: string; problem?: undefined } | { location?: undefined; problem: string } {
+  if (!isPostgresUrl(store)) {
+    if (password) return { problem: '  store_password: only a postgres:// store takes a password' };
+    return { location: isAbsolute(store) ? store : resolve(base, store) };
+  }
+  let url: URL;
+  try {
+    url = new URL(store);
+  } catch {
+    return { problem: '  store: not a valid postgres:// URL (expected postgres://user@host:port/database)' };
+  }
+  if (url.pathname.length <= 1) return { problem: '  store: the postgres:// URL names no database (expected postgres://user@host:port/database)' };
+  if (password) {
+    const value = env[password.env];
+    if (value === undefined || value.length === 0) return { problem: `  store_password.env: environment variable ${password.env} is not set or empty` };
+    if (url.password) return { problem: '  store_password: the store URL already carries a password; give it in one place' };
+    url.password = encodeURIComponent(value);
+  }
+  return { location: url.toString() };
 }

@@ -85,7 +85,10 @@ export const ConfigSchema = z.strictObject({
   servers: z.record(ServerKeySchema, ServerConfigSchema).default({}),
   policy: z.string().min(1).optional(),
   policy_public_key: z.string().min(1).optional(),
+  /** SQLite file (the default, one process), or `postgres://user@host:port/db` for replicas sharing one guard. */
   store: z.string().min(1).default('.quadguard/state.db'),
+  /** The PostgreSQL password from an environment variable (kept out of the file), as agent tokens are. */
+  store_password: z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'env must be an environment variable name') }).optional(),
   agents: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'agent name must be 1–64 of A-Z a-z 0-9 _ . -'), AgentConfigSchema).default({}),
   http: HttpConfigSchema.default(HttpConfigSchema.parse({})),
   limits: LimitsConfigSchema.default(LimitsConfigSchema.parse({})),

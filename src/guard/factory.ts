@@ -7,7 +7,10 @@ import { loadBook } from '../policy/load.js';
 import { verifyBook } from '../policy/sign.js';
 import type { Embedder } from '../retrieval/types.js';
 import { buildPredicateIndex, type PredicateIndex } from '../retrieval/predicate-index.js';
-import { openStore, type Store } from '../store/db.js';
+import type { Store } from '../store/db.js';
+import type { GuardStore } from '../store/engine.js';
+import { openGuardStore } from '../store/open.js';
+import { toGuardStore } from '../store/sqlite-engine.js';
 import { resilientIndex } from './model.js';
 import { GuardPipeline, type PipelineDeps } from './pipeline.js';
 
@@ -15,8 +18,8 @@ import { GuardPipeline, type PipelineDeps } from './pipeline.js';
 export interface LoadGuardOptions {
   /** Policy book directory or file. */
   policy: string;
-  /** SQLite file (or an open store, e.g. `:memory:` for evaluation). */
-  store: string | Store;
+  /** SQLite file or `postgres://` URL (or an open store, e.g. `:memory:` for evaluation). */
+  store: string | GuardStore | Store;
   logger?: Logger;
   /** PEM file of the ed25519 public key: when given, an unsigned or tampered book is refused. */
   publicKeyPath?: string;
@@ -39,7 +42,7 @@ export interface LoadedGuard {
   book: CompiledBook;
   warnings: PolicyDiagnostic[];
   /** Closes the store if `loadGuard` opened it. */
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** Compiled book plus its predicate index: built once and shared by every pipeline on the same book. */
@@ -101,7 +104,7 @@ export async function loadGuard(opts: LoadGuardOptions): Promise<LoadedGuard> {
   const prepared = await prepareBook(opts.policy, opts);
   for (const w of prepared.warnings) logger.warn({ mod: 'policy' }, formatDiagnostic(w));
   const ownsStore = typeof opts.store === 'string';
-  const store = typeof opts.store === 'string' ? openStore(opts.store, logger) : opts.store;
+  const store = typeof opts.store === 'string' ? await openGuardStore(opts.store, logger) : toGuardStore(opts.store);
   const pipeline = new GuardPipeline({
     book: prepared.book,
     index: prepared.index,
@@ -120,8 +123,8 @@ export async function loadGuard(opts: LoadGuardOptions): Promise<LoadedGuard> {
     pipeline,
     book: prepared.book,
     warnings: prepared.warnings,
-    close: () => {
-      if (ownsStore) store.close();
+    close: async () => {
+      if (ownsStore) await store.close();
     },
   };
 }

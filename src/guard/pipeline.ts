@@ -6,6 +6,8 @@ import type { CompiledBook } from '../policy/compiled.js';
 import type { PredicateIndex } from '../retrieval/predicate-index.js';
 import { auditEntryFor } from '../store/audit-schema.js';
 import type { Store } from '../store/db.js';
+import type { GuardStore } from '../store/engine.js';
+import { toGuardStore } from '../store/sqlite-engine.js';
 import { resolveHold } from './approvals.js';
 import { redactContent } from './redact.js';
 import { addUsage, budgetSignal, expandLowConfidence, tauForLevel, type GuardModelHooks } from './model.js';
@@ -27,7 +29,8 @@ import { PipelineOptionsSchema, type PipelineOptions } from './options.js';
 export interface PipelineDeps {
   book: CompiledBook;
   index: PredicateIndex;
-  store: Store;
+  /** Either engine (src/store/engine.ts); a synchronous SQLite `Store` is wrapped. */
+  store: GuardStore | Store;
   logger?: Logger;
   options?: z.input<typeof PipelineOptionsSchema>;
   /** Model evaluation of semantic predicates (absent: they stay unknown). */
@@ -43,7 +46,7 @@ export interface PipelineDeps {
 /** The guard pipeline; `check` never throws and never allows on its own failure. */
 export class GuardPipeline implements Guard {
   readonly book: CompiledBook;
-  readonly store: Store;
+  readonly store: GuardStore;
   readonly watcher: ThreatWatcher;
   private readonly options: PipelineOptions;
   private readonly tracker: ReturnType<typeof createTracker>;
@@ -60,7 +63,7 @@ export class GuardPipeline implements Guard {
   constructor(deps: PipelineDeps) {
     this.options = PipelineOptionsSchema.parse(deps.options ?? {});
     this.book = deps.book;
-    this.store = deps.store;
+    this.store = toGuardStore(deps.store);
     this.log = (deps.logger ?? silentLogger()).child({ mod: 'guard' });
     this.tracker = createTracker(deps.book, deps.index, this.options.tracker, deps.semantic ?? deps.model?.semantic);
     this.verifier = createVerifier(deps.book);
@@ -94,7 +97,7 @@ export class GuardPipeline implements Guard {
     decision.elapsedMs = performance.now() - started;
     if (this.options.audit) {
       try {
-        decision.auditId = this.store.audit.append(auditEntryFor(i, decision)).auditId;
+        decision.auditId = (await this.store.audit.append(auditEntryFor(i, decision))).auditId;
       } catch (err) {
         // An unrecorded allow is not acceptable: the record is part of the product.
         this.log.error({ err }, 'audit append failed');
@@ -106,11 +109,17 @@ export class GuardPipeline implements Guard {
     return decision;
   }
 
-  private stickyOf(session: string): Map<string, Truth> {
+  /**
+   * Γ of a session. A store of this process alone (SQLite) is read once per session and kept in memory; a shared
+   * store (PostgreSQL: other replicas serve the same session) is read on every interaction, so a fact learnt
+   * on one replica decides the next interaction on any other.
+   */
+  private async stickyOf(session: string): Promise<Map<string, Truth>> {
+    if (this.store.shared) return this.store.state.getSticky(session);
     let s = this.sticky.get(session);
     if (!s) {
       if (this.sticky.size >= this.options.session_cache) this.sticky.clear();
-      s = this.store.state.getSticky(session);
+      s = await this.store.state.getSticky(session);
       this.sticky.set(session, s);
     }
     return s;
@@ -118,7 +127,7 @@ export class GuardPipeline implements Guard {
 
   private async decide(i: Interaction, signal?: AbortSignal): Promise<Decision> {
     const state = this.store.state;
-    const before = state.getThreat(i.agent);
+    const before = await state.getThreat(i.agent);
     if (before.quarantined) {
       return makeDecision({
         decision: 'deny',
@@ -128,7 +137,7 @@ export class GuardPipeline implements Guard {
       });
     }
 
-    const sticky = this.stickyOf(i.session);
+    const sticky = await this.stickyOf(i.session);
     // Every model call of this interaction shares one deadline (guard.model.budget_ms) and the caller's signal.
     const modelSignal = this.model ? budgetSignal(signal, this.model.options.budget_ms) : signal;
     let track = await this.tracker(i, before.level, sticky, modelSignal);
@@ -152,7 +161,7 @@ export class GuardPipeline implements Guard {
       .filter((o) => o.status === 'violated' && !(o.def.effect === 'approve' && !o.def.hard))
       .map((o) => o.def.severity);
     let update = { tau: before.tau, level: before.level, burst: false, rate: 0 };
-    let after = state.updateThreat(i.agent, (current) => {
+    let after = await state.updateThreat(i.agent, (current) => {
       const u = this.watcher.update(i.agent, current.tau, { violations, injectionScore, now: this.now() });
       update = u;
       return { tau: u.tau, level: u.level };
@@ -166,7 +175,7 @@ export class GuardPipeline implements Guard {
       modelThreat = { delta: t.delta, reason: t.reason };
       if (t.delta !== 0) {
         const level = Math.min(4, Math.max(0, after.level + t.delta));
-        after = state.updateThreat(i.agent, () => ({ tau: tauForLevel(level, this.watcher.options.level_bounds), level }));
+        after = await state.updateThreat(i.agent, () => ({ tau: tauForLevel(level, this.watcher.options.level_bounds), level }));
       }
     }
 
@@ -185,7 +194,7 @@ export class GuardPipeline implements Guard {
       const reason = update.burst
         ? `request burst: ${update.rate} requests in ${this.watcher.options.burst_window_ms / 1000} s`
         : `threat level 4 after violations of ${violated.map((o) => o.id).join(', ') || 'the policy'}`;
-      state.quarantine(i.agent, reason);
+      await state.quarantine(i.agent, reason);
       this.log.warn({ agent: i.agent, reason }, 'agent quarantined');
       return makeDecision({
         decision: 'deny',
@@ -214,7 +223,7 @@ export class GuardPipeline implements Guard {
     if (total) decision.detail.llm = total;
     // Held for approval: a matching approved approval lets it through once; otherwise it waits under an id.
     if (verdict.hold.length > 0) {
-      decision = resolveHold(this.store, i, decision, { ttlMs: this.options.approval_ttl_ms, now: this.now() });
+      decision = await resolveHold(this.store, i, decision, { ttlMs: this.options.approval_ttl_ms, now: this.now() });
     }
 
     if (decision.decision === 'allow' && verdict.redact.length > 0) {
@@ -233,7 +242,7 @@ export class GuardPipeline implements Guard {
     // Sticky facts are committed only for interactions that happen: a denied read did not read anything.
     if (decision.decision === 'allow' && track.newlySticky.length > 0) {
       for (const name of track.newlySticky) sticky.set(name, 'true');
-      state.setStickyMany(i.session, track.newlySticky.map((n) => [n, 'true'] as [string, Truth]));
+      await state.setStickyMany(i.session, track.newlySticky.map((n) => [n, 'true'] as [string, Truth]));
     }
     return decision;
   }

@@ -2,6 +2,8 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { scoreInjection } from '../detectors/injection.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
+import type { GuardStore } from '../store/engine.js';
+import { toGuardStore } from '../store/sqlite-engine.js';
 
 /**
  * Screens downstream tool definitions each time a server lists them (DESIGN §5):
@@ -21,7 +23,8 @@ export interface ToolScreenOptions {
 /** Distinct tool texts whose injection score is remembered. */
 const SCORE_CACHE_LIMIT = 4096;
 
-export function createToolScreen(store: Store, logger: Logger, opts: ToolScreenOptions = {}) {
+export function createToolScreen(storeIn: GuardStore | Store, logger: Logger, opts: ToolScreenOptions = {}) {
+  const store = toGuardStore(storeIn);
   const threshold = opts.poisonThreshold ?? 0.5;
   const pin = opts.pin ?? true;
   const log = logger.child({ mod: 'tool-screen' });
@@ -39,28 +42,28 @@ export function createToolScreen(store: Store, logger: Logger, opts: ToolScreenO
     return s;
   };
 
-  const record = (server: string, tool: string, why: string, rationale: string) => {
+  const record = async (server: string, tool: string, why: string, rationale: string) => {
     const key = `${server}\u0000${tool}\u0000${why}`;
     if (reported.has(key)) return;
-    reported.add(key);
     log.warn({ server, tool, why }, rationale);
-    store.audit.append({ agent: 'quadguard', kind: 'admin', server, tool, decision: 'deny', rationale, source: `tool-screen:${why}` });
+    await store.audit.append({ agent: 'quadguard', kind: 'admin', server, tool, decision: 'deny', rationale, source: `tool-screen:${why}` });
+    reported.add(key);
   };
 
-  return function screenTools(server: string, tools: Tool[]): Tool[] {
+  return async function screenTools(server: string, tools: Tool[]): Promise<Tool[]> {
     const visible: Tool[] = [];
     for (const tool of tools) {
       const text = [tool.title, tool.description, JSON.stringify(tool.inputSchema ?? {})].filter(Boolean).join('\n');
       const poison = scoreOf(text);
       if (poison.score >= threshold) {
         const signals = poison.findings.map((f) => f.signal).join(', ');
-        record(server, tool.name, 'poisoned', `tool ${server}__${tool.name} hidden: its description carries injected instructions (${signals}, score ${poison.score})`);
+        await record(server, tool.name, 'poisoned', `tool ${server}__${tool.name} hidden: its description carries injected instructions (${signals}, score ${poison.score})`);
         continue;
       }
       if (pin) {
-        const seen = store.pins.observeTool(server, tool);
+        const seen = await store.pins.observeTool(server, tool);
         if (seen.pin.status === 'pending') {
-          record(
+          await record(
             server,
             tool.name,
             `changed:${seen.pin.pendingHash ?? ''}`,

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import YAML from 'yaml';
 import { ConfigError } from '../errors.js';
+import { resolveStoreLocation } from '../config/load.js';
+import { isPostgresUrl } from './location.js';
 
 /** Where the store lives when neither `--store` nor a config's `store:` says otherwise (relative to the cwd). */
 export const DEFAULT_STORE_PATH = '.quadguard/state.db';
@@ -14,7 +16,7 @@ export const DEFAULT_STORE_PATH = '.quadguard/state.db';
  * the proxy's agent tokens (environment variables the full config validation insists on) are not set.
  */
 export function resolveStorePath(opts: { store?: string; config?: string }, cwd = process.cwd()): string {
-  if (opts.store) return resolve(cwd, opts.store);
+  if (opts.store) return isPostgresUrl(opts.store) ? opts.store : resolve(cwd, opts.store);
   if (!opts.config) return resolve(cwd, DEFAULT_STORE_PATH);
   const file = resolve(cwd, opts.config);
   let raw: unknown;
@@ -27,7 +29,10 @@ export function resolveStorePath(opts: { store?: string; config?: string }, cwd 
   const store = raw && typeof raw === 'object' ? (raw as Record<string, unknown>).store : undefined;
   if (store === undefined) return resolve(dirname(file), DEFAULT_STORE_PATH);
   if (typeof store !== 'string' || store.length === 0) {
-    throw new ConfigError('config_invalid', `${file} is invalid:\n  store: expected a file path`, { location: { file } });
+    throw new ConfigError('config_invalid', `${file} is invalid:\n  store: expected a file path or a postgres:// URL`, { location: { file } });
   }
-  return isAbsolute(store) ? store : resolve(dirname(file), store);
+  const password = (raw as Record<string, unknown>).store_password as { env: string } | undefined;
+  const r = resolveStoreLocation(store, password && typeof password.env === 'string' ? { env: password.env } : undefined, dirname(file), process.env);
+  if (r.problem !== undefined) throw new ConfigError('config_invalid', `${file} is invalid:\n${r.problem}`, { location: { file } });
+  return r.location;
 }

