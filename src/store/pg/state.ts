@@ -10,8 +10,6 @@ const StickyRowSchema = z.object({ name: z.string(), value: TruthSchema });
 const UPSERT_STICKY = `INSERT INTO sticky (session, name, value, updated_at)
   SELECT $1, n, v, $4 FROM unnest($2::text[], $3::text[]) AS t(n, v)
   ON CONFLICT (session, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`;
-/** Compare-and-set attempts of `updateThreat` before giving up (each loss means another replica just wrote). */
-const CAS_TRIES = 8;
 
 /**
  * Γ, τ and quarantine on PostgreSQL, shared by every replica. Nothing is cached: the pipeline reads the agent
@@ -66,29 +64,36 @@ export class PgStateStore implements StateApi {
   }
 
   /**
-   * Optimistic read-modify-write: read, compute, then write only if τ and level are still what was read
-   * (compare-and-set), else read again. The common case (nothing changed) is one read and no write.
+   * Read-modify-write. First optimistic: read, compute, write only if τ, level and quarantine are still what was
+   * read (compare-and-set); the common case (nothing changed) is one read and no write. If another replica wrote
+   * in between, once more under a row lock (SELECT … FOR UPDATE), which cannot lose.
    */
   async updateThreat(agent: string, update: (current: ThreatState) => { tau: number; level: number }): Promise<ThreatState> {
-    for (let attempt = 0; attempt < CAS_TRIES; attempt++) {
-      const current = await this.getThreat(agent);
-      const next = update(current);
-      if (next.tau === current.tau && next.level === current.level) return current;
-      checkThreat(next.tau, next.level);
-      const now = Date.now();
-      const r = current.updatedAt === null
-        ? await this.db.query(
-          `INSERT INTO agents (agent, tau, level, quarantined, updated_at) VALUES ($1, $2, $3, 0, $4)
-           ON CONFLICT (agent) DO NOTHING RETURNING *`,
-          [agent, next.tau, next.level, now],
-        )
-        : await this.db.query(
-          'UPDATE agents SET tau = $2, level = $3, updated_at = $4 WHERE agent = $1 AND tau = $5 AND level = $6 AND quarantined = $7 RETURNING *',
-          [agent, next.tau, next.level, now, current.tau, current.level, current.quarantined ? 1 : 0],
-        );
-      if (r.rows.length > 0) return agentRow(r.rows[0]);
-    }
-    throw new StoreError('store_write_failed', `cannot update the threat state of ${agent}: ${CAS_TRIES} concurrent writers won in a row`);
+    const current = await this.getThreat(agent);
+    const next = update(current);
+    if (next.tau === current.tau && next.level === current.level) return current;
+    checkThreat(next.tau, next.level);
+    const now = Date.now();
+    const r = current.updatedAt === null
+      ? await this.db.query(
+        `INSERT INTO agents (agent, tau, level, quarantined, updated_at) VALUES ($1, $2, $3, 0, $4)
+         ON CONFLICT (agent) DO NOTHING RETURNING *`,
+        [agent, next.tau, next.level, now],
+      )
+      : await this.db.query(
+        'UPDATE agents SET tau = $2, level = $3, updated_at = $4 WHERE agent = $1 AND tau = $5 AND level = $6 AND quarantined = $7 RETURNING *',
+        [agent, next.tau, next.level, now, current.tau, current.level, current.quarantined ? 1 : 0],
+      );
+    if (r.rows.length > 0) return agentRow(r.rows[0]);
+    return this.db.tx(async (q) => {
+      await q('INSERT INTO agents (agent, tau, level, quarantined, updated_at) VALUES ($1, 0, 0, 0, $2) ON CONFLICT (agent) DO NOTHING', [agent, Date.now()]);
+      const locked = agentRow((await q('SELECT * FROM agents WHERE agent = $1 FOR UPDATE', [agent])).rows[0]);
+      const again = update(locked);
+      if (again.tau === locked.tau && again.level === locked.level) return locked;
+      checkThreat(again.tau, again.level);
+      const w = await q('UPDATE agents SET tau = $2, level = $3, updated_at = $4 WHERE agent = $1 RETURNING *', [agent, again.tau, again.level, Date.now()]);
+      return agentRow(w.rows[0]);
+    });
   }
 
   async quarantine(agent: string, reason: string, source = 'watcher'): Promise<ThreatState> {
