@@ -109,6 +109,12 @@ export class GuardPipeline implements Guard {
     return decision;
   }
 
+  /** Where Γ of this interaction is kept: its session, or (option sticky_scope) its agent identity. */
+  private stickyKey(i: Interaction): string {
+    const scope = this.options.sticky_scope === 'auto' ? (this.store.shared ? 'agent' : 'session') : this.options.sticky_scope;
+    return scope === 'agent' ? `agent:${i.agent}` : i.session;
+  }
+
   /**
    * Γ of a session. A store of this process alone (SQLite) is read once per session and kept in memory; a shared
    * store (PostgreSQL: other replicas serve the same session) is read on every interaction, so a fact learnt
@@ -137,7 +143,8 @@ export class GuardPipeline implements Guard {
       });
     }
 
-    const sticky = await this.stickyOf(i.session);
+    const stickyKey = this.stickyKey(i);
+    const sticky = await this.stickyOf(stickyKey);
     // Every model call of this interaction shares one deadline (guard.model.budget_ms) and the caller's signal.
     const modelSignal = this.model ? budgetSignal(signal, this.model.options.budget_ms) : signal;
     let track = await this.tracker(i, before.level, sticky, modelSignal);
@@ -242,7 +249,7 @@ export class GuardPipeline implements Guard {
     // Sticky facts are committed only for interactions that happen: a denied read did not read anything.
     if (decision.decision === 'allow' && track.newlySticky.length > 0) {
       for (const name of track.newlySticky) sticky.set(name, 'true');
-      await state.setStickyMany(i.session, track.newlySticky.map((n) => [n, 'true'] as [string, Truth]));
+      await state.setStickyMany(stickyKey, track.newlySticky.map((n) => [n, 'true'] as [string, Truth]));
     }
     return decision;
   }
