@@ -17,6 +17,10 @@ export interface TestPostgres {
   port: number;
   /** A fresh database on this server, returned as its URL (one per test keeps tests independent). */
   freshDatabase(prefix?: string): Promise<string>;
+  /** Stops the server process, keeping its data (a database outage). */
+  pause(): Promise<void>;
+  /** Starts it again on the same port and data. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -45,7 +49,8 @@ export async function startPostgres(): Promise<TestPostgres> {
     port,
     user: 'postgres',
     password: PASSWORD,
-    persistent: false,
+    // Kept across pause/resume; stop() removes the whole temporary folder.
+    persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=200'],
     onLog: () => {},
@@ -68,6 +73,8 @@ export async function startPostgres(): Promise<TestPostgres> {
       }
       return `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/${name}`;
     },
+    pause: () => server.stop(),
+    resume: () => server.start(),
     async stop() {
       try {
         await server.stop();
