@@ -133,7 +133,9 @@ export class GuardPipeline implements Guard {
 
   private async decide(i: Interaction, signal?: AbortSignal): Promise<Decision> {
     const state = this.store.state;
-    const before = await state.getThreat(i.agent);
+    const stickyKey = this.stickyKey(i);
+    // Two reads at once: with PostgreSQL they are two round trips on two connections, not one after the other.
+    const [before, sticky] = await Promise.all([state.getThreat(i.agent), this.stickyOf(stickyKey)]);
     if (before.quarantined) {
       return makeDecision({
         decision: 'deny',
@@ -143,8 +145,6 @@ export class GuardPipeline implements Guard {
       });
     }
 
-    const stickyKey = this.stickyKey(i);
-    const sticky = await this.stickyOf(stickyKey);
     // Every model call of this interaction shares one deadline (guard.model.budget_ms) and the caller's signal.
     const modelSignal = this.model ? budgetSignal(signal, this.model.options.budget_ms) : signal;
     let track = await this.tracker(i, before.level, sticky, modelSignal);
@@ -172,7 +172,7 @@ export class GuardPipeline implements Guard {
       const u = this.watcher.update(i.agent, current.tau, { violations, injectionScore, now: this.now() });
       update = u;
       return { tau: u.tau, level: u.level };
-    });
+    }, before);
 
     // Threat watcher complement: a model ±1 step, only when there is evidence (violations or injection).
     let modelThreat: { delta: number; reason: string } | undefined;

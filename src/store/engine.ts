@@ -57,9 +57,10 @@ export interface StateApi {
   setThreat(agent: string, tau: number, level: number): Promise<ThreatState>;
   /**
    * Read-modify-write of τ. `update` is synchronous and may be called more than once under contention
-   * (PostgreSQL retries a compare-and-set), so it must not count evidence twice for the same state.
+   * (PostgreSQL retries a compare-and-set), so it must not count evidence twice for the same state. `known`: the
+   * state the caller just read, which spares PostgreSQL a read (a stale one only costs the retry).
    */
-  updateThreat(agent: string, update: (current: ThreatState) => { tau: number; level: number }): Promise<ThreatState>;
+  updateThreat(agent: string, update: (current: ThreatState) => { tau: number; level: number }, known?: ThreatState): Promise<ThreatState>;
   quarantine(agent: string, reason: string, source?: string): Promise<ThreatState>;
   release(agent: string, by?: string): Promise<ThreatState>;
   listAgents(): Promise<ThreatState[]>;

@@ -39,7 +39,8 @@ export async function freePort(): Promise<number> {
 
 let dbCounter = 0;
 
-export async function startPostgres(): Promise<TestPostgres> {
+/** `durable: true` keeps PostgreSQL's default fsync on every commit (benchmarks); tests turn it off. */
+export async function startPostgres(opts: { durable?: boolean } = {}): Promise<TestPostgres> {
   const parent = mkdtempSync(join(tmpdir(), 'qg-pg-'));
   chmodSync(parent, 0o755);
   const dir = join(parent, 'data');
@@ -52,7 +53,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     // Kept across pause/resume; stop() removes the whole temporary folder.
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=200'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', ...(opts.durable ? [] : ['-c', 'fsync=off'])],
     onLog: () => {},
     onError: () => {},
   });

@@ -4,7 +4,7 @@ import { auditFields, ChainWalker, parseRow, rowHash, type VerifyResult } from '
 import { formatAuditId, parseAuditId, type AuditEntry, type AuditRow } from '../audit-schema.js';
 import type { InteractionRecord } from '../audit-interaction.js';
 import type { AuditApi } from '../engine.js';
-import type { PgDb, Query } from './connection.js';
+import { inline, type PgDb, type Query } from './connection.js';
 
 const PAGE = 500;
 const COLUMNS = [
@@ -15,7 +15,7 @@ const PLACEHOLDERS = COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
 const N = COLUMNS.length;
 /**
  * One statement writes the row, its interaction and the new chain head (a data-modifying CTE), so an append is
- * three round trips: BEGIN + lock of the head, this, COMMIT.
+ * two round trips: BEGIN + lock of the head, then this with COMMIT.
  */
 const INSERT = `WITH a AS (INSERT INTO audit (${COLUMNS.join(', ')}) VALUES (${PLACEHOLDERS}) RETURNING id),
   i AS (INSERT INTO audit_interaction (id, body, masked, truncated) SELECT id, $${N + 2}::text, $${N + 3}::int, $${N + 4}::int FROM a WHERE $${N + 1}::boolean),
@@ -35,7 +35,11 @@ export class PgAuditLog implements AuditApi {
   async append(entry: AuditEntry): Promise<{ id: number; auditId: string; hash: string }> {
     const { fields, rec } = auditFields(entry);
     try {
-      const { id, hash } = await this.db.tx((q, head) => this.insertAfter(q, head!.rows[0], fields, rec), LOCK_HEAD);
+      // Two round trips: BEGIN with the lock of the head, then the row, its interaction, the new head and COMMIT.
+      const { id, hash } = await this.db.lockedWrite(LOCK_HEAD, (head) => {
+        const row = this.rowAfter(head.rows[0], fields, rec);
+        return { sql: inline(INSERT, row.params), value: row };
+      });
       return { id, auditId: formatAuditId(id, hash), hash };
     } catch (err) {
       if (err instanceof StoreError && err.code === 'store_unavailable') throw err;
@@ -56,15 +60,25 @@ export class PgAuditLog implements AuditApi {
     fields: ReturnType<typeof auditFields>['fields'],
     rec: InteractionRecord | undefined,
   ): Promise<{ id: number; hash: string }> {
+    const { id, hash, params } = this.rowAfter(head, fields, rec);
+    await q(INSERT, params);
+    return { id, hash };
+  }
+
+  /** The next row after `head`: its id, chain hash and the INSERT's parameters. */
+  private rowAfter(
+    head: { id: number; hash: string } | undefined,
+    fields: ReturnType<typeof auditFields>['fields'],
+    rec: InteractionRecord | undefined,
+  ): { id: number; hash: string; params: unknown[] } {
     if (!head) throw new StoreError('store_corrupt_row', 'the audit_head row is missing: the store was tampered with; run `quadguard audit verify`');
     const id = Number(head.id) + 1;
     const row = { id, ...fields, prev_hash: head.hash };
     const hash = rowHash(row);
     const full: Record<string, unknown> = { ...row, hash };
-    const params = COLUMNS.map((c) => full[c] ?? null);
+    const params: unknown[] = COLUMNS.map((c) => full[c] ?? null);
     params.push(rec !== undefined, rec?.body ?? null, rec?.masked ? 1 : 0, rec?.truncated ? 1 : 0);
-    await q(INSERT, params);
-    return { id, hash };
+    return { id, hash, params };
   }
 
   async get(id: number | string): Promise<AuditRow | undefined> {

@@ -106,6 +106,38 @@ export class PgDb {
     }
   }
 
+  /**
+   * A write in two round trips: `BEGIN; <begin>` (e.g. lock the chain head), then the statement `write` builds
+   * from its result sent together with COMMIT. `write` returns SQL with its values inlined as literals (see
+   * `literal`): the simple-query protocol that allows two statements in one message takes no parameters.
+   */
+  async lockedWrite<R>(begin: string, write: (first: pg.QueryResult) => { sql: string; value: R }): Promise<R> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw this.fail(err);
+    }
+    let broken = false;
+    try {
+      const r = (await client.query(`BEGIN; ${begin}`)) as unknown as pg.QueryResult[];
+      const { sql, value } = write(r[1]!);
+      await client.query(`${sql}; COMMIT`);
+      this.ok();
+      return value;
+    } catch (err) {
+      try {
+        await client.query('ROLLBACK');
+      } catch {
+        broken = true;
+      }
+      if (err instanceof StoreError) throw err;
+      throw this.fail(err);
+    } finally {
+      client.release(broken);
+    }
+  }
+
   /** Applies the migrations the database has not run, each in a transaction, one process at a time. */
   async migrate(opts: { mustExist: boolean }): Promise<{ from: number; to: number }> {
     return this.tx(async (q) => {
@@ -161,4 +193,21 @@ export class PgDb {
 
 export function pgDefaults(opts: PgOptions): Required<PgOptions> {
   return { ...DEFAULTS, ...opts };
+}
+
+/** A value as an SQL literal (strings escaped by pg's escapeLiteral; only finite numbers). */
+export function literal(v: unknown): string {
+  if (v === null || v === undefined) return 'NULL';
+  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new StoreError('store_invalid_entry', `not a finite number: ${v}`);
+    return String(v);
+  }
+  if (typeof v === 'string') return pg.escapeLiteral(v);
+  throw new StoreError('store_invalid_entry', `cannot store a ${typeof v} as a column value`);
+}
+
+/** `text` with `$1…$n` replaced by the literals of `params` (one pass over the template, never over values). */
+export function inline(text: string, params: unknown[]): string {
+  return text.replace(/\$(\d+)/g, (_, n: string) => literal(params[Number(n) - 1]));
 }

@@ -68,8 +68,8 @@ export class PgStateStore implements StateApi {
    * read (compare-and-set); the common case (nothing changed) is one read and no write. If another replica wrote
    * in between, once more under a row lock (SELECT … FOR UPDATE), which cannot lose.
    */
-  async updateThreat(agent: string, update: (current: ThreatState) => { tau: number; level: number }): Promise<ThreatState> {
-    const current = await this.getThreat(agent);
+  async updateThreat(agent: string, update: (current: ThreatState) => { tau: number; level: number }, known?: ThreatState): Promise<ThreatState> {
+    const current = known ?? (await this.getThreat(agent));
     const next = update(current);
     if (next.tau === current.tau && next.level === current.level) return current;
     checkThreat(next.tau, next.level);
