@@ -5,7 +5,9 @@
  * p95) and decisions per second (`--concurrency` checks in flight), and the PostgreSQL / SQLite ratios.
  * One run on this machine; quote the ratios, not the absolute figures, on a shared machine.
  *
- *   npx tsx bench/store.ts [--n 2000] [--concurrency 16] [--pg postgres://…]
+ *   npx tsx bench/store.ts [--n 2000] [--concurrency 16] [--pg postgres://…] [--no-fsync]
+ *
+ * `--no-fsync` runs the embedded PostgreSQL without fsync: the round trips alone, not the disk.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +20,7 @@ import { openGuardStore, type GuardStore } from '../src/store/index.js';
 import { startPostgres, type TestPostgres } from '../test/support/postgres.js';
 import { ROOT } from './common.js';
 
-const { values } = parseArgs({ options: { n: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '16' }, pg: { type: 'string' } } });
+const { values } = parseArgs({ options: { n: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '16' }, pg: { type: 'string' }, 'no-fsync': { type: 'boolean', default: false } } });
 const N = Number(values.n);
 const C = Number(values.concurrency);
 
@@ -64,7 +66,7 @@ try {
   const sqlite = await measure('sqlite', await openGuardStore(join(dir, 'state.db')));
   let url = values.pg;
   if (!url) {
-    server = await startPostgres({ durable: true });
+    server = await startPostgres({ durable: !values['no-fsync'] });
     url = await server.freshDatabase('bench');
   }
   const postgres = await measure('postgres', await openGuardStore(url));
