@@ -19,7 +19,7 @@ import '../src/detectors/index.js';
 import { checkRule, evaluatePredicate, predicateApplies } from '../src/policy/evaluate.js';
 import { loadBook } from '../src/policy/load.js';
 import type { CompiledBook } from '../src/policy/compiled.js';
-import { InteractionSchema, type Interaction, type Truth } from '../src/guard/types.js';
+import { InteractionSchema, type Interaction, type Truth } from '../src/core/types.js';
 
 interface Case {
   id: string;

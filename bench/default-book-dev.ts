@@ -14,7 +14,7 @@ import { loadBook } from '../src/policy/load.js';
 import { checkRule, evaluatePredicate, predicateApplies } from '../src/policy/evaluate.js';
 import { SEVERITY_RANK } from '../src/policy/schema.js';
 import type { CompiledBook } from '../src/policy/compiled.js';
-import { InteractionSchema, type Interaction, type Truth } from '../src/guard/types.js';
+import { InteractionSchema, type Interaction, type Truth } from '../src/core/types.js';
 
 interface Case {
   id: string;

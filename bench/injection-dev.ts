@@ -11,9 +11,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { scoreInjection } from '../src/detectors/injection.js';
-import { contentText } from '../src/detectors/fields.js';
-import type { Interaction } from '../src/guard/types.js';
+import { scoreInjection } from '../src/detectors/injection/index.js';
+import { contentText } from '../src/core/fields.js';
+import type { Interaction } from '../src/core/types.js';
 
 interface Step {
   kind: string;

@@ -12,9 +12,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { contentText } from '../src/detectors/fields.js';
-import { scoreInjection } from '../src/detectors/injection.js';
-import type { Interaction } from '../src/guard/types.js';
+import { contentText } from '../src/core/fields.js';
+import { scoreInjection } from '../src/detectors/injection/index.js';
+import type { Interaction } from '../src/core/types.js';
 import { CORPUS_SETS, type CorpusRow, loadCorpus, type Tally, tally } from '../test/fixtures/injection/corpus.js';
 
 const args = process.argv.slice(2);

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { GuardPipeline } from '../src/guard/pipeline.js';
-import { InteractionSchema, type Interaction } from '../src/guard/types.js';
+import { InteractionSchema, type Interaction } from '../src/core/types.js';
 import { compileBook, type PolicyBookInput } from '../src/policy/index.js';
 import { buildPredicateIndex } from '../src/retrieval/predicate-index.js';
 import { openStore } from '../src/store/db.js';

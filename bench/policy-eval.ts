@@ -13,7 +13,7 @@
  */
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { InteractionSchema, type Interaction } from '../src/guard/types.js';
+import { InteractionSchema, type Interaction } from '../src/core/types.js';
 import { compileBook, evaluateBook, loadBook, type CompiledBook, type PolicyBookInput } from '../src/policy/index.js';
 import { syntheticParts } from './common.js';
 

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { prepareBook } from '../src/guard/factory.js';
 import { GuardPipeline } from '../src/guard/pipeline.js';
-import { InteractionSchema, type Interaction } from '../src/guard/types.js';
+import { InteractionSchema, type Interaction } from '../src/core/types.js';
 import { openGuardStore, type GuardStore } from '../src/store/index.js';
 import { startPostgres, type TestPostgres } from '../test/support/postgres.js';
 import { ROOT } from './common.js';

@@ -40,8 +40,7 @@ export function createMisbehavingServer(): Server {
       case 'echo':
         return textResult(String(args.text ?? ''));
       case 'crash':
-        process.exit(3);
-      // falls through (never reached)
+        return process.exit(3);
       case 'hang':
         // Never answers; records a cancellation (MISBEHAVING_CANCEL_FILE) so tests can see it was forwarded.
         extra.signal.addEventListener('abort', () => {

@@ -8,8 +8,8 @@
  * const decision = await pipeline.check({ kind: 'tool_call', agent: 'me', session: 's1', profile: {},
  *   server: 'files', tool: 'delete_file', arguments: { path: '/etc/passwd' } });
  */
-export * from './errors.js';
-export * from './guard/types.js';
+export * from './core/errors.js';
+export * from './core/types.js';
 export { loadGuard, prepareBook, type LoadGuardOptions, type LoadedGuard } from './guard/factory.js';
 export { GuardPipeline, type PipelineDeps } from './guard/pipeline.js';
 export { PipelineOptionsSchema, type PipelineOptions } from './guard/options.js';

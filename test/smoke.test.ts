@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { makeDecision } from '../src/guard/types.js';
-import { PolicyError } from '../src/errors.js';
+import { makeDecision } from '../src/core/types.js';
+import { PolicyError } from '../src/core/errors.js';
 
 describe('shared types', () => {
   it('fills decision defaults', () => {

@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { InvalidArgumentError, type Command } from 'commander';
-import { StoreError } from '../errors.js';
+import { StoreError } from '../core/errors.js';
 import type { AuditRow } from '../store/audit.js';
 import { isoTime, storeOptions, withStore, type StoreCliOptions } from './store-options.js';
 
@@ -41,7 +41,7 @@ export function registerAuditCommands(program: Command): void {
     },
   );
 
-  storeOptions(audit.command('verify').description('check the hash chain; exit 1 naming the first edited, deleted or reordered row'))
+  storeOptions(audit.command('verify').description('check the keyed hash chain and its signed head; exit 1 naming the first edited, deleted, reordered or truncated row'))
     .option('--json', 'print the result as JSON')
     .option('--anchor <id:hash>', 'a head printed by an earlier verify (or an auditId): fail if that row is gone or changed', parseAnchor)
     .action(async (opts: StoreCliOptions & { json?: boolean; anchor?: { id: number; hash: string } }) => {
@@ -51,7 +51,8 @@ export function registerAuditCommands(program: Command): void {
         if (opts.json) process.stdout.write(`${JSON.stringify(r)}\n`);
         else if (r.ok) {
           const head = r.head ? `; head ${r.head.id}:${r.head.hash}` : '';
-          process.stdout.write(`audit log ok: ${r.rows} rows${head}\n`);
+          const keyed = r.keyed ? `, ${r.keyed} with valid MACs and a valid signed head` : '';
+          process.stdout.write(`audit log ok: ${r.rows} rows${keyed}${head}\n`);
         } else {
           process.stdout.write(`audit log TAMPERED: first bad row ${r.firstBad!.id}: ${r.firstBad!.reason} (${r.rows} rows verified before it)\n`);
         }

@@ -3,7 +3,7 @@ import { basename, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import YAML from 'yaml';
 import { z } from 'zod';
-import { ConfigError, PolicyError } from '../errors.js';
+import { ConfigError, PolicyError } from '../core/errors.js';
 import { compilePolicy } from '../llm/compile.js';
 import { LlmConfigSchema, type LlmConfig } from '../llm/config.js';
 

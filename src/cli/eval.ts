@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfigFile } from '../config/load.js';
-import { ConfigError, EvalError } from '../errors.js';
+import { ConfigError, EvalRunError } from '../core/errors.js';
 import { defaultGuardFactory, type GuardFactory } from '../eval/guard-factory.js';
 import { loadCases } from '../eval/load-cases.js';
 import { computeMetrics } from '../eval/metrics.js';
@@ -71,7 +71,7 @@ export async function runEvalCommand(opts: EvalCommandOptions, deps: EvalCommand
     const suites = [...new Set(cases.map((c) => c.suite))].sort();
     cases = cases.filter((c) => c.suite === opts.suite);
     if (cases.length === 0) {
-      throw new EvalError('eval_no_cases', `no cases in suite ${JSON.stringify(opts.suite)} (suites: ${suites.join(', ')})`);
+      throw new EvalRunError('eval_no_cases', `no cases in suite ${JSON.stringify(opts.suite)} (suites: ${suites.join(', ')})`);
     }
   }
   if (opts.limit !== undefined) cases = cases.slice(0, opts.limit);
@@ -137,7 +137,7 @@ async function writeOut(path: string, text: string, stderr: ProgressStream, quie
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, text, 'utf8');
   } catch (err) {
-    throw new EvalError('eval_output_failed', `cannot write ${path}: ${(err as Error).message}`, { cause: err });
+    throw new EvalRunError('eval_output_failed', `cannot write ${path}: ${(err as Error).message}`, { cause: err });
   }
   if (!quiet) stderr.write(`wrote ${path}\n`);
 }

@@ -3,8 +3,8 @@ import type { Config } from '../config/schema.js';
 import { createToolScreen } from '../guard/tool-screen.js';
 import { loadGuard } from '../guard/factory.js';
 import { createGuardModel, createModelEmbedder } from '../guard/model.js';
-import type { Guard } from '../guard/types.js';
-import type { Logger } from '../log.js';
+import type { Guard } from '../core/types.js';
+import type { Logger } from '../core/log.js';
 import { isPostgresUrl } from '../store/location.js';
 import type { ToolsListedHook } from '../proxy/pool.js';
 

@@ -1,5 +1,5 @@
-import { Command, Option } from 'commander';
-import { errorMessage } from '../errors.js';
+import { type Command, Option } from 'commander';
+import { errorMessage } from '../core/errors.js';
 import { ClientNameSchema, InstallError, initProject, installClient, uninstallClient, type ClientName, type RegisterReport, type Scope, type Selection } from '../install/index.js';
 
 /** Flags shared by install and uninstall. */

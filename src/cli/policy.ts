@@ -1,8 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { PolicyError } from '../errors.js';
+import { PolicyError } from '../core/errors.js';
 import { addCompileSubcommand } from './compile.js';
-import { InteractionSchema, type Interaction } from '../guard/types.js';
+import { InteractionSchema, type Interaction } from '../core/types.js';
 import {
   evaluateBook,
   formatDiagnostic,

@@ -1,10 +1,10 @@
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
-import { PACKAGE_ROOT } from '../version.js';
-import { Command, Option } from 'commander';
+import { PACKAGE_ROOT } from '../core/version.js';
+import { type Command, Option } from 'commander';
 import { loadConfigFile, validateConfig, type LoadedConfig } from '../config/load.js';
-import { createRootLogger, type Logger } from '../log.js';
-import { createProxy, type Proxy } from '../proxy/index.js';
+import { createRootLogger, type Logger } from '../core/log.js';
+import { createProxy, type GuardedProxy } from '../proxy/index.js';
 import { isPostgresUrl } from '../store/location.js';
 import { liveViewForProxy } from '../ui/proxy-hook.js';
 import { createGuardForConfig } from './guard-factory.js';
@@ -18,7 +18,7 @@ export function redirectConsoleToStderr(): void {
 }
 
 /** Starts the proxy for a loaded config, on stdio or HTTP, and stops it (and every child) on signals. */
-export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http?: number; host?: string; ui?: boolean }, logger: Logger): Promise<Proxy> {
+export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http?: number; host?: string; ui?: boolean }, logger: Logger): Promise<GuardedProxy> {
   const configured = await createGuardForConfig(loaded.config, logger);
   const proxy = createProxy({
     config: loaded,
@@ -40,7 +40,7 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
     const ui = opts.ui === false || loaded.config.policy === undefined || shared ? undefined : liveViewForProxy(loaded, logger);
     if (ui) (proxy as { close: () => Promise<void> }).close = ((c) => () => c().finally(() => ui.close()))(proxy.close);
     try {
-      const listener = await proxy.serveHttp({ port: opts.http, host: opts.host, ...(ui ? { extraRoutes: ui.extraRoutes } : {}) });
+      const listener = await proxy.serveHttp({ port: opts.http, ...(opts.host !== undefined ? { host: opts.host } : {}), ...(ui ? { extraRoutes: ui.extraRoutes } : {}) });
       ui?.announce(listener);
     } catch (err) {
       await proxy.close();

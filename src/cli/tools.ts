@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { StoreError } from '../errors.js';
+import { StoreError } from '../core/errors.js';
 import { operatorName } from './agents.js';
 import { isoTime, storeOptions, withStore, type StoreCliOptions } from './store-options.js';
 

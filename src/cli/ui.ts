@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { createRootLogger } from '../log.js';
+import { createRootLogger } from '../core/log.js';
 import { openStore } from '../store/db.js';
 import { resolveStorePath } from '../store/store-path.js';
 import { startLiveView } from '../ui/server.js';
@@ -38,7 +38,7 @@ export function registerUiCommand(program: Command): void {
           store,
           port: o.port,
           host: o.host,
-          token: o.token ?? (envToken && envToken.length >= 16 ? envToken : undefined),
+          ...((o.token ?? (envToken && envToken.length >= 16 ? envToken : undefined)) ? { token: o.token ?? envToken! } : {}),
           allowedHosts: o.allowedHost ?? [],
           allowNonLoopback: o.allowRemote === true,
           logger,

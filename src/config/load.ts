@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import YAML from 'yaml';
-import { z } from 'zod';
-import { ConfigError } from '../errors.js';
+import type { z } from 'zod';
+import { ConfigError } from '../core/errors.js';
 import { isPostgresUrl } from '../store/location.js';
 import { ConfigSchema, type Config } from './schema.js';
 
@@ -35,7 +35,7 @@ export function validateConfig(raw: unknown, opts: { file?: string; baseDir?: st
   const where = opts.file ?? 'config';
   const parsed = ConfigSchema.safeParse(raw ?? {});
   if (!parsed.success) {
-    throw new ConfigError('config_invalid', `${where} is invalid:\n${formatIssues(parsed.error)}`, { location: { file: opts.file } });
+    throw new ConfigError('config_invalid', `${where} is invalid:\n${formatIssues(parsed.error)}`, opts.file ? { location: { file: opts.file } } : {});
   }
   const config = parsed.data;
   const base = opts.baseDir ?? process.cwd();
@@ -71,7 +71,7 @@ export function validateConfig(raw: unknown, opts: { file?: string; baseDir?: st
     }
   }
   if (problems.length > 0) {
-    throw new ConfigError('config_invalid', `${where} is invalid:\n${problems.join('\n')}`, { location: { file: opts.file } });
+    throw new ConfigError('config_invalid', `${where} is invalid:\n${problems.join('\n')}`, opts.file ? { location: { file: opts.file } } : {});
   }
   return { config, file: opts.file, tokens };
 }

@@ -77,6 +77,8 @@ export type HttpConfig = z.infer<typeof HttpConfigSchema>;
 export const LimitsConfigSchema = z.strictObject({
   max_argument_depth: z.number().int().positive().max(1000).default(32),
   max_argument_bytes: z.number().int().positive().default(1_000_000),
+  /** Largest single stdio message from the client (bytes); a longer line is answered -32600 and discarded. */
+  max_message_bytes: z.number().int().positive().max(9 * 1024 * 1024).default(4 * 1024 * 1024),
 });
 export type LimitsConfig = z.infer<typeof LimitsConfigSchema>;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { DetectorConfigError } from '../errors.js';
-import type { Interaction } from '../guard/types.js';
-import { isValidSelector, selectFields, type FieldText } from './fields.js';
+import { DetectorConfigError } from '../core/errors.js';
+import type { Interaction } from '../core/types.js';
+import { isValidSelector, selectFields, type FieldText } from '../core/fields.js';
 import type { DetectorContext, DetectorResult } from './types.js';
 
 /**

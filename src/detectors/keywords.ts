@@ -30,7 +30,7 @@ export const KeywordsOptionsSchema = z.strictObject({
 export type KeywordsOptions = z.infer<typeof KeywordsOptionsSchema>;
 
 // Only syntax characters: the `u` flag rejects identity escapes such as `\-`.
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 export const keywordsDetector = defineDetector({
   type: 'keywords',
@@ -48,7 +48,7 @@ export const keywordsDetector = defineDetector({
     // Longest first, so a phrase wins over a word it starts with.
     const alternation = [...words]
       .sort((a, b) => b.length - a.length)
-      .map((w) => w.split(' ').map(escape).join('\\s+'))
+      .map((w) => w.split(' ').map(escapeRegExp).join('\\s+'))
       .join('|');
     const body = opts.word_boundary ? `(?<![\\p{L}\\p{N}_])(?:${alternation})(?![\\p{L}\\p{N}_])` : `(?:${alternation})`;
     const re = compileRegex(body, opts.case_sensitive ? 'gu' : 'giu', ctx, 'keywords');

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { defineDetector } from './registry.js';
 import { clip, configError, FieldSelectorSchema, unknown } from './common.js';
-import { atPath, selectFields } from './fields.js';
+import { atPath, selectFields } from '../core/fields.js';
 import { formatPath, isUnder, lexicalPath, resolveAgainst, type LexicalPath } from './posix-path.js';
 import type { DetectorResult } from './types.js';
-import type { Interaction } from '../guard/types.js';
+import type { Interaction } from '../core/types.js';
 
 /**
  * `path`: where the path(s) in a field lie, decided lexically (see `posix-path.ts`: POSIX normalisation, `..`

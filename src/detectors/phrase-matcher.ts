@@ -1,4 +1,4 @@
-import { normalizeText, stem } from '../retrieval/text-features.js';
+import { normalizeText, stem } from '../core/text/features.js';
 
 /**
  * Word-sequence phrase matching for category detectors: a phrase matches when its words occur consecutively in

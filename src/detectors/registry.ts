@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { DetectorConfigError } from '../errors.js';
-import type { DetectorSpec } from '../policy/schema.js';
-import type { Detector, DetectorContext } from './types.js';
+import { DetectorConfigError } from '../core/errors.js';
+import type { Detector, DetectorContext, DetectorSpec } from './types.js';
 
 /**
  * The toolbox registry: each detector type registers a zod schema for its options and a factory. Books name

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { LocalEmbedder } from '../retrieval/local-embedder.js';
-import { sparseCosine } from '../retrieval/sparse.js';
+import { LocalEmbedder } from '../core/text/local-embedder.js';
+import { sparseCosine } from '../core/text/sparse.js';
 import { clip, configError, FieldSelectorSchema, inspectedFields } from './common.js';
 import { compilePhrases, matchPhrases, tokenizeForPhrases } from './phrase-matcher.js';
 import { defineDetector } from './registry.js';

@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { InteractionKindSchema } from '../guard/types.js';
-import { compileGlob } from '../policy/glob.js';
+import { InteractionKindSchema } from '../core/types.js';
+import { compileGlob } from '../core/glob.js';
 import { defineDetector } from './registry.js';
 import { clip, configError, no } from './common.js';
-import { qualifiedTool } from './fields.js';
+import { qualifiedTool } from '../core/fields.js';
 
 /**
  * `tool`: true when the interaction's qualified tool `<server>__<tool>` matches one of the `match` globs.
  *
- * - `match`: globs in the syntax of `src/policy/glob.ts` (shared with the predicates' `tools`): `*` is any run of
+ * - `match`: globs in the syntax of `src/core/glob.ts` (shared with the predicates' `tools`): `*` is any run of
  *   characters within one name segment (it does not cross the `__` separator), `**` any run at all, `?` one
  *   character, `{a,b}` alternatives. A bad glob is a `DetectorConfigError`.
  * - `kinds`: when given, interactions of other kinds are `false`.

@@ -1,4 +1,5 @@
-import type { Interaction, Truth } from '../guard/types.js';
+import { z } from 'zod';
+import type { Interaction, Truth } from '../core/types.js';
 
 /**
  * The contract of the deterministic toolbox. A detector is compiled once when a policy book loads (bad options
@@ -25,3 +26,9 @@ export interface DetectorContext {
   /** Directory of the policy book, for detectors that load side files (access lists). */
   bookDir?: string;
 }
+
+/** A deterministic check from the toolbox. `type` selects the detector; its other keys are validated by it. */
+export const DetectorSpecSchema = z.looseObject({
+  type: z.string().min(1),
+});
+export type DetectorSpec = z.infer<typeof DetectorSpecSchema>;

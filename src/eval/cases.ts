@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ContentBlockSchema, ProfileSchema, type Interaction } from '../guard/types.js';
+import { ContentBlockSchema, ProfileSchema, type Interaction } from '../core/types.js';
 
 /**
  * The evaluation case schema (`data/eval/SCHEMA.md`): one labeled interaction sequence per JSONL line, replayed

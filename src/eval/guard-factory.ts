@@ -1,5 +1,5 @@
-import { EvalError } from '../errors.js';
-import type { Guard } from '../guard/types.js';
+import { EvalRunError } from '../core/errors.js';
+import type { Guard } from '../core/types.js';
 import type { CaseContext } from './cases.js';
 
 /**
@@ -55,15 +55,15 @@ async function importPipeline(load: PipelineLoader): Promise<PipelineFactoryModu
   } catch (err) {
     if (isModuleNotFound(err)) throw noPipeline(err);
     // The module exists but failed while loading: that is a bug to see, not a missing feature.
-    throw new EvalError('eval_pipeline_failed', `the guard pipeline failed to load: ${(err as Error).message}`, { cause: err });
+    throw new EvalRunError('eval_pipeline_failed', `the guard pipeline failed to load: ${(err as Error).message}`, { cause: err });
   }
   const create = (mod as Partial<PipelineFactoryModule> | null)?.createGuardForCase;
   if (typeof create !== 'function') throw noPipeline();
   return { createGuardForCase: create };
 }
 
-function noPipeline(cause?: unknown): EvalError {
-  return new EvalError(
+function noPipeline(cause?: unknown): EvalRunError {
+  return new EvalRunError(
     'eval_no_pipeline',
     'the guard pipeline is not available in this build (src/guard/pipeline-factory.ts with createGuardForCase is missing)',
     cause === undefined ? {} : { cause },
@@ -85,5 +85,5 @@ export function isModuleNotFound(err: unknown): boolean {
 export function toHandle(value: GuardHandle | Guard): GuardHandle {
   if ('guard' in value && typeof value.guard?.check === 'function') return value;
   if ('check' in value && typeof value.check === 'function') return { guard: value };
-  throw new EvalError('eval_bad_guard', 'the guard factory returned neither a Guard nor { guard, close? }');
+  throw new EvalRunError('eval_bad_guard', 'the guard factory returned neither a Guard nor { guard, close? }');
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Decision } from '../guard/types.js';
+import type { Decision } from '../core/types.js';
 
 /**
  * Model usage a guard reports for ONE `check` call, under `decision.detail.llm`:

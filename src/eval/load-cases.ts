@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { z } from 'zod';
-import { EvalError } from '../errors.js';
+import { EvalRunError } from '../core/errors.js';
 import { EvalCaseSchema, type EvalCase } from './cases.js';
 
 /** A loaded case with where it came from, so later errors and reports can point at `file:line`. */
@@ -21,7 +21,7 @@ export const MAX_REPORTED_PROBLEMS = 20;
  *
  *     cases.jsonl:17: eval_case_invalid: steps.1.kind: expected one of message|tool_call|tool_result|resource_read
  *
- * One problem throws that `EvalError` itself (its `location` names file, line and zod path); several throw one
+ * One problem throws that `EvalRunError` itself (its `location` names file, line and zod path); several throw one
  * `eval_cases_invalid` error listing them, with the individual errors in `problems`.
  *
  * @example
@@ -29,7 +29,7 @@ export const MAX_REPORTED_PROBLEMS = 20;
  */
 export async function loadCases(path: string): Promise<LoadedCase[]> {
   const files = await caseFiles(path);
-  const problems: EvalError[] = [];
+  const problems: EvalRunError[] = [];
   const loaded: LoadedCase[] = [];
   const seen = new Map<string, string>();
   for (const file of files) {
@@ -40,14 +40,14 @@ export async function loadCases(path: string): Promise<LoadedCase[]> {
       if (raw.trim() === '') continue;
       const line = i + 1;
       const parsed = parseLine(raw, file, line);
-      if (parsed instanceof EvalError) {
+      if (parsed instanceof EvalRunError) {
         problems.push(parsed);
         continue;
       }
       const first = seen.get(parsed.id);
       if (first !== undefined) {
         problems.push(
-          new EvalError('eval_case_duplicate', `duplicate id ${JSON.stringify(parsed.id)} (first at ${first})`, {
+          new EvalRunError('eval_case_duplicate', `duplicate id ${JSON.stringify(parsed.id)} (first at ${first})`, {
             location: { file, line, path: 'id' },
           }),
         );
@@ -63,10 +63,10 @@ export async function loadCases(path: string): Promise<LoadedCase[]> {
 }
 
 /** Several bad lines at once; `problems` holds each one with its location. */
-export class CaseProblems extends EvalError {
-  readonly problems: readonly EvalError[];
+export class CaseProblems extends EvalRunError {
+  readonly problems: readonly EvalRunError[];
 
-  constructor(problems: EvalError[]) {
+  constructor(problems: EvalRunError[]) {
     const shown = problems.slice(0, MAX_REPORTED_PROBLEMS).map((p) => `  ${p.format()}`);
     const more = problems.length > MAX_REPORTED_PROBLEMS ? [`  … and ${problems.length - MAX_REPORTED_PROBLEMS} more`] : [];
     super('eval_cases_invalid', `${problems.length} bad case lines:\n${[...shown, ...more].join('\n')}`, {
@@ -87,7 +87,7 @@ async function caseFiles(path: string): Promise<string[]> {
   try {
     info = await stat(path);
   } catch (err) {
-    throw new EvalError('eval_cases_missing', `cannot read cases at ${path}: ${(err as Error).message}`, {
+    throw new EvalRunError('eval_cases_missing', `cannot read cases at ${path}: ${(err as Error).message}`, {
       cause: err,
       location: { file: path },
     });
@@ -95,18 +95,18 @@ async function caseFiles(path: string): Promise<string[]> {
   if (!info.isDirectory()) return [path];
   const names = (await readdir(path)).filter((n) => n.endsWith('.jsonl')).sort();
   if (names.length === 0) {
-    throw new EvalError('eval_cases_missing', `no *.jsonl case files in directory ${path}`, { location: { file: path } });
+    throw new EvalRunError('eval_cases_missing', `no *.jsonl case files in directory ${path}`, { location: { file: path } });
   }
   return names.map((n) => join(path, n));
 }
 
-/** One non-empty line → a case, or the `EvalError` that says what is wrong with it. */
-function parseLine(raw: string, file: string, line: number): EvalCase | EvalError {
+/** One non-empty line → a case, or the `EvalRunError` that says what is wrong with it. */
+function parseLine(raw: string, file: string, line: number): EvalCase | EvalRunError {
   let json: unknown;
   try {
     json = JSON.parse(raw);
   } catch (err) {
-    return new EvalError('eval_case_json', `not valid JSON: ${(err as Error).message}`, { cause: err, location: { file, line } });
+    return new EvalRunError('eval_case_json', `not valid JSON: ${(err as Error).message}`, { cause: err, location: { file, line } });
   }
   const r = EvalCaseSchema.safeParse(json);
   if (r.success) return r.data;
@@ -114,7 +114,7 @@ function parseLine(raw: string, file: string, line: number): EvalCase | EvalErro
   const issue = r.error.issues[0]!;
   const path = dotPath(issue.path);
   const more = r.error.issues.length > 1 ? ` (+${r.error.issues.length - 1} more)` : '';
-  return new EvalError('eval_case_invalid', `${path || '(case)'}: ${describeIssue(issue)}${more}`, {
+  return new EvalRunError('eval_case_invalid', `${path || '(case)'}: ${describeIssue(issue)}${more}`, {
     cause: r.error,
     location: { file, line, path },
   });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { EvalError, errorMessage, QuadGuardError } from '../errors.js';
-import { makeDecision, type Decision, type Witness } from '../guard/types.js';
+import { EvalRunError, errorMessage, QuadGuardError } from '../core/errors.js';
+import { makeDecision, type Decision, type Witness } from '../core/types.js';
 import { stepToInteraction, summarizeStep, type DecisionLabel, type EvalCase, type StepKind } from './cases.js';
 import type { GuardFactory } from './guard-factory.js';
 import { llmUsageOf, type LlmUsage } from './llm-usage.js';
@@ -103,7 +103,7 @@ export async function runCase(evalCase: EvalCase, options: RunEvalOptions): Prom
     handle = await options.guardFor(evalCase.policy, evalCase.context);
   } catch (err) {
     if (err instanceof QuadGuardError) throw err;
-    throw new EvalError('eval_guard_factory_failed', `case ${evalCase.id} (policy ${evalCase.policy}): ${errorMessage(err)}`, {
+    throw new EvalRunError('eval_guard_factory_failed', `case ${evalCase.id} (policy ${evalCase.policy}): ${errorMessage(err)}`, {
       cause: err,
     });
   }
@@ -188,5 +188,5 @@ function unique(values: string[]): string[] {
 function throwIfAborted(signal: AbortSignal | undefined, done?: number, total?: number): void {
   if (!signal?.aborted) return;
   const progress = done !== undefined ? ` after ${done} of ${total} cases` : '';
-  throw new EvalError('eval_aborted', `evaluation aborted${progress}`, { cause: signal.reason });
+  throw new EvalRunError('eval_aborted', `evaluation aborted${progress}`, { cause: signal.reason });
 }

@@ -1,7 +1,7 @@
-import { canonicalJson, sha256Hex } from '../store/canonical.js';
+import { canonicalJson, sha256Hex } from '../core/canonical.js';
 import type { ApprovalBinding } from '../store/approvals.js';
 import type { GuardStore } from '../store/engine.js';
-import { makeDecision, type Decision, type Interaction } from './types.js';
+import { makeDecision, type Decision, type Interaction } from '../core/types.js';
 
 /**
  * The approve path of the pipeline: what a referee HOLD (rules with `effect: approve`) becomes.

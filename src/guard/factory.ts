@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { errorMessage, PolicyError } from '../errors.js';
-import { silentLogger, type Logger } from '../log.js';
+import { errorMessage, PolicyError } from '../core/errors.js';
+import { silentLogger, type Logger } from '../core/log.js';
 import type { CompiledBook } from '../policy/compiled.js';
 import { formatDiagnostic, type PolicyDiagnostic } from '../policy/errors.js';
 import { loadBook } from '../policy/load.js';

@@ -1,6 +1,6 @@
-import { contentText } from '../detectors/fields.js';
-import { errorMessage } from '../errors.js';
-import { silentLogger, type Logger } from '../log.js';
+import { contentText } from '../core/fields.js';
+import { errorMessage } from '../core/errors.js';
+import { silentLogger, type Logger } from '../core/log.js';
 import type { LlmClient } from '../llm/client.js';
 import { evaluateSemanticPredicates, expandState, type SemanticPredicatesResult } from '../llm/evaluators/predicates.js';
 import { hierarchicalReview } from '../llm/evaluators/review.js';
@@ -11,10 +11,10 @@ import type { CompiledBook, CompiledPredicate } from '../policy/compiled.js';
 import { createOpenAiEmbedder } from '../retrieval/openai-embedder.js';
 import type { PredicateIndex } from '../retrieval/predicate-index.js';
 import type { Embedder } from '../retrieval/types.js';
-import { ModelOptionsSchema, type ModelOptions } from './options.js';
+import { ModelOptionsSchema, type ModelOptions, type OptionsInput } from './options.js';
 import type { RuleOutcome, SoftDenialReviewer } from './referee.js';
 import type { SemanticEvaluator, TrackResult } from './tracker.js';
-import type { Decision, Interaction, Truth } from './types.js';
+import type { Decision, Interaction, Truth } from '../core/types.js';
 
 /**
  * The model layer wired into the guard (DESIGN §3, QuadSentinel §4.1–4.4): hooks the pipeline calls when an
@@ -68,7 +68,7 @@ export const HISTORY_SESSIONS = 10_000;
 const SUMMARY_CHARS = 240;
 
 /** The hooks for `client` with `options` (the `guard.model` settings). */
-export function createGuardModel(client: LlmClient, options: Partial<ModelOptions> = {}, logger: Logger = silentLogger()): GuardModelHooks {
+export function createGuardModel(client: LlmClient, options: OptionsInput<ModelOptions> = {}, logger: Logger = silentLogger()): GuardModelHooks {
   const o = ModelOptionsSchema.parse(options);
   const log = logger.child({ mod: 'guard-model' });
   const history = new LruCache<string, string[]>(HISTORY_SESSIONS);

@@ -88,3 +88,6 @@ export const PipelineOptionsSchema = z.strictObject({
   approval_ttl_ms: z.number().int().positive().default(15 * 60_000),
 });
 export type PipelineOptions = z.infer<typeof PipelineOptionsSchema>;
+
+/** Settings as callers pass them: any key may be absent or undefined; the schema fills defaults. */
+export type OptionsInput<T> = { [K in keyof T]?: T[K] | undefined };

@@ -1,7 +1,7 @@
-import { z } from 'zod';
-import { contentText } from '../detectors/fields.js';
-import { errorMessage } from '../errors.js';
-import { silentLogger, type Logger } from '../log.js';
+import type { z } from 'zod';
+import { contentText } from '../core/fields.js';
+import { errorMessage } from '../core/errors.js';
+import { silentLogger, type Logger } from '../core/log.js';
 import type { CompiledBook } from '../policy/compiled.js';
 import type { PredicateIndex } from '../retrieval/predicate-index.js';
 import { auditEntryFor } from '../store/audit-schema.js';
@@ -13,7 +13,7 @@ import { redactContent } from './redact.js';
 import { addUsage, budgetSignal, expandLowConfidence, tauForLevel, type GuardModelHooks } from './model.js';
 import { referee, type SoftDenialReviewer } from './referee.js';
 import { createTracker, type SemanticEvaluator } from './tracker.js';
-import { makeDecision, type Decision, type Guard, type Interaction, type Truth } from './types.js';
+import { makeDecision, type Decision, type Guard, type Interaction, type Truth } from '../core/types.js';
 import { createVerifier } from './verifier.js';
 import { ThreatWatcher } from './watcher.js';
 import { PipelineOptionsSchema, type PipelineOptions } from './options.js';
@@ -257,7 +257,7 @@ export class GuardPipeline implements Guard {
   private redaction(
     i: Interaction,
     witnesses: Array<Record<string, Truth>>,
-    values: Map<string, { spans?: Array<{ field: string; start: number; end: number }> }>,
+    values: Map<string, { spans?: Array<{ field: string; start: number; end: number }> | undefined }>,
   ) {
     if (i.content === undefined || typeof i.content === 'string') return undefined;
     const text = contentText(i.content);

@@ -1,4 +1,4 @@
-import type { ContentBlock } from './types.js';
+import type { ContentBlock } from '../core/types.js';
 
 /**
  * Masks matched substrings in result content blocks (text blocks and embedded resource text), for rules whose

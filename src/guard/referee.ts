@@ -1,6 +1,6 @@
 import { SEVERITY_RANK, type Rule } from '../policy/schema.js';
-import type { Decision, Interaction, InteractionKind, Witness } from './types.js';
-import { makeDecision } from './types.js';
+import type { Decision, Interaction, InteractionKind, Witness } from '../core/types.js';
+import { makeDecision } from '../core/types.js';
 
 /**
  * The referee (QuadSentinel §4.4), deterministic by default. For each rule the verifier found violated or
@@ -120,7 +120,7 @@ export async function referee(input: RefereeInput): Promise<RefereeVerdict> {
   const detail: Record<string, unknown> = {};
   if (soft.length > 0 && input.reviewer) {
     try {
-      const ruling = await input.reviewer({ kind: input.kind, rules: soft, threatLevel: input.threatLevel, signal: input.signal, ...(input.interaction ? { interaction: input.interaction } : {}) });
+      const ruling = await input.reviewer({ kind: input.kind, rules: soft, threatLevel: input.threatLevel, ...(input.signal ? { signal: input.signal } : {}), ...(input.interaction ? { interaction: input.interaction } : {}) });
       if (ruling.usage) detail.llm = ruling.usage;
       detail.review = { ruling: ruling.ruling, rationale: ruling.rationale };
       if (ruling.ruling === 'allow') flagged.push(...soft);

@@ -1,5 +1,5 @@
-import { contentText, qualifiedTool, stringLeaves } from '../detectors/fields.js';
-import type { Interaction } from './types.js';
+import { contentText, qualifiedTool, stringLeaves } from '../core/fields.js';
+import type { Interaction } from '../core/types.js';
 
 /** How much of an interaction the top-k retrieval embeds: enough to name the topic, bounded so cost stays flat. */
 export const RETRIEVAL_TEXT_LIMIT = 600;

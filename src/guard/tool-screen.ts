@@ -1,9 +1,9 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { scoreInjection } from '../detectors/injection.js';
-import type { Logger } from '../log.js';
+import { scoreInjection } from '../detectors/injection/index.js';
+import type { Logger } from '../core/log.js';
 import type { Store } from '../store/db.js';
 import type { GuardStore } from '../store/engine.js';
 import { toGuardStore } from '../store/sqlite-engine.js';
+import type { ToolDefinition } from '../store/tool-hash.js';
 
 /**
  * Screens downstream tool definitions each time a server lists them (DESIGN §5):
@@ -50,8 +50,8 @@ export function createToolScreen(storeIn: GuardStore | Store, logger: Logger, op
     reported.add(key);
   };
 
-  return async function screenTools(server: string, tools: Tool[]): Promise<Tool[]> {
-    const visible: Tool[] = [];
+  return async function screenTools<T extends ToolDefinition>(server: string, tools: T[]): Promise<T[]> {
+    const visible: T[] = [];
     for (const tool of tools) {
       const text = [tool.title, tool.description, JSON.stringify(tool.inputSchema ?? {})].filter(Boolean).join('\n');
       const poison = scoreOf(text);

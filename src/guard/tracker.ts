@@ -1,10 +1,10 @@
-import { TrackerOptionsSchema, type TrackerOptions } from './options.js';
+import { TrackerOptionsSchema, type OptionsInput, type TrackerOptions } from './options.js';
 import type { CompiledBook, CompiledPredicate } from '../policy/compiled.js';
 import { evaluatePredicate, predicateApplies, type PredicateValue } from '../policy/evaluate.js';
 import type { PredicateIndex } from '../retrieval/predicate-index.js';
 import { SparsePredicateIndex } from '../retrieval/predicate-index.js';
 import { retrievalText } from './retrieval-text.js';
-import type { Interaction, Truth } from './types.js';
+import type { Interaction, Truth } from '../core/types.js';
 
 /**
  * The state tracker (QuadSentinel §4.1): for each interaction, the candidate set C = TopK ∪ MustCheck, evaluated
@@ -58,7 +58,7 @@ export function candidateBudget(n: number, level: number, o: TrackerOptions): nu
  * const track = createTracker(book, index);
  * const t = await track(interaction, 0, new Map());
  */
-export function createTracker(book: CompiledBook, index: PredicateIndex, options: Partial<TrackerOptions> = {}, semantic?: SemanticEvaluator) {
+export function createTracker(book: CompiledBook, index: PredicateIndex, options: OptionsInput<TrackerOptions> = {}, semantic?: SemanticEvaluator) {
   const o = TrackerOptionsSchema.parse(options);
   const sparse = index instanceof SparsePredicateIndex ? index : undefined;
 

@@ -3,7 +3,7 @@ import type { CompiledBook, CompiledRule } from '../policy/compiled.js';
 import { checkRule } from '../policy/evaluate.js';
 import type { RuleOutcome } from './referee.js';
 import type { TrackResult } from './tracker.js';
-import type { InteractionKind } from './types.js';
+import type { InteractionKind } from '../core/types.js';
 
 /**
  * The policy verifier (QuadSentinel §4.3): the rules that apply to the interaction's kind, checked under Γ_t,

@@ -1,5 +1,5 @@
 import type { Severity } from '../policy/schema.js';
-import { WatcherOptionsSchema, type WatcherOptions } from './options.js';
+import { WatcherOptionsSchema, type OptionsInput, type WatcherOptions } from './options.js';
 
 /**
  * The threat watcher (QuadSentinel §4.2): a score τ(agent) ∈ [0, 1] updated after every interaction by
@@ -42,7 +42,7 @@ export class ThreatWatcher {
   readonly options: WatcherOptions;
   private readonly recent = new Map<string, number[]>();
 
-  constructor(options: Partial<WatcherOptions> = {}) {
+  constructor(options: OptionsInput<WatcherOptions> = {}) {
     this.options = WatcherOptionsSchema.parse(options);
   }
 

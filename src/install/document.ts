@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { classifyEntry, type EntryKind } from './entry.js';
 import { InstallError } from './errors.js';
 import { member, parseJson, type JsonMember, type JsonNode } from './jsonc.js';
-import { type ClientSpec, type ConfigLocation } from './clients.js';
+import type { ClientSpec, ConfigLocation } from './clients.js';
 
 /**
  * A host's config file, read and checked but not yet changed: its text, the span tree for surgical edits, and its

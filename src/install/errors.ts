@@ -1,4 +1,4 @@
-import { QuadGuardError } from '../errors.js';
+import { QuadGuardError } from '../core/errors.js';
 
 /**
  * Registration failed: `install_usage` (bad flags or unknown server; the CLI exits 2), `install_parse_error`

@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { PACKAGE_ROOT } from '../version.js';
+import { PACKAGE_ROOT } from '../core/version.js';
 import { InstallError } from './errors.js';
 import { writeAtomic } from './fs-safe.js';
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { PACKAGE_ROOT } from '../version.js';
+import { PACKAGE_ROOT } from '../core/version.js';
 import { CLIENTS, locateConfig, type ClientName, type ClientSpec, type ConfigLocation, type Environment, type Scope } from './clients.js';
 import type { Launcher } from './entry.js';
 import { InstallError } from './errors.js';

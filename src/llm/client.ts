@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
 import type { z } from 'zod';
-import { ConfigError, LlmError } from '../errors.js';
-import { silentLogger, type Logger } from '../log.js';
+import { ConfigError, LlmError } from '../core/errors.js';
+import { silentLogger, type Logger } from '../core/log.js';
 import { LlmConfigSchema, type LlmConfig, type LlmConfigInput, type LlmTier } from './config.js';
 import { LruCache } from './lru.js';
 import { backoffDelay, classifyError, sleep } from './retry.js';

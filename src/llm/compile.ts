@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { compileDetector, detectorTypes, getDetectorDefinition } from '../detectors/index.js';
-import { errorMessage, LlmError, PolicyError } from '../errors.js';
+import { errorMessage, LlmError, PolicyError } from '../core/errors.js';
 import { compileBook, formatDiagnostic, PolicyBookError } from '../policy/index.js';
 import { PolicyBookSchema, type PolicyBook, type PolicyBookInput } from '../policy/schema.js';
 import type { CallOptions, LlmClient } from './client.js';

@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { LlmError } from '../errors.js';
+import { LlmError } from '../core/errors.js';
 
 /**
  * Error classification and back-off for model requests. Retried: 429, 408, 409, 5xx, connection errors and

@@ -1,4 +1,4 @@
-import { LlmError } from '../errors.js';
+import { LlmError } from '../core/errors.js';
 
 /**
  * A counting semaphore bounding the requests in flight. Waiting is abortable (the guard's signal, or the

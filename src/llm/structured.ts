@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LlmError } from '../errors.js';
+import { LlmError } from '../core/errors.js';
 
 /**
  * Structured outputs: the model's answer is parsed as JSON and validated with a zod schema. Anything else (prose,

@@ -1,12 +1,12 @@
 import { compileDetector } from '../detectors/index.js';
-import { QuadGuardError } from '../errors.js';
-import type { InteractionKind } from '../guard/types.js';
+import { QuadGuardError } from '../core/errors.js';
+import type { InteractionKind } from '../core/types.js';
 import { baselineValue, classifyFormula } from './analysis.js';
 import { formulaVars, type FormulaAst } from './ast.js';
 import type { CompiledPredicate, CompiledRule } from './compiled.js';
 import type { DiagnosticSink, PolicyCode } from './errors.js';
 import { SCOPE_KINDS } from './evaluate.js';
-import { compileGlob } from './glob.js';
+import { compileGlob } from '../core/glob.js';
 import { formatPath, locationOf, type DocPath, type Locator } from './location.js';
 import { FormulaParseError, parseFormula } from './parse.js';
 import type { PolicyBook } from './schema.js';

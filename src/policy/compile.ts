@@ -1,4 +1,4 @@
-import { bookHash } from './canonical.js';
+import { bookHash } from './book-hash.js';
 import { runChecks } from './check.js';
 import type { CompiledBook } from './compiled.js';
 import { DiagnosticSink, type PolicyDiagnostic } from './errors.js';

@@ -1,7 +1,6 @@
 import type { Detector } from '../detectors/types.js';
-import type { InteractionKind } from '../guard/types.js';
+import type { Interaction, InteractionKind } from '../core/types.js';
 import type { FormulaAst } from './ast.js';
-import type { DependencyGraph } from './graph.js';
 import type { Predicate, PolicyBook, Rule } from './schema.js';
 
 /**
@@ -52,4 +51,25 @@ export interface CompiledBook {
   byName: Map<string, CompiledPredicate>;
   rules: CompiledRule[];
   graph: DependencyGraph;
+}
+
+/**
+ * The static dependency graph (QuadSentinel §4.5 step 2): which rules govern which interaction kinds, which rules
+ * use which predicate, and which predicates are must-check for a given tool.
+ */
+export interface DependencyGraph {
+  /** Rules checked on this interaction kind, in book order. */
+  rulesFor(kind: InteractionKind): readonly CompiledRule[];
+  /** Rules whose formula references this predicate, in book order. */
+  rulesUsing(predicateName: string): readonly CompiledRule[];
+  /**
+   * The must-check set M_t: predicates whose `tools` globs match `<server>__<tool>`, plus every predicate of the
+   * rules applying to this interaction kind that reference such a tool-matched predicate ("all antecedent
+   * predicates required by rules governing that API"), plus every predicate of the *general* rules of this kind
+   * (rules none of whose predicates is bound to tools, e.g. "no injection in messages"): those govern every
+   * interaction of the kind, messages included. Only predicates whose scope applies to the interaction are
+   * returned: the others keep their value in Γ (sticky) or are false (event).
+   * Memoized per (kind, phase, qualified tool), so the cost per call does not grow with the book.
+   */
+  mustCheck(interaction: Interaction): readonly CompiledPredicate[];
 }

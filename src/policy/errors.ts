@@ -1,4 +1,4 @@
-import { PolicyError, type ErrorLocation } from '../errors.js';
+import { PolicyError, type ErrorLocation } from '../core/errors.js';
 
 /**
  * Diagnostics of the policy phases (load → parse → check → evaluate), OPA-style: each has a stable `policy_*`

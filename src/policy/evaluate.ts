@@ -1,5 +1,5 @@
 import type { DetectorResult } from '../detectors/types.js';
-import type { Interaction, InteractionKind, Truth, Witness } from '../guard/types.js';
+import type { Interaction, InteractionKind, Truth, Witness } from '../core/types.js';
 import type { CompiledPredicate, CompiledRule } from './compiled.js';
 import { and3, evalFormula, or3 } from './kleene.js';
 import type { Predicate } from './schema.js';

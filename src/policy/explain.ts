@@ -1,4 +1,4 @@
-import type { Interaction, Truth } from '../guard/types.js';
+import type { Interaction, Truth } from '../core/types.js';
 import type { CompiledBook, CompiledPredicate, CompiledRule } from './compiled.js';
 import { checkRule, evaluatePredicate, predicateApplies, type PredicateValue, type RuleCheck } from './evaluate.js';
 

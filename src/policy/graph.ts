@@ -1,28 +1,9 @@
-import { qualifiedTool } from '../detectors/fields.js';
-import type { Interaction, InteractionKind } from '../guard/types.js';
-import type { CompiledPredicate, CompiledRule } from './compiled.js';
+import { qualifiedTool } from '../core/fields.js';
+import type { Interaction, InteractionKind } from '../core/types.js';
+import type { CompiledPredicate, CompiledRule, DependencyGraph } from './compiled.js';
 import { predicateApplies } from './evaluate.js';
 
-/**
- * The static dependency graph (QuadSentinel §4.5 step 2): which rules govern which interaction kinds, which rules
- * use which predicate, and which predicates are must-check for a given tool.
- */
-export interface DependencyGraph {
-  /** Rules checked on this interaction kind, in book order. */
-  rulesFor(kind: InteractionKind): readonly CompiledRule[];
-  /** Rules whose formula references this predicate, in book order. */
-  rulesUsing(predicateName: string): readonly CompiledRule[];
-  /**
-   * The must-check set M_t: predicates whose `tools` globs match `<server>__<tool>`, plus every predicate of the
-   * rules applying to this interaction kind that reference such a tool-matched predicate ("all antecedent
-   * predicates required by rules governing that API"), plus every predicate of the *general* rules of this kind
-   * (rules none of whose predicates is bound to tools, e.g. "no injection in messages"): those govern every
-   * interaction of the kind, messages included. Only predicates whose scope applies to the interaction are
-   * returned: the others keep their value in Γ (sticky) or are false (event).
-   * Memoized per (kind, phase, qualified tool), so the cost per call does not grow with the book.
-   */
-  mustCheck(interaction: Interaction): readonly CompiledPredicate[];
-}
+export type { DependencyGraph } from './compiled.js';
 
 /** Bound on memoized (kind, tool) entries; a hostile stream of invented tool names cannot grow memory forever. */
 export const MUST_CHECK_CACHE_LIMIT = 4096;

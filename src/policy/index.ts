@@ -6,7 +6,7 @@ export * from './schema.js';
 export type { FormulaAst } from './ast.js';
 export { formulaVars, formulaToString } from './ast.js';
 export { parseFormula, FormulaParseError, type ParseErrorReason } from './parse.js';
-export { compileGlob, globToRegexSource, type GlobMatcher } from './glob.js';
+export { compileGlob, globToRegexSource, type GlobMatcher } from '../core/glob.js';
 export { PolicyBookError, DiagnosticSink, formatDiagnostic, ERROR_LIMIT, type PolicyDiagnostic, type PolicyCode } from './errors.js';
 export type { CompiledBook, CompiledPredicate, CompiledRule, OnUnknown } from './compiled.js';
 export { compileBook, type CompileOptions, type CompileResult } from './compile.js';
@@ -27,7 +27,7 @@ export { buildWitness, minimalWitness, EXACT_WITNESS_BOUND, UNKNOWN_CONFIDENCE }
 export { buildGraph, MUST_CHECK_CACHE_LIMIT, type DependencyGraph } from './graph.js';
 export { classifyFormula, baselineValue, TRUTH_TABLE_BOUND, type FormulaClass } from './analysis.js';
 export { didYouMean, editDistance } from './suggest.js';
-export { canonicalJson, canonicalBook, bookHash } from './canonical.js';
+export { canonicalBook, bookHash } from './book-hash.js';
 export {
   signBook,
   verifyBook,

@@ -1,5 +1,5 @@
 import type { FormulaAst } from './ast.js';
-import type { Truth } from '../guard/types.js';
+import type { Truth } from '../core/types.js';
 
 /** Kleene's strong three-valued connectives over `Truth` (unknown = "could be either"). */
 export function not3(a: Truth): Truth {

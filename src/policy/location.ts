@@ -1,4 +1,4 @@
-import type { ErrorLocation } from '../errors.js';
+import type { ErrorLocation } from '../core/errors.js';
 import type { z } from 'zod';
 
 /** A path inside a book document, e.g. `['rules', 2, 'formula']`. */

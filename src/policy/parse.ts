@@ -1,4 +1,4 @@
-import { PolicyError } from '../errors.js';
+import { PolicyError } from '../core/errors.js';
 import type { FormulaAst } from './ast.js';
 
 /**

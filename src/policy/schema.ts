@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { InteractionKindSchema } from '../guard/types.js';
+import { InteractionKindSchema } from '../core/types.js';
+import { DetectorSpecSchema } from '../detectors/types.js';
+
+export { DetectorSpecSchema, type DetectorSpec } from '../detectors/types.js';
 
 /**
  * The policy book: the human-readable, signed source of truth of the guard (DESIGN §2, QuadSentinel §3.2).
@@ -9,11 +12,6 @@ import { InteractionKindSchema } from '../guard/types.js';
  * current predicate values Γ, e.g. `!(secret_in_arguments & external_destination)`.
  */
 
-/** A deterministic check from the toolbox. `type` selects the detector; its other keys are validated by it. */
-export const DetectorSpecSchema = z.looseObject({
-  type: z.string().min(1),
-});
-export type DetectorSpec = z.infer<typeof DetectorSpecSchema>;
 
 export const PredicateNameSchema = z
   .string()

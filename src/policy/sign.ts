@@ -2,8 +2,8 @@ import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sig
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { z } from 'zod';
-import { PolicyError } from '../errors.js';
-import { canonicalBook } from './canonical.js';
+import { PolicyError } from '../core/errors.js';
+import { canonicalBook } from './book-hash.js';
 import type { CompiledBook } from './compiled.js';
 import { loadBook, resolveBookFile } from './load.js';
 import type { CompileResult } from './compile.js';

@@ -1,4 +1,4 @@
-import type { Truth, Witness } from '../guard/types.js';
+import type { Truth, Witness } from '../core/types.js';
 import type { FormulaAst } from './ast.js';
 import { evalFormula } from './kleene.js';
 

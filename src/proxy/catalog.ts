@@ -1,8 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { PromptSchema, ResourceSchema, ResourceTemplateSchema, ToolSchema, type Prompt, type Resource, type ResourceTemplate, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { errorMessage } from '../errors.js';
-import type { Logger } from '../log.js';
+import { errorMessage } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
 
 /** Everything one downstream server offers, as it named it (un-namespaced). */
 export interface Catalog {

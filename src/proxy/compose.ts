@@ -1,6 +1,6 @@
-import { errorMessage } from '../errors.js';
-import type { Logger } from '../log.js';
-import { makeDecision, type Decision, type Guard, type Interaction } from '../guard/types.js';
+import { errorMessage } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
+import { makeDecision, type Decision, type Guard, type Interaction } from '../core/types.js';
 
 /**
  * Runs guards in order; the first denial wins. An allow that carries a `replacement` is kept unless a later guard

@@ -1,7 +1,7 @@
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Config } from '../config/schema.js';
-import type { Guard, Profile } from '../guard/types.js';
-import type { Logger } from '../log.js';
+import type { Guard, Profile } from '../core/types.js';
+import type { Logger } from '../core/log.js';
 import type { DownstreamPool } from './pool.js';
 
 /** The identity of one upstream connection, established by the proxy (token or `--agent`), never by the client. */

@@ -1,5 +1,5 @@
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Decision } from '../guard/types.js';
+import type { Decision } from '../core/types.js';
 
 /**
  * The one place a `Decision` becomes an MCP answer (DESIGN §4, SDK brief §4).

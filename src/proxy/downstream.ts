@@ -13,9 +13,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { ServerConfig } from '../config/schema.js';
-import { DownstreamError, errorMessage } from '../errors.js';
-import type { Logger } from '../log.js';
-import { VERSION } from '../version.js';
+import { DownstreamError, errorMessage } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
+import { VERSION } from '../core/version.js';
 import { emptyCatalog, fetchCatalog, type Catalog } from './catalog.js';
 
 /** Connection state of one downstream server. */
@@ -65,7 +65,7 @@ export class Downstream extends EventEmitter {
     const c = this.cfg;
     if (c.command !== undefined) {
       // StdioClientTransport merges getDefaultEnvironment() (HOME, LOGNAME, PATH, SHELL, TERM, USER) with c.env.
-      const t = new StdioClientTransport({ command: c.command, args: c.args, env: c.env, cwd: c.cwd, stderr: 'pipe' });
+      const t = new StdioClientTransport({ command: c.command, args: c.args, env: c.env, ...(c.cwd !== undefined ? { cwd: c.cwd } : {}), stderr: 'pipe' });
       const err = t.stderr;
       if (err) createInterface({ input: err as unknown as NodeJS.ReadableStream }).on('line', (line) => this.log.info({ stderr: line }, 'downstream stderr'));
       return t;
@@ -99,7 +99,7 @@ export class Downstream extends EventEmitter {
     } catch (err) {
       this.log.warn({ err: errorMessage(err) }, 'downstream connect failed');
       this.client = undefined;
-      client.onclose = undefined;
+      client.onclose = () => {};
       await client.close().catch(() => {});
       this.scheduleRestart();
     } finally {
@@ -133,7 +133,7 @@ export class Downstream extends EventEmitter {
     if (!c) return;
     this.log.warn({ reason }, 'restarting downstream');
     this.client = undefined;
-    c.onclose = undefined;
+    c.onclose = () => {};
     await c.close().catch(() => {});
     this.scheduleRestart();
   }
@@ -185,7 +185,7 @@ export class Downstream extends EventEmitter {
     this.log.warn({ reason }, 'reconnecting downstream now');
     this.client = undefined;
     if (c) {
-      c.onclose = undefined;
+      c.onclose = () => {};
       await c.close().catch(() => {});
     }
     if (this.timer) {
@@ -214,7 +214,7 @@ export class Downstream extends EventEmitter {
     this.client = undefined;
     this.resolveFirst();
     if (c) {
-      c.onclose = undefined;
+      c.onclose = () => {};
       await c.close().catch(() => {});
     }
   }

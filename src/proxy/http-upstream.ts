@@ -8,7 +8,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import type { ProxyCore, SessionContext } from './context.js';
 import { bearerAuth, sendJsonRpcError, type RequestIdentity } from './http-auth.js';
 import { createUpstreamServer, type UpstreamRegistry } from './upstream-server.js';
@@ -42,7 +42,7 @@ export async function startHttpUpstream(
   core: ProxyCore,
   registry: UpstreamRegistry,
   tokens: Map<string, string>,
-  opts: { port: number; host?: string; extraRoutes?: (app: Application) => void },
+  opts: { port: number; host?: string | undefined; extraRoutes?: (app: Application) => void },
 ): Promise<HttpUpstream> {
   const cfg = core.config.http;
   const host = opts.host ?? cfg.host;
@@ -93,7 +93,7 @@ export async function startHttpUpstream(
       if (req.method !== 'POST') return sendJsonRpcError(res, 405, -32000, 'Method not allowed: this proxy runs stateless (POST only)');
       const ctx = newSession(res, `stateless-${randomUUID()}`);
       const server = createUpstreamServer(core, ctx);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      const transport = new StreamableHTTPServerTransport({}); // no sessionIdGenerator: stateless mode
       res.on('close', () => void transport.close().then(() => server.close()).catch(() => {}));
       await server.connect(transport);
       return transport.handleRequest(req, res, req.body);

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Application } from 'express';
 import type { LoadedConfig } from '../config/load.js';
-import type { Guard } from '../guard/types.js';
-import type { Logger } from '../log.js';
+import type { Guard } from '../core/types.js';
+import type { Logger } from '../core/log.js';
 import { buildProxyGuard } from './compose.js';
 import type { ProxyCore, SessionContext } from './context.js';
 import { startHttpUpstream, type HttpUpstream } from './http-upstream.js';
@@ -30,7 +30,7 @@ export interface ProxyOptions {
 }
 
 /** A running proxy: the downstream pool plus whatever upstream transports were started. */
-export interface Proxy {
+export interface GuardedProxy {
   /** The composed guard every interaction goes through (filter, then pipeline, fail-closed). */
   readonly guard: Guard;
   readonly pool: DownstreamPool;
@@ -55,7 +55,7 @@ export interface Proxy {
  * const proxy = createProxy({ config: loadConfigFile('quadguard.yaml'), guard: pipeline, logger });
  * await proxy.serveHttp({ port: 8787 });
  */
-export function createProxy(opts: ProxyOptions): Proxy {
+export function createProxy(opts: ProxyOptions): GuardedProxy {
   const { config, tokens } = opts.config;
   const logger = opts.logger.child({ mod: 'proxy' });
   const filter = new ToolFilter(Object.fromEntries(Object.entries(config.servers).map(([k, s]) => [k, s.tools])));
@@ -88,10 +88,14 @@ export function createProxy(opts: ProxyOptions): Proxy {
       const ctx: SessionContext = { id: `stdio-${randomUUID()}`, agent, profile: config.agents[agent]?.profile ?? {}, authenticated: false };
       const server = createUpstreamServer(core, ctx);
       registry.add(server);
-      const transport = createStdioUpstream(logger, () => {
-        logger.info('stdin closed; stopping downstream servers');
-        void close().finally(onExit);
-      });
+      const transport = createStdioUpstream(
+        logger,
+        () => {
+          logger.info('stdin closed; stopping downstream servers');
+          void close().finally(onExit);
+        },
+        config.limits.max_message_bytes,
+      );
       await server.connect(transport);
       return ctx;
     },

@@ -20,7 +20,7 @@ export function jsonDepth(value: unknown, cap: number): number {
  * Rejects arguments that are too deeply nested or too large with an InvalidParams error, before the guard and
  * before any downstream server sees them.
  */
-export function enforceArgumentLimits(args: unknown, limits: LimitsConfig, what: string): void {
+export function enforceArgumentLimits(args: unknown, limits: Pick<LimitsConfig, 'max_argument_depth' | 'max_argument_bytes'>, what: string): void {
   if (args === undefined) return;
   const depth = jsonDepth(args, limits.max_argument_depth);
   if (depth > limits.max_argument_depth) {

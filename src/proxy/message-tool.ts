@@ -1,7 +1,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { makeDecision, type Decision } from '../guard/types.js';
+import { makeDecision, type Decision } from '../core/types.js';
 import type { ProxyCore, SessionContext } from './context.js';
 import { enforceArgumentLimits } from './limits.js';
 import { protocolError } from './denial.js';

@@ -37,7 +37,7 @@ export function prefixUri(server: string, uri: string): string {
 /** `fs+file:///a` → `{server: 'fs', uri: 'file:///a'}`; undefined when the URI carries no server prefix. */
 export function unprefixUri(uri: string): { server: string; uri: string } | undefined {
   const m = /^([a-z][a-z0-9-]{0,31})\+(.+)$/.exec(uri);
-  if (!m || !m[1] || !m[2]) return undefined;
+  if (!m?.[1] || !m[2]) return undefined;
   return { server: m[1], uri: m[2] };
 }
 

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config/schema.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../core/log.js';
 import { Downstream } from './downstream.js';
 import { exposeName, prefixUri } from './namespacing.js';
 import type { ToolFilter } from './tool-filter.js';

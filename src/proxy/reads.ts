@@ -8,8 +8,8 @@ import {
   type ReadResourceRequest,
   type ReadResourceResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { DownstreamError } from '../errors.js';
-import type { ContentBlock, Decision } from '../guard/types.js';
+import { DownstreamError } from '../core/errors.js';
+import type { ContentBlock, Decision } from '../core/types.js';
 import { forwardOptions, stripProgressToken, type ForwardExtra, type ProxyCore, type SessionContext } from './context.js';
 import { requestDenialError, protocolError } from './denial.js';
 import { enforceArgumentLimits } from './limits.js';

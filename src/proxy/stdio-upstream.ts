@@ -1,20 +1,33 @@
 import { PassThrough, type Readable, type Writable } from 'node:stream';
-import { createInterface } from 'node:readline';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ErrorCode, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../core/log.js';
+
+/** Default cap of one stdio message (bytes); below the SDK's own 10 MiB read buffer, which dies when exceeded. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+/** The request id, when the head of an oversized line shows one (`{"jsonrpc":"2.0","id":7,…`). */
+function idFromHead(head: string): string | number | null {
+  const m = /"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,200}")/.exec(head);
+  if (!m) return null;
+  try {
+    return JSON.parse(m[1]!) as string | number;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * Screens newline-delimited JSON-RPC before the SDK sees it: a line that is not JSON gets a -32700 parse error,
- * one that is JSON but not a JSON-RPC message gets -32600 (with its id when it has one), and the proxy keeps
- * serving. (The SDK's own stdio transport would only log and drop such lines, leaving the client waiting.)
+ * one that is JSON but not a JSON-RPC message gets -32600 (with its id when it has one), and a line longer than
+ * `maxBytes` gets -32600 at once and is discarded up to its newline. The proxy keeps serving in every case. (The
+ * SDK's own stdio transport would only log and drop bad lines, and stops reading for good past 10 MiB.)
  */
-export function screenJsonRpcLines(input: Readable, output: Writable, log: Logger): PassThrough {
+export function screenJsonRpcLines(input: Readable, output: Writable, log: Logger, maxBytes = DEFAULT_MAX_MESSAGE_BYTES): PassThrough {
   const clean = new PassThrough();
-  const rl = createInterface({ input, crlfDelay: Infinity });
   const reply = (id: unknown, code: number, message: string) =>
     output.write(`${JSON.stringify({ jsonrpc: '2.0', id: typeof id === 'string' || typeof id === 'number' ? id : null, error: { code, message } })}\n`);
-  rl.on('line', (line) => {
+  const onLine = (line: string) => {
     if (line.trim() === '') return;
     let msg: unknown;
     try {
@@ -31,8 +44,47 @@ export function screenJsonRpcLines(input: Readable, output: Writable, log: Logge
       return;
     }
     clean.write(`${line}\n`);
+  };
+
+  let parts: Buffer[] = [];
+  let size = 0;
+  let discarding = false;
+  input.on('data', (chunk: Buffer | string) => {
+    let buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    for (;;) {
+      const nl = buf.indexOf(0x0a);
+      const piece = nl < 0 ? buf : buf.subarray(0, nl);
+      if (!discarding) {
+        if (size + piece.length > maxBytes) {
+          const head = Buffer.concat([...parts, piece]).subarray(0, 1024).toString('utf8');
+          log.warn({ limit: maxBytes }, 'stdio: oversized message from client, discarded');
+          reply(idFromHead(head), ErrorCode.InvalidRequest, `Invalid Request: the message is larger than the ${maxBytes}-byte limit (limits.max_message_bytes) and was discarded`);
+          discarding = true;
+          parts = [];
+          size = 0;
+        } else {
+          parts.push(piece);
+          size += piece.length;
+        }
+      }
+      if (nl < 0) return;
+      if (!discarding) onLine(Buffer.concat(parts).toString('utf8').replace(/\r$/, ''));
+      parts = [];
+      size = 0;
+      discarding = false;
+      buf = buf.subarray(nl + 1);
+    }
   });
-  rl.on('close', () => clean.end());
+  const finish = () => {
+    if (!discarding && size > 0) onLine(Buffer.concat(parts).toString('utf8').replace(/\r$/, ''));
+    parts = [];
+    size = 0;
+    clean.end();
+  };
+  input.on('end', finish);
+  input.on('close', () => {
+    if (!clean.writableEnded) finish();
+  });
   return clean;
 }
 
@@ -40,8 +92,14 @@ export function screenJsonRpcLines(input: Readable, output: Writable, log: Logge
  * The stdio server transport on the process's stdin/stdout, with the screen in front. `onEnd` fires once when
  * stdin ends or closes, so the caller can stop every downstream child and exit (no orphans; SDK 1.32 does not).
  */
-export function createStdioUpstream(log: Logger, onEnd: () => void, stdin: Readable = process.stdin, stdout: Writable = process.stdout): StdioServerTransport {
-  const screened = screenJsonRpcLines(stdin, stdout, log);
+export function createStdioUpstream(
+  log: Logger,
+  onEnd: () => void,
+  maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
+  stdin: Readable = process.stdin,
+  stdout: Writable = process.stdout,
+): StdioServerTransport {
+  const screened = screenJsonRpcLines(stdin, stdout, log, maxMessageBytes);
   let ended = false;
   const end = () => {
     if (ended) return;

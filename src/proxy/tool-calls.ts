@@ -1,6 +1,6 @@
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { DownstreamError, errorMessage } from '../errors.js';
-import type { ContentBlock } from '../guard/types.js';
+import { DownstreamError, errorMessage } from '../core/errors.js';
+import type { ContentBlock } from '../core/types.js';
 import { forwardOptions, stripProgressToken, type ForwardExtra, type ProxyCore, type SessionContext } from './context.js';
 import { applyToolReplacement, downstreamFailure, toolDenial, protocolError } from './denial.js';
 import { enforceArgumentLimits } from './limits.js';

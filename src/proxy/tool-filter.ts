@@ -1,5 +1,5 @@
 import type { ToolLists } from '../config/schema.js';
-import { makeDecision, type Decision, type Guard, type Interaction } from '../guard/types.js';
+import { makeDecision, type Decision, type Guard, type Interaction } from '../core/types.js';
 
 /** Compiles `*`/`?` globs into one anchored RegExp (undefined for an empty or absent list). */
 export function compileGlobs(globs: string[] | undefined): RegExp | undefined {
@@ -17,7 +17,7 @@ export function compileGlobs(globs: string[] | undefined): RegExp | undefined {
  * filter.isVisible('files', 'write_file'); // false
  */
 export class ToolFilter implements Guard {
-  private readonly lists = new Map<string, { allow?: RegExp; deny?: RegExp }>();
+  private readonly lists = new Map<string, { allow?: RegExp | undefined; deny?: RegExp | undefined }>();
 
   constructor(perServer: Record<string, ToolLists | undefined>) {
     for (const [server, l] of Object.entries(perServer)) {

@@ -8,7 +8,7 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../core/version.js';
 import type { ForwardExtra, ProxyCore, SessionContext } from './context.js';
 import { messageToolDefinition } from './message-tool.js';
 import { handleGetPrompt, handleReadResource } from './reads.js';

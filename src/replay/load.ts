@@ -1,4 +1,4 @@
-import { InteractionSchema, type Interaction } from '../guard/types.js';
+import { InteractionSchema, type Interaction } from '../core/types.js';
 import type { AuditRow } from '../store/audit-schema.js';
 import type { Store } from '../store/db.js';
 

@@ -1,6 +1,6 @@
 import type { PreparedBook } from '../guard/factory.js';
 import { GuardPipeline, type PipelineDeps } from '../guard/pipeline.js';
-import type { Interaction } from '../guard/types.js';
+import type { Interaction } from '../core/types.js';
 import type { CompiledBook } from '../policy/compiled.js';
 import type { AuditRow } from '../store/audit-schema.js';
 import { openStore } from '../store/db.js';

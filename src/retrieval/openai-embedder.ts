@@ -1,4 +1,4 @@
-import { LlmError } from '../errors.js';
+import { LlmError } from '../core/errors.js';
 import type { CallOptions, LlmClient } from '../llm/client.js';
 import type { Embedder } from './types.js';
 

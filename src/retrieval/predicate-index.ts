@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { SparseInvertedIndex } from './inverted-index.js';
-import { LocalEmbedder } from './local-embedder.js';
+import { LocalEmbedder } from '../core/text/local-embedder.js';
 import type { Embedder, PredicateHit, PredicateSchemaText } from './types.js';
 import type { VectraStore } from './vectra-store.js';
 

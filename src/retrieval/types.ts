@@ -3,22 +3,7 @@
  * similarity to an interaction's text (the tracker's TopK, DESIGN §1).
  */
 
-/** Anything that embeds texts into unit-length dense vectors of a fixed size. */
-export interface Embedder {
-  /** Stable identity of the model and its settings; an index built with another id is rebuilt. */
-  id: string;
-  dims: number;
-  embed(texts: string[]): Promise<Float32Array[]>;
-}
-
-/**
- * A sparse vector: parallel arrays of strictly increasing dimension indices and their weights.
- * Dimensions absent from `indices` are zero.
- */
-export interface SparseVector {
-  indices: number[];
-  values: number[];
-}
+export type { Embedder, SparseVector } from '../core/text/types.js';
 
 /** One ranked predicate. `score` is the cosine similarity in [-1, 1]. */
 export interface PredicateHit {

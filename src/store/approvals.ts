@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
-import { StoreError } from '../errors.js';
+import { StoreError } from '../core/errors.js';
 import type { AuditLog } from './audit.js';
 import { maskPrefix } from './redact.js';
 import { jsonText } from './audit-schema.js';

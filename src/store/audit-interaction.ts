@@ -1,4 +1,4 @@
-import type { Interaction } from '../guard/types.js';
+import type { Interaction } from '../core/types.js';
 import { maskPrefix, maskSecrets } from './redact.js';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InteractionKindSchema, WitnessSchema, type Decision, type Interaction } from '../guard/types.js';
+import { InteractionKindSchema, WitnessSchema, type Decision, type Interaction } from '../core/types.js';
 
 /** What an audit row records: the four interaction kinds, plus `admin` (release, quarantine, pin approval). */
 export const AuditKindSchema = z.enum([...InteractionKindSchema.options, 'admin']);
@@ -83,6 +83,8 @@ export const RawAuditRowSchema = z.object({
   llm: z.string().nullable().default(null),
   prev_hash: z.string(),
   hash: z.string(),
+  /** Added by migration 5: HMAC of `hash` with the audit key kept outside the database (audit-key.ts). */
+  mac: z.string().nullable().default(null),
 });
 export type RawAuditRow = z.infer<typeof RawAuditRowSchema>;
 
@@ -120,6 +122,7 @@ export const AuditRowSchema = RawAuditRowSchema.extend({
   llm: r.llm,
   prevHash: r.prev_hash,
   hash: r.hash,
+  mac: r.mac,
 }));
 export type AuditRow = z.output<typeof AuditRowSchema>;
 

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
-import { StoreError } from '../errors.js';
+import { StoreError } from '../core/errors.js';
 import {
   AuditEntrySchema,
   AuditRowSchema,
@@ -13,8 +13,9 @@ import {
   type RawAuditRow,
 } from './audit-schema.js';
 import { recordInteraction, type InteractionRecord } from './audit-interaction.js';
-import { canonicalJson, sha256Hex } from './canonical.js';
+import { canonicalJson, sha256Hex } from '../core/canonical.js';
 import { maskPrefix } from './redact.js';
+import { macEqual, readHead, rowMac, writeHead, type AuditHead, type AuditKey } from './audit-key.js';
 
 export * from './audit-schema.js';
 
@@ -33,7 +34,12 @@ export interface VerifyResult {
   head?: { id: number; hash: string };
   /** Not tampering by themselves, but worth knowing (e.g. the append-only triggers are gone). */
   warnings: string[];
+  /** Rows whose MAC was checked with the audit key. */
+  keyed?: number;
 }
+
+/** How often, at most, the signed head is written to its file (ms); it is also written at close. */
+const HEAD_INTERVAL_MS = 1000;
 
 /**
  * The append-only, hash-chained decisions log. Every row carries `hash = sha256(prev_hash ‖ canonical row JSON)`
@@ -53,30 +59,44 @@ export class AuditLog {
   private readonly tailStmt: Database.Statement<[number], unknown>;
   private readonly insertInteraction: Database.Statement;
   private readonly interactionById: Database.Statement<[number], { body: string | null; masked: number; truncated: number }>;
-  private readonly appendTx: (row: Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash'>, rec?: InteractionRecord) => { id: number; hash: string };
+  private readonly appendTx: (row: Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash' | 'mac'>, rec?: InteractionRecord) => { id: number; hash: string };
+  private readonly firstKeyed: Database.Statement<[], { id: number }>;
+  private readonly count: Database.Statement<[], { n: number }>;
+  private headWrittenAt = 0;
+  private headTimer: NodeJS.Timeout | undefined;
+  private pendingHead: { id: number; hash: string } | undefined;
 
-  constructor(private readonly db: Database.Database) {
+  /**
+   * `key`: the audit key (audit-key.ts). Without one, rows are appended without MACs and `verify` checks the
+   * unkeyed chain only (read-only opens of a store whose key is elsewhere).
+   */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly key?: AuditKey,
+  ) {
     this.last = db.prepare('SELECT id, hash FROM audit ORDER BY id DESC LIMIT 1');
     this.seq = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'audit'");
     this.insert = db.prepare(
       `INSERT INTO audit (id, ts, agent, session, kind, server, tool, uri, recipient, digest, preview, size, decision,
-        rules, flagged, witness, threat, rationale, elapsed_ms, policy_hash, source, llm, prev_hash, hash)
+        rules, flagged, witness, threat, rationale, elapsed_ms, policy_hash, source, llm, prev_hash, hash, mac)
        VALUES (@id, @ts, @agent, @session, @kind, @server, @tool, @uri, @recipient, @digest, @preview, @size, @decision,
-        @rules, @flagged, @witness, @threat, @rationale, @elapsed_ms, @policy_hash, @source, @llm, @prev_hash, @hash)`,
+        @rules, @flagged, @witness, @threat, @rationale, @elapsed_ms, @policy_hash, @source, @llm, @prev_hash, @hash, @mac)`,
     );
+    this.firstKeyed = db.prepare('SELECT id FROM audit WHERE mac IS NOT NULL ORDER BY id LIMIT 1');
+    this.count = db.prepare('SELECT count(*) AS n FROM audit');
     this.byId = db.prepare('SELECT * FROM audit WHERE id = ?');
     this.page = db.prepare('SELECT * FROM audit WHERE id > ? ORDER BY id LIMIT ?');
     this.tailStmt = db.prepare('SELECT * FROM (SELECT * FROM audit ORDER BY id DESC LIMIT ?) ORDER BY id');
     this.insertInteraction = db.prepare('INSERT INTO audit_interaction (id, body, masked, truncated) VALUES (?, ?, ?, ?)');
     this.interactionById = db.prepare('SELECT body, masked, truncated FROM audit_interaction WHERE id = ?');
-    const tx = db.transaction((fields: Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash'>, rec?: InteractionRecord) => {
+    const tx = db.transaction((fields: Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash' | 'mac'>, rec?: InteractionRecord) => {
       const last = this.last.get();
       // The next id follows the highest id ever used, so a deleted tail shows up as a gap.
       const id = Math.max(last?.id ?? 0, this.seq.get()?.seq ?? 0) + 1;
       const prev = last?.hash ?? GENESIS_HASH;
       const row = { id, ...fields, prev_hash: prev };
       const hash = rowHash(row);
-      this.insert.run({ ...row, hash });
+      this.insert.run({ ...row, hash, mac: this.key ? rowMac(this.key, hash) : null });
       if (rec) this.insertInteraction.run(id, rec.body, rec.masked ? 1 : 0, rec.truncated ? 1 : 0);
       return { id, hash };
     });
@@ -88,6 +108,7 @@ export class AuditLog {
     const { fields, rec } = auditFields(entry);
     try {
       const { id, hash } = this.appendTx(fields, rec);
+      this.noteHead(id, hash);
       return { id, auditId: formatAuditId(id, hash), hash };
     } catch (err) {
       throw new StoreError('store_write_failed', `cannot append to the audit log: ${(err as Error).message}`, { cause: err });
@@ -138,14 +159,66 @@ export class AuditLog {
       .prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name IN ('audit_no_update', 'audit_no_delete')")
       .get() as { n: number };
     if (triggers.n < 2) warnings.push('the append-only triggers of the audit table are missing (someone dropped them)');
-    const walk = new ChainWalker(warnings);
+    let rows = 0;
+    let keyed = 0;
+    let prevId = 0;
+    let prevHash = GENESIS_HASH;
+    const bad = (id: number, reason: string): VerifyResult => ({ ok: false, rows, firstBad: { id, reason }, warnings, keyed });
+    const signed = this.key ? readHead(this.key) : undefined;
+    if (signed?.state === 'invalid') return bad(1, `the signed head ${this.key!.headFile}: ${signed.reason}`);
+    const head = signed?.state === 'ok' ? signed.head : undefined;
+    // Rows from here on must carry a valid MAC: the signed head says so, else the first row that has one.
+    const keyedSince = head?.keyedSince ?? this.firstKeyed.get()?.id ?? Number.POSITIVE_INFINITY;
+    if (this.key && signed?.state === 'absent' && Number.isFinite(keyedSince)) {
+      return bad(keyedSince, `the signed head ${this.key.headFile} is missing although rows carry MACs: it was deleted, so truncation cannot be ruled out`);
+    }
+    if (!this.key) warnings.push('no audit key available: only the unkeyed hash chain was checked (a full rewrite would pass)');
+    else if (!Number.isFinite(keyedSince) && (this.count.get()?.n ?? 0) > 0) {
+      warnings.push('no row carries a MAC: the log predates its key (or every MAC was stripped); only the unkeyed chain was checked');
+    }
     for (const raw of this.rawPages(0)) {
-      const bad = walk.push(raw);
-      if (bad) return bad;
+      const parsed = RawAuditRowSchema.safeParse(raw);
+      const id = (raw as { id?: unknown }).id;
+      if (!parsed.success) return bad(typeof id === 'number' ? id : prevId + 1, 'row has malformed columns');
+      const row = parsed.data;
+      if (row.id !== prevId + 1) {
+        const span = row.id - 1 === prevId + 1 ? `row ${prevId + 1} is` : `rows ${prevId + 1}–${row.id - 1} are`;
+        return bad(prevId + 1, `${span} missing (deleted); the next row is ${row.id}`);
+      }
+      if (row.prev_hash !== prevHash) {
+        return bad(row.id, prevId === 0
+          ? 'first row does not start from the genesis hash (rows before it were removed or it was forged)'
+          : `prev_hash does not match the hash of row ${prevId} (row ${prevId} was rewritten, or rows were reordered or inserted)`);
+      }
+      const { hash, ...rest } = row;
+      if (rowHash(rest) !== hash) return bad(row.id, 'hash mismatch: the row was edited after it was written');
+      if (this.key && row.id >= keyedSince) {
+        if (row.mac === null || !macEqual(row.mac, rowMac(this.key, hash))) {
+          return bad(row.id, 'MAC mismatch: the row was written or rewritten without the audit key');
+        }
+        keyed++;
+      }
+      rows++;
+      prevId = row.id;
+      prevHash = hash;
+    }
+    const seq = this.seq.get()?.seq ?? 0;
+    if (seq > prevId) return bad(prevId + 1, `rows ${prevId + 1}–${seq} are missing at the end (deleted)`);
+    if (head) {
+      const held = head.id <= prevId ? (this.byId.get(head.id) as { hash?: string } | undefined) : undefined;
+      if (!held) return bad(Math.min(head.id, prevId + 1), `the signed head names row ${head.id}, but the log ends at row ${prevId}: it was truncated`);
+      if (held.hash !== head.hash) return bad(head.id, `row ${head.id} does not have the hash the signed head recorded: the log was rewritten from there`);
+      if (rows < head.rows) return bad(prevId + 1, `the signed head counted ${head.rows} rows, the log has ${rows}: rows were removed`);
     }
     const anchor = options.anchor;
-    const held = anchor && anchor.id <= walk.lastId ? (this.byId.get(anchor.id) as { hash?: string } | undefined) : undefined;
-    return walk.finish(this.seq.get()?.seq ?? 0, anchor, held?.hash);
+    if (anchor) {
+      const held = anchor.id <= prevId ? (this.byId.get(anchor.id) as { hash?: string } | undefined) : undefined;
+      if (!held) return bad(Math.min(anchor.id, prevId + 1), `anchored row ${anchor.id} is missing: the log was truncated after row ${prevId}`);
+      if (!held.hash?.startsWith(anchor.hash.toLowerCase())) {
+        return bad(anchor.id, `row ${anchor.id} does not have the anchored hash ${anchor.hash}: the log was rewritten from there`);
+      }
+    }
+    return { ok: true, rows, ...(prevId > 0 ? { head: { id: prevId, hash: prevHash } } : {}), warnings, keyed };
   }
 
   /** Writes every row as one JSON line, respecting back-pressure; resolves with the number of rows written. */
@@ -156,6 +229,44 @@ export class AuditLog {
       n++;
     }
     return n;
+  }
+
+  /** Writes the signed head now if it has not been written for a second, else soon (timer, unref'd). */
+  private noteHead(id: number, hash: string): void {
+    if (!this.key?.headFile) return;
+    this.pendingHead = { id, hash };
+    const now = Date.now();
+    if (now - this.headWrittenAt >= HEAD_INTERVAL_MS) {
+      this.flushHead();
+      return;
+    }
+    this.headTimer ??= setTimeout(() => {
+      this.headTimer = undefined;
+      this.flushHead();
+    }, HEAD_INTERVAL_MS - (now - this.headWrittenAt)).unref();
+  }
+
+  /** Writes the pending signed head (at close, and from the timer). */
+  flushHead(): void {
+    if (this.headTimer) clearTimeout(this.headTimer);
+    this.headTimer = undefined;
+    const pending = this.pendingHead;
+    if (!pending || !this.key) return;
+    this.pendingHead = undefined;
+    this.headWrittenAt = Date.now();
+    const head: AuditHead = {
+      id: pending.id,
+      hash: pending.hash,
+      rows: this.count.get()?.n ?? 0,
+      keyedSince: this.firstKeyed.get()?.id ?? pending.id,
+      ts: this.headWrittenAt,
+    };
+    try {
+      writeHead(this.key, head);
+    } catch {
+      // The chain in the database is intact; a missed head write only weakens truncation detection until the next.
+      this.pendingHead = pending;
+    }
   }
 
   private *rawPages(afterId: number): Generator<unknown> {
@@ -169,8 +280,8 @@ export class AuditLog {
   }
 }
 
-/** The columns of a new row (all but id and the chain hashes), and its interaction record: shared by both engines. */
-export function auditFields(entry: AuditEntry): { fields: Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash'>; rec: InteractionRecord | undefined } {
+/** The columns of a new row (all but id, the chain hashes and the MAC), and its interaction record: shared by both engines. */
+export function auditFields(entry: AuditEntry): { fields: Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash' | 'mac'>; rec: InteractionRecord | undefined } {
   const parsed = AuditEntrySchema.safeParse(entry);
   if (!parsed.success) throw new StoreError('store_invalid_entry', `audit entry is invalid: ${z.prettifyError(parsed.error)}`);
   const e = parsed.data;
@@ -203,9 +314,9 @@ export function auditFields(entry: AuditEntry): { fields: Omit<RawAuditRow, 'id'
 }
 
 /**
- * Walks a chain row by row (either engine, in id order) and names the first row that breaks it: a gap in ids,
- * a `prev_hash` that does not link, a hash that does not match the row; `finish` checks the tail against the
- * highest id ever used and the optional anchor.
+ * Walks a chain row by row in id order (the PostgreSQL engine; the SQLite verify above also checks MACs) and
+ * names the first row that breaks it: a gap in ids, a `prev_hash` that does not link, a hash that does not match
+ * the row; `finish` checks the tail against the highest id ever used and the optional anchor.
  */
 export class ChainWalker {
   rows = 0;
@@ -258,15 +369,15 @@ export class ChainWalker {
 /** Columns added after the chain began (migration 4 on). */
 const LATER_COLUMNS = new Set<string>(['llm']);
 
-/** Every hashed column, sorted: the key order of the canonical row JSON. */
-const HASHED_COLUMNS = Object.keys(RawAuditRowSchema.shape).filter((k) => k !== 'hash').sort() as (keyof Omit<RawAuditRow, 'hash'>)[];
+/** Every hashed column, sorted: the key order of the canonical row JSON. The MAC covers the hash, not the reverse. */
+const HASHED_COLUMNS = Object.keys(RawAuditRowSchema.shape).filter((k) => k !== 'hash' && k !== 'mac').sort() as (keyof Omit<RawAuditRow, 'hash' | 'mac'>)[];
 
 /**
  * The chain hash of a row: sha256 of its `prev_hash` followed by the canonical JSON of its columns (all but
  * `hash`, keys sorted). Columns are strings, numbers or null, so native `JSON.stringify` over an object built in
  * sorted key order is exactly `canonicalJson(row)`, at a fraction of the cost (this runs on every append).
  */
-export function rowHash(row: Omit<RawAuditRow, 'hash' | 'llm'> & { llm?: string | null }): string {
+export function rowHash(row: Omit<RawAuditRow, 'hash' | 'llm' | 'mac'> & { llm?: string | null; mac?: string | null }): string {
   const sorted: Record<string, unknown> = {};
   for (const k of HASHED_COLUMNS) {
     // Columns added by later migrations join the hash only when set, so rows written before them still verify.

@@ -1,11 +1,13 @@
 import { mkdirSync, existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { StoreError } from '../errors.js';
-import { silentLogger, type Logger } from '../log.js';
+import { StoreError } from '../core/errors.js';
+import { silentLogger, type Logger } from '../core/log.js';
 import { ApprovalStore } from './approvals.js';
 import { AuditLog } from './audit.js';
 import { isPostgresUrl, redactUrl } from './location.js';
+import { auditKeyPaths, ephemeralAuditKey, loadAuditKey, type AuditKey } from './audit-key.js';
+import { rmSync } from 'node:fs';
 import { MIGRATIONS } from './migrations.js';
 import { PinStore } from './pins.js';
 import { StateStore } from './state.js';
@@ -21,9 +23,14 @@ export interface StoreOptions {
   synchronous?: 'NORMAL' | 'FULL';
   /** How long a writer waits for another process's lock, ms. Default 5000. */
   busyTimeoutMs?: number;
+  /**
+   * The audit key file (audit-key.ts). Default: `QUADGUARD_AUDIT_KEY_FILE`, else `<store>.key` beside the database;
+   * created (0600) on first open unless `mustExist`.
+   */
+  auditKeyFile?: string;
 }
 
-const DEFAULTS: Required<StoreOptions> = { mustExist: false, synchronous: 'NORMAL', busyTimeoutMs: 5000 };
+const DEFAULTS: Required<Omit<StoreOptions, 'auditKeyFile'>> = { mustExist: false, synchronous: 'NORMAL', busyTimeoutMs: 5000 };
 
 /** The SQLite store: audit log, guard state and tool pins over one connection. */
 export interface Store {
@@ -65,7 +72,7 @@ export function openStore(path: string, logger: Logger = silentLogger(), options
   const log = logger.child({ mod: 'store' });
   const db = connect(file, memory, opts);
   let closed = false;
-  const audit = new AuditLog(db);
+  const audit = new AuditLog(db, memory ? ephemeralAuditKey() : openAuditKey(db, file, opts));
   const store: Store = {
     path: file,
     audit,
@@ -78,6 +85,7 @@ export function openStore(path: string, logger: Logger = silentLogger(), options
       if (closed) return;
       closed = true;
       open.delete(file);
+      audit.flushHead();
       try {
         if (!memory) db.pragma('wal_checkpoint(TRUNCATE)');
       } catch (err) {
@@ -91,7 +99,30 @@ export function openStore(path: string, logger: Logger = silentLogger(), options
   return store;
 }
 
-function connect(file: string, memory: boolean, opts: Required<StoreOptions>): Database.Database {
+/**
+ * The audit key of a file store. A key created now for a log that already holds keyed rows would make every
+ * later row unverifiable against the old ones: refuse (fail closed) and say where the key was expected.
+ */
+function openAuditKey(db: Database.Database, file: string, opts: StoreOptions): AuditKey | undefined {
+  let key: AuditKey | undefined;
+  try {
+    key = loadAuditKey(auditKeyPaths(file, opts.auditKeyFile), !opts.mustExist);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  if (key?.created && db.prepare('SELECT 1 FROM audit WHERE mac IS NOT NULL LIMIT 1').get() !== undefined) {
+    rmSync(key.file, { force: true });
+    db.close();
+    throw new StoreError(
+      'store_audit_key_missing',
+      `the audit key ${key.file} is missing, but the audit log of ${file} was written with one: restore the key (or set QUADGUARD_AUDIT_KEY_FILE to it)`,
+    );
+  }
+  return key;
+}
+
+function connect(file: string, memory: boolean, opts: Required<Omit<StoreOptions, 'auditKeyFile'>>): Database.Database {
   if (!memory) {
     if (opts.mustExist && !existsSync(file)) {
       throw new StoreError('store_not_found', `no QuadGuard store at ${file} (pass --store FILE or --config FILE)`);

@@ -1,4 +1,4 @@
-import type { Truth } from '../guard/types.js';
+import type { Truth } from '../core/types.js';
 import type { Approval, ApprovalBinding, ApprovalRequest, ApprovalStatus } from './approvals.js';
 import type { AuditEntry, AuditRow, VerifyResult } from './audit.js';
 import type { InteractionRecord } from './audit-interaction.js';

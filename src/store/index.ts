@@ -5,7 +5,7 @@ export * from './audit-schema.js';
 export { StateStore, ThreatStateSchema, type ThreatState } from './state.js';
 export { PinStore, PinSchema, PinStatusSchema, type Pin, type PinStatus, type ObserveResult } from './pins.js';
 export { toolDefinitionHash, toolDefinitionJson, type ToolDefinition } from './tool-hash.js';
-export { canonicalJson, sha256Hex } from './canonical.js';
+export { canonicalJson, sha256Hex } from '../core/canonical.js';
 export { findSecrets, maskSecrets, maskPrefix, type SecretSpan } from './redact.js';
 export { resolveStorePath, DEFAULT_STORE_PATH } from './store-path.js';
 export { openGuardStore, isPostgresUrl } from './open.js';

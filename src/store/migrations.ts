@@ -229,4 +229,15 @@ export const MIGRATIONS: readonly Migration[] = [
   ALTER TABLE audit ADD COLUMN llm TEXT;
   `,
   },
+  {
+    // The keyed chain. Each row's MAC (HMAC-SHA256 of its hash with a key kept outside the database); null on rows
+    // written before the store had a key. Not part of the hashed columns, so older rows keep their hashes.
+    name: 'the keyed chain: an HMAC of each row hash with a key kept outside the database',
+    sqlite: `
+  ALTER TABLE audit ADD COLUMN mac TEXT;
+  `,
+    postgres: `
+  ALTER TABLE audit ADD COLUMN mac TEXT;
+  `,
+  },
 ];

@@ -1,4 +1,4 @@
-import { silentLogger, type Logger } from '../log.js';
+import { silentLogger, type Logger } from '../core/log.js';
 import { openStore, type StoreOptions } from './db.js';
 import type { GuardStore } from './engine.js';
 import { isPostgresUrl } from './location.js';

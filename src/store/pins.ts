@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
-import { StoreError } from '../errors.js';
+import { StoreError } from '../core/errors.js';
 import type { AuditLog } from './audit.js';
 import { toolDefinitionHash, toolDefinitionJson, type ToolDefinition } from './tool-hash.js';
 

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
-import { StoreError } from '../errors.js';
-import { TruthSchema, type Truth } from '../guard/types.js';
+import { StoreError } from '../core/errors.js';
+import { TruthSchema, type Truth } from '../core/types.js';
 import type { AuditLog } from './audit.js';
 
 export { toolDefinitionHash } from './tool-hash.js';

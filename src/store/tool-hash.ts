@@ -1,10 +1,10 @@
-import { canonicalJson, sha256Hex } from './canonical.js';
+import { canonicalJson, sha256Hex } from '../core/canonical.js';
 
 /** The parts of an MCP tool definition that a pin covers. */
 export interface ToolDefinition {
   name: string;
-  title?: string;
-  description?: string;
+  title?: string | undefined;
+  description?: string | undefined;
   inputSchema?: unknown;
   outputSchema?: unknown;
   annotations?: unknown;

@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { errorMessage, QuadGuardError } from '../errors.js';
-import { silentLogger, type Logger } from '../log.js';
+import { errorMessage, QuadGuardError } from '../core/errors.js';
+import { silentLogger, type Logger } from '../core/log.js';
 import type { Store } from '../store/db.js';
 import { hostCheck, requireToken } from './auth.js';
 import { CLIENT_JS } from './client.js';

@@ -1,5 +1,5 @@
-import { errorMessage } from '../errors.js';
-import { silentLogger, type Logger } from '../log.js';
+import { errorMessage } from '../core/errors.js';
+import { silentLogger, type Logger } from '../core/log.js';
 import type { Approval } from '../store/approvals.js';
 import type { AuditRow } from '../store/audit-schema.js';
 import type { Store } from '../store/db.js';

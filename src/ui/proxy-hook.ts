@@ -1,6 +1,6 @@
 import type { Application } from 'express';
 import type { LoadedConfig } from '../config/load.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../core/log.js';
 import { openStore } from '../store/db.js';
 import { newToken } from './auth.js';
 import { mountLiveView } from './server.js';

@@ -1,8 +1,8 @@
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Application } from 'express';
-import { ConfigError } from '../errors.js';
-import { silentLogger, type Logger } from '../log.js';
+import { ConfigError } from '../core/errors.js';
+import { silentLogger, type Logger } from '../core/log.js';
 import type { Store } from '../store/db.js';
 import { createLiveViewRouter, type LiveViewOptions } from './api.js';
 import { newToken } from './auth.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { argsHash } from '../../src/guard/approvals.js';
 import { loadGuard, type LoadedGuard } from '../../src/guard/factory.js';
-import { InteractionSchema, type Decision, type InteractionInput } from '../../src/guard/types.js';
+import { InteractionSchema, type Decision, type InteractionInput } from '../../src/core/types.js';
 import { loadBook } from '../../src/policy/load.js';
 import { backends, warmUp } from '../store/backends.js';
 import { APPROVAL_BOOK, writeBook } from './support.js';

@@ -2,7 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GENESIS_HASH, openStore, rowHash, type RawAuditRow } from '../../src/store/index.js';
 import { backends, warmUp } from '../store/backends.js';
 import { entry, tempDir } from '../store/helpers.js';
 
@@ -41,7 +43,9 @@ describe.each(list)('store commands on $name', (b) => {
     it('verifies a clean log with exit 0, and a tampered one with exit 1 naming the row', async () => {
       const ok = quadguard('audit', 'verify', '--store', store);
       expect(ok.code).toBe(0);
-      expect(ok.out).toMatch(/^audit log ok: 6 rows; head 6:[0-9a-f]{64}\n$/);
+      // SQLite keeps the audit key beside the file; the PostgreSQL store has no key (only the unkeyed chain).
+      const keyed = b.name === 'sqlite' ? ', 6 with valid MACs and a valid signed head' : '';
+      expect(ok.out).toBe(`audit log ok: 6 rows${keyed}; head 6:${/head 6:([0-9a-f]{64})/.exec(ok.out)?.[1]}\n`);
       const head = /head (\S+)/.exec(ok.out)![1]!;
       expect(quadguard('audit', 'verify', '--anchor', head, '--store', store).code).toBe(0);
       expect(quadguard('audit', 'verify', '--anchor', 'nonsense', '--store', store).code).toBe(2);
@@ -54,6 +58,34 @@ describe.each(list)('store commands on $name', (b) => {
       const json = quadguard('audit', 'verify', '--json', '--store', store);
       expect(json.code).toBe(1);
       expect(JSON.parse(json.out)).toMatchObject({ ok: false, rows: 2, firstBad: { id: 3 } });
+    });
+
+    it.runIf(b.name === 'sqlite')('reports a full rewrite with recomputed hashes, and a truncated tail with a rewound sequence', () => {
+      const raw = new Database(t.file);
+      raw.exec('DROP TRIGGER audit_no_update; DROP TRIGGER audit_no_delete;');
+      let prev = GENESIS_HASH;
+      for (const row of raw.prepare('SELECT * FROM audit ORDER BY id').all() as RawAuditRow[]) {
+        const { hash: _h, mac: _m, ...rest } = { ...row, rationale: 'nothing happened', prev_hash: prev };
+        prev = rowHash(rest);
+        raw.prepare('UPDATE audit SET rationale = ?, prev_hash = ?, hash = ?, mac = NULL WHERE id = ?').run(rest.rationale, rest.prev_hash, prev, row.id);
+      }
+      raw.close();
+      const rewritten = quadguard('audit', 'verify', '--store', t.file);
+      expect(rewritten.code).toBe(1);
+      expect(rewritten.out).toMatch(/TAMPERED: first bad row 1: MAC mismatch/);
+
+      const t2 = tempDir();
+      const s = openStore(t2.file);
+      for (let i = 1; i <= 5; i++) s.audit.append(entry(i));
+      s.close();
+      const cut = new Database(t2.file);
+      cut.exec('DROP TRIGGER audit_no_delete');
+      cut.exec("DELETE FROM audit WHERE id >= 4; UPDATE sqlite_sequence SET seq = 3 WHERE name = 'audit';");
+      cut.close();
+      const truncated = quadguard('audit', 'verify', '--store', t2.file);
+      expect(truncated.code).toBe(1);
+      expect(truncated.out).toMatch(/TAMPERED: first bad row 4: the signed head names row 5, but the log ends at row 3: it was truncated/);
+      t2.cleanup();
     });
 
     it('tails, shows and exports rows', () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfigFile, validateConfig } from '../../src/config/load.js';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/core/errors.js';
 import { CLI, ROOT } from '../support/proxy-harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'qg-config-'));

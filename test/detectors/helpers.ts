@@ -1,7 +1,7 @@
-import { DetectorConfigError } from '../../src/errors.js';
+import { DetectorConfigError } from '../../src/core/errors.js';
 import { compileDetector } from '../../src/detectors/registry.js';
 import type { Detector, DetectorResult } from '../../src/detectors/types.js';
-import { InteractionSchema, type Interaction, type InteractionInput } from '../../src/guard/types.js';
+import { InteractionSchema, type Interaction, type InteractionInput } from '../../src/core/types.js';
 
 /** Test helpers for the generic detectors: build interactions, compile specs the way a book does. */
 export const AT = 'predicates[0].detectors[0]';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { scoreInjection } from '../../src/detectors/injection.js';
-import { decodeRuns, unquoteDiscussion } from '../../src/detectors/injection-hidden.js';
-import { directive, isInstructional, scoreSentence, units } from '../../src/detectors/injection-imperative.js';
+import { scoreInjection } from '../../src/detectors/injection/index.js';
+import { decodeRuns, unquoteDiscussion } from '../../src/detectors/injection/hidden.js';
+import { directive, isInstructional, scoreSentence, units } from '../../src/detectors/injection/imperative.js';
 
 /** Wraps a line into an ordinary e-mail, so each case is judged inside a carrier. */
 const mail = (line: string): string =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { scoreInjection, TOOL_DESCRIPTION_SIGNALS } from '../../src/detectors/injection.js';
-import { decodeRuns, rot13, scanHidden } from '../../src/detectors/injection-hidden.js';
+import { scoreInjection, TOOL_DESCRIPTION_SIGNALS } from '../../src/detectors/injection/index.js';
+import { decodeRuns, rot13, scanHidden } from '../../src/detectors/injection/hidden.js';
 
 const signals = (text: string): string[] => scoreInjection(text).findings.map((f) => f.signal);
 

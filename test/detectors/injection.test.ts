@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileDetector } from '../../src/detectors/index.js';
-import { DetectorConfigError } from '../../src/errors.js';
-import type { Interaction } from '../../src/guard/types.js';
+import { DetectorConfigError } from '../../src/core/errors.js';
+import type { Interaction } from '../../src/core/types.js';
 
 const base = { agent: 'a', session: 's', profile: {} } as const;
 const result = (text: string): Interaction => ({ ...base, kind: 'tool_result', server: 'mail', tool: 'read_email', content: [{ type: 'text', text }] });

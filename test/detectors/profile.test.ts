@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import '../../src/detectors/profile.js';
+import '../../src/detectors/profile/index.js';
 import { compile, configError, interaction } from './helpers.js';
 
 const withProfile = (profile: Record<string, unknown>) => interaction({ profile });

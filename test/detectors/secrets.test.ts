@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import '../../src/detectors/secrets.js';
+import '../../src/detectors/secrets/index.js';
 import { BIG, call, compile, configError, scan } from './helpers.js';
 
 const S = { type: 'secrets' };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SHELL_PARSE_CHARS } from '../../src/detectors/shell-risk.js';
+import { SHELL_PARSE_CHARS } from '../../src/detectors/shell/index.js';
 import { call, compile } from './helpers.js';
 
 /** The parse cap of shell_risk: a huge argument costs a bounded parse, and what lies past the cap is never `false`. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import '../../src/detectors/shell-risk.js';
+import '../../src/detectors/shell/index.js';
 import { BIG, call, compile, configError, interaction } from './helpers.js';
 
 const ALL = ['destructive_delete', 'permission_change', 'remote_exec', 'env_dump', 'disk_destroy', 'reverse_shell', 'git_destructive', 'credential_read'];

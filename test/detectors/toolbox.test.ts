@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileDetector, detectorTypes } from '../../src/detectors/index.js';
-import { DetectorConfigError } from '../../src/errors.js';
+import { DetectorConfigError } from '../../src/core/errors.js';
 import { call } from './helpers.js';
 
 const SPECS: Array<{ type: string } & Record<string, unknown>> = [

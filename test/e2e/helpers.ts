@@ -19,7 +19,7 @@ export interface MessageVerdict {
 export function messageVerdict(r: unknown): MessageVerdict & { isError: boolean } {
   const res = r as CallToolResult;
   const block = res.content[0];
-  if (!block || block.type !== 'text') throw new Error(`not a guard_check_message result: ${JSON.stringify(r)}`);
+  if (block?.type !== 'text') throw new Error(`not a guard_check_message result: ${JSON.stringify(r)}`);
   return { ...(JSON.parse(block.text) as MessageVerdict), isError: res.isError === true };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EvalCaseSchema, stepToInteraction, summarizeStep } from '../../src/eval/cases.js';
-import { InteractionSchema } from '../../src/guard/types.js';
+import { InteractionSchema } from '../../src/core/types.js';
 
 const evalCase = EvalCaseSchema.parse({
   id: 'x',

@@ -1,9 +1,9 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { registerEvalCommand, type EvalCommandDeps } from '../../src/cli/eval.js';
-import { EvalError } from '../../src/errors.js';
+import { EvalRunError } from '../../src/core/errors.js';
 import type { JsonReport } from '../../src/eval/report-json.js';
 import { aCase, fixtureCases, HOSTILE_ID, tempDir, testGuardFactory, writeJsonl } from './support.js';
 
@@ -76,8 +76,8 @@ describe('quadguard eval', () => {
     const dir = await tempDir();
     await writeJsonl(join(dir, 'cases.jsonl'), fixtureCases());
     const err = await evalCli(['--cases', dir, '--suite', 'nope']).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(EvalError);
-    expect((err as EvalError).format()).toBe('eval_no_cases: no cases in suite "nope" (suites: chat, shell)');
+    expect(err).toBeInstanceOf(EvalRunError);
+    expect((err as EvalRunError).format()).toBe('eval_no_cases: no cases in suite "nope" (suites: chat, shell)');
   });
 
   it('rejects bad case files with file:line before running anything', async () => {
@@ -93,7 +93,7 @@ describe('quadguard eval', () => {
         };
       },
     }).catch((e: unknown) => e);
-    expect((err as EvalError).format()).toBe(`${file}:2: eval_case_invalid: steps.0.kind: expected one of message|tool_call|tool_result|resource_read`);
+    expect((err as EvalRunError).format()).toBe(`${file}:2: eval_case_invalid: steps.0.kind: expected one of message|tool_call|tool_result|resource_read`);
     expect(created).toBe(0);
   });
 

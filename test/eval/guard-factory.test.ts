@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { EvalError } from '../../src/errors.js';
+import { EvalRunError } from '../../src/core/errors.js';
 import { defaultGuardFactory, isModuleNotFound, toHandle } from '../../src/eval/guard-factory.js';
-import { allowAll } from '../../src/guard/types.js';
+import { allowAll } from '../../src/core/types.js';
 
-async function rejection(p: Promise<unknown>): Promise<EvalError> {
+async function rejection(p: Promise<unknown>): Promise<EvalRunError> {
   const err = await p.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(EvalError);
-  return err as EvalError;
+  expect(err).toBeInstanceOf(EvalRunError);
+  return err as EvalRunError;
 }
 
 describe('defaultGuardFactory', () => {

@@ -1,18 +1,18 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EvalError } from '../../src/errors.js';
+import { EvalRunError } from '../../src/core/errors.js';
 import { CaseProblems, loadCases } from '../../src/eval/load-cases.js';
 import { aCase, tempDir, writeJsonl } from './support.js';
 
-/** The loader's rejection, as an EvalError. */
-async function failure(path: string): Promise<EvalError> {
+/** The loader's rejection, as an EvalRunError. */
+async function failure(path: string): Promise<EvalRunError> {
   const err = await loadCases(path).then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(EvalError);
-  return err as EvalError;
+  expect(err).toBeInstanceOf(EvalRunError);
+  return err as EvalRunError;
 }
 
 describe('loadCases', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EvalError } from '../../src/errors.js';
+import { EvalRunError } from '../../src/core/errors.js';
 import { EvalCaseSchema, type EvalCase } from '../../src/eval/cases.js';
 import { runEval } from '../../src/eval/run.js';
 import { aCase, newSeen, testGuardFactory } from './support.js';
@@ -120,9 +120,9 @@ describe('runEval', () => {
       signal: ac.signal,
       onProgress: () => ac.abort(),
     }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(EvalError);
-    expect((err as EvalError).code).toBe('eval_aborted');
-    expect((err as EvalError).message).toBe('evaluation aborted after 1 of 2 cases');
+    expect(err).toBeInstanceOf(EvalRunError);
+    expect((err as EvalRunError).code).toBe('eval_aborted');
+    expect((err as EvalRunError).message).toBe('evaluation aborted after 1 of 2 cases');
   });
 
   it('aborts the run when the factory fails, naming the case and policy', async () => {
@@ -131,7 +131,7 @@ describe('runEval', () => {
         throw new Error('no policy book named nope');
       },
     }).catch((e: unknown) => e);
-    expect((err as EvalError).code).toBe('eval_guard_factory_failed');
-    expect((err as EvalError).message).toBe('case a (policy nope): no policy book named nope');
+    expect((err as EvalRunError).code).toBe('eval_guard_factory_failed');
+    expect((err as EvalRunError).message).toBe('case a (policy nope): no policy book named nope');
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import type { CaseContext } from '../../src/eval/cases.js';
 import type { GuardFactory } from '../../src/eval/guard-factory.js';
-import { makeDecision, type Guard, type Interaction } from '../../src/guard/types.js';
+import { makeDecision, type Guard, type Interaction } from '../../src/core/types.js';
 
 /** A temp directory removed after the current test. */
 const dirs: string[] = [];
@@ -19,7 +19,7 @@ export async function tempDir(): Promise<string> {
 
 /** Writes objects (or raw strings) as JSONL lines. */
 export async function writeJsonl(path: string, lines: unknown[]): Promise<string> {
-  await writeFile(path, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n');
+  await writeFile(path, `${lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n')}\n`);
   return path;
 }
 

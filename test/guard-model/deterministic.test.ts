@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGuardForConfig } from '../../src/cli/guard-factory.js';
 import { ConfigSchema } from '../../src/config/schema.js';
 import { loadGuard } from '../../src/guard/factory.js';
-import type { Decision, Interaction } from '../../src/guard/types.js';
-import { silentLogger } from '../../src/log.js';
+import type { Decision, Interaction } from '../../src/core/types.js';
+import { silentLogger } from '../../src/core/log.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { BOOK, DEFAULT_BOOK, bank, interaction } from './helpers.js';
 

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createModelEmbedder } from '../../src/guard/model.js';
-import type { Logger } from '../../src/log.js';
+import type { Logger } from '../../src/core/log.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { BOOK, bank, clientFor, guardWith, is, updates } from './helpers.js';
 
@@ -21,7 +21,7 @@ function memoryLogger(): { logger: Logger; text: () => string } {
   return { logger: pino({ level: 'warn' }, stream), text: () => out };
 }
 
-const embed = (body: any, path: string) => path === '/v1/embeddings';
+const embed = (_body: unknown, path: string) => path === '/v1/embeddings';
 
 describe('guard with a model: top-k with the embedding model', () => {
   let llm: ScriptedLlmServer;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { loadGuard, type LoadedGuard, type LoadGuardOptions } from '../../src/guard/factory.js';
 import { createGuardModel } from '../../src/guard/model.js';
 import type { ModelOptions } from '../../src/guard/options.js';
-import { InteractionSchema, type Interaction, type InteractionInput } from '../../src/guard/types.js';
+import { InteractionSchema, type Interaction, type InteractionInput } from '../../src/core/types.js';
 import { LlmClient } from '../../src/llm/client.js';
 import type { LlmConfigInput } from '../../src/llm/config.js';
 import { REFEREE_SYSTEM } from '../../src/llm/prompts/referee.js';

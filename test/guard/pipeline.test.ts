@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadGuard, type LoadedGuard } from '../../src/guard/factory.js';
-import type { Interaction, InteractionInput } from '../../src/guard/types.js';
-import { InteractionSchema } from '../../src/guard/types.js';
+import type { Interaction, InteractionInput } from '../../src/core/types.js';
+import { InteractionSchema } from '../../src/core/types.js';
 import { openStore } from '../../src/store/db.js';
 
 const DEFAULT_BOOK = join(import.meta.dirname, '../../policies/default');

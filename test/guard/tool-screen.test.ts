@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { createToolScreen } from '../../src/guard/tool-screen.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/core/log.js';
 import { openStore } from '../../src/store/db.js';
 
 const tool = (name: string, description: string): Tool => ({ name, description, inputSchema: { type: 'object', properties: { city: { type: 'string' } } } });
@@ -18,7 +18,7 @@ describe('tool screen (pinning and description screening)', () => {
     for (let n = 0; n < 5; n++) expect(await screen('weather', [changed, poisoned])).toEqual([]);
 
     const admin = store.audit.tail(50).filter((r) => r.kind === 'admin' && r.source.startsWith('tool-screen:'));
-    expect(admin.map((r) => r.source).sort()).toEqual(['tool-screen:changed:' + store.pins.getPin('weather', 'get_forecast')!.pendingHash, 'tool-screen:poisoned'].sort());
+    expect(admin.map((r) => r.source).sort()).toEqual([`tool-screen:changed:${store.pins.getPin('weather', 'get_forecast')!.pendingHash}`, 'tool-screen:poisoned'].sort());
 
     store.pins.approvePin('weather', 'get_forecast');
     expect((await screen('weather', [changed, poisoned])).map((t) => t.name)).toEqual(['get_forecast']);

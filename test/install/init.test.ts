@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfigFile } from '../../src/config/load.js';
 import { loadBook } from '../../src/policy/load.js';
 import { INIT_CONFIG, INIT_POLICY_DIR, InstallError, initProject } from '../../src/install/index.js';
-import { PACKAGE_ROOT } from '../../src/version.js';
+import { PACKAGE_ROOT } from '../../src/core/version.js';
 import { sandbox } from './helpers.js';
 
 let sb: ReturnType<typeof sandbox>;
@@ -36,8 +36,8 @@ describe('quadguard init', () => {
     const r = initProject({ dir: sb.env.cwd });
     const text = readFileSync(r.config, 'utf8')
       .replace(/^policy: .*$/m, '')
-      .replace(/^#   policy: (\S+).*$/m, 'policy: $1')
-      .replace(/^  # (planner:|  token:|  profile: \{ role: planner)/gm, '  $1');
+      .replace(/^# {3}policy: (\S+).*$/m, 'policy: $1')
+      .replace(/^ {2}# (planner:| {2}token:| {2}profile: \{ role: planner)/gm, '  $1');
     writeFileSync(r.config, text);
     const loaded = loadConfigFile(r.config, { PLANNER_TOKEN: 'p'.repeat(20) });
     expect(loaded.config.policy).toBe(join(sb.env.cwd, INIT_POLICY_DIR));

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigError, LlmError } from '../../src/errors.js';
+import { ConfigError, LlmError } from '../../src/core/errors.js';
 import { LlmClient, LOCAL_DUMMY_API_KEY, resolveApiKey } from '../../src/llm/client.js';
 import { UsageMeter } from '../../src/llm/usage.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';

@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import YAML from 'yaml';
 import { addCompileSubcommand, resolveLlmConfig } from '../../src/cli/compile.js';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/core/errors.js';
 import { compilePolicy } from '../../src/llm/compile.js';
 import { COMPILER_SYSTEM } from '../../src/llm/prompts/compiler.js';
 import { compileBook, PolicyBookSchema } from '../../src/policy/index.js';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LlmError } from '../../src/errors.js';
-import type { Witness } from '../../src/guard/types.js';
+import { LlmError } from '../../src/core/errors.js';
+import type { Witness } from '../../src/core/types.js';
 import { evaluateSemanticPredicates, expandState } from '../../src/llm/evaluators/predicates.js';
 import { citeWitness, hierarchicalReview, reviewDenial, type ReviewInput } from '../../src/llm/evaluators/review.js';
 import { threatLevelUpdate } from '../../src/llm/evaluators/threat.js';

@@ -1,4 +1,4 @@
-import type { Interaction } from '../../src/guard/types.js';
+import type { Interaction } from '../../src/core/types.js';
 import { LlmClient, type LlmClientOptions } from '../../src/llm/client.js';
 import type { LlmConfigInput } from '../../src/llm/config.js';
 import type { ScriptedLlmServer } from '../support/scripted-llm-server.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/core/errors.js';
 import { LlmClient } from '../../src/llm/client.js';
 import { UsageMeter } from '../../src/llm/usage.js';
 import { createOpenAiEmbedder, OpenAiEmbedder } from '../../src/retrieval/openai-embedder.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { LlmError } from '../../src/errors.js';
+import { LlmError } from '../../src/core/errors.js';
 import { parseStructured } from '../../src/llm/structured.js';
 
 const S = z.object({ delta: z.number().int() });

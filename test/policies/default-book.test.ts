@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import '../../src/detectors/index.js';
-import { InteractionSchema, type InteractionInput, type Truth } from '../../src/guard/types.js';
+import { InteractionSchema, type InteractionInput, type Truth } from '../../src/core/types.js';
 import { checkRule, evaluatePredicate, predicateApplies } from '../../src/policy/evaluate.js';
 import { loadBook } from '../../src/policy/load.js';
 import { PolicyBookSchema, SEVERITY_RANK } from '../../src/policy/schema.js';

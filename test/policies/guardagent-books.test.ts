@@ -4,7 +4,7 @@ import '../../src/detectors/index.js';
 import { checkRule, evaluatePredicate, predicateApplies } from '../../src/policy/evaluate.js';
 import { loadBook } from '../../src/policy/load.js';
 import type { CompiledBook } from '../../src/policy/compiled.js';
-import { InteractionSchema, type Truth } from '../../src/guard/types.js';
+import { InteractionSchema, type Truth } from '../../src/core/types.js';
 import { buildPredicateIndex } from '../../src/retrieval/predicate-index.js';
 
 /**

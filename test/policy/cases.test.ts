@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { InteractionSchema, TruthSchema } from '../../src/guard/types.js';
+import { InteractionSchema, TruthSchema } from '../../src/core/types.js';
 import { compileBook, evaluateBook, PolicyBookError } from '../../src/policy/index.js';
 import { registerTestDetectors } from './support.js';
 

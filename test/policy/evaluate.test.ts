@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Interaction, Truth } from '../../src/guard/types.js';
+import type { Interaction, Truth } from '../../src/core/types.js';
 import { checkRule, compileBook, evalFormula, evaluatePredicate, parseFormula, predicateApplies, type Predicate } from '../../src/policy/index.js';
 import { call, flag, registerTestDetectors, sampleBook } from './support.js';
 

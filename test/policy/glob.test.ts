@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PolicyError } from '../../src/errors.js';
-import { compileGlob } from '../../src/policy/glob.js';
+import { PolicyError } from '../../src/core/errors.js';
+import { compileGlob } from '../../src/core/glob.js';
 
 describe('compileGlob', () => {
   it.each([

@@ -2,8 +2,9 @@ import { mkdtemp, readFile, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PolicyError } from '../../src/errors.js';
-import { canonicalJson, generateSigningKeys, signBook, verifyBook } from '../../src/policy/index.js';
+import { PolicyError } from '../../src/core/errors.js';
+import { canonicalJson } from '../../src/core/canonical.js';
+import { generateSigningKeys, signBook, verifyBook } from '../../src/policy/index.js';
 import { registerTestDetectors, sampleBook } from './support.js';
 
 registerTestDetectors();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { contentText, defineDetector, getDetectorDefinition } from '../../src/detectors/index.js';
-import type { Interaction } from '../../src/guard/types.js';
+import type { Interaction } from '../../src/core/types.js';
 import type { PolicyBookInput } from '../../src/policy/index.js';
 
 /**

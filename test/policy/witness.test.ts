@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Truth } from '../../src/guard/types.js';
+import type { Truth } from '../../src/core/types.js';
 import { buildWitness, EXACT_WITNESS_BOUND, evalFormula, formulaVars, minimalWitness, parseFormula } from '../../src/policy/index.js';
 
 function witnessOf(formula: string, vals: Record<string, Truth>) {

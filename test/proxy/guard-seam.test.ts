@@ -4,9 +4,9 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load.js';
-import { makeDecision, type Guard, type Interaction } from '../../src/guard/types.js';
-import { silentLogger } from '../../src/log.js';
-import { createProxy, DECISION_META_KEY, GUARD_DENIED_CODE, type Proxy } from '../../src/proxy/index.js';
+import { makeDecision, type Guard, type Interaction } from '../../src/core/types.js';
+import { silentLogger } from '../../src/core/log.js';
+import { createProxy, DECISION_META_KEY, GUARD_DENIED_CODE, type GuardedProxy } from '../../src/proxy/index.js';
 import { makeSandbox, server } from '../support/proxy-harness.js';
 
 const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text;
@@ -32,7 +32,7 @@ function scriptedGuard(seen: Interaction[]): Guard {
 describe('the guard seam (createProxy with a pipeline guard and the onToolsListed hook; in-memory upstream, real downstream children)', () => {
   const sb = makeSandbox();
   const seen: Interaction[] = [];
-  let proxy: Proxy;
+  let proxy: GuardedProxy;
   let client: Client;
 
   beforeAll(async () => {

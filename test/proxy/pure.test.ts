@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { makeDecision, type Guard } from '../../src/guard/types.js';
-import { silentLogger } from '../../src/log.js';
+import { makeDecision, type Guard } from '../../src/core/types.js';
+import { silentLogger } from '../../src/core/log.js';
 import { buildProxyGuard } from '../../src/proxy/compose.js';
 import { enforceArgumentLimits, jsonDepth } from '../../src/proxy/limits.js';
 import { exposeName, prefixUri, rewriteContentUris, splitExposedName, unprefixUri } from '../../src/proxy/namespacing.js';

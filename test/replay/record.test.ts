@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InteractionSchema } from '../../src/guard/types.js';
+import { InteractionSchema } from '../../src/core/types.js';
 import { INTERACTION_CAP, recordInteraction } from '../../src/store/audit-interaction.js';
 
 const base = { agent: 'a', session: 's', profile: { role: 'admin' } };

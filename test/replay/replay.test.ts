@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runReplayCommand } from '../../src/cli/replay.js';
 import { loadGuard } from '../../src/guard/factory.js';
-import { InteractionSchema, type InteractionInput } from '../../src/guard/types.js';
+import { InteractionSchema, type InteractionInput } from '../../src/core/types.js';
 import { ReplayReportSchema } from '../../src/replay/index.js';
 import { openStore } from '../../src/store/db.js';
 

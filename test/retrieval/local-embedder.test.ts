@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { LocalEmbedder } from '../../src/retrieval/local-embedder.js';
-import { sparseCosine, sparseNorm, sparseToDense } from '../../src/retrieval/sparse.js';
-import { stem, stemmedTokens } from '../../src/retrieval/text-features.js';
+import { LocalEmbedder } from '../../src/core/text/local-embedder.js';
+import { sparseCosine, sparseNorm, sparseToDense } from '../../src/core/text/sparse.js';
+import { stem, stemmedTokens } from '../../src/core/text/features.js';
 
 const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * (b[i] as number), 0);
 

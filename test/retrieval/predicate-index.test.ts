@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalEmbedder } from '../../src/retrieval/local-embedder.js';
+import { LocalEmbedder } from '../../src/core/text/local-embedder.js';
 import {
   buildPredicateIndex,
   SparsePredicateIndex,

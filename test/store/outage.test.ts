@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadGuard, type LoadedGuard } from '../../src/guard/factory.js';
-import { InteractionSchema } from '../../src/guard/types.js';
+import { InteractionSchema } from '../../src/core/types.js';
 import { ROOT } from '../support/proxy-harness.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
 

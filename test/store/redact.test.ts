@@ -25,7 +25,7 @@ describe('secret masking', () => {
   ])('masks a %s', (_name, text, secret) => {
     const masked = maskSecrets(text);
     expect(masked).not.toContain(secret);
-    expect(masked).toMatch(/\[REDACTED:[a-z-]+\]/);
+    expect(masked).toMatch(/\[REDACTED:[a-z_-]+\]/);
   });
 
   it('leaves ordinary text, paths and UUIDs alone', () => {
@@ -35,13 +35,13 @@ describe('secret masking', () => {
   });
 
   it('masks a PEM block cut by the cap, and never shows the start of a secret it cut', () => {
-    expect(maskPrefix(`x ${PEM.slice(0, 60)}`, 1000)).toBe('x [REDACTED:pem]');
+    expect(maskPrefix(`x ${PEM.slice(0, 60)}`, 1000)).toBe('x [REDACTED:private_key]');
     const text = `${'a '.repeat(110)}${AWS_SECRET}${' b'.repeat(500)}`;
     const out = maskPrefix(text, 240);
     expect(out).not.toContain(AWS_SECRET.slice(0, 8));
     expect(out.endsWith('…')).toBe(true);
     // a huge masked block before the cut must not pull unscanned text into the preview
-    const long = `${PEM.replace('MIIE', 'MIIE' + 'Q'.repeat(5000))} ${'c'.repeat(700)}${AWS_ID}`;
+    const long = `${PEM.replace('MIIE', `MIIE${'Q'.repeat(5000)}`)} ${'c'.repeat(700)}${AWS_ID}`;
     expect(maskPrefix(long, 900)).not.toContain(AWS_ID);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StoreError } from '../../src/errors.js';
+import { StoreError } from '../../src/core/errors.js';
 import { openStore } from '../../src/store/index.js';
 import { backends, warmUp } from './backends.js';
 import { tempDir } from './helpers.js';

@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import YAML from 'yaml';
-import { PACKAGE_ROOT } from '../../version.js';
+import { PACKAGE_ROOT } from '../../core/version.js';
 
 /** The bundled example servers a demo can start. */
 export type BundledServerName = 'workspace' | 'mail' | 'misbehaving' | 'shifty';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { DetectorConfigError } from '../../errors.js';
+import { DetectorConfigError } from '../../core/errors.js';
 import type { ReadSet, SqlSchema } from './scope.js';
 
 /**

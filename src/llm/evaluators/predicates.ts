@@ -1,5 +1,5 @@
-import { LlmError } from '../../errors.js';
-import type { Interaction, Truth } from '../../guard/types.js';
+import { LlmError } from '../../core/errors.js';
+import type { Interaction, Truth } from '../../core/types.js';
 import type { CallOptions, LlmClient } from '../client.js';
 import type { LlmTier } from '../config.js';
 import { dataMessage } from '../neutralize.js';

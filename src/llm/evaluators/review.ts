@@ -1,5 +1,5 @@
-import { errorMessage, LlmError } from '../../errors.js';
-import type { Interaction, Witness } from '../../guard/types.js';
+import { errorMessage, LlmError } from '../../core/errors.js';
+import type { Interaction, Witness } from '../../core/types.js';
 import type { Severity } from '../../policy/schema.js';
 import type { CallOptions, LlmClient } from '../client.js';
 import type { LlmTier } from '../config.js';

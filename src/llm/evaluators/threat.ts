@@ -1,4 +1,4 @@
-import type { Interaction } from '../../guard/types.js';
+import type { Interaction } from '../../core/types.js';
 import type { Severity } from '../../policy/schema.js';
 import type { CallOptions, LlmClient } from '../client.js';
 import type { LlmTier } from '../config.js';

@@ -1,5 +1,5 @@
-import { contentText } from '../../detectors/fields.js';
-import type { Interaction } from '../../guard/types.js';
+import { contentText } from '../../core/fields.js';
+import type { Interaction } from '../../core/types.js';
 
 /**
  * What a guard prompt shows of an interaction: the fields a model needs, under fixed keys. The result is

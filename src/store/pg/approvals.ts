@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { StoreError } from '../../errors.js';
+import { StoreError } from '../../core/errors.js';
 import {
   APPROVAL_ID,
   ApprovalSchema,

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { StoreError } from '../../errors.js';
+import { StoreError } from '../../core/errors.js';
 import { auditFields, ChainWalker, parseRow, rowHash, type VerifyResult } from '../audit.js';
 import { formatAuditId, parseAuditId, type AuditEntry, type AuditRow } from '../audit-schema.js';
 import type { InteractionRecord } from '../audit-interaction.js';

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { StoreError } from '../../errors.js';
-import type { Logger } from '../../log.js';
+import { StoreError } from '../../core/errors.js';
+import type { Logger } from '../../core/log.js';
 import { redactUrl } from '../location.js';
 import { MIGRATIONS } from '../migrations.js';
 

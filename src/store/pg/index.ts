@@ -1,4 +1,4 @@
-import { silentLogger, type Logger } from '../../log.js';
+import { silentLogger, type Logger } from '../../core/log.js';
 import type { GuardStore } from '../engine.js';
 import { PgApprovalStore } from './approvals.js';
 import { PgAuditLog } from './audit.js';

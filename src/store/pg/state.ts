@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { StoreError } from '../../errors.js';
-import { TruthSchema, type Truth } from '../../guard/types.js';
+import { StoreError } from '../../core/errors.js';
+import { TruthSchema, type Truth } from '../../core/types.js';
 import type { StateApi } from '../engine.js';
 import { agentRow, checkThreat, type ThreatState } from '../state.js';
 import type { PgDb } from './connection.js';

@@ -1,4 +1,4 @@
-import { parseShell, type ShellCommand } from './shell-parse.js';
+import { parseShell, type ShellCommand } from './parse.js';
 
 /**
  * Normalisation of parsed shell commands for `shell_risk`: wrappers (`sudo`, `env`, `nohup`, `xargs`…) and

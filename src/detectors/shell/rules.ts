@@ -1,5 +1,5 @@
-import { SHELLS, type Invocation } from './shell-commands.js';
-import { isUnder, lexicalPath, type LexicalPath } from './posix-path.js';
+import { SHELLS, type Invocation } from './commands.js';
+import { isUnder, lexicalPath, type LexicalPath } from '../posix-path.js';
 
 /**
  * The checks of `shell_risk`, one function per category. Each gets one invocation and the compiled sandbox and

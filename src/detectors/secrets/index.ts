@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { defineDetector } from './registry.js';
-import { FieldSelectorSchema, fromFindings, inspectedFields, mask, MAX_SPANS, type Finding } from './common.js';
-import { segmentDensity, shannonEntropy } from './entropy.js';
-import { passwordOk, SECRET_KEY_NAME, SECRET_KINDS, SECRET_PATTERNS, type SecretKind } from './secret-patterns.js';
+import { defineDetector } from '../registry.js';
+import { FieldSelectorSchema, fromFindings, inspectedFields, mask, MAX_SPANS, type Finding } from '../common.js';
+import { DEFAULT_MIN_ENTROPY, detectSpans, passwordOk, SECRET_KEY_NAME, SECRET_KINDS, type SecretKind } from './catalogue.js';
 
 /**
  * `secrets`: credentials in the selected text.
@@ -34,28 +33,11 @@ import { passwordOk, SECRET_KEY_NAME, SECRET_KINDS, SECRET_PATTERNS, type Secret
 export const SecretsOptionsSchema = z.strictObject({
   field: FieldSelectorSchema.default('any'),
   kinds: z.array(z.enum(SECRET_KINDS)).min(1).optional(),
-  min_entropy: z.number().min(0).max(8).default(3.5),
+  min_entropy: z.number().min(0).max(8).default(DEFAULT_MIN_ENTROPY),
 });
 export type SecretsOptions = z.infer<typeof SecretsOptionsSchema>;
 
-const TOKEN_RE = /[A-Za-z0-9+_=-]{20,}/g;
-const UUID_RE = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
-const MAX_TOKEN = 200;
-const BLOB_RE = /(?:\bsha(?:1|256|384|512)-|;base64,)[A-Za-z0-9+/=_-]+|[A-Za-z0-9+/]{200,}={0,2}/g;
-/** Random-looking but public by design: Stripe publishable keys. */
-const PUBLIC_TOKEN = /^pk_(?:live|test)_/;
-
-/** A generic high-entropy token, by the rules in the doc comment above. */
-export function looksRandom(token: string, minEntropy: number): boolean {
-  if (token.length < 20 || token.length > MAX_TOKEN) return false;
-  if (/^[0-9a-fA-F]+$/.test(token) || UUID_RE.test(token) || PUBLIC_TOKEN.test(token)) return false;
-  if (!/\d/.test(token) || !/[A-Za-z]/.test(token)) return false;
-  // Slugs: pieces between `-`/`_` that are words, numbers or short (`OWASP-Top-10-for-LLMs-2023-slides-v1_0`).
-  const pieces = token.split(/[-_]+/);
-  if (pieces.length > 1 && pieces.every((p) => p.length <= 3 || /^(?:[A-Za-z]+|\d+)$/.test(p))) return false;
-  if (/[a-z]{7,}/.test(token) || segmentDensity(token) < 0.4) return false;
-  return shannonEntropy(token) >= minEntropy;
-}
+export { looksRandom } from './catalogue.js';
 
 export const secretsDetector = defineDetector({
   type: 'secrets',
@@ -63,8 +45,6 @@ export const secretsDetector = defineDetector({
   options: SecretsOptionsSchema,
   create(opts) {
     const kinds = new Set<SecretKind>(opts.kinds ?? SECRET_KINDS);
-    const patterns = SECRET_PATTERNS.filter((p) => kinds.has(p.kind));
-    const entropy = kinds.has('high_entropy');
     const passwords = kinds.has('password_assignment');
     const { field, min_entropy: minEntropy } = opts;
     return function secrets(i) {
@@ -78,34 +58,10 @@ export const secretsDetector = defineDetector({
           taken.push([0, f.text.length]);
           findings.push({ kind: 'password_assignment', field: f.field, start: 0, end: f.text.length, shown: mask(f.text) });
         }
-        for (const p of patterns) {
-          p.re.lastIndex = 0;
-          for (const m of f.text.matchAll(p.re)) {
-            const secret = m[1] ?? m[2] ?? m[3] ?? m[0];
-            if (p.check && !p.check(secret, m[0])) continue;
-            const start = m.index + m[0].lastIndexOf(secret);
-            const end = start + secret.length;
-            if (overlaps(start, end)) continue;
-            taken.push([start, end]);
-            findings.push({ kind: p.kind, field: f.field, start, end, shown: mask(secret) });
-            if (findings.length >= MAX_SPANS) return fromFindings('secrets', findings);
-          }
-        }
-        if (!entropy) continue;
-        // Subresource-integrity hashes, `data:` URIs and long base64 blobs are encodings, not credentials.
-        const blobs: Array<[number, number]> = [];
-        BLOB_RE.lastIndex = 0;
-        for (const m of f.text.matchAll(BLOB_RE)) blobs.push([m.index, m.index + m[0].length]);
-        let b = 0;
-        TOKEN_RE.lastIndex = 0;
-        for (const m of f.text.matchAll(TOKEN_RE)) {
-          const start = m.index;
-          const end = start + m[0].length;
-          while (b < blobs.length && blobs[b]![1] <= start) b++;
-          if (b < blobs.length && blobs[b]![0] < end) continue;
-          if (m[0].length > MAX_TOKEN || overlaps(start, end) || !looksRandom(m[0], minEntropy)) continue;
-          findings.push({ kind: 'high_entropy', field: f.field, start, end, shown: mask(m[0]) });
-          if (findings.length >= MAX_SPANS) break;
+        for (const span of detectSpans(f.text, { kinds, minEntropy, limit: MAX_SPANS })) {
+          if (overlaps(span.start, span.end)) continue;
+          findings.push({ kind: span.kind, field: f.field, start: span.start, end: span.end, shown: mask(f.text.slice(span.start, span.end)) });
+          if (findings.length >= MAX_SPANS) return fromFindings('secrets', findings);
         }
       }
       return fromFindings('secrets', findings);

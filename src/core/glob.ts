@@ -1,4 +1,4 @@
-import { PolicyError } from '../errors.js';
+import { PolicyError } from './errors.js';
 
 /**
  * A tiny glob compiler for qualified tool names `<server>__<tool>` (no dependency; detectors may reuse it).

@@ -1,6 +1,6 @@
 import { hashFeature } from './hashing.js';
 import { sparseFromMap, sparseToDense } from './sparse.js';
-import { extractFeatures } from './text-features.js';
+import { extractFeatures } from './features.js';
 import type { Embedder, SparseVector } from './types.js';
 
 /** Options of the local hashing embedder. */

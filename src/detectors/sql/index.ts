@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { DetectorConfigError } from '../errors.js';
-import { selectFields, type FieldText } from './fields.js';
-import { defineDetector } from './registry.js';
-import { compileAccess, compileSchema, deniedReads, loadAccessFile, AccessMapSchema, SchemaMapSchema } from './sql/access.js';
-import { readSet } from './sql/reader.js';
-import { SqlParseError } from './sql/tokenize.js';
-import type { ReadSet } from './sql/scope.js';
-import type { Interaction } from '../guard/types.js';
+import { DetectorConfigError } from '../../core/errors.js';
+import { selectFields, type FieldText } from '../../core/fields.js';
+import { defineDetector } from '../registry.js';
+import { compileAccess, compileSchema, deniedReads, loadAccessFile, AccessMapSchema, SchemaMapSchema } from './access.js';
+import { readSet } from './reader.js';
+import { SqlParseError } from './tokenize.js';
+import type { ReadSet } from './scope.js';
+import type { Interaction } from '../../core/types.js';
 
 /**
  * `sql_access`: true when a SQL query reads a table or column outside the acting role's access list (GuardAgent's

@@ -98,7 +98,7 @@ const ADDRESSED_TO_AI: WeightedPattern[] = [
     weight: 0.7,
     detail: 'vocative to the AI',
   },
-  { re: new RegExp(`\\b(?:AI|LLM|language model|AI assistant|AI agent)s?\\s*[,:]\\s*(?:please|you must|you should|you need|now|ignore|do|make sure|before)\\b`, 'i'), weight: 0.65, detail: 'AI, please …' },
+  { re: /\b(?:AI|LLM|language model|AI assistant|AI agent)s?\s*[,:]\s*(?:please|you must|you should|you need|now|ignore|do|make sure|before)\b/i, weight: 0.65, detail: 'AI, please …' },
   { re: new RegExp(`\\bif you are an? (?:AI|LLM|large language model|language model|${AI_NOUN}|automated|bot)\\b`, 'i'), weight: 0.7, detail: 'if you are an AI' },
   { re: /\bbefore you (?:can )?(?:solve|complete|finish|continue|answer|respond|proceed|start|do|summari[sz]e)\b[^.\n]{0,60}\b(?:task|request|question|instructions?|query)\b/i, weight: 0.65, detail: 'before you can solve the task' },
   { re: /\bafter you do (?:that|this|so),? you (?:can|may|should) (?:solve|complete|continue|proceed|finish|return)/i, weight: 0.55, detail: 'after you do that, continue' },

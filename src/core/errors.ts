@@ -47,7 +47,7 @@ export class StoreError extends QuadGuardError {}
 /** A model endpoint failed, timed out or answered something that does not fit the expected schema. */
 export class LlmError extends QuadGuardError {}
 /** An evaluation case file is malformed. */
-export class EvalError extends QuadGuardError {}
+export class EvalRunError extends QuadGuardError {}
 
 /** Message of any thrown value, without a stack. */
 export function errorMessage(err: unknown): string {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { defineDetector } from './registry.js';
-import { clip, configError, FieldSelectorSchema, fromFindings, inspectedFields, MAX_SPANS, unknown, type Finding } from './common.js';
-import { lexicalPath } from './posix-path.js';
-import { invocations, type Invocation } from './shell-commands.js';
+import { defineDetector } from '../registry.js';
+import { clip, configError, FieldSelectorSchema, fromFindings, inspectedFields, MAX_SPANS, unknown, type Finding } from '../common.js';
+import { lexicalPath } from '../posix-path.js';
+import { invocations, type Invocation } from './commands.js';
 import {
   credentialRead,
   DEFAULT_SHELL_CATEGORIES,
@@ -16,7 +16,7 @@ import {
   SHELL_CATEGORIES,
   type Sandbox,
   type ShellCategory,
-} from './shell-risk-rules.js';
+} from './rules.js';
 
 /**
  * `shell_risk`: dangerous shell commands in the selected text (default field: `arguments`, every string leaf).

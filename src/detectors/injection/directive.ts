@@ -1,4 +1,4 @@
-import type { Finding } from './injection-phrases.js';
+import type { Finding } from './phrases.js';
 
 /**
  * Task-hijacking signals that depend on sentence shape and on context (BIPIA-style attacks): an imperative about
@@ -162,7 +162,7 @@ function isPipeRow(t: string): boolean {
 function splitsSentence(before: string | undefined, after: string | undefined): boolean {
   const b = before?.trimEnd() ?? '';
   if (b === '') return false;
-  if (/[a-z,;\-]$/.test(b)) return true;
+  if (/[a-z,;-]$/.test(b)) return true;
   return !/[.!?:]$/.test(b) && /^[a-z]/.test(after?.trimStart() ?? '');
 }
 

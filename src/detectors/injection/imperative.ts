@@ -1,4 +1,4 @@
-import type { Finding } from './injection-phrases.js';
+import type { Finding } from './phrases.js';
 
 /**
  * `directive`: the linguistic shape of an injected instruction, independent of any attack wording. A sentence of
@@ -133,7 +133,7 @@ const OUTPUT = new RegExp(
 const TEXT_UNIT =
   String.raw`(?:jokes?|sentences?|lines?|poems?|stor(?:y|ies)|words?|phrases?|links?|urls?|emojis?|compliments?|haikus?|limericks?|paragraphs?|notes?|disclaimers?|slogans?|quotes?|facts?|remarks?|comments?|references?|statements?|claims?|p\.s\.|hashtags?|warnings?|ads?|advert(?:isement)?s?|promotions?|recommendations?|fun facts?)`;
 const CREATIVE =
-  String.raw`(?:poems?|riddles?|stor(?:y|ies)|sonnets?|haikus?|limericks?|essays?|cover letters?|songs?|raps?|jokes?|tweets?|slogans?|plots?|recipes?|bullet points|puns?|ode)`;
+  `(?:poems?|riddles?|stor(?:y|ies)|sonnets?|haikus?|limericks?|essays?|cover letters?|songs?|raps?|jokes?|tweets?|slogans?|plots?|recipes?|bullet points|puns?|ode)`;
 const CONTENT_STRONG = new RegExp(
   `^${OPENER}(?:(?:point out|slip in|throw in|weave in|tuck in|sneak in|squeeze in|work in|drop in)\\b|(?:work|weave|slip|fit|sneak|squeeze|build|blend) (?:[\\w'"-]+\\s+){1,6}into\\b|(?:write|compose|draft|outline|create|generate|produce|come up with|invent|tell|give|provide|add|include)\\s+(?:me |us |them |the user |the reader )?(?:an?|the|one|two|three|five|ten|\\d+|some|your own)?\\s*(?:[\\w-]+\\s+){0,3}${CREATIVE}\\b|(?:mention|say|state|claim|assert|insert|append|prepend|sprinkle|declare|stress|emphasi[sz]e|pretend|imply|hint|erwähne|mentionne|menciona|menziona|dile|dis|скажи)(?![\\w'-])(?! (?:your|our|us|of|and|or)\\b)|(?:add|include|put|place|end with|begin with|start with|open with|close with|conclude with|finish with|sign off with)\\s+(?:an?|the|this|one|some|two|three|\\d+|random|funny|short|witty|catchy)?\\s*(?:[\\w-]+\\s+){0,2}${TEXT_UNIT}\\b|(?:describe|portray|depict|present|refer to|call|characteri[sz]e|label)\\s+(?:[\\w'-]+\\s+){1,5}(?:only )?as\\b(?! (?:needed|required|usual|well|soon|described|shown|follows|possible))|(?:recommend|promote|advertise|endorse)\\s+(?!your\\b|our\\b|us\\b)[A-Z\\w])`,
   'i',
@@ -225,7 +225,7 @@ export function units(text: string): Unit[] {
       t.length > 8 * MAX_LEN ? [t] : t.split(bars ? /\s*\|\s*|(?<=^|,)"|"(?=,|$)|"\s*:\s*"|:\s+"/ : csv ? /,(?! )/ : /(?<=^|,)"|"(?=,|$)|"\s*:\s*"|:\s+"/);
     const filled = cells.filter((c) => c.trim() !== '').length;
     for (const cell of cells) {
-      for (const raw of cell.split(/(?<=[.!?;])\s+(?=[A-Z"'(\[])|(?<=[。！？])/)) {
+      for (const raw of cell.split(/(?<=[.!?;])\s+(?=[A-Z"'([])|(?<=[。！？])/)) {
         const s = raw.trim();
         if (s.length < 8) continue;
         out.push({ text: s.slice(0, MAX_LEN), prev, structured, tableValue: filled >= 3 });

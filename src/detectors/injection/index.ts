@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { DetectorConfigError } from '../errors.js';
-import { isValidSelector, selectFields } from './fields.js';
-import { answerDirective, codePayload, embeddedTask } from './injection-directive.js';
-import { decodeRuns, decodeTagChars, scanHidden, stripInvisible, unquoteDiscussion } from './injection-hidden.js';
-import { directive, isInstructional, isToolDescription } from './injection-imperative.js';
-import { type Finding, matchFamily, PHRASE_SIGNALS } from './injection-phrases.js';
-import { defineDetector } from './registry.js';
-import type { DetectorResult } from './types.js';
+import { DetectorConfigError } from '../../core/errors.js';
+import { isValidSelector, selectFields } from '../../core/fields.js';
+import { answerDirective, codePayload, embeddedTask } from './directive.js';
+import { decodeRuns, decodeTagChars, scanHidden, stripInvisible, unquoteDiscussion } from './hidden.js';
+import { directive, isInstructional, isToolDescription } from './imperative.js';
+import { type Finding, matchFamily, PHRASE_SIGNALS } from './phrases.js';
+import { defineDetector } from '../registry.js';
+import type { DetectorResult } from '../types.js';
 
 /**
  * `injection`: prompt-injection heuristics for messages, tool results, resource contents and tool descriptions.
@@ -16,7 +16,7 @@ import type { DetectorResult } from './types.js';
  * rescanned; whatever they hide counts as `encoded_payload`. Evidence names the signals, never quotes the text.
  *
  * `directive` models the shape of an injected order (an imperative aimed at the AI, at "the user" or at the
- * reader's output, with override, target or content cues; see injection-imperative.ts). Context-dependent signals
+ * reader's output, with override, target or content cues; see imperative.ts). Context-dependent signals
  * weigh less inside a text that is itself instructions. Attack phrases quoted in a sentence that talks *about*
  * them ("attackers write 'ignore previous instructions'") are not read as orders.
  *

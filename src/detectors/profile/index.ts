@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { defineDetector } from './registry.js';
-import { clip, configError, unknown } from './common.js';
-import { atPath } from './fields.js';
-import { evaluateProfileExpr, parseProfileExpr, ProfileExprError } from './profile-expr.js';
-import type { DetectorResult } from './types.js';
+import { defineDetector } from '../registry.js';
+import { clip, configError, unknown } from '../common.js';
+import { atPath } from '../../core/fields.js';
+import { evaluateProfileExpr, parseProfileExpr, ProfileExprError } from './expr.js';
+import type { DetectorResult } from '../types.js';
 
 /**
  * `profile`: a comparison over the agent's established profile (from config or the eval case, never from what a

@@ -1,4 +1,4 @@
-import type { ContentBlock, Interaction } from '../guard/types.js';
+import type { ContentBlock, Interaction } from './types.js';
 
 /**
  * Field selection shared by every detector: which text of an interaction a detector inspects.

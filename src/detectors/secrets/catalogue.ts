@@ -1,0 +1,275 @@
+import { segmentDensity, shannonEntropy } from '../../core/entropy.js';
+
+/**
+ * The one secrets catalogue: what the `secrets` detector reports and what the store masks before it keeps a text
+ * (audit previews, rationales, URIs, approval requests). Masking is a superset of detection by construction —
+ * `maskSpans` starts from `detectSpans` and adds broader forms — so the audit log can never keep in clear a
+ * secret the guard detected.
+ *
+ * The credential formats the `secrets` detector knows, one regular expression each. A pattern's capture group 1,
+ * when present, is the secret itself (the rest is context such as `password=`); `check` filters near misses.
+ */
+export const SECRET_KINDS = [
+  'aws_access_key',
+  'aws_secret_key',
+  'github_token',
+  'slack_token',
+  'stripe_key',
+  'google_api_key',
+  'openai_key',
+  'anthropic_key',
+  'private_key',
+  'jwt',
+  'bearer_token',
+  'password_assignment',
+  'high_entropy',
+] as const;
+export type SecretKind = (typeof SECRET_KINDS)[number];
+
+export interface SecretPattern {
+  kind: Exclude<SecretKind, 'high_entropy'>;
+  re: RegExp;
+  /** Near-miss filter; gets the secret and the whole match (context such as `password:`). */
+  check?: (secret: string, whole: string) => boolean;
+}
+
+const hasDigitAndLetter = (s: string): boolean => /\d/.test(s) && /[A-Za-z]/.test(s);
+
+/** A JWT header must decode to a JSON object naming an algorithm. */
+function jwtHeaderOk(token: string): boolean {
+  const head = token.split('.', 1)[0] ?? '';
+  try {
+    const json: unknown = JSON.parse(Buffer.from(head, 'base64url').toString('utf8'));
+    return typeof json === 'object' && json !== null && typeof (json as Record<string, unknown>).alg === 'string';
+  } catch {
+    return false;
+  }
+}
+
+/** Values that are placeholders, not passwords: `password: string`, `password=${PW}`, `pwd=<secret>`, `****`. */
+const PLACEHOLDER =
+  /^(?:[*xX•.]+|[$%<{[(].*|null|none|nil|undefined|true|false|string|str|password|passwd|secret|required|optional|empty|redacted|changeme|example|your[_-]?\w*|process\.env.*|os\.environ.*|env\(.*)$/i;
+
+/** Code references (`config.apiKey`, `req.body.password`) and calls (`getenv(…)`) are not values. */
+const CODE_REF = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$|[()[\]]/;
+/** Paths are not passwords (`PWD=/home/me`, `OLDPWD=~/src` in environment listings). */
+const PATH_VALUE = /^(?:\/|~\/|\.\.?\/)/;
+
+/** Argument names that hold a password or key (`arguments.db.password`, `arguments.api_key`). */
+export const SECRET_KEY_NAME = /(?:password|passwd|passphrase|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)$/i;
+
+export function passwordOk(value: string, whole: string): boolean {
+  if (value.length < 4 || PLACEHOLDER.test(value) || CODE_REF.test(value) || PATH_VALUE.test(value)) return false;
+  // Prose (`Password: please reset it`): after a bare `:`, a lower-case word is not taken for a password.
+  if (/^[a-z]+$/.test(value) && /:\s*[a-z]+$/.test(whole)) return false;
+  return true;
+}
+
+const B = '(?<![A-Za-z0-9_])';
+const E = '(?![A-Za-z0-9_])';
+
+export const SECRET_PATTERNS: SecretPattern[] = [
+  { kind: 'aws_access_key', re: new RegExp(`${B}((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[A-Z0-9]{16})${E}`, 'g') },
+  {
+    kind: 'aws_secret_key',
+    re: /aws.{0,24}?(?:secret|sk)\w*["']?\s*[:=]\s*["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/gi,
+    check: hasDigitAndLetter,
+  },
+  {
+    kind: 'github_token',
+    re: new RegExp(`${B}((?:gh[pousr]_[A-Za-z0-9]{36,251})|(?:github_pat_[A-Za-z0-9_]{22,251}))${E}`, 'g'),
+  },
+  { kind: 'slack_token', re: /(?<![A-Za-z0-9])(xox[abposr]-[A-Za-z0-9-]{10,200}|https:\/\/hooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]{16,})/g, check: hasDigitAndLetter },
+  { kind: 'stripe_key', re: new RegExp(`${B}((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247})${E}`, 'g'), check: hasDigitAndLetter },
+  { kind: 'google_api_key', re: new RegExp(`${B}(AIza[0-9A-Za-z_-]{35})(?![A-Za-z0-9_-])`, 'g') },
+  { kind: 'anthropic_key', re: /(?<![A-Za-z0-9_-])(sk-ant-[A-Za-z0-9_-]{20,300})(?![A-Za-z0-9_-])/g, check: hasDigitAndLetter },
+  {
+    kind: 'openai_key',
+    re: /(?<![A-Za-z0-9_-])(sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,300})(?![A-Za-z0-9_-])/g,
+    // Real keys mix digits and letters; `sk-this-is-a-hyphenated-name` does not.
+    check: (s) => hasDigitAndLetter(s.slice(3)) && /[A-Z]/.test(s) && /[a-z]/.test(s.slice(3)),
+  },
+  { kind: 'private_key', re: /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,16384}?-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----)?/g },
+  {
+    kind: 'jwt',
+    re: /(?<![A-Za-z0-9_-])(eyJ[A-Za-z0-9_-]{8,2048}\.eyJ[A-Za-z0-9_-]{2,8192}\.[A-Za-z0-9_-]{0,2048})(?![A-Za-z0-9_-])/g,
+    check: jwtHeaderOk,
+  },
+  {
+    kind: 'bearer_token',
+    // `Authorization: Bearer|Token|Basic …` in a header, or a bare `Bearer …`.
+    re: /(?:\b(?:authorization|proxy-authorization)\b["']?\s*[:=]\s*["']?(?:Bearer|Token|Basic)|\bBearer)\s+([A-Za-z0-9._~+/=-]{16,4096})/gi,
+    check: hasDigitAndLetter,
+  },
+  {
+    kind: 'password_assignment',
+    re: /(?<![A-Za-z0-9])[A-Za-z0-9_.-]{0,40}(?:password|passwd|passphrase|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)["']?\s{0,4}(?:=|:=|:|=>)\s{0,4}(?:"([^"\s]{4,256})"|'([^'\s]{4,256})'|([^\s"',;&)}\]]{4,256}))/gi,
+    check: passwordOk,
+  },
+  { kind: 'password_assignment', re: /\b[a-z][a-z0-9+.-]{1,15}:\/\/[^\s/:@]{1,128}:([^\s/@]{3,256})@[A-Za-z0-9.-]+/gi, check: passwordOk },
+];
+
+const TOKEN_RE = /[A-Za-z0-9+_=-]{20,}/g;
+const UUID_RE = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+const MAX_TOKEN = 200;
+const BLOB_RE = /(?:\bsha(?:1|256|384|512)-|;base64,)[A-Za-z0-9+/=_-]+|[A-Za-z0-9+/]{200,}={0,2}/g;
+/** Random-looking but public by design: Stripe publishable keys. */
+const PUBLIC_TOKEN = /^pk_(?:live|test)_/;
+
+/** A generic high-entropy token, by the rules in the `secrets` detector's doc comment. */
+export function looksRandom(token: string, minEntropy: number): boolean {
+  if (token.length < 20 || token.length > MAX_TOKEN) return false;
+  // Hex (hashes, SHAs) and prefixed hex ids (`ap_3f9c…`, `req-9a1b…`) are identifiers, not keys.
+  if (/^(?:[A-Za-z]{1,8}[_-])?[0-9a-fA-F]+$/.test(token) || UUID_RE.test(token) || PUBLIC_TOKEN.test(token)) return false;
+  if (!/\d/.test(token) || !/[A-Za-z]/.test(token)) return false;
+  // Slugs: pieces between `-`/`_` that are words, numbers or short (`OWASP-Top-10-for-LLMs-2023-slides-v1_0`).
+  const pieces = token.split(/[-_]+/);
+  if (pieces.length > 1 && pieces.every((p) => p.length <= 3 || /^(?:[A-Za-z]+|\d+)$/.test(p))) return false;
+  if (/[a-z]{7,}/.test(token) || segmentDensity(token) < 0.4) return false;
+  return shannonEntropy(token) >= minEntropy;
+}
+
+/** A secret in a text: `[start, end)` offsets of the secret itself (not its `password=` context) and its kind. */
+export interface SecretSpan {
+  start: number;
+  end: number;
+  kind: string;
+}
+
+export interface DetectOptions {
+  /** Kinds to look for (default: all). */
+  kinds?: ReadonlySet<SecretKind>;
+  /** Entropy threshold of `high_entropy` tokens, bits per character (default 3.5). */
+  minEntropy?: number;
+  /** Stop after this many spans (default: no limit). */
+  limit?: number;
+}
+
+export const DEFAULT_MIN_ENTROPY = 3.5;
+
+/** Every secret of the catalogue's kinds in `text`, non-overlapping, in pattern order then text order. */
+export function detectSpans(text: string, opts: DetectOptions = {}): SecretSpan[] {
+  const kinds = opts.kinds;
+  const limit = opts.limit ?? Number.POSITIVE_INFINITY;
+  const spans: SecretSpan[] = [];
+  const overlaps = (s: number, e: number): boolean => spans.some((x) => s < x.end && e > x.start);
+  for (const p of SECRET_PATTERNS) {
+    if (kinds && !kinds.has(p.kind)) continue;
+    p.re.lastIndex = 0;
+    for (const m of text.matchAll(p.re)) {
+      const secret = m[1] ?? m[2] ?? m[3] ?? m[0];
+      if (p.check && !p.check(secret, m[0])) continue;
+      const start = m.index + m[0].lastIndexOf(secret);
+      const end = start + secret.length;
+      if (overlaps(start, end)) continue;
+      spans.push({ start, end, kind: p.kind });
+      if (spans.length >= limit) return spans;
+    }
+  }
+  if (kinds && !kinds.has('high_entropy')) return spans;
+  const minEntropy = opts.minEntropy ?? DEFAULT_MIN_ENTROPY;
+  // Subresource-integrity hashes, `data:` URIs and long base64 blobs are encodings, not credentials.
+  const blobs: Array<[number, number]> = [];
+  BLOB_RE.lastIndex = 0;
+  for (const m of text.matchAll(BLOB_RE)) blobs.push([m.index, m.index + m[0].length]);
+  let b = 0;
+  TOKEN_RE.lastIndex = 0;
+  for (const m of text.matchAll(TOKEN_RE)) {
+    const start = m.index;
+    const end = start + m[0].length;
+    while (b < blobs.length && blobs[b]![1] <= start) b++;
+    if (b < blobs.length && blobs[b]![0] < end) continue;
+    if (m[0].length > MAX_TOKEN || overlaps(start, end) || !looksRandom(m[0], minEntropy)) continue;
+    spans.push({ start, end, kind: 'high_entropy' });
+    if (spans.length >= limit) break;
+  }
+  return spans;
+}
+
+/**
+ * Broader forms the masker hides on top of every detected kind: over-masking a preview costs nothing, a leaked
+ * key costs a rotation. A capture group, when present, is the secret itself.
+ */
+const MASK_ONLY_PATTERNS: Array<{ kind: string; re: RegExp; group?: number }> = [
+  // A PEM private key cut before its END line (a capped text) is masked to the end.
+  { kind: 'private_key', re: /-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|$)/dg },
+  { kind: 'aws_access_key', re: /(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])/dg },
+  { kind: 'api_key', re: /\bsk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_-]{16,}/dg },
+  { kind: 'stripe_key', re: /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/dg },
+  { kind: 'github_token', re: /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/dg },
+  { kind: 'slack_token', re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/dg },
+  { kind: 'google_api_key', re: /\bAIza[0-9A-Za-z_-]{30,}/dg },
+  // JWTs, also cut ones (header.payload without a signature).
+  { kind: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?/dg },
+  { kind: 'bearer_token', re: /\bBearer\s+([A-Za-z0-9._~+/=-]{8,})/dg, group: 1 },
+  // URL credentials: scheme://user:password@host
+  { kind: 'password_assignment', re: /(?<=:\/\/)[^\s/:@"']+:([^\s@"'/]+)@/dg, group: 1 },
+  // key = value / "key": "value" with a secret-sounding key, placeholders included.
+  {
+    kind: 'password_assignment',
+    re: /(?:passw(?:or)?d|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?id)[A-Za-z0-9_-]*["']?\s*[:=]\s*["']?([^"'\s,;&}\]]{4,})/dgi,
+    group: 1,
+  },
+];
+
+/** Literals every mask-only pattern needs (case-insensitive superset): text without any skips that pass. */
+const MASK_PREFILTER =
+  /BEGIN|AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA|sk-|[rs]k_|gh[pousr]_|github_pat_|xox|AIza|eyJ|Bearer|:\/\/|passw|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?id/i;
+
+const MASK_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The masker's looser high-entropy rule: mixed character classes and high entropy, words allowed. */
+function looksRandomLoose(token: string): boolean {
+  if (MASK_UUID.test(token)) return false;
+  const classes = Number(/[0-9]/.test(token)) + Number(/[a-z]/.test(token)) + Number(/[A-Z]/.test(token));
+  if (classes < 2) return false;
+  return shannonEntropy(token) >= (classes === 3 ? 3.6 : 3.9);
+}
+
+/** Token characters: A–Z a–z 0–9 + / _ - (base64, base64url, hex). */
+function isTokenChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47 || c === 95 || c === 45;
+}
+
+/** Long high-entropy runs of token characters (24+), in one linear scan. */
+function looseEntropySpans(text: string, out: SecretSpan[]): void {
+  let start = -1;
+  for (let i = 0; i <= text.length; i++) {
+    if (i < text.length && isTokenChar(text.charCodeAt(i))) {
+      if (start < 0) start = i;
+      continue;
+    }
+    if (start >= 0 && i - start >= 24) {
+      let end = i;
+      while (end < text.length && end - i < 2 && text.charCodeAt(end) === 61) end++; // base64 '=' padding
+      if (looksRandomLoose(text.slice(start, i))) out.push({ start, end, kind: 'high_entropy' });
+    }
+    start = -1;
+  }
+}
+
+/**
+ * What the store masks: every detected secret (`detectSpans`, all kinds) plus the broader mask-only forms, sorted
+ * and merged where they overlap.
+ */
+export function maskSpans(text: string): SecretSpan[] {
+  const spans = detectSpans(text);
+  if (MASK_PREFILTER.test(text)) {
+    for (const p of MASK_ONLY_PATTERNS) {
+      p.re.lastIndex = 0;
+      for (const m of text.matchAll(p.re)) {
+        const at = m.indices?.[p.group ?? 0];
+        if (at) spans.push({ start: at[0], end: at[1], kind: p.kind });
+      }
+    }
+  }
+  looseEntropySpans(text, spans);
+  spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  const merged: SecretSpan[] = [];
+  for (const s of spans) {
+    const last = merged[merged.length - 1];
+    if (last && s.start <= last.end) last.end = Math.max(last.end, s.end);
+    else merged.push({ ...s });
+  }
+  return merged;
+}
