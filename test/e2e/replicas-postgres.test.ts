@@ -72,7 +72,7 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
     });
     const migrate = await runCli(['migrate', '--store', store]);
     expect(migrate.code, migrate.stderr).toBe(0);
-    expect(migrate.stdout).toMatch(/schema 0 → 4/);
+    expect(migrate.stdout).toMatch(/schema 0 → \d+/);
     [a, b] = await Promise.all([startHttpProxy(cfg, TOKENS, ['--no-ui']), startHttpProxy(cfg, TOKENS, ['--no-ui'])]);
   }, 180_000);
   afterAll(async () => {

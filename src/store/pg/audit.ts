@@ -112,6 +112,8 @@ export class PgAuditLog implements AuditApi {
       "SELECT count(*)::int AS n FROM pg_trigger WHERE tgname IN ('audit_no_update') AND tgrelid = 'audit'::regclass",
     );
     if (t.rows[0].n < 1) warnings.push('the append-only trigger of the audit table is missing (someone dropped it)');
+    // The keyed chain (HMAC with a key outside the database, audit-key.ts) is SQLite's so far: say what was checked.
+    warnings.push('no audit key with a PostgreSQL store: only the unkeyed hash chain was checked (a full rewrite would pass)');
     const walk = new ChainWalker(warnings);
     for await (const raw of this.rawPages(0)) {
       const bad = walk.push(raw);
