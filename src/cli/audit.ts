@@ -5,14 +5,16 @@ import { StoreError } from '../core/errors.js';
 import type { AuditRow } from '../store/audit.js';
 import { isoTime, storeOptions, withStore, type StoreCliOptions } from './store-options.js';
 
-/** One line of `audit tail`: id, time, verdict, kind, agent, target, rules, rationale. */
+/** One line of `audit tail`: id, time, verdict, kind, agent, target, rules, who decided (unless the pipeline), rationale. */
 export function formatAuditLine(r: AuditRow): string {
   const target = r.kind === 'admin'
     ? `${r.tool ?? ''}${r.server ? ` ${r.server}` : ''}`
     : r.uri ?? (r.server || r.tool ? `${r.server ?? ''}__${r.tool ?? ''}` : r.recipient ? `→ ${r.recipient}` : '-');
   const rules = r.rules.length > 0 ? ` [${r.rules.join(',')}]` : '';
+  // Who decided, when it was not the policy pipeline (filter, hidden, unknown, limits, identity, quarantine, ui…).
+  const by = r.source !== 'pipeline' ? ` (by ${r.source})` : '';
   const rationale = r.rationale.length > 100 ? `${r.rationale.slice(0, 100)}…` : r.rationale;
-  return `${r.auditId}  ${isoTime(r.ts)}  ${r.decision.padEnd(5)}  ${r.kind.padEnd(13)}  ${r.agent}  ${target}${rules}  ${rationale}`;
+  return `${r.auditId}  ${isoTime(r.ts)}  ${r.decision.padEnd(5)}  ${r.kind.padEnd(13)}  ${r.agent}  ${target}${rules}${by}  ${rationale}`;
 }
 
 /**

@@ -6,7 +6,9 @@ import { createGuardModel, createModelEmbedder } from '../guard/model.js';
 import type { Guard } from '../core/types.js';
 import type { Logger } from '../core/log.js';
 import { isPostgresUrl } from '../store/location.js';
+import type { CompiledBook } from '../policy/compiled.js';
 import type { ToolsListedHook } from '../proxy/pool.js';
+import type { DecisionRecorder } from '../proxy/refusals.js';
 
 /** What the proxy gets from the guard side of a config. */
 export interface ConfiguredGuard {
@@ -14,6 +16,10 @@ export interface ConfiguredGuard {
   guard?: Guard;
   /** Tool pinning and description screening, run on every downstream listing. */
   onToolsListed?: ToolsListedHook;
+  /** The compiled policy book (the live view shows its rule texts). */
+  book?: CompiledBook;
+  /** Records the proxy's own refusals in the pipeline's audit chain. */
+  record?: DecisionRecorder;
   close(): void | Promise<void>;
 }
 
@@ -46,5 +52,5 @@ export async function createGuardForConfig(config: Config, logger: Logger): Prom
   });
   if (client) logger.info({ mod: 'guard', light: client.model('light'), strong: client.model('strong'), embedding: embedder?.id ?? 'local' }, 'model layer enabled');
   const screen = createToolScreen(loaded.pipeline.store, logger);
-  return { guard: loaded.pipeline, onToolsListed: screen, close: () => loaded.close() };
+  return { guard: loaded.pipeline, book: loaded.book, onToolsListed: screen, record: (i, d) => loaded.pipeline.record(i, d), close: () => loaded.close() };
 }

@@ -27,6 +27,7 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
     ...(configured.onToolsListed ? { onToolsListed: configured.onToolsListed } : {}),
     // Replicas on one PostgreSQL store: a tool approved on another replica is shown here within a second.
     ...(isPostgresUrl(loaded.config.store) ? { toolRecheckMs: 1_000 } : {}),
+    ...(configured.record ? { record: configured.record } : {}),
   });
   const stop = proxy.close.bind(proxy);
   (proxy as { close: () => Promise<void> }).close = () => stop().finally(() => configured.close());
@@ -37,7 +38,7 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
     // The live view (issue #7) under /ui on the same listener, unless --no-ui; without a policy nothing is recorded.
     const shared = isPostgresUrl(loaded.config.store);
     if (shared && opts.ui !== false && loaded.config.policy !== undefined) logger.warn('the live view (/ui) reads a SQLite store; it is off with a postgres:// store (use the CLI: audit, agents, approvals, tools)');
-    const ui = opts.ui === false || loaded.config.policy === undefined || shared ? undefined : liveViewForProxy(loaded, logger);
+    const ui = opts.ui === false || loaded.config.policy === undefined || shared ? undefined : liveViewForProxy(loaded, logger, process.env, configured.book);
     if (ui) (proxy as { close: () => Promise<void> }).close = ((c) => () => c().finally(() => ui.close()))(proxy.close);
     try {
       const listener = await proxy.serveHttp({ port: opts.http, ...(opts.host !== undefined ? { host: opts.host } : {}), ...(ui ? { extraRoutes: ui.extraRoutes } : {}) });

@@ -2,6 +2,10 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { createRootLogger } from '../core/log.js';
 import { openStore } from '../store/db.js';
 import { resolveStorePath } from '../store/store-path.js';
+import { loadConfigFile } from '../config/load.js';
+import type { Logger } from '../core/log.js';
+import { loadBook } from '../policy/load.js';
+import { policyInfo, type PolicyInfo } from '../ui/rules.js';
 import { startLiveView } from '../ui/server.js';
 import { storeOptions, type StoreCliOptions } from './store-options.js';
 
@@ -28,8 +32,10 @@ export function registerUiCommand(program: Command): void {
     .option('--token <token>', 'access token (default: $QUADGUARD_UI_TOKEN, else a random one printed at start)', token)
     .option('--allowed-host <name...>', 'Host header names to accept besides localhost (when reached through a name)')
     .option('--allow-remote', 'allow binding to a non-loopback address')
-    .action(async (o: StoreCliOptions & { port: number; host: string; token?: string; allowedHost?: string[]; allowRemote?: boolean }) => {
+    .option('--policy <path>', 'policy book whose rule texts explain decisions (default: the --config policy)')
+    .action(async (o: StoreCliOptions & { port: number; host: string; token?: string; allowedHost?: string[]; allowRemote?: boolean; policy?: string }) => {
       const logger = createRootLogger();
+      const policy = await policyForUi(o, logger);
       const store = openStore(resolveStorePath(o), logger, { mustExist: true });
       const envToken = process.env.QUADGUARD_UI_TOKEN;
       let ui;
@@ -42,6 +48,7 @@ export function registerUiCommand(program: Command): void {
           allowedHosts: o.allowedHost ?? [],
           allowNonLoopback: o.allowRemote === true,
           logger,
+          policy,
         });
       } catch (err) {
         store.close();
@@ -55,4 +62,19 @@ export function registerUiCommand(program: Command): void {
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });
+}
+
+/**
+ * The rule texts the page explains decisions with: the book of `--policy`, else of the `--config` policy. A book
+ * that cannot be loaded is not fatal here (the view still works, with the rationale only): a warning says why.
+ */
+async function policyForUi(o: { policy?: string; config?: string }, logger: Logger): Promise<PolicyInfo> {
+  try {
+    const path = o.policy ?? (o.config ? loadConfigFile(o.config).config.policy : undefined);
+    if (path === undefined) return policyInfo();
+    return policyInfo((await loadBook(path)).compiled);
+  } catch (err) {
+    logger.warn({ err: (err as Error).message }, 'live view: cannot load the policy book; rule texts will not be shown');
+    return policyInfo();
+  }
 }

@@ -54,6 +54,22 @@ table { border-collapse: collapse; }
 .error { color: var(--fp); }
 .empty { color: var(--muted); font-style: italic; }
 footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
+.scroll { overflow-x: auto; max-width: 100%; }
+.case-index { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 8px 14px; margin: 8px 0 16px; }
+.case-index summary { cursor: pointer; font-weight: 600; }
+.case-index .index-suite { margin: 4px 0; overflow-wrap: anywhere; }
+.case-index .suite-name { font-weight: 650; }
+.case-index a { color: #1f4fbf; }
+h3.group { margin: 18px 0 8px; }
+.case h3, .case .rationale { overflow-wrap: anywhere; }
 @media (max-width: 900px) { .tiles { grid-template-columns: repeat(2, 1fr); } }
+@media (max-width: 600px) {
+  body { padding: 12px 12px 32px; }
+  .tiles { gap: 8px; } .tile { padding: 10px; } .tile .figure { font-size: 24px; }
+  .suites { grid-template-columns: minmax(0, 1fr); }
+  .grid th, .grid td { padding: 4px 6px; }
+  /* Charts keep a readable size and scroll sideways inside their box instead of shrinking to tiny text. */
+  .scroll .chart { max-width: none; }
+}
 @media print { body { background: #fff; } .case { break-inside: avoid; } }
 `;

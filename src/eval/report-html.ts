@@ -18,6 +18,9 @@ const MAX_CASES_SHOWN = 300;
  */
 export function renderHtmlReport(report: JsonReport): string {
   const wrong = report.cases.filter((c) => !c.correct);
+  // False alarms first: a case that blocks real work is what an operator tunes before anything else.
+  const alarms = wrong.filter((c) => c.expected !== 'deny');
+  const missed = wrong.filter((c) => c.expected === 'deny').slice(0, Math.max(0, MAX_CASES_SHOWN - alarms.length));
   const errors = report.cases.filter((c) => c.error !== undefined);
   const times = report.cases.flatMap((c) => c.steps.map((s) => s.elapsedMs));
   const o = report.overall;
@@ -46,23 +49,24 @@ export function renderHtmlReport(report: JsonReport): string {
 <section>
   <h2>Suites</h2>
   <div class="suites">${Object.entries(report.suites).map(([name, g]) => suiteCard(name, g))}</div>
-  ${suiteTable(report)}
+  <div class="scroll">${suiteTable(report)}</div>
 </section>
 <section>
   <h2>Rules</h2>
   <p class="legend"><span class="sw" style="background:${COLORS.tp}"></span>fired on an expected denial <span class="sw" style="background:${COLORS.fp}"></span>fired on an expected allow <span class="sw" style="background:${COLORS.flag}"></span>flagged only</p>
-  ${ruleBars(report.rules)}
+  <div class="scroll">${ruleBars(report.rules)}</div>
 </section>
 <section>
   <h2>Time per step</h2>
-  ${latencyHistogram(times, report.latency.medianMs, report.latency.p99Ms)}
+  <div class="scroll">${latencyHistogram(times, report.latency.medianMs, report.latency.p99Ms)}</div>
   <p class="stats">median <b>${ms(report.latency.medianMs)}</b> · p99 <b>${ms(report.latency.p99Ms)}</b> · mean ${ms(report.latency.meanMs)} · max ${ms(report.latency.maxMs)} · ${report.latency.steps} steps</p>
   <p class="stats">${modelLine(report)}</p>
 </section>
 <section id="misclassified">
   <h2>Misclassified cases (${wrong.length})</h2>
-  ${wrong.length === 0 ? html`<p class="empty">Every case was decided as expected.</p>` : html`<p class="mini">${wrongSummary(wrong)}</p>`}
-  ${wrong.slice(0, MAX_CASES_SHOWN).map(caseCard)}
+  ${wrong.length === 0 ? html`<p class="empty">Every case was decided as expected.</p>` : html`<p class="mini">${wrongSummary(wrong)}</p>${caseIndex(alarms, missed)}`}
+  ${caseGroup('false-alarms', 'False alarms: expected allow, guard denied (these would block real work)', alarms)}
+  ${caseGroup('missed', 'Missed: expected deny, guard allowed', missed)}
   ${wrong.length > MAX_CASES_SHOWN ? html`<p class="empty">${wrong.length - MAX_CASES_SHOWN} more in the JSON report.</p>` : ''}
 </section>
 ${errors.length > 0 ? html`<section id="errors"><h2>Guard errors (${errors.length})</h2><ul>${errors.map((c) => html`<li><code>${c.id}</code>: ${c.error}</li>`)}</ul></section>` : ''}
@@ -71,6 +75,33 @@ ${errors.length > 0 ? html`<section id="errors"><h2>Guard errors (${errors.lengt
 </html>
 `;
   return page.value;
+}
+
+/** Anchor id of a case card (case ids are unique within a run). */
+function caseAnchor(c: CaseReport): string {
+  return `case-${c.id}`;
+}
+
+/**
+ * The index of misclassified cases: false alarms, then misses, each grouped by suite, every case id a link to
+ * its card. The page has no script (its CSP forbids any), so the index is the filter: jump to what matters.
+ */
+function caseIndex(alarms: CaseReport[], missed: CaseReport[]): SafeHtml {
+  const group = (label: string, cls: string, cases: CaseReport[]) => {
+    if (cases.length === 0) return html`<p class="mini">${label}: none.</p>`;
+    const bySuite = new Map<string, CaseReport[]>();
+    for (const c of cases) bySuite.set(c.suite, [...(bySuite.get(c.suite) ?? []), c]);
+    return html`<details class="index ${cls}" ${cls === 'fp' ? trusted('open') : ''}><summary>${label} (${cases.length})</summary>${[...bySuite.entries()].sort((a, b) => a[0].localeCompare(b[0])).map(
+      ([suite, list]) => html`<p class="index-suite"><span class="suite-name">${suite}</span> (${list.length}): ${list.map((c) => html`<a href="#${caseAnchor(c)}"><code>${c.id}</code></a> `)}</p>`,
+    )}</details>`;
+  };
+  return html`<nav class="case-index" aria-label="index of misclassified cases">${group('False alarms', 'fp', alarms)}${group('Missed', 'fn', missed)}</nav>`;
+}
+
+/** One kind of misclassified case under its heading. */
+function caseGroup(id: string, title: string, cases: CaseReport[]): SafeHtml {
+  if (cases.length === 0) return html``;
+  return html`<div id="${id}"><h3 class="group">${title} (${cases.length})</h3>${cases.map(caseCard)}</div>`;
 }
 
 /** `bipia: 190 missed, 3 false alarms · eicu-ac: 117 missed` */
@@ -133,7 +164,7 @@ function modelLine(report: JsonReport): SafeHtml {
 function caseCard(c: CaseReport): SafeHtml {
   const fn = c.expected === 'deny';
   const verdict = fn ? 'missed: expected deny, guard allowed' : 'false alarm: expected allow, guard denied';
-  return html`<article class="case ${fn ? 'fn' : 'fp'}">
+  return html`<article class="case ${fn ? 'fn' : 'fp'}" id="${caseAnchor(c)}">
   <h3><code class="case-id">${c.id}</code> <span class="badge">${c.suite}</span> <span class="badge ${fn ? 'fn' : 'fp'}">${verdict}</span></h3>
   ${c.expectedRules?.length ? html`<p class="mini">expected rules: ${c.expectedRules.map((r) => html`<code>${r}</code> `)}</p>` : ''}
   <p class="rationale">${c.rationale || '(no rationale)'}</p>

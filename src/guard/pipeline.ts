@@ -7,7 +7,7 @@ import type { PredicateIndex } from '../retrieval/predicate-index.js';
 import { auditEntryFor } from '../store/audit-schema.js';
 import type { Store } from '../store/db.js';
 import type { GuardStore } from '../store/engine.js';
-import { toGuardStore } from '../store/sqlite-engine.js';
+import { sqliteOf, toGuardStore } from '../store/sqlite-engine.js';
 import { resolveHold } from './approvals.js';
 import { redactContent } from './redact.js';
 import { addUsage, budgetSignal, expandLowConfidence, tauForLevel, type GuardModelHooks } from './model.js';
@@ -107,6 +107,24 @@ export class GuardPipeline implements Guard {
       }
     }
     return decision;
+  }
+
+  /**
+   * Records a decision made outside the pipeline (a refusal by the proxy: unknown or hidden tool, tool filter,
+   * limits, spoofed sender) in the same audit chain, stamped with this policy; sets its `auditId`. Throws when
+   * the store cannot write (the caller denies anyway). The proxy calls this synchronously: with the SQLite engine
+   * the row is written (and the id known) before the refusal is answered; with PostgreSQL the append is started
+   * here and completes after the answer, and the refusal carries no `auditId` (a failed write is logged).
+   */
+  record(i: Interaction, decision: Decision): void {
+    decision.policy ??= this.policy;
+    const entry = auditEntryFor(i, decision);
+    const sync = sqliteOf(this.store);
+    if (sync) {
+      decision.auditId = sync.audit.append(entry).auditId;
+      return;
+    }
+    void this.store.audit.append(entry).catch((err: unknown) => this.log.error({ err, kind: i.kind, agent: i.agent }, 'recording a refusal failed'));
   }
 
   /** Where Γ of this interaction is kept: its session, or (option sticky_scope) its agent identity. */

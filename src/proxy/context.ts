@@ -1,8 +1,14 @@
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Config } from '../config/schema.js';
-import type { Guard, Profile } from '../core/types.js';
+import type { Decision, Guard, Interaction, Profile } from '../core/types.js';
 import type { Logger } from '../core/log.js';
 import type { DownstreamPool } from './pool.js';
+
+/**
+ * Records a decision in the audit log and sets its `auditId` (the guard pipeline's `record`). Absent when the
+ * proxy runs without a policy (nothing is recorded then).
+ */
+export type DecisionRecorder = (interaction: Interaction, decision: Decision) => void;
 
 /** The identity of one upstream connection, established by the proxy (token or `--agent`), never by the client. */
 export interface SessionContext {
@@ -20,6 +26,8 @@ export interface ProxyCore {
   pool: DownstreamPool;
   guard: Guard;
   logger: Logger;
+  /** Records the proxy's own refusals in the audit log (absent without a policy). */
+  record?: DecisionRecorder;
 }
 
 /** The upstream request's `extra` fields the forwarding path uses. */

@@ -8,6 +8,7 @@ import { buildProxyGuard } from './compose.js';
 import type { ProxyCore, SessionContext } from './context.js';
 import { startHttpUpstream, type HttpUpstream } from './http-upstream.js';
 import { DownstreamPool, type ToolsListedHook } from './pool.js';
+import type { DecisionRecorder } from './refusals.js';
 import { createStdioUpstream } from './stdio-upstream.js';
 import { ToolFilter } from './tool-filter.js';
 import { createUpstreamServer, UpstreamRegistry } from './upstream-server.js';
@@ -25,6 +26,8 @@ export interface ProxyOptions {
    * of that server's tools (fail closed).
    */
   onToolsListed?: ToolsListedHook;
+  /** Records the proxy's own refusals (unknown/hidden/filtered tools, limits, spoofed senders) in the audit log. */
+  record?: DecisionRecorder;
   /** With `onToolsListed`: how often hidden/pinned tools are re-checked against the store (approvals). Default 3 s. */
   toolRecheckMs?: number;
 }
@@ -62,7 +65,7 @@ export function createProxy(opts: ProxyOptions): GuardedProxy {
   const guard = buildProxyGuard(filter, opts.guard, logger);
   const pool = new DownstreamPool(config, filter, logger, opts.onToolsListed);
   const registry = new UpstreamRegistry();
-  const core: ProxyCore = { config, pool, guard, logger };
+  const core: ProxyCore = { config, pool, guard, logger, ...(opts.record ? { record: opts.record } : {}) };
   const listeners: HttpUpstream[] = [];
   pool.on('changed', (kind: 'tools' | 'resources' | 'prompts') => registry.notify(kind));
   pool.start();
@@ -119,3 +122,4 @@ export { ToolFilter } from './tool-filter.js';
 export { composeGuards, failClosed, buildProxyGuard } from './compose.js';
 export type { ToolsListedHook } from './pool.js';
 export type { SessionContext } from './context.js';
+export type { DecisionRecorder } from './refusals.js';

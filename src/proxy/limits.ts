@@ -1,6 +1,9 @@
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { LimitsConfig } from '../config/schema.js';
+import type { Interaction } from '../core/types.js';
+import type { ProxyCore } from './context.js';
 import { protocolError } from './denial.js';
+import { auditSuffix, refuse } from './refusals.js';
 
 /** Nesting depth of a JSON value, stopping as soon as `cap` is exceeded (so hostile input costs little). */
 export function jsonDepth(value: unknown, cap: number): number {
@@ -16,18 +19,39 @@ export function jsonDepth(value: unknown, cap: number): number {
   return max;
 }
 
+/** Which limit arguments break (the config key as the rule), or undefined when they are within both. */
+export function argumentLimitViolation(args: unknown, limits: Pick<LimitsConfig, 'max_argument_depth' | 'max_argument_bytes'>, what: string): { rule: string; message: string; tooDeep: boolean } | undefined {
+  if (args === undefined) return undefined;
+  const depth = jsonDepth(args, limits.max_argument_depth);
+  if (depth > limits.max_argument_depth) {
+    return { rule: 'limits.max_argument_depth', tooDeep: true, message: `arguments of ${what} are nested deeper than ${limits.max_argument_depth} levels; flatten them.` };
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(args) ?? '');
+  if (bytes > limits.max_argument_bytes) {
+    return { rule: 'limits.max_argument_bytes', tooDeep: false, message: `arguments of ${what} are ${bytes} bytes, over the ${limits.max_argument_bytes}-byte limit; send less data.` };
+  }
+  return undefined;
+}
+
 /**
  * Rejects arguments that are too deeply nested or too large with an InvalidParams error, before the guard and
  * before any downstream server sees them.
  */
 export function enforceArgumentLimits(args: unknown, limits: Pick<LimitsConfig, 'max_argument_depth' | 'max_argument_bytes'>, what: string): void {
-  if (args === undefined) return;
-  const depth = jsonDepth(args, limits.max_argument_depth);
-  if (depth > limits.max_argument_depth) {
-    throw protocolError(ErrorCode.InvalidParams, `arguments of ${what} are nested deeper than ${limits.max_argument_depth} levels; flatten them.`);
-  }
-  const bytes = Buffer.byteLength(JSON.stringify(args) ?? '');
-  if (bytes > limits.max_argument_bytes) {
-    throw protocolError(ErrorCode.InvalidParams, `arguments of ${what} are ${bytes} bytes, over the ${limits.max_argument_bytes}-byte limit; send less data.`);
-  }
+  const v = argumentLimitViolation(args, limits, what);
+  if (v) throw protocolError(ErrorCode.InvalidParams, v.message);
+}
+
+/**
+ * `enforceArgumentLimits` for the proxy: a violation is recorded as a refusal (source `limits`) before the
+ * InvalidParams error is thrown. Arguments nested too deep are not recorded (walking them is the risk the
+ * limit exists for); oversized ones are, masked and capped by the audit store.
+ */
+export function refuseOverLimits(core: ProxyCore, interaction: Interaction, args: unknown, what: string): void {
+  const v = argumentLimitViolation(args, core.config.limits, what);
+  if (!v) return;
+  const { arguments: _a, ...rest } = interaction;
+  const recorded = v.tooDeep || typeof args !== 'object' || args === null || Array.isArray(args) ? rest : { ...rest, arguments: args as Record<string, unknown> };
+  const d = refuse(core, recorded, { rationale: v.message, rules: [v.rule], source: 'limits' });
+  throw protocolError(ErrorCode.InvalidParams, `${v.message}${auditSuffix(d)}`);
 }

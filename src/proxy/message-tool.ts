@@ -1,9 +1,10 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { makeDecision, type Decision } from '../core/types.js';
+import type { Decision } from '../core/types.js';
 import type { ProxyCore, SessionContext } from './context.js';
-import { enforceArgumentLimits } from './limits.js';
+import { refuseOverLimits } from './limits.js';
+import { auditSuffix, ensureRecorded, refuse } from './refusals.js';
 import { protocolError } from './denial.js';
 
 /** The listed name of the proxy's own tool (safe for every client). */
@@ -57,25 +58,24 @@ export function messageResult(d: Decision): CallToolResult {
  * When the session is authenticated, a `sender` other than the authenticated agent is denied.
  */
 export async function handleMessageTool(core: ProxyCore, session: SessionContext, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
-  enforceArgumentLimits(args, core.config.limits, MESSAGE_TOOL);
+  const who = { kind: 'message' as const, agent: session.agent, session: session.id, profile: session.profile };
+  refuseOverLimits(core, who, args, MESSAGE_TOOL);
   const parsed = ArgsSchema.safeParse(args ?? {});
   if (!parsed.success) {
-    throw protocolError(ErrorCode.InvalidParams, `${MESSAGE_TOOL} needs string arguments sender, recipient and content: ${z.prettifyError(parsed.error)}`);
+    const message = `${MESSAGE_TOOL} needs string arguments sender, recipient and content: ${z.prettifyError(parsed.error)}`;
+    const d = refuse(core, who, { rationale: message, rules: ['message-arguments'], source: 'invalid' });
+    throw protocolError(ErrorCode.InvalidParams, `${message}${auditSuffix(d)}`);
   }
   const { sender, recipient, content } = parsed.data;
+  const interaction = { ...who, sender, recipient, content };
   if (session.authenticated && sender !== session.agent) {
     return messageResult(
-      makeDecision({
-        decision: 'deny',
+      refuse(core, interaction, {
         rationale: `the claimed sender "${sender}" is not the authenticated agent "${session.agent}"; an agent may only check messages it sends itself.`,
         rules: ['sender-must-match-identity'],
         source: 'identity',
       }),
     );
   }
-  const decision = await core.guard.check(
-    { kind: 'message', agent: session.agent, session: session.id, profile: session.profile, sender, recipient, content },
-    signal,
-  );
-  return messageResult(decision);
+  return messageResult(ensureRecorded(core, interaction, await core.guard.check(interaction, signal)));
 }

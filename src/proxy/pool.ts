@@ -28,7 +28,7 @@ export class DownstreamPool extends EventEmitter {
 
   constructor(
     config: Config,
-    private readonly filter: ToolFilter,
+    readonly filter: ToolFilter,
     private readonly log: Logger,
     private readonly onToolsListed?: ToolsListedHook,
   ) {
@@ -109,6 +109,11 @@ export class DownstreamPool extends EventEmitter {
       for (const p of d.catalog.prompts) next.set(exposeName(key, p.name), { route: { server: key, name: p.name }, prompt: { ...p, name: exposeName(key, p.name) } });
     }
     this.exposedPrompts = next;
+  }
+
+  /** Whether server `key` listed a tool of this (downstream) name, exposed or not (hidden by the filter or the hook). */
+  hasDownstreamTool(key: string, name: string): boolean {
+    return this.servers.get(key)?.catalog.tools.some((t) => t.name === name) ?? false;
   }
 
   /** Exposed tools in a deterministic order. */

@@ -12,7 +12,8 @@ import { DownstreamError } from '../core/errors.js';
 import type { ContentBlock, Decision } from '../core/types.js';
 import { forwardOptions, stripProgressToken, type ForwardExtra, type ProxyCore, type SessionContext } from './context.js';
 import { requestDenialError, protocolError } from './denial.js';
-import { enforceArgumentLimits } from './limits.js';
+import { refuseOverLimits } from './limits.js';
+import { auditSuffix, ensureRecorded, refuse } from './refusals.js';
 import { prefixUri, rewriteBlockUris, unprefixUri } from './namespacing.js';
 
 /** Downstream failures on read methods are JSON-RPC errors (brief §4.3), with the downstream code kept. */
@@ -39,11 +40,14 @@ export async function handleReadResource(core: ProxyCore, session: SessionContex
   const exposedUri = request.params.uri;
   const target = unprefixUri(exposedUri);
   const server = target ? core.pool.servers.get(target.server) : undefined;
-  if (!target || !server) throw protocolError(-32002, `Resource not found: ${exposedUri} (URIs look like <server>+<scheme>://…; see resources/list).`);
-  const base = { kind: 'resource_read' as const, agent: session.agent, session: session.id, profile: session.profile, server: target.server, uri: target.uri };
+  const base = { kind: 'resource_read' as const, agent: session.agent, session: session.id, profile: session.profile, server: target?.server, uri: target?.uri ?? exposedUri };
+  if (!target || !server) {
+    const d = refuse(core, { ...base, phase: 'request' }, { rationale: `there is no resource ${exposedUri} on this proxy.`, rules: ['unknown-resource'], source: 'unknown' });
+    throw protocolError(-32002, `Resource not found: ${exposedUri} (URIs look like <server>+<scheme>://…; see resources/list).${auditSuffix(d)}`);
+  }
   const subject = { what: 'read of resource', name: exposedUri };
 
-  const pre = await core.guard.check({ ...base, phase: 'request' }, extra.signal);
+  const pre = ensureRecorded(core, { ...base, phase: 'request' }, await core.guard.check({ ...base, phase: 'request' }, extra.signal));
   if (pre.decision === 'deny') throw requestDenialError(pre, subject);
   let result: ReadResourceResult;
   try {
@@ -53,7 +57,8 @@ export async function handleReadResource(core: ProxyCore, session: SessionContex
     throw asMcpError(err);
   }
   const blocks = result.contents.map((c) => ({ type: 'resource', resource: c }) as ContentBlock);
-  const post = await core.guard.check({ ...base, phase: 'response', content: blocks }, extra.signal);
+  const answered = { ...base, phase: 'response' as const, content: blocks };
+  const post = ensureRecorded(core, answered, await core.guard.check(answered, extra.signal));
   if (post.decision === 'deny') throw requestDenialError(post, subject);
   const contents = post.replacement ? replacementContents(post, target.uri) : result.contents;
   return { ...result, contents: contents.map((c) => ({ ...c, uri: prefixUri(target.server, c.uri) })) };
@@ -67,12 +72,16 @@ export async function handleGetPrompt(core: ProxyCore, session: SessionContext, 
   const exposed = request.params.name;
   const route = core.pool.prompt(exposed);
   const server = route ? core.pool.servers.get(route.server) : undefined;
-  if (!route || !server) throw protocolError(ErrorCode.InvalidParams, `Unknown prompt: ${exposed}. Call prompts/list for the available prompts.`);
-  enforceArgumentLimits(request.params.arguments, core.config.limits, exposed);
-  const base = { kind: 'resource_read' as const, agent: session.agent, session: session.id, profile: session.profile, server: route.server, uri: `prompt:${route.name}` };
+  const base = { kind: 'resource_read' as const, agent: session.agent, session: session.id, profile: session.profile, server: route?.server, uri: `prompt:${route?.name ?? exposed}` };
+  const asked = { ...base, phase: 'request' as const, arguments: request.params.arguments ?? {} };
+  if (!route || !server) {
+    const d = refuse(core, asked, { rationale: `there is no prompt ${exposed} on this proxy.`, rules: ['unknown-prompt'], source: 'unknown' });
+    throw protocolError(ErrorCode.InvalidParams, `Unknown prompt: ${exposed}. Call prompts/list for the available prompts.${auditSuffix(d)}`);
+  }
+  refuseOverLimits(core, asked, request.params.arguments, exposed);
   const subject = { what: 'prompt', name: exposed };
 
-  const pre = await core.guard.check({ ...base, phase: 'request', arguments: request.params.arguments ?? {} }, extra.signal);
+  const pre = ensureRecorded(core, asked, await core.guard.check(asked, extra.signal));
   if (pre.decision === 'deny') throw requestDenialError(pre, subject);
   let result: GetPromptResult;
   try {
@@ -80,7 +89,8 @@ export async function handleGetPrompt(core: ProxyCore, session: SessionContext, 
   } catch (err) {
     throw asMcpError(err);
   }
-  const post = await core.guard.check({ ...base, phase: 'response', content: result.messages.map((m) => m.content as ContentBlock) }, extra.signal);
+  const answered = { ...base, phase: 'response' as const, content: result.messages.map((m) => m.content as ContentBlock) };
+  const post = ensureRecorded(core, answered, await core.guard.check(answered, extra.signal));
   if (post.decision === 'deny') throw requestDenialError(post, subject);
   const messages = post.replacement ? post.replacement.map((b) => ({ role: 'user' as const, content: b as GetPromptResult['messages'][number]['content'] })) : result.messages;
   return { ...result, messages: messages.map((m) => ({ ...m, content: rewriteBlockUris(m.content, (u) => prefixUri(route.server, u)) })) };

@@ -100,7 +100,7 @@ export class PinStore {
    * Approves the pending definition (audited). With `hash`, approves only if it is the definition the reviewer
    * saw (`store_pin_hash_mismatch` otherwise: it changed again since). Approving an approved pin is a no-op.
    */
-  approvePin(server: string, tool: string, hash?: string, by = 'unknown'): Pin {
+  approvePin(server: string, tool: string, hash?: string, by = 'unknown', source = 'cli'): Pin {
     return this.run(() => {
       const pin = this.getPin(server, tool);
       if (!pin) throw notFound(server, tool);
@@ -117,7 +117,7 @@ export class PinStore {
         tool: 'approve_pin',
         decision: 'allow',
         rationale: `approved changed definition of ${server}__${tool}: ${pin.hash.slice(0, 12)} → ${pin.pendingHash!.slice(0, 12)}`,
-        source: 'cli',
+        source,
       });
       return this.getPin(server, tool)!;
     }) as Pin;

@@ -149,10 +149,11 @@ export class StateStore {
   }
 
   /**
-   * Lifts an agent's quarantine and resets τ and level to 0, audited with who did it. Throws
+   * Lifts an agent's quarantine and resets τ and level to 0, audited with who did it and where (`source`: `cli`,
+   * `ui`). Throws
    * `store_agent_not_found` for an agent the store has never seen.
    */
-  release(agent: string, by = 'unknown'): ThreatState {
+  release(agent: string, by = 'unknown', source = 'cli'): ThreatState {
     return this.tx(() => {
       const before = this.getThreat(agent);
       if (before.updatedAt === null) throw new StoreError('store_agent_not_found', `no agent ${agent} in the store (see \`quadguard agents list\`)`);
@@ -164,7 +165,7 @@ export class StateStore {
         tool: 'release',
         decision: 'allow',
         rationale: `released by ${by}; was ${was}, tau ${before.tau.toFixed(3)}, level ${before.level}; tau reset to 0`,
-        source: 'cli',
+        source,
       });
       return this.getThreat(agent);
     })();

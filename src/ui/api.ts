@@ -5,15 +5,19 @@ import type { Store } from '../store/db.js';
 import { hostCheck, requireToken } from './auth.js';
 import { CLIENT_JS } from './client.js';
 import { LiveFeed, type LiveEvent } from './feed.js';
-import { PAGE_HTML } from './page.js';
+import { FAVICON_SVG, PAGE_HTML } from './page.js';
+import { policyInfo, type PolicyInfo } from './rules.js';
 
 /**
  * The live view's routes, all under `/ui`:
  *
  *   GET  /ui/                         the page (no data in it; it asks for the token if the link had none)
  *   GET  /ui/live.js                  its script
- *   GET  /ui/api/snapshot             { lastId, decisions (last 300 audit rows), agents, pins (pending), approvals }
+ *   GET  /ui/api/snapshot             { lastId, decisions (last 300 audit rows), agents, pins (pending), approvals,
+ *                                     policy (name, version, hash, rule texts), now }
+ *   GET  /ui/favicon.svg              the icon
  *   GET  /ui/api/decisions?after=N    audit rows with id > N (at most `limit`, default 200)
+ *   GET  /ui/api/decisions/:id        { decision (audit row), interaction (masked, capped), masked, truncated }
  *   GET  /ui/api/stream?after=N       Server-Sent Events: `decision` (audit row, SSE id = row id), `agent`,
  *                                     `approval`, `pin`; resumes from `Last-Event-ID`; `: ping` every 15 s
  *   POST /ui/api/agents/:agent/release            lift quarantine (audited)
@@ -32,6 +36,8 @@ export interface LiveViewOptions {
   operator?: string;
   pollMs?: number;
   logger?: Logger;
+  /** Rule texts and the policy's identity, to explain decisions (default: the proxy's own rules only). */
+  policy?: PolicyInfo;
 }
 
 /** The router plus its feed (closed with `close`). */
@@ -73,6 +79,7 @@ export function createLiveViewRouter(opts: LiveViewOptions): LiveViewRouter {
   const log = (opts.logger ?? silentLogger()).child({ mod: 'ui' });
   const feed = new LiveFeed(store, { ...(opts.pollMs ? { pollMs: opts.pollMs } : {}), logger: log });
   const operator = opts.operator ?? 'live view';
+  const policy = opts.policy ?? policyInfo();
   const streams = new Set<Response>();
   const router = express.Router();
   const auth = requireToken(opts.token);
@@ -85,6 +92,9 @@ export function createLiveViewRouter(opts: LiveViewOptions): LiveViewRouter {
   router.get('/ui/live.js', (_req, res) => {
     res.type('text/javascript').send(CLIENT_JS);
   });
+  router.get('/ui/favicon.svg', (_req, res) => {
+    res.type('image/svg+xml').send(FAVICON_SVG);
+  });
 
   router.use('/ui/api', auth);
   router.get('/ui/api/snapshot', (_req, res) => {
@@ -95,7 +105,27 @@ export function createLiveViewRouter(opts: LiveViewOptions): LiveViewRouter {
       agents: store.state.listAgents(),
       pins: store.pins.listPins('pending'),
       approvals: store.approvals.list({ limit: 200 }),
+      policy,
+      now: Date.now(),
     });
+  });
+  // One decision with what the drawer needs: the row, and the interaction as recorded (masked, capped).
+  router.get('/ui/api/decisions/:id', (req, res) => {
+    const row = store.audit.get(String(req.params.id));
+    if (!row) {
+      res.status(404).json({ error: `no decision ${String(req.params.id)}` });
+      return;
+    }
+    const rec = store.audit.interaction(row.id);
+    let interaction: unknown = null;
+    if (rec?.body) {
+      try {
+        interaction = JSON.parse(rec.body) as unknown;
+      } catch {
+        interaction = null;
+      }
+    }
+    res.json({ decision: row, interaction, masked: rec?.masked ?? false, truncated: rec?.truncated ?? false });
   });
   router.get('/ui/api/decisions', (req, res) => {
     const after = intParam(req.query.after, 0);
@@ -124,11 +154,11 @@ export function createLiveViewRouter(opts: LiveViewOptions): LiveViewRouter {
   });
 
   router.post('/ui/api/agents/:agent/release', (req, res) => {
-    res.json({ agent: store.state.release(String(req.params.agent), operator) });
+    res.json({ agent: store.state.release(String(req.params.agent), operator, 'ui') });
   });
   router.post('/ui/api/pins/:server/:tool/approve', json, (req, res) => {
     const hash = typeof (req.body as { hash?: unknown } | undefined)?.hash === 'string' ? (req.body as { hash: string }).hash : undefined;
-    res.json({ pin: store.pins.approvePin(String(req.params.server), String(req.params.tool), hash, operator) });
+    res.json({ pin: store.pins.approvePin(String(req.params.server), String(req.params.tool), hash, operator, 'ui') });
   });
   router.post('/ui/api/approvals/:id/approve', (req, res) => {
     res.json({ approval: store.approvals.approve(String(req.params.id), operator, 'ui') });

@@ -3,6 +3,8 @@ import type { LoadedConfig } from '../config/load.js';
 import type { Logger } from '../core/log.js';
 import { openStore } from '../store/db.js';
 import { newToken } from './auth.js';
+import type { CompiledBook } from '../policy/compiled.js';
+import { policyInfo } from './rules.js';
 import { mountLiveView } from './server.js';
 
 /** The live view as `quadguard serve --http` mounts it under /ui on the proxy's own listener. */
@@ -17,10 +19,10 @@ export interface ProxyLiveView {
 
 /**
  * Opens the config's store (the same connection the guard uses: `openStore` shares it per file) and prepares
- * the live view routes. The token is `QUADGUARD_UI_TOKEN` when set (at least 16 characters), else random; it is
+ * the live view routes; `book` (the proxy's policy) gives the rule texts the page explains decisions with. The token is `QUADGUARD_UI_TOKEN` when set (at least 16 characters), else random; it is
  * printed on stderr, never logged.
  */
-export function liveViewForProxy(loaded: LoadedConfig, logger: Logger, env: NodeJS.ProcessEnv = process.env): ProxyLiveView {
+export function liveViewForProxy(loaded: LoadedConfig, logger: Logger, env: NodeJS.ProcessEnv = process.env, book?: CompiledBook): ProxyLiveView {
   const store = openStore(loaded.config.store, logger);
   const fromEnv = env.QUADGUARD_UI_TOKEN;
   const token = fromEnv && fromEnv.length >= 16 ? fromEnv : newToken();
@@ -28,7 +30,7 @@ export function liveViewForProxy(loaded: LoadedConfig, logger: Logger, env: Node
   return {
     token,
     extraRoutes(app) {
-      unmount = mountLiveView(app, { store, token, allowedHosts: loaded.config.http.allowed_hosts, logger });
+      unmount = mountLiveView(app, { store, token, allowedHosts: loaded.config.http.allowed_hosts, logger, policy: policyInfo(book) });
     },
     announce(l, out = process.stderr) {
       const host = l.host === '0.0.0.0' || l.host === '::' ? '127.0.0.1' : l.host.includes(':') ? `[${l.host}]` : l.host;

@@ -5,6 +5,7 @@ import { ConfigError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/log.js';
 import type { Store } from '../store/db.js';
 import { createLiveViewRouter, type LiveViewOptions } from './api.js';
+import type { PolicyInfo } from './rules.js';
 import { newToken } from './auth.js';
 
 /** A running standalone live view. */
@@ -47,6 +48,8 @@ export async function startLiveView(opts: {
   allowNonLoopback?: boolean;
   pollMs?: number;
   logger?: Logger;
+  /** Rule texts and policy identity (see rules.ts). */
+  policy?: PolicyInfo;
 }): Promise<LiveViewServer> {
   const host = opts.host ?? '127.0.0.1';
   if (!LOOPBACK.test(host) && !opts.allowNonLoopback) {
@@ -57,7 +60,7 @@ export async function startLiveView(opts: {
   if (!LOOPBACK.test(host) && host !== '0.0.0.0' && host !== '::') allowed.push(host);
   const app = express();
   app.disable('x-powered-by');
-  const close = mountLiveView(app, { store: opts.store, token, allowedHosts: allowed, ...(opts.pollMs ? { pollMs: opts.pollMs } : {}), ...(opts.logger ? { logger: opts.logger } : {}) });
+  const close = mountLiveView(app, { store: opts.store, token, allowedHosts: allowed, ...(opts.pollMs ? { pollMs: opts.pollMs } : {}), ...(opts.logger ? { logger: opts.logger } : {}), ...(opts.policy ? { policy: opts.policy } : {}) });
   app.get('/', (_req, res) => void res.redirect('/ui/'));
   const http: HttpServer = await new Promise((resolve, reject) => {
     const s = app.listen(opts.port ?? 0, host, () => resolve(s));

@@ -49,13 +49,13 @@ describe.skipIf(!hasChromium)(`HTML report in headless Chromium${hasChromium ? '
 
     // Misclassified cases are listed, visible, with their rationale; correctly decided ones are not.
     const wrong = page.locator('#misclassified');
-    expect(await wrong.getByText('shell/missed', { exact: true }).isVisible()).toBe(true);
+    expect(await wrong.locator('article').getByText('shell/missed', { exact: true }).isVisible()).toBe(true);
     const wrongText = await wrong.innerText();
     expect(wrongText).toContain('Blocked: destructive shell command (rm -rf).');
     expect(wrongText).not.toContain('shell/rmrf');
 
     // Case content shows as text: the hostile id and the injected markup are on screen, literally.
-    expect(await wrong.getByText(HOSTILE_ID, { exact: true }).isVisible()).toBe(true);
+    expect(await wrong.locator('article').getByText(HOSTILE_ID, { exact: true }).isVisible()).toBe(true);
     expect(wrongText).toContain('<img src=x onerror="window.__pwned=2"><b>bold</b>');
     expect(await page.locator('#misclassified b, #misclassified img, body script').count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned)).toBeUndefined();

@@ -1,3 +1,8 @@
+/// <reference lib="dom" />
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { EvalCaseSchema } from '../../src/eval/cases.js';
 import { histogramBins } from '../../src/eval/html-charts.js';
@@ -8,6 +13,8 @@ import { buildJsonReport } from '../../src/eval/report-json.js';
 import { renderTable } from '../../src/eval/report-table.js';
 import { runEval } from '../../src/eval/run.js';
 import { fixtureCases, testGuardFactory } from './support.js';
+
+const CHROMIUM = '/usr/bin/chromium';
 
 async function fixtureReport() {
   const cases = fixtureCases().map((c) => EvalCaseSchema.parse(c));
@@ -56,6 +63,44 @@ describe('renderHtmlReport', () => {
     expect(page).not.toContain('<code class="case-id">shell/rmrf</code>');
     expect(page).toContain('Blocked: destructive shell command (rm -rf).');
   });
+
+  it('puts false alarms before misses, with an index linking every misclassified case', async () => {
+    const { report } = await fixtureReport();
+    const page = renderHtmlReport(report);
+    const alarm = page.indexOf('<code class="case-id">shell/false-alarm</code>');
+    const miss = page.indexOf('<code class="case-id">shell/missed</code>');
+    expect(alarm).toBeGreaterThan(0);
+    expect(alarm).toBeLessThan(miss);
+    expect(page.indexOf('id="false-alarms"')).toBeLessThan(page.indexOf('id="missed"'));
+    const wrong = report.cases.filter((c) => !c.correct);
+    for (const c of wrong) {
+      expect(page).toContain(`<a href="#case-${escapeHtml(c.id)}">`);
+      expect(page).toContain(`id="case-${escapeHtml(c.id)}"`);
+    }
+    expect(page).toMatch(/<details class="index fp" open><summary>False alarms \(\d+\)<\/summary>/);
+  });
+});
+
+describe.skipIf(!existsSync(CHROMIUM))('the HTML report at 390 px in headless Chromium', () => {
+  it('has no page-wide horizontal overflow, and charts and the suite table keep readable text', async () => {
+    const { report } = await fixtureReport();
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+      await page.setContent(renderHtmlReport(report));
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      // Rendered size of chart text: the SVG's scale times its 12 px font.
+      const scales = await page.locator('svg.chart').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width / (e as SVGSVGElement).viewBox.baseVal.width));
+      expect(scales.length).toBeGreaterThanOrEqual(2);
+      for (const s of scales) expect(12 * s).toBeGreaterThanOrEqual(10);
+      const table = await page.locator('table.grid').first().evaluate((t) => ({ font: parseFloat(getComputedStyle(t.querySelector('td')!).fontSize), right: t.parentElement!.getBoundingClientRect().right }));
+      expect(table.font).toBeGreaterThanOrEqual(12);
+      expect(table.right).toBeLessThanOrEqual(390);
+      if (process.env.QUADGUARD_UI_SCREENSHOT !== '') await page.screenshot({ path: join(tmpdir(), 'quadguard-report-390.png'), fullPage: true });
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 });
 
 describe('renderTable', () => {

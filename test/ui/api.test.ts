@@ -86,6 +86,29 @@ describe('live view API over real HTTP on 127.0.0.1', () => {
     expect(CLIENT_JS).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
   });
 
+  it('serves one decision with its recorded (masked) interaction, the proxy\'s rule texts, and the favicon', async () => {
+    const key = 'sk-live-0123456789abcdefghijklmnopqrstuv';
+    const { auditId } = store.audit.append({
+      agent: 'planner', session: 's', kind: 'tool_call', server: 'mail', tool: 'send_email', decision: 'deny', rationale: 'no', rules: ['unknown-tool'], source: 'unknown',
+      interaction: { kind: 'tool_call', agent: 'planner', session: 's', profile: {}, server: 'mail', tool: 'send_email', arguments: { to: 'x@example.com', body: `key ${key}` } },
+    });
+    const r = await fetch(`${base}/ui/api/decisions/${auditId}`, { headers: auth });
+    expect(r.status).toBe(200);
+    const body = (await r.json()) as { decision: { auditId: string; source: string }; interaction: { arguments: { to: string; body: string } }; masked: boolean };
+    expect(body.decision).toMatchObject({ auditId, source: 'unknown' });
+    expect(body.interaction.arguments.to).toBe('x@example.com');
+    expect(body.interaction.arguments.body).not.toContain(key);
+    expect(body.masked).toBe(true);
+    expect((await fetch(`${base}/ui/api/decisions/999999`, { headers: auth })).status).toBe(404);
+    expect((await fetch(`${base}/ui/api/decisions/${auditId}`)).status).toBe(401);
+    const snap = (await (await fetch(`${base}/ui/api/snapshot`, { headers: auth })).json()) as { policy: { rules: Record<string, { text: string }> }; now: number };
+    expect(snap.policy.rules['tool-hidden']?.text).toMatch(/approves it/);
+    expect(typeof snap.now).toBe('number');
+    const icon = await fetch(`${base}/ui/favicon.svg`);
+    expect(icon.status).toBe(200);
+    expect(await icon.text()).toMatch(/^<svg /);
+  });
+
   it('releases a quarantined agent (audited) and reports an unknown agent as 404', async () => {
     store.state.quarantine('rogue', 'burst: 90 requests in 10 s');
     const r = await post('/ui/api/agents/rogue/release');
@@ -93,7 +116,7 @@ describe('live view API over real HTTP on 127.0.0.1', () => {
     expect(((await r.json()) as { agent: { quarantined: boolean } }).agent.quarantined).toBe(false);
     expect(store.state.getThreat('rogue')).toMatchObject({ quarantined: false, level: 0, tau: 0 });
     const row = store.audit.tail(1)[0]!;
-    expect(row).toMatchObject({ kind: 'admin', tool: 'release', agent: 'rogue' });
+    expect(row).toMatchObject({ kind: 'admin', tool: 'release', agent: 'rogue', source: 'ui' });
     expect(row.rationale).toContain('released by live view');
     const missing = await post('/ui/api/agents/nobody/release');
     expect(missing.status).toBe(404);

@@ -1,0 +1,44 @@
+import type { DecisionInput, Interaction } from '../core/types.js';
+import { makeDecision, type Decision } from '../core/types.js';
+import type { ProxyCore } from './context.js';
+
+export type { DecisionRecorder } from './context.js';
+
+/**
+ * Where the proxy itself refuses (not the policy pipeline), named in the audit row's `source`:
+ * `filter` (servers.<key>.tools), `hidden` (a tool the tool screen hides: changed pin, poisoned description),
+ * `unknown` (no such tool, prompt or resource server), `limits` (argument size or depth), `invalid` (arguments
+ * the proxy cannot read), `identity` (a spoofed sender in guard_check_message).
+ */
+export type RefusalSource = 'filter' | 'hidden' | 'unknown' | 'limits' | 'invalid' | 'identity';
+
+/**
+ * Makes sure a denial is a recorded decision, whoever decided it: denials the pipeline recorded already carry an
+ * `auditId` and pass through; a denial from the tool filter or a fail-closed wrapper is recorded here. A failing
+ * audit write is logged and the denial stands (it denies anyway).
+ */
+export function ensureRecorded(core: ProxyCore, interaction: Interaction, decision: Decision): Decision {
+  if (decision.decision !== 'deny' || decision.auditId !== undefined || !core.record) return decision;
+  try {
+    core.record(interaction, decision);
+  } catch (err) {
+    core.logger.error({ err, kind: interaction.kind, agent: interaction.agent, source: decision.source }, 'recording a refusal failed');
+  }
+  return decision;
+}
+
+/** The proxy's own refusal: built, recorded (see `ensureRecorded`) and logged; returns the recorded decision. */
+export function refuse(core: ProxyCore, interaction: Interaction, input: Omit<DecisionInput, 'decision' | 'source'> & { source: RefusalSource }): Decision {
+  const decision = makeDecision({ ...input, decision: 'deny' });
+  ensureRecorded(core, interaction, decision);
+  core.logger.info(
+    { session: interaction.session, agent: interaction.agent, kind: interaction.kind, server: interaction.server, tool: interaction.tool, source: decision.source, auditId: decision.auditId },
+    'refused by the proxy',
+  );
+  return decision;
+}
+
+/** " (decision 42-3fa9c1d2)" for messages of protocol errors, so the client can quote the audit row. */
+export function auditSuffix(d: Decision): string {
+  return d.auditId ? ` (decision ${d.auditId})` : '';
+}
