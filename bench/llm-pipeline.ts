@@ -11,11 +11,10 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { defaultGuardFactory } from '../src/eval/guard-factory.js';
+import { pipelineGuardFactory } from '../src/eval/guard-factory.js';
 import { loadCases } from '../src/eval/load-cases.js';
 import { runEval, type EvalRun } from '../src/eval/run.js';
-import { createGuardModel } from '../src/guard/model.js';
-import { caseGuardSettings } from '../src/guard/pipeline-factory.js';
+import { createGuardModel } from '../src/guard/model/index.js';
 import { LlmClient } from '../src/llm/client.js';
 import { REFEREE_SYSTEM } from '../src/llm/prompts/referee.js';
 import { STATE_TRACKER_SYSTEM } from '../src/llm/prompts/state-tracker.js';
@@ -41,7 +40,8 @@ if (present.length === 0) {
 let cases = [];
 for (const p of present) cases.push(...(await loadCases(p)).map((l) => l.case).filter((c) => c.policy === 'default'));
 if (limit !== undefined) cases = cases.slice(0, limit);
-const guardFor = defaultGuardFactory(join(process.cwd(), 'policies'));
+const policies = join(process.cwd(), 'policies');
+const guardFor = pipelineGuardFactory(policies);
 
 /** Per-step figures of one run. */
 function summarize(run: EvalRun) {
@@ -76,10 +76,9 @@ for (const latency of latencies) {
     delayMs: latency,
   }));
   const client = new LlmClient({ base_url: llm.baseUrl, models: { light: 'light', strong: 'strong' }, timeout_ms: 5000, max_retries: 0, cache_size: 0 }, { env: {} });
-  caseGuardSettings.options = { model: { watcher: 'complement' } };
-  caseGuardSettings.modelFor = () => createGuardModel(client, { watcher: 'complement' });
+  const modelGuardFor = pipelineGuardFactory(policies, { settings: { model: { watcher: 'complement' } }, modelFor: () => createGuardModel(client, { watcher: 'complement' }) });
   try {
-    const r = summarize(await runEval(cases, { guardFor }));
+    const r = summarize(await runEval(cases, { guardFor: modelGuardFor }));
     const same = r.decisions.filter((d, i) => d === base.decisions[i]).length;
     const by = (system: string) => llm.chatRequests.filter((q) => q.body?.messages?.[0]?.content === system).length;
     rows.push([
@@ -94,8 +93,6 @@ for (const latency of latencies) {
       `${same}/${r.decisions.length}`,
     ]);
   } finally {
-    delete caseGuardSettings.options;
-    delete caseGuardSettings.modelFor;
     await llm.close();
   }
 }

@@ -12,11 +12,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
-import { GuardPipeline } from '../src/guard/pipeline.js';
+import { buildGuard } from '../src/guard/build.js';
+import type { GuardPipeline } from '../src/guard/pipeline.js';
 import { InteractionSchema, type Interaction } from '../src/core/types.js';
 import { compileBook, type PolicyBookInput } from '../src/policy/index.js';
 import { buildPredicateIndex } from '../src/retrieval/predicate-index.js';
-import { openStore } from '../src/store/db.js';
 import { ROOT, summarize, syntheticParts, timed } from './common.js';
 
 const SIZES = [10, 100, 1_000, 10_000];
@@ -38,10 +38,9 @@ async function pipelineFor(n: number, tracker: Tracker): Promise<{ pipeline: Gua
   const book = { ...base, name: `default+${n}`, predicates: [...base.predicates, ...extra.predicates], rules: [...base.rules, ...extra.rules] } as PolicyBookInput;
   const { compiled } = compileBook(book, { bookDir: DEFAULT_DIR });
   const index = await buildPredicateIndex(compiled.predicates.map((p) => ({ name: p.name, description: p.def.description, keywords: p.def.keywords })));
-  const store = openStore(':memory:');
   // Repeated calls must not look like a burst: the watcher would raise the level (and the top-k budget) or quarantine.
-  const pipeline = new GuardPipeline({ book: compiled, index, store, options: { tracker, watcher: { burst_threshold: 1e9, quarantine: false } } });
-  return { pipeline, close: () => store.close(), preds: compiled.predicates.length, rules: compiled.rules.length, buildMs: performance.now() - t0 };
+  const { pipeline, close } = await buildGuard({ policy: { book: compiled, index, warnings: [] }, settings: { tracker, watcher: { burst_threshold: 1e9, quarantine: false } } });
+  return { pipeline, close, preds: compiled.predicates.length, rules: compiled.rules.length, buildMs: performance.now() - t0 };
 }
 
 console.log(`node ${process.version}, ${process.platform}/${process.arch}; GuardPipeline.check medians per interaction (µs), ~${BUDGET} ms per case after warm-up`);

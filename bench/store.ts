@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { prepareBook } from '../src/guard/factory.js';
+import { prepareBook } from '../src/guard/book.js';
 import { GuardPipeline } from '../src/guard/pipeline.js';
 import { InteractionSchema, type Interaction } from '../src/core/types.js';
 import { openGuardStore, type GuardStore } from '../src/store/index.js';

@@ -3,7 +3,8 @@ import { dirname } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfigFile } from '../config/load.js';
 import { ConfigError, EvalRunError } from '../core/errors.js';
-import { defaultGuardFactory, type GuardFactory } from '../eval/guard-factory.js';
+import { modelHooksFor } from '../config/guard.js';
+import { pipelineGuardFactory, type CaseGuardSettings, type GuardFactory } from '../eval/guard-factory.js';
 import { loadCases } from '../eval/load-cases.js';
 import { computeMetrics } from '../eval/metrics.js';
 import { createProgress, type ProgressStream } from '../eval/progress.js';
@@ -27,8 +28,11 @@ export interface EvalCommandOptions {
 
 /** What the command needs from its surroundings; tests and benchmarks replace any of it. */
 export interface EvalCommandDeps {
-  /** Guard factory for a policies directory; defaults to the real pipeline (`defaultGuardFactory`). */
-  guardFactory?: (policiesDir: string) => GuardFactory;
+  /**
+   * Guard factory for a policies directory and the run's settings (from `--config`); defaults to the real
+   * pipeline (`pipelineGuardFactory`).
+   */
+  guardFactory?: (policiesDir: string, settings: CaseGuardSettings) => GuardFactory;
   /** Where the results table goes (default stdout). */
   stdout?: { write(chunk: string): unknown };
   /** Where progress and notices go (default stderr). */
@@ -64,7 +68,8 @@ export function registerEvalCommand(program: Command, deps: EvalCommandDeps = {}
 export async function runEvalCommand(opts: EvalCommandOptions, deps: EvalCommandDeps = {}): Promise<JsonReport> {
   const stdout = deps.stdout ?? process.stdout;
   const stderr = deps.stderr ?? process.stderr;
-  const guardFor = (deps.guardFactory ?? defaultGuardFactory)(opts.policies);
+  const settings = opts.config !== undefined ? await caseSettingsFromConfig(opts.config) : {};
+  const guardFor = (deps.guardFactory ?? pipelineGuardFactory)(opts.policies, settings);
 
   let cases = (await loadCases(opts.cases)).map((l) => l.case);
   if (opts.suite !== undefined) {
@@ -79,7 +84,6 @@ export async function runEvalCommand(opts: EvalCommandOptions, deps: EvalCommand
   const progress = createProgress({ total: cases.length, stream: stderr, quiet: opts.quiet === true });
   let wrong = 0;
   let run;
-  const restore = opts.config !== undefined ? await useModelConfig(opts.config) : undefined;
   try {
     run = await runEval(cases, {
       guardFor,
@@ -90,7 +94,6 @@ export async function runEvalCommand(opts: EvalCommandOptions, deps: EvalCommand
     });
   } finally {
     progress.finish();
-    restore?.();
   }
 
   const metrics = computeMetrics(run.cases);
@@ -109,27 +112,14 @@ export async function runEvalCommand(opts: EvalCommandOptions, deps: EvalCommand
 }
 
 /**
- * Applies a config file's `guard:` settings and `llm:` model to every case guard of the run (the real pipeline's
- * `caseGuardSettings`); returns the function that restores the previous settings. Without `llm:` it is an error:
- * `--config` exists to evaluate with a model.
+ * A config file's `guard:` settings and `llm:` model, for every case guard of the run. Without `llm:` it is an
+ * error: `--config` exists to evaluate with a model.
  */
-async function useModelConfig(file: string): Promise<() => void> {
+async function caseSettingsFromConfig(file: string): Promise<CaseGuardSettings> {
   const { config } = loadConfigFile(file);
-  if (config.llm === undefined) throw new ConfigError('config_invalid', `${file}: no llm: section; --config is for evaluating with a model`);
-  const [{ caseGuardSettings }, { createGuardModel }, { LlmClient }] = await Promise.all([
-    import('../guard/pipeline-factory.js'),
-    import('../guard/model.js'),
-    import('../llm/client.js'),
-  ]);
-  const client = new LlmClient(config.llm);
-  const saved = { ...caseGuardSettings };
-  if (config.guard) caseGuardSettings.options = config.guard;
-  caseGuardSettings.modelFor = () => createGuardModel(client, config.guard?.model ?? {});
-  return () => {
-    delete caseGuardSettings.options;
-    delete caseGuardSettings.modelFor;
-    Object.assign(caseGuardSettings, saved);
-  };
+  const modelFor = await modelHooksFor(config);
+  if (modelFor === undefined) throw new ConfigError('config_invalid', `${file}: no llm: section; --config is for evaluating with a model`);
+  return { ...(config.guard ? { settings: config.guard } : {}), modelFor };
 }
 
 async function writeOut(path: string, text: string, stderr: ProgressStream, quiet?: boolean): Promise<void> {

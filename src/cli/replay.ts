@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfigFile } from '../config/load.js';
-import { prepareBook } from '../guard/factory.js';
+import { prepareBook } from '../guard/build.js';
 import { readRecorded, renderReplayReport, replayTrace, type ReplayReport } from '../replay/index.js';
 import { openStore } from '../store/db.js';
 

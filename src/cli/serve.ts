@@ -7,7 +7,14 @@ import { createRootLogger, type Logger } from '../core/log.js';
 import { createProxy, type GuardedProxy } from '../proxy/index.js';
 import { isPostgresUrl } from '../store/location.js';
 import { liveViewForProxy } from '../ui/proxy-hook.js';
-import { createGuardForConfig } from './guard-factory.js';
+import type { Config } from '../config/schema.js';
+import { guardOptionsFromConfig } from '../config/guard.js';
+import type { Guard } from '../core/types.js';
+import { buildGuard } from '../guard/build.js';
+import { createToolScreen } from '../guard/tool-screen.js';
+import type { CompiledBook } from '../policy/compiled.js';
+import type { ToolsListedHook } from '../proxy/pool.js';
+import type { DecisionRecorder } from '../proxy/context.js';
 
 /** In serve mode stdout is the protocol: everything console prints goes to stderr instead. */
 export function redirectConsoleToStderr(): void {
@@ -17,9 +24,42 @@ export function redirectConsoleToStderr(): void {
   console.debug = toErr;
 }
 
+/** What the proxy gets from the guard side of a config. */
+export interface ProxyGuard {
+  /** The four-part pipeline (absent when the config names no policy: only the tool lists decide). */
+  guard?: Guard;
+  /** Tool pinning and description screening, run on every downstream listing. */
+  onToolsListed?: ToolsListedHook;
+  /** The compiled policy book (the live view shows its rule texts). */
+  book?: CompiledBook;
+  /** Records the proxy's own refusals in the pipeline's audit chain. */
+  record?: DecisionRecorder;
+  close(): void;
+}
+
+/**
+ * The guard side of a config for the proxy: the pipeline (`buildGuard`), tool pinning and description screening
+ * on every downstream listing, and the recorder of the proxy's own refusals. Without a policy only the per-server
+ * tool lists decide. Any error here stops start-up: a proxy that was asked to enforce a policy never runs without it.
+ */
+export async function proxyGuardFor(config: Config, logger: Logger): Promise<ProxyGuard> {
+  if (config.policy === undefined) {
+    logger.warn('no policy configured: only the per-server tool allow/deny lists are enforced');
+    return { close() {} };
+  }
+  const built = await buildGuard(await guardOptionsFromConfig(config, logger));
+  return {
+    guard: built.pipeline,
+    book: built.book,
+    onToolsListed: createToolScreen(built.store, logger),
+    record: (i, d) => built.pipeline.record(i, d),
+    close: built.close,
+  };
+}
+
 /** Starts the proxy for a loaded config, on stdio or HTTP, and stops it (and every child) on signals. */
 export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http?: number; host?: string; ui?: boolean }, logger: Logger): Promise<GuardedProxy> {
-  const configured = await createGuardForConfig(loaded.config, logger);
+  const configured = await proxyGuardFor(loaded.config, logger);
   const proxy = createProxy({
     config: loaded,
     logger,

@@ -56,6 +56,46 @@ export const WitnessSchema = z.object({
 });
 export type Witness = z.infer<typeof WitnessSchema>;
 
+/** Model accounting of one interaction (every model call, failed ones included), as in `Decision.detail.llm`. */
+export const ModelUsageSchema = z.object({
+  calls: z.number().int().nonnegative(),
+  promptTokens: z.number().nonnegative(),
+  completionTokens: z.number().nonnegative(),
+  /** Wall-clock time of the calls; guards other than the pipeline may leave it out. */
+  ms: z.number().nonnegative().optional(),
+});
+export type ModelUsage = z.infer<typeof ModelUsageSchema>;
+
+/** Life cycle of an approval request (store/approvals.ts keeps them). */
+export const ApprovalStatusSchema = z.enum(['pending', 'approved', 'denied', 'used', 'expired']);
+export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
+
+/**
+ * The machine-readable extras of a decision. Every writer (the pipeline's stages, the referee, the approvals) and
+ * reader (the audit row, the denial text, the eval harness, the live view) goes through this one schema.
+ */
+export const DecisionDetailSchema = z.strictObject({
+  /** How many predicates the state tracker evaluated (C = TopK ∪ MustCheck). */
+  candidates: z.number().int().nonnegative().optional(),
+  /** The threat watcher after this interaction: τ, level, whether the request rate was a burst, the rate. */
+  threat: z.object({ tau: z.number(), level: z.number().int().min(0).max(4), burst: z.boolean(), rate: z.number() }).optional(),
+  /** Model accounting of every model call of this interaction. */
+  llm: ModelUsageSchema.optional(),
+  /** Semantic predicates re-decided by the strong model (state expansion). */
+  expanded: z.array(z.string()).optional(),
+  /** The model's threat step (watcher complement). */
+  modelThreat: z.object({ delta: z.number().int().min(-1).max(1), reason: z.string() }).optional(),
+  /** The model review of a soft denial: its ruling, or the error that made the denial stand. */
+  review: z
+    .union([z.strictObject({ ruling: z.enum(['allow', 'deny']), rationale: z.string().optional() }), z.strictObject({ error: z.string() })])
+    .optional(),
+  /** The approval a held interaction waits under, or the approval that let it through. */
+  approval: z.object({ id: z.string(), status: ApprovalStatusSchema, expiresAt: z.number() }).optional(),
+  /** Data-flow source of the decision (shape owned by the data-flow work). */
+  flow: z.unknown().optional(),
+});
+export type DecisionDetail = z.infer<typeof DecisionDetailSchema>;
+
 export const DecisionSchema = z.object({
   decision: z.enum(['allow', 'deny']),
   /** Self-contained explanation the agent can act on (rule text, witness, what to do instead). */
@@ -75,8 +115,8 @@ export const DecisionSchema = z.object({
   auditId: z.string().optional(),
   policy: z.object({ name: z.string(), version: z.string(), hash: z.string() }).optional(),
   elapsedMs: z.number().optional(),
-  /** Machine-readable extras. */
-  detail: z.record(z.string(), z.unknown()).default({}),
+  /** Machine-readable extras (see DecisionDetailSchema). */
+  detail: DecisionDetailSchema.default({}),
 });
 export type Decision = z.infer<typeof DecisionSchema>;
 export type DecisionInput = z.input<typeof DecisionSchema>;

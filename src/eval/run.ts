@@ -78,10 +78,10 @@ export interface EvalRun {
  *
  * Failure handling: a `guard.check` that throws is recorded as a fail-closed denial of that step (source `error`,
  * with the message in `error`), like the proxy does; a factory that throws aborts the run, since every later case
- * would fail the same way (a missing policy book, no pipeline in this build).
+ * would fail the same way (a missing or invalid policy book).
  *
  * @example
- * const run = await runEval(cases, { guardFor: defaultGuardFactory('./policies') });
+ * const run = await runEval(cases, { guardFor: pipelineGuardFactory('./policies') });
  * const metrics = computeMetrics(run.cases);
  */
 export async function runEval(cases: readonly EvalCase[], options: RunEvalOptions): Promise<EvalRun> {

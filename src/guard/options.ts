@@ -9,38 +9,59 @@ import { SEVERITY_RANK } from '../policy/schema.js';
 /** Severity rank at or above which an enforced soft violation is denied, by threat level 0–4. */
 export const DEFAULT_DENY_AT_RANK: readonly number[] = [SEVERITY_RANK.medium, SEVERITY_RANK.medium, SEVERITY_RANK.low, SEVERITY_RANK.low, SEVERITY_RANK.low];
 
+/** Every default of the guard's settings, in one place (the schemas below and `buildGuard` take them from here). */
+export const GUARD_DEFAULTS = {
+  tracker: { k_fraction: 0.1, k_min: 5, k_fraction_per_level: 0.05, k_max: 32 },
+  watcher: {
+    alpha: 0.6,
+    level_bounds: [0.15, 0.35, 0.55, 0.8] as [number, number, number, number],
+    burst_window_ms: 10_000,
+    burst_threshold: 40,
+    severity_risk: { low: 0.2, medium: 0.45, high: 0.75, critical: 1 },
+    quarantine: true,
+  },
+  model: { expand_below: 0.6, watcher: 'off' as 'off' | 'complement', observations: 5, budget_ms: 20_000 },
+  deny_at_rank: DEFAULT_DENY_AT_RANK,
+  audit: true,
+  session_cache: 10_000,
+  approval_ttl_ms: 15 * 60_000,
+  /** Where `buildGuard` keeps state when given no store: memory (fresh Γ, τ and quarantine; nothing persists). */
+  store: ':memory:',
+} as const;
+const D = GUARD_DEFAULTS;
+
 /** The state tracker's candidate budget. */
 export const TrackerOptionsSchema = z.strictObject({
   /** Share of the book's predicates retrieved by similarity at threat level 0. */
-  k_fraction: z.number().min(0).max(1).default(0.1),
+  k_fraction: z.number().min(0).max(1).default(D.tracker.k_fraction),
   /** Never fewer than this many (or all, for smaller books). */
-  k_min: z.number().int().min(0).default(5),
+  k_min: z.number().int().min(0).default(D.tracker.k_min),
   /** Extra share per threat level: a suspicious agent gets more predicates checked. */
-  k_fraction_per_level: z.number().min(0).max(1).default(0.05),
+  k_fraction_per_level: z.number().min(0).max(1).default(D.tracker.k_fraction_per_level),
   /**
    * Never more than this many by similarity: with large books a share of 10% would make the cost grow with the
    * book, which the must-check set (always evaluated in full) does not need.
    */
-  k_max: z.number().int().min(1).default(32),
+  k_max: z.number().int().min(1).default(D.tracker.k_max),
 });
 export type TrackerOptions = z.infer<typeof TrackerOptionsSchema>;
 
 /** The threat watcher. */
 export const WatcherOptionsSchema = z.strictObject({
   /** Weight of the previous score: higher = slower to rise and to forgive. */
-  alpha: z.number().min(0).max(0.99).default(0.6),
+  alpha: z.number().min(0).max(0.99).default(D.watcher.alpha),
   /** Upper bounds of τ for levels 0..3; τ at or above the last is level 4. */
-  level_bounds: z.tuple([z.number(), z.number(), z.number(), z.number()]).default([0.15, 0.35, 0.55, 0.8]),
+  level_bounds: z.tuple([z.number(), z.number(), z.number(), z.number()]).default([...D.watcher.level_bounds]),
   /** Sliding window of the burst analysis. */
-  burst_window_ms: z.number().int().positive().default(10_000),
+  burst_window_ms: z.number().int().positive().default(D.watcher.burst_window_ms),
   /** Requests in the window an agent may make before the rate counts as risk; risk is 1 at twice this. */
-  burst_threshold: z.number().int().positive().default(40),
+  burst_threshold: z.number().int().positive().default(D.watcher.burst_threshold),
   /** Risk of a violation of each severity (enforced or not: an attempt is evidence). */
   severity_risk: z
     .strictObject({ low: z.number(), medium: z.number(), high: z.number(), critical: z.number() })
-    .default({ low: 0.2, medium: 0.45, high: 0.75, critical: 1 }),
+    .default({ ...D.watcher.severity_risk }),
   /** Quarantine when the level reaches 4. Off: level 4 only tightens the referee. */
-  quarantine: z.boolean().default(true),
+  quarantine: z.boolean().default(D.watcher.quarantine),
 });
 export type WatcherOptions = z.infer<typeof WatcherOptionsSchema>;
 
@@ -53,16 +74,16 @@ export const ModelOptionsSchema = z.strictObject({
    * State expansion (§4.3): when a violated or unknown rule's witness rests on a model-decided semantic predicate
    * whose confidence is below this, those predicates are re-decided once by the strong tier. 0 disables it.
    */
-  expand_below: z.number().min(0).max(1).default(0.6),
+  expand_below: z.number().min(0).max(1).default(D.model.expand_below),
   /**
    * Threat watcher: `off` keeps the numeric τ alone; `complement` asks the light model for a ±1 level step, only
    * on interactions with violations or injection evidence, and sets τ to the lower bound of the new level.
    */
-  watcher: z.enum(['off', 'complement']).default('off'),
+  watcher: z.enum(['off', 'complement']).default(D.model.watcher),
   /** Summaries of a session's recent interactions sent to the model as observations (kept in memory). */
-  observations: z.number().int().min(0).max(10).default(5),
+  observations: z.number().int().min(0).max(10).default(D.model.observations),
   /** Wall-clock budget of all model calls of one interaction; past it they are aborted and count as failures. */
-  budget_ms: z.number().int().positive().max(600_000).default(20_000),
+  budget_ms: z.number().int().positive().max(600_000).default(D.model.budget_ms),
 });
 export type ModelOptions = z.infer<typeof ModelOptionsSchema>;
 
@@ -72,11 +93,11 @@ export const PipelineOptionsSchema = z.strictObject({
   tracker: TrackerOptionsSchema.partial().default({}),
   watcher: WatcherOptionsSchema.partial().default({}),
   /** Severity rank (1 low … 4 critical) at or above which a soft violation is denied, per threat level 0–4. */
-  deny_at_rank: z.array(z.number().int().min(1).max(5)).length(5).default([...DEFAULT_DENY_AT_RANK]),
+  deny_at_rank: z.array(z.number().int().min(1).max(5)).length(5).default([...D.deny_at_rank]),
   /** Record every decision in the audit log. */
-  audit: z.boolean().default(true),
+  audit: z.boolean().default(D.audit),
   /** Sessions whose Γ is kept in memory (their sticky values stay in the store either way). */
-  session_cache: z.number().int().positive().default(10_000),
+  session_cache: z.number().int().positive().default(D.session_cache),
   /**
    * What sticky facts (Γ) belong to: the MCP `session`, or the `agent` identity across all its sessions. `auto`
    * (default): the session with a store of one process (SQLite), the agent with a shared store (PostgreSQL),
@@ -85,7 +106,7 @@ export const PipelineOptionsSchema = z.strictObject({
    */
   sticky_scope: z.enum(['auto', 'session', 'agent']).default('auto'),
   /** Lifetime of an approval request of a held call (effect: approve), from when it is first held; default 15 min. */
-  approval_ttl_ms: z.number().int().positive().default(15 * 60_000),
+  approval_ttl_ms: z.number().int().positive().default(D.approval_ttl_ms),
 });
 export type PipelineOptions = z.infer<typeof PipelineOptionsSchema>;
 

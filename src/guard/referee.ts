@@ -1,5 +1,5 @@
 import { SEVERITY_RANK, type Rule } from '../policy/schema.js';
-import type { Decision, Interaction, InteractionKind, Witness } from '../core/types.js';
+import type { Decision, DecisionDetail, Interaction, InteractionKind, ModelUsage, Witness } from '../core/types.js';
 import { makeDecision } from '../core/types.js';
 
 /**
@@ -31,7 +31,7 @@ export interface ReviewRuling {
   ruling: 'deny' | 'allow';
   rationale?: string;
   /** Model accounting, copied into the decision's detail.llm. */
-  usage?: { calls: number; promptTokens: number; completionTokens: number; ms: number };
+  usage?: ModelUsage;
 }
 
 /**
@@ -117,12 +117,12 @@ export async function referee(input: RefereeInput): Promise<RefereeVerdict> {
     else flagged.push(o);
   }
 
-  const detail: Record<string, unknown> = {};
+  const detail: DecisionDetail = {};
   if (soft.length > 0 && input.reviewer) {
     try {
       const ruling = await input.reviewer({ kind: input.kind, rules: soft, threatLevel: input.threatLevel, ...(input.signal ? { signal: input.signal } : {}), ...(input.interaction ? { interaction: input.interaction } : {}) });
       if (ruling.usage) detail.llm = ruling.usage;
-      detail.review = { ruling: ruling.ruling, rationale: ruling.rationale };
+      detail.review = { ruling: ruling.ruling, ...(ruling.rationale !== undefined ? { rationale: ruling.rationale } : {}) };
       if (ruling.ruling === 'allow') flagged.push(...soft);
       else deny.push(...soft);
     } catch (err) {
@@ -137,9 +137,7 @@ export async function referee(input: RefereeInput): Promise<RefereeVerdict> {
   const witness = [...deny, ...(deny.length > 0 ? [] : hold), ...redact, ...flagged].map((o) => o.witness);
   const remediation = deny.map((o) => o.def.remediation).find((r) => r !== undefined);
   if (deny.length > 0) {
-    const reviewNote = typeof (detail.review as { rationale?: string } | undefined)?.rationale === 'string'
-      ? ` Reviewer: ${(detail.review as { rationale: string }).rationale}`
-      : '';
+    const reviewNote = detail.review && 'rationale' in detail.review && detail.review.rationale !== undefined ? ` Reviewer: ${detail.review.rationale}` : '';
     return {
       redact: [],
       hold: [],
@@ -174,8 +172,8 @@ export async function referee(input: RefereeInput): Promise<RefereeVerdict> {
     };
   }
   const notes = [...redact.map((o) => `redacted per ${describeOutcome(o)}`), ...flagged.map((o) => `flagged: ${describeOutcome(o)}`)];
-  const review = detail.review as { ruling?: string; rationale?: string } | undefined;
-  if (review?.ruling === 'allow' && typeof review.rationale === 'string') notes.push(`Reviewer: ${review.rationale}`);
+  const review = detail.review;
+  if (review && 'ruling' in review && review.ruling === 'allow' && review.rationale !== undefined) notes.push(`Reviewer: ${review.rationale}`);
   return {
     redact,
     hold: [],

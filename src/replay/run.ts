@@ -1,9 +1,7 @@
-import type { PreparedBook } from '../guard/factory.js';
-import { GuardPipeline, type PipelineDeps } from '../guard/pipeline.js';
+import { buildGuard, type BuildGuardOptions, type PreparedBook } from '../guard/build.js';
 import type { Interaction } from '../core/types.js';
 import type { CompiledBook } from '../policy/compiled.js';
 import type { AuditRow } from '../store/audit-schema.js';
-import { openStore } from '../store/db.js';
 import type { RecordedItem } from './load.js';
 import type { ReplayEntry, ReplayReport } from './report.js';
 
@@ -24,7 +22,7 @@ export interface ReplayOptions {
   /** Shown in the report (the audit file). */
   source: string;
   /** Pipeline settings (tracker budget, watcher, thresholds), as in the config's `guard:`. */
-  options?: PipelineDeps['options'];
+  options?: BuildGuardOptions['settings'];
 }
 
 /** Rules whose formula uses a predicate with a `secrets` detector: what a masked interaction cannot re-decide. */
@@ -50,17 +48,15 @@ const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].so
  * const report = await replayTrace(readRecorded(store), { prepared, source: 'state.db' });
  */
 export async function replayTrace(items: Iterable<RecordedItem>, opts: ReplayOptions): Promise<ReplayReport> {
-  const { book, index } = opts.prepared;
+  const { book } = opts.prepared;
   const secret = secretRuleIds(book);
   const secretByKind = (kind: string) => secret.some((id) => book.rules.find((r) => r.id === id)?.def.applies_to.includes(kind as Interaction['kind']));
-  const store = openStore(':memory:');
   let clock = 0;
-  const pipeline = new GuardPipeline({
-    book,
-    index,
-    store,
+  const { pipeline, close } = await buildGuard({
+    policy: opts.prepared,
+    store: ':memory:',
     // Replay decisions are not audited: the report is the record. The clock follows the recorded timestamps.
-    options: { ...(opts.options ?? {}), audit: false },
+    settings: { ...(opts.options ?? {}), audit: false },
     now: () => clock,
   });
   const report: ReplayReport = {
@@ -115,7 +111,7 @@ export async function replayTrace(items: Iterable<RecordedItem>, opts: ReplayOpt
       }
     }
   } finally {
-    store.close();
+    close();
   }
   report.recordedPolicies = [...policies];
   return report;

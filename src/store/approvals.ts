@@ -20,8 +20,8 @@ import { jsonText } from './audit-schema.js';
  * approvals in the same file concurrently: the status checks are inside the write lock.
  */
 
-export const ApprovalStatusSchema = z.enum(['pending', 'approved', 'denied', 'used', 'expired']);
-export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
+import { ApprovalStatusSchema, type ApprovalStatus } from '../core/types.js';
+export { ApprovalStatusSchema, type ApprovalStatus };
 
 /** Approval ids: `ap_` and 20 hex digits (80 random bits). */
 export const APPROVAL_ID = /^ap_[0-9a-f]{20}$/;

@@ -162,8 +162,6 @@ export function auditEntryFor(interaction: Interaction, decision: Decision): Aud
     elapsedMs: decision.elapsedMs,
     policyHash: decision.policy?.hash,
     source: decision.source,
-    ...(decision.detail.llm !== undefined && LlmUsageColumnSchema.safeParse(decision.detail.llm).success
-      ? { llm: decision.detail.llm as z.infer<typeof LlmUsageColumnSchema> }
-      : {}),
+    ...(decision.detail.llm !== undefined ? { llm: decision.detail.llm } : {}),
   };
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { argsHash } from '../../src/guard/approvals.js';
-import { loadGuard, type LoadedGuard } from '../../src/guard/factory.js';
+import { buildGuard, type BuiltGuard } from '../../src/guard/build.js';
 import { InteractionSchema, type Decision, type InteractionInput } from '../../src/core/types.js';
 import { loadBook } from '../../src/policy/load.js';
 import { backends, warmUp } from '../store/backends.js';
@@ -14,18 +14,17 @@ warmUp(list);
 
 const call = (args: Record<string, unknown>, over: Partial<InteractionInput> = {}) =>
   InteractionSchema.parse({ kind: 'tool_call', agent: 'writer', session: 's1', server: 'ws', tool: 'publish', arguments: args, ...over });
-const approvalOf = (d: Decision) => d.detail.approval as { id: string; status: string; expiresAt: number };
+const approvalOf = (d: Decision) => d.detail.approval!;
 
 describe.each(list)('approvals ($name): rules with effect approve hold a call until a person approves it', (b) => {
   let dir: string;
-  let g: LoadedGuard;
+  let g: BuiltGuard;
   let now = 1_700_000_000_000;
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'qg-approvals-'));
     now = 1_700_000_000_000;
-    g = await loadGuard({ policy: writeBook(), store: b.name === 'sqlite' ? join(dir, 'state.db') : await b.fresh(), options: { approval_ttl_ms: 60_000 } });
-    (g.pipeline as unknown as { now: () => number }).now = () => now;
+    g = await buildGuard({ policy: writeBook(), store: b.name === 'sqlite' ? join(dir, 'state.db') : await b.fresh(), settings: { approval_ttl_ms: 60_000 }, now: () => now });
   });
   afterEach(async () => {
     await g.close();

@@ -1,80 +1,63 @@
-import { describe, expect, it } from 'vitest';
-import { EvalRunError } from '../../src/core/errors.js';
-import { defaultGuardFactory, isModuleNotFound, toHandle } from '../../src/eval/guard-factory.js';
-import { allowAll } from '../../src/core/types.js';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PolicyError } from '../../src/core/errors.js';
+import { InteractionSchema, type InteractionInput } from '../../src/core/types.js';
+import { pipelineGuardFactory } from '../../src/eval/guard-factory.js';
+import type { GuardModelHooks } from '../../src/guard/model/index.js';
+import { ModelOptionsSchema } from '../../src/guard/options.js';
+import type { GuardPipeline } from '../../src/guard/pipeline.js';
 
-async function rejection(p: Promise<unknown>): Promise<EvalRunError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(EvalRunError);
-  return err as EvalRunError;
-}
+const DEFAULT_BOOK = join(import.meta.dirname, '../../policies/default');
+const i = (over: Partial<InteractionInput> & Pick<InteractionInput, 'kind'>) => InteractionSchema.parse({ agent: 'assistant', session: 's1', ...over });
+const readMail = i({ kind: 'tool_result', server: 'mail', tool: 'read_email', content: [{ type: 'text', text: 'hello' }] });
+const sendOut = i({ kind: 'tool_call', server: 'mail', tool: 'send_email', arguments: { to: 'z@outside.example', body: 'hi' } });
 
-describe('defaultGuardFactory', () => {
-  it('fails with eval_no_pipeline when the pipeline module is missing', async () => {
-    const nodeError = Object.assign(
-      new Error("Cannot find module '/app/dist/src/guard/pipeline-factory.js' imported from /app/dist/src/eval/guard-factory.js"),
-      { code: 'ERR_MODULE_NOT_FOUND' },
-    );
-    const guardFor = defaultGuardFactory('./policies', () => Promise.reject(nodeError));
-    const err = await rejection(guardFor('default', {}));
-    expect(err.code).toBe('eval_no_pipeline');
-    expect(err.message).toMatch(/^the guard pipeline is not available in this build/);
-    expect(err.cause).toBe(nodeError);
+describe('pipelineGuardFactory: the real pipeline per eval case', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'qg-eval-factory-'));
+    cpSync(DEFAULT_BOOK, join(dir, 'default'), { recursive: true });
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('gives every case fresh state (Γ) over one compiled book', async () => {
+    const guardFor = pipelineGuardFactory(dir);
+    const first = await guardFor('default', { agent: 'assistant' });
+    await first.guard.check(readMail);
+    expect((await first.guard.check(sendOut)).rules).toContain('no-read-then-exfiltrate');
+    const second = await guardFor('default', { agent: 'assistant' });
+    expect((await second.guard.check(sendOut)).rules).not.toContain('no-read-then-exfiltrate');
+    expect((second.guard as GuardPipeline).book).toBe((first.guard as GuardPipeline).book);
+    await first.close?.();
+    await second.close?.();
   });
 
-  it('recognises the module-not-found error of this very runtime', async () => {
-    const spec = './missing-dir/pipeline-factory.js';
-    const real = await import(/* @vite-ignore */ spec).catch((e: unknown) => e);
-    expect(isModuleNotFound(real)).toBe(true);
-  });
-
-  it('does not mistake a module the pipeline imports being missing for a missing pipeline', async () => {
-    const transitive = Object.assign(
-      new Error("Cannot find module '/app/dist/src/guard/tracker.js' imported from /app/dist/src/guard/pipeline-factory.js"),
-      { code: 'ERR_MODULE_NOT_FOUND' },
-    );
-    expect(isModuleNotFound(transitive)).toBe(false);
-    const err = await rejection(defaultGuardFactory('p', () => Promise.reject(transitive))('default', {}));
-    expect(err.code).toBe('eval_pipeline_failed');
-  });
-
-  it('fails with eval_no_pipeline when the module lacks createGuardForCase', async () => {
-    const err = await rejection(defaultGuardFactory('p', async () => ({ somethingElse: 1 }))('default', {}));
-    expect(err.code).toBe('eval_no_pipeline');
-  });
-
-  it('imports the module once and passes policies dir, policy and context to createGuardForCase', async () => {
-    let imports = 0;
-    const calls: unknown[][] = [];
-    const guardFor = defaultGuardFactory('/books', async () => {
-      imports++;
+  it('applies the run settings and fresh model hooks to every case guard', async () => {
+    let made = 0;
+    const modelFor = (): GuardModelHooks => {
+      made++;
       return {
-        createGuardForCase: async (...args: unknown[]) => {
-          calls.push(args);
-          return allowAll; // a bare Guard is accepted too
-        },
+        semantic: async () => ({ values: new Map() }),
+        expand: async () => ({ values: new Map() }),
+        reviewer: async () => ({ ruling: 'deny' }),
+        observe: () => {},
+        options: ModelOptionsSchema.parse({}),
       };
-    });
-    const h1 = await guardFor('default', { agent: 'a' });
-    await guardFor('eicu-ac', { profile: { role: 'nursing' } });
-    expect(imports).toBe(1);
-    expect(calls).toEqual([
-      ['/books', 'default', { agent: 'a' }],
-      ['/books', 'eicu-ac', { profile: { role: 'nursing' } }],
-    ]);
-    expect(h1.guard).toBe(allowAll);
-    expect(h1.close).toBeUndefined();
+    };
+    const audited = await (await pipelineGuardFactory(dir)('default', {})).guard.check(readMail);
+    expect(audited.auditId).toBeDefined();
+    const guardFor = pipelineGuardFactory(dir, { settings: { audit: false }, modelFor });
+    const a = await guardFor('default', {});
+    await guardFor('default', {});
+    expect(made).toBe(2);
+    expect((await a.guard.check(readMail)).auditId).toBeUndefined();
   });
-});
 
-describe('toHandle', () => {
-  it('accepts a handle or a guard and rejects anything else', () => {
-    const close = () => {};
-    expect(toHandle({ guard: allowAll, close })).toEqual({ guard: allowAll, close });
-    expect(toHandle(allowAll)).toEqual({ guard: allowAll });
-    expect(() => toHandle({} as never)).toThrow(/neither a Guard/);
+  it('fails with the policy error for a missing book, and tries again on the next case', async () => {
+    const guardFor = pipelineGuardFactory(dir);
+    await expect(guardFor('nope', {})).rejects.toBeInstanceOf(PolicyError);
+    await expect(guardFor('nope', {})).rejects.toBeInstanceOf(PolicyError);
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import type { CaseContext } from '../../src/eval/cases.js';
 import type { GuardFactory } from '../../src/eval/guard-factory.js';
-import { makeDecision, type Guard, type Interaction } from '../../src/core/types.js';
+import { makeDecision, type Decision, type Guard, type Interaction } from '../../src/core/types.js';
 
 /** A temp directory removed after the current test. */
 const dirs: string[] = [];
@@ -101,7 +101,8 @@ export function testGuardFactory(seen?: Seen): GuardFactory {
         if (i.kind === 'resource_read' && i.uri?.startsWith('secret://')) {
           return makeDecision({ decision: 'allow', rationale: 'flagged: secret resource', flagged: ['watch-secrets'] });
         }
-        return makeDecision({ decision: 'allow', rationale: 'no rule violated', detail: { llm: 'not-a-usage-object' } });
+        // A guard of another make may put anything there: the harness must not trust it.
+        return { ...makeDecision({ decision: 'allow', rationale: 'no rule violated' }), detail: { llm: 'not-a-usage-object' } } as unknown as Decision;
       },
     };
     return {

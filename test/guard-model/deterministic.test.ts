@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGuardForConfig } from '../../src/cli/guard-factory.js';
 import { ConfigSchema } from '../../src/config/schema.js';
-import { loadGuard } from '../../src/guard/factory.js';
+import { guardOptionsFromConfig } from '../../src/config/guard.js';
+import { buildGuard } from '../../src/guard/build.js';
 import type { Decision, Interaction } from '../../src/core/types.js';
 import { silentLogger } from '../../src/core/log.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
@@ -40,11 +40,11 @@ describe('no model configured: exactly the deterministic guard', () => {
   for (const [name, book] of [['default', DEFAULT_BOOK], ['semantic test', BOOK]] as const) {
     it(`the ${name} book: same decisions through serve's factory as the bare pipeline, and no model request`, async () => {
       const config = ConfigSchema.parse({ policy: book, store: join(dir, `${name}-cfg.db`) });
-      const served = await createGuardForConfig(config, silentLogger());
-      const bare = await loadGuard({ policy: book, store: join(dir, `${name}-bare.db`) });
+      const served = await buildGuard(await guardOptionsFromConfig(config, silentLogger()));
+      const bare = await buildGuard({ policy: book, store: join(dir, `${name}-bare.db`) });
       try {
         for (const i of cases) {
-          const a = await served.guard!.check(i);
+          const a = await served.pipeline.check(i);
           const b = await bare.pipeline.check(i);
           expect(view(a)).toEqual(view(b));
           expect(a.detail.llm).toBeUndefined();
@@ -58,7 +58,7 @@ describe('no model configured: exactly the deterministic guard', () => {
   }
 
   it('semantic predicates stay unknown without a model and on_unknown decides', async () => {
-    const g = await loadGuard({ policy: BOOK, store: join(dir, 'u.db') });
+    const g = await buildGuard({ policy: BOOK, store: join(dir, 'u.db') });
     try {
       const d = await g.pipeline.check(bank('transfer', { to: 'acct-1', amount: 5 }));
       expect(d.decision).toBe('deny');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createModelEmbedder } from '../../src/guard/model.js';
+import { createModelEmbedder } from '../../src/guard/model/index.js';
 import type { Logger } from '../../src/core/log.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { BOOK, bank, clientFor, guardWith, is, updates } from './helpers.js';

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { runEvalCommand } from '../../src/cli/eval.js';
-import { caseGuardSettings } from '../../src/guard/pipeline-factory.js';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { BOOK, is, updates } from './helpers.js';
 
@@ -30,14 +29,13 @@ describe('eval with --config (a model)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('decides the semantic predicate with the model and reports model usage; settings are restored after the run', async () => {
+  it('decides the semantic predicate with the model and reports model usage; a later run without --config uses no model (no settings outlive a run)', async () => {
     llm.when(is('tracker', 'light'), (body) => (JSON.stringify(JSON.parse(body.messages[1].content).interaction).includes('launder') ? updates(['fraud_request', true, 0.9]) : updates()));
     const quiet = { write: () => true };
     const report = await runEvalCommand({ cases: join(dir, 'cases.jsonl'), policies: join(dir, 'policies'), config: join(dir, 'quadguard.yaml'), quiet: true }, { stdout: quiet, stderr: quiet as never });
     expect(JSON.stringify(report)).toContain('"promptTokens"');
     expect(llm.chatRequests).toHaveLength(2);
     expect(report.overall.accuracy).toBe(1);
-    expect(caseGuardSettings.modelFor).toBeUndefined();
 
     // without --config the semantic predicate stays unknown: c2 is denied on no-fraud's on_unknown, no request
     llm.reset();

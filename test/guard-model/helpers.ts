@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadGuard, type LoadedGuard, type LoadGuardOptions } from '../../src/guard/factory.js';
-import { createGuardModel } from '../../src/guard/model.js';
+import { buildGuard, type BuildGuardOptions, type BuiltGuard } from '../../src/guard/build.js';
+import { createGuardModel } from '../../src/guard/model/index.js';
 import type { ModelOptions } from '../../src/guard/options.js';
 import { InteractionSchema, type Interaction, type InteractionInput } from '../../src/core/types.js';
 import { LlmClient } from '../../src/llm/client.js';
@@ -50,10 +50,10 @@ export function clientFor(server: ScriptedLlmServer, config: Partial<LlmConfigIn
 /** A guard over `book` (default: the test book) with the model hooks of `client`, in a temp dir. */
 export async function guardWith(
   client: LlmClient | undefined,
-  opts: { book?: string; model?: Partial<ModelOptions>; extra?: Partial<LoadGuardOptions> } = {},
-): Promise<LoadedGuard & { dir: string; dispose(): void }> {
+  opts: { book?: string; model?: Partial<ModelOptions>; extra?: Partial<BuildGuardOptions> } = {},
+): Promise<BuiltGuard & { dir: string; dispose(): void }> {
   const dir = mkdtempSync(join(tmpdir(), 'qg-guard-model-'));
-  const g = await loadGuard({
+  const g = await buildGuard({
     policy: opts.book ?? BOOK,
     store: join(dir, 'state.db'),
     ...(client ? { model: createGuardModel(client, opts.model ?? {}) } : {}),

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadGuard, type LoadedGuard } from '../../src/guard/factory.js';
+import { buildGuard, type BuiltGuard } from '../../src/guard/build.js';
 import type { Interaction, InteractionInput } from '../../src/core/types.js';
 import { InteractionSchema } from '../../src/core/types.js';
 import { openStore } from '../../src/store/db.js';
@@ -15,15 +15,14 @@ function interaction(i: Partial<InteractionInput> & Pick<InteractionInput, 'kind
 
 describe('guard pipeline on the default book (paper case studies, A.3)', () => {
   let dir: string;
-  let g: LoadedGuard;
+  let g: BuiltGuard;
   let now = 1_000_000;
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'qg-pipeline-'));
     now = 1_000_000;
-    g = await loadGuard({ policy: DEFAULT_BOOK, store: join(dir, 'state.db') });
     // A fixed clock keeps the burst window deterministic.
-    (g.pipeline as unknown as { now: () => number }).now = () => now;
+    g = await buildGuard({ policy: DEFAULT_BOOK, store: join(dir, 'state.db'), now: () => now });
   });
   afterEach(() => {
     g.close();
@@ -112,7 +111,7 @@ describe('guard pipeline on the default book (paper case studies, A.3)', () => {
     expect(other.decision).toBe('allow');
 
     g.close();
-    g = await loadGuard({ policy: DEFAULT_BOOK, store: join(dir, 'state.db') });
+    g = await buildGuard({ policy: DEFAULT_BOOK, store: join(dir, 'state.db') });
     const after = await g.pipeline.check(call);
     expect(after.decision).toBe('deny');
     expect(after.source).toBe('quarantine');
@@ -141,7 +140,7 @@ describe('guard pipeline on the default book (paper case studies, A.3)', () => {
 describe('pipeline with an in-memory store', () => {
   it('keeps Γ per session: a sticky fact in one session does not leak into another', async () => {
     const store = openStore(':memory:');
-    const g = await loadGuard({ policy: DEFAULT_BOOK, store });
+    const g = await buildGuard({ policy: DEFAULT_BOOK, store });
     await g.pipeline.check(interaction({ kind: 'tool_result', server: 'mail', tool: 'read_email', content: [{ type: 'text', text: 'hello' }], session: 'a' }));
     const send = { kind: 'tool_call' as const, server: 'mail', tool: 'send_email', arguments: { to: 'z@outside.example', body: 'hi' } };
     expect((await g.pipeline.check(interaction({ ...send, session: 'a' }))).decision).toBe('deny');

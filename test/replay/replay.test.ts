@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runReplayCommand } from '../../src/cli/replay.js';
-import { loadGuard } from '../../src/guard/factory.js';
+import { buildGuard } from '../../src/guard/build.js';
 import { InteractionSchema, type InteractionInput } from '../../src/core/types.js';
 import { ReplayReportSchema } from '../../src/replay/index.js';
 import { openStore } from '../../src/store/db.js';
@@ -40,9 +40,8 @@ function editedBook(name: string, edit: (yaml: string) => string): string {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'qg-replay-'));
   db = join(dir, 'state.db');
-  const g = await loadGuard({ policy: DEFAULT_BOOK, store: db });
   let ts = 1_700_000_000_000;
-  (g.pipeline as unknown as { now: () => number }).now = () => ts;
+  const g = await buildGuard({ policy: DEFAULT_BOOK, store: db, now: () => ts });
   for (const [i, want] of TRACE) {
     ts += 1000;
     const d = await g.pipeline.check(InteractionSchema.parse(i));

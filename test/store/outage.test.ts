@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadGuard, type LoadedGuard } from '../../src/guard/factory.js';
+import { buildGuard, type BuiltGuard } from '../../src/guard/build.js';
 import { InteractionSchema } from '../../src/core/types.js';
 import { ROOT } from '../support/proxy-harness.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
@@ -13,7 +13,7 @@ import { startPostgres, type TestPostgres } from '../support/postgres.js';
  */
 describe('PostgreSQL store outage', () => {
   let server: TestPostgres;
-  let g: LoadedGuard;
+  let g: BuiltGuard;
   let logs = '';
   const message = (content: string) =>
     InteractionSchema.parse({ kind: 'message', agent: 'planner', session: 's1', sender: 'planner', recipient: 'writer', content });
@@ -21,7 +21,7 @@ describe('PostgreSQL store outage', () => {
   beforeAll(async () => {
     server = await startPostgres();
     const sink = new Writable({ write: (c: Buffer, _e, cb) => { logs += c.toString(); cb(); } });
-    g = await loadGuard({ policy: join(ROOT, 'policies', 'default'), store: await server.freshDatabase('outage'), logger: pino({ level: 'info' }, sink) });
+    g = await buildGuard({ policy: join(ROOT, 'policies', 'default'), store: await server.freshDatabase('outage'), logger: pino({ level: 'info' }, sink) });
   }, 60_000);
   afterAll(async () => {
     await g?.close();

@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { silentLogger, type Logger } from '../core/log.js';
+import type { CompiledBook } from '../policy/compiled.js';
+import { formatDiagnostic, type PolicyDiagnostic } from '../policy/errors.js';
+import type { Embedder } from '../retrieval/types.js';
+import type { Store } from '../store/db.js';
+import type { GuardStore } from '../store/engine.js';
+import { openGuardStore } from '../store/open.js';
+import { toGuardStore } from '../store/sqlite-engine.js';
+import { prepareBook, type PreparedBook } from './book.js';
+import type { GuardModelHooks } from './model/index.js';
+import { GUARD_DEFAULTS, PipelineOptionsSchema } from './options.js';
+import { GuardPipeline } from './pipeline.js';
+
+/**
+ * The one way to build a guard: `serve` and `wrap` (from a config, see config/guard.ts), `eval`, `replay`, the
+ * demos, the benches and the tests all call `buildGuard`. Every default lives in GUARD_DEFAULTS (options.ts).
+ */
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+const isPrepared = (v: unknown): v is PreparedBook => isObject(v) && isObject(v.book) && isObject(v.index) && Array.isArray(v.warnings);
+const isStore = (v: unknown): v is Store | GuardStore => isObject(v) && isObject(v.state) && isObject(v.audit) && typeof v.close === 'function';
+const isModel = (v: unknown): v is GuardModelHooks => isObject(v) && typeof v.semantic === 'function' && typeof v.reviewer === 'function' && typeof v.observe === 'function';
+const isFunction = (v: unknown): v is (...args: never[]) => unknown => typeof v === 'function';
+
+/** What `buildGuard` takes. Everything but `policy` has a default. */
+export const BuildGuardOptionsSchema = z.strictObject({
+  /** A policy book folder or file, or a book already prepared (shared by many guards: eval cases, replays). */
+  policy: z.union([z.string().min(1), z.custom<PreparedBook>(isPrepared, 'expected a policy path or a prepared book')]),
+  /** A SQLite file, `:memory:`, or an open store (which the caller closes). Default: memory. */
+  store: z.union([z.string().min(1), z.custom<Store | GuardStore>(isStore, 'expected a store path, a postgres:// URL or an open store')]).default(GUARD_DEFAULTS.store),
+  /** The `guard:` settings of a config (tracker budget, watcher, thresholds, audit, approvals). */
+  settings: PipelineOptionsSchema.prefault({}),
+  /** The model hooks (`createGuardModel`); absent, the guard is deterministic. The one way to pass a model. */
+  model: z.custom<GuardModelHooks>(isModel, 'expected the hooks of createGuardModel').optional(),
+  /** PEM file of the ed25519 public key: when given, an unsigned or tampered book is refused (path policies only). */
+  publicKeyPath: z.string().min(1).optional(),
+  /** Dense embedder for top-k (path policies only; default: the local hashing embedder). */
+  embedder: z.custom<Embedder>((v) => isObject(v) && typeof v.embed === 'function', 'expected an embedder').optional(),
+  /** Where the dense index is persisted: a folder, or a function of the book hash. */
+  indexFolder: z.union([z.string().min(1), z.custom<(hash: string) => string>(isFunction)]).optional(),
+  logger: z.custom<Logger>((v) => isObject(v) && typeof v.child === 'function', 'expected a pino logger').optional(),
+  /** Clock (ms since the epoch): tests of the burst window, replays on recorded timestamps. */
+  now: z.custom<() => number>(isFunction).optional(),
+});
+export type BuildGuardOptions = z.input<typeof BuildGuardOptionsSchema>;
+
+/** A built guard: the pipeline, its book, and how to release what `buildGuard` opened. */
+export interface BuiltGuard {
+  pipeline: GuardPipeline;
+  book: CompiledBook;
+  warnings: PolicyDiagnostic[];
+  store: GuardStore;
+  /** Closes the store if `buildGuard` opened it (not a store that was passed in). */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the four-part guard for a policy book and a store. Errors (an unreadable or invalid book, a bad
+ * signature, an unopenable store) propagate: a guard that was asked to enforce a policy never runs without it.
+ *
+ * @example
+ * const { pipeline, close } = await buildGuard({ policy: 'policies/default', store: '.quadguard/state.db' });
+ * const decision = await pipeline.check(interaction);
+ */
+export async function buildGuard(input: BuildGuardOptions): Promise<BuiltGuard> {
+  const o = BuildGuardOptionsSchema.parse(input);
+  const logger = o.logger ?? silentLogger();
+  let prepared: PreparedBook;
+  if (typeof o.policy === 'string') {
+    prepared = await prepareBook(o.policy, { publicKeyPath: o.publicKeyPath, embedder: o.embedder, indexFolder: o.indexFolder, logger });
+    for (const w of prepared.warnings) logger.warn({ mod: 'policy' }, formatDiagnostic(w));
+  } else {
+    prepared = o.policy;
+  }
+  const ownsStore = typeof o.store === 'string';
+  const store = typeof o.store === 'string' ? await openGuardStore(o.store, logger) : toGuardStore(o.store);
+  const pipeline = new GuardPipeline({
+    book: prepared.book,
+    index: prepared.index,
+    store,
+    logger,
+    options: o.settings,
+    ...(o.model ? { model: o.model } : {}),
+    ...(o.now ? { now: o.now } : {}),
+  });
+  if (typeof o.policy === 'string') {
+    const b = prepared.book;
+    logger.info({ mod: 'guard', policy: b.book.name, version: b.book.version, hash: b.hash.slice(0, 12), predicates: b.predicates.length, rules: b.rules.length }, 'policy loaded');
+  }
+  return {
+    pipeline,
+    book: prepared.book,
+    warnings: prepared.warnings,
+    store,
+    close: async () => {
+      if (ownsStore) await store.close();
+    },
+  };
+}
+
+export { prepareBook, type IndexFolder, type PreparedBook } from './book.js';

@@ -1,0 +1,32 @@
+import { makeDecision } from '../../core/types.js';
+import { need, pipelineDetail, type Stage } from './context.js';
+
+/**
+ * Level 4 quarantines the agent (unless `guard.watcher.quarantine` is off): this interaction and every later one
+ * is denied until an operator releases it. Only rules actually violated are named: an unknown (flagged) outcome
+ * is not evidence against the agent.
+ */
+export const quarantine: Stage = {
+  name: 'quarantine',
+  async run(ctx, env) {
+    const threat = need(ctx.threat, 'the threat update');
+    if (threat.level < 4 || !env.watcher.options.quarantine) return;
+    const i = ctx.interaction;
+    const violated = need(ctx.outcomes, 'the outcomes').filter((o) => o.status === 'violated');
+    const reason = threat.burst
+      ? `request burst: ${threat.rate} requests in ${env.watcher.options.burst_window_ms / 1000} s`
+      : `threat level 4 after violations of ${violated.map((o) => o.id).join(', ') || 'the policy'}`;
+    await env.store.state.quarantine(i.agent, reason);
+    env.log.warn({ agent: i.agent, reason }, 'agent quarantined');
+    ctx.decision = makeDecision({
+      decision: 'deny',
+      rationale: `Agent "${i.agent}" has been quarantined by QuadGuard (${reason}); every interaction is denied until an operator releases it with \`quadguard agents release ${i.agent}\`.`,
+      rules: violated.map((o) => o.id),
+      witness: violated.map((o) => o.witness),
+      source: 'quarantine',
+      threatLevel: 4,
+      detail: pipelineDetail(ctx),
+    });
+    ctx.final = true;
+  },
+};

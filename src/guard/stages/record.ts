@@ -1,0 +1,48 @@
+import { makeDecision } from '../../core/types.js';
+import { auditEntryFor } from '../../store/audit-schema.js';
+import { need, type Stage } from './context.js';
+
+/**
+ * The recording stages: they run for every decision, the denials of earlier stages and of the fail-closed catch
+ * included.
+ */
+
+/** The model layer's per-session history sees the decided interaction (memory only; a failure changes nothing). */
+export const observe: Stage = {
+  name: 'observe',
+  always: true,
+  tolerant: true,
+  run(ctx, env) {
+    env.model?.observe(ctx.interaction, need(ctx.decision, 'the decision'));
+  },
+};
+
+/** The policy that decided, and how long the check took. */
+export const stamp: Stage = {
+  name: 'stamp',
+  always: true,
+  run(ctx, env) {
+    const decision = need(ctx.decision, 'the decision');
+    decision.policy = env.policy;
+    decision.elapsedMs = performance.now() - ctx.started;
+  },
+};
+
+/**
+ * The audit row (`guard.audit`, on by default). An allow that cannot be recorded is denied: the record is part of
+ * the product. A denial that cannot be recorded stands.
+ */
+export const audit: Stage = {
+  name: 'audit',
+  always: true,
+  async run(ctx, env) {
+    if (!env.options.audit) return;
+    const decision = need(ctx.decision, 'the decision');
+    decision.auditId = (await env.store.audit.append(auditEntryFor(ctx.interaction, decision))).auditId;
+  },
+  failClosed(ctx, env) {
+    const decision = ctx.decision;
+    if (decision && decision.decision !== 'allow') return decision;
+    return makeDecision({ decision: 'deny', rationale: 'Denied because the decision could not be recorded in the audit log (fail closed).', source: 'error', policy: env.policy });
+  },
+};

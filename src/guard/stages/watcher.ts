@@ -1,0 +1,28 @@
+import { need, type Stage } from './context.js';
+
+/**
+ * The threat watcher: τ moves with this interaction's evidence (severities of the violated rules, the strongest
+ * injection score) and the agent's request rate. A call held for approval is a request, not evidence of an attack.
+ */
+export const watcher: Stage = {
+  name: 'watcher',
+  async run(ctx, env) {
+    const i = ctx.interaction;
+    const track = need(ctx.track, 'the track');
+    let injectionScore = 0;
+    for (const [name, v] of track.values) {
+      if (v.value === 'true' && env.injectionPredicates.has(name)) injectionScore = Math.max(injectionScore, v.score ?? 1);
+    }
+    const violations = need(ctx.outcomes, 'the outcomes')
+      .filter((o) => o.status === 'violated' && !(o.def.effect === 'approve' && !o.def.hard))
+      .map((o) => o.def.severity);
+    ctx.evidence = { violations, injectionScore };
+    let update = { burst: false, rate: 0 };
+    const after = await env.store.state.updateThreat(i.agent, (current) => {
+      const u = env.watcher.update(i.agent, current.tau, { violations, injectionScore, now: env.now() });
+      update = u;
+      return { tau: u.tau, level: u.level };
+    });
+    ctx.threat = { tau: after.tau, level: after.level, burst: update.burst, rate: update.rate };
+  },
+};
