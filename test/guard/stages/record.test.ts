@@ -48,7 +48,7 @@ describe('recording stages (observe, stamp, audit)', () => {
     ctx.decision = makeDecision({ decision: 'allow', rationale: 'ok' });
     await audit.run(ctx, env);
     expect(ctx.decision.auditId).toBeUndefined();
-    expect(env.store.audit.tail(1)).toHaveLength(0);
+    expect(await env.store.audit.tail(1)).toHaveLength(0);
   });
 
   it("audit's fail-closed decision: an unrecorded allow is denied, a denial stands", () => {
