@@ -63,8 +63,14 @@ for (const file of ['bipia.jsonl', 'agentdojo-injection.jsonl', 'agentharm.jsonl
   for (const c of cases) {
     const rules = replayCase(compiled, c);
     const deny = rules.length > 0;
-    if (c.expect.decision === 'deny') deny ? tp++ : (fn++, wrong.push(`  missed      ${c.id}`));
-    else deny ? (fp++, wrong.push(`  false alarm ${c.id} [${rules.join(', ')}]`)) : tn++;
+    if (c.expect.decision === 'deny' && deny) tp++;
+    else if (c.expect.decision === 'deny') {
+      fn++;
+      wrong.push(`  missed      ${c.id}`);
+    } else if (deny) {
+      fp++;
+      wrong.push(`  false alarm ${c.id} [${rules.join(', ')}]`);
+    } else tn++;
   }
   const pct = (a: number, b: number): string => (b ? `${((100 * a) / b).toFixed(1)}%` : 'n/a');
   console.log(`${file}: ${cases.length} cases  recall ${pct(tp, tp + fn)} (${tp}/${tp + fn})  FPR ${pct(fp, fp + tn)} (${fp}/${fp + tn})`);

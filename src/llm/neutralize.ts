@@ -25,7 +25,7 @@ export interface NeutralizeLimits {
 export const DEFAULT_LIMITS: NeutralizeLimits = { maxString: 2000, maxItems: 40, maxKeys: 60, maxDepth: 6 };
 
 /** Invisible characters removed outright: zero-width, joiners, word joiner, BOM, soft hyphen, tag characters, variation selectors. */
-// biome-ignore lint/suspicious/noMisleadingCharacterClass: each code point is listed on purpose (joiners and variation selectors alone)
+// eslint-disable-next-line no-misleading-character-class -- each code point is listed on purpose (joiners and variation selectors alone)
 const INVISIBLE = /[\u00AD\u180E\u200B-\u200D\u2060-\u2064\uFEFF\uFE00-\uFE0F]/g;
 const TAGS = /[\u{E0000}-\u{E007F}]/gu;
 /** Bidirectional controls (Trojan Source) and the LRM/RLM/ALM marks: shown, not obeyed. */

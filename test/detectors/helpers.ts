@@ -31,7 +31,7 @@ export function configError(spec: { type: string } & Record<string, unknown>): D
     compile(spec);
   } catch (err) {
     if (!(err instanceof DetectorConfigError)) throw err;
-    if (!err.message.startsWith(AT) || err.location?.path !== AT) throw new Error(`error not located: ${err.message}`);
+    if (!err.message.startsWith(AT) || err.location?.path !== AT) throw new Error(`error not located: ${err.message}`, { cause: err });
     return err;
   }
   throw new Error(`spec compiled: ${JSON.stringify(spec)}`);

@@ -36,6 +36,7 @@ export class Scope {
 
   /** The source a qualifier names, here or in an enclosing scope. */
   findAlias(q: string): Source | undefined {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- walking the scope chain starts at this scope
     for (let s: Scope | undefined = this; s; s = s.parent) {
       const hit = s.sources.find((src) => src.alias === q);
       if (hit) return hit;
