@@ -19,8 +19,8 @@ export function registerAgentsCommands(program: Command): void {
     .option('--json', 'one JSON object per line')
     .option('--quarantined', 'only quarantined agents')
     .action(async (opts: StoreCliOptions & { json?: boolean; quarantined?: boolean }) => {
-      await withStore(opts, (store) => {
-        const list = store.state.listAgents().filter((a) => !opts.quarantined || a.quarantined);
+      await withStore(opts, async (store) => {
+        const list = (await store.state.listAgents()).filter((a) => !opts.quarantined || a.quarantined);
         for (const a of list) {
           if (opts.json) process.stdout.write(`${JSON.stringify(a)}\n`);
           else {
@@ -35,8 +35,8 @@ export function registerAgentsCommands(program: Command): void {
   storeOptions(agents.command('release <agent>').description('lift quarantine and reset the threat score to 0 (audited)'))
     .option('--by <name>', 'who releases it, for the audit log (default: your user name)')
     .action(async (agent: string, opts: StoreCliOptions & { by?: string }) => {
-      await withStore(opts, (store) => {
-        const s = store.state.release(agent, opts.by ?? operatorName());
+      await withStore(opts, async (store) => {
+        const s = await store.state.release(agent, opts.by ?? operatorName());
         process.stdout.write(`released ${s.agent}: tau ${s.tau}, level ${s.level}\n`);
       });
     });

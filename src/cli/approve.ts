@@ -19,9 +19,9 @@ export function registerApproveCommands(program: Command): void {
     .option('--deny', 'deny it instead (same as deny-approval)')
     .option('--by <name>', 'who decides, for the audit log (default: your user name)')
     .action(async (id: string, opts: StoreCliOptions & { deny?: boolean; by?: string }) => {
-      await withStore(opts, (store) => {
+      await withStore(opts, async (store) => {
         const by = opts.by ?? operatorName();
-        const a = opts.deny ? store.approvals.deny(id, by) : store.approvals.approve(id, by);
+        const a = opts.deny ? await store.approvals.deny(id, by) : await store.approvals.approve(id, by);
         process.stdout.write(`${a.status} ${a.id}: ${a.kind} ${a.server ?? ''}${a.server && a.tool ? '__' : ''}${a.tool ?? ''} of ${a.agent}${a.status === 'approved' ? `; its identical retry passes once until ${isoTime(a.expires)}` : ''}\n`);
       });
     });
@@ -29,8 +29,8 @@ export function registerApproveCommands(program: Command): void {
   storeOptions(program.command('deny-approval <id>').description('deny a held call (ap_…); the agent stays blocked (audited)'))
     .option('--by <name>', 'who decides, for the audit log (default: your user name)')
     .action(async (id: string, opts: StoreCliOptions & { by?: string }) => {
-      await withStore(opts, (store) => {
-        const a = store.approvals.deny(id, opts.by ?? operatorName());
+      await withStore(opts, async (store) => {
+        const a = await store.approvals.deny(id, opts.by ?? operatorName());
         process.stdout.write(`denied ${a.id}\n`);
       });
     });
@@ -40,8 +40,8 @@ export function registerApproveCommands(program: Command): void {
     .option('--pending', 'only those waiting for a decision')
     .option('--json', 'one JSON object per line')
     .action(async (opts: StoreCliOptions & { pending?: boolean; json?: boolean }) => {
-      await withStore(opts, (store) => {
-        const list = store.approvals.list(opts.pending ? { status: 'pending' } : {});
+      await withStore(opts, async (store) => {
+        const list = await store.approvals.list(opts.pending ? { status: 'pending' } : {});
         for (const a of list) process.stdout.write(`${opts.json ? JSON.stringify(a) : formatApprovalLine(a)}\n`);
         if (list.length === 0 && !opts.json) process.stderr.write(opts.pending ? 'no pending approvals\n' : 'no approvals recorded\n');
       });

@@ -28,15 +28,15 @@ export function registerAuditCommands(program: Command): void {
     .option('-n, --lines <n>', 'how many rows', (v) => positiveInt(v, '-n'), 20)
     .option('--json', 'one JSON object per line')
     .action(async (opts: StoreCliOptions & { lines: number; json?: boolean }) => {
-      await withStore(opts, (store) => {
-        for (const r of store.audit.tail(opts.lines)) process.stdout.write(`${opts.json ? JSON.stringify(r) : formatAuditLine(r)}\n`);
+      await withStore(opts, async (store) => {
+        for (const r of await store.audit.tail(opts.lines)) process.stdout.write(`${opts.json ? JSON.stringify(r) : formatAuditLine(r)}\n`);
       });
     });
 
   storeOptions(audit.command('show <id>').description('print one row as JSON (id as 42 or 42-3fa9c1d2)')).action(
     async (id: string, opts: StoreCliOptions) => {
-      await withStore(opts, (store) => {
-        const row = store.audit.get(id);
+      await withStore(opts, async (store) => {
+        const row = await store.audit.get(id);
         if (!row) throw new StoreError('store_row_not_found', `no audit row ${id} (see \`quadguard audit tail\`)`);
         process.stdout.write(`${JSON.stringify(row, null, 2)}\n`);
       });
@@ -47,8 +47,8 @@ export function registerAuditCommands(program: Command): void {
     .option('--json', 'print the result as JSON')
     .option('--anchor <id:hash>', 'a head printed by an earlier verify (or an auditId): fail if that row is gone or changed', parseAnchor)
     .action(async (opts: StoreCliOptions & { json?: boolean; anchor?: { id: number; hash: string } }) => {
-      await withStore(opts, (store) => {
-        const r = store.audit.verify(opts.anchor ? { anchor: opts.anchor } : {});
+      await withStore(opts, async (store) => {
+        const r = await store.audit.verify(opts.anchor ? { anchor: opts.anchor } : {});
         for (const w of r.warnings) process.stderr.write(`quadguard: warning: ${w}\n`);
         if (opts.json) process.stdout.write(`${JSON.stringify(r)}\n`);
         else if (r.ok) {

@@ -16,6 +16,7 @@ const MODULES: Array<{ names: readonly string[]; load: () => Promise<Register> }
   { names: ['audit'], load: async () => (await import('./audit.js')).registerAuditCommands },
   { names: ['eval'], load: async () => (await import('./eval.js')).registerEvalCommand },
   { names: ['init', 'install', 'uninstall'], load: async () => (await import('./install.js')).registerInstallCommands },
+  { names: ['migrate'], load: async () => (await import('./migrate.js')).registerMigrateCommand },
   { names: ['policy'], load: async () => (await import('./policy.js')).registerPolicyCommands },
   { names: ['replay'], load: async () => (await import('./replay.js')).registerReplayCommand },
   { names: ['serve', 'wrap', 'demo'], load: async () => (await import('./serve.js')).registerServeCommands },

@@ -6,6 +6,7 @@ import { AGENT_NAME_RE, AGENT_NAME_RULE } from '../config/schema.js';
 import { ConfigError } from '../core/errors.js';
 import { createRootLogger, type Logger } from '../core/log.js';
 import { createProxy, type GuardedProxy } from '../proxy/index.js';
+import { isPostgresUrl } from '../store/location.js';
 import { liveViewForProxy } from '../ui/proxy-hook.js';
 import { findConfigFile, resolveStoreLocation, type StoreSource } from '../store/store-path.js';
 import { VERSION } from '../core/version.js';
@@ -75,6 +76,8 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
     logger,
     ...(configured.guard ? { guard: configured.guard } : {}),
     ...(configured.onToolsListed ? { onToolsListed: configured.onToolsListed } : {}),
+    // Replicas on one PostgreSQL store: a tool approved on another replica is shown here within a second.
+    ...(isPostgresUrl(loaded.config.store) ? { toolRecheckMs: 1_000 } : {}),
     ...(configured.record ? { record: configured.record } : {}),
   });
   const stop = proxy.close.bind(proxy);
@@ -92,7 +95,9 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
   process.once('SIGINT', exit(0));
   if (opts.http !== undefined) {
     // The live view (issue #7) under /ui on the same listener, unless --no-ui; without a policy nothing is recorded.
-    const ui = opts.ui === false || loaded.config.policy === undefined ? undefined : liveViewForProxy(loaded, logger, process.env, configured.book);
+    const shared = isPostgresUrl(loaded.config.store);
+    if (shared && opts.ui !== false && loaded.config.policy !== undefined) logger.warn('the live view (/ui) reads a SQLite store; it is off with a postgres:// store (use the CLI: audit, agents, approvals, tools)');
+    const ui = opts.ui === false || loaded.config.policy === undefined || shared ? undefined : liveViewForProxy(loaded, logger, process.env, configured.book);
     if (ui) (proxy as { close: () => Promise<void> }).close = ((c) => () => c().finally(() => ui.close()))(proxy.close);
     try {
       const listener = await proxy.serveHttp({ port: opts.http, ...(opts.host !== undefined ? { host: opts.host } : {}), ...(ui ? { extraRoutes: ui.extraRoutes } : {}) });
@@ -162,7 +167,7 @@ export function registerServeCommands(program: Command): void {
     .description('Guard a single stdio MCP server without a config file: quadguard wrap [options] -- <command> [args...]')
     .option('--policy <path>', 'policy book folder or file (default: the shipped policies/default)')
     .option('--no-policy', 'enforce no policy (only tool lists); not recommended')
-    .option('--store <file>', 'SQLite state and audit file (default: ./quadguard.config.yaml\'s store:, else $QUADGUARD_HOME/state.db, i.e. ~/.quadguard/state.db)')
+    .option('--store <file|url>', 'state and audit store, a SQLite file or postgres://user@host:port/db (default: ./quadguard.config.yaml\'s store:, else $QUADGUARD_HOME/state.db, i.e. ~/.quadguard/state.db)')
     .option('--agent <name>', 'agent identity of the stdio client', process.env.QUADGUARD_AGENT ?? 'local')
     .option('--name <key>', 'server key, used in logs and audit (and as the prefix with --prefix); default: derived from the command')
     .option('--prefix', 'expose tools and prompts as <key>__<name> and URIs as <key>+<uri> (default: names unchanged)')

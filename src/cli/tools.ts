@@ -28,8 +28,8 @@ export function registerToolsCommands(program: Command): void {
     .option('--json', 'one JSON object per line')
     .action(async (opts: StoreCliOptions & { pending?: boolean; json?: boolean; policy?: string }) => {
       const capabilities = await capabilityMapFor(opts);
-      await withStore(opts, (store) => {
-        const pins = store.pins.listPins(opts.pending ? 'pending' : undefined);
+      await withStore(opts, async (store) => {
+        const pins = await store.pins.listPins(opts.pending ? 'pending' : undefined);
         for (const p of pins) {
           const annotations = parseAnnotations(p.definition);
           const l = capabilities?.labelsOf(p.server, p.tool, annotations);
@@ -49,9 +49,9 @@ export function registerToolsCommands(program: Command): void {
     .option('--by <name>', 'who approves, for the audit log (default: your user name)')
     .action(async (first: string, second: string | undefined, opts: StoreCliOptions & { hash?: string; by?: string }) => {
       const { server, tool } = parseToolRef(first, second);
-      await withStore(opts, (store) => {
-        const before = store.pins.getPin(server, tool);
-        const p = store.pins.approvePin(server, tool, opts.hash, opts.by ?? operatorName());
+      await withStore(opts, async (store) => {
+        const before = await store.pins.getPin(server, tool);
+        const p = await store.pins.approvePin(server, tool, opts.hash, opts.by ?? operatorName());
         const what = before?.status === 'pending' ? 'approved' : 'already approved:';
         process.stdout.write(`${what} ${server}__${tool} ${p.hash.slice(0, 12)}\n`);
       });

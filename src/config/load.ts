@@ -3,6 +3,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import YAML from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../core/errors.js';
+import { resolveStoreValue } from '../store/location.js';
 import { ConfigSchema, type Config } from './schema.js';
 
 /** A validated config plus what loading resolved: absolute paths and agent tokens. */
@@ -48,7 +49,10 @@ export function validateConfig(raw: unknown, opts: { file?: string; baseDir?: st
     config.policy_public_key = abs(config.policy_public_key);
     if (!existsSync(config.policy_public_key)) problems.push(`  policy_public_key: file ${config.policy_public_key} does not exist`);
   }
-  config.store = abs(config.store);
+  const env = opts.env ?? process.env;
+  const store = resolveStoreValue(config.store, config.store_password, base, env);
+  if (store.problem !== undefined) problems.push(store.problem);
+  else config.store = store.location;
   // A stdio server runs in the config file's folder unless it says otherwise, so relative `args` (a script, a
   // data file) mean the same thing whatever the directory `quadguard serve` is started from.
   for (const s of Object.values(config.servers)) {
@@ -56,7 +60,6 @@ export function validateConfig(raw: unknown, opts: { file?: string; baseDir?: st
     else if (s.command !== undefined && opts.file !== undefined) s.cwd = base;
   }
 
-  const env = opts.env ?? process.env;
   const tokens = new Map<string, string>();
   for (const [name, agent] of Object.entries(config.agents)) {
     // Tokens only matter over HTTP; `serve` on stdio passes tokens: false so an unset variable does not stop it.

@@ -126,8 +126,10 @@ export const ConfigSchema = z.strictObject({
   policy: z.string().min(1).optional(),
   /** Ed25519 public key file: the book's signature must verify against it, or the proxy does not start. */
   policy_public_key: z.string().min(1).optional(),
-  /** SQLite file for state and the hash-chained audit log, relative to the config. */
+  /** SQLite file (the default, one process; relative to the config), or `postgres://user@host:port/db` for replicas sharing one guard. */
   store: z.string().min(1).default('.quadguard/state.db'),
+  /** The PostgreSQL password from an environment variable (kept out of the file), as agent tokens are. */
+  store_password: z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'env must be an environment variable name') }).optional(),
   /** Agent identities by name: an HTTP bearer token and the profile bound to it. */
   agents: z.record(z.string().regex(AGENT_NAME_RE, AGENT_NAME_RULE), AgentConfigSchema).default({}),
   http: HttpConfigSchema.default(HttpConfigSchema.parse({})),

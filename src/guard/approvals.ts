@@ -1,6 +1,6 @@
 import { canonicalJson, sha256Hex } from '../core/canonical.js';
 import type { ApprovalBinding } from '../store/approvals.js';
-import type { Store } from '../store/db.js';
+import type { GuardStore } from '../store/engine.js';
 import { KINDS } from '../core/kinds.js';
 import { contentOf, makeDecision, type Decision, type Interaction } from '../core/types.js';
 
@@ -55,7 +55,7 @@ function previewOf(i: Interaction): string {
  * Turns the referee's hold into the final decision: a single allow from a matching approval, or a denial that
  * carries `detail.approval = { id, status, expiresAt }` and says how a person approves it.
  */
-export function resolveHold(store: Store, i: Interaction, held: Decision, opts: { ttlMs: number; now: number }): Decision {
+export async function resolveHold(store: GuardStore, i: Interaction, held: Decision, opts: { ttlMs: number; now: number }): Promise<Decision> {
   const binding = approvalBinding(i);
   if (!binding) {
     return makeDecision({
@@ -64,7 +64,7 @@ export function resolveHold(store: Store, i: Interaction, held: Decision, opts: 
       rationale: `${held.rationale.replace(/^Held for approval by QuadGuard: /, 'Denied by policy: ')} (this rule asks for a person's approval, but a ${KINDS[i.kind].label} cannot be held: it is denied)`,
     });
   }
-  const used = store.approvals.consume(binding, opts.now);
+  const used = await store.approvals.consume(binding, opts.now);
   if (used) {
     return makeDecision({
       decision: 'allow',
@@ -77,7 +77,7 @@ export function resolveHold(store: Store, i: Interaction, held: Decision, opts: 
       detail: { ...held.detail, approval: { id: used.id, status: used.status, expiresAt: used.expires } },
     });
   }
-  const { approval } = store.approvals.request({
+  const { approval } = await store.approvals.request({
     ...binding,
     session: i.session,
     rules: held.rules,

@@ -3,7 +3,10 @@ import { silentLogger, type Logger } from '../core/log.js';
 import type { CompiledBook } from '../policy/compiled.js';
 import { formatDiagnostic, type PolicyDiagnostic } from '../policy/errors.js';
 import type { Embedder } from '../retrieval/types.js';
-import { openStore, type Store } from '../store/db.js';
+import type { Store } from '../store/db.js';
+import type { GuardStore } from '../store/engine.js';
+import { openGuardStore } from '../store/open.js';
+import { toGuardStore } from '../store/sqlite-engine.js';
 import { prepareBook, type PreparedBook } from './book.js';
 import { CapabilityMap, type CapabilityOverride } from './capabilities.js';
 import type { GuardModelHooks } from './model/index.js';
@@ -18,7 +21,7 @@ import type { Stage } from './stages/index.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 const isPrepared = (v: unknown): v is PreparedBook => isObject(v) && isObject(v.book) && isObject(v.index) && Array.isArray(v.warnings);
-const isStore = (v: unknown): v is Store => isObject(v) && isObject(v.state) && isObject(v.audit) && typeof v.close === 'function';
+const isStore = (v: unknown): v is Store | GuardStore => isObject(v) && isObject(v.state) && isObject(v.audit) && typeof v.close === 'function';
 const isModel = (v: unknown): v is GuardModelHooks => isObject(v) && typeof v.semantic === 'function' && typeof v.reviewer === 'function' && typeof v.observe === 'function';
 const isFunction = (v: unknown): v is (...args: never[]) => unknown => typeof v === 'function';
 
@@ -27,7 +30,7 @@ export const BuildGuardOptionsSchema = z.strictObject({
   /** A policy book folder or file, or a book already prepared (shared by many guards: eval cases, replays). */
   policy: z.union([z.string().min(1), z.custom<PreparedBook>(isPrepared, 'expected a policy path or a prepared book')]),
   /** A SQLite file, `:memory:`, or an open store (which the caller closes). Default: memory. */
-  store: z.union([z.string().min(1), z.custom<Store>(isStore, 'expected a store path or an open store')]).default(GUARD_DEFAULTS.store),
+  store: z.union([z.string().min(1), z.custom<Store | GuardStore>(isStore, 'expected a store path, a postgres:// URL or an open store')]).default(GUARD_DEFAULTS.store),
   /** The `guard:` settings of a config (tracker budget, watcher, thresholds, audit, approvals). */
   settings: PipelineOptionsSchema.prefault({}),
   /** The model hooks (`createGuardModel`); absent, the guard is deterministic. The one way to pass a model. */
@@ -53,11 +56,11 @@ export interface BuiltGuard {
   pipeline: GuardPipeline;
   book: CompiledBook;
   warnings: PolicyDiagnostic[];
-  store: Store;
+  store: GuardStore;
   /** Capability labels of tools; feed it each server's tool listing (`recordTools`) so annotations count. */
   capabilities: CapabilityMap;
   /** Closes the store if `buildGuard` opened it (not a store that was passed in). */
-  close(): void;
+  close(): Promise<void>;
 }
 
 /**
@@ -88,7 +91,7 @@ export async function buildGuard(input: BuildGuardOptions): Promise<BuiltGuard> 
     prepared = o.policy;
   }
   const ownsStore = typeof o.store === 'string';
-  const store = typeof o.store === 'string' ? openStore(o.store, logger) : o.store;
+  const store = typeof o.store === 'string' ? await openGuardStore(o.store, logger) : toGuardStore(o.store);
   const capabilities = new CapabilityMap(prepared.book.book.capabilities, o.capabilityOverrides);
   const pipeline = new GuardPipeline({
     capabilities,
@@ -111,8 +114,8 @@ export async function buildGuard(input: BuildGuardOptions): Promise<BuiltGuard> 
     warnings: prepared.warnings,
     store,
     capabilities,
-    close: () => {
-      if (ownsStore) store.close();
+    close: async () => {
+      if (ownsStore) await store.close();
     },
   };
 }

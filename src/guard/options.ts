@@ -123,6 +123,13 @@ export const PipelineOptionsSchema = z.strictObject({
   audit: z.boolean().default(D.audit),
   /** Sessions whose Γ is kept in memory (their sticky values stay in the store either way). */
   session_cache: z.number().int().positive().default(D.session_cache),
+  /**
+   * What sticky facts (Γ) belong to: the MCP `session`, or the `agent` identity across all its sessions. `auto`
+   * (default): the session with a store of one process (SQLite), the agent with a shared store (PostgreSQL),
+   * because an MCP session never spans replicas: a read through one replica and a send through another are two
+   * sessions of one agent.
+   */
+  sticky_scope: z.enum(['auto', 'session', 'agent']).default('auto'),
   /** Lifetime of an approval request of a held call (effect: approve), from when it is first held; default 15 min. */
   approval_ttl_ms: z.number().int().positive().default(D.approval_ttl_ms),
 });

@@ -5,6 +5,8 @@ import type { CompiledBook } from '../policy/compiled.js';
 import type { PredicateIndex } from '../retrieval/predicate-index.js';
 import { auditEntryFor } from '../store/audit-schema.js';
 import type { Store } from '../store/db.js';
+import type { GuardStore } from '../store/engine.js';
+import { sqliteOf, toGuardStore } from '../store/sqlite-engine.js';
 import type { GuardModelHooks } from './model/index.js';
 import { budgetSignal } from './model/usage.js';
 import { PipelineOptionsSchema } from './options.js';
@@ -24,7 +26,8 @@ import { ThreatWatcher } from './watcher.js';
 export interface PipelineDeps {
   book: CompiledBook;
   index: PredicateIndex;
-  store: Store;
+  /** Either engine (src/store/engine.ts); a synchronous SQLite `Store` is wrapped. */
+  store: GuardStore | Store;
   logger?: Logger;
   options?: z.input<typeof PipelineOptionsSchema>;
   /** The model hooks (src/guard/model/): semantic predicates, state expansion, review, threat complement, observations. */
@@ -40,7 +43,7 @@ export interface PipelineDeps {
 /** The guard pipeline; `check` never throws and never allows on its own failure. */
 export class GuardPipeline implements Guard {
   readonly book: CompiledBook;
-  readonly store: Store;
+  readonly store: GuardStore;
   readonly watcher: ThreatWatcher;
   private readonly env: GuardEnv;
   private readonly stages: readonly Stage[];
@@ -48,7 +51,7 @@ export class GuardPipeline implements Guard {
   constructor(deps: PipelineDeps) {
     this.env = createGuardEnv(deps);
     this.book = deps.book;
-    this.store = deps.store;
+    this.store = this.env.store;
     this.watcher = this.env.watcher;
     this.stages = deps.stages ?? GUARD_STAGES;
   }
@@ -68,11 +71,19 @@ export class GuardPipeline implements Guard {
   /**
    * Records a decision made outside the pipeline (a refusal by the proxy: unknown or hidden tool, tool filter,
    * limits, spoofed sender) in the same audit chain, stamped with this policy; sets its `auditId`. Throws when
-   * the store cannot write (the caller denies anyway).
+   * the store cannot write (the caller denies anyway). The proxy calls this synchronously: with the SQLite engine
+   * the row is written (and the id known) before the refusal is answered; with PostgreSQL the append is started
+   * here and completes after the answer, and the refusal carries no `auditId` (a failed write is logged).
    */
   record(i: Interaction, decision: Decision): void {
     decision.policy ??= this.env.policy;
-    decision.auditId = this.store.audit.append(auditEntryFor(i, decision)).auditId;
+    const entry = auditEntryFor(i, decision);
+    const sync = sqliteOf(this.store);
+    if (sync) {
+      decision.auditId = sync.audit.append(entry).auditId;
+      return;
+    }
+    void this.store.audit.append(entry).catch((err: unknown) => this.env.log.error({ err, kind: i.kind, agent: i.agent }, 'recording a refusal failed'));
   }
 }
 
@@ -80,7 +91,9 @@ export class GuardPipeline implements Guard {
 export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
   const options = PipelineOptionsSchema.parse(deps.options ?? {});
   const sticky = new Map<string, Map<string, Truth>>();
-  const store = deps.store;
+  const store = toGuardStore(deps.store);
+  // Γ belongs to the session, or (sticky_scope; `auto`: with a shared store) to the agent identity.
+  const byAgent = options.sticky_scope === 'agent' || (options.sticky_scope === 'auto' && store.shared);
   const log = (deps.logger ?? silentLogger()).child({ mod: 'guard' });
   const now = deps.now ?? Date.now;
   return {
@@ -93,7 +106,10 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
     model: deps.model,
     log,
     now,
+    stickyKey: (i) => (byAgent ? `agent:${i.agent}` : i.session),
     async stickyOf(session) {
+      // A shared store (PostgreSQL: other replicas learn facts too) is read on every interaction, never cached.
+      if (store.shared) return store.state.getSticky(session);
       let s = sticky.get(session);
       if (!s) {
         if (sticky.size >= options.session_cache) sticky.clear();

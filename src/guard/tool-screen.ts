@@ -1,6 +1,8 @@
 import { scoreInjection, TOOL_DESCRIPTION_SIGNALS } from '../detectors/injection/index.js';
 import type { Logger } from '../core/log.js';
 import type { Store } from '../store/db.js';
+import type { GuardStore } from '../store/engine.js';
+import { toGuardStore } from '../store/sqlite-engine.js';
 import type { ToolDefinition } from '../store/tool-hash.js';
 
 /**
@@ -28,7 +30,8 @@ const SCREEN_SIGNALS = new Set(TOOL_DESCRIPTION_SIGNALS);
 /** Distinct tool texts whose injection score is remembered. */
 const SCORE_CACHE_LIMIT = 4096;
 
-export function createToolScreen(store: Store, logger: Logger, opts: ToolScreenOptions = {}) {
+export function createToolScreen(storeIn: GuardStore | Store, logger: Logger, opts: ToolScreenOptions = {}) {
+  const store = toGuardStore(storeIn);
   const threshold = opts.poisonThreshold ?? 0.5;
   const pin = opts.pin ?? true;
   const log = logger.child({ mod: 'tool-screen' });
@@ -46,28 +49,28 @@ export function createToolScreen(store: Store, logger: Logger, opts: ToolScreenO
     return s;
   };
 
-  const record = (server: string, tool: string, why: string, rationale: string) => {
+  const record = async (server: string, tool: string, why: string, rationale: string) => {
     const key = `${server}\u0000${tool}\u0000${why}`;
     if (reported.has(key)) return;
-    reported.add(key);
     log.warn({ server, tool, why }, rationale);
-    store.audit.append({ agent: 'quadguard', kind: 'admin', server, tool, decision: 'deny', rationale, source: `tool-screen:${why}` });
+    await store.audit.append({ agent: 'quadguard', kind: 'admin', server, tool, decision: 'deny', rationale, source: `tool-screen:${why}` });
+    reported.add(key);
   };
 
-  return function screenTools<T extends ToolDefinition>(server: string, tools: T[]): T[] {
+  return async function screenTools<T extends ToolDefinition>(server: string, tools: T[]): Promise<T[]> {
     const visible: T[] = [];
     for (const tool of tools) {
       const text = [tool.title, tool.description, JSON.stringify(tool.inputSchema ?? {})].filter(Boolean).join('\n');
       const poison = scoreOf(text);
       if (poison.score >= threshold) {
         const signals = poison.findings.map((f) => f.signal).join(', ');
-        record(server, tool.name, 'poisoned', `tool ${server}__${tool.name} hidden: its description carries injected instructions (${signals}, score ${poison.score})`);
+        await record(server, tool.name, 'poisoned', `tool ${server}__${tool.name} hidden: its description carries injected instructions (${signals}, score ${poison.score})`);
         continue;
       }
       if (pin) {
-        const seen = store.pins.observeTool(server, tool);
+        const seen = await store.pins.observeTool(server, tool);
         if (seen.pin.status === 'pending') {
-          record(
+          await record(
             server,
             tool.name,
             `changed:${seen.pin.pendingHash ?? ''}`,

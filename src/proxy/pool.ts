@@ -84,9 +84,13 @@ export class DownstreamPool extends EventEmitter {
     for (const d of this.servers.values()) d.start();
   }
 
-  /** Resolves when every server's first connection attempt has finished, or after the discovery cap. */
+  /**
+   * Resolves when every server's first connection attempt has finished (or after the discovery cap) and the
+   * catalog rebuilds it started are done: the onToolsListed hook is async (the store may be PostgreSQL), so the
+   * first listing must wait for it, not only for discovery.
+   */
   ready(): Promise<void> {
-    return this.discovery;
+    return this.discovery.then(() => this.pending);
   }
 
   private pending = Promise.resolve();

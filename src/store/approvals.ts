@@ -87,7 +87,7 @@ export interface ApprovalRequest extends ApprovalBinding {
   now?: number;
 }
 
-const PREVIEW_CAP = 400;
+export const PREVIEW_CAP = 400;
 
 export class ApprovalStore {
   private readonly byId: Database.Statement<[string], unknown>;
@@ -151,7 +151,7 @@ export class ApprovalStore {
         status: 'pending',
       });
       const approval = this.get(id)!;
-      this.record(approval, 'approval_request', 'deny', `held ${describe(approval)} for approval ${id} (rules ${req.rules.join(', ')}); expires ${new Date(approval.expires).toISOString()}`, 'pipeline');
+      this.record(approval, 'approval_request', 'deny', `held ${describeApproval(approval)} for approval ${id} (rules ${req.rules.join(', ')}); expires ${new Date(approval.expires).toISOString()}`, 'pipeline');
       return { approval, created: true };
     });
   }
@@ -166,7 +166,7 @@ export class ApprovalStore {
       if (!a) return undefined;
       this.setStatus.run({ id: a.id, status: 'used', by: null, at: null, now });
       const used = this.get(a.id)!;
-      this.record(used, 'use_approval', 'allow', `retry of ${describe(used)} let through once by approval ${a.id} (approved by ${a.decidedBy ?? 'unknown'})`, 'pipeline');
+      this.record(used, 'use_approval', 'allow', `retry of ${describeApproval(used)} let through once by approval ${a.id} (approved by ${a.decidedBy ?? 'unknown'})`, 'pipeline');
       return used;
     });
   }
@@ -191,7 +191,7 @@ export class ApprovalStore {
         const a = ApprovalSchema.parse(raw);
         this.setStatus.run({ id: a.id, status: 'expired', by: null, at: null, now });
         const e = this.get(a.id)!;
-        this.record(e, 'expire_approval', 'deny', `approval ${a.id} of ${describe(a)} expired while ${a.status}`, 'store');
+        this.record(e, 'expire_approval', 'deny', `approval ${a.id} of ${describeApproval(a)} expired while ${a.status}`, 'store');
         out.push(e);
       }
       return out;
@@ -225,7 +225,7 @@ export class ApprovalStore {
       const d = this.get(id)!;
       const verb = status === 'approved' ? 'approved' : 'denied';
       const next = status === 'approved' ? `; the next identical call of ${a.agent} passes once, until ${new Date(a.expires).toISOString()}` : '';
-      this.record(d, status === 'approved' ? 'approve_call' : 'deny_call', status === 'approved' ? 'allow' : 'deny', `${verb} ${describe(a)} (approval ${id}) by ${by}${next}`, source);
+      this.record(d, status === 'approved' ? 'approve_call' : 'deny_call', status === 'approved' ? 'allow' : 'deny', `${verb} ${describeApproval(a)} (approval ${id}) by ${by}${next}`, source);
       return d;
     });
   }
@@ -250,7 +250,7 @@ export class ApprovalStore {
   }
 }
 
-function describe(a: Pick<Approval, 'kind' | 'server' | 'tool' | 'argsHash'>): string {
+export function describeApproval(a: Pick<Approval, 'kind' | 'server' | 'tool' | 'argsHash'>): string {
   const target = a.server && a.tool ? `${a.server}__${a.tool}` : (a.tool ?? a.server ?? '-');
   return `${a.kind.replace('_', ' ')} ${target} (arguments sha256 ${a.argsHash.slice(0, 12)})`;
 }

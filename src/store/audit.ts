@@ -105,35 +105,7 @@ export class AuditLog {
 
   /** Records one entry; returns its id, stable string id and chain hash. Throws `store_invalid_entry` on a bad entry. */
   append(entry: AuditEntry): { id: number; auditId: string; hash: string } {
-    const parsed = AuditEntrySchema.safeParse(entry);
-    if (!parsed.success) throw new StoreError('store_invalid_entry', `audit entry is invalid: ${z.prettifyError(parsed.error)}`);
-    const e = parsed.data;
-    const payload = e.payload === undefined ? undefined : canonicalJson(e.payload);
-    const text = payload === undefined ? undefined : typeof e.payload === 'string' ? e.payload : payload;
-    const fields = {
-      ts: e.ts ?? Date.now(),
-      agent: capName(e.agent),
-      session: capName(e.session),
-      kind: e.kind,
-      server: e.server === undefined ? null : capName(e.server),
-      tool: e.tool === undefined ? null : capName(e.tool),
-      uri: e.uri === undefined ? null : maskPrefix(e.uri, CAP.uri),
-      recipient: e.recipient === undefined ? null : capName(e.recipient),
-      digest: payload === undefined ? null : sha256Hex(payload),
-      preview: text === undefined ? null : maskPrefix(text, CAP.preview),
-      size: payload === undefined ? null : Buffer.byteLength(payload),
-      decision: e.decision,
-      rules: JSON.stringify(e.rules.slice(0, CAP.list).map(capName)),
-      flagged: JSON.stringify(e.flagged.slice(0, CAP.list).map(capName)),
-      witness: capWitness(e.witness),
-      threat: e.threatLevel ?? null,
-      rationale: maskPrefix(e.rationale, CAP.rationale),
-      elapsed_ms: e.elapsedMs ?? null,
-      policy_hash: e.policyHash === undefined ? null : capName(e.policyHash),
-      source: capName(e.source),
-      llm: e.llm === undefined ? null : JSON.stringify(e.llm),
-    };
-    const rec = e.interaction === undefined ? undefined : recordInteraction(e.interaction);
+    const { fields, rec } = auditFields(entry);
     try {
       const { id, hash } = this.appendTx(fields, rec);
       this.noteHead(id, hash);
@@ -308,6 +280,92 @@ export class AuditLog {
   }
 }
 
+/** The columns of a new row (all but id, the chain hashes and the MAC), and its interaction record: shared by both engines. */
+export function auditFields(entry: AuditEntry): { fields: Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash' | 'mac'>; rec: InteractionRecord | undefined } {
+  const parsed = AuditEntrySchema.safeParse(entry);
+  if (!parsed.success) throw new StoreError('store_invalid_entry', `audit entry is invalid: ${z.prettifyError(parsed.error)}`);
+  const e = parsed.data;
+  const payload = e.payload === undefined ? undefined : canonicalJson(e.payload);
+  const text = payload === undefined ? undefined : typeof e.payload === 'string' ? e.payload : payload;
+  const fields = {
+    ts: e.ts ?? Date.now(),
+    agent: capName(e.agent),
+    session: capName(e.session),
+    kind: e.kind,
+    server: e.server === undefined ? null : capName(e.server),
+    tool: e.tool === undefined ? null : capName(e.tool),
+    uri: e.uri === undefined ? null : maskPrefix(e.uri, CAP.uri),
+    recipient: e.recipient === undefined ? null : capName(e.recipient),
+    digest: payload === undefined ? null : sha256Hex(payload),
+    preview: text === undefined ? null : maskPrefix(text, CAP.preview),
+    size: payload === undefined ? null : Buffer.byteLength(payload),
+    decision: e.decision,
+    rules: JSON.stringify(e.rules.slice(0, CAP.list).map(capName)),
+    flagged: JSON.stringify(e.flagged.slice(0, CAP.list).map(capName)),
+    witness: capWitness(e.witness),
+    threat: e.threatLevel ?? null,
+    rationale: maskPrefix(e.rationale, CAP.rationale),
+    elapsed_ms: e.elapsedMs ?? null,
+    policy_hash: e.policyHash === undefined ? null : capName(e.policyHash),
+    source: capName(e.source),
+    llm: e.llm === undefined ? null : JSON.stringify(e.llm),
+  };
+  return { fields, rec: e.interaction === undefined ? undefined : recordInteraction(e.interaction) };
+}
+
+/**
+ * Walks a chain row by row in id order (the PostgreSQL engine; the SQLite verify above also checks MACs) and
+ * names the first row that breaks it: a gap in ids, a `prev_hash` that does not link, a hash that does not match
+ * the row; `finish` checks the tail against the highest id ever used and the optional anchor.
+ */
+export class ChainWalker {
+  rows = 0;
+  lastId = 0;
+  lastHash = GENESIS_HASH;
+  constructor(private readonly warnings: string[]) {}
+
+  private bad(id: number, reason: string): VerifyResult {
+    return { ok: false, rows: this.rows, firstBad: { id, reason }, warnings: this.warnings };
+  }
+
+  /** Checks the next row; a result means the chain is broken there. */
+  push(raw: unknown): VerifyResult | undefined {
+    const prevId = this.lastId;
+    const parsed = RawAuditRowSchema.safeParse(raw);
+    const id = (raw as { id?: unknown }).id;
+    if (!parsed.success) return this.bad(typeof id === 'number' ? id : prevId + 1, 'row has malformed columns');
+    const row = parsed.data;
+    if (row.id !== prevId + 1) {
+      const span = row.id - 1 === prevId + 1 ? `row ${prevId + 1} is` : `rows ${prevId + 1}–${row.id - 1} are`;
+      return this.bad(prevId + 1, `${span} missing (deleted); the next row is ${row.id}`);
+    }
+    if (row.prev_hash !== this.lastHash) {
+      return this.bad(row.id, prevId === 0
+        ? 'first row does not start from the genesis hash (rows before it were removed or it was forged)'
+        : `prev_hash does not match the hash of row ${prevId} (row ${prevId} was rewritten, or rows were reordered or inserted)`);
+    }
+    const { hash, ...rest } = row;
+    if (rowHash(rest) !== hash) return this.bad(row.id, 'hash mismatch: the row was edited after it was written');
+    this.rows++;
+    this.lastId = row.id;
+    this.lastHash = hash;
+    return undefined;
+  }
+
+  /** `seq`: the highest id ever used; `heldHash`: the stored hash of row `anchor.id`, if that row exists. */
+  finish(seq: number, anchor: { id: number; hash: string } | undefined, heldHash: string | undefined): VerifyResult {
+    const prevId = this.lastId;
+    if (seq > prevId) return this.bad(prevId + 1, `rows ${prevId + 1}–${seq} are missing at the end (deleted)`);
+    if (anchor) {
+      if (anchor.id > prevId || heldHash === undefined) return this.bad(Math.min(anchor.id, prevId + 1), `anchored row ${anchor.id} is missing: the log was truncated after row ${prevId}`);
+      if (!heldHash.startsWith(anchor.hash.toLowerCase())) {
+        return this.bad(anchor.id, `row ${anchor.id} does not have the anchored hash ${anchor.hash}: the log was rewritten from there`);
+      }
+    }
+    return { ok: true, rows: this.rows, ...(prevId > 0 ? { head: { id: prevId, hash: this.lastHash } } : {}), warnings: this.warnings };
+  }
+}
+
 /** Columns added after the chain began (migration 4 on). */
 const LATER_COLUMNS = new Set<string>(['llm']);
 
@@ -329,7 +387,7 @@ export function rowHash(row: Omit<RawAuditRow, 'hash' | 'llm' | 'mac'> & { llm?:
   return sha256Hex(row.prev_hash + JSON.stringify(sorted));
 }
 
-function parseRow(raw: unknown): AuditRow {
+export function parseRow(raw: unknown): AuditRow {
   const r = AuditRowSchema.safeParse(raw);
   if (!r.success) {
     const id = (raw as { id?: unknown } | undefined)?.id;

@@ -5,6 +5,7 @@ import { StoreError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/log.js';
 import { ApprovalStore } from './approvals.js';
 import { AuditLog } from './audit.js';
+import { isPostgresUrl, redactUrl } from './location.js';
 import { auditKeyPaths, ephemeralAuditKey, loadAuditKey, type AuditKey } from './audit-key.js';
 import { rmSync } from 'node:fs';
 import { SqliteFlowStore, type FlowStore } from './flow.js';
@@ -60,6 +61,9 @@ const open = new Map<string, { store: Store; refs: number }>();
  * store.close();
  */
 export function openStore(path: string, logger: Logger = silentLogger(), options: StoreOptions = {}): Store {
+  if (isPostgresUrl(path)) {
+    throw new StoreError('store_engine_unsupported', `this command works on a SQLite store file only, not on ${redactUrl(path)}; the PostgreSQL store is opened with openGuardStore`);
+  }
   const opts = { ...DEFAULTS, ...options };
   const memory = path === ':memory:';
   const file = memory ? path : resolve(path);
@@ -162,7 +166,7 @@ function migrate(db: Database.Database, file: string): void {
   }
   for (let v = version; v < MIGRATIONS.length; v++) {
     db.transaction(() => {
-      db.exec(MIGRATIONS[v]!);
+      db.exec(MIGRATIONS[v]!.sqlite);
       db.pragma(`user_version = ${v + 1}`);
     }).immediate();
   }

@@ -1,10 +1,25 @@
 /**
- * Schema migrations, applied in order; `PRAGMA user_version` records how many have run. Append new steps,
- * never edit a shipped one: stores in the field have already run it.
+ * Schema migrations of both store engines, from one list: each step has a name and its SQL per engine (the
+ * dialects differ: STRICT tables and triggers in SQLite, BIGINT/DOUBLE PRECISION and plpgsql in PostgreSQL; the
+ * columns, keys and checks are the same). SQLite records how many have run in `PRAGMA user_version`, PostgreSQL
+ * in the `quadguard_schema` table. Append new steps, never edit a shipped one: stores in the field have already
+ * run it. A new table or column goes into both engines in the same step.
  */
-export const MIGRATIONS: readonly string[] = [
-  // 1: audit log (append-only, hash-chained), guard state (Γ, τ, quarantine) and tool pins.
-  `
+export interface Migration {
+  name: string;
+  sqlite: string;
+  postgres: string;
+}
+
+/** PostgreSQL: the trigger function that makes a table append-only (shared by every append-only table). */
+const PG_APPEND_ONLY = `
+  CREATE OR REPLACE FUNCTION quadguard_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN RAISE EXCEPTION 'audit log is append-only'; END $$;`;
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    name: 'audit log (append-only, hash-chained), guard state (Γ, τ, quarantine) and tool pins',
+    sqlite: `
   CREATE TABLE audit (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     ts INTEGER NOT NULL,
@@ -64,8 +79,78 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (server, tool)
   ) STRICT;
   `,
-  // 2: approvals of held interactions (rules with effect: approve), bound to agent, target and argument hash.
-  `
+    postgres: `
+  ${PG_APPEND_ONLY}
+  CREATE TABLE audit (
+    id BIGINT PRIMARY KEY,
+    ts BIGINT NOT NULL,
+    agent TEXT NOT NULL,
+    session TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    server TEXT,
+    tool TEXT,
+    uri TEXT,
+    recipient TEXT,
+    digest TEXT,
+    preview TEXT,
+    size BIGINT,
+    decision TEXT NOT NULL,
+    rules TEXT NOT NULL,
+    flagged TEXT NOT NULL,
+    witness TEXT NOT NULL,
+    threat INTEGER,
+    rationale TEXT NOT NULL,
+    elapsed_ms DOUBLE PRECISION,
+    policy_hash TEXT,
+    source TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL
+  );
+  CREATE TRIGGER audit_no_update BEFORE UPDATE OR DELETE OR TRUNCATE ON audit EXECUTE FUNCTION quadguard_append_only();
+  -- The chain head: one row, locked (SELECT … FOR UPDATE) by every append, so replicas append one at a time and
+  -- the chain never forks; its id is the highest id ever used, so a deleted tail shows up as a gap.
+  CREATE TABLE audit_head (
+    one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one),
+    id BIGINT NOT NULL,
+    hash TEXT NOT NULL
+  );
+  INSERT INTO audit_head (one, id, hash) VALUES (true, 0, '${'0'.repeat(64)}');
+
+  CREATE TABLE sticky (
+    session TEXT NOT NULL,
+    name TEXT NOT NULL,
+    value TEXT NOT NULL CHECK (value IN ('true', 'false', 'unknown')),
+    updated_at BIGINT NOT NULL,
+    PRIMARY KEY (session, name)
+  );
+
+  CREATE TABLE agents (
+    agent TEXT PRIMARY KEY,
+    tau DOUBLE PRECISION NOT NULL CHECK (tau >= 0 AND tau <= 1),
+    level INTEGER NOT NULL CHECK (level BETWEEN 0 AND 4),
+    quarantined INTEGER NOT NULL DEFAULT 0 CHECK (quarantined IN (0, 1)),
+    reason TEXT,
+    updated_at BIGINT NOT NULL
+  );
+
+  CREATE TABLE pins (
+    server TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('approved', 'pending')),
+    hash TEXT NOT NULL,
+    definition TEXT NOT NULL,
+    pending_hash TEXT,
+    pending_definition TEXT,
+    first_seen BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    approved_by TEXT,
+    PRIMARY KEY (server, tool)
+  );
+  `,
+  },
+  {
+    name: 'approvals of held interactions (rules with effect: approve), bound to agent, target and argument hash',
+    sqlite: `
   CREATE TABLE approvals (
     id TEXT PRIMARY KEY,
     created INTEGER NOT NULL,
@@ -87,10 +172,35 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX approvals_binding ON approvals (agent, args_hash, status);
   CREATE INDEX approvals_updated ON approvals (updated_at);
   `,
-  // 3: the interaction behind each guard decision (masked, size-capped JSON), so `quadguard replay` can re-decide
-  // recorded traffic under another policy. A side table keyed by the audit row id: the chained columns of
-  // `audit` are unchanged, so rows written before this migration still verify. Append-only like the log.
-  `
+    postgres: `
+  CREATE TABLE approvals (
+    id TEXT PRIMARY KEY,
+    created BIGINT NOT NULL,
+    expires BIGINT NOT NULL,
+    agent TEXT NOT NULL,
+    session TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    server TEXT,
+    tool TEXT,
+    args_hash TEXT NOT NULL,
+    preview TEXT,
+    rules TEXT NOT NULL,
+    rationale TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'used', 'expired')),
+    decided_by TEXT,
+    decided_at BIGINT,
+    updated_at BIGINT NOT NULL
+  );
+  CREATE INDEX approvals_binding ON approvals (agent, args_hash, status);
+  CREATE INDEX approvals_updated ON approvals (updated_at);
+  `,
+  },
+  {
+    // The interaction behind each guard decision (masked, size-capped JSON), so `quadguard replay` can re-decide
+    // recorded traffic under another policy. A side table keyed by the audit row id: the chained columns of
+    // `audit` are unchanged, so rows written before this migration still verify. Append-only like the log.
+    name: 'the recorded interaction of each decision (for replay)',
+    sqlite: `
   CREATE TABLE audit_interaction (
     id INTEGER PRIMARY KEY,
     body TEXT,
@@ -100,19 +210,42 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER audit_interaction_no_update BEFORE UPDATE ON audit_interaction BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
   CREATE TRIGGER audit_interaction_no_delete BEFORE DELETE ON audit_interaction BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
   `,
-  // 4: model accounting of each decision (calls, tokens, ms), as JSON; null when no model was consulted.
-  `
+    postgres: `
+  CREATE TABLE audit_interaction (
+    id BIGINT PRIMARY KEY,
+    body TEXT,
+    masked INTEGER NOT NULL CHECK (masked IN (0, 1)),
+    truncated INTEGER NOT NULL CHECK (truncated IN (0, 1))
+  );
+  CREATE TRIGGER audit_interaction_no_update BEFORE UPDATE OR DELETE OR TRUNCATE ON audit_interaction EXECUTE FUNCTION quadguard_append_only();
+  `,
+  },
+  {
+    name: 'model accounting of each decision (calls, tokens, ms), as JSON; null when no model was consulted',
+    sqlite: `
   ALTER TABLE audit ADD COLUMN llm TEXT;
   `,
-  // 5: the keyed chain. Each row's MAC (HMAC-SHA256 of its hash with a key kept outside the database); null on rows
-  // written before the store had a key. Not part of the hashed columns, so older rows keep their hashes.
-  `
+    postgres: `
+  ALTER TABLE audit ADD COLUMN llm TEXT;
+  `,
+  },
+  {
+    // The keyed chain. Each row's MAC (HMAC-SHA256 of its hash with a key kept outside the database); null on rows
+    // written before the store had a key. Not part of the hashed columns, so older rows keep their hashes.
+    name: 'the keyed chain: an HMAC of each row hash with a key kept outside the database',
+    sqlite: `
   ALTER TABLE audit ADD COLUMN mac TEXT;
   `,
-  // 6: data flow (docs/data-flow.md): the reads of private data per identity, and keyed-hash fingerprints of what
-  // was read (never the data). Rows expire (both tables are swept by `expires`, which a read and its fingerprints
-  // share); the key of the fingerprints is per store. One B-tree per fingerprint row keeps recording a read cheap.
-  `
+    postgres: `
+  ALTER TABLE audit ADD COLUMN mac TEXT;
+  `,
+  },
+  {
+    // Data flow (docs/data-flow.md): the reads of private data per identity, and keyed-hash fingerprints of what
+    // was read (never the data). Rows expire (both tables are swept by `expires`, which a read and its fingerprints
+    // share); the key of the fingerprints is per store.
+    name: 'data flow: reads of private data per identity and keyed-hash fingerprints of what they returned',
+    sqlite: `
   CREATE TABLE flow_key (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     key BLOB NOT NULL
@@ -137,4 +270,30 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (agent, hash, source)
   ) STRICT, WITHOUT ROWID;
   `,
+    postgres: `
+  CREATE TABLE flow_key (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    key BYTEA NOT NULL
+  );
+  CREATE TABLE flow_sources (
+    id TEXT PRIMARY KEY,
+    agent TEXT NOT NULL,
+    session TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    server TEXT,
+    tool TEXT,
+    uri TEXT,
+    at BIGINT NOT NULL,
+    expires BIGINT NOT NULL
+  );
+  CREATE INDEX flow_sources_expires ON flow_sources (expires);
+  CREATE TABLE flow_fingerprints (
+    agent TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    source TEXT NOT NULL,
+    expires BIGINT NOT NULL,
+    PRIMARY KEY (agent, hash, source)
+  );
+  `,
+  },
 ];

@@ -150,11 +150,11 @@ export class PinStore {
   }
 }
 
-function notFound(server: string, tool: string): StoreError {
+export function notFound(server: string, tool: string): StoreError {
   return new StoreError('store_pin_not_found', `no pin for ${server}__${tool} (see \`quadguard tools list\`)`);
 }
 
-function mismatch(server: string, tool: string, given: string, actual: string): StoreError {
+export function mismatch(server: string, tool: string, given: string, actual: string): StoreError {
   return new StoreError(
     'store_pin_hash_mismatch',
     `${server}__${tool} is now ${actual.slice(0, 12)}, not ${given}: the definition changed since it was reviewed; review it again`,

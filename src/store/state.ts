@@ -38,6 +38,11 @@ const AgentRowSchema = z
 
 const StickyRowSchema = z.object({ name: z.string(), value: TruthSchema });
 
+/** An `agents` row (either engine) as a ThreatState. */
+export function agentRow(raw: unknown): ThreatState {
+  return AgentRowSchema.parse(raw);
+}
+
 /**
  * Guard state that outlives one interaction: Γ (sticky predicate values per session), and per agent the threat
  * score and quarantine, which survive restarts. Every method is one synchronous statement or transaction, so two
@@ -172,7 +177,7 @@ export class StateStore {
   }
 }
 
-function checkThreat(tau: number, level: number): void {
+export function checkThreat(tau: number, level: number): void {
   if (!(tau >= 0 && tau <= 1)) throw new StoreError('store_invalid_input', `tau must be in [0, 1], got ${tau}`);
   if (!Number.isInteger(level) || level < 0 || level > 4) {
     throw new StoreError('store_invalid_input', `threat level must be an integer 0–4, got ${level}`);

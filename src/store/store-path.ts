@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import YAML from 'yaml';
 import { ConfigError } from '../core/errors.js';
+import { isPostgresUrl, resolveStoreValue } from './location.js';
 
 /** A config's `store:` when it has none, relative to the config file's folder. */
 export const DEFAULT_STORE_PATH = '.quadguard/state.db';
@@ -51,7 +52,7 @@ export function findConfigFile(opts: { config?: string | undefined }, cwd = proc
  */
 export function resolveStoreLocation(opts: { store?: string | undefined; config?: string | undefined }, cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): StoreLocation {
   const config = findConfigFile(opts, cwd);
-  if (opts.store) return { path: resolve(cwd, opts.store), source: 'flag', config };
+  if (opts.store) return { path: isPostgresUrl(opts.store) ? opts.store : resolve(cwd, opts.store), source: 'flag', config };
   if (config) return { path: storeFromConfigFile(config), source: 'config', config };
   return { path: join(quadguardHome(env), 'state.db'), source: 'home', config: undefined };
 }
@@ -77,7 +78,11 @@ function storeFromConfigFile(file: string): string {
   }
   const store = raw && typeof raw === 'object' ? (raw as Record<string, unknown>).store : undefined;
   if (store !== undefined && (typeof store !== 'string' || store.length === 0)) {
-    throw new ConfigError('config_invalid', `${file} is invalid:\n  store: expected a file path`, { location: { file } });
+    throw new ConfigError('config_invalid', `${file} is invalid:\n  store: expected a file path or a postgres:// URL`, { location: { file } });
   }
-  return storeForConfig(store as string | undefined, file);
+  if (store === undefined) return storeForConfig(undefined, file);
+  const password = (raw as Record<string, unknown>).store_password as { env: string } | undefined;
+  const r = resolveStoreValue(store as string, password && typeof password.env === 'string' ? { env: password.env } : undefined, dirname(file), process.env);
+  if (r.problem !== undefined) throw new ConfigError('config_invalid', `${file} is invalid:\n${r.problem}`, { location: { file } });
+  return r.location;
 }

@@ -6,13 +6,17 @@ import { argsHash } from '../../src/guard/approvals.js';
 import { buildGuard, type BuiltGuard } from '../../src/guard/build.js';
 import { InteractionSchema, type Decision, type InteractionInput } from '../../src/core/types.js';
 import { loadBook } from '../../src/policy/load.js';
+import { backends, warmUp } from '../store/backends.js';
 import { APPROVAL_BOOK, writeBook } from './support.js';
+
+const list = backends();
+warmUp(list);
 
 const call = (args: Record<string, unknown>, over: Partial<InteractionInput> = {}) =>
   InteractionSchema.parse({ kind: 'tool_call', agent: 'writer', session: 's1', server: 'ws', tool: 'publish', arguments: args, ...over });
 const approvalOf = (d: Decision) => d.detail.approval!;
 
-describe('approvals: rules with effect approve hold a call until a person approves it', () => {
+describe.each(list)('approvals ($name): rules with effect approve hold a call until a person approves it', (b) => {
   let dir: string;
   let g: BuiltGuard;
   let now = 1_700_000_000_000;
@@ -20,10 +24,10 @@ describe('approvals: rules with effect approve hold a call until a person approv
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'qg-approvals-'));
     now = 1_700_000_000_000;
-    g = await buildGuard({ policy: writeBook(), store: join(dir, 'state.db'), settings: { approval_ttl_ms: 60_000 }, now: () => now });
+    g = await buildGuard({ policy: writeBook(), store: b.name === 'sqlite' ? join(dir, 'state.db') : await b.fresh(), settings: { approval_ttl_ms: 60_000 }, now: () => now });
   });
-  afterEach(() => {
-    g.close();
+  afterEach(async () => {
+    await g.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -38,7 +42,7 @@ describe('approvals: rules with effect approve hold a call until a person approv
     expect(d.remediation).toContain(`\`quadguard approve ${a.id}\``);
     expect(d.remediation).toContain('retry exactly the same call');
     expect(d.remediation).toContain(a.id);
-    const row = g.pipeline.store.approvals.get(a.id)!;
+    const row = (await g.pipeline.store.approvals.get(a.id))!;
     expect(row).toMatchObject({ agent: 'writer', session: 's1', kind: 'tool_call', server: 'ws', tool: 'publish', status: 'pending', rules: ['publish-needs-approval'] });
     expect(row.argsHash).toBe(argsHash({ content: 'hello', name: 'post.md' }));
     expect(row.preview).toContain('post.md');
@@ -50,12 +54,12 @@ describe('approvals: rules with effect approve hold a call until a person approv
     const again = await g.pipeline.check(call({ name: 'a' }));
     expect(again.decision).toBe('deny');
     expect(approvalOf(again).id).toBe(first.id);
-    expect(g.pipeline.store.approvals.list({ now })).toHaveLength(1);
+    expect(await g.pipeline.store.approvals.list({ now })).toHaveLength(1);
   });
 
   it('after approval the identical retry passes once (key order does not matter); the next one is held again', async () => {
     const held = approvalOf(await g.pipeline.check(call({ name: 'a', content: 'x' })));
-    g.pipeline.store.approvals.approve(held.id, 'alice', 'cli', now);
+    await g.pipeline.store.approvals.approve(held.id, 'alice', 'cli', now);
     now += 1000;
     const ok = await g.pipeline.check(call({ content: 'x', name: 'a' }));
     expect(ok.decision).toBe('allow');
@@ -64,7 +68,7 @@ describe('approvals: rules with effect approve hold a call until a person approv
     expect(ok.rationale).toContain('alice');
     expect(ok.flagged).toContain('publish-needs-approval');
     expect(approvalOf(ok)).toMatchObject({ id: held.id, status: 'used' });
-    expect(g.pipeline.store.approvals.get(held.id)!.status).toBe('used');
+    expect((await g.pipeline.store.approvals.get(held.id))!.status).toBe('used');
 
     const third = await g.pipeline.check(call({ name: 'a', content: 'x' }));
     expect(third.decision).toBe('deny');
@@ -74,7 +78,7 @@ describe('approvals: rules with effect approve hold a call until a person approv
 
   it('binds to the exact arguments, tool and agent: any other call is still held', async () => {
     const held = approvalOf(await g.pipeline.check(call({ name: 'a', content: 'x' })));
-    g.pipeline.store.approvals.approve(held.id, 'alice', 'cli', now);
+    await g.pipeline.store.approvals.approve(held.id, 'alice', 'cli', now);
     const otherArgs = await g.pipeline.check(call({ name: 'a', content: 'x ' }));
     const otherAgent = await g.pipeline.check(call({ name: 'a', content: 'x' }, { agent: 'intruder' }));
     const otherTool = await g.pipeline.check(call({ name: 'a', content: 'x' }, { tool: 'publish_now' }));
@@ -84,29 +88,29 @@ describe('approvals: rules with effect approve hold a call until a person approv
       expect(approvalOf(d).id).not.toBe(held.id);
     }
     // The approval is still unused: the right call still passes.
-    expect(g.pipeline.store.approvals.get(held.id)!.status).toBe('approved');
+    expect((await g.pipeline.store.approvals.get(held.id))!.status).toBe('approved');
     expect((await g.pipeline.check(call({ name: 'a', content: 'x' }))).decision).toBe('allow');
   });
 
   it('expires: an approval not used in time lets nothing through, and cannot be approved late', async () => {
     const held = approvalOf(await g.pipeline.check(call({ name: 'late' })));
-    g.pipeline.store.approvals.approve(held.id, 'alice', 'cli', now);
+    await g.pipeline.store.approvals.approve(held.id, 'alice', 'cli', now);
     now += 60_001;
     const d = await g.pipeline.check(call({ name: 'late' }));
     expect(d.decision).toBe('deny');
     expect(approvalOf(d).id).not.toBe(held.id);
-    expect(g.pipeline.store.approvals.expireDue(now).map((a) => a.id)).toContain(held.id);
-    expect(g.pipeline.store.approvals.get(held.id)!.status).toBe('expired');
+    expect((await g.pipeline.store.approvals.expireDue(now)).map((a) => a.id)).toContain(held.id);
+    expect((await g.pipeline.store.approvals.get(held.id))!.status).toBe('expired');
 
     const pending = approvalOf(d);
     now += 60_001;
-    expect(() => g.pipeline.store.approvals.approve(pending.id, 'bob', 'cli', now)).toThrow(/is expired/);
+    await expect(g.pipeline.store.approvals.approve(pending.id, 'bob', 'cli', now)).rejects.toThrow(/is expired/);
   });
 
   it('a denied approval lets nothing through, and cannot be approved afterwards', async () => {
     const held = approvalOf(await g.pipeline.check(call({ name: 'no' })));
-    g.pipeline.store.approvals.deny(held.id, 'alice', 'cli', now);
-    expect(() => g.pipeline.store.approvals.approve(held.id, 'alice', 'cli', now)).toThrow(/is denied/);
+    await g.pipeline.store.approvals.deny(held.id, 'alice', 'cli', now);
+    await expect(g.pipeline.store.approvals.approve(held.id, 'alice', 'cli', now)).rejects.toThrow(/is denied/);
     const d = await g.pipeline.check(call({ name: 'no' }));
     expect(d.decision).toBe('deny');
     expect(approvalOf(d).id).not.toBe(held.id);
@@ -121,19 +125,19 @@ describe('approvals: rules with effect approve hold a call until a person approv
     const soft = await g.pipeline.check(call({ to: 'x@example.com' }, { tool: 'send_email' }));
     expect(soft.decision).toBe('deny');
     expect(soft.detail.approval).toBeUndefined();
-    expect(g.pipeline.store.approvals.list({ now })).toHaveLength(0);
+    expect(await g.pipeline.store.approvals.list({ now })).toHaveLength(0);
   });
 
   it('audits every transition as an admin row', async () => {
     const held = approvalOf(await g.pipeline.check(call({ name: 'audit' })));
-    g.pipeline.store.approvals.approve(held.id, 'alice', 'ui', now);
+    await g.pipeline.store.approvals.approve(held.id, 'alice', 'ui', now);
     await g.pipeline.check(call({ name: 'audit' }));
     const other = approvalOf(await g.pipeline.check(call({ name: 'other' })));
-    g.pipeline.store.approvals.deny(other.id, 'bob', 'cli', now);
+    await g.pipeline.store.approvals.deny(other.id, 'bob', 'cli', now);
     const third = approvalOf(await g.pipeline.check(call({ name: 'third' })));
     now += 120_000;
-    g.pipeline.store.approvals.expireDue(now);
-    const admin = g.pipeline.store.audit.tail(100).filter((r) => r.kind === 'admin').map((r) => [r.tool, r.decision, r.source]);
+    await g.pipeline.store.approvals.expireDue(now);
+    const admin = (await g.pipeline.store.audit.tail(100)).filter((r) => r.kind === 'admin').map((r) => [r.tool, r.decision, r.source]);
     expect(admin).toEqual([
       ['approval_request', 'deny', 'pipeline'],
       ['approve_call', 'allow', 'ui'],
@@ -143,15 +147,15 @@ describe('approvals: rules with effect approve hold a call until a person approv
       ['approval_request', 'deny', 'pipeline'],
       ['expire_approval', 'deny', 'store'],
     ]);
-    const rows = g.pipeline.store.audit.tail(100);
+    const rows = await g.pipeline.store.audit.tail(100);
     expect(rows.find((r) => r.tool === 'approve_call')!.rationale).toContain('by alice');
     expect(rows.find((r) => r.tool === 'expire_approval')!.rationale).toContain(third.id);
-    expect(g.pipeline.store.audit.verify().ok).toBe(true);
+    expect((await g.pipeline.store.audit.verify()).ok).toBe(true);
   });
 
   it('a held call does not raise the agent\'s threat level', async () => {
     for (let k = 0; k < 5; k++) await g.pipeline.check(call({ name: `n${k}` }));
-    expect(g.pipeline.store.state.getThreat('writer').tau).toBe(0);
+    expect((await g.pipeline.store.state.getThreat('writer')).tau).toBe(0);
   });
 });
 

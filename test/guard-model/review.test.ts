@@ -85,9 +85,9 @@ describe('guard with a model: review of soft denials', () => {
     expect(d.rationale).toContain('model review failed');
     expect(d.detail.llm?.calls).toBe(3);
     // The accounting is recorded in the decision's audit row, inside the hash chain.
-    const row = g.pipeline.store.audit.get(d.auditId!);
+    const row = await g.pipeline.store.audit.get(d.auditId!);
     expect(row?.llm?.calls).toBe(3);
-    expect(g.pipeline.store.audit.verify().ok).toBe(true);
+    expect((await g.pipeline.store.audit.verify()).ok).toBe(true);
   });
 
   it('a hard violation is never sent for review, even when a soft rule is violated too', async () => {
@@ -160,7 +160,7 @@ describe('guard with a model: threat watcher complement', () => {
     // the model's answer (4) is clamped to one step on top of the numeric level
     expect(base.threatLevel).toBeGreaterThan(0);
     expect(d.threatLevel).toBe((base.threatLevel ?? 0) + 1);
-    const t = g.pipeline.store.state.getThreat('assistant');
+    const t = await g.pipeline.store.state.getThreat('assistant');
     expect(t.level).toBe(d.threatLevel);
     expect(t.tau).toBeCloseTo(tauForLevel(t.level, g.pipeline.watcher.options.level_bounds));
     expect(d.detail.llm?.calls).toBe(2);

@@ -122,10 +122,10 @@ describe('guard pipeline on the default book (paper case studies, A.3)', () => {
   it('records every decision in a hash chain that verifies', async () => {
     await g.pipeline.check(interaction({ kind: 'tool_call', server: 'files', tool: 'read_file', arguments: { path: '/tmp/a' } }));
     await g.pipeline.check(interaction({ kind: 'tool_call', server: 'mail', tool: 'send_email', arguments: { to: 'x@y.example', body: 'key AKIAIOSFODNN7EXAMPLE' } }));
-    const v = g.pipeline.store.audit.verify();
+    const v = await g.pipeline.store.audit.verify();
     expect(v.ok).toBe(true);
     expect(v.rows).toBe(2);
-    const rows = g.pipeline.store.audit.tail(2);
+    const rows = await g.pipeline.store.audit.tail(2);
     expect(JSON.stringify(rows)).not.toContain('AKIAIOSFODNN7EXAMPLE');
   });
 

@@ -50,9 +50,9 @@ beforeAll(async () => {
     expect(d.decision, JSON.stringify(i)).toBe(want);
   }
   // An admin row and a row written without an interaction (as by a store older than migration 3).
-  g.pipeline.store.audit.append({ agent: 'operator', kind: 'admin', tool: 'release', decision: 'allow', source: 'cli' });
-  g.pipeline.store.audit.append({ agent: 'a', session: 's1', kind: 'tool_call', server: 'files', tool: 'list', decision: 'allow' });
-  g.close();
+  await g.pipeline.store.audit.append({ agent: 'operator', kind: 'admin', tool: 'release', decision: 'allow', source: 'cli' });
+  await g.pipeline.store.audit.append({ agent: 'a', session: 's1', kind: 'tool_call', server: 'files', tool: 'list', decision: 'allow' });
+  await g.close();
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

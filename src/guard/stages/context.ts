@@ -2,7 +2,7 @@ import type { Logger } from '../../core/log.js';
 import type { Decision, DecisionDetail, Interaction, Truth } from '../../core/types.js';
 import type { CompiledBook } from '../../policy/compiled.js';
 import type { Severity } from '../../policy/schema.js';
-import type { Store } from '../../store/db.js';
+import type { GuardStore } from '../../store/engine.js';
 import type { ThreatState } from '../../store/state.js';
 import type { GuardModelHooks } from '../model/index.js';
 import { addUsage, type UsagePart } from '../model/usage.js';
@@ -21,7 +21,7 @@ import type { DataFlowStage } from '../dataflow.js';
 /** The pipeline's parts and settings, the same for every interaction. */
 export interface GuardEnv {
   book: CompiledBook;
-  store: Store;
+  store: GuardStore;
   options: PipelineOptions;
   tracker: Tracker;
   verifier: Verifier;
@@ -33,6 +33,8 @@ export interface GuardEnv {
   now: () => number;
   /** The session's sticky values Γ (cached in memory, loaded from the store on first use). */
   stickyOf(session: string): Promise<Map<string, Truth>>;
+  /** Where Γ of an interaction is kept: its session, or its agent (option sticky_scope). */
+  stickyKey(i: Interaction): string;
   /** Stamped on every decision. */
   policy: NonNullable<Decision['policy']>;
   /** Predicates with an injection detector: their score is the watcher's injection evidence. */

@@ -12,6 +12,6 @@ export const stickyCommit: Stage = {
     if (need(ctx.decision, 'the decision').decision !== 'allow' || track.newlySticky.length === 0) return;
     const sticky = need(ctx.sticky, 'the sticky values');
     for (const name of track.newlySticky) sticky.set(name, 'true');
-    await env.store.state.setStickyMany(ctx.interaction.session, track.newlySticky.map((n) => [n, 'true'] as [string, Truth]));
+    await env.store.state.setStickyMany(env.stickyKey(ctx.interaction), track.newlySticky.map((n) => [n, 'true'] as [string, Truth]));
   },
 };

@@ -9,7 +9,7 @@ export const tracking: Stage = {
   async run(ctx, env) {
     const i = ctx.interaction;
     const before = need(ctx.before, 'the threat state before');
-    ctx.sticky = await env.stickyOf(i.session);
+    ctx.sticky = await env.stickyOf(env.stickyKey(i));
     const track = await env.tracker(i, before.level, ctx.sticky, ctx.signal);
     ctx.track = track;
     ctx.outcomes = env.verifier(i.kind, track);

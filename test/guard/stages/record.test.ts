@@ -39,7 +39,7 @@ describe('recording stages (observe, stamp, audit)', () => {
     ctx.decision = makeDecision({ decision: 'deny', rationale: 'no', rules: ['r'] });
     await audit.run(ctx, env);
     expect(ctx.decision.auditId).toMatch(/^\d+-[0-9a-f]{8}$/);
-    expect(env.store.audit.tail(1)[0]).toMatchObject({ decision: 'deny', rules: ['r'] });
+    expect((await env.store.audit.tail(1))[0]).toMatchObject({ decision: 'deny', rules: ['r'] });
   });
 
   it('audit records nothing with guard.audit off', async () => {
@@ -48,7 +48,7 @@ describe('recording stages (observe, stamp, audit)', () => {
     ctx.decision = makeDecision({ decision: 'allow', rationale: 'ok' });
     await audit.run(ctx, env);
     expect(ctx.decision.auditId).toBeUndefined();
-    expect(env.store.audit.tail(1)).toHaveLength(0);
+    expect(await env.store.audit.tail(1)).toHaveLength(0);
   });
 
   it("audit's fail-closed decision: an unrecorded allow is denied, a denial stands", () => {

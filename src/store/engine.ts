@@ -1,0 +1,90 @@
+import type { Truth } from '../core/types.js';
+import type { Approval, ApprovalBinding, ApprovalRequest, ApprovalStatus } from './approvals.js';
+import type { AuditEntry, AuditRow, VerifyResult } from './audit.js';
+import type { InteractionRecord } from './audit-interaction.js';
+import type { ObserveResult, Pin, PinStatus } from './pins.js';
+import type { ThreatState } from './state.js';
+import type { ToolDefinition } from './tool-hash.js';
+import type { FlowStore } from './flow.js';
+
+/**
+ * The one store interface of both engines (DESIGN §8, issue #15): the embedded SQLite file (src/store/db.ts,
+ * wrapped by sqlite-engine.ts) and PostgreSQL for several replicas (src/store/pg/). Every method returns a
+ * Promise: PostgreSQL is a network hop; for SQLite it is the same synchronous statement plus one await.
+ *
+ * Contract both engines keep (the shared test suite in test/store/ runs against both):
+ * - every mutation that the audit log records (quarantine, release, pin approval, approval transitions) commits
+ *   together with its audit row, in one transaction;
+ * - the audit log is one hash chain: appends are serialised (SQLite: the write lock; PostgreSQL: `audit_head`
+ *   row locked FOR UPDATE), so concurrent writers never fork it nor leave a gap;
+ * - an approval is spent at most once, whatever the number of processes (status check and change in one
+ *   transaction / conditional UPDATE);
+ * - nothing that decides is cached by the engine: a change committed by another process is seen by the next call.
+ *
+ * Adding a table (e.g. data-flow fingerprints per identity): one step in migrations.ts with both dialects, a
+ * sub-interface here, and one class per engine (the SQLite class synchronous, wrapped in sqlite-engine.ts).
+ * Adding columns to the audit chain (e.g. an HMAC checkpoint): `auditFields`/`rowHash` in audit.ts are shared by
+ * both engines, so a new column needs its migration step and its place in each engine's INSERT.
+ */
+export interface GuardStore {
+  readonly engine: 'sqlite' | 'postgres';
+  /** Where it is, for messages: the absolute file, or the URL without its password. */
+  readonly location: string;
+  /** True when other processes change the state between two calls (PostgreSQL): callers must not cache it. */
+  readonly shared: boolean;
+  readonly audit: AuditApi;
+  readonly state: StateApi;
+  readonly pins: PinApi;
+  readonly approvals: ApprovalApi;
+  /** Data-flow reads and fingerprints per identity (docs/data-flow.md). */
+  readonly flow: FlowStore;
+  close(): Promise<void>;
+}
+
+export interface AuditApi {
+  append(entry: AuditEntry): Promise<{ id: number; auditId: string; hash: string }>;
+  get(id: number | string): Promise<AuditRow | undefined>;
+  interaction(id: number): Promise<InteractionRecord | undefined>;
+  tail(n: number): Promise<AuditRow[]>;
+  iterate(fromId?: number): AsyncIterable<AuditRow>;
+  verify(options?: { anchor?: { id: number; hash: string } }): Promise<VerifyResult>;
+  exportNdjson(out: NodeJS.WritableStream, fromId?: number): Promise<number>;
+}
+
+export interface StateApi {
+  getSticky(session: string): Promise<Map<string, Truth>>;
+  setSticky(session: string, name: string, value: Truth): Promise<void>;
+  setStickyMany(session: string, values: Iterable<[string, Truth]>): Promise<void>;
+  resetSession(session: string): Promise<void>;
+  getThreat(agent: string): Promise<ThreatState>;
+  setThreat(agent: string, tau: number, level: number): Promise<ThreatState>;
+  /**
+   * Read-modify-write of τ. `update` is synchronous and may be called more than once under contention
+   * (PostgreSQL retries a compare-and-set), so it must not count evidence twice for the same state. `known`: the
+   * state the caller just read, which spares PostgreSQL a read (a stale one only costs the retry).
+   */
+  updateThreat(agent: string, update: (current: ThreatState) => { tau: number; level: number }, known?: ThreatState): Promise<ThreatState>;
+  quarantine(agent: string, reason: string, source?: string): Promise<ThreatState>;
+  release(agent: string, by?: string): Promise<ThreatState>;
+  listAgents(): Promise<ThreatState[]>;
+}
+
+export interface PinApi {
+  getPin(server: string, tool: string): Promise<Pin | undefined>;
+  pinTool(server: string, tool: string, hash: string, definition: string): Promise<Pin>;
+  markChanged(server: string, tool: string, newHash: string, newDefinition: string): Promise<Pin>;
+  approvePin(server: string, tool: string, hash?: string, by?: string): Promise<Pin>;
+  listPins(status?: PinStatus): Promise<Pin[]>;
+  observeTool(server: string, tool: ToolDefinition): Promise<ObserveResult>;
+}
+
+export interface ApprovalApi {
+  get(id: string): Promise<Approval | undefined>;
+  request(req: ApprovalRequest): Promise<{ approval: Approval; created: boolean }>;
+  consume(binding: ApprovalBinding, now?: number): Promise<Approval | undefined>;
+  approve(id: string, by: string, source?: string, now?: number): Promise<Approval>;
+  deny(id: string, by: string, source?: string, now?: number): Promise<Approval>;
+  expireDue(now?: number): Promise<Approval[]>;
+  list(opts?: { status?: ApprovalStatus; limit?: number; now?: number }): Promise<Approval[]>;
+  changedAfter(updatedAt: number): Promise<Approval[]>;
+}

@@ -1,0 +1,213 @@
+import pg from 'pg';
+import { StoreError } from '../../core/errors.js';
+import type { Logger } from '../../core/log.js';
+import { redactUrl } from '../location.js';
+import { MIGRATIONS } from '../migrations.js';
+
+export { redactUrl } from '../location.js';
+
+/** Options of the PostgreSQL engine; every default is here. */
+export interface PgOptions {
+  /** Connections per process. Default 10. */
+  poolSize?: number;
+  /** How long to wait for a connection (also when the database is down), ms. Default 3000. */
+  connectTimeoutMs?: number;
+  /** How long one statement may run, ms. Default 5000: a stuck database becomes a denial, not a hang. */
+  queryTimeoutMs?: number;
+  /** Fail with `store_not_found` when the schema is missing instead of creating it (CLI read commands). */
+  mustExist?: boolean;
+  /** Run migrations when opening (default true; `quadguard migrate` is the explicit way). */
+  migrate?: boolean;
+}
+
+const DEFAULTS: Required<PgOptions> = { poolSize: 10, connectTimeoutMs: 3000, queryTimeoutMs: 5000, mustExist: false, migrate: true };
+
+/** BIGINT columns (ids, milliseconds) fit a double: read them as numbers, as SQLite does. */
+const INT8 = 20;
+const types = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === INT8 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+export type Query = (text: string, params?: unknown[]) => Promise<pg.QueryResult>;
+
+/**
+ * A pool of connections to one database, with the engine's two habits: every failure is a `StoreError` that
+ * names the database (never the password), and losing and regaining the database is logged once each way.
+ */
+export class PgDb {
+  readonly pool: pg.Pool;
+  readonly location: string;
+  private healthy = true;
+  private readonly log: Logger;
+
+  constructor(url: string, logger: Logger, opts: Required<PgOptions>) {
+    this.location = redactUrl(url);
+    this.log = logger;
+    this.pool = new pg.Pool({
+      connectionString: url,
+      max: opts.poolSize,
+      connectionTimeoutMillis: opts.connectTimeoutMs,
+      query_timeout: opts.queryTimeoutMs,
+      idleTimeoutMillis: 30_000,
+      types,
+      application_name: 'quadguard',
+    });
+    // An idle connection that dies (server restart) is an event, not a crash of the proxy.
+    this.pool.on('error', (err) => this.lost(err));
+  }
+
+  /** One statement on any connection. */
+  query: Query = async (text, params) => {
+    try {
+      const r = await this.pool.query(text, params as unknown[]);
+      this.ok();
+      return r;
+    } catch (err) {
+      throw this.fail(err);
+    }
+  };
+
+  /**
+   * Runs `fn` in one transaction on one connection (BEGIN … COMMIT; ROLLBACK on any throw). `begin` is sent with
+   * BEGIN in the same round trip (e.g. the lock of the chain head).
+   */
+  async tx<R>(fn: (q: Query, first: pg.QueryResult | undefined) => Promise<R>, begin?: string): Promise<R> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw this.fail(err);
+    }
+    let broken = false;
+    const q: Query = async (text, params) => client.query(text, params as unknown[]);
+    try {
+      let first: pg.QueryResult | undefined;
+      if (begin) {
+        const r = (await client.query(`BEGIN; ${begin}`)) as unknown as pg.QueryResult[];
+        first = r[1];
+      } else {
+        await client.query('BEGIN');
+      }
+      const out = await fn(q, first);
+      await client.query('COMMIT');
+      this.ok();
+      return out;
+    } catch (err) {
+      try {
+        await client.query('ROLLBACK');
+      } catch {
+        broken = true;
+      }
+      if (err instanceof StoreError) throw err;
+      throw this.fail(err);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /**
+   * A write in two round trips: `BEGIN; <begin>` (e.g. lock the chain head), then the statement `write` builds
+   * from its result sent together with COMMIT. `write` returns SQL with its values inlined as literals (see
+   * `literal`): the simple-query protocol that allows two statements in one message takes no parameters.
+   */
+  async lockedWrite<R>(begin: string, write: (first: pg.QueryResult) => { sql: string; value: R }): Promise<R> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw this.fail(err);
+    }
+    let broken = false;
+    try {
+      const r = (await client.query(`BEGIN; ${begin}`)) as unknown as pg.QueryResult[];
+      const { sql, value } = write(r[1]!);
+      await client.query(`${sql}; COMMIT`);
+      this.ok();
+      return value;
+    } catch (err) {
+      try {
+        await client.query('ROLLBACK');
+      } catch {
+        broken = true;
+      }
+      if (err instanceof StoreError) throw err;
+      throw this.fail(err);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** Applies the migrations the database has not run, each in a transaction, one process at a time. */
+  async migrate(opts: { mustExist: boolean }): Promise<{ from: number; to: number }> {
+    return this.tx(async (q) => {
+      // Two replicas starting together: the second waits here, then finds nothing to do.
+      await q('SELECT pg_advisory_xact_lock(hashtext($1))', ['quadguard:migrate']);
+      const exists = await q("SELECT to_regclass('quadguard_schema') IS NOT NULL AS present");
+      if (!exists.rows[0].present) {
+        if (opts.mustExist) throw new StoreError('store_not_found', `no QuadGuard store in ${this.location} (run \`quadguard migrate --store URL\`, or start the proxy once)`);
+        await q('CREATE TABLE quadguard_schema (version INTEGER NOT NULL, applied_at BIGINT NOT NULL, name TEXT NOT NULL)');
+      }
+      const v = await q('SELECT coalesce(max(version), 0) AS v FROM quadguard_schema');
+      const from = Number(v.rows[0].v);
+      if (from > MIGRATIONS.length) {
+        throw new StoreError('store_version_unsupported', `store ${this.location} has schema version ${from}, newer than this QuadGuard understands (${MIGRATIONS.length}); upgrade QuadGuard`);
+      }
+      for (let i = from; i < MIGRATIONS.length; i++) {
+        await q(MIGRATIONS[i]!.postgres);
+        await q('INSERT INTO quadguard_schema (version, applied_at, name) VALUES ($1, $2, $3)', [i + 1, Date.now(), MIGRATIONS[i]!.name]);
+      }
+      return { from, to: MIGRATIONS.length };
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  private ok(): void {
+    if (this.healthy) return;
+    this.healthy = true;
+    this.log.warn({ store: this.location }, 'the PostgreSQL store is reachable again; deciding normally');
+  }
+
+  private lost(err: unknown): void {
+    if (!this.healthy) return;
+    this.healthy = false;
+    this.log.error(
+      { store: this.location, err: (err as Error).message },
+      'lost the PostgreSQL store: every interaction is denied (fail closed) until it is reachable again',
+    );
+  }
+
+  /** A database error as a StoreError; a lost connection is logged once. */
+  private fail(err: unknown): StoreError {
+    if (err instanceof StoreError) return err;
+    const e = err as Error & { code?: string };
+    const connection = /^(08|57P)|^E(CONN|HOST|NET|PIPE|TIMEDOUT)/.test(e.code ?? '') || /ECONNREFUSED|ECONNRESET|timeout|terminat|Connection/i.test(e.message);
+    if (connection) this.lost(err);
+    const what = connection ? 'cannot reach' : 'error from';
+    return new StoreError(connection ? 'store_unavailable' : 'store_write_failed', `${what} the PostgreSQL store ${this.location}: ${e.message}`, { cause: err });
+  }
+}
+
+export function pgDefaults(opts: PgOptions): Required<PgOptions> {
+  return { ...DEFAULTS, ...opts };
+}
+
+/** A value as an SQL literal (strings escaped by pg's escapeLiteral; only finite numbers). */
+export function literal(v: unknown): string {
+  if (v === null || v === undefined) return 'NULL';
+  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new StoreError('store_invalid_entry', `not a finite number: ${v}`);
+    return String(v);
+  }
+  if (typeof v === 'string') return pg.escapeLiteral(v);
+  throw new StoreError('store_invalid_entry', `cannot store a ${typeof v} as a column value`);
+}
+
+/** `text` with `$1…$n` replaced by the literals of `params` (one pass over the template, never over values). */
+export function inline(text: string, params: unknown[]): string {
+  return text.replace(/\$(\d+)/g, (_, n: string) => literal(params[Number(n) - 1]));
+}
