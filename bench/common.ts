@@ -10,9 +10,12 @@ import type { PolicyBookInput } from '../src/policy/index.js';
 export const ROOT = resolve(import.meta.dirname, '..');
 
 /** Runs a TypeScript entry point of the repository in a child node (tsx loader), as the CLI would run built. */
-export const tsNode = (file: string, ...args: string[]): { command: string; args: string[] } => ({
+export const tsNode = (file: string, ...args: string[]): { command: string; args: string[]; cwd: string } => ({
   command: process.execPath,
   args: ['--import', 'tsx', resolve(ROOT, file), ...args],
+  // `--import tsx` resolves from the working directory, and a config's servers run in the config's folder unless
+  // they name one: run them from the repository.
+  cwd: ROOT,
 });
 
 /** Summary of a latency sample in milliseconds. */

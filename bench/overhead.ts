@@ -42,7 +42,7 @@ const cli = (...a: string[]) => tsNode('src/cli/index.ts', ...a);
 function config(name: string, policy: boolean): string {
   const file = join(dir, `${name}.yaml`);
   const cfg = {
-    servers: { ws: { command: server.command, args: server.args } },
+    servers: { ws: { ...server } },
     store: join(dir, `${name}.db`),
     ...(policy ? { policy: join(ROOT, 'policies', 'default'), guard: { watcher: { burst_threshold: 1_000_000_000, quarantine: false } } } : {}),
   };

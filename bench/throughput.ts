@@ -28,7 +28,7 @@ writeFileSync(join(ws, 'notes.txt'), 'benchmark file: meeting notes, nothing sec
 const server = tsNode('servers/workspace.ts', '--root', ws);
 const cfg = join(dir, 'quadguard.yaml');
 writeFileSync(cfg, YAML.stringify({
-  servers: { ws: { command: server.command, args: server.args } },
+  servers: { ws: { ...server } },
   store: join(dir, 'state.db'),
   policy: join(ROOT, 'policies', 'default'),
   guard: { watcher: { burst_threshold: 1_000_000_000, quarantine: false } },

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Every bench in a short smoke mode (a few hundred calls or a fraction of a second per case, no timing
+# assertions), so that they keep working as the code changes. CI runs it (`npm run bench:smoke`); the figures it
+# prints are not the ones to quote (see docs/benchmarks.md for the real runs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+run() {
+  echo "== bench smoke: $*"
+  npx tsx "$@" > /tmp/quadguard-bench-smoke.log 2>&1 || { cat /tmp/quadguard-bench-smoke.log >&2; echo "bench smoke failed: $*" >&2; exit 1; }
+  tail -n 3 /tmp/quadguard-bench-smoke.log
+}
+run bench/overhead.ts 150
+run bench/throughput.ts 0.5
+run bench/pipeline-scaling.ts 60
+run bench/proxy-latency.ts 200 20
+run bench/policy-eval.ts
+run bench/store-append.ts --rows 500
+run bench/store.ts --n 200 --concurrency 4
+run bench/dataflow.ts 150
+run bench/llm-latency.ts 20
+run bench/injection-heldout.ts
+run bench/injection-fresh-2026-11.ts
+# The dev-set benches read ../shared/data/eval/dev, which a fresh clone may not have beside it.
+if [ -d ../shared/data/eval/dev ]; then
+  run bench/default-book-dev.ts
+  run bench/llm-pipeline.ts --limit 20 --latencies 0
+fi
+echo "bench smoke: every bench ran"
