@@ -6,7 +6,7 @@ import type { PredicateIndex } from '../retrieval/predicate-index.js';
 import { auditEntryFor } from '../store/audit-schema.js';
 import type { Store } from '../store/db.js';
 import type { GuardStore } from '../store/engine.js';
-import { sqliteOf, toGuardStore } from '../store/sqlite-engine.js';
+import { toGuardStore } from '../store/sqlite-engine.js';
 import type { GuardModelHooks } from './model/index.js';
 import { budgetSignal } from './model/usage.js';
 import { PipelineOptionsSchema } from './options.js';
@@ -71,19 +71,12 @@ export class GuardPipeline implements Guard {
   /**
    * Records a decision made outside the pipeline (a refusal by the proxy: unknown or hidden tool, tool filter,
    * limits, spoofed sender) in the same audit chain, stamped with this policy; sets its `auditId`. Throws when
-   * the store cannot write (the caller denies anyway). The proxy calls this synchronously: with the SQLite engine
-   * the row is written (and the id known) before the refusal is answered; with PostgreSQL the append is started
-   * here and completes after the answer, and the refusal carries no `auditId` (a failed write is logged).
+   * the store cannot write (the caller denies anyway). The proxy awaits it, so on either engine the row is written
+   * (and its id known) before the refusal is answered, as for the pipeline's own decisions.
    */
-  record(i: Interaction, decision: Decision): void {
+  async record(i: Interaction, decision: Decision): Promise<void> {
     decision.policy ??= this.env.policy;
-    const entry = auditEntryFor(i, decision);
-    const sync = sqliteOf(this.store);
-    if (sync) {
-      decision.auditId = sync.audit.append(entry).auditId;
-      return;
-    }
-    void this.store.audit.append(entry).catch((err: unknown) => this.env.log.error({ err, kind: i.kind, agent: i.agent }, 'recording a refusal failed'));
+    decision.auditId = (await this.store.audit.append(auditEntryFor(i, decision))).auditId;
   }
 }
 

@@ -10,7 +10,7 @@ export type { ForwardExtra, ForwardOptions, Origin, SessionContext } from './ses
  * Records a decision in the audit log and sets its `auditId` (the guard pipeline's `record`). Absent when the
  * proxy runs without a policy (nothing is recorded then).
  */
-export type DecisionRecorder = (interaction: Interaction, decision: Decision) => void;
+export type DecisionRecorder = (interaction: Interaction, decision: Decision) => Promise<void>;
 
 
 /** What every upstream `Server` shares: config, the downstream pool, the one guard, the logger, the live sessions. */

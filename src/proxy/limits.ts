@@ -47,7 +47,7 @@ export function enforceArgumentLimits(args: unknown, limits: Pick<LimitsConfig, 
  * InvalidParams error is thrown. Arguments nested too deep are not recorded (walking them is the risk the
  * limit exists for); oversized ones are, masked and capped by the audit store.
  */
-export function refuseOverLimits(core: ProxyCore, interaction: Interaction, args: unknown, what: string): void {
+export async function refuseOverLimits(core: ProxyCore, interaction: Interaction, args: unknown, what: string): Promise<void> {
   const v = argumentLimitViolation(args, core.config.limits, what);
   if (!v) return;
   // Only the kinds with arguments (tool calls, prompt requests) record them; a message has none (core/types.ts).
@@ -57,6 +57,6 @@ export function refuseOverLimits(core: ProxyCore, interaction: Interaction, args
     const { arguments: _a, ...rest } = interaction;
     recorded = safe ? { ...rest, arguments: args as Record<string, unknown> } : rest;
   }
-  const d = refuse(core, recorded, { rationale: v.message, rules: [v.rule], source: 'limits' });
+  const d = await refuse(core, recorded, { rationale: v.message, rules: [v.rule], source: 'limits' });
   throw protocolError(ErrorCode.InvalidParams, `${v.message}${auditSuffix(d)}`);
 }

@@ -61,18 +61,18 @@ export function messageResult(d: Decision, recipient?: string): CallToolResult {
  */
 export async function handleMessageTool(core: ProxyCore, session: SessionContext, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
   const who = { kind: 'message' as const, agent: session.agent, session: session.id, profile: session.profile };
-  refuseOverLimits(core, who, args, MESSAGE_TOOL);
+  await refuseOverLimits(core, who, args, MESSAGE_TOOL);
   const parsed = ArgsSchema.safeParse(args ?? {});
   if (!parsed.success) {
     const message = `${MESSAGE_TOOL} needs string arguments sender, recipient and content: ${z.prettifyError(parsed.error)}`;
-    const d = refuse(core, who, { rationale: message, rules: ['message-arguments'], source: 'invalid' });
+    const d = await refuse(core, who, { rationale: message, rules: ['message-arguments'], source: 'invalid' });
     throw protocolError(ErrorCode.InvalidParams, `${message}${auditSuffix(d)}`);
   }
   const { sender, recipient, content } = parsed.data;
   const interaction = { ...who, sender, recipient, content };
   if (session.authenticated && sender !== session.agent) {
     return messageResult(
-      refuse(core, interaction, {
+      await refuse(core, interaction, {
         rationale: `the claimed sender "${sender}" is not the authenticated agent "${session.agent}"; an agent may only check messages it sends itself.`,
         rules: ['sender-must-match-identity'],
         source: 'identity',
@@ -80,5 +80,5 @@ export async function handleMessageTool(core: ProxyCore, session: SessionContext
       recipient,
     );
   }
-  return messageResult(ensureRecorded(core, interaction, await core.guard.check(interaction, signal)), recipient);
+  return messageResult(await ensureRecorded(core, interaction, await core.guard.check(interaction, signal)), recipient);
 }

@@ -43,12 +43,12 @@ export async function handleReadResource(core: ProxyCore, session: SessionContex
   const base = { agent: session.agent, session: session.id, profile: session.profile, server: target?.server, uri: target?.uri ?? exposedUri };
   const asked = { ...base, kind: 'resource_request' as const };
   if (!target || !server) {
-    const d = refuse(core, asked, { rationale: `there is no resource ${exposedUri} on this proxy.`, rules: ['unknown-resource'], source: 'unknown' });
+    const d = await refuse(core, asked, { rationale: `there is no resource ${exposedUri} on this proxy.`, rules: ['unknown-resource'], source: 'unknown' });
     throw protocolError(-32002, `Resource not found: ${exposedUri} (URIs look like <server>+<scheme>://…; see resources/list).${auditSuffix(d)}`);
   }
   const subject = { what: 'read of resource', name: exposedUri };
 
-  const pre = ensureRecorded(core, asked, await core.guard.check(asked, extra.signal));
+  const pre = await ensureRecorded(core, asked, await core.guard.check(asked, extra.signal));
   if (pre.decision === 'deny') throw requestDenialError(pre, subject);
   let result: ReadResourceResult;
   try {
@@ -59,7 +59,7 @@ export async function handleReadResource(core: ProxyCore, session: SessionContex
   }
   const blocks = result.contents.map((c) => ({ type: 'resource', resource: c }) as ContentBlock);
   const answered = { ...base, kind: 'resource_result' as const, content: blocks };
-  const post = ensureRecorded(core, answered, await core.guard.check(answered, extra.signal));
+  const post = await ensureRecorded(core, answered, await core.guard.check(answered, extra.signal));
   if (post.decision === 'deny') throw requestDenialError(post, subject);
   const contents = post.replacement ? replacementContents(post, target.uri) : result.contents;
   return { ...result, contents: contents.map((c) => ({ ...c, uri: core.pool.exposedUri(target.server, c.uri) })) };
@@ -76,13 +76,13 @@ export async function handleGetPrompt(core: ProxyCore, session: SessionContext, 
   const base = { agent: session.agent, session: session.id, profile: session.profile, server: route?.server, prompt: route?.name ?? exposed };
   const asked = { ...base, kind: 'prompt_request' as const, arguments: request.params.arguments ?? {} };
   if (!route || !server) {
-    const d = refuse(core, asked, { rationale: `there is no prompt ${exposed} on this proxy.`, rules: ['unknown-prompt'], source: 'unknown' });
+    const d = await refuse(core, asked, { rationale: `there is no prompt ${exposed} on this proxy.`, rules: ['unknown-prompt'], source: 'unknown' });
     throw protocolError(ErrorCode.InvalidParams, `Unknown prompt: ${exposed}. Call prompts/list for the available prompts.${auditSuffix(d)}`);
   }
-  refuseOverLimits(core, asked, request.params.arguments, exposed);
+  await refuseOverLimits(core, asked, request.params.arguments, exposed);
   const subject = { what: 'prompt', name: exposed };
 
-  const pre = ensureRecorded(core, asked, await core.guard.check(asked, extra.signal));
+  const pre = await ensureRecorded(core, asked, await core.guard.check(asked, extra.signal));
   if (pre.decision === 'deny') throw requestDenialError(pre, subject);
   let result: GetPromptResult;
   try {
@@ -95,7 +95,7 @@ export async function handleGetPrompt(core: ProxyCore, session: SessionContext, 
   const blocks = result.messages.map((m) => m.content as ContentBlock);
   if (typeof result.description === 'string') blocks.push({ type: 'prompt_description', description: result.description });
   const answered = { ...base, kind: 'prompt_result' as const, content: blocks };
-  const post = ensureRecorded(core, answered, await core.guard.check(answered, extra.signal));
+  const post = await ensureRecorded(core, answered, await core.guard.check(answered, extra.signal));
   if (post.decision === 'deny') throw requestDenialError(post, subject);
   const messages = post.replacement ? post.replacement.filter((b) => b.type !== 'prompt_description').map((b) => ({ role: 'user' as const, content: b as GetPromptResult['messages'][number]['content'] })) : result.messages;
   return { ...result, messages: messages.map((m) => ({ ...m, content: rewriteBlockUris(m.content, (u) => core.pool.exposedUri(route.server, u)) })) };

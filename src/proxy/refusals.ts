@@ -17,10 +17,10 @@ export type RefusalSource = 'filter' | 'hidden' | 'unknown' | 'limits' | 'invali
  * `auditId` and pass through; a denial from the tool filter or a fail-closed wrapper is recorded here. A failing
  * audit write is logged and the denial stands (it denies anyway).
  */
-export function ensureRecorded(core: ProxyCore, interaction: Interaction, decision: Decision): Decision {
+export async function ensureRecorded(core: ProxyCore, interaction: Interaction, decision: Decision): Promise<Decision> {
   if (decision.decision !== 'deny' || decision.auditId !== undefined || !core.record) return decision;
   try {
-    core.record(interaction, decision);
+    await core.record(interaction, decision);
   } catch (err) {
     core.logger.error({ err, kind: interaction.kind, agent: interaction.agent, source: decision.source }, 'recording a refusal failed');
   }
@@ -28,9 +28,9 @@ export function ensureRecorded(core: ProxyCore, interaction: Interaction, decisi
 }
 
 /** The proxy's own refusal: built, recorded (see `ensureRecorded`) and logged; returns the recorded decision. */
-export function refuse(core: ProxyCore, interaction: Interaction, input: Omit<DecisionInput, 'decision' | 'source'> & { source: RefusalSource }): Decision {
+export async function refuse(core: ProxyCore, interaction: Interaction, input: Omit<DecisionInput, 'decision' | 'source'> & { source: RefusalSource }): Promise<Decision> {
   const decision = makeDecision({ ...input, decision: 'deny' });
-  ensureRecorded(core, interaction, decision);
+  await ensureRecorded(core, interaction, decision);
   core.logger.info(
     { session: interaction.session, agent: interaction.agent, kind: interaction.kind, server: serverOf(interaction), target: targetOf(interaction), source: decision.source, auditId: decision.auditId },
     'refused by the proxy',

@@ -89,7 +89,7 @@ export function createDownstreamPeer(core: ProxyCore, registry: UpstreamRegistry
       const interaction = serverRequestInteraction(d, req, target.session.ctx);
       if (interaction) {
         const checked = InteractionSchema.parse(interaction);
-        const decision = ensureRecorded(core, checked, await core.guard.check(checked, signal));
+        const decision = await ensureRecorded(core, checked, await core.guard.check(checked, signal));
         if (decision.decision === 'deny') {
           core.logger.info({ server: d.key, method: req.method, session: target.session.ctx.id, rules: decision.rules }, 'server request denied');
           throw requestDenialError(decision, { what: WHAT[req.method], name: `"${d.key}"` });

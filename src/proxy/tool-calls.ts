@@ -27,15 +27,15 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
   const asked = { ...base, kind: 'tool_call' as const, arguments: isRecord(args) ? args : {} };
   // Refusals the proxy makes itself come first, so the guard never records an allow for a call that is refused.
   if (!route || !server) {
-    const d = refuse(core, asked, { rationale: `there is no tool ${name} on this proxy.`, rules: ['unknown-tool'], source: 'unknown' });
+    const d = await refuse(core, asked, { rationale: `there is no tool ${name} on this proxy.`, rules: ['unknown-tool'], source: 'unknown' });
     throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the available tools.${auditSuffix(d)}`);
   }
   if (!exposed) {
     // Hidden by the tool filter (servers.<key>.tools): a denial the client sees as one, recorded as source filter.
     const filtered = await core.pool.filter.check({ ...asked, server: route.server, tool: route.name });
-    if (filtered.decision === 'deny') return toolDenial(ensureRecorded(core, asked, filtered), { what: 'call to tool', name }, { hasOutputSchema: false });
+    if (filtered.decision === 'deny') return toolDenial(await ensureRecorded(core, asked, filtered), { what: 'call to tool', name }, { hasOutputSchema: false });
     const hidden = core.pool.hasDownstreamTool(route.server, route.name);
-    const d = refuse(core, asked, {
+    const d = await refuse(core, asked, {
       rationale: hidden
         ? `tool ${name} is hidden by QuadGuard: its definition changed since it was pinned, or its description carries injected instructions; it cannot be called until an operator approves it (\`quadguard tools list\`).`
         : `server "${route.server}" has no tool ${route.name}.`,
@@ -44,13 +44,13 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
     });
     throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the available tools.${auditSuffix(d)}`);
   }
-  refuseOverLimits(core, asked, args, name);
+  await refuseOverLimits(core, asked, args, name);
 
   const hasOutputSchema = exposed.tool.outputSchema !== undefined;
   // Relative paths in the arguments resolve against the server's directories (its cwd, its start directories).
   const roots = serverRoots(core.config.servers[route.server]);
   const checked = roots ? { ...asked, roots } : asked;
-  const call = ensureRecorded(core, checked, await core.guard.check(checked, extra.signal));
+  const call = await ensureRecorded(core, checked, await core.guard.check(checked, extra.signal));
   if (call.decision === 'deny') {
     core.logger.info({ session: session.id, agent: session.agent, server: route.server, tool: route.name, rules: call.rules }, 'tool call denied');
     return toolDenial(call, { what: 'call to tool', name }, { hasOutputSchema });
@@ -74,7 +74,7 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
   // its own type, which a replacement never carries back: applyToolReplacement drops structuredContent).
   const inspected = result.structuredContent === undefined ? (result.content as ContentBlock[]) : [...(result.content as ContentBlock[]), { type: STRUCTURED_BLOCK, structuredContent: result.structuredContent }];
   const answered = { ...base, kind: 'tool_result' as const, content: inspected };
-  let res = ensureRecorded(core, answered, await core.guard.check(answered, extra.signal));
+  let res = await ensureRecorded(core, answered, await core.guard.check(answered, extra.signal));
   if (res.replacement) res = { ...res, replacement: res.replacement.filter((b) => b.type !== STRUCTURED_BLOCK) };
   if (res.decision === 'deny') {
     core.logger.info({ session: session.id, agent: session.agent, server: route.server, tool: route.name, rules: res.rules }, 'tool result denied');

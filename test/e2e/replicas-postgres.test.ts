@@ -122,6 +122,19 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
     expect(metaDecision(sent)?.rules).toContain('no-read-then-exfiltrate');
   }, 120_000);
 
+  it('a refusal by the proxy itself is in the shared audit chain before its answer, with the id the client got', async () => {
+    const bobA = await connect(a, TOKENS.BOB_TOKEN);
+    const err = await bobA.callTool({ name: 'ws__no_such_tool', arguments: {} }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    const id = /\(decision (\d+-[0-9a-f]{8})\)/.exec(err?.message ?? '')?.[1];
+    expect(id, err?.message).toBeDefined();
+    const show = await runCli(['audit', 'show', id!, '--store', store]);
+    expect(show.code, show.stderr).toBe(0);
+    expect(JSON.parse(show.stdout)).toMatchObject({ decision: 'deny', source: 'unknown', rules: ['unknown-tool'] });
+  }, 60_000);
+
   it('a held call approved once passes on one replica only, never twice', async () => {
     const writerA = await connect(a, TOKENS.WRITER_TOKEN);
     const writerB = await connect(b, TOKENS.WRITER_TOKEN);
