@@ -51,6 +51,8 @@ export const ToolCallSchema = z.object({
    * then directories it was started with), set by the proxy from the server's config.
    */
   roots: z.array(z.string()).optional(),
+  /** Argument names the tool's input schema marks as paths (core/schema-paths.ts), set by the proxy. */
+  pathKeys: z.array(z.string()).optional(),
 });
 
 /** tools/call's answer: the tool that produced it and the content blocks it returned. */

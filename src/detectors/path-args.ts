@@ -14,13 +14,14 @@ const LOOSE_KEY = /^(?:targets?|from|to|location|uri|url|old|new)$/i;
 const LOOKS_LIKE_PATH = /^(?:file:\/\/|\/|~(?:[A-Za-z0-9_.-]*)(?:\/|$)|\.\.?(?:\/|\\|$)|[A-Za-z]:[\\/]|\\\\)|^[^\s]*\\[^\s]*$/;
 const MAX_DEPTH = 32;
 
-export function pathArguments(args: unknown): FieldText[] {
+export function pathArguments(args: unknown, schemaKeys: readonly string[] = []): FieldText[] {
   const out: FieldText[] = [];
-  walk(args, 'arguments', false, false, 0, out);
+  walk(args, 'arguments', false, false, 0, out, new Set(schemaKeys));
   return out;
 }
 
-function walk(value: unknown, field: string, named: boolean, loose: boolean, depth: number, out: FieldText[]): void {
+/** `schemaKeys`: argument names the tool's input schema marks as paths (whatever their value looks like). */
+function walk(value: unknown, field: string, named: boolean, loose: boolean, depth: number, out: FieldText[], schemaKeys: ReadonlySet<string>): void {
   if (depth > MAX_DEPTH) return;
   if (typeof value === 'string') {
     if (named || LOOKS_LIKE_PATH.test(value) || (loose && /[/\\]/.test(value) && !/^[a-z][a-z0-9+.-]*:\/\/(?!\/)/i.test(value) && !/\s/.test(value))) {
@@ -29,12 +30,12 @@ function walk(value: unknown, field: string, named: boolean, loose: boolean, dep
     return;
   }
   if (Array.isArray(value)) {
-    value.forEach((v, k) => walk(v, `${field}.${k}`, named, loose, depth + 1, out));
+    value.forEach((v, k) => walk(v, `${field}.${k}`, named, loose, depth + 1, out, schemaKeys));
     return;
   }
   if (value === null || typeof value !== 'object') return;
   for (const [k, v] of Object.entries(value)) {
-    walk(v, `${field}.${k}`, PATH_KEY.test(k), LOOSE_KEY.test(k), depth + 1, out);
+    walk(v, `${field}.${k}`, PATH_KEY.test(k) || schemaKeys.has(k), LOOSE_KEY.test(k), depth + 1, out, schemaKeys);
   }
 }
 

@@ -52,7 +52,7 @@ function readPaths(i: Interaction, field: string): string[] | string {
   if (field === 'arguments') {
     const args = argumentsOf(i);
     if (args === undefined) return 'no arguments';
-    return pathArguments(args).map((f) => f.text);
+    return pathArguments(args, i.kind === 'tool_call' ? (i.pathKeys ?? []) : []).map((f) => f.text);
   }
   if (field.startsWith('arguments.')) {
     const args = argumentsOf(i);

@@ -6,6 +6,7 @@ import { applyToolReplacement, downstreamFailure, toolDenial, protocolError } fr
 import { refuseOverLimits } from './limits.js';
 import { auditSuffix, ensureRecorded, refuse } from './refusals.js';
 import { serverRoots } from './roots.js';
+import { schemaPathKeys } from '../core/schema-paths.js';
 import { handleMessageTool, isMessageTool } from './message-tool.js';
 import { rewriteContentUris, splitExposedName } from './namespacing.js';
 
@@ -49,7 +50,9 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
   const hasOutputSchema = exposed.tool.outputSchema !== undefined;
   // Relative paths in the arguments resolve against the server's directories (its cwd, its start directories).
   const roots = serverRoots(core.config.servers[route.server]);
-  const checked = roots ? { ...asked, roots } : asked;
+  // Arguments the tool's input schema says are paths are checked as paths, whatever their value looks like.
+  const pathKeys = schemaPathKeysOf(exposed.tool);
+  const checked = { ...asked, ...(roots ? { roots } : {}), ...(pathKeys.length > 0 ? { pathKeys } : {}) };
   const call = await ensureRecorded(core, checked, await core.guard.check(checked, extra.signal));
   if (call.decision === 'deny') {
     core.logger.info({ session: session.id, agent: session.agent, server: route.server, tool: route.name, rules: call.rules }, 'tool call denied');
@@ -86,4 +89,17 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The path arguments of a tool's input schema, read once per tool definition. */
+const pathKeysCache = new WeakMap<object, string[]>();
+function schemaPathKeysOf(tool: { inputSchema?: unknown }): string[] {
+  const schema = tool.inputSchema;
+  if (schema === null || typeof schema !== 'object') return [];
+  let keys = pathKeysCache.get(schema);
+  if (!keys) {
+    keys = schemaPathKeys(schema);
+    pathKeysCache.set(schema, keys);
+  }
+  return keys;
 }

@@ -121,6 +121,14 @@ for (const transport of ['stdio', 'http'] as const) {
       expect(existsSync(join(s.outside, 'victim.txt'))).toBe(true);
     });
 
+    it('paths: an argument the tool schema calls a file is checked as a path, whatever its key', async () => {
+      writeFileSync(join(s.outside, 'named.txt'), 'v');
+      const r = await call('remove_entry', { name: 'named.txt' });
+      expect(isDenied(r), JSON.stringify(r)).toBe(true);
+      expect(rulesOf(r)).toContain('no-delete-outside-sandbox');
+      expect(existsSync(join(s.outside, 'named.txt'))).toBe(true);
+    });
+
     it('paths: a symlink inside the sandbox pointing outside is followed and denied', async () => {
       writeFileSync(join(s.outside, 'linked.txt'), 'v');
       symlinkSync(s.outside, join(s.sandbox, `out-${transport}`));
