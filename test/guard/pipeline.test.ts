@@ -129,6 +129,15 @@ describe('guard pipeline on the default book (paper case studies, A.3)', () => {
     expect(JSON.stringify(rows)).not.toContain('AKIAIOSFODNN7EXAMPLE');
   });
 
+  it('withholds a result too large to be read to its end (the injection check is undecided)', async () => {
+    const huge = `${'The quarterly figures are in line with the plan. '.repeat(180_000)}`;
+    expect(huge.length).toBeGreaterThan(8 * 1024 * 1024);
+    const d = await g.pipeline.check(interaction({ kind: 'tool_result', server: 'web', tool: 'fetch', content: [{ type: 'text', text: huge }] }));
+    expect(d).toMatchObject({ decision: 'deny', rules: ['no-injection-in-results'] });
+    const small = await g.pipeline.check(interaction({ kind: 'tool_result', server: 'web', tool: 'fetch', content: [{ type: 'text', text: huge.slice(0, 100_000) }] }));
+    expect(small.decision).toBe('allow');
+  });
+
   it('fails closed when a detector input is hostile (deeply nested arguments)', async () => {
     let nested: unknown = 'rm -rf /';
     for (let n = 0; n < 5000; n++) nested = { a: nested };
