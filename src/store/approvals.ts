@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import { StoreError } from '../core/errors.js';
-import type { AuditLog } from './audit.js';
+import type { AuditEntry, AuditLog } from './audit.js';
 import { maskPrefix } from './redact.js';
 import { jsonText } from './audit-schema.js';
 
@@ -236,21 +236,26 @@ export class ApprovalStore {
   }
 
   private record(a: Approval, action: string, decision: 'allow' | 'deny', rationale: string, source: string): void {
-    this.audit.append({
-      agent: a.agent,
-      session: a.session,
-      kind: 'admin',
-      ...(a.server === null ? {} : { server: a.server }),
-      tool: action,
-      decision,
-      rules: a.rules,
-      rationale,
-      source,
-    });
+    this.audit.append(approvalAuditEntry(a, action, decision, rationale, source));
   }
 }
 
 export function describeApproval(a: Pick<Approval, 'kind' | 'server' | 'tool' | 'argsHash'>): string {
   const target = a.server && a.tool ? `${a.server}__${a.tool}` : (a.tool ?? a.server ?? '-');
   return `${a.kind.replace('_', ' ')} ${target} (arguments sha256 ${a.argsHash.slice(0, 12)})`;
+}
+
+/** The audit row of an approval's transition (requested, approved, denied, used, expired), the same on both engines. */
+export function approvalAuditEntry(a: Approval, action: string, decision: 'allow' | 'deny', rationale: string, source: string): AuditEntry {
+  return {
+    agent: a.agent,
+    session: a.session,
+    kind: 'admin',
+    ...(a.server === null ? {} : { server: a.server }),
+    tool: action,
+    decision,
+    rules: a.rules,
+    rationale,
+    source,
+  };
 }

@@ -25,6 +25,7 @@ export interface FlowMatch {
   hashes: string[];
 }
 
+/** A fingerprint hit joined with its read, as both engines select it. */
 const SourceRowSchema = z.object({
   id: z.string(),
   session: z.string(),
@@ -32,9 +33,27 @@ const SourceRowSchema = z.object({
   server: z.string().nullable(),
   tool: z.string().nullable(),
   uri: z.string().nullable(),
-  at: z.number(),
+  at: z.coerce.number(),
   hash: z.string(),
 });
+
+/** The reads that `rows` (fingerprint hits joined with their reads) name, each with the hashes it shares. */
+export function matchesFromRows(rows: Iterable<unknown>, into = new Map<string, FlowMatch>()): Map<string, FlowMatch> {
+  for (const raw of rows) {
+    const r = SourceRowSchema.parse(raw);
+    let m = into.get(r.id);
+    if (!m) {
+      const source = FlowSourceSchema.parse({
+        id: r.id, session: r.session, kind: r.kind, at: r.at,
+        ...(r.server !== null ? { server: r.server } : {}), ...(r.tool !== null ? { tool: r.tool } : {}), ...(r.uri !== null ? { uri: r.uri } : {}),
+      });
+      m = { source, hashes: [] };
+      into.set(r.id, m);
+    }
+    m.hashes.push(r.hash);
+  }
+  return into;
+}
 
 /** SQLite lookups are batched so a query stays under SQLite's bound-parameter limit; batch sizes are bucketed
  * (padded by repeating a hash) so a handful of prepared statements serve every query. */
@@ -99,19 +118,7 @@ export class SqliteFlowStore implements FlowStore {
       const batch = unique.slice(at, at + BATCH);
       const size: number = BUCKETS.find((b) => b >= batch.length) ?? BATCH;
       while (batch.length < size) batch.push(batch[0]!);
-      for (const raw of this.matchStmt(size).all(agent, now, ...batch)) {
-        const r = SourceRowSchema.parse(raw);
-        let m = bySource.get(r.id);
-        if (!m) {
-          const source = FlowSourceSchema.parse({
-            id: r.id, session: r.session, kind: r.kind, at: r.at,
-            ...(r.server !== null ? { server: r.server } : {}), ...(r.tool !== null ? { tool: r.tool } : {}), ...(r.uri !== null ? { uri: r.uri } : {}),
-          });
-          m = { source, hashes: [] };
-          bySource.set(r.id, m);
-        }
-        m.hashes.push(r.hash);
-      }
+      matchesFromRows(this.matchStmt(size).all(agent, now, ...batch), bySource);
     }
     return [...bySource.values()];
   }

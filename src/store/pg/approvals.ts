@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { StoreError } from '../../core/errors.js';
 import {
   APPROVAL_ID,
+  approvalAuditEntry,
   ApprovalSchema,
   ApprovalStatusSchema,
   describeApproval as describe,
@@ -127,17 +128,7 @@ export class PgApprovalStore implements ApprovalApi {
   }
 
   private async record(q: Query, a: Approval, action: string, decision: 'allow' | 'deny', rationale: string, source: string): Promise<void> {
-    await this.audit.appendIn(q, {
-      agent: a.agent,
-      session: a.session,
-      kind: 'admin',
-      ...(a.server === null ? {} : { server: a.server }),
-      tool: action,
-      decision,
-      rules: a.rules,
-      rationale,
-      source,
-    });
+    await this.audit.appendIn(q, approvalAuditEntry(a, action, decision, rationale, source));
   }
 }
 

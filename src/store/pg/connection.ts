@@ -73,15 +73,8 @@ export class PgDb {
    * BEGIN in the same round trip (e.g. the lock of the chain head).
    */
   async tx<R>(fn: (q: Query, first: pg.QueryResult | undefined) => Promise<R>, begin?: string): Promise<R> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (err) {
-      throw this.fail(err);
-    }
-    let broken = false;
-    const q: Query = async (text, params) => client.query(text, params as unknown[]);
-    try {
+    return this.inTransaction(async (client) => {
+      const q: Query = async (text, params) => client.query(text, params as unknown[]);
       let first: pg.QueryResult | undefined;
       if (begin) {
         const r = (await client.query(`BEGIN; ${begin}`)) as unknown as pg.QueryResult[];
@@ -91,19 +84,8 @@ export class PgDb {
       }
       const out = await fn(q, first);
       await client.query('COMMIT');
-      this.ok();
       return out;
-    } catch (err) {
-      try {
-        await client.query('ROLLBACK');
-      } catch {
-        broken = true;
-      }
-      if (err instanceof StoreError) throw err;
-      throw this.fail(err);
-    } finally {
-      client.release(broken);
-    }
+    });
   }
 
   /**
@@ -112,6 +94,19 @@ export class PgDb {
    * `literal`): the simple-query protocol that allows two statements in one message takes no parameters.
    */
   async lockedWrite<R>(begin: string, write: (first: pg.QueryResult) => { sql: string; value: R }): Promise<R> {
+    return this.inTransaction(async (client) => {
+      const r = (await client.query(`BEGIN; ${begin}`)) as unknown as pg.QueryResult[];
+      const { sql, value } = write(r[1]!);
+      await client.query(`${sql}; COMMIT`);
+      return value;
+    });
+  }
+
+  /**
+   * One connection for `run`, which opens and commits its own transaction: a throw rolls it back (a connection whose
+   * ROLLBACK fails is dropped, not reused), store errors pass as they are, anything else becomes a store error.
+   */
+  private async inTransaction<R>(run: (client: pg.PoolClient) => Promise<R>): Promise<R> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -120,11 +115,9 @@ export class PgDb {
     }
     let broken = false;
     try {
-      const r = (await client.query(`BEGIN; ${begin}`)) as unknown as pg.QueryResult[];
-      const { sql, value } = write(r[1]!);
-      await client.query(`${sql}; COMMIT`);
+      const out = await run(client);
       this.ok();
-      return value;
+      return out;
     } catch (err) {
       try {
         await client.query('ROLLBACK');

@@ -1,19 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
-import { FlowSourceSchema, type FlowSource } from '../../core/flow.js';
-import type { FlowMatch, FlowStore } from '../flow.js';
+import type { FlowSource } from '../../core/flow.js';
+import { matchesFromRows, type FlowMatch, type FlowStore } from '../flow.js';
 import type { PgDb } from './connection.js';
 
-const SourceRowSchema = z.object({
-  id: z.string(),
-  session: z.string(),
-  kind: z.string(),
-  server: z.string().nullable(),
-  tool: z.string().nullable(),
-  uri: z.string().nullable(),
-  at: z.coerce.number(),
-  hash: z.string(),
-});
 
 /**
  * The data-flow store on PostgreSQL (docs/data-flow.md): the same tables and rules as the SQLite one
@@ -58,26 +47,7 @@ export class PgFlowStore implements FlowStore {
        WHERE f.agent = $1 AND f.expires > $2 AND f.hash = ANY($3::text[])`,
       [agent, now, unique],
     );
-    const bySource = new Map<string, FlowMatch>();
-    for (const raw of r.rows) {
-      const row = SourceRowSchema.parse(raw);
-      let m = bySource.get(row.id);
-      if (!m) {
-        const source = FlowSourceSchema.parse({
-          id: row.id,
-          session: row.session,
-          kind: row.kind,
-          at: row.at,
-          ...(row.server !== null ? { server: row.server } : {}),
-          ...(row.tool !== null ? { tool: row.tool } : {}),
-          ...(row.uri !== null ? { uri: row.uri } : {}),
-        });
-        m = { source, hashes: [] };
-        bySource.set(row.id, m);
-      }
-      m.hashes.push(row.hash);
-    }
-    return [...bySource.values()];
+    return [...matchesFromRows(r.rows).values()];
   }
 
   async sweep(now: number): Promise<number> {
