@@ -11,6 +11,7 @@ import { type ContentBlock, type InteractionInput, InteractionSchema } from '../
 import type { Origin, ProxyCore } from './context.js';
 import { protocolError, requestDenialError } from './denial.js';
 import { ensureRecorded } from './refusals.js';
+import { answeredDirs } from './roots.js';
 import type { Downstream, DownstreamPeer, ServerToClientRequest } from './downstream.js';
 import type { LiveUpstream, UpstreamRegistry } from './sessions.js';
 
@@ -84,6 +85,7 @@ const WHAT: Record<ServerToClientRequest['method'], string> = {
 export function createDownstreamPeer(core: ProxyCore, registry: UpstreamRegistry): DownstreamPeer {
   return {
     async request(d, req, signal): Promise<Result> {
+      if (req.method === 'roots/list') core.clientRoots.asked(d.key);
       const target = targetOf(d, registry);
       if (typeof target === 'string') throw protocolError(ErrorCode.InvalidRequest, `QuadGuard cannot carry ${req.method}: ${target}.`);
       const interaction = serverRequestInteraction(d, req, target.session.ctx);
@@ -97,7 +99,10 @@ export function createDownstreamPeer(core: ProxyCore, registry: UpstreamRegistry
       }
       const opts = { signal, timeout: d.cfg.timeout_ms };
       const message = { method: req.method, params: req.params } as never;
-      return target.origin ? target.origin.extra.sendRequest(message, resultSchema(req), opts) : target.session.server.request(message, resultSchema(req), opts);
+      const result = await (target.origin ? target.origin.extra.sendRequest(message, resultSchema(req), opts) : target.session.server.request(message, resultSchema(req), opts));
+      // The roots the server is about to use: relative paths in its tool calls resolve against them.
+      if (req.method === 'roots/list') core.clientRoots.delivered(d.key, target.session.ctx.id, answeredDirs(core, d.key, result));
+      return result;
     },
     notify(d, n) {
       if (n.method === 'notifications/message') {
