@@ -59,6 +59,7 @@ interface ServerRoots {
  */
 export class ClientRoots {
   private readonly servers = new Map<string, ServerRoots>();
+  private readonly tried = new Set<string>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -74,6 +75,14 @@ export class ClientRoots {
   /** The server asked for its client's roots (whether or not anyone could answer): it uses roots. */
   asked(server: string): void {
     this.entry(server);
+  }
+
+  /** True the first time it is called for this server and session (see `rootsBeforeFirstCall`). */
+  firstTry(server: string, session: string): boolean {
+    const key = `${server}\u0000${session}`;
+    if (this.tried.has(key)) return false;
+    this.tried.add(key);
+    return true;
   }
 
   /** Servers that asked for roots at least once. */

@@ -1,12 +1,13 @@
 import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ListRootsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerConfig } from '../config/schema.js';
 import { errorMessage } from '../core/errors.js';
 import { pathArguments } from '../detectors/path-args.js';
 import { lexicalPath } from '../detectors/posix-path.js';
 import { rootDirectories, type DeclaredRoot } from './client-roots.js';
-import type { ProxyCore, SessionContext } from './context.js';
+import type { ForwardExtra, ProxyCore, SessionContext } from './context.js';
 
 /**
  * Directories a stdio server may resolve a relative path against: its working directory (`cwd`, relative to the
@@ -46,20 +47,43 @@ export function answeredDirs(core: ProxyCore, server: string, result: unknown): 
 }
 
 /**
- * An upstream client's roots may have changed (it connected, or sent roots/list_changed): ask it for them, so
- * until each server has fetched them again both the old and the new ones are candidates for relative paths, then
- * tell the servers (`which`) that the roots changed. A client without the roots capability has none to give.
+ * An upstream client's roots may have changed: tell the servers (`which`), so they ask again. On
+ * roots/list_changed (`all`) the proxy also asks the client for its new roots, so until each server has fetched
+ * them both the old and the new ones are candidates for relative paths. When a client connects (`unanswered`)
+ * only servers that never got roots are told; they have no old client roots to confuse (what they use meanwhile,
+ * their cwd and start directories, is a candidate anyway). A client without the roots capability has none to give.
  */
 export async function clientRootsChanged(core: ProxyCore, upstream: Server, session: SessionContext, which: 'all' | 'unanswered'): Promise<void> {
   if (upstream.getClientCapabilities()?.roots === undefined) return;
-  try {
-    const answer = await upstream.listRoots(undefined, { timeout: 10_000 });
-    for (const key of core.clientRoots.askers()) core.clientRoots.announced(key, session.id, answeredDirs(core, key, answer));
-  } catch (err) {
-    core.logger.debug({ err: errorMessage(err), session: session.id }, 'roots/list to the client failed');
-  }
   const keys = which === 'all' ? [...core.pool.servers.keys()] : core.clientRoots.unanswered();
-  await Promise.all(keys.map((k) => core.pool.servers.get(k)?.rootsChanged()));
+  if (keys.length === 0) return;
+  const learn =
+    which === 'all'
+      ? upstream
+          .listRoots(undefined, { timeout: 10_000 })
+          .then((answer) => keys.forEach((key) => core.clientRoots.announced(key, session.id, answeredDirs(core, key, answer))))
+          .catch((err: unknown) => core.logger.debug({ err: errorMessage(err), session: session.id }, 'roots/list to the client failed'))
+      : undefined;
+  await Promise.all([learn, ...keys.map((k) => core.pool.servers.get(k)?.rootsChanged())]);
+}
+
+/**
+ * Before a session's first tool call to a server that asked for roots and never got any (over HTTP the server's
+ * first request can find no stream open to the client yet): ask the client for its roots on this call's own
+ * stream, make them candidates for the server, and tell the server they changed, so it asks again while this call
+ * is in flight (its request then goes back on the same stream). Once per session and server; a client without the
+ * roots capability, or one that does not answer, changes nothing.
+ */
+export async function rootsBeforeFirstCall(core: ProxyCore, server: string, session: SessionContext, extra: ForwardExtra): Promise<void> {
+  if (!core.clientRoots.unanswered().includes(server) || !core.clientRoots.firstTry(server, session.id)) return;
+  try {
+    const answer = await extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema, { timeout: 5_000 });
+    core.clientRoots.announced(server, session.id, answeredDirs(core, server, answer));
+  } catch (err) {
+    core.logger.debug({ err: errorMessage(err), session: session.id, server }, 'roots/list to the client failed');
+    return;
+  }
+  void core.pool.servers.get(server)?.rootsChanged();
 }
 
 /**

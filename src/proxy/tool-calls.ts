@@ -5,7 +5,7 @@ import { forwardOptions, stripProgressToken, type ForwardExtra, type ProxyCore, 
 import { applyToolReplacement, downstreamFailure, toolDenial, protocolError } from './denial.js';
 import { refuseOverLimits } from './limits.js';
 import { auditSuffix, ensureRecorded, refuse } from './refusals.js';
-import { relativePathNote, serverRoots } from './roots.js';
+import { relativePathNote, rootsBeforeFirstCall, serverRoots } from './roots.js';
 import { schemaPathKeys } from '../core/schema-paths.js';
 import { handleMessageTool, isMessageTool } from './message-tool.js';
 import { rewriteContentUris, splitExposedName } from './namespacing.js';
@@ -48,6 +48,7 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
   await refuseOverLimits(core, asked, args, name);
 
   const hasOutputSchema = exposed.tool.outputSchema !== undefined;
+  await rootsBeforeFirstCall(core, route.server, session, extra);
   // Relative paths in the arguments resolve against the server's directories (its cwd, its start directories, the
   // roots its client gave it): every one is a candidate.
   const roots = serverRoots(core.config.servers[route.server], core.clientRoots.candidates(route.server));

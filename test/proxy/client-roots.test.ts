@@ -71,4 +71,12 @@ describe('ClientRoots: what each server was told, and what may still change', ()
     expect(r.candidates('a')).toEqual(['/x']);
     expect(r.candidates('b')).toEqual([]);
   });
+
+  it('tries the first-call fetch once per server and session', () => {
+    const r = new ClientRoots();
+    expect(r.firstTry('fs', 's1')).toBe(true);
+    expect(r.firstTry('fs', 's1')).toBe(false);
+    expect(r.firstTry('fs', 's2')).toBe(true);
+    expect(r.firstTry('other', 's1')).toBe(true);
+  });
 });

@@ -12,10 +12,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListRootsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metaDecision } from '../e2e/helpers.js';
-import { CLI, filesystemServer, waitFor, writeConfig } from '../support/proxy-harness.js';
+import { CLI, filesystemServer, startHttpProxy, waitFor, writeConfig } from '../support/proxy-harness.js';
 import { bookFor } from '../support/sandbox-book.js';
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'qg-roots-')));
@@ -120,4 +121,47 @@ describe('relative paths against the roots the client declares (server-filesyste
     expect(r.isError, JSON.stringify(r)).toBeFalsy();
     expect(existsSync(join(sandbox, 'c2.txt'))).toBe(true);
   }, 40_000);
+});
+
+describe('over HTTP, two clients: the roots belong to the server, not to the session that calls', () => {
+  const hdir = join(dir, 'http');
+  const hsandbox = join(hdir, 'sandbox');
+  const houtside = join(hdir, 'outside');
+  mkdirSync(hsandbox, { recursive: true });
+  mkdirSync(houtside, { recursive: true });
+  const hconfig = writeConfig(hdir, {
+    servers: { fs: { command: fs.command, args: fs.args, cwd: hsandbox } },
+    policy: bookFor(hdir, hsandbox),
+    store: join(hdir, 'state.db'),
+    guard: { watcher: { quarantine: false } },
+  });
+  const clients: Client[] = [];
+  let stop: () => Promise<void> = async () => {};
+  const connect = async (url: string, declared: string[]): Promise<Client> => {
+    const c = new Client({ name: 'roots-http', version: '0' }, { capabilities: { roots: { listChanged: true } } });
+    c.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: declared.map((d) => ({ uri: uri(d) })) }));
+    await c.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+    clients.push(c);
+    return c;
+  };
+  afterAll(async () => {
+    for (const c of clients) await c.close().catch(() => undefined);
+    await stop();
+  });
+
+  it('a second client whose own root is in the sandbox cannot move a file by relative path from the first client\'s root', async () => {
+    const proxy = await startHttpProxy(hconfig, {}, ['--no-ui']);
+    stop = proxy.stop;
+    const a = await connect(proxy.url, [houtside]);
+    const shown = async (c: Client) => textOf(await c.callTool({ name: 'fs__list_allowed_directories', arguments: {} }));
+    await waitFor(async () => (await shown(a)).includes(houtside), 15_000, 'the server takes the first client\'s roots');
+    writeFileSync(join(houtside, 'victim.txt'), 'v');
+    const b = await connect(proxy.url, [hsandbox]);
+    // The server still uses the first client's roots: a relative path names a file outside the sandbox.
+    expect(await shown(b)).toContain(houtside);
+    const r = await b.callTool({ name: 'fs__move_file', arguments: { source: 'victim.txt', destination: 'gone.txt' } });
+    expect(isDenied(r), JSON.stringify(r)).toBe(true);
+    expect(existsSync(join(houtside, 'victim.txt'))).toBe(true);
+    expect(existsSync(join(houtside, 'gone.txt'))).toBe(false);
+  }, 60_000);
 });
