@@ -19,6 +19,19 @@ import type { ForwardExtra, ProxyCore, SessionContext } from './context.js';
  */
 export function serverRoots(server: ServerConfig | undefined, clientDirs: readonly string[] = []): string[] | undefined {
   if (server === undefined || server.command === undefined) return undefined;
+  // A server's start arguments do not change while it runs: stat them once per config, not once per call.
+  let roots = rootsByServer.get(server);
+  if (roots === undefined) {
+    roots = rootsOf(server);
+    rootsByServer.set(server, roots);
+  }
+  const more = clientDirs.filter((d) => !roots.includes(d));
+  return more.length === 0 ? roots : [...roots, ...more];
+}
+
+const rootsByServer = new WeakMap<ServerConfig, string[]>();
+
+function rootsOf(server: ServerConfig): string[] {
   const roots = [serverCwd(server)];
   for (const a of server.args) {
     if (a.startsWith('-') || a.length === 0) continue;
@@ -29,7 +42,6 @@ export function serverRoots(server: ServerConfig | undefined, clientDirs: readon
       // not a directory: an argument like any other
     }
   }
-  for (const d of clientDirs) if (!roots.includes(d)) roots.push(d);
   return roots;
 }
 
