@@ -95,3 +95,23 @@ if (process.argv.includes('--show')) {
   console.log('values matched within a source (pairs):');
   for (const [v, n] of [...sameShown].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`  ${n}\t${v}`);
 }
+
+if (process.argv.includes('--cost')) {
+  // Time per MB of ordinary prose (the benign corpora repeated), best of 5, next to the gram fingerprints of the same text.
+  const { createFingerprinter } = await import('../src/core/text/fingerprint.js');
+  const prose = docs.filter((d) => d.group.startsWith('fixtures/')).map((d) => d.text).join('\n');
+  let mb = '';
+  while (mb.length < 1_000_000) mb += `${prose}\n`;
+  mb = mb.slice(0, 1_000_000);
+  const best = (f: () => unknown) => {
+    let b = Infinity;
+    for (let i = 0; i < 5; i++) {
+      const t = performance.now();
+      f();
+      b = Math.min(b, performance.now() - t);
+    }
+    return `${b.toFixed(0)} ms`;
+  };
+  const fp = createFingerprinter(Buffer.alloc(32, 1));
+  console.log(`1 MB of prose: distinctiveValues (a read) ${best(() => distinctiveValues(mb))}, outgoingPieces (a send) ${best(() => outgoingPieces([mb]))}; gram fingerprints of the same MB ${best(() => fp.ofBounded(mb, 4096))}`);
+}

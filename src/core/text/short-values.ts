@@ -110,16 +110,15 @@ function pieces(word: string): string[] {
 }
 
 /** Words of `text`: split at whitespace, `=`, `:`, brackets, commas, semicolons, quotes and bars; trimmed. */
-function words(text: string): string[] {
-  const out: string[] = [];
-  for (const w of text.split(/\s+/)) {
-    for (const part of w.split(/[=:()[\]{}<>,;"'`|]/)) {
-      const t = part.replace(TRIM, '');
-      if (t.length > 0) out.push(t);
-    }
+function* words(text: string): Generator<string> {
+  for (const m of text.matchAll(WORD)) {
+    const t = m[0].replace(TRIM, '');
+    if (t.length > 0) yield t;
   }
-  return out;
 }
+const WORD = /[^\s=:()[\]{}<>,;"'`|]+/g;
+
+const TWO_DIGITS = /\d\D*\d/;
 
 /** The distinctive short values of a private read, normalised, at most `max`. */
 export function distinctiveValues(text: string, max = MAX_VALUES_PER_READ): string[] {
@@ -138,7 +137,8 @@ export function distinctiveValues(text: string, max = MAX_VALUES_PER_READ): stri
     if (distinctiveShape(m[0], n) && add(n)) return [...out];
   }
   for (const w of words(text)) {
-    if (ORDINARY_NUMBER.some((re) => re.test(w))) continue; // not its parts either (3.14159265 → 14159265)
+    // Digit-heavy and mixed values both have two digits or more; most words have none.
+    if (!TWO_DIGITS.test(w) || ORDINARY_NUMBER.some((re) => re.test(w))) continue; // not its parts either (3.14159265)
     for (const p of pieces(w)) {
       const n = normaliseForFingerprint(p);
       if (distinctiveShape(p, n) && add(n)) return [...out];
