@@ -77,6 +77,15 @@ export class ClientRoots {
     this.entry(server);
   }
 
+  /** Sessions whose client declared the roots capability at initialize. */
+  private readonly capable = new Set<string>();
+
+  /** The session's client declared the roots capability (it can answer roots/list). */
+  canAnswer(session: string, yes?: boolean): boolean {
+    if (yes === true) this.capable.add(session);
+    return this.capable.has(session);
+  }
+
   /** True the first time it is called for this server and session (see `rootsBeforeFirstCall`). */
   firstTry(server: string, session: string): boolean {
     const key = `${server}\u0000${session}`;

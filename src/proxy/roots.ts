@@ -67,6 +67,7 @@ export function answeredDirs(core: ProxyCore, server: string, result: unknown): 
  */
 export async function clientRootsChanged(core: ProxyCore, upstream: Server, session: SessionContext, which: 'all' | 'unanswered'): Promise<void> {
   if (upstream.getClientCapabilities()?.roots === undefined) return;
+  core.clientRoots.canAnswer(session.id, true);
   const keys = which === 'all' ? [...core.pool.servers.keys()] : core.clientRoots.unanswered();
   if (keys.length === 0) return;
   const learn =
@@ -83,11 +84,11 @@ export async function clientRootsChanged(core: ProxyCore, upstream: Server, sess
  * Before a session's first tool call to a server that asked for roots and never got any (over HTTP the server's
  * first request can find no stream open to the client yet): ask the client for its roots on this call's own
  * stream, make them candidates for the server, and tell the server they changed, so it asks again while this call
- * is in flight (its request then goes back on the same stream). Once per session and server; a client without the
- * roots capability, or one that does not answer, changes nothing.
+ * is in flight (its request then goes back on the same stream). Once per session and server, and only for a client
+ * that declared the roots capability at initialize; one that does not answer changes nothing.
  */
 export async function rootsBeforeFirstCall(core: ProxyCore, server: string, session: SessionContext, extra: ForwardExtra): Promise<void> {
-  if (!core.clientRoots.unanswered().includes(server) || !core.clientRoots.firstTry(server, session.id)) return;
+  if (!core.clientRoots.canAnswer(session.id) || !core.clientRoots.unanswered().includes(server) || !core.clientRoots.firstTry(server, session.id)) return;
   try {
     const answer = await extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema, { timeout: 5_000 });
     core.clientRoots.announced(server, session.id, answeredDirs(core, server, answer));

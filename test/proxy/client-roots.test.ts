@@ -79,4 +79,12 @@ describe('ClientRoots: what each server was told, and what may still change', ()
     expect(r.firstTry('fs', 's2')).toBe(true);
     expect(r.firstTry('other', 's1')).toBe(true);
   });
+
+  it('remembers which sessions can answer roots/list', () => {
+    const r = new ClientRoots();
+    expect(r.canAnswer('s1')).toBe(false);
+    r.canAnswer('s1', true);
+    expect(r.canAnswer('s1')).toBe(true);
+    expect(r.canAnswer('s2')).toBe(false);
+  });
 });
