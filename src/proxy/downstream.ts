@@ -59,7 +59,8 @@ const BACKOFF_MAX_MS = 30_000;
 /**
  * Supervises one downstream MCP server: connects (stdio child, Streamable HTTP or SSE), discovers its catalog,
  * reconnects with exponential back-off when it exits or stops answering, and re-initialises on HTTP 404.
- * Emits `changed` (kind: 'tools' | 'resources' | 'prompts') when its catalog changes.
+ * Emits `changed` (kind: 'tools' | 'resources' | 'prompts') when its catalog changes, and 'instructions' after each
+ * (re)connection.
  */
 export class Downstream extends EventEmitter {
   state: DownstreamState = 'connecting';
@@ -75,6 +76,8 @@ export class Downstream extends EventEmitter {
   private readonly inflight: Origin[] = [];
   /** Set by the pool: answers this server's requests to its client and takes its notifications. */
   peer: DownstreamPeer | undefined;
+  /** The `instructions` of the server's last initialize result (undefined: it gave none, or not connected yet). */
+  instructions: string | undefined;
 
   constructor(
     readonly key: string,
@@ -150,10 +153,12 @@ export class Downstream extends EventEmitter {
       if ((this.state as DownstreamState) === 'closed') return void (await client.close().catch(() => {}));
       this.client = client;
       client.onclose = () => this.onClosed(client);
+      this.instructions = client.getInstructions();
       this.catalog = await fetchCatalog(client, this.log, this.cfg.connect_timeout_ms);
       this.state = 'ready';
       this.failures = 0;
       this.log.info({ tools: this.catalog.tools.length, pid: this.pid }, 'downstream ready');
+      this.emit('changed', 'instructions');
       this.emit('changed', 'tools');
       this.emit('changed', 'resources');
       this.emit('changed', 'prompts');

@@ -3,6 +3,9 @@ import {
   CallToolRequestSchema,
   CompleteRequestSchema,
   GetPromptRequestSchema,
+  type InitializeRequest,
+  InitializeRequestSchema,
+  type InitializeResult,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
@@ -35,11 +38,18 @@ export function createUpstreamServer(core: ProxyCore, session: SessionContext): 
         logging: {},
         completions: {},
       },
-      instructions: instructions(core),
     },
   );
   const ready = () => core.pool.ready();
   const fx = (extra: unknown) => extra as ForwardExtra;
+
+  // initialize waits for discovery (bounded, like the lists) so the servers' instructions are known, then answers
+  // as the SDK does, with the instructions composed from the servers' (docs/proxying.md).
+  const sdkInitialize = (server as unknown as { _oninitialize(r: InitializeRequest): Promise<InitializeResult> })._oninitialize.bind(server);
+  server.setRequestHandler(InitializeRequestSchema, async (req) => {
+    await ready();
+    return { ...(await sdkInitialize(req)), instructions: instructions(core) };
+  });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     await ready();
@@ -92,8 +102,8 @@ export function createUpstreamServer(core: ProxyCore, session: SessionContext): 
   return server;
 }
 
-/** What the proxy tells clients at initialize: how names look and that calls are checked. */
-function instructions(core: ProxyCore): string {
+/** QuadGuard's own sentence at initialize: how names look and that calls are checked. */
+function ownInstructions(core: ProxyCore): string {
   const keys = Object.keys(core.config.servers);
   const prefixed = keys.filter((k) => core.pool.namespaced(k));
   const naming =
@@ -103,4 +113,23 @@ function instructions(core: ProxyCore): string {
         ? 'as <server>__<tool> (resource URIs as <server>+<uri>)'
         : `as <server>__<tool> for ${prefixed.join(', ')} (resource URIs as <server>+<uri>), under their own names for the others`;
   return `QuadGuard proxies the tools of ${keys.length === 1 ? 'an MCP server' : 'several MCP servers'} ${naming} and checks every call. Blocked calls explain why and what to do instead.`;
+}
+
+/** The note a client's model reads in place of instructions the screen withheld. */
+const withheldNote = (server: string, why: string) => `QuadGuard withheld the instructions of server "${server}": ${why}.`;
+
+/**
+ * The instructions a client gets at initialize. One configured server: its instructions unchanged (or the note
+ * that they were withheld; QuadGuard's own sentence when it gave none). Several: QuadGuard's sentence, then each
+ * server's instructions under a heading with its name (and the prefix of its tools when namespaced).
+ */
+export function instructions(core: ProxyCore): string {
+  const servers = core.pool.instructions();
+  if (Object.keys(core.config.servers).length === 1) {
+    const only = servers[0];
+    return only === undefined ? ownInstructions(core) : 'text' in only ? only.text : withheldNote(only.server, only.withheld);
+  }
+  const heading = (k: string) => `## Server "${k}"${core.pool.namespaced(k) ? ` (its tools are exposed as ${k}__<tool>)` : ''}`;
+  const sections = servers.map((s) => `${heading(s.server)}\n\n${'text' in s ? s.text : withheldNote(s.server, s.withheld)}`);
+  return [ownInstructions(core), ...sections].join('\n\n');
 }
