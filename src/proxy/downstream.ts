@@ -17,6 +17,7 @@ import {
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
+  type Progress,
   type Result,
   type ServerCapabilities,
   ToolListChangedNotificationSchema,
@@ -32,7 +33,12 @@ import type { ForwardOptions, Origin } from './session.js';
 /** A request a downstream server sends to its client (the proxy): sampling, elicitation, roots. */
 export interface ServerToClientRequest {
   method: 'sampling/createMessage' | 'elicitation/create' | 'roots/list';
+  /** The params without `_meta.progressToken` (the proxy asks upstream with its own token). */
   params: Record<string, unknown>;
+  /** The server's progress token, if it asked for progress: `progress` reports to it. */
+  progressToken?: string | number;
+  /** Sends progress on this request back to the server (with its own token). */
+  progress(p: Progress): void;
 }
 
 /**
@@ -140,9 +146,23 @@ export class Downstream extends EventEmitter {
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => this.peer?.notify(this, n));
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => this.peer?.notify(this, n));
     client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => this.peer?.notify(this, n));
-    const ask = (req: { method: string; params?: unknown }, extra: RequestHandlerExtra<ClientRequest, ClientNotification>): Promise<never> => {
+    const ask = async (req: { method: string; params?: unknown }, extra: RequestHandlerExtra<ClientRequest, ClientNotification>): Promise<never> => {
       if (!this.peer) throw new DownstreamError('proxy_internal', `no upstream client can answer ${req.method}`);
-      return this.peer.request(this, { method: req.method as ServerToClientRequest['method'], params: (req.params ?? {}) as Record<string, unknown> }, extra.signal) as Promise<never>;
+      const { _meta, ...params } = (req.params ?? {}) as { _meta?: Record<string, unknown> } & Record<string, unknown>;
+      const { progressToken, ...meta } = _meta ?? {};
+      const token = typeof progressToken === 'string' || typeof progressToken === 'number' ? progressToken : undefined;
+      // Progress is sent before the answer (over HTTP each is its own POST): a server drops progress that arrives
+      // after the response to its request.
+      let sent: Promise<unknown> = Promise.resolve();
+      const progress: ServerToClientRequest['progress'] = (p) => {
+        if (token === undefined) return;
+        const note = { method: 'notifications/progress' as const, params: { ...p, progressToken: token } };
+        sent = sent.then(() => extra.sendNotification(note)).catch((err: unknown) => this.log.debug({ err: errorMessage(err) }, 'progress relay to the server failed'));
+      };
+      const forwarded = { ...params, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
+      const answer = await this.peer.request(this, { method: req.method as ServerToClientRequest['method'], params: forwarded, ...(token !== undefined ? { progressToken: token } : {}), progress }, extra.signal);
+      await sent;
+      return answer as never;
     };
     client.setRequestHandler(CreateMessageRequestSchema, ask);
     client.setRequestHandler(ElicitRequestSchema, ask);

@@ -73,7 +73,7 @@ export function createProxy(opts: ProxyOptions): GuardedProxy {
   const guard = buildProxyGuard(filter, opts.guard, logger);
   const pool = new DownstreamPool(config, filter, logger, opts.onToolsListed, opts.onInstructions);
   const registry = new UpstreamRegistry();
-  const core: ProxyCore = { config, pool, guard, logger, sessions: registry, ...(opts.record ? { record: opts.record } : {}) };
+  const core: ProxyCore = { config, pool, guard, logger, sessions: registry, progress: new Map(), ...(opts.record ? { record: opts.record } : {}) };
   const listeners: HttpUpstream[] = [];
   pool.on('changed', (kind: 'tools' | 'resources' | 'prompts') => registry.notify(kind));
   // Each server is the proxy's client-side peer: its requests and notifications go to the sessions they belong to.

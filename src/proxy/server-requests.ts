@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   CreateMessageResultSchema,
   CreateMessageResultWithToolsSchema,
@@ -114,10 +115,19 @@ export function createDownstreamPeer(core: ProxyCore, registry: UpstreamRegistry
           throw requestDenialError(decision, { what: WHAT[req.method], name: `"${d.key}"` });
         }
       }
+      // The client's progress on the request goes back to the server, under a token of QuadGuard's own (not the SDK's
+      // onprogress: the SDK drops progress that arrives in the same read as the answer, see upstream-server.ts).
+      const token = req.progressToken !== undefined ? `quadguard-progress-${randomUUID()}` : undefined;
+      const params = token === undefined ? req.params : { ...req.params, _meta: { ...(req.params._meta as Record<string, unknown> | undefined), progressToken: token } };
+      if (token !== undefined) core.progress.set(token, req.progress);
       const opts = { signal, timeout: d.cfg.timeout_ms };
-      const message = { method: req.method, params: req.params } as never;
-      const answer = await (target.origin ? target.origin.extra.sendRequest(message, resultSchema(req), opts) : target.session.server.request(message, resultSchema(req), opts));
-      return req.method === 'elicitation/create' ? checkAnswer(core, registry, d, target, answer as ElicitResult, signal) : answer;
+      const message = { method: req.method, params } as never;
+      try {
+        const answer = await (target.origin ? target.origin.extra.sendRequest(message, resultSchema(req), opts) : target.session.server.request(message, resultSchema(req), opts));
+        return req.method === 'elicitation/create' ? await checkAnswer(core, registry, d, target, answer as ElicitResult, signal) : answer;
+      } finally {
+        if (token !== undefined) core.progress.delete(token);
+      }
     },
     notify(d, n) {
       if (n.method === 'notifications/message') {

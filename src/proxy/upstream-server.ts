@@ -10,6 +10,7 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  ProgressNotificationSchema,
   ReadResourceRequestSchema,
   RootsListChangedNotificationSchema,
   SetLevelRequestSchema,
@@ -94,6 +95,15 @@ export function createUpstreamServer(core: ProxyCore, session: SessionContext): 
   server.setRequestHandler(SetLevelRequestSchema, async (req) => {
     await ready();
     return handleSetLevel(core, session, req);
+  });
+  // Progress a client reports on a server's request the proxy carried to it (sampling, elicitation): relayed to that
+  // server. The proxy's own requests to clients never ask for progress, so this replaces the SDK's handler, which
+  // runs after a response read in the same chunk has already dropped the request's progress handler.
+  server.setNotificationHandler(ProgressNotificationSchema, (n) => {
+    const { progressToken, ...p } = n.params;
+    const relay = core.progress.get(String(progressToken));
+    if (relay) relay(p);
+    else core.logger.debug({ session: session.id, progressToken }, 'progress for no request in flight dropped');
   });
   // The client's roots changed: every server may have asked for them (roots/list is answered from this client).
   server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {

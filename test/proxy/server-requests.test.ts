@@ -31,6 +31,7 @@ describe('server-to-client requests through quadguard serve (default policy)', (
   const elicited: string[] = [];
   const logs: Array<{ level: string; logger?: string | undefined; data: unknown }> = [];
   const updated: string[] = [];
+  const cancelled: string[] = [];
   /** What the user answers to the next elicitation (the tests below change it). */
   let answer: Record<string, string> = { username: 'ann', email: 'ann@example.com' };
 
@@ -46,8 +47,21 @@ describe('server-to-client requests through quadguard serve (default policy)', (
     client = new Client({ name: 'test', version: '0.0.0' }, { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } });
     client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///work/project', name: 'project' }] }));
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
-    client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+    client.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => {
       const c = req.params.messages[0]?.content as { text?: string };
+      if (c.text === 'Count to two.') {
+        // Progress on the server's request, with the token QuadGuard gave this client.
+        const progressToken = req.params._meta?.progressToken;
+        if (progressToken === undefined) throw new Error('no progress token on the sampling request');
+        for (const progress of [1, 2]) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total: 2, message: `counted ${progress}` } });
+        return { role: 'assistant', model: 'test-model', content: { type: 'text', text: 'one two' } };
+      }
+      if (c.text === 'Take your time.') {
+        // Never answers: waits until the request is cancelled (by the server, through QuadGuard).
+        await new Promise<void>((r) => extra.signal.addEventListener('abort', () => r(), { once: true }));
+        cancelled.push(String(extra.signal.reason));
+        return { role: 'assistant', model: 'test-model', content: { type: 'text', text: 'too late' } };
+      }
       sampled.push(String(c.text));
       return { role: 'assistant', model: 'test-model', content: { type: 'text', text: 'pong' } };
     });
@@ -98,6 +112,17 @@ describe('server-to-client requests through quadguard serve (default policy)', (
     const r = await client.callTool({ name: 'test_elicitation', arguments: { message: 'Which name should the report carry?' } });
     expect(text(r)).toBe('User response: action=accept, content={"username":"ann","email":"ann@example.com"}');
     expect(elicited).toEqual(['Which name should the report carry?']);
+  });
+
+  it('relays the client\'s progress on a sampling request to the server that asked', async () => {
+    const r = JSON.parse(text(await client.callTool({ name: 'qg_sampling_progress', arguments: {} }))) as { answer: string; progress: unknown[] };
+    expect(r).toEqual({ answer: 'one two', progress: [{ progress: 1, total: 2, message: 'counted 1' }, { progress: 2, total: 2, message: 'counted 2' }] });
+  });
+
+  it('carries a server\'s cancellation of its sampling request to the client', async () => {
+    expect(text(await client.callTool({ name: 'qg_sampling_cancel', arguments: { after_ms: 300 } }))).toBe('cancelled');
+    await waitFor(() => cancelled.length > 0, 5_000, 'the client\'s handler to be cancelled');
+    expect(cancelled[0]).toContain('the server gave up');
   });
 
   it('refuses an elicitation that asks for a password, with a rationale, without asking the user', async () => {
