@@ -5,7 +5,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { RequestHandlerExtra, RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   type ClientNotification,
   type ClientRequest,
@@ -245,10 +245,11 @@ export class Downstream extends EventEmitter {
     if (!c || this.state !== 'ready') {
       throw new DownstreamError('downstream_unavailable', `server "${this.key}" is unavailable (${this.state}); it is being restarted, retry shortly.`);
     }
-    const { origin, ...sdkOpts } = opts;
+    const { origin, asTask, ...sdkOpts } = opts;
     const timeout = sdkOpts.timeout ?? this.cfg.timeout_ms;
     if (origin) this.inflight.push(origin);
     try {
+      if (asTask && req.method === 'tools/call') return (await this.callAsTask(c, req.params ?? {}, schema, { ...sdkOpts, timeout })) as z.infer<S>;
       return (await c.request(req as never, schema as never, { ...sdkOpts, timeout })) as z.infer<S>;
     } catch (err) {
       const code = (err as { code?: unknown }).code;
@@ -267,6 +268,25 @@ export class Downstream extends EventEmitter {
       throw err;
     } finally {
       if (origin) this.inflight.splice(this.inflight.indexOf(origin), 1);
+    }
+  }
+
+  /**
+   * A tools/call run as an MCP task on the server (for tools whose `execution.taskSupport` is `required`): the SDK
+   * creates the task, polls tasks/get and fetches tasks/result; this returns that result (or throws its error).
+   */
+  private async callAsTask(c: Client, params: Record<string, unknown>, schema: z.ZodType, opts: RequestOptions): Promise<unknown> {
+    let taskId: string | undefined;
+    try {
+      for await (const m of c.experimental.tasks.callToolStream(params as never, schema as never, { ...opts, task: {} })) {
+        if (m.type === 'taskCreated') taskId = m.task.taskId;
+        if (m.type === 'result') return m.result;
+        if (m.type === 'error') throw m.error;
+      }
+      throw new DownstreamError('downstream_closed', `server "${this.key}" ended the task of ${String(params.name)} without a result.`);
+    } finally {
+      // Cancelled upstream (the client's tasks/cancel or notifications/cancelled): the server's task is cancelled too.
+      if (opts.signal?.aborted && taskId !== undefined) void c.experimental.tasks.cancelTask(taskId).catch(() => {});
     }
   }
 

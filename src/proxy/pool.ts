@@ -48,17 +48,6 @@ function matchesTemplate(template: string, uri: string): boolean {
 }
 
 /**
- * A tool the proxy can list but not run as a task: task-augmented calls (`tasks/*`) are not forwarded, so
- * `execution` is dropped and a tool that requires tasks says so in its description instead of vanishing.
- */
-function withTaskNote(tool: Tool): Tool {
-  const { execution, ...rest } = tool as Tool & { execution?: { taskSupport?: string } };
-  if (execution?.taskSupport !== 'required') return execution === undefined ? tool : (rest as Tool);
-  const note = 'QuadGuard note: this tool requires MCP tasks (execution.taskSupport "required"), which the proxy does not forward yet; calls to it will fail.';
-  return { ...(rest as Tool), description: tool.description ? `${tool.description}\n\n${note}` : note };
-}
-
-/**
  * The set of downstream servers and the merged, namespaced view of their catalogs. Emits `changed`
  * ('tools' | 'resources' | 'prompts') after the merged view changes, for fan-out to upstream sessions.
  */
@@ -222,7 +211,7 @@ export class DownstreamPool extends EventEmitter {
           this.collide('tool', exposed, taken, key);
           continue;
         }
-        next.set(exposed, { route: { server: key, name: t.name }, tool: { ...withTaskNote(t), name: exposed } });
+        next.set(exposed, { route: { server: key, name: t.name }, tool: { ...t, name: exposed } });
       }
     }
     this.exposedTools = next;

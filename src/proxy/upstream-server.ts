@@ -23,12 +23,16 @@ import { messageToolDefinition } from './message-tool.js';
 import { handleGetPrompt, handleReadResource } from './reads.js';
 import { handleToolCall } from './tool-calls.js';
 import { handleComplete, handleSetLevel, handleSubscribe } from './utilities.js';
+import { SessionTaskStore, startToolTask, TASKS_CAPABILITY } from './tasks.js';
 
 /**
  * Builds the low-level `Server` for one upstream connection (stdio, one HTTP session, one SSE stream or one
  * stateless request). All of them share the pool and the guard; the session fixes agent and profile.
  */
-export function createUpstreamServer(core: ProxyCore, session: SessionContext): Server {
+export function createUpstreamServer(core: ProxyCore, session: SessionContext, opts: { tasks?: boolean } = {}): Server {
+  // This session's tasks (see tasks.ts); their expiry timers stop when the session closes. A stateless HTTP request
+  // is a session of one request, so it offers no tasks (nothing would be left to answer tasks/get).
+  const tasks = opts.tasks === false ? undefined : new SessionTaskStore();
   const server = new Server(
     { name: 'quadguard', version: VERSION },
     {
@@ -38,7 +42,9 @@ export function createUpstreamServer(core: ProxyCore, session: SessionContext): 
         prompts: { listChanged: true },
         logging: {},
         completions: {},
+        ...(tasks ? { tasks: TASKS_CAPABILITY } : {}),
       },
+      ...(tasks ? { taskStore: tasks } : {}),
     },
   );
   const ready = () => core.pool.ready();
@@ -58,6 +64,7 @@ export function createUpstreamServer(core: ProxyCore, session: SessionContext): 
   });
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     await ready();
+    if (req.params.task && tasks) return startToolTask(core, session, server, tasks, req, fx(extra), (r, x) => handleToolCall(core, session, r, x));
     return handleToolCall(core, session, req, fx(extra));
   });
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
@@ -109,6 +116,12 @@ export function createUpstreamServer(core: ProxyCore, session: SessionContext): 
   server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
     await Promise.all([...core.pool.servers.values()].map((d) => d.rootsChanged()));
   });
+  const closed = server.onclose;
+  server.onclose = () => {
+    for (const a of tasks?.running.values() ?? []) a.abort(new Error('the session closed'));
+    tasks?.cleanup();
+    closed?.();
+  };
   return server;
 }
 
