@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -131,8 +132,22 @@ export class Downstream extends EventEmitter {
       return t;
     }
     const url = new URL(c.url!);
-    if (c.transport === 'sse') return new SSEClientTransport(url, { requestInit: { headers: c.headers } });
-    return new StreamableHTTPClientTransport(url, { requestInit: { headers: c.headers } });
+    const authProvider = this.oauthProvider();
+    const opts = { requestInit: { headers: c.headers }, ...(authProvider ? { authProvider } : {}) };
+    if (c.transport === 'sse') return new SSEClientTransport(url, opts);
+    return new StreamableHTTPClientTransport(url, opts);
+  }
+
+  private oauth: ClientCredentialsProvider | undefined;
+
+  /** The OAuth client_credentials provider of a remote server with `oauth` (one per server: tokens outlive reconnects). */
+  private oauthProvider(): ClientCredentialsProvider | undefined {
+    const o = this.cfg.oauth;
+    if (o === undefined) return undefined;
+    // The config loader has read the secret (env or file) into a value.
+    const secret = 'value' in o.client_secret ? o.client_secret.value : '';
+    this.oauth ??= new ClientCredentialsProvider({ clientId: o.client_id, clientSecret: secret, clientName: 'quadguard', ...(o.scope !== undefined ? { scope: o.scope } : {}) });
+    return this.oauth;
   }
 
   private async connect(): Promise<void> {
