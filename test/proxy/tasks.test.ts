@@ -88,13 +88,15 @@ describe('MCP tasks through quadguard serve (default policy)', { timeout: 90_000
     const first = await stream.next();
     expect(first.value?.type).toBe('taskCreated');
     const taskId = (first.value as { task: { taskId: string } }).task.taskId;
+    // Cancel once the server's own task runs (cancelled before, the call would never reach the server at all).
+    const serverStatuses = async () => JSON.parse(text((await client.callTool({ name: 'task_statuses', arguments: {} })) as CallToolResult)) as string[];
+    await waitFor(async () => (await serverStatuses()).includes('working'), 20_000, 'the server\'s task to start');
     const listed = (await client.experimental.tasks.listTasks()).tasks;
     expect(listed.find((t) => t.taskId === taskId)?.status).toBe('working');
     const cancelled = await client.experimental.tasks.cancelTask(taskId);
     expect(cancelled.status).toBe('cancelled');
     await waitFor(async () => (await client.experimental.tasks.getTask(taskId)).status === 'cancelled', 5_000, 'the task to stay cancelled');
     // ...and the server's own task, which QuadGuard was waiting on, is cancelled there.
-    const serverStatuses = async () => JSON.parse(text((await client.callTool({ name: 'task_statuses', arguments: {} })) as CallToolResult)) as string[];
     await waitFor(async () => (await serverStatuses()).includes('cancelled'), 10_000, 'the server\'s task to be cancelled');
     await stream.return(undefined);
   });
