@@ -1,6 +1,6 @@
 import type { Truth } from '../core/types.js';
 import type { Approval, ApprovalBinding, ApprovalRequest, ApprovalStatus } from './approvals.js';
-import type { AuditEntry, AuditRow, VerifyResult } from './audit.js';
+import type { AuditEntry, AuditRow, VerifyOptions, VerifyResult } from './audit.js';
 import type { InteractionRecord } from './audit-interaction.js';
 import type { ObserveResult, Pin, PinStatus } from './pins.js';
 import type { ThreatState } from './state.js';
@@ -23,8 +23,9 @@ import type { FlowStore } from './flow.js';
  *
  * Adding a table (e.g. data-flow fingerprints per identity): one step in migrations.ts with both dialects, a
  * sub-interface here, and one class per engine (the SQLite class synchronous, wrapped in sqlite-engine.ts).
- * Adding columns to the audit chain (e.g. an HMAC checkpoint): `auditFields`/`rowHash` in audit.ts are shared by
- * both engines, so a new column needs its migration step and its place in each engine's INSERT.
+ * Adding columns to the audit chain: `auditFields`/`rowHash` and the verifier `ChainWalker` in audit.ts are shared
+ * by both engines, so a new column needs its migration step and its place in each engine's INSERT. The keyed
+ * chain (row MACs, signed head files; audit-key.ts) is the same on both; PostgreSQL also MACs its head row.
  */
 export interface GuardStore {
   readonly engine: 'sqlite' | 'postgres';
@@ -47,7 +48,7 @@ export interface AuditApi {
   interaction(id: number): Promise<InteractionRecord | undefined>;
   tail(n: number): Promise<AuditRow[]>;
   iterate(fromId?: number): AsyncIterable<AuditRow>;
-  verify(options?: { anchor?: { id: number; hash: string } }): Promise<VerifyResult>;
+  verify(options?: VerifyOptions): Promise<VerifyResult>;
   exportNdjson(out: NodeJS.WritableStream, fromId?: number): Promise<number>;
 }
 

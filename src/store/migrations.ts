@@ -296,4 +296,16 @@ export const MIGRATIONS: readonly Migration[] = [
   );
   `,
   },
+  {
+    // The keyed chain on PostgreSQL: the head row carries the MAC of (id, hash), so cutting the tail and setting
+    // the head back needs the key, or a head signed earlier (which the replicas' signed head files catch). SQLite
+    // has no head row: its signed head is the file beside the key.
+    name: 'the keyed chain on PostgreSQL: a MAC of the chain head row',
+    sqlite: `
+  SELECT 1;
+  `,
+    postgres: `
+  ALTER TABLE audit_head ADD COLUMN mac TEXT;
+  `,
+  },
 ];
