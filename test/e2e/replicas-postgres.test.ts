@@ -4,6 +4,7 @@
  * read (Γ is kept per agent with a shared store), an approval (spent once across both); concurrent writers leave
  * one audit chain, and `kill -9` of a replica loses no decision that was answered.
  */
+import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -25,6 +26,8 @@ const TOKENS = {
   QG_PG_PASSWORD: 'quadguard-test',
 };
 type Proxy = Awaited<ReturnType<typeof startHttpProxy>>;
+/** The audit key every replica shares (from the environment, as a secret manager would hand it over). */
+const AUDIT_KEY = { QUADGUARD_AUDIT_KEY: randomBytes(32).toString('hex') };
 
 /** The default book plus the approvals test's rule: publishing waits for a person. */
 function bookWithApproval(dir: string): string {
@@ -51,6 +54,9 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
     clients.push(c);
     return c;
   };
+  const headOf = (who: string) => join(sb.dir, `${who}.head`);
+  /** The CLI as an operator runs it, with the shared key and its own head file. */
+  const cli = (args: string[]) => runCli(args, { ...AUDIT_KEY, QUADGUARD_AUDIT_HEAD_FILE: headOf('cli') });
   const call = async (c: Client, name: string, args: Record<string, unknown>) => (await c.callTool({ name, arguments: args })) as CallToolResult;
   const say = async (c: Client, sender: string, content: string, timeout = 60_000) =>
     messageVerdict(await c.callTool({ name: 'guard_check_message', arguments: { sender, recipient: 'planner', content } }, undefined, { timeout }));
@@ -73,7 +79,9 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
     const migrate = await runCli(['migrate', '--store', store]);
     expect(migrate.code, migrate.stderr).toBe(0);
     expect(migrate.stdout).toMatch(/schema 0 → \d+/);
-    [a, b] = await Promise.all([startHttpProxy(cfg, TOKENS, ['--no-ui']), startHttpProxy(cfg, TOKENS, ['--no-ui'])]);
+    // Each replica keeps its own signed head file (its local anchor of the shared chain).
+    const replica = (r: string) => startHttpProxy(cfg, { ...TOKENS, ...AUDIT_KEY, QUADGUARD_AUDIT_HEAD_FILE: headOf(r) }, ['--no-ui']);
+    [a, b] = await Promise.all([replica('a'), replica('b')]);
   }, 180_000);
   afterAll(async () => {
     await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
@@ -97,7 +105,7 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
     expect(onBAfter.decision).toBe('deny');
     expect(onBAfter.rationale).toMatch(/is quarantined by QuadGuard/);
 
-    const rel = await runCli(['agents', 'release', 'flooder', '--store', store, '--by', 'e2e']);
+    const rel = await cli(['agents', 'release', 'flooder', '--store', store, '--by', 'e2e']);
     expect(rel.code, rel.stderr).toBe(0);
     const back = await say(onB, 'flooder', 'Hello again after the release.');
     expect(back.decision, back.rationale).toBe('allow');
@@ -130,7 +138,7 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
     );
     const id = /\(decision (\d+-[0-9a-f]{8})\)/.exec(err?.message ?? '')?.[1];
     expect(id, err?.message).toBeDefined();
-    const show = await runCli(['audit', 'show', id!, '--store', store]);
+    const show = await cli(['audit', 'show', id!, '--store', store]);
     expect(show.code, show.stderr).toBe(0);
     expect(JSON.parse(show.stdout)).toMatchObject({ decision: 'deny', source: 'unknown', rules: ['unknown-tool'] });
   }, 60_000);
@@ -143,14 +151,14 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
     expect(held.isError).toBe(true);
     const id = /approval id (ap_[0-9a-f]{20})/.exec(metaDecision(held)?.rationale ?? text(held))?.[1];
     expect(id, text(held)).toBeDefined();
-    const ok = await runCli(['approve', id!, '--by', 'e2e', '--store', store]);
+    const ok = await cli(['approve', id!, '--by', 'e2e', '--store', store]);
     expect(ok.code, ok.stderr).toBe(0);
     // Both replicas retry the identical call at the same moment: one passes, the other is held again.
     const retries = await Promise.all([call(writerA, 'ws__publish', args), call(writerB, 'ws__publish', args), call(writerA, 'ws__publish', args)]);
     expect(retries.filter((r) => !r.isError)).toHaveLength(1);
     const again = await call(writerA, 'ws__publish', args);
     expect(again.isError).toBe(true);
-    const used = await runCli(['approvals', 'list', '--json', '--store', store]);
+    const used = await cli(['approvals', 'list', '--json', '--store', store]);
     const rows = used.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; status: string });
     expect(rows.find((r) => r.id === id)?.status).toBe('used');
   }, 120_000);
@@ -165,10 +173,12 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
       }
       return k;
     }));
-    const v = await runCli(['audit', 'verify', '--json', '--store', store]);
+    const v = await cli(['audit', 'verify', '--json', '--store', store, '--head', headOf('a'), '--head', headOf('b')]);
     expect(v.code, v.stdout + v.stderr).toBe(0);
-    const r = JSON.parse(v.stdout) as { ok: boolean; rows: number };
+    const r = JSON.parse(v.stdout) as { ok: boolean; rows: number; keyed: number };
     expect(r.ok).toBe(true);
+    // Every row of the shared chain carries the MAC of the shared key, whichever replica wrote it.
+    expect(r.keyed).toBe(r.rows);
     // Each call is two decisions (the call and its result), all recorded.
     expect(r.rows - before).toBeGreaterThanOrEqual(4 * 20 * 2);
   }, 180_000);
@@ -206,7 +216,8 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
     const onB = await connect(b, TOKENS.ALICE_TOKEN);
     const after = await say(onB, 'alice', 'still here after A died');
     expect(after.decision, after.rationale).toBe('allow');
-    const v = await runCli(['audit', 'verify', '--store', store]);
+    // A's signed head file, written up to its death, still names a row of the chain.
+    const v = await cli(['audit', 'verify', '--store', store, '--head', headOf('a'), '--head', headOf('b')]);
     expect(v.code, v.stdout + v.stderr).toBe(0);
   }, 120_000);
 });
