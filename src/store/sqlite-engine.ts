@@ -27,6 +27,7 @@ export function sqliteGuardStore(store: Store): GuardStore {
     getThreat: async (agent) => state.getThreat(agent),
     setThreat: async (agent, tau, level) => state.setThreat(agent, tau, level),
     updateThreat: async (agent, update) => state.updateThreat(agent, update),
+    countRequest: async (agent, now, windowMs, count) => state.countRequest(agent, now, windowMs, count),
     quarantine: async (agent, reason, source) => state.quarantine(agent, reason, source),
     release: async (agent, by) => state.release(agent, by),
     listAgents: async () => state.listAgents(),

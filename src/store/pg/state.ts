@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { StoreError } from '../../core/errors.js';
 import { TruthSchema, type Truth } from '../../core/types.js';
 import type { StateApi } from '../engine.js';
-import { agentRow, checkThreat, type ThreatState } from '../state.js';
+import { agentRow, BURST_ADD, burstBuckets, checkThreat, type ThreatState } from '../state.js';
 import type { PgDb } from './connection.js';
 import type { PgAuditLog } from './audit.js';
 
+const PG_BURST_ADD = BURST_ADD.replace(/\$agent/g, '$1').replace(/\$bucket/g, '$2').replace(/\$cutoff/g, '$3');
 const StickyRowSchema = z.object({ name: z.string(), value: TruthSchema });
 const UPSERT_STICKY = `INSERT INTO sticky (session, name, value, updated_at)
   SELECT $1, n, v, $4 FROM unnest($2::text[], $3::text[]) AS t(n, v)
@@ -94,6 +95,20 @@ export class PgStateStore implements StateApi {
       const w = await q('UPDATE agents SET tau = $2, level = $3, updated_at = $4 WHERE agent = $1 RETURNING *', [agent, again.tau, again.level, Date.now()]);
       return agentRow(w.rows[0]);
     });
+  }
+
+  /** The shared burst window (StateApi.countRequest): one statement, the upsert of the current bucket. */
+  async countRequest(agent: string, now: number, windowMs: number, count: boolean): Promise<number> {
+    const { bucket, cutoff } = burstBuckets(now, windowMs);
+    if (!count) {
+      const r = await this.db.query('SELECT coalesce(sum(n), 0)::int AS rate FROM burst WHERE agent = $1 AND bucket > $2', [agent, cutoff]);
+      return Number(r.rows[0].rate);
+    }
+    const r = await this.db.query(PG_BURST_ADD, [agent, bucket, cutoff]);
+    const row = r.rows[0] as { n: number; rate: string | number };
+    // A new bucket: sweep this agent's buckets that left the window (once per bucket, off the answer's path).
+    if (row.n === 1) void this.db.query('DELETE FROM burst WHERE agent = $1 AND bucket <= $2', [agent, cutoff]).catch(() => {});
+    return Number(row.rate);
   }
 
   async quarantine(agent: string, reason: string, source = 'watcher'): Promise<ThreatState> {
