@@ -23,6 +23,7 @@ const TOKENS = {
   ALICE_TOKEN: 'alice-token-0123456789abcdefgh',
   BOB_TOKEN: 'bob-token-0123456789abcdefghij',
   WRITER_TOKEN: 'writer-token-0123456789abcdefg',
+  SPREADER_TOKEN: 'spreader-token-0123456789abcde',
   QG_PG_PASSWORD: 'quadguard-test',
 };
 type Proxy = Awaited<ReturnType<typeof startHttpProxy>>;
@@ -74,6 +75,7 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
         alice: { token: { env: 'ALICE_TOKEN' } },
         bob: { token: { env: 'BOB_TOKEN' } },
         writer: { token: { env: 'WRITER_TOKEN' } },
+        spreader: { token: { env: 'SPREADER_TOKEN' } },
       },
     });
     const migrate = await runCli(['migrate', '--store', store]);
@@ -110,6 +112,22 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
     const back = await say(onB, 'flooder', 'Hello again after the release.');
     expect(back.decision, back.rationale).toBe('allow');
   }, 180_000);
+
+  it('an agent spreading its requests over both replicas is counted in one burst window', async () => {
+    const onA = await connect(a, TOKENS.SPREADER_TOKEN);
+    const onB = await connect(b, TOKENS.SPREADER_TOKEN);
+    // 100 benign messages through each replica, 10 at a time on each, well inside the 10 s window: each replica
+    // alone sees 100, under the threshold of 150, so only the shared window sees the burst (200).
+    const levels: number[] = [];
+    for (let batch = 0; batch < 10; batch++) {
+      const round = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => say(i % 2 ? onA : onB, 'spreader', `Progress note ${batch}.${i}: all fine.`)),
+      );
+      levels.push(Math.max(...round.map((v) => v.threat_level)));
+    }
+    expect(levels.slice(0, 7).every((l) => l === 0), levels.join(',')).toBe(true);
+    expect(Math.max(...levels.slice(8)), levels.join(',')).toBeGreaterThanOrEqual(1);
+  }, 120_000);
 
   it('a private read on A followed by an external send on B is denied (Γ shared per agent)', async () => {
     const aliceA = await connect(a, TOKENS.ALICE_TOKEN);
