@@ -73,7 +73,8 @@ export interface StateApi {
    */
   countRequest(agent: string, now: number, windowMs: number, count: boolean): Promise<number>;
   quarantine(agent: string, reason: string, source?: string): Promise<ThreatState>;
-  release(agent: string, by?: string): Promise<ThreatState>;
+  /** `source`: where the release was made, for its audit row (`cli` by default, `ui` from the live view). */
+  release(agent: string, by?: string, source?: string): Promise<ThreatState>;
   listAgents(): Promise<ThreatState[]>;
 }
 
@@ -81,7 +82,7 @@ export interface PinApi {
   getPin(server: string, tool: string): Promise<Pin | undefined>;
   pinTool(server: string, tool: string, hash: string, definition: string): Promise<Pin>;
   markChanged(server: string, tool: string, newHash: string, newDefinition: string): Promise<Pin>;
-  approvePin(server: string, tool: string, hash?: string, by?: string): Promise<Pin>;
+  approvePin(server: string, tool: string, hash?: string, by?: string, source?: string): Promise<Pin>;
   listPins(status?: PinStatus): Promise<Pin[]>;
   observeTool(server: string, tool: ToolDefinition): Promise<ObserveResult>;
 }

@@ -29,6 +29,7 @@ const TOKENS = {
 type Proxy = Awaited<ReturnType<typeof startHttpProxy>>;
 /** The audit key every replica shares (from the environment, as a secret manager would hand it over). */
 const AUDIT_KEY = { QUADGUARD_AUDIT_KEY: randomBytes(32).toString('hex') };
+const UI_TOKEN = 'replicas-ui-token-0123456789abcdef';
 
 /** The default book plus the approvals test's rule: publishing waits for a person. */
 function bookWithApproval(dir: string): string {
@@ -82,8 +83,10 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
     expect(migrate.code, migrate.stderr).toBe(0);
     expect(migrate.stdout).toMatch(/schema 0 → \d+/);
     // Each replica keeps its own signed head file (its local anchor of the shared chain).
-    const replica = (r: string) => startHttpProxy(cfg, { ...TOKENS, ...AUDIT_KEY, QUADGUARD_AUDIT_HEAD_FILE: headOf(r) }, ['--no-ui']);
-    [a, b] = await Promise.all([replica('a'), replica('b')]);
+    // B also serves the live view (/ui), which reads the shared chain.
+    const replica = (r: string, args: string[]) =>
+      startHttpProxy(cfg, { ...TOKENS, ...AUDIT_KEY, QUADGUARD_AUDIT_HEAD_FILE: headOf(r), QUADGUARD_UI_TOKEN: UI_TOKEN }, args);
+    [a, b] = await Promise.all([replica('a', ['--no-ui']), replica('b', [])]);
   }, 180_000);
   afterAll(async () => {
     await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
@@ -128,6 +131,16 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
     expect(levels.slice(0, 7).every((l) => l === 0), levels.join(',')).toBe(true);
     expect(Math.max(...levels.slice(8)), levels.join(',')).toBeGreaterThanOrEqual(1);
   }, 120_000);
+
+  it('the live view of replica B shows the decisions made through replica A', async () => {
+    const onA = await connect(a, TOKENS.ALICE_TOKEN);
+    const marker = `live view marker ${Date.now()}`;
+    expect((await say(onA, 'alice', marker)).decision).toBe('allow');
+    const res = await fetch(`${new URL(b.url).origin}/ui/api/snapshot`, { headers: { authorization: `Bearer ${UI_TOKEN}` } });
+    expect(res.status).toBe(200);
+    const snap = (await res.json()) as { decisions: Array<{ agent: string; preview: string | null }> };
+    expect(snap.decisions.some((d) => d.agent === 'alice' && d.preview === marker)).toBe(true);
+  }, 60_000);
 
   it('a private read on A followed by an external send on B is denied (Γ shared per agent)', async () => {
     const aliceA = await connect(a, TOKENS.ALICE_TOKEN);

@@ -123,7 +123,7 @@ export class PgStateStore implements StateApi {
     });
   }
 
-  async release(agent: string, by = 'unknown'): Promise<ThreatState> {
+  async release(agent: string, by = 'unknown', source = 'cli'): Promise<ThreatState> {
     return this.db.tx(async (q) => {
       const found = await q('SELECT * FROM agents WHERE agent = $1 FOR UPDATE', [agent]);
       if (found.rows.length === 0) throw new StoreError('store_agent_not_found', `no agent ${agent} in the store (see \`quadguard agents list\`)`);
@@ -136,7 +136,7 @@ export class PgStateStore implements StateApi {
         tool: 'release',
         decision: 'allow',
         rationale: `released by ${by}; was ${was}, tau ${before.tau.toFixed(3)}, level ${before.level}; tau reset to 0`,
-        source: 'cli',
+        source,
       });
       return agentRow(r.rows[0]);
     });
