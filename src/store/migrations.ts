@@ -301,7 +301,8 @@ export const MIGRATIONS: readonly Migration[] = [
     // the head back needs the key, or a head signed earlier (which the replicas' signed head files catch). SQLite
     // has no head row: its signed head is the file beside the key.
     // The threat watcher's burst window, shared by every process on the store: requests per agent counted in
-    // buckets (a tenth of the window each), incremented by one upsert per request.
+    // buckets (a tenth of the window each), incremented by one upsert per request. UNLOGGED on PostgreSQL: no WAL
+    // and no fsync per request; a crash or a failover empties it, which forgets at most one window of rate.
     name: 'the keyed chain on PostgreSQL (a MAC of the chain head row); the shared burst window',
     sqlite: `
   CREATE TABLE burst (
@@ -313,7 +314,7 @@ export const MIGRATIONS: readonly Migration[] = [
   `,
     postgres: `
   ALTER TABLE audit_head ADD COLUMN mac TEXT;
-  CREATE TABLE burst (
+  CREATE UNLOGGED TABLE burst (
     agent TEXT NOT NULL,
     bucket BIGINT NOT NULL,
     n INTEGER NOT NULL,
