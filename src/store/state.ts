@@ -155,8 +155,8 @@ export class StateStore {
   }
 
   /**
-   * Lifts an agent's quarantine and resets τ and level to 0, audited with who did it and where (`source`: `cli`,
-   * `ui`). Throws
+   * Lifts an agent's quarantine and resets τ and level to 0 and its burst window, audited with who did it and where
+   * (`source`: `cli`, `ui`). Throws
    * `store_agent_not_found` for an agent the store has never seen.
    */
   release(agent: string, by = 'unknown', source = 'cli'): ThreatState {
@@ -164,6 +164,8 @@ export class StateStore {
       const before = this.getThreat(agent);
       if (before.updatedAt === null) throw new StoreError('store_agent_not_found', `no agent ${agent} in the store (see \`quadguard agents list\`)`);
       this.releasePut.run(Date.now(), agent);
+      // A clean slate: the requests that made the burst do not quarantine the agent again the moment it is released.
+      this.burstSweep.run(agent, Number.MAX_SAFE_INTEGER);
       const was = before.quarantined ? `quarantined (${before.reason ?? 'no reason'})` : 'not quarantined';
       this.audit.append({
         agent,

@@ -39,6 +39,10 @@ describe.each(list)('guard state ($name)', (b) => {
     // Ten buckets later the first bucket has left the window; its row is swept.
     expect(await r1.state.countRequest('flood', now + 10_500, W, true)).toBe(2);
     await vi.waitFor(async () => expect(await b.raw(loc, "SELECT bucket FROM burst WHERE agent = 'flood'")).toHaveLength(2));
+    // A release is a clean slate: the burst that led to it is forgotten with τ.
+    await r2.state.setThreat('flood', 0.9, 4);
+    await r2.state.release('flood', 'operator');
+    expect(await r1.state.countRequest('flood', now + 10_600, W, false)).toBe(0);
     await r1.close();
     await r2.close();
   });

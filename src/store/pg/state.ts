@@ -129,6 +129,8 @@ export class PgStateStore implements StateApi {
       if (found.rows.length === 0) throw new StoreError('store_agent_not_found', `no agent ${agent} in the store (see \`quadguard agents list\`)`);
       const before = agentRow(found.rows[0]);
       const r = await q('UPDATE agents SET tau = 0, level = 0, quarantined = 0, reason = NULL, updated_at = $2 WHERE agent = $1 RETURNING *', [agent, Date.now()]);
+      // A clean slate: the requests that made the burst do not quarantine the agent again the moment it is released.
+      await q('DELETE FROM burst WHERE agent = $1', [agent]);
       const was = before.quarantined ? `quarantined (${before.reason ?? 'no reason'})` : 'not quarantined';
       await this.audit.appendIn(q, {
         agent,
