@@ -1,22 +1,25 @@
 /**
- * Throughput of `quadguard serve --http` with policies/default: 1, 8 and 32 concurrent Streamable HTTP sessions,
- * each calling the workspace server's `read_file` (allow path: tool_call and tool_result both checked and
- * audited) in a closed loop for a fixed time. Prints calls/s, median/p99 latency, and the proxy's RSS
+ * Throughput over Streamable HTTP at 1, 8 and 32 concurrent sessions, each calling the workspace server's
+ * `read_file` in a closed loop for a fixed time, through three front ends measured in the same run, level by level:
+ *   supergateway --stateful (a plain forwarding gateway: the baseline the issue names),
+ *   quadguard serve --http without a policy,
+ *   quadguard serve --http with policies/default (tool_call and tool_result both checked and audited).
+ * Prints calls/s, median/p99 latency, p99/median, the ratio of calls/s to supergateway's, and the proxy's RSS
  * (/proc/<pid>/status VmRSS) before and after each level.
  *
  *   npx tsx bench/throughput.ts [secondsPerLevel=4]
  *
  * Burst analysis and quarantine are off in the config (otherwise the load itself quarantines the agent). One
- * agent (anonymous, loopback). The proxy and the downstream server run from the sources under tsx.
+ * agent (anonymous, loopback). Every process runs from the sources under tsx.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import YAML from 'yaml';
-import { fmtMs, freePort, ROOT, rssMiB, summarize, tsNode, waitForHttp } from './common.js';
+import { fmtMs, freePort, ROOT, rssMiB, summarize, tsNode, waitForHttp, type Summary } from './common.js';
 
 const SECONDS = Number(process.argv[2] ?? 4);
 const LEVELS = [1, 8, 32];
@@ -33,49 +36,85 @@ writeFileSync(cfg, YAML.stringify({
   policy: join(ROOT, 'policies', 'default'),
   guard: { watcher: { burst_threshold: 1_000_000_000, quarantine: false } },
 }));
-const port = await freePort();
-const cmd = tsNode('src/cli/index.ts', 'serve', '--config', cfg, '--http', String(port));
-const proxy = spawn(cmd.command, cmd.args, { stdio: ['ignore', 'ignore', 'ignore'], env: { ...process.env, QUADGUARD_LOG_LEVEL: 'error' } });
-const url = new URL(`http://127.0.0.1:${port}/mcp`);
+const plainCfg = join(dir, 'plain.yaml');
+writeFileSync(plainCfg, YAML.stringify({ servers: { ws: { ...server } }, store: join(dir, 'plain.db') }));
 
-async function session(): Promise<Client> {
+interface Front {
+  label: string;
+  url: URL;
+  prefix: string;
+  proc: ChildProcess;
+}
+const fronts: Front[] = [];
+async function start(label: string, command: string, args: string[], prefix: string, port: number): Promise<Front> {
+  const proc = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'ignore'], env: { ...process.env, QUADGUARD_LOG_LEVEL: 'error' } });
+  const front = { label, url: new URL(`http://127.0.0.1:${port}/mcp`), prefix, proc };
+  fronts.push(front);
+  await waitForHttp(front.url.href);
+  return front;
+}
+
+async function session(f: Front): Promise<Client> {
   const c = new Client({ name: 'bench', version: '0' });
-  await c.connect(new StreamableHTTPClientTransport(url));
+  await c.connect(new StreamableHTTPClientTransport(f.url));
   return c;
 }
-const call = async (c: Client) => {
-  const r = await c.callTool({ name: 'ws__read_file', arguments: { path: 'notes.txt' } });
-  if (r.isError) throw new Error(`call failed: ${JSON.stringify(r.content).slice(0, 200)}`);
+const call = async (f: Front, c: Client) => {
+  const r = await c.callTool({ name: `${f.prefix}read_file`, arguments: { path: 'notes.txt' } });
+  if (r.isError) throw new Error(`${f.label}: call failed: ${JSON.stringify(r.content).slice(0, 200)}`);
 };
 
-try {
-  await waitForHttp(url.href);
-  const warm = await session();
-  for (let i = 0; i < 200; i++) await call(warm);
-  await warm.close();
-  console.log(`node ${process.version}, ${process.platform}/${process.arch}; ${SECONDS} s per level, closed loop; proxy pid ${proxy.pid}, RSS after start-up and 200 warm-up calls ${rssMiB(proxy.pid!).toFixed(1)} MiB; shared 2-core machine (client, proxy and server share it): noisy`);
-  for (const n of LEVELS) {
-    const clients = await Promise.all(Array.from({ length: n }, session));
-    const before = rssMiB(proxy.pid!);
-    const ms: number[] = [];
-    const end = performance.now() + SECONDS * 1000;
-    const t0 = performance.now();
-    await Promise.all(clients.map(async (c) => {
+/** One level on one front end: calls/s and latency summary. */
+async function level(f: Front, n: number): Promise<{ rate: number; s: Summary; calls: number; rss: [number, number] }> {
+  const clients = await Promise.all(Array.from({ length: n }, () => session(f)));
+  for (const c of clients) await call(f, c);
+  const before = rssMiB(f.proc.pid!);
+  const ms: number[] = [];
+  const end = performance.now() + SECONDS * 1000;
+  const t0 = performance.now();
+  await Promise.all(
+    clients.map(async (c) => {
       while (performance.now() < end) {
         const s = performance.now();
-        await call(c);
+        await call(f, c);
         ms.push(performance.now() - s);
       }
-    }));
-    const elapsed = (performance.now() - t0) / 1000;
-    const after = rssMiB(proxy.pid!);
-    await Promise.all(clients.map((c) => c.close()));
-    const s = summarize(ms);
-    console.log(`${String(n).padStart(3)} sessions: ${(ms.length / elapsed).toFixed(0).padStart(5)} calls/s  median ${fmtMs(s.median).padStart(7)} ms  p99 ${fmtMs(s.p99).padStart(7)} ms  (${ms.length} calls)  RSS ${before.toFixed(1)} → ${after.toFixed(1)} MiB`);
+    }),
+  );
+  const elapsed = (performance.now() - t0) / 1000;
+  const after = rssMiB(f.proc.pid!);
+  await Promise.all(clients.map((c) => c.close()));
+  return { rate: ms.length / elapsed, s: summarize(ms), calls: ms.length, rss: [before, after] };
+}
+
+try {
+  const sgPort = await freePort();
+  const sgCmd = `${server.command} ${server.args.map((a) => `'${a}'`).join(' ')}`;
+  const sg = await start('supergateway', join(ROOT, 'node_modules', '.bin', 'supergateway'), ['--stdio', sgCmd, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(sgPort), '--logLevel', 'none'], '', sgPort);
+  const plainPort = await freePort();
+  const plainCmd = tsNode('src/cli/index.ts', 'serve', '--config', plainCfg, '--http', String(plainPort));
+  const plain = await start('quadguard, no policy', plainCmd.command, plainCmd.args, 'ws__', plainPort);
+  const policyPort = await freePort();
+  const policyCmd = tsNode('src/cli/index.ts', 'serve', '--config', cfg, '--http', String(policyPort));
+  const guarded = await start('quadguard, default policy', policyCmd.command, policyCmd.args, 'ws__', policyPort);
+  for (const f of fronts) {
+    const warm = await session(f);
+    for (let i = 0; i < 200; i++) await call(f, warm);
+    await warm.close();
+  }
+  console.log(`node ${process.version}, ${process.platform}/${process.arch}; ${SECONDS} s per level and front end, closed loop; shared 2-core machine (client, front end and server share it): compare within the run`);
+  for (const n of LEVELS) {
+    const base = await level(sg, n);
+    for (const f of [sg, plain, guarded]) {
+      const r = f === sg ? base : await level(f, n);
+      console.log(
+        `${String(n).padStart(3)} sessions  ${f.label.padEnd(26)} ${r.rate.toFixed(0).padStart(5)} calls/s (${(r.rate / base.rate).toFixed(2)}× supergateway)  median ${fmtMs(r.s.median).padStart(7)} ms  p99 ${fmtMs(r.s.p99).padStart(7)} ms (${(r.s.p99 / r.s.median).toFixed(1)}× median)  RSS ${r.rss[0].toFixed(0)} → ${r.rss[1].toFixed(0)} MiB`,
+      );
+    }
   }
 } finally {
-  proxy.kill('SIGTERM');
+  for (const f of fronts) f.proc.kill('SIGTERM');
   await new Promise((done) => setTimeout(done, 500));
-  if (proxy.exitCode === null && proxy.signalCode === null) proxy.kill('SIGKILL');
+  for (const f of fronts) if (f.proc.exitCode === null && f.proc.signalCode === null) f.proc.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 }

@@ -4,8 +4,7 @@ import type { Command } from 'commander';
 import YAML from 'yaml';
 import { z } from 'zod';
 import { ConfigError, PolicyError } from '../core/errors.js';
-import { compilePolicy } from '../llm/compile.js';
-import { LlmConfigSchema, type LlmConfig } from '../llm/config.js';
+import type { LlmConfig } from '../llm/config.js';
 
 /**
  * `quadguard policy compile <policy.md> -o <dir>`: translates a natural-language policy into a policy book with
@@ -53,7 +52,7 @@ export function addCompileSubcommand(policyCommand: Command): Command {
 export async function runCompile(policyFile: string, opts: CompileCommandOptions, env: Record<string, string | undefined> = process.env): Promise<string> {
   const config = await resolveLlmConfig(opts);
   // Loaded here, not at the top: every `quadguard` command registers `policy compile`, few run it.
-  const { LlmClient } = await import('../llm/client.js');
+  const [{ LlmClient }, { compilePolicy }] = await Promise.all([import('../llm/client.js'), import('../llm/compile.js')]);
   const client = new LlmClient(config, { env });
   let markdown: string;
   try {
@@ -99,6 +98,7 @@ export async function resolveLlmConfig(opts: CompileCommandOptions): Promise<Llm
   if (opts.apiKeyEnv !== undefined) raw.api_key_env = opts.apiKeyEnv;
   // An explicit --timeout-ms wins; otherwise compile gets at least COMPILE_TIMEOUT_MS (evaluation timeouts are far too short for it).
   raw.timeout_ms = opts.timeoutMs !== undefined ? timeout : Math.max(timeout, typeof raw.timeout_ms === 'number' ? raw.timeout_ms : 0);
+  const { LlmConfigSchema } = await import('../llm/config.js');
   const parsed = LlmConfigSchema.safeParse(raw);
   if (!parsed.success) {
     throw new ConfigError('config_invalid', `${opts.config ?? 'command line'}: llm:\n${z.prettifyError(parsed.error)}`, opts.config ? { location: { file: opts.config } } : {});

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { PolicyError } from '../core/errors.js';
 import { addCompileSubcommand } from './compile.js';
 import { AnyInteractionSchema, type Interaction } from '../core/types.js';
-import { explainInteraction, type Explanation } from '../guard/explain.js';
+import type { Explanation } from '../guard/explain.js';
 import { formatDiagnostic, generateSigningKeys, loadBook, PolicyBookError, signBook, verifyBook } from '../policy/index.js';
 
 /**
@@ -94,6 +94,8 @@ export function registerPolicyCommands(program: Command): void {
     .action(async (book: string, opts: { interaction: string; profile?: string; json?: boolean }) => {
       const { compiled } = await loadBook(book);
       const interaction = await readInteraction(opts.interaction, opts.profile);
+      // The guard is loaded for explain only: `policy check` starts without it.
+      const { explainInteraction } = await import('../guard/explain.js');
       const report = await explainInteraction(compiled, interaction);
       if (opts.json) {
         const d = report.decision;

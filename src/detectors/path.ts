@@ -76,7 +76,8 @@ export function realPathOf(abs: string): string | undefined {
   const rest: string[] = [];
   for (let k = 0; k < 256; k++) {
     try {
-      const real = realpathSync(head);
+      // realpath(3) in one call; the JS `realpathSync` lstats every component of the path.
+      const real = realpathSync.native(head);
       return rest.length === 0 ? real : `${real.replace(/\/$/, '')}/${rest.reverse().join('/')}`;
     } catch {
       const cut = head.lastIndexOf('/');

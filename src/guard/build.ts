@@ -91,7 +91,8 @@ export async function buildGuard(input: BuildGuardOptions): Promise<BuiltGuard> 
     prepared = o.policy;
   }
   const ownsStore = typeof o.store === 'string';
-  const store = typeof o.store === 'string' ? await openGuardStore(o.store, logger) : toGuardStore(o.store);
+  // A guard lives as long as its proxy: its SQLite file is checkpointed in the background, never inside a decision.
+  const store = typeof o.store === 'string' ? await openGuardStore(o.store, logger, { backgroundCheckpoint: true }) : toGuardStore(o.store);
   const capabilities = new CapabilityMap(prepared.book.book.capabilities, o.capabilityOverrides);
   const pipeline = new GuardPipeline({
     capabilities,

@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { contentText, stringLeaves } from '../core/fields.js';
 import type { CapabilityLabel, FlowFacts, FlowSource } from '../core/flow.js';
 import type { Logger } from '../core/log.js';
-import { boundFingerprints, createFingerprinter, normaliseForFingerprint, type Fingerprinter } from '../core/text/fingerprint.js';
+import { createFingerprinter, normaliseForFingerprint, type Fingerprinter } from '../core/text/fingerprint.js';
 import { decodeWhole, unwrapViews } from '../core/text/unwrap.js';
 import { contentOf, serverOf, type Decision, type Interaction } from '../core/types.js';
 import { describeSource } from '../detectors/flow.js';
@@ -26,6 +26,10 @@ import { DataFlowOptionsSchema, type DataFlowOptions, type OptionsInput } from '
 const OUTGOING: ReadonlySet<CapabilityLabel> = new Set(['external_send', 'public_sink', 'network_fetch', 'file_write', 'code_execution']);
 /** Characters of outgoing text fingerprinted at most per interaction (argument limits bound it already). */
 const MAX_OUTGOING_CHARS = 2 * 1024 * 1024;
+/** Reads remembered as recently recorded, to skip storing the same read again (oldest forgotten first). */
+const RECENT_READS = 4096;
+/** A re-read of the same data is stored again only after this long (at most a tenth of the TTL). */
+const REFRESH_MS = 60_000;
 
 export interface DataFlowDeps {
   store: FlowStore;
@@ -40,6 +44,8 @@ export class DataFlowStage {
   private fingerprinter: Promise<Fingerprinter> | undefined;
   private readonly now: () => number;
   private lastSweep = 0;
+  /** (identity, session, fingerprints) of reads stored recently → when; see `record`. */
+  private readonly recent = new Map<string, number>();
 
   constructor(private readonly deps: DataFlowDeps) {
     this.options = DataFlowOptionsSchema.parse(deps.options ?? {});
@@ -116,9 +122,15 @@ export class DataFlowStage {
     if (!read) return;
     const text = decision.replacement ? contentText(decision.replacement) : contentText(contentOf(i));
     const fp = await this.fp();
-    const hashes = boundFingerprints(fp.of(text), this.options.max_per_read);
+    const hashes = fp.ofBounded(text, this.options.max_per_read);
     if (hashes.length === 0) return;
     const now = this.now();
+    // The same data read again by the same identity in the same session (an agent re-reading a file) is already
+    // stored: skip the write unless the stored copy has used up more than REFRESH_MS of its TTL. The fingerprints
+    // then expire at most that much before ttl_ms after the last read.
+    const key = createHash('sha256').update(`${read.agent}\0${i.session}\0`).update(hashes.join(',')).digest('base64');
+    const storedAt = this.recent.get(key);
+    if (storedAt !== undefined && now - storedAt < Math.min(REFRESH_MS, this.options.ttl_ms / 10)) return;
     const source: FlowSource = {
       id: decision.auditId ?? `flow-${randomUUID()}`,
       kind: i.kind,
@@ -132,6 +144,9 @@ export class DataFlowStage {
       ...(i.kind === 'message' && i.sender !== undefined ? { uri: `agent:${i.sender}` } : {}),
     };
     await this.deps.store.recordRead(read.agent, source, hashes, now + this.options.ttl_ms);
+    this.recent.delete(key);
+    this.recent.set(key, now);
+    if (this.recent.size > RECENT_READS) this.recent.delete(this.recent.keys().next().value!);
     if (now - this.lastSweep > 60_000) {
       this.lastSweep = now;
       await this.deps.store.sweep(now).catch((err: unknown) => this.deps.logger.warn({ err }, 'sweeping expired data-flow fingerprints failed'));

@@ -10,6 +10,18 @@ import type { ServerConfig } from '../config/schema.js';
  */
 export function serverRoots(server: ServerConfig | undefined): string[] | undefined {
   if (server === undefined || server.command === undefined) return undefined;
+  // A server's start arguments do not change while it runs: stat them once per config, not once per call.
+  let roots = rootsByServer.get(server);
+  if (roots === undefined) {
+    roots = rootsOf(server);
+    rootsByServer.set(server, roots);
+  }
+  return roots;
+}
+
+const rootsByServer = new WeakMap<ServerConfig, string[]>();
+
+function rootsOf(server: ServerConfig): string[] {
   const roots = [resolve(server.cwd ?? '.')];
   for (const a of server.args) {
     if (a.startsWith('-') || a.length === 0) continue;

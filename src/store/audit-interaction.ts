@@ -1,4 +1,5 @@
 import type { Interaction } from '../core/types.js';
+import { SECRET_KEY_NAME } from '../detectors/secrets/catalogue.js';
 import { maskPrefix, maskSecrets } from './redact.js';
 
 /**
@@ -51,7 +52,7 @@ export function recordInteraction(i: Interaction): InteractionRecord {
 const MAX_DEPTH = 64;
 
 /** A copy of `v` with `f` applied to every string, object keys included. */
-function mapStrings(v: unknown, f: (s: string) => string, flags: { truncated: boolean }, depth: number): unknown {
+function mapStrings(v: unknown, f: (s: string) => string, flags: { truncated: boolean; masked: boolean }, depth: number): unknown {
   if (typeof v === 'string') return f(v);
   if (v === null || typeof v !== 'object') return typeof v === 'bigint' ? String(v) : v;
   if (depth >= MAX_DEPTH) {
@@ -60,7 +61,16 @@ function mapStrings(v: unknown, f: (s: string) => string, flags: { truncated: bo
   }
   if (Array.isArray(v)) return v.map((x) => mapStrings(x, f, flags, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) out[f(k)] = mapStrings(x, f, flags, depth + 1);
+  for (const [k, x] of Object.entries(v)) {
+    // `{password: "hunter22"}`: each string alone looks harmless, so a value under a secret-sounding key is
+    // masked whole (the secrets detector reads argument names the same way).
+    if (SECRET_KEY_NAME.test(k) && (typeof x === 'string' || typeof x === 'number') && String(x).length > 0) {
+      flags.masked = true;
+      out[f(k)] = '[REDACTED:password_assignment]';
+    } else {
+      out[f(k)] = mapStrings(x, f, flags, depth + 1);
+    }
+  }
   return out;
 }
 

@@ -59,8 +59,7 @@ const HEAD_INTERVAL_MS = 1000;
  * agent) can append to the same chain safely because the chain head is read inside the write lock.
  */
 export class AuditLog {
-  private readonly last: Database.Statement<[], { id: number; hash: string }>;
-  private readonly seq: Database.Statement<[], { seq: number }>;
+  private readonly head: Database.Statement<[], { id: number | null; hash: string | null; seq: number | null }>;
   private readonly insert: Database.Statement;
   private readonly byId: Database.Statement<[number], unknown>;
   private readonly page: Database.Statement<[number, number], unknown>;
@@ -80,13 +79,16 @@ export class AuditLog {
     private readonly db: Database.Database,
     private readonly key?: AuditKey,
   ) {
-    this.last = db.prepare('SELECT id, hash FROM audit ORDER BY id DESC LIMIT 1');
-    this.seq = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'audit'");
+    // The chain head and the highest id ever used, in one statement (this runs inside every append's lock).
+    this.head = db.prepare(
+      `SELECT (SELECT id FROM audit ORDER BY id DESC LIMIT 1) AS id, (SELECT hash FROM audit ORDER BY id DESC LIMIT 1) AS hash,
+        (SELECT seq FROM sqlite_sequence WHERE name = 'audit') AS seq`,
+    );
+    // Positional parameters: binding 25 named ones costs more than the insert itself.
     this.insert = db.prepare(
       `INSERT INTO audit (id, ts, agent, session, kind, server, tool, uri, recipient, digest, preview, size, decision,
         rules, flagged, witness, threat, rationale, elapsed_ms, policy_hash, source, llm, prev_hash, hash, mac)
-       VALUES (@id, @ts, @agent, @session, @kind, @server, @tool, @uri, @recipient, @digest, @preview, @size, @decision,
-        @rules, @flagged, @witness, @threat, @rationale, @elapsed_ms, @policy_hash, @source, @llm, @prev_hash, @hash, @mac)`,
+       VALUES (${Array(25).fill('?').join(', ')})`,
     );
     this.firstKeyed = db.prepare('SELECT id FROM audit WHERE mac IS NOT NULL ORDER BY id LIMIT 1');
     this.count = db.prepare('SELECT count(*) AS n FROM audit');
@@ -99,13 +101,18 @@ export class AuditLog {
     this.insertInteraction = db.prepare('INSERT INTO audit_interaction (id, body, masked, truncated) VALUES (?, ?, ?, ?)');
     this.interactionById = db.prepare('SELECT body, masked, truncated FROM audit_interaction WHERE id = ?');
     const tx = db.transaction((fields: Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash' | 'mac'>, rec?: InteractionRecord) => {
-      const last = this.last.get();
+      const head = this.head.get();
       // The next id follows the highest id ever used, so a deleted tail shows up as a gap.
-      const id = Math.max(last?.id ?? 0, this.seq.get()?.seq ?? 0) + 1;
-      const prev = last?.hash ?? GENESIS_HASH;
+      const id = Math.max(head?.id ?? 0, head?.seq ?? 0) + 1;
+      const prev = head?.hash ?? GENESIS_HASH;
       const row = { id, ...fields, prev_hash: prev };
       const hash = rowHash(row);
-      this.insert.run({ ...row, hash, mac: this.key ? rowMac(this.key, hash) : null });
+      const f = fields;
+      this.insert.run(
+        id, f.ts, f.agent, f.session, f.kind, f.server, f.tool, f.uri, f.recipient, f.digest, f.preview, f.size, f.decision,
+        f.rules, f.flagged, f.witness, f.threat, f.rationale, f.elapsed_ms, f.policy_hash, f.source, f.llm ?? null, prev, hash,
+        this.key ? rowMac(this.key, hash) : null,
+      );
       if (rec) this.insertInteraction.run(id, rec.body, rec.masked ? 1 : 0, rec.truncated ? 1 : 0);
       return { id, hash };
     });
@@ -182,7 +189,7 @@ export class AuditLog {
       const bad = walk.push(raw);
       if (bad) return bad;
     }
-    return walk.finish(this.seq.get()?.seq ?? 0);
+    return walk.finish(this.head.get()?.seq ?? 0);
   }
 
   /** Writes every row as one JSON line, respecting back-pressure; resolves with the number of rows written. */

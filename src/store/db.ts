@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { StoreError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/log.js';
 import { ApprovalStore } from './approvals.js';
+import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { AuditLog } from './audit.js';
 import { isPostgresUrl, redactUrl } from './location.js';
 import { auditKeyPaths, ephemeralAuditKey, loadAuditKey, type AuditKey } from './audit-key.js';
@@ -29,9 +30,17 @@ export interface StoreOptions {
    * created (0600) on first open unless `mustExist`.
    */
   auditKeyFile?: string;
+  /**
+   * Checkpoint the write-ahead log from a worker thread instead of on commit (checkpointer.ts): for the long-running
+   * proxy, so no decision waits for a checkpoint. Default false (CLI commands and tests open a store briefly).
+   */
+  backgroundCheckpoint?: boolean;
 }
 
-const DEFAULTS: Required<Omit<StoreOptions, 'auditKeyFile'>> = { mustExist: false, synchronous: 'NORMAL', busyTimeoutMs: 5000 };
+const DEFAULTS: Required<Omit<StoreOptions, 'auditKeyFile'>> = { mustExist: false, synchronous: 'NORMAL', busyTimeoutMs: 5000, backgroundCheckpoint: false };
+
+/** Commits between SQLite's own checkpoints while the background checkpointer runs: only a bound, should it lag. */
+const FALLBACK_AUTOCHECKPOINT = 10_000;
 
 /** The SQLite store: audit log, guard state and tool pins over one connection. */
 export interface Store {
@@ -76,6 +85,13 @@ export function openStore(path: string, logger: Logger = silentLogger(), options
   const db = connect(file, memory, opts);
   let closed = false;
   const audit = new AuditLog(db, memory ? ephemeralAuditKey() : openAuditKey(db, file, opts));
+  let checkpointer: Checkpointer | undefined;
+  if (!memory && opts.backgroundCheckpoint) {
+    db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT}`);
+    checkpointer = startCheckpointer(file, log, () => {
+      if (!closed) db.pragma('wal_autocheckpoint = 1000');
+    });
+  }
   const store: Store = {
     path: file,
     audit,
@@ -90,6 +106,7 @@ export function openStore(path: string, logger: Logger = silentLogger(), options
       closed = true;
       open.delete(file);
       audit.flushHead();
+      void checkpointer?.stop();
       try {
         if (!memory) db.pragma('wal_checkpoint(TRUNCATE)');
       } catch (err) {

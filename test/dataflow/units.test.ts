@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/log.js';
-import { createFingerprinter, normaliseForFingerprint, winnow } from '../../src/core/text/fingerprint.js';
+import fc from 'fast-check';
+import { boundFingerprints, createFingerprinter, normaliseForFingerprint, winnow } from '../../src/core/text/fingerprint.js';
 import { decodeWhole, unwrapViews } from '../../src/core/text/unwrap.js';
 import { makeDecision, type Interaction } from '../../src/core/types.js';
 import { CapabilityMap, labelsFromAnnotations } from '../../src/guard/capabilities.js';
@@ -28,6 +29,27 @@ describe('fingerprints', () => {
       const run = s.slice(start, start + opts.k + opts.window - 1);
       expect(winnow(run, opts, 1).some((at) => picks.has(run.slice(at, at + opts.k))), run).toBe(true);
     }
+  });
+
+  it('normalise ASCII on the fast path exactly as the Unicode path does', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary-ascii', maxLength: 200 }), (t) => {
+        expect(normaliseForFingerprint(t)).toBe(t.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ''));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('bounded: the smallest fingerprints, the same as bounding all of them', () => {
+    const f = createFingerprinter(KEY);
+    const word = fc.constantFrom('merger', 'Borealis', 'price', 'board', '41', 'million', 'March', 'the', 'ÜBER', 'straße', '—', '\n');
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 5, maxLength: 300 }), fc.integer({ min: 1, max: 40 }), (words, max) => {
+        const text = words.join(' ');
+        expect(f.ofBounded(text, max)).toEqual(boundFingerprints(f.of(text), max).sort());
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('depend on the key, and a short common phrase has none', () => {
@@ -109,6 +131,33 @@ describe('the data-flow stage and store', () => {
     expect((await stage.inspect(reply('c'))).flow?.leak?.source.uri).toBe('agent:a');
     await stage.record(await stage.inspect(read('c', TEXT)), makeDecision({ decision: 'deny', rationale: 'no' }));
     expect((await stage.inspect(send('c', TEXT))).flow?.leak).toBeUndefined();
+    store.close();
+  });
+
+  it('stores a re-read of the same data once per refresh interval, and again after it', async () => {
+    const store = openStore(':memory:');
+    let now = 5_000_000;
+    const caps = new CapabilityMap({ tools: [{ match: ['*__read_email'], labels: ['private_source'] }, { match: ['*__send_email'], labels: ['external_send'] }], unlabelled: [] });
+    let writes = 0;
+    const counting = Object.assign(Object.create(store.flow) as typeof store.flow, {
+      recordRead: (...a: Parameters<typeof store.flow.recordRead>) => {
+        writes++;
+        return store.flow.recordRead(...a);
+      },
+    });
+    const stage = new DataFlowStage({ store: counting, capabilities: caps, options: { ttl_ms: 3_600_000 }, now: () => now, logger: silentLogger() });
+    const sources = () => writes;
+    await stage.record(await stage.inspect(read('a', TEXT)), allow('1'));
+    await stage.record(await stage.inspect(read('a', TEXT)), allow('2'));
+    expect(sources()).toBe(1);
+    // Another identity, or other data, is stored at once.
+    await stage.record(await stage.inspect(read('b', TEXT)), allow('3'));
+    await stage.record(await stage.inspect(read('a', `${TEXT} And the second paragraph of the letter says more.`)), allow('4'));
+    expect(sources()).toBe(3);
+    now += 60_001;
+    await stage.record(await stage.inspect(read('a', TEXT)), allow('5'));
+    expect(sources()).toBe(4);
+    expect((await stage.inspect(send('a', TEXT))).flow?.leak?.source.id).toBe('5');
     store.close();
   });
 });

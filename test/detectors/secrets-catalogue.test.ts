@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { detectSpans, maskSpans } from '../../src/detectors/secrets/catalogue.js';
+import { detectSpans, maskSpans, mayHoldSecret, scanSpans } from '../../src/detectors/secrets/catalogue.js';
 import { maskSecrets } from '../../src/store/redact.js';
 
 // Assembled at run time so that no scanner mistakes this file for a leak.
@@ -56,5 +56,26 @@ describe('one secrets catalogue for detection and masking', () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  it('skips only texts the full scan finds nothing in (the prefilter and the per-pattern hints lose no secret)', () => {
+    const piece = fc.oneof(
+      fc.constantFrom(...SAMPLES, 'password', 'pwd=', 'Bearer ', 'eyJ', '://', ':', '@', '=', '"', ' ', '\n', '-----BEGIN ', 'PRIVATE KEY-----', 'AKIA', 'aws_secret=', 'ghp_', 'xoxb-', 'sk_live_', 'AIza', 'sk-ant-', 'sk-', 'Authorization: Token ', 'https://hooks.slack.com/services/T0A/B1C/'),
+      fc.stringMatching(/^[A-Za-z0-9+_=/.-]{0,30}$/),
+      fc.string({ maxLength: 20 }),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 8 }), (parts) => {
+        const text = parts.join('');
+        if (!mayHoldSecret(text)) expect(scanSpans(text, {}, false)).toEqual([]);
+        expect(detectSpans(text)).toEqual(scanSpans(text, {}, false));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('lets through every sample, and skips ordinary short strings', () => {
+    for (const s of SAMPLES) expect(mayHoldSecret(s)).toBe(true);
+    for (const s of ['path', 'notes.txt', '/home/me/notes.txt', 'read_file', 'meeting notes, nothing secret'.replace('secret', 'else')]) expect(mayHoldSecret(s)).toBe(false);
   });
 });

@@ -19,6 +19,14 @@ describe('recorded interactions (audit_interaction)', () => {
     expect(r.masked).toBe(true);
   });
 
+  it('masks a value under a secret-sounding argument name, which alone looks harmless', () => {
+    const r = recordInteraction(InteractionSchema.parse({ ...base, kind: 'tool_call', server: 'db', tool: 'connect', arguments: { host: 'db1', password: 'hunter22', conn: { api_key: 'zz9plural' } } }));
+    expect(r.body).not.toContain('hunter22');
+    expect(r.body).not.toContain('zz9plural');
+    expect(JSON.parse(r.body!).arguments.host).toBe('db1');
+    expect(r.masked).toBe(true);
+  });
+
   it('caps a 1 MB result by cutting strings, flagged, and stays valid JSON', () => {
     const big = 'lorem ipsum '.repeat(90_000);
     const r = recordInteraction(InteractionSchema.parse({ ...base, kind: 'tool_result', server: 's', tool: 't', content: [{ type: 'text', text: big }, { type: 'text', text: big }] }));

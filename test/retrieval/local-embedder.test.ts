@@ -1,3 +1,6 @@
+import fc from 'fast-check';
+import { extractFeatures } from '../../src/core/text/features.js';
+import { hashFeature } from '../../src/core/text/hashing.js';
 import { describe, expect, it } from 'vitest';
 import { LocalEmbedder } from '../../src/core/text/local-embedder.js';
 import { sparseCosine, sparseNorm, sparseToDense } from '../../src/core/text/sparse.js';
@@ -57,5 +60,36 @@ describe('text features', () => {
     expect(stem('movies')).toBe(stem('movie'));
     expect(stem('add')).toBe('add');
     expect(stemmedTokens('Café BOOKED, tickets!')).toEqual(['cafe', 'book', 'ticket']);
+  });
+});
+
+describe('the embedder follows its feature spec exactly', () => {
+  /** The embedding by definition: every feature of `extractFeatures`, hashed with `hashFeature`, summed, normalised. */
+  function byDefinition(text: string, dims: number) {
+    const acc = new Map<number, number>();
+    for (const f of extractFeatures(text)) {
+      const { index, sign } = hashFeature(f.key, dims);
+      acc.set(index, (acc.get(index) ?? 0) + sign * f.weight);
+    }
+    let norm = 0;
+    for (const v of acc.values()) norm += v * v;
+    norm = Math.sqrt(norm);
+    if (norm === 0) return { indices: [], values: [] };
+    const indices = [...acc.keys()].filter((i) => acc.get(i) !== 0).sort((a, b) => a - b);
+    return { indices, values: indices.map((i) => Math.fround((acc.get(i) as number) / norm)) };
+  }
+
+  it('gives the same indices and float32 values as the definition, for any text', () => {
+    const word = fc.constantFrom('flight', 'book', 'booking', 'Toyota', 'delete', 'rm', '-rf', '/etc/passwd', 'email', 'x@y.z', 'Ünïcode', 'straße', '123', 'the', 'of', 'a', '—', '!!');
+    for (const dims of [512, 1 << 20]) {
+      const e = new LocalEmbedder({ dims });
+      fc.assert(
+        fc.property(fc.array(word, { maxLength: 80 }), fc.constantFrom(' ', ', ', '\n'), (words, sep) => {
+          const text = words.join(sep);
+          expect(e.embedSparse(text)).toEqual(byDefinition(text, dims));
+        }),
+        { numRuns: 300 },
+      );
+    }
   });
 });

@@ -15,8 +15,10 @@ export interface Feature {
  */
 export const FEATURE_WEIGHTS = { unigram: 1, bigram: 0.7, chargram: 0.8 } as const;
 
-const MIN_GRAM = 3;
-const MAX_GRAM = 5;
+/** Character n-gram lengths of each padded word. */
+export const CHARGRAM = { min: 3, max: 5 } as const;
+const MIN_GRAM = CHARGRAM.min;
+const MAX_GRAM = CHARGRAM.max;
 
 /** Lower-cases, folds accents and turns everything but letters and digits into single spaces. */
 export function normalizeText(text: string): string {

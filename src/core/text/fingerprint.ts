@@ -21,17 +21,53 @@ export const DEFAULT_FINGERPRINT: FingerprintOptions = { k: 20, window: 12 };
 
 /** Letters and digits of `text`, NFKC, lower case: what fingerprints are taken over. */
 export function normaliseForFingerprint(text: string): string {
+  // ASCII text (most of it) is NFKC already, and its letters and digits are [A-Za-z0-9]: one pass over bytes.
+  if (!NON_ASCII.test(text)) return normaliseAscii(text);
   return text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
 }
 
-/** Seeded 32-bit FNV-1a of `s[start, start+k)`; used only to choose k-grams, never stored. */
-function gramHash(s: string, start: number, k: number, seed: number): number {
-  let h = (0x811c9dc5 ^ seed) >>> 0;
-  for (let j = start; j < start + k; j++) {
-    h ^= s.charCodeAt(j);
-    h = Math.imul(h, 0x01000193) >>> 0;
+const NON_ASCII = /[^\x00-\x7f]/;
+
+function normaliseAscii(text: string): string {
+  const out = Buffer.allocUnsafe(text.length);
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 97 && c <= 122) out[n++] = c;
+    else if (c >= 65 && c <= 90) out[n++] = c + 32;
+    else if (c >= 48 && c <= 57) out[n++] = c;
   }
-  return h;
+  return out.toString('latin1', 0, n);
+}
+
+/** Base of the rolling polynomial hash that chooses k-grams (odd, so it is invertible modulo 2^32). */
+const ROLL_BASE = 0x01000193;
+
+/** `ROLL_BASE^(k-1)` modulo 2^32. */
+function rollTop(k: number): number {
+  let p = 1;
+  for (let j = 1; j < k; j++) p = Math.imul(p, ROLL_BASE);
+  return p;
+}
+
+/**
+ * The choosing hash of every k-gram of `s`, in one pass: a polynomial rolling hash of the k-gram (a function of
+ * its characters only, so equal k-grams always hash alike), mixed with the seed and finalised. Used only to
+ * choose k-grams, never stored.
+ */
+function gramHashes(s: string, k: number, seed: number): Uint32Array {
+  const n = s.length - k + 1;
+  const out = new Uint32Array(Math.max(0, n));
+  if (n <= 0) return out;
+  const top = rollTop(k);
+  let h = 0;
+  for (let j = 0; j < k; j++) h = (Math.imul(h, ROLL_BASE) + s.charCodeAt(j)) | 0;
+  out[0] = fmix32(h ^ seed);
+  for (let i = 1; i < n; i++) {
+    h = (Math.imul(h - Math.imul(s.charCodeAt(i - 1), top), ROLL_BASE) + s.charCodeAt(i + k - 1)) | 0;
+    out[i] = fmix32(h ^ seed);
+  }
+  return out;
 }
 
 /**
@@ -40,24 +76,28 @@ function gramHash(s: string, start: number, k: number, seed: number): number {
  */
 export function winnow(s: string, opts: FingerprintOptions, seed: number): number[] {
   const { k, window: w } = opts;
-  const n = s.length - k + 1;
-  if (n <= 0) return [];
-  const hashes = new Uint32Array(n);
-  for (let i = 0; i < n; i++) hashes[i] = gramHash(s, i, k, seed);
+  const hashes = gramHashes(s, k, seed);
+  const n = hashes.length;
+  if (n === 0) return [];
   if (n <= w) {
     let best = 0;
     for (let i = 1; i < n; i++) if (hashes[i]! <= hashes[best]!) best = i;
     return [best];
   }
   const out: number[] = [];
-  let last = -1;
+  let best = -1;
   for (let start = 0; start + w <= n; start++) {
-    let best = start;
-    for (let i = start + 1; i < start + w; i++) if (hashes[i]! <= hashes[best]!) best = i;
-    if (best !== last) {
-      out.push(best);
-      last = best;
+    const end = start + w - 1;
+    if (best < start) {
+      // The previous minimum left the window: scan the whole window again.
+      best = start;
+      for (let i = start + 1; i <= end; i++) if (hashes[i]! <= hashes[best]!) best = i;
+    } else if (hashes[end]! <= hashes[best]!) {
+      best = end;
+    } else {
+      continue;
     }
+    if (out.length === 0 || out[out.length - 1] !== best) out.push(best);
   }
   return out;
 }
@@ -68,6 +108,8 @@ export interface Fingerprinter {
   ofNormalised(normalised: string): string[];
   /** Distinct fingerprints of raw text. */
   of(text: string): string[];
+  /** The `max` smallest distinct fingerprints of raw text, ascending: `boundFingerprints(of(text), max)`, faster. */
+  ofBounded(text: string, max: number): string[];
   readonly options: FingerprintOptions;
 }
 
@@ -81,8 +123,12 @@ function fmix32(h: number): number {
   return h >>> 0;
 }
 
-/** 64 bits, as 16 hex characters, of `s[start, start+k)` under two key-derived seeds. */
-function keyedHash(s: string, start: number, k: number, a: number, b: number): string {
+/** The two halves of the last `keyedHashPair` (module scratch, so the hot loop allocates nothing). */
+let pairHi = 0;
+let pairLo = 0;
+
+/** 64 bits of `s[start, start+k)` under two key-derived seeds, left in `pairHi`/`pairLo` (unsigned 32-bit). */
+function keyedHashPair(s: string, start: number, k: number, a: number, b: number): void {
   let h1 = a >>> 0;
   let h2 = b >>> 0;
   for (let j = start; j < start + k; j++) {
@@ -90,7 +136,14 @@ function keyedHash(s: string, start: number, k: number, a: number, b: number): s
     h1 = Math.imul(h1 ^ c, 0x01000193);
     h2 = Math.imul((h2 ^ c) + (h2 >>> 15), 0x5bd1e995);
   }
-  return fmix32(h1 ^ b).toString(16).padStart(8, '0') + fmix32(h2 ^ a).toString(16).padStart(8, '0');
+  pairHi = fmix32(h1 ^ b);
+  pairLo = fmix32(h2 ^ a);
+}
+
+/** The keyed hash as 16 hex characters: what the store keeps. */
+function keyedHash(s: string, start: number, k: number, a: number, b: number): string {
+  keyedHashPair(s, start, k, a, b);
+  return hex8(pairHi) + hex8(pairLo);
 }
 
 export function createFingerprinter(key: Buffer, options: FingerprintOptions = DEFAULT_FINGERPRINT): Fingerprinter {
@@ -103,8 +156,83 @@ export function createFingerprinter(key: Buffer, options: FingerprintOptions = D
     for (const at of winnow(s, options, seed)) seen.add(keyedHash(s, at, options.k, a, b));
     return [...seen];
   };
-  return { options, ofNormalised, of: (text) => ofNormalised(normaliseForFingerprint(text)) };
+  const ofBounded = (text: string, max: number): string[] => {
+    const s = normaliseForFingerprint(text);
+    const heap = new SmallestHashes(max);
+    for (const at of winnow(s, options, seed)) heap.offer(s, at, options.k, a, b);
+    return heap.sorted();
+  };
+  return { options, ofNormalised, of: (text) => ofNormalised(normaliseForFingerprint(text)), ofBounded };
 }
+
+/**
+ * The `max` smallest distinct keyed hashes offered, kept as numbers in a max-heap (largest on top) so a long read
+ * never builds a string per k-gram: the same set `boundFingerprints(of(text), max)` gives, in a bounded memory.
+ */
+class SmallestHashes {
+  private readonly hi: number[] = [];
+  private readonly lo: number[] = [];
+  private readonly members = new Set<string>();
+
+  constructor(private readonly max: number) {}
+
+  offer(s: string, start: number, k: number, a: number, b: number): void {
+    keyedHashPair(s, start, k, a, b);
+    const h = pairHi;
+    const l = pairLo;
+    const full = this.hi.length >= this.max;
+    if (full && !less(h, l, this.hi[0]!, this.lo[0]!)) return;
+    const id = hex8(h) + hex8(l);
+    if (this.members.has(id)) return;
+    if (full) {
+      this.members.delete(hex8(this.hi[0]!) + hex8(this.lo[0]!));
+      this.hi[0] = h;
+      this.lo[0] = l;
+      this.down(0);
+    } else {
+      this.hi.push(h);
+      this.lo.push(l);
+      this.up(this.hi.length - 1);
+    }
+    this.members.add(id);
+  }
+
+  sorted(): string[] {
+    const order = this.hi.map((_, i) => i).sort((x, y) => (less(this.hi[x]!, this.lo[x]!, this.hi[y]!, this.lo[y]!) ? -1 : 1));
+    return order.map((i) => hex8(this.hi[i]!) + hex8(this.lo[i]!));
+  }
+
+  private up(i: number): void {
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!less(this.hi[p]!, this.lo[p]!, this.hi[i]!, this.lo[i]!)) return;
+      this.swap(i, p);
+      i = p;
+    }
+  }
+
+  private down(i: number): void {
+    const n = this.hi.length;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let big = i;
+      if (l < n && less(this.hi[big]!, this.lo[big]!, this.hi[l]!, this.lo[l]!)) big = l;
+      if (r < n && less(this.hi[big]!, this.lo[big]!, this.hi[r]!, this.lo[r]!)) big = r;
+      if (big === i) return;
+      this.swap(i, big);
+      i = big;
+    }
+  }
+
+  private swap(i: number, j: number): void {
+    [this.hi[i], this.hi[j]] = [this.hi[j]!, this.hi[i]!];
+    [this.lo[i], this.lo[j]] = [this.lo[j]!, this.lo[i]!];
+  }
+}
+
+const less = (h1: number, l1: number, h2: number, l2: number): boolean => h1 < h2 || (h1 === h2 && l1 < l2);
+const hex8 = (x: number): string => x.toString(16).padStart(8, '0');
 
 /**
  * At most `max` of `fingerprints`, chosen by value (the smallest), so a long read keeps a consistent sample:

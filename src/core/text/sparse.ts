@@ -4,8 +4,18 @@ import type { SparseVector } from './types.js';
 
 /** Sparse vector from an index→weight map: zeros dropped, indices sorted. */
 export function sparseFromMap(map: Map<number, number>): SparseVector {
-  const indices = [...map.keys()].filter((i) => map.get(i) !== 0).sort((a, b) => a - b);
-  return { indices, values: indices.map((i) => map.get(i) as number) };
+  // A typed array sorts numbers natively, without a comparator call per comparison.
+  const keys = new Float64Array(map.size);
+  let n = 0;
+  for (const [i, v] of map) if (v !== 0) keys[n++] = i;
+  const sorted = keys.subarray(0, n).sort();
+  const indices = new Array<number>(n);
+  const values = new Array<number>(n);
+  for (let k = 0; k < n; k++) {
+    indices[k] = sorted[k] as number;
+    values[k] = map.get(sorted[k] as number) as number;
+  }
+  return { indices, values };
 }
 
 /** Euclidean norm. */

@@ -29,6 +29,8 @@ export type SecretKind = (typeof SECRET_KINDS)[number];
 export interface SecretPattern {
   kind: Exclude<SecretKind, 'high_entropy'>;
   re: RegExp;
+  /** A literal every match of `re` contains: a text without it skips `re` (checked against the full scan in tests). */
+  hint: RegExp;
   /** Near-miss filter; gets the secret and the whole match (context such as `password:`). */
   check?: (secret: string, whole: string) => boolean;
 }
@@ -69,44 +71,50 @@ const B = '(?<![A-Za-z0-9_])';
 const E = '(?![A-Za-z0-9_])';
 
 export const SECRET_PATTERNS: SecretPattern[] = [
-  { kind: 'aws_access_key', re: new RegExp(`${B}((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[A-Z0-9]{16})${E}`, 'g') },
+  { kind: 'aws_access_key', hint: /AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|A3T/, re: new RegExp(`${B}((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[A-Z0-9]{16})${E}`, 'g') },
   {
     kind: 'aws_secret_key',
+    hint: /aws/i,
     re: /aws.{0,24}?(?:secret|sk)\w*["']?\s*[:=]\s*["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/gi,
     check: hasDigitAndLetter,
   },
   {
     kind: 'github_token',
+    hint: /gh[pousr]_|github_pat_/,
     re: new RegExp(`${B}((?:gh[pousr]_[A-Za-z0-9]{36,251})|(?:github_pat_[A-Za-z0-9_]{22,251}))${E}`, 'g'),
   },
-  { kind: 'slack_token', re: /(?<![A-Za-z0-9])(xox[abposr]-[A-Za-z0-9-]{10,200}|https:\/\/hooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]{16,})/g, check: hasDigitAndLetter },
-  { kind: 'stripe_key', re: new RegExp(`${B}((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247})${E}`, 'g'), check: hasDigitAndLetter },
-  { kind: 'google_api_key', re: new RegExp(`${B}(AIza[0-9A-Za-z_-]{35})(?![A-Za-z0-9_-])`, 'g') },
-  { kind: 'anthropic_key', re: /(?<![A-Za-z0-9_-])(sk-ant-[A-Za-z0-9_-]{20,300})(?![A-Za-z0-9_-])/g, check: hasDigitAndLetter },
+  { kind: 'slack_token', hint: /xox[abposr]-|hooks\.slack\.com/, re: /(?<![A-Za-z0-9])(xox[abposr]-[A-Za-z0-9-]{10,200}|https:\/\/hooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]{16,})/g, check: hasDigitAndLetter },
+  { kind: 'stripe_key', hint: /[sr]k_(?:live|test)_/, re: new RegExp(`${B}((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247})${E}`, 'g'), check: hasDigitAndLetter },
+  { kind: 'google_api_key', hint: /AIza/, re: new RegExp(`${B}(AIza[0-9A-Za-z_-]{35})(?![A-Za-z0-9_-])`, 'g') },
+  { kind: 'anthropic_key', hint: /sk-ant-/, re: /(?<![A-Za-z0-9_-])(sk-ant-[A-Za-z0-9_-]{20,300})(?![A-Za-z0-9_-])/g, check: hasDigitAndLetter },
   {
     kind: 'openai_key',
+    hint: /sk-/,
     re: /(?<![A-Za-z0-9_-])(sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,300})(?![A-Za-z0-9_-])/g,
     // Real keys mix digits and letters; `sk-this-is-a-hyphenated-name` does not.
     check: (s) => hasDigitAndLetter(s.slice(3)) && /[A-Z]/.test(s) && /[a-z]/.test(s.slice(3)),
   },
-  { kind: 'private_key', re: /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,16384}?-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----)?/g },
+  { kind: 'private_key', hint: /-----BEGIN /, re: /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,16384}?-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----)?/g },
   {
     kind: 'jwt',
+    hint: /eyJ/,
     re: /(?<![A-Za-z0-9_-])(eyJ[A-Za-z0-9_-]{8,2048}\.eyJ[A-Za-z0-9_-]{2,8192}\.[A-Za-z0-9_-]{0,2048})(?![A-Za-z0-9_-])/g,
     check: jwtHeaderOk,
   },
   {
     kind: 'bearer_token',
+    hint: /bearer|authorization/i,
     // `Authorization: Bearer|Token|Basic …` in a header, or a bare `Bearer …`.
     re: /(?:\b(?:authorization|proxy-authorization)\b["']?\s*[:=]\s*["']?(?:Bearer|Token|Basic)|\bBearer)\s+([A-Za-z0-9._~+/=-]{16,4096})/gi,
     check: hasDigitAndLetter,
   },
   {
     kind: 'password_assignment',
+    hint: /passw|passphrase|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token/i,
     re: /(?<![A-Za-z0-9])[A-Za-z0-9_.-]{0,40}(?:password|passwd|passphrase|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)["']?\s{0,4}(?:=|:=|:|=>)\s{0,4}(?:"([^"\s]{4,256})"|'([^'\s]{4,256})'|([^\s"',;&)}\]]{4,256}))/gi,
     check: passwordOk,
   },
-  { kind: 'password_assignment', re: /\b[a-z][a-z0-9+.-]{1,15}:\/\/[^\s/:@]{1,128}:([^\s/@]{3,256})@[A-Za-z0-9.-]+/gi, check: passwordOk },
+  { kind: 'password_assignment', hint: /:\/\//, re: /\b[a-z][a-z0-9+.-]{1,15}:\/\/[^\s/:@]{1,128}:([^\s/@]{3,256})@[A-Za-z0-9.-]+/gi, check: passwordOk },
 ];
 
 const TOKEN_RE = /[A-Za-z0-9+_=-]{20,}/g;
@@ -147,14 +155,33 @@ export interface DetectOptions {
 
 export const DEFAULT_MIN_ENTROPY = 3.5;
 
+/**
+ * What every pattern above needs at least one of: a run of 15+ token characters (every key format and the
+ * high-entropy rule), or one of the literals of the context-bound forms (`password=`, `Bearer`, PEM, JWT, URL
+ * credentials). A text without any cannot hold a detected secret, so most short strings (argument names, paths,
+ * prose) cost one linear scan instead of one per pattern. `test/detectors/secrets-catalogue.test.ts` checks the
+ * claim against the full scan on generated texts.
+ */
+const DETECT_PREFILTER = /[A-Za-z0-9+/_=-]{15}|passw|passphrase|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|BEGIN|bearer|authorization|eyJ|:\/\//i;
+
+/** False when `text` cannot hold any secret `detectSpans` finds (see DETECT_PREFILTER). */
+export function mayHoldSecret(text: string): boolean {
+  return text.length >= 4 && DETECT_PREFILTER.test(text);
+}
+
 /** Every secret of the catalogue's kinds in `text`, non-overlapping, in pattern order then text order. */
 export function detectSpans(text: string, opts: DetectOptions = {}): SecretSpan[] {
+  return mayHoldSecret(text) ? scanSpans(text, opts) : [];
+}
+
+/** `detectSpans` without the prefilter (exported for the tests that check the prefilter and the hints lose nothing). */
+export function scanSpans(text: string, opts: DetectOptions = {}, useHints = true): SecretSpan[] {
   const kinds = opts.kinds;
   const limit = opts.limit ?? Number.POSITIVE_INFINITY;
   const spans: SecretSpan[] = [];
   const overlaps = (s: number, e: number): boolean => spans.some((x) => s < x.end && e > x.start);
   for (const p of SECRET_PATTERNS) {
-    if (kinds && !kinds.has(p.kind)) continue;
+    if ((kinds && !kinds.has(p.kind)) || (useHints && !p.hint.test(text))) continue;
     p.re.lastIndex = 0;
     for (const m of text.matchAll(p.re)) {
       const secret = m[1] ?? m[2] ?? m[3] ?? m[0];

@@ -1,0 +1,93 @@
+/**
+ * Large results: what it costs the guard to inspect a tool result of 1, 4 and 8 MB to its end (default book, every
+ * detector the book names, data-flow recording of a private read, audit with its capped preview), in-process, one
+ * `GuardPipeline.check` per size after a warm-up. 8 MiB is the most the detectors read; a larger result is withheld
+ * as not inspectable (docs/inspection.md). Prints wall time, throughput (MB/s) and the growth of the heap and
+ * of the RSS while checking, as a multiple of the input's size in memory (UTF-16: 2 bytes a character).
+ *
+ *   npx tsx bench/large-result.ts [--sizes 1,4,8] [--rounds 3]
+ *
+ * The text mixes prose, code and tables (no secrets, no injection), so every detector reads it all and the result
+ * is allowed: a denial could stop at the first finding.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { InteractionSchema, type Interaction } from '../src/core/types.js';
+import { buildGuard } from '../src/guard/build.js';
+import { ROOT } from './common.js';
+
+const { values } = parseArgs({ options: { sizes: { type: 'string', default: '1,4,8' }, rounds: { type: 'string', default: '3' } } });
+const sizes = values.sizes.split(',').map(Number);
+const rounds = Number(values.rounds);
+
+const LINES = [
+  'The quarterly review covers the harbour project, the kernel upgrade and the payroll migration for the finance team.',
+  'function total(rows) { return rows.reduce((sum, r) => sum + r.amount, 0); } // sums the ledger column',
+  '| region | quarter | revenue | margin |\n|---|---|---:|---:|\n| north | Q3 | 41,200 | 12.5% |',
+  'Meeting notes: the vendor confirmed the delivery window; the warehouse team will schedule the forklifts next week.',
+  'SELECT name, amount FROM invoices WHERE paid = 0 ORDER BY due_date; -- open invoices for the monthly report',
+];
+let seed = 7;
+const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+function text(bytes: number): string {
+  const parts: string[] = [];
+  let n = 0;
+  while (n < bytes) {
+    const l = `${LINES[Math.floor(rand() * LINES.length)]!} ${Math.floor(rand() * 100000)}\n`;
+    parts.push(l);
+    n += l.length;
+  }
+  return parts.join('').slice(0, bytes);
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'qg-bench-large-'));
+try {
+  const guard = await buildGuard({
+    policy: join(ROOT, 'policies', 'default'),
+    store: join(dir, 'state.db'),
+    settings: { watcher: { quarantine: false, burst_threshold: 1_000_000_000 } },
+  });
+  const result = (t: string): Interaction =>
+    InteractionSchema.parse({ agent: 'bench', session: 's1', profile: {}, kind: 'tool_result', server: 'fs', tool: 'read_file', content: [{ type: 'text', text: t }] });
+  // Warm-up on a small result, so the first size does not pay for compiling the detectors.
+  for (let i = 0; i < 20; i++) await guard.pipeline.check(result(text(64 * 1024)));
+  console.log(`node ${process.version}; default book, SQLite store with audit; median of ${rounds} checks per size`);
+  for (const mb of sizes) {
+    const t = text(mb * 1024 * 1024);
+    const times: number[] = [];
+    let heapGrowth = 0;
+    let rssGrowth = 0;
+    for (let r = 0; r < rounds; r++) {
+      const i = result(t);
+      (globalThis as { gc?: () => void }).gc?.();
+      const heap0 = process.memoryUsage().heapUsed;
+      const rss0 = process.memoryUsage().rss;
+      let heapPeak = heap0;
+      let rssPeak = rss0;
+      const sampler = setInterval(() => {
+        const m = process.memoryUsage();
+        heapPeak = Math.max(heapPeak, m.heapUsed);
+        rssPeak = Math.max(rssPeak, m.rss);
+      }, 1);
+      const t0 = performance.now();
+      const d = await guard.pipeline.check(i);
+      times.push(performance.now() - t0);
+      clearInterval(sampler);
+      const m = process.memoryUsage();
+      heapGrowth = Math.max(heapGrowth, Math.max(heapPeak, m.heapUsed) - heap0);
+      rssGrowth = Math.max(rssGrowth, Math.max(rssPeak, m.rss) - rss0);
+      if (d.decision !== 'allow') throw new Error(`${mb} MB result not allowed: ${d.rationale}`);
+    }
+    times.sort((a, b) => a - b);
+    const ms = times[Math.floor(times.length / 2)]!;
+    const inMem = t.length * 2;
+    console.log(
+      `${String(mb).padStart(3)} MB result: ${ms.toFixed(1).padStart(7)} ms  ${(mb / (ms / 1000)).toFixed(0).padStart(5)} MB/s  heap +${(heapGrowth / 2 ** 20).toFixed(0)} MiB (${(heapGrowth / inMem).toFixed(1)}× the text), rss +${(rssGrowth / 2 ** 20).toFixed(0)} MiB`,
+    );
+  }
+  await guard.close();
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,50 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/db.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** Frames in the write-ahead log now, read by another connection (a PASSIVE checkpoint reports them). */
+const walFrames = (file: string): number => {
+  const db = new Database(file);
+  try {
+    return (db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>)[0]!.log;
+  } finally {
+    db.close();
+  }
+};
+
+describe('background WAL checkpointing', () => {
+  it('keeps the write-ahead log checkpointed while the proxy writes, and the chain intact', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'qg-ckpt-'));
+    dirs.push(dir);
+    const file = join(dir, 'state.db');
+    const store = openStore(file, undefined, { backgroundCheckpoint: true });
+    // Fewer commits than SQLite's own auto-checkpoint would wait for (1000 pages): only the worker checkpoints.
+    for (let i = 0; i < 300; i++) store.audit.append({ agent: 'a', session: 's', kind: 'tool_call', tool: 't', decision: 'allow', rationale: `row ${i}`, payload: { i } });
+    // The worker's PASSIVE checkpoints let the next writer restart the log from its beginning.
+    await new Promise((done) => setTimeout(done, 800));
+    for (let i = 0; i < 5; i++) store.audit.append({ agent: 'a', session: 's', kind: 'tool_call', tool: 't', decision: 'allow', rationale: `late ${i}`, payload: { i } });
+    const written = walFrames(file);
+    expect(store.audit.verify().ok).toBe(true);
+    store.close();
+    // 305 commits of 2–3 pages each would leave ~700+ frames of log without a checkpoint; restarted, it is short.
+    expect(written).toBeLessThan(100);
+  });
+
+  it('is off by default (CLI commands open a store briefly)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'qg-ckpt-'));
+    dirs.push(dir);
+    const file = join(dir, 'state.db');
+    const store = openStore(file);
+    for (let i = 0; i < 300; i++) store.audit.append({ agent: 'a', session: 's', kind: 'tool_call', tool: 't', decision: 'allow', rationale: `row ${i}`, payload: { i } });
+    expect(walFrames(file)).toBeGreaterThan(300);
+    store.close();
+  });
+});
