@@ -144,11 +144,16 @@ export function parseAuditKey(text: string, where: string): Buffer {
  * `QUADGUARD_AUDIT_HEAD_FILE`, else `$QUADGUARD_HOME/audit-<8 hex of the store URL>.head`.
  */
 export function sharedAuditKey(
-  opts: { keyFile?: string; headFile?: string; defaultHeadFile: string },
+  opts: { keyFile?: string; keyEnv?: string; headFile?: string; defaultHeadFile: string },
   env: NodeJS.ProcessEnv = process.env,
 ): AuditKey | undefined {
   const headFile = opts.headFile ?? nonEmpty(env.QUADGUARD_AUDIT_HEAD_FILE) ?? opts.defaultHeadFile;
-  const inline = nonEmpty(env.QUADGUARD_AUDIT_KEY);
+  if (opts.keyEnv !== undefined) {
+    const v = nonEmpty(env[opts.keyEnv]);
+    if (v === undefined) throw new StoreError('store_audit_key_missing', `the audit key variable ${opts.keyEnv} is not set or empty`);
+    return { key: parseAuditKey(v, `in ${opts.keyEnv}`), file: `(${opts.keyEnv})`, headFile };
+  }
+  const inline = opts.keyFile === undefined ? nonEmpty(env.QUADGUARD_AUDIT_KEY) : undefined;
   if (inline !== undefined) return { key: parseAuditKey(inline, 'in QUADGUARD_AUDIT_KEY'), file: '(QUADGUARD_AUDIT_KEY)', headFile };
   const file = opts.keyFile ?? nonEmpty(env.QUADGUARD_AUDIT_KEY_FILE);
   if (file === undefined) return undefined;

@@ -20,13 +20,14 @@ export { isPostgresUrl } from './location.js';
 export async function openGuardStore(
   location: string,
   logger: Logger = silentLogger(),
-  options: StoreOptions & { auditHeadFile?: string } = {},
+  options: StoreOptions & { auditHeadFile?: string; auditKeyEnv?: string } = {},
 ): Promise<GuardStore> {
   if (isPostgresUrl(location)) {
     const { openPgStore } = await import('./pg/index.js');
     return openPgStore(location, logger, {
       ...(options.mustExist ? { mustExist: true } : {}),
       ...(options.auditKeyFile !== undefined ? { auditKeyFile: options.auditKeyFile } : {}),
+      ...(options.auditKeyEnv !== undefined ? { auditKeyEnv: options.auditKeyEnv } : {}),
       ...(options.auditHeadFile !== undefined ? { auditHeadFile: options.auditHeadFile } : {}),
     });
   }

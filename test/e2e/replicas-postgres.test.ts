@@ -71,6 +71,8 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
       policy: bookWithApproval(join(sb.dir, 'book')),
       store: store.replace(':quadguard-test@', '@'),
       store_password: { env: 'QG_PG_PASSWORD' },
+      // The replicas take the shared audit key from the config (an environment variable, as the password).
+      audit_key: { env: 'QG_AUDIT_KEY' },
       agents: {
         flooder: { token: { env: 'FLOODER_TOKEN' } },
         alice: { token: { env: 'ALICE_TOKEN' } },
@@ -85,7 +87,7 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
     // Each replica keeps its own signed head file (its local anchor of the shared chain).
     // B also serves the live view (/ui), which reads the shared chain.
     const replica = (r: string, args: string[]) =>
-      startHttpProxy(cfg, { ...TOKENS, ...AUDIT_KEY, QUADGUARD_AUDIT_HEAD_FILE: headOf(r), QUADGUARD_UI_TOKEN: UI_TOKEN }, args);
+      startHttpProxy(cfg, { ...TOKENS, QG_AUDIT_KEY: AUDIT_KEY.QUADGUARD_AUDIT_KEY, QUADGUARD_AUDIT_HEAD_FILE: headOf(r), QUADGUARD_UI_TOKEN: UI_TOKEN }, args);
     [a, b] = await Promise.all([replica('a', ['--no-ui']), replica('b', [])]);
   }, 180_000);
   afterAll(async () => {

@@ -20,11 +20,13 @@ export interface PgOptions {
   migrate?: boolean;
   /** The audit key file every replica shares (else `QUADGUARD_AUDIT_KEY` / `QUADGUARD_AUDIT_KEY_FILE`; audit-key.ts). */
   auditKeyFile?: string;
+  /** Or the environment variable that holds it (the config's `audit_key.env`). */
+  auditKeyEnv?: string;
   /** This process's signed head file (else `QUADGUARD_AUDIT_HEAD_FILE`, else under `$QUADGUARD_HOME`). */
   auditHeadFile?: string;
 }
 
-type Defaults = Required<Omit<PgOptions, 'auditKeyFile' | 'auditHeadFile'>>;
+type Defaults = Required<Omit<PgOptions, 'auditKeyFile' | 'auditKeyEnv' | 'auditHeadFile'>>;
 const DEFAULTS: Defaults = { poolSize: 10, connectTimeoutMs: 3000, queryTimeoutMs: 5000, mustExist: false, migrate: true };
 
 /** BIGINT columns (ids, milliseconds) fit a double: read them as numbers, as SQLite does. */

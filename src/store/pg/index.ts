@@ -32,6 +32,7 @@ export async function openPgStore(url: string, logger: Logger = silentLogger(), 
   try {
     const key = sharedAuditKey({
       ...(opts.auditKeyFile !== undefined ? { keyFile: opts.auditKeyFile } : {}),
+      ...(opts.auditKeyEnv !== undefined ? { keyEnv: opts.auditKeyEnv } : {}),
       ...(opts.auditHeadFile !== undefined ? { headFile: opts.auditHeadFile } : {}),
       defaultHeadFile: join(quadguardHome(), `audit-${sha256Hex(db.location).slice(0, 8)}.head`),
     });
