@@ -54,7 +54,8 @@ export function registerAuditCommands(program: Command): void {
         if (opts.json) process.stdout.write(`${JSON.stringify(r)}\n`);
         else if (r.ok) {
           const head = r.head ? `; head ${r.head.id}:${r.head.hash}` : '';
-          const keyed = r.keyed ? `, ${r.keyed} with valid MACs and a valid signed head` : '';
+          const heads = r.heads === 1 ? ' and a valid signed head' : r.heads ? ` and ${r.heads} valid signed heads` : '';
+          const keyed = r.keyed ? `, ${r.keyed} with valid MACs${heads}` : '';
           process.stdout.write(`audit log ok: ${r.rows} rows${keyed}${head}\n`);
         } else {
           process.stdout.write(`audit log TAMPERED: first bad row ${r.firstBad!.id}: ${r.firstBad!.reason} (${r.rows} rows verified before it)\n`);

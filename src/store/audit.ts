@@ -44,6 +44,8 @@ export interface VerifyResult {
   warnings: string[];
   /** Rows whose MAC was checked with the audit key. */
   keyed?: number;
+  /** Signed head files checked (this store's or process's own, and any given). */
+  heads?: number;
 }
 
 /** How often, at most, the signed head is written to its file (ms); it is also written at close. */
@@ -396,6 +398,7 @@ export class ChainWalker {
       ...(this.lastId > 0 ? { head: { id: this.lastId, hash: this.lastHash } } : {}),
       warnings: this.warnings,
       keyed: this.keyed,
+      heads: this.heads.length,
     };
   }
 
