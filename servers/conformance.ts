@@ -30,6 +30,7 @@ import {
   ListToolsRequestSchema,
   type LoggingLevel,
   McpError,
+  type Progress,
   ErrorCode,
   ReadResourceRequestSchema,
   SetLevelRequestSchema,
@@ -75,6 +76,12 @@ const TOOLS = [
   { name: 'test_reconnection', description: 'Closes the SSE stream mid-call, then answers (SEP-1699)', inputSchema: noArgs },
   // Not conformance scenarios: QuadGuard's own tests of roots and resource updates through the proxy.
   { name: 'qg_list_roots', description: 'Asks the client for its roots (roots/list) and returns them as JSON', inputSchema: noArgs },
+  { name: 'qg_sampling_progress', description: 'Asks the client for a completion with a progress token and returns the progress it reported, as JSON', inputSchema: noArgs },
+  {
+    name: 'qg_sampling_cancel',
+    description: 'Asks the client for a completion and cancels the request after after_ms',
+    inputSchema: { type: 'object', properties: { after_ms: { type: 'number' } } },
+  },
   {
     name: 'qg_touch_resource',
     description: 'Sends notifications/resources/updated for a URI if the session subscribed to it',
@@ -255,6 +262,29 @@ export function createConformanceServer(): Server {
         extra.closeSSEStream?.();
         await sleep(100);
         return text('Reconnection test completed');
+      }
+      case 'qg_sampling_progress': {
+        const seen: Progress[] = [];
+        const r = await extra.sendRequest(
+          { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'Count to two.' } }], maxTokens: 10 } },
+          CreateMessageResultSchema,
+          { onprogress: (p) => void seen.push(p) },
+        );
+        return text(JSON.stringify({ answer: r.content.type === 'text' ? r.content.text : '', progress: seen }));
+      }
+      case 'qg_sampling_cancel': {
+        const abort = new AbortController();
+        setTimeout(() => abort.abort('the server gave up'), Number(args.after_ms ?? 300));
+        try {
+          await extra.sendRequest(
+            { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'Take your time.' } }], maxTokens: 10 } },
+            CreateMessageResultSchema,
+            { signal: abort.signal },
+          );
+          return text('answered');
+        } catch {
+          return text('cancelled');
+        }
       }
       case 'qg_list_roots': {
         const r = await extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema);

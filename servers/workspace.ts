@@ -29,9 +29,9 @@ export function insideRoot(root: string, p: string): string {
   return full;
 }
 
-/** Builds the workspace server for a sandbox folder and a public folder. */
-export function createWorkspaceServer(root: string, publicDir: string): McpServer {
-  const server = new McpServer({ name: 'workspace', version: '0.1.0' });
+/** Builds the workspace server for a sandbox folder and a public folder (and `instructions` for its initialize result). */
+export function createWorkspaceServer(root: string, publicDir: string, instructions?: string): McpServer {
+  const server = new McpServer({ name: 'workspace', version: '0.1.0' }, instructions !== undefined ? { instructions } : {});
   const link = (rel: string) => ({ type: 'resource_link' as const, uri: `workspace://files/${encodeURIComponent(rel)}`, name: rel, mimeType: 'text/plain' });
 
   server.registerTool('read_file', { description: 'Read a text file in the workspace', inputSchema: { path: z.string() }, annotations: { readOnlyHint: true } }, async ({ path }) =>
@@ -85,5 +85,5 @@ if (isMain) {
   const publicDir = resolve(argValue('--public') ?? process.env.WORKSPACE_PUBLIC ?? join(root, 'public'));
   mkdirSync(root, { recursive: true });
   mkdirSync(publicDir, { recursive: true });
-  await runUntilClosed(createWorkspaceServer(realpathSync(root), publicDir), new StdioServerTransport());
+  await runUntilClosed(createWorkspaceServer(realpathSync(root), publicDir, argValue('--instructions')), new StdioServerTransport());
 }

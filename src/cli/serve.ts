@@ -15,9 +15,9 @@ import type { Config } from '../config/schema.js';
 import { guardOptionsFromConfig } from '../config/guard.js';
 import type { Guard } from '../core/types.js';
 import { buildGuard } from '../guard/build.js';
-import { createToolScreen } from '../guard/tool-screen.js';
+import { createInstructionsScreen, createToolScreen } from '../guard/tool-screen.js';
 import type { CompiledBook } from '../policy/compiled.js';
-import type { ToolsListedHook } from '../proxy/pool.js';
+import type { InstructionsHook, ToolsListedHook } from '../proxy/pool.js';
 import type { DecisionRecorder } from '../proxy/context.js';
 
 /** In serve mode stdout is the protocol: everything console prints goes to stderr instead. */
@@ -34,6 +34,8 @@ export interface ProxyGuard {
   guard?: Guard;
   /** Tool pinning and description screening, run on every downstream listing. */
   onToolsListed?: ToolsListedHook;
+  /** The same screening for each server's `instructions`. */
+  onInstructions?: InstructionsHook;
   /** The compiled policy book (the live view shows its rule texts). */
   book?: CompiledBook;
   /** Records the proxy's own refusals in the pipeline's audit chain. */
@@ -63,6 +65,7 @@ export async function proxyGuardFor(config: Config, logger: Logger): Promise<Pro
       built.capabilities.recordTools(server, tools);
       return screen(server, tools);
     },
+    onInstructions: createInstructionsScreen(built.store, logger),
     record: (i, d) => built.pipeline.record(i, d),
     store: built.store,
     close: built.close,
@@ -80,6 +83,7 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
     logger,
     ...(configured.guard ? { guard: configured.guard } : {}),
     ...(configured.onToolsListed ? { onToolsListed: configured.onToolsListed } : {}),
+    ...(configured.onInstructions ? { onInstructions: configured.onInstructions } : {}),
     // Replicas on one PostgreSQL store: a tool approved on another replica is shown here within a second.
     ...(isPostgresUrl(loaded.config.store) ? { toolRecheckMs: 1_000 } : {}),
     ...(configured.record ? { record: configured.record } : {}),

@@ -61,9 +61,18 @@ export function validateConfig(raw: unknown, opts: { file?: string; baseDir?: st
   }
   // A stdio server runs in the config file's folder unless it says otherwise, so relative `args` (a script, a
   // data file) mean the same thing whatever the directory `quadguard serve` is started from.
-  for (const s of Object.values(config.servers)) {
+  for (const [key, s] of Object.entries(config.servers)) {
     if (s.cwd !== undefined) s.cwd = abs(s.cwd);
     else if (s.command !== undefined && opts.file !== undefined) s.cwd = base;
+    // An OAuth client secret is read now, so a missing one stops start-up naming the field; it is kept as a value.
+    const secret = s.oauth?.client_secret;
+    if (s.oauth && secret && !('value' in secret)) {
+      const field = `servers.${key}.oauth.client_secret.${'env' in secret ? 'env' : 'file'}`;
+      const read = 'env' in secret ? (env[secret.env] ? { token: env[secret.env]! } : { problem: `environment variable ${secret.env} is not set or empty` }) : readTokenFile(abs(secret.file));
+      if ('problem' in read) problems.push(`  ${field}: ${read.problem}`);
+      else if (read.token.length === 0) problems.push(`  ${field}: the secret is empty`);
+      else s.oauth.client_secret = { value: read.token };
+    }
   }
 
   const tokens = new Map<string, string>();

@@ -22,6 +22,27 @@ export const ToolListsSchema = z.strictObject({
 });
 export type ToolLists = z.infer<typeof ToolListsSchema>;
 
+/** A secret read at start: `{ env: NAME }`, `{ file: PATH }` (first line, mode 0600) or `{ value: SECRET }`. */
+export const SecretSourceSchema = z.union([
+  z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'env must be an environment variable name') }),
+  z.strictObject({ file: z.string().min(1) }),
+  z.strictObject({ value: z.string().min(1) }),
+]).describe('where the secret comes from: { env: NAME }, { file: PATH } or { value: SECRET }');
+
+/**
+ * OAuth for a remote server with the client_credentials grant (no browser, no person): QuadGuard gets a token from
+ * the server's authorization server (found through the server's protected-resource metadata) and sends it.
+ */
+export const OAuthClientSchema = z.strictObject({
+  /** The client id registered with the server's authorization server. */
+  client_id: z.string().min(1),
+  /** Its secret (sent with HTTP Basic authentication to the token endpoint). */
+  client_secret: SecretSourceSchema,
+  /** Scope to ask for (space-separated); default: none. */
+  scope: z.string().min(1).optional(),
+});
+export type OAuthClientConfig = z.infer<typeof OAuthClientSchema>;
+
 /** One downstream server: either a stdio `command` or a remote `url`. */
 export const ServerConfigSchema = z
   .strictObject({
@@ -39,6 +60,8 @@ export const ServerConfigSchema = z
     transport: z.enum(['http', 'sse']).default('http'),
     /** remote: extra HTTP headers sent on every request (e.g. Authorization). */
     headers: z.record(z.string(), z.string()).default({}),
+    /** remote: OAuth client_credentials (docs/proxying.md); the token is fetched and refreshed as the server asks. */
+    oauth: OAuthClientSchema.optional(),
     /** Tool allow/deny glob lists for this server. */
     tools: ToolListsSchema.default({}),
     /**
@@ -62,6 +85,9 @@ export const ServerConfigSchema = z
     }
     if (s.url !== undefined && (s.args.length > 0 || Object.keys(s.env).length > 0 || s.cwd !== undefined)) {
       ctx.addIssue({ code: 'custom', message: 'args, env and cwd apply only to stdio servers (with "command")', path: ['url'] });
+    }
+    if (s.oauth !== undefined && s.url === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'oauth applies only to remote servers (with "url")', path: ['oauth'] });
     }
   });
 export type ServerConfig = z.infer<typeof ServerConfigSchema>;

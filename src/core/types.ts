@@ -133,6 +133,19 @@ export const ElicitationRequestSchema = z.object({
 });
 
 /**
+ * The user's answer to an elicitation/create (action `accept`), before it goes back to the server that asked: data
+ * leaving to that server. `arguments` holds the answer's fields as the client gave them.
+ */
+export const ElicitationResultSchema = z.object({
+  kind: z.literal('elicitation_result'),
+  ...base,
+  /** The server that asked, and receives the answer. */
+  server: z.string().optional(),
+  action: z.enum(['accept', 'decline', 'cancel']).optional(),
+  arguments: ArgumentsSchema.optional(),
+});
+
+/**
  * One interaction, by kind: each kind has exactly its fields (core/kinds.ts says what each kind is). Unknown keys
  * are dropped when parsing, so a `content` given with a request is not seen by any detector.
  */
@@ -146,6 +159,7 @@ export const InteractionSchema = z.discriminatedUnion('kind', [
   MessageSchema,
   SamplingRequestSchema,
   ElicitationRequestSchema,
+  ElicitationResultSchema,
 ]);
 export type Interaction = z.infer<typeof InteractionSchema>;
 export type InteractionInput = z.input<typeof InteractionSchema>;
@@ -177,7 +191,7 @@ export function serverOf(i: Interaction): string | undefined {
   return 'server' in i ? i.server : undefined;
 }
 
-/** The arguments of a tool call or prompt request. */
+/** The arguments of a tool call or prompt request (or the fields of an elicitation answer). */
 export function argumentsOf(i: Interaction): Record<string, unknown> | undefined {
   return 'arguments' in i ? i.arguments : undefined;
 }
@@ -205,6 +219,8 @@ export function targetOf(i: Interaction): string | undefined {
       return undefined;
     case 'elicitation_request':
       return i.uri;
+    case 'elicitation_result':
+      return undefined;
   }
 }
 

@@ -10,8 +10,9 @@ import { no, unknown } from './common.js';
  *
  * - `capability`: true when the interaction's tool carries one of `labels` (from config, book or annotations).
  * - `data_flow`: true when the outgoing interaction carries enough fingerprints of private data this identity
- *   read (by any earlier read, in any session), and it goes to a sink: a tool with one of `sinks`, or, with
- *   `messages: true`, a message to another agent.
+ *   read (by any earlier read, in any session), and it goes to a sink: a tool with one of `sinks`, with
+ *   `messages: true` a message to another agent, with `elicitation: true` a user's answer to a server's
+ *   elicitation (data read from another server, going to the one that asked).
  *
  * @example { type: data_flow, sinks: [external_send, public_sink, network_fetch], messages: true }
  */
@@ -23,6 +24,7 @@ const CapabilityOptionsSchema = z.strictObject({
 const DataFlowOptionsSchema = z.strictObject({
   sinks: z.array(CapabilityLabelSchema).default([]),
   messages: z.boolean().default(false),
+  elicitation: z.boolean().default(false),
 });
 
 /** `mail__read_email (audit 12)`: how a source read is named in evidence and remediation. */
@@ -55,8 +57,9 @@ defineDetector({
   create(opts) {
     const sinks = new Set(opts.sinks);
     return function data_flow(i) {
-      const isSink = i.kind === 'message' ? opts.messages : i.kind === 'tool_call' && i.flow !== undefined && i.flow.labels.some((l) => sinks.has(l));
-      if (i.kind !== 'message' && i.kind !== 'tool_call') return no();
+      const isSink =
+        i.kind === 'message' ? opts.messages : i.kind === 'elicitation_result' ? opts.elicitation : i.kind === 'tool_call' && i.flow !== undefined && i.flow.labels.some((l) => sinks.has(l));
+      if (i.kind !== 'message' && i.kind !== 'tool_call' && !(i.kind === 'elicitation_result' && opts.elicitation)) return no();
       if (i.flow === undefined) return unknown('data_flow: no data-flow facts (the guard did not check this interaction)');
       if (!isSink || i.flow.leak === undefined) return no();
       const l = i.flow.leak;

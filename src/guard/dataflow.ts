@@ -64,18 +64,21 @@ export class DataFlowStage {
     const labels = tool !== undefined ? this.deps.capabilities.labelsOf(serverOf(i), tool) : undefined;
     const facts: FlowFacts = { labels: labels?.labels ?? [], ...(labels ? { origin: labels.origin } : {}) };
     if (this.options.enabled) {
-      const outgoing = i.kind === 'message' ? [contentText(i.content)] : i.kind === 'tool_call' && facts.labels.some((l) => OUTGOING.has(l)) ? leaves(i.arguments) : [];
+      const outgoing =
+        i.kind === 'message'
+          ? [contentText(i.content)]
+          : (i.kind === 'tool_call' && facts.labels.some((l) => OUTGOING.has(l))) || i.kind === 'elicitation_result'
+            ? leaves(i.arguments)
+            : [];
       if (outgoing.some((t) => t.length > 0)) {
-        // Quoting a message back to the agent that sent it passes on nothing that agent did not have.
-        const backTo = i.kind === 'message' && i.recipient !== undefined ? `agent:${i.recipient}` : undefined;
-        const leak = await this.leakIn(i.agent, outgoing, backTo);
+        const leak = await this.leakIn(i.agent, outgoing, returnsTo(i));
         if (leak) facts.leak = leak;
       }
     }
     return { ...i, flow: facts };
   }
 
-  private async leakIn(agent: string, texts: string[], exceptFrom?: string): Promise<FlowFacts['leak']> {
+  private async leakIn(agent: string, texts: string[], returning?: (source: FlowSource) => boolean): Promise<FlowFacts['leak']> {
     const fp = await this.fp();
     const hashes = new Set<string>();
     let budget = MAX_OUTGOING_CHARS;
@@ -104,7 +107,7 @@ export class DataFlowStage {
     if (joinedDecoded !== joinedRaw) add(joinedDecoded);
     if (raw.length > 1) for (const v of unwrapViews(texts.join('')).slice(1)) add(normaliseForFingerprint(v));
     if (hashes.size === 0) return undefined;
-    const matches = (await this.deps.store.match(agent, [...hashes], this.now())).filter((m) => !(m.source.kind === 'message' && m.source.uri === exceptFrom));
+    const matches = (await this.deps.store.match(agent, [...hashes], this.now())).filter((m) => !returning?.(m.source));
     if (matches.length === 0) return undefined;
     const matched = new Set(matches.flatMap((m) => m.hashes));
     if (matched.size < this.options.min_matches) return undefined;
@@ -193,7 +196,20 @@ export class DataFlowStage {
   }
 }
 
-/** Every string leaf of tool-call arguments, keys excluded. */
+/**
+ * Reads whose data goes back where it came from, so passing it on leaks nothing: a message quoted back to the agent
+ * that sent it, an elicitation answer holding what the same server gave (its tools, resources or prompts).
+ */
+function returnsTo(i: Interaction): ((source: FlowSource) => boolean) | undefined {
+  if (i.kind === 'message' && i.recipient !== undefined) {
+    const back = `agent:${i.recipient}`;
+    return (s) => s.kind === 'message' && s.uri === back;
+  }
+  if (i.kind === 'elicitation_result' && i.server !== undefined) return (s) => s.server === i.server;
+  return undefined;
+}
+
+/** Every string leaf of tool-call arguments (or an elicitation answer's fields), keys excluded. */
 function leaves(args: Record<string, unknown> | undefined): string[] {
   return args === undefined ? [] : stringLeaves(args).map((l) => l.text);
 }

@@ -84,3 +84,33 @@ export function createToolScreen(storeIn: GuardStore | Store, logger: Logger, op
     return visible;
   };
 }
+
+/** What the screen made of a server's `instructions`: the text to pass on, or why it was withheld. */
+export type ScreenedInstructions = { text: string } | { withheld: string };
+
+/**
+ * Screens a downstream server's `instructions` (its initialize result) before the proxy passes them to clients:
+ * they are text the client's model reads, so they carry injections the way tool descriptions do, and get the
+ * same check (the same signals, the same threshold). Instructions that fail are withheld, with one log line and
+ * one audit row per distinct text.
+ */
+export function createInstructionsScreen(storeIn: GuardStore | Store, logger: Logger, opts: Pick<ToolScreenOptions, 'poisonThreshold'> = {}) {
+  const store = toGuardStore(storeIn);
+  const threshold = opts.poisonThreshold ?? 0.5;
+  const log = logger.child({ mod: 'tool-screen' });
+  const reported = new Set<string>();
+  return async function screenInstructions(server: string, text: string): Promise<ScreenedInstructions> {
+    const poison = scoreInjection(text, SCREEN_SIGNALS);
+    if (poison.score < threshold) return { text };
+    const signals = [...new Set(poison.findings.map((f) => f.signal))].join(', ');
+    const why = `they carry injected instructions (${signals}, score ${poison.score})`;
+    const key = `${server}\u0000${text}`;
+    if (!reported.has(key)) {
+      const rationale = `instructions of server "${server}" withheld: ${why}`;
+      log.warn({ server, signals }, rationale);
+      await store.audit.append({ agent: 'quadguard', kind: 'admin', server, decision: 'deny', rationale, source: 'tool-screen:instructions' });
+      reported.add(key);
+    }
+    return { withheld: why };
+  };
+}

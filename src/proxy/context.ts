@@ -1,3 +1,4 @@
+import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config/schema.js';
 import type { Decision, Guard, Interaction } from '../core/types.js';
 import type { Logger } from '../core/log.js';
@@ -22,6 +23,11 @@ export interface ProxyCore {
   sessions: SessionDirectory;
   /** Records the proxy's own refusals in the audit log (absent without a policy). */
   record?: DecisionRecorder;
+  /**
+   * Where a client's progress on a server's request goes, by the progress token QuadGuard gave the client (unique,
+   * unguessable; see server-requests.ts).
+   */
+  progress: Map<string, (p: Progress) => void>;
 }
 
 /** The live upstream sessions, as the forwarding path needs them (implemented by `UpstreamRegistry`). */

@@ -1,11 +1,12 @@
 import { EventEmitter } from 'node:events';
 import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { RequestHandlerExtra, RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   type ClientNotification,
   type ClientRequest,
@@ -17,6 +18,7 @@ import {
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
+  type Progress,
   type Result,
   type ServerCapabilities,
   ToolListChangedNotificationSchema,
@@ -32,7 +34,12 @@ import type { ForwardOptions, Origin } from './session.js';
 /** A request a downstream server sends to its client (the proxy): sampling, elicitation, roots. */
 export interface ServerToClientRequest {
   method: 'sampling/createMessage' | 'elicitation/create' | 'roots/list';
+  /** The params without `_meta.progressToken` (the proxy asks upstream with its own token). */
   params: Record<string, unknown>;
+  /** The server's progress token, if it asked for progress: `progress` reports to it. */
+  progressToken?: string | number;
+  /** Sends progress on this request back to the server (with its own token). */
+  progress(p: Progress): void;
 }
 
 /**
@@ -59,7 +66,8 @@ const BACKOFF_MAX_MS = 30_000;
 /**
  * Supervises one downstream MCP server: connects (stdio child, Streamable HTTP or SSE), discovers its catalog,
  * reconnects with exponential back-off when it exits or stops answering, and re-initialises on HTTP 404.
- * Emits `changed` (kind: 'tools' | 'resources' | 'prompts') when its catalog changes.
+ * Emits `changed` (kind: 'tools' | 'resources' | 'prompts') when its catalog changes, and 'instructions' after each
+ * (re)connection.
  */
 export class Downstream extends EventEmitter {
   state: DownstreamState = 'connecting';
@@ -75,6 +83,8 @@ export class Downstream extends EventEmitter {
   private readonly inflight: Origin[] = [];
   /** Set by the pool: answers this server's requests to its client and takes its notifications. */
   peer: DownstreamPeer | undefined;
+  /** The `instructions` of the server's last initialize result (undefined: it gave none, or not connected yet). */
+  instructions: string | undefined;
 
   constructor(
     readonly key: string,
@@ -122,8 +132,22 @@ export class Downstream extends EventEmitter {
       return t;
     }
     const url = new URL(c.url!);
-    if (c.transport === 'sse') return new SSEClientTransport(url, { requestInit: { headers: c.headers } });
-    return new StreamableHTTPClientTransport(url, { requestInit: { headers: c.headers } });
+    const authProvider = this.oauthProvider();
+    const opts = { requestInit: { headers: c.headers }, ...(authProvider ? { authProvider } : {}) };
+    if (c.transport === 'sse') return new SSEClientTransport(url, opts);
+    return new StreamableHTTPClientTransport(url, opts);
+  }
+
+  private oauth: ClientCredentialsProvider | undefined;
+
+  /** The OAuth client_credentials provider of a remote server with `oauth` (one per server: tokens outlive reconnects). */
+  private oauthProvider(): ClientCredentialsProvider | undefined {
+    const o = this.cfg.oauth;
+    if (o === undefined) return undefined;
+    // The config loader has read the secret (env or file) into a value.
+    const secret = 'value' in o.client_secret ? o.client_secret.value : '';
+    this.oauth ??= new ClientCredentialsProvider({ clientId: o.client_id, clientSecret: secret, clientName: 'quadguard', ...(o.scope !== undefined ? { scope: o.scope } : {}) });
+    return this.oauth;
   }
 
   private async connect(): Promise<void> {
@@ -137,9 +161,23 @@ export class Downstream extends EventEmitter {
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => this.peer?.notify(this, n));
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => this.peer?.notify(this, n));
     client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => this.peer?.notify(this, n));
-    const ask = (req: { method: string; params?: unknown }, extra: RequestHandlerExtra<ClientRequest, ClientNotification>): Promise<never> => {
+    const ask = async (req: { method: string; params?: unknown }, extra: RequestHandlerExtra<ClientRequest, ClientNotification>): Promise<never> => {
       if (!this.peer) throw new DownstreamError('proxy_internal', `no upstream client can answer ${req.method}`);
-      return this.peer.request(this, { method: req.method as ServerToClientRequest['method'], params: (req.params ?? {}) as Record<string, unknown> }, extra.signal) as Promise<never>;
+      const { _meta, ...params } = (req.params ?? {}) as { _meta?: Record<string, unknown> } & Record<string, unknown>;
+      const { progressToken, ...meta } = _meta ?? {};
+      const token = typeof progressToken === 'string' || typeof progressToken === 'number' ? progressToken : undefined;
+      // Progress is sent before the answer (over HTTP each is its own POST): a server drops progress that arrives
+      // after the response to its request.
+      let sent: Promise<unknown> = Promise.resolve();
+      const progress: ServerToClientRequest['progress'] = (p) => {
+        if (token === undefined) return;
+        const note = { method: 'notifications/progress' as const, params: { ...p, progressToken: token } };
+        sent = sent.then(() => extra.sendNotification(note)).catch((err: unknown) => this.log.debug({ err: errorMessage(err) }, 'progress relay to the server failed'));
+      };
+      const forwarded = { ...params, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
+      const answer = await this.peer.request(this, { method: req.method as ServerToClientRequest['method'], params: forwarded, ...(token !== undefined ? { progressToken: token } : {}), progress }, extra.signal);
+      await sent;
+      return answer as never;
     };
     client.setRequestHandler(CreateMessageRequestSchema, ask);
     client.setRequestHandler(ElicitRequestSchema, ask);
@@ -150,10 +188,12 @@ export class Downstream extends EventEmitter {
       if ((this.state as DownstreamState) === 'closed') return void (await client.close().catch(() => {}));
       this.client = client;
       client.onclose = () => this.onClosed(client);
+      this.instructions = client.getInstructions();
       this.catalog = await fetchCatalog(client, this.log, this.cfg.connect_timeout_ms);
       this.state = 'ready';
       this.failures = 0;
       this.log.info({ tools: this.catalog.tools.length, pid: this.pid }, 'downstream ready');
+      this.emit('changed', 'instructions');
       this.emit('changed', 'tools');
       this.emit('changed', 'resources');
       this.emit('changed', 'prompts');
@@ -220,10 +260,11 @@ export class Downstream extends EventEmitter {
     if (!c || this.state !== 'ready') {
       throw new DownstreamError('downstream_unavailable', `server "${this.key}" is unavailable (${this.state}); it is being restarted, retry shortly.`);
     }
-    const { origin, ...sdkOpts } = opts;
+    const { origin, asTask, ...sdkOpts } = opts;
     const timeout = sdkOpts.timeout ?? this.cfg.timeout_ms;
     if (origin) this.inflight.push(origin);
     try {
+      if (asTask && req.method === 'tools/call') return (await this.callAsTask(c, req.params ?? {}, schema, { ...sdkOpts, timeout })) as z.infer<S>;
       return (await c.request(req as never, schema as never, { ...sdkOpts, timeout })) as z.infer<S>;
     } catch (err) {
       const code = (err as { code?: unknown }).code;
@@ -242,6 +283,25 @@ export class Downstream extends EventEmitter {
       throw err;
     } finally {
       if (origin) this.inflight.splice(this.inflight.indexOf(origin), 1);
+    }
+  }
+
+  /**
+   * A tools/call run as an MCP task on the server (for tools whose `execution.taskSupport` is `required`): the SDK
+   * creates the task, polls tasks/get and fetches tasks/result; this returns that result (or throws its error).
+   */
+  private async callAsTask(c: Client, params: Record<string, unknown>, schema: z.ZodType, opts: RequestOptions): Promise<unknown> {
+    let taskId: string | undefined;
+    try {
+      for await (const m of c.experimental.tasks.callToolStream(params as never, schema as never, { ...opts, task: {} })) {
+        if (m.type === 'taskCreated') taskId = m.task.taskId;
+        if (m.type === 'result') return m.result;
+        if (m.type === 'error') throw m.error;
+      }
+      throw new DownstreamError('downstream_closed', `server "${this.key}" ended the task of ${String(params.name)} without a result.`);
+    } finally {
+      // Cancelled upstream (the client's tasks/cancel or notifications/cancelled): the server's task is cancelled too.
+      if (opts.signal?.aborted && taskId !== undefined) void c.experimental.tasks.cancelTask(taskId).catch(() => {});
     }
   }
 

@@ -93,7 +93,7 @@ export async function startHttpUpstream(
     if (cfg.stateless) {
       if (req.method !== 'POST') return sendJsonRpcError(res, 405, -32000, 'Method not allowed: this proxy runs stateless (POST only)');
       const ctx = newSession(res, `stateless-${randomUUID()}`);
-      const server = createUpstreamServer(core, ctx);
+      const server = createUpstreamServer(core, ctx, { tasks: false });
       const transport = new StreamableHTTPServerTransport({}); // no sessionIdGenerator: stateless mode
       res.on('close', () => void transport.close().then(() => server.close()).catch(() => {}));
       await server.connect(transport);

@@ -7,7 +7,7 @@ import type { Logger } from '../core/log.js';
 import { buildProxyGuard } from './compose.js';
 import type { ProxyCore, SessionContext } from './context.js';
 import { startHttpUpstream, type HttpUpstream } from './http-upstream.js';
-import { DownstreamPool, type ToolsListedHook } from './pool.js';
+import { DownstreamPool, type InstructionsHook, type ToolsListedHook } from './pool.js';
 import type { DecisionRecorder } from './refusals.js';
 import { createStdioUpstream } from './stdio-upstream.js';
 import { ToolFilter } from './tool-filter.js';
@@ -29,6 +29,11 @@ export interface ProxyOptions {
    * of that server's tools (fail closed).
    */
   onToolsListed?: ToolsListedHook;
+  /**
+   * Screens each server's `instructions` after it connects (docs/proxying.md): the text passed to clients, or why
+   * it was withheld. Absent: instructions are passed on unscreened (as tool descriptions are without a policy).
+   */
+  onInstructions?: InstructionsHook;
   /** Records the proxy's own refusals (unknown/hidden/filtered tools, limits, spoofed senders) in the audit log. */
   record?: DecisionRecorder;
   /** With `onToolsListed`: how often hidden/pinned tools are re-checked against the store (approvals). Default 3 s. */
@@ -66,9 +71,9 @@ export function createProxy(opts: ProxyOptions): GuardedProxy {
   const logger = opts.logger.child({ mod: 'proxy' });
   const filter = new ToolFilter(Object.fromEntries(Object.entries(config.servers).map(([k, s]) => [k, s.tools])));
   const guard = buildProxyGuard(filter, opts.guard, logger);
-  const pool = new DownstreamPool(config, filter, logger, opts.onToolsListed);
+  const pool = new DownstreamPool(config, filter, logger, opts.onToolsListed, opts.onInstructions);
   const registry = new UpstreamRegistry();
-  const core: ProxyCore = { config, pool, guard, logger, sessions: registry, ...(opts.record ? { record: opts.record } : {}) };
+  const core: ProxyCore = { config, pool, guard, logger, sessions: registry, progress: new Map(), ...(opts.record ? { record: opts.record } : {}) };
   const listeners: HttpUpstream[] = [];
   pool.on('changed', (kind: 'tools' | 'resources' | 'prompts') => registry.notify(kind));
   // Each server is the proxy's client-side peer: its requests and notifications go to the sessions they belong to.
@@ -131,6 +136,6 @@ export { GUARD_DENIED_CODE, DECISION_META_KEY } from './denial.js';
 export { MESSAGE_TOOL, MESSAGE_TOOL_DOTTED } from './message-tool.js';
 export { ToolFilter } from './tool-filter.js';
 export { composeGuards, failClosed, buildProxyGuard } from './compose.js';
-export type { ToolsListedHook } from './pool.js';
+export type { InstructionsHook, ToolsListedHook } from './pool.js';
 export type { SessionContext } from './context.js';
 export type { DecisionRecorder } from './refusals.js';

@@ -24,6 +24,15 @@ export interface NameCollision {
 /** A hook that sees each server's tools after every (re-)listing and returns the ones to expose. */
 export type ToolsListedHook = (server: string, tools: Tool[]) => Tool[] | Promise<Tool[]>;
 
+/**
+ * A hook that screens a server's `instructions` after each connection: the text to pass to clients, or why it was
+ * withheld. Throwing withholds them (fail closed).
+ */
+export type InstructionsHook = (server: string, instructions: string) => Promise<{ text: string } | { withheld: string }>;
+
+/** A server's instructions as clients get them: passed on, or withheld (with the reason). */
+export type ServerInstructions = { server: string; text: string } | { server: string; withheld: string };
+
 /** Whether an exposed name is one of the proxy's own tools (guard_check_message and its dotted alias). */
 function isOwnToolName(name: string): boolean {
   return name === 'guard_check_message' || name === 'guard.check_message';
@@ -39,17 +48,6 @@ function matchesTemplate(template: string, uri: string): boolean {
 }
 
 /**
- * A tool the proxy can list but not run as a task: task-augmented calls (`tasks/*`) are not forwarded, so
- * `execution` is dropped and a tool that requires tasks says so in its description instead of vanishing.
- */
-function withTaskNote(tool: Tool): Tool {
-  const { execution, ...rest } = tool as Tool & { execution?: { taskSupport?: string } };
-  if (execution?.taskSupport !== 'required') return execution === undefined ? tool : (rest as Tool);
-  const note = 'QuadGuard note: this tool requires MCP tasks (execution.taskSupport "required"), which the proxy does not forward yet; calls to it will fail.';
-  return { ...(rest as Tool), description: tool.description ? `${tool.description}\n\n${note}` : note };
-}
-
-/**
  * The set of downstream servers and the merged, namespaced view of their catalogs. Emits `changed`
  * ('tools' | 'resources' | 'prompts') after the merged view changes, for fan-out to upstream sessions.
  */
@@ -59,17 +57,19 @@ export class DownstreamPool extends EventEmitter {
   private exposedPrompts = new Map<string, { route: Route; prompt: Prompt }>();
   private readonly discovery: Promise<void>;
   private readonly collisions = new Map<string, NameCollision>();
+  private readonly screenedInstructions = new Map<string, ServerInstructions>();
 
   constructor(
     private readonly config: Config,
     readonly filter: ToolFilter,
     private readonly log: Logger,
     private readonly onToolsListed?: ToolsListedHook,
+    private readonly onInstructions?: InstructionsHook,
   ) {
     super();
     for (const [key, cfg] of Object.entries(config.servers)) {
       const d = new Downstream(key, cfg, log);
-      d.on('changed', (kind: 'tools' | 'resources' | 'prompts') => void this.rebuild(kind));
+      d.on('changed', (kind: 'tools' | 'resources' | 'prompts' | 'instructions') => void (kind === 'instructions' ? this.screenInstructions(d) : this.rebuild(kind)));
       this.servers.set(key, d);
     }
     // Every first attempt (connect + full listing), then the rebuilds those listings queued: a list answered after
@@ -138,6 +138,34 @@ export class DownstreamPool extends EventEmitter {
     }
   }
 
+  /**
+   * Screens a (re)connected server's instructions (in the rebuild queue, so the first list and initialize wait for
+   * it). Without a hook they are passed on as they are; a failing hook withholds them.
+   */
+  private screenInstructions(d: Downstream): Promise<void> {
+    this.pending = this.pending.then(async () => {
+      const text = d.instructions;
+      if (text === undefined || text.trim() === '') return void this.screenedInstructions.delete(d.key);
+      let screened: { text: string } | { withheld: string };
+      try {
+        screened = this.onInstructions ? await this.onInstructions(d.key, text) : { text };
+      } catch (err) {
+        this.log.error({ err, server: d.key }, 'screening the server\'s instructions failed; withholding them (fail closed)');
+        screened = { withheld: 'they could not be screened' };
+      }
+      this.screenedInstructions.set(d.key, { server: d.key, ...screened });
+    });
+    return this.pending;
+  }
+
+  /** Each server's instructions, as screened at its last connection, in config order (servers without any left out). */
+  instructions(): ServerInstructions[] {
+    return [...this.servers.keys()].flatMap((k) => {
+      const s = this.screenedInstructions.get(k);
+      return s ? [s] : [];
+    });
+  }
+
   private rebuild(kind: 'tools' | 'resources' | 'prompts'): Promise<void> {
     // Serialise rebuilds so an older listing never overwrites a newer one.
     this.pending = this.pending.then(async () => {
@@ -183,7 +211,7 @@ export class DownstreamPool extends EventEmitter {
           this.collide('tool', exposed, taken, key);
           continue;
         }
-        next.set(exposed, { route: { server: key, name: t.name }, tool: { ...withTaskNote(t), name: exposed } });
+        next.set(exposed, { route: { server: key, name: t.name }, tool: { ...t, name: exposed } });
       }
     }
     this.exposedTools = next;

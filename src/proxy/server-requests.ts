@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import {
   CreateMessageResultSchema,
   CreateMessageResultWithToolsSchema,
+  type ElicitResult,
   ElicitResultSchema,
   ErrorCode,
   ListRootsResultSchema,
@@ -9,7 +11,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { type ContentBlock, type InteractionInput, InteractionSchema } from '../core/types.js';
 import type { Origin, ProxyCore } from './context.js';
-import { protocolError, requestDenialError } from './denial.js';
+import { denialText, protocolError, requestDenialError } from './denial.js';
 import { ensureRecorded } from './refusals.js';
 import type { Downstream, DownstreamPeer, ServerToClientRequest } from './downstream.js';
 import type { LiveUpstream, UpstreamRegistry } from './sessions.js';
@@ -77,6 +79,24 @@ const WHAT: Record<ServerToClientRequest['method'], string> = {
 };
 
 /**
+ * The user's answer to an elicitation, before it goes back to the server: data leaving to that server, checked as an
+ * `elicitation_result`. A denied answer is never forwarded: the server is told the user declined, the decision is
+ * audited (by the pipeline, or `ensureRecorded`) and logged, and the session gets a warning log message saying why.
+ * Declines, cancels and URL-mode acceptances carry no content and pass as they are.
+ */
+async function checkAnswer(core: ProxyCore, registry: UpstreamRegistry, d: Downstream, target: Target, answer: ElicitResult, signal: AbortSignal): Promise<ElicitResult> {
+  if (answer.action !== 'accept' || answer.content === undefined || Object.keys(answer.content).length === 0) return answer;
+  const s = target.session.ctx;
+  const interaction = InteractionSchema.parse({ agent: s.agent, session: s.id, profile: s.profile, server: d.key, kind: 'elicitation_result', action: 'accept', arguments: answer.content });
+  const decision = await ensureRecorded(core, interaction, await core.guard.check(interaction, signal));
+  if (decision.decision !== 'deny') return answer;
+  core.logger.warn({ server: d.key, session: s.id, rules: decision.rules, auditId: decision.auditId }, 'elicitation answer denied; the server is told the user declined');
+  const text = denialText(decision, { what: 'answer to the elicitation request from server', name: `"${d.key}"` });
+  registry.logTo(target.session, { level: 'warning', logger: 'quadguard', data: `${text}\nThe server was told the user declined.` }, target.origin);
+  return { action: 'decline' };
+}
+
+/**
  * The proxy as every downstream server's client: a server's sampling, elicitation and roots requests are carried
  * to the upstream session they belong to (sampling and elicitation after the guard allowed them), the answer goes
  * back; log messages, resource updates and URL-elicitation completions go to the sessions they concern.
@@ -95,9 +115,19 @@ export function createDownstreamPeer(core: ProxyCore, registry: UpstreamRegistry
           throw requestDenialError(decision, { what: WHAT[req.method], name: `"${d.key}"` });
         }
       }
+      // The client's progress on the request goes back to the server, under a token of QuadGuard's own (not the SDK's
+      // onprogress: the SDK drops progress that arrives in the same read as the answer, see upstream-server.ts).
+      const token = req.progressToken !== undefined ? `quadguard-progress-${randomUUID()}` : undefined;
+      const params = token === undefined ? req.params : { ...req.params, _meta: { ...(req.params._meta as Record<string, unknown> | undefined), progressToken: token } };
+      if (token !== undefined) core.progress.set(token, req.progress);
       const opts = { signal, timeout: d.cfg.timeout_ms };
-      const message = { method: req.method, params: req.params } as never;
-      return target.origin ? target.origin.extra.sendRequest(message, resultSchema(req), opts) : target.session.server.request(message, resultSchema(req), opts);
+      const message = { method: req.method, params } as never;
+      try {
+        const answer = await (target.origin ? target.origin.extra.sendRequest(message, resultSchema(req), opts) : target.session.server.request(message, resultSchema(req), opts));
+        return req.method === 'elicitation/create' ? await checkAnswer(core, registry, d, target, answer as ElicitResult, signal) : answer;
+      } finally {
+        if (token !== undefined) core.progress.delete(token);
+      }
     },
     notify(d, n) {
       if (n.method === 'notifications/message') {

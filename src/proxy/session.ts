@@ -30,4 +30,8 @@ export interface Origin {
 }
 
 /** Downstream request options that also name the upstream request they serve (see `Downstream.request`). */
-export type ForwardOptions = RequestOptions & { origin?: Origin };
+export type ForwardOptions = RequestOptions & {
+  origin?: Origin;
+  /** tools/call only: run it on the server as an MCP task (the tool requires it) and wait for the task's result. */
+  asTask?: boolean;
+};

@@ -84,13 +84,16 @@ export class UpstreamRegistry implements SessionDirectory {
    * working for exactly one session, else to every session; each session only at or above the level it set.
    */
   log(params: { level: LoggingLevel; logger?: string; data: unknown }, origin: Origin | undefined): void {
-    const admits = (s: LiveUpstream) => s.level === undefined || LEVELS.indexOf(params.level) >= LEVELS.indexOf(s.level);
     const target = origin ? this.live.get(origin.session) : undefined;
-    if (origin && target) {
-      if (admits(target)) void origin.extra.sendNotification({ method: 'notifications/message', params }).catch(() => {});
-      return;
-    }
-    for (const s of this.all()) if (admits(s)) void s.server.sendLoggingMessage(params).catch(() => {});
+    if (origin && target) return this.logTo(target, params, origin);
+    for (const s of this.all()) this.logTo(s, params);
+  }
+
+  /** Sends one log message to one session (on `origin`'s stream when given), if it is at or above the session's level. */
+  logTo(s: LiveUpstream, params: { level: LoggingLevel; logger?: string; data: unknown }, origin?: Origin): void {
+    if (s.level !== undefined && LEVELS.indexOf(params.level) < LEVELS.indexOf(s.level)) return;
+    const sent = origin ? origin.extra.sendNotification({ method: 'notifications/message', params }) : s.server.sendLoggingMessage(params);
+    void sent.catch(() => {});
   }
 
   /** Sends notifications/resources/updated to every session subscribed to the exposed URI. */

@@ -1,4 +1,4 @@
-import { CallToolResultSchema, ErrorCode, McpError, type CallToolRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ErrorCode, McpError, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { DownstreamError, errorMessage } from '../core/errors.js';
 import type { ContentBlock } from '../core/types.js';
 import { forwardOptions, stripProgressToken, type ForwardExtra, type ProxyCore, type SessionContext } from './context.js';
@@ -64,7 +64,7 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
     result = await server.request(
       { method: 'tools/call', params: { name: route.name, arguments: args, ...(stripProgressToken(_meta) ? { _meta: stripProgressToken(_meta) } : {}) } },
       CallToolResultSchema,
-      forwardOptions(_meta?.progressToken, extra, core.logger, session),
+      { ...forwardOptions(_meta?.progressToken, extra, core.logger, session), asTask: requiresTask(server.catalog.tools.find((t) => t.name === route.name)) },
     );
   } catch (err) {
     if (err instanceof DownstreamError) return downstreamFailure(`QuadGuard: ${err.message}`, err.code);
@@ -85,6 +85,11 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
   }
   result = applyToolReplacement(result, res);
   return { ...result, content: rewriteContentUris(result.content, (u) => core.pool.exposedUri(route.server, u)) ?? [] };
+}
+
+/** Whether the server says its tool can only be called as an MCP task (the proxy then runs it as one downstream). */
+function requiresTask(tool: Tool | undefined): boolean {
+  return tool?.execution?.taskSupport === 'required';
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -63,6 +63,17 @@ describe('config validation', () => {
     expect(err.message).toMatch(pattern);
   });
 
+  it('reads a remote server\'s OAuth client secret at start (env, file 0600, value) and names what is wrong', () => {
+    const remote = (oauth: unknown) => ({ servers: { api: { url: 'http://127.0.0.1:9000/mcp', oauth } } });
+    const fromEnv = validateConfig(remote({ client_id: 'qg', client_secret: { env: 'API_SECRET' }, scope: 'tools' }), { baseDir: dir, env: { API_SECRET: 's3cret' } });
+    expect(fromEnv.config.servers.api!.oauth).toEqual({ client_id: 'qg', client_secret: { value: 's3cret' }, scope: 'tools' });
+    const file = join(dir, 'api-secret');
+    writeFileSync(file, 'from-file\n', { mode: 0o600 });
+    expect(validateConfig(remote({ client_id: 'qg', client_secret: { file: 'api-secret' } }), { baseDir: dir, env: {} }).config.servers.api!.oauth?.client_secret).toEqual({ value: 'from-file' });
+    expect(errorOf(remote({ client_id: 'qg', client_secret: { env: 'NOPE' } })).message).toContain('servers.api.oauth.client_secret.env: environment variable NOPE is not set or empty');
+    expect(errorOf({ servers: { local: { command: 'x', oauth: { client_id: 'qg', client_secret: { value: 'v' } } } } }).message).toContain('oauth applies only to remote servers');
+  });
+
   it('reads YAML and JSON files and reports parse errors with the file', () => {
     const y = join(dir, 'ok.yaml');
     writeFileSync(y, 'servers:\n  fs:\n    command: node\n');

@@ -74,6 +74,8 @@ describe('default policy book: structure', () => {
       'no-harmful-assistance',
       'no-secret-elicitation',
       'no-injection-in-sampling',
+      'no-secret-in-elicitation-answer',
+      'no-private-data-in-elicitation-answer',
     ]);
   });
 
@@ -201,6 +203,13 @@ describe('default policy book: what servers ask of the client', () => {
 
   it('allows an ordinary elicitation', () => {
     expect(replay([elicit('Which city should the report cover?', { city: { type: 'string' }, email: { type: 'string' } })]).denied).toEqual([]);
+  });
+
+  it('refuses an elicitation answer carrying a credential or a card number, allows an ordinary one', () => {
+    const answer = (fields: Record<string, unknown>): Step => ({ kind: 'elicitation_result', server: 'srv', action: 'accept', arguments: fields });
+    expect(replay([answer({ token: 'ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5' })]).denied).toEqual(['no-secret-in-elicitation-answer']);
+    expect(replay([answer({ card: '4111 1111 1111 1111' })]).denied).toEqual(['no-secret-in-elicitation-answer']);
+    expect(replay([answer({ username: 'ann', email: 'ann@example.com', age: 41 })]).denied).toEqual([]);
   });
 
   it('refuses a sampling request carrying an injection, allows a plain one', () => {

@@ -31,6 +31,9 @@ describe('server-to-client requests through quadguard serve (default policy)', (
   const elicited: string[] = [];
   const logs: Array<{ level: string; logger?: string | undefined; data: unknown }> = [];
   const updated: string[] = [];
+  const cancelled: string[] = [];
+  /** What the user answers to the next elicitation (the tests below change it). */
+  let answer: Record<string, string> = { username: 'ann', email: 'ann@example.com' };
 
   beforeAll(async () => {
     fixture = await startFixtureServer();
@@ -44,14 +47,27 @@ describe('server-to-client requests through quadguard serve (default policy)', (
     client = new Client({ name: 'test', version: '0.0.0' }, { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } });
     client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///work/project', name: 'project' }] }));
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
-    client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+    client.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => {
       const c = req.params.messages[0]?.content as { text?: string };
+      if (c.text === 'Count to two.') {
+        // Progress on the server's request, with the token QuadGuard gave this client.
+        const progressToken = req.params._meta?.progressToken;
+        if (progressToken === undefined) throw new Error('no progress token on the sampling request');
+        for (const progress of [1, 2]) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total: 2, message: `counted ${progress}` } });
+        return { role: 'assistant', model: 'test-model', content: { type: 'text', text: 'one two' } };
+      }
+      if (c.text === 'Take your time.') {
+        // Never answers: waits until the request is cancelled (by the server, through QuadGuard).
+        await new Promise<void>((r) => extra.signal.addEventListener('abort', () => r(), { once: true }));
+        cancelled.push(String(extra.signal.reason));
+        return { role: 'assistant', model: 'test-model', content: { type: 'text', text: 'too late' } };
+      }
       sampled.push(String(c.text));
       return { role: 'assistant', model: 'test-model', content: { type: 'text', text: 'pong' } };
     });
     client.setRequestHandler(ElicitRequestSchema, async (req) => {
       elicited.push(req.params.message);
-      return { action: 'accept', content: { username: 'ann', email: 'ann@example.com' } };
+      return { action: 'accept', content: answer };
     });
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
     await client.connect(transport);
@@ -96,6 +112,17 @@ describe('server-to-client requests through quadguard serve (default policy)', (
     const r = await client.callTool({ name: 'test_elicitation', arguments: { message: 'Which name should the report carry?' } });
     expect(text(r)).toBe('User response: action=accept, content={"username":"ann","email":"ann@example.com"}');
     expect(elicited).toEqual(['Which name should the report carry?']);
+  });
+
+  it('relays the client\'s progress on a sampling request to the server that asked', async () => {
+    const r = JSON.parse(text(await client.callTool({ name: 'qg_sampling_progress', arguments: {} }))) as { answer: string; progress: unknown[] };
+    expect(r).toEqual({ answer: 'one two', progress: [{ progress: 1, total: 2, message: 'counted 1' }, { progress: 2, total: 2, message: 'counted 2' }] });
+  });
+
+  it('carries a server\'s cancellation of its sampling request to the client', async () => {
+    expect(text(await client.callTool({ name: 'qg_sampling_cancel', arguments: { after_ms: 300 } }))).toBe('cancelled');
+    await waitFor(() => cancelled.length > 0, 5_000, 'the client\'s handler to be cancelled');
+    expect(cancelled[0]).toContain('the server gave up');
   });
 
   it('refuses an elicitation that asks for a password, with a rationale, without asking the user', async () => {
@@ -148,6 +175,31 @@ describe('server-to-client requests through quadguard serve (default policy)', (
 
   it('answers a server\'s roots/list from the client\'s roots', async () => {
     expect(JSON.parse(text(await client.callTool({ name: 'qg_list_roots', arguments: {} })))).toEqual([{ uri: 'file:///work/project', name: 'project' }]);
+  });
+
+  // Placed after the logging test: the client's level is now `warning`, so QuadGuard's notes reach it.
+  it('does not send the server an answer that carries a credential: the server is told the user declined, the client why', async () => {
+    answer = { username: 'ann', email: 'ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5' };
+    const r = await client.callTool({ name: 'test_elicitation', arguments: { message: 'Which name should the report carry?' } });
+    expect(text(r)).toBe('User response: action=decline, content={}');
+    await waitFor(() => logs.some((l) => l.logger === 'quadguard'), 5_000, 'the note to the client');
+    const note = logs.find((l) => l.logger === 'quadguard')!;
+    expect(note.level).toBe('warning');
+    expect(String(note.data)).toMatch(/Blocked by QuadGuard: the answer to the elicitation request from server "conf" was not allowed/);
+    expect(String(note.data)).toContain('no-secret-in-elicitation-answer');
+    expect(String(note.data)).toMatch(/The server was told the user declined\.$/);
+  });
+
+  it('does not send one server private data read from another in an answer; the same server may get its own data back', async () => {
+    const id = 'holloway-jane-cardiology-ward-14b-hypertension-stage-two-followup-0427';
+    // Read through conf2 (a resource read is a private read for this agent).
+    expect((await client.readResource({ uri: `conf2+test://template/${id}/data` })).contents[0]).toMatchObject({ text: expect.stringContaining(id) });
+    answer = { username: id, email: 'ann@example.com' };
+    expect(text(await client.callTool({ name: 'test_elicitation', arguments: { message: 'Which record?' } }))).toBe('User response: action=decline, content={}');
+    expect(logs.filter((l) => l.logger === 'quadguard').map((l) => String(l.data)).at(-1)).toContain('no-private-data-in-elicitation-answer');
+    // conf2 gave the data, so it may have it back.
+    expect(text(await client.callTool({ name: 'conf2__test_elicitation', arguments: { message: 'Which record?' } }))).toBe(`User response: action=accept, content=${JSON.stringify(answer)}`);
+    answer = { username: 'ann', email: 'ann@example.com' };
   });
 });
 
