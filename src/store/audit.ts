@@ -269,6 +269,11 @@ export interface ChainContext {
    * database). PostgreSQL replicas keep theirs where they run, so a verifier elsewhere may not have one.
    */
   ownHeadRequired: boolean;
+  /**
+   * True when a log with rows, verified with a key, must carry MACs (PostgreSQL: without a head file nothing else
+   * tells a log that was never keyed from one whose every MAC was stripped after a full rewrite).
+   */
+  macsRequired?: boolean;
   /** The first row of the store carrying a MAC, if any. */
   firstKeyed: number | undefined;
   /** Rows in the store (only for the warning that none is keyed). */
@@ -320,7 +325,9 @@ export class ChainWalker {
     if (!key) {
       warnings.push('no audit key available: only the unkeyed hash chain was checked (a full rewrite would pass)');
     } else if (!Number.isFinite(this.keyedSince)) {
-      if (ctx.rowCount > 0) warnings.push('no row carries a MAC: the log predates its key (or every MAC was stripped); only the unkeyed chain was checked');
+      if (ctx.rowCount > 0 && ctx.macsRequired) {
+        early ??= this.bad(1, 'no row carries a MAC although the audit key was given: every MAC was stripped (a rewrite), or the log was never keyed (then verify it without the key)');
+      } else if (ctx.rowCount > 0) warnings.push('no row carries a MAC: the log predates its key (or every MAC was stripped); only the unkeyed chain was checked');
     } else if (!own && key.headFile) {
       if (ctx.ownHeadRequired) {
         early ??= this.bad(this.keyedSince, `the signed head ${key.headFile} is missing although rows carry MACs: it was deleted, so truncation cannot be ruled out`);

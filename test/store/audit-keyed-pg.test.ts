@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { sharedAuditKey } from '../../src/store/audit-key.js';
-import { openGuardStore } from '../../src/store/index.js';
+import { GENESIS_HASH, openGuardStore, rowHash, type RawAuditRow } from '../../src/store/index.js';
 import { backends, warmUp } from './backends.js';
 import { entry, tempDir } from './helpers.js';
 
@@ -48,6 +48,27 @@ describe('keyed audit chain on PostgreSQL', () => {
     expect(blind.warnings.join('\n')).toMatch(/no signed head file of a replica was available/);
     // Handing the head file back to verify (as --head does) finds it again.
     expect((await verify([`${headFile}.away`])).firstBad?.reason).toMatch(/names row 6/);
+  });
+
+  it('reports a full rewrite that also stripped every MAC, from a machine without any head file', async () => {
+    const loc = await pgBackend.fresh();
+    const s = await pgBackend.open(loc);
+    for (let i = 1; i <= 3; i++) await s.audit.append(entry(i));
+    await s.close();
+    const rows = (await pgBackend.raw(loc, 'SELECT * FROM audit ORDER BY id')) as RawAuditRow[];
+    let prev = GENESIS_HASH;
+    for (const raw of rows) {
+      const row = { ...raw, id: Number(raw.id), ts: Number(raw.ts), size: raw.size === null ? null : Number(raw.size) };
+      const { hash: _h, mac: _m, ...rest } = { ...row, rationale: 'nothing happened', prev_hash: prev };
+      prev = rowHash(rest);
+      await pgBackend.attack(loc, `UPDATE audit SET rationale = 'nothing happened', prev_hash = '${rest.prev_hash}', hash = '${prev}', mac = NULL WHERE id = ${row.id}`);
+    }
+    await pgBackend.attack(loc, `UPDATE audit_head SET hash = '${prev}', mac = NULL`);
+    const elsewhere = tempDir();
+    const v = await openGuardStore(loc, undefined, { mustExist: true, auditKeyFile: pgBackend.keyed(loc).keyFile, auditHeadFile: join(elsewhere.dir, 'none.head') });
+    expect(await v.audit.verify()).toMatchObject({ ok: false, firstBad: { id: 1, reason: expect.stringMatching(/no row carries a MAC although the audit key was given/) } });
+    await v.close();
+    elsewhere.cleanup();
   });
 
   it('refuses to append, on a running replica, once the log was cut below a row it already saw', async () => {

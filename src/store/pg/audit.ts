@@ -208,6 +208,7 @@ export class PgAuditLog implements AuditApi {
       ...(options.heads ? { extraHeads: options.heads } : {}),
       // Each replica keeps its head file where it runs: a verifier elsewhere may have none (it says so).
       ownHeadRequired: false,
+      macsRequired: true,
       firstKeyed: first.rows[0] === undefined ? undefined : Number(first.rows[0].id),
       rowCount: count.rows[0].n,
       anchor: options.anchor,
