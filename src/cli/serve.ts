@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import YAML from 'yaml';
 import { PACKAGE_ROOT } from '../core/version.js';
 import { type Command, Option } from 'commander';
 import { loadConfigFile, validateConfig, type LoadedConfig } from '../config/load.js';
@@ -129,8 +131,30 @@ export function checkStdioAgent(agent: string, known: string[]): void {
     throw new ConfigError('config_invalid', `--agent ${JSON.stringify(agent)}: ${AGENT_NAME_RULE} (no spaces, control or zero-width characters).`);
   }
   if (known.length > 0 && !known.includes(agent)) {
-    throw new ConfigError('config_invalid', `--agent "${agent}" is not one of the agents in the config (${known.join(', ')}); use one of them, or add it under agents:.`);
+    throw new ConfigError('config_invalid', `--agent "${agent}" is not one of the known agents (${known.join(', ')}); use one of them, or add it under agents: in the config (wrap: --agents).`);
   }
+}
+
+/**
+ * The agents `wrap` accepts: `--agents a,b`, else `$QUADGUARD_AGENTS` (comma-separated), else the `agents:` keys of
+ * `./quadguard.config.yaml` (the same file `wrap` takes its store from; only that key is read), else none (any
+ * valid name).
+ */
+export function wrapKnownAgents(flag: string[] | undefined, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string[] {
+  if (flag !== undefined && flag.length > 0) return flag;
+  const fromEnv = (env.QUADGUARD_AGENTS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (fromEnv.length > 0) return fromEnv;
+  const file = findConfigFile({}, cwd);
+  if (file === undefined) return [];
+  let raw: unknown;
+  try {
+    const text = readFileSync(file, 'utf8');
+    raw = file.endsWith('.json') ? JSON.parse(text) : YAML.parse(text);
+  } catch (err) {
+    throw new ConfigError('config_unreadable', `cannot read the agents from ${file}: ${(err as Error).message}`, { cause: err });
+  }
+  const agents = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>).agents : undefined;
+  return agents !== null && typeof agents === 'object' && !Array.isArray(agents) ? Object.keys(agents) : [];
 }
 
 /** A server key for `wrap`, from the wrapped command (`npx -y @scope/server-foo` → `server-foo`). */
@@ -176,6 +200,7 @@ export function registerServeCommands(program: Command): void {
     .option('--no-policy', 'enforce no policy (only tool lists); not recommended')
     .option('--store <file|url>', 'state and audit store, a SQLite file or postgres://user@host:port/db (default: ./quadguard.config.yaml\'s store:, else $QUADGUARD_HOME/state.db, i.e. ~/.quadguard/state.db)')
     .option('--agent <name>', 'agent identity of the stdio client', process.env.QUADGUARD_AGENT ?? 'local')
+    .option('--agents <names>', 'the known agents, comma-separated (repeatable): --agent must be one of them (default: $QUADGUARD_AGENTS, else the agents: of ./quadguard.config.yaml, else any valid name)', (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)])
     .option('--name <key>', 'server key, used in logs and audit (and as the prefix with --prefix); default: derived from the command')
     .option('--prefix', 'expose tools and prompts as <key>__<name> and URIs as <key>+<uri> (default: names unchanged)')
     .option('--env <NAME>', 'environment variable to pass through to the wrapped server (repeat for more)', (v: string, prev: string[] = []) => [...prev, ...v.split(',').filter(Boolean)])
@@ -183,9 +208,11 @@ export function registerServeCommands(program: Command): void {
     .argument('<command...>', 'the server command and its arguments (after --)')
     // Everything after the server command is the server's, even without "--" (some clients strip it).
     .passThroughOptions()
-    .action(async (cmd: string[], o: { policy?: string | false; store?: string; agent: string; name?: string; prefix?: boolean; env?: string[]; timeout?: number }) => {
+    .action(async (cmd: string[], o: { policy?: string | false; store?: string; agent: string; agents?: string[]; name?: string; prefix?: boolean; env?: string[]; timeout?: number }) => {
       redirectConsoleToStderr();
       const logger = createRootLogger();
+      // Before anything starts: a quarantined agent cannot come back under a new --agent name by restarting.
+      checkStdioAgent(o.agent, wrapKnownAgents(o.agents));
       const [command, ...args] = cmd as [string, ...string[]];
       const env = Object.fromEntries((o.env ?? []).flatMap((k) => (process.env[k] !== undefined ? [[k, process.env[k]!]] : [])));
       const server = { command, args, env, namespace: o.prefix === true, ...(o.timeout ? { timeout_ms: o.timeout } : {}) };

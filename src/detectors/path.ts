@@ -19,8 +19,9 @@ import { argumentsOf, type Interaction } from '../core/types.js';
  * - `outside` (default false): false → true when SOME path is under one of `under`; true → true when SOME path is
  *   outside all of them.
  * - `base`: absolute directory against which relative paths are resolved when the interaction names no `roots`.
- *   The proxy sets `roots` to the downstream server's working directory and the directories it was started with;
- *   a relative path is resolved against each, and with `outside: true` it is outside when any resolution is.
+ *   The proxy sets `roots` to the downstream server's working directory, the directories it was started with and
+ *   the roots its client gave it; a relative path is resolved against each, and with `outside: true` it is outside
+ *   when any resolution is (the evidence names the roots when there are several).
  * - `resolve_links` (default true): an absolute path is also resolved through symbolic links (the deepest part that
  *   exists is `realpath`ed, the rest appended); with `outside: true` either form being outside is enough.
  *
@@ -157,7 +158,9 @@ export const pathDetector = defineDetector({
           }
           if (outside && !hit) {
             const shown = formatPath(p) === text ? '' : ` (from ${clip(text, 60)})`;
-            return { value: 'true', score: 1, evidence: `path: ${clip(formatPath(p), 120)}${shown} is outside ${opts.under.join(', ')}` };
+            // A relative path with several directories to resolve against is ambiguous: say so, and name them.
+            const among = parsed.root === '.' && bases.length > 1 ? `; the relative path may resolve against any of ${bases.length} server roots (${clip(bases.map(formatPath).join(', '), 200)}), so each must be inside` : '';
+            return { value: 'true', score: 1, evidence: `path: ${clip(formatPath(p), 120)}${shown} is outside ${opts.under.join(', ')}${among}` };
           }
         }
       }

@@ -3,6 +3,7 @@ import { contentText, stringLeaves } from '../core/fields.js';
 import type { CapabilityLabel, FlowFacts, FlowSource } from '../core/flow.js';
 import type { Logger } from '../core/log.js';
 import { createFingerprinter, normaliseForFingerprint, type Fingerprinter } from '../core/text/fingerprint.js';
+import { createValueHasher, distinctiveValues, isValueHash, outgoingPieces } from '../core/text/short-values.js';
 import { decodeWhole, unwrapViews } from '../core/text/unwrap.js';
 import { contentOf, serverOf, type Decision, type Interaction } from '../core/types.js';
 import { describeSource } from '../detectors/flow.js';
@@ -42,6 +43,7 @@ export interface DataFlowDeps {
 export class DataFlowStage {
   readonly options: DataFlowOptions;
   private fingerprinter: Promise<Fingerprinter> | undefined;
+  private valueHasher: Promise<(normalised: string) => string> | undefined;
   private readonly now: () => number;
   private lastSweep = 0;
   /** (identity, session, fingerprints) of reads stored recently → when; see `record`. */
@@ -50,6 +52,13 @@ export class DataFlowStage {
   constructor(private readonly deps: DataFlowDeps) {
     this.options = DataFlowOptionsSchema.parse(deps.options ?? {});
     this.now = deps.now ?? Date.now;
+  }
+
+  /** Keyed hashes of short distinctive values (`core/text/short-values.ts`), under a key derived from the flow key. */
+  private valueHash(): Promise<(normalised: string) => string> {
+    this.valueHasher ??= this.deps.store.key().then(createValueHasher);
+    this.valueHasher.catch(() => (this.valueHasher = undefined));
+    return this.valueHasher;
   }
 
   private fp(): Promise<Fingerprinter> {
@@ -94,11 +103,16 @@ export class DataFlowStage {
     // then split).
     const raw: string[] = [];
     const decoded: string[] = [];
+    const rawViews: string[] = [];
     for (const t of texts) {
       if (t.length === 0) continue;
-      const views = unwrapViews(t).map(normaliseForFingerprint);
+      const unwrapped = unwrapViews(t);
+      rawViews.push(...unwrapped);
+      const views = unwrapped.map(normaliseForFingerprint);
       raw.push(views[0]!);
-      decoded.push(normaliseForFingerprint(decodeWhole(t)));
+      const whole = decodeWhole(t);
+      if (whole !== t) rawViews.push(whole);
+      decoded.push(normaliseForFingerprint(whole));
       for (const v of views.slice(1)) add(v);
     }
     const joinedRaw = raw.join('');
@@ -106,11 +120,14 @@ export class DataFlowStage {
     const joinedDecoded = decoded.join('');
     if (joinedDecoded !== joinedRaw) add(joinedDecoded);
     if (raw.length > 1) for (const v of unwrapViews(texts.join('')).slice(1)) add(normaliseForFingerprint(v));
+    // Short private values: every piece that could be one, looked up exactly; one match is enough.
+    const valueHash = await this.valueHash();
+    for (const p of outgoingPieces(rawViews)) hashes.add(valueHash(p));
     if (hashes.size === 0) return undefined;
     const matches = (await this.deps.store.match(agent, [...hashes], this.now())).filter((m) => !returning?.(m.source));
     if (matches.length === 0) return undefined;
     const matched = new Set(matches.flatMap((m) => m.hashes));
-    if (matched.size < this.options.min_matches) return undefined;
+    if (matched.size < this.options.min_matches && ![...matched].some(isValueHash)) return undefined;
     matches.sort((a, b) => b.hashes.length - a.hashes.length || b.source.at - a.source.at);
     return { matched: matched.size, of: hashes.size, source: matches[0]!.source, others: matches.length - 1 };
   }
@@ -125,7 +142,8 @@ export class DataFlowStage {
     if (!read) return;
     const text = decision.replacement ? contentText(decision.replacement) : contentText(contentOf(i));
     const fp = await this.fp();
-    const hashes = fp.ofBounded(text, this.options.max_per_read);
+    const valueHash = await this.valueHash();
+    const hashes = [...fp.ofBounded(text, this.options.max_per_read), ...distinctiveValues(text).map(valueHash)];
     if (hashes.length === 0) return;
     const now = this.now();
     // The same data read again by the same identity in the same session (an agent re-reading a file) is already

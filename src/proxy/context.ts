@@ -2,6 +2,7 @@ import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config/schema.js';
 import type { Decision, Guard, Interaction } from '../core/types.js';
 import type { Logger } from '../core/log.js';
+import type { ClientRoots } from './client-roots.js';
 import type { DownstreamPool } from './pool.js';
 import type { ForwardExtra, ForwardOptions, SessionContext } from './session.js';
 
@@ -21,6 +22,8 @@ export interface ProxyCore {
   guard: Guard;
   logger: Logger;
   sessions: SessionDirectory;
+  /** What each server was told its client's roots are (relative paths resolve against them). */
+  clientRoots: ClientRoots;
   /** Records the proxy's own refusals in the audit log (absent without a policy). */
   record?: DecisionRecorder;
   /**

@@ -5,6 +5,7 @@ import type { LoadedConfig } from '../config/load.js';
 import type { Guard } from '../core/types.js';
 import type { Logger } from '../core/log.js';
 import { buildProxyGuard } from './compose.js';
+import { ClientRoots } from './client-roots.js';
 import type { ProxyCore, SessionContext } from './context.js';
 import { startHttpUpstream, type HttpUpstream } from './http-upstream.js';
 import { DownstreamPool, type InstructionsHook, type ToolsListedHook } from './pool.js';
@@ -73,7 +74,7 @@ export function createProxy(opts: ProxyOptions): GuardedProxy {
   const guard = buildProxyGuard(filter, opts.guard, logger);
   const pool = new DownstreamPool(config, filter, logger, opts.onToolsListed, opts.onInstructions);
   const registry = new UpstreamRegistry();
-  const core: ProxyCore = { config, pool, guard, logger, sessions: registry, progress: new Map(), ...(opts.record ? { record: opts.record } : {}) };
+  const core: ProxyCore = { config, pool, guard, logger, sessions: registry, progress: new Map(), clientRoots: new ClientRoots(), ...(opts.record ? { record: opts.record } : {}) };
   const listeners: HttpUpstream[] = [];
   pool.on('changed', (kind: 'tools' | 'resources' | 'prompts') => registry.notify(kind));
   // Each server is the proxy's client-side peer: its requests and notifications go to the sessions they belong to.

@@ -13,6 +13,7 @@ import { type ContentBlock, type InteractionInput, InteractionSchema } from '../
 import type { Origin, ProxyCore } from './context.js';
 import { denialText, protocolError, requestDenialError } from './denial.js';
 import { ensureRecorded } from './refusals.js';
+import { answeredDirs } from './roots.js';
 import type { Downstream, DownstreamPeer, ServerToClientRequest } from './downstream.js';
 import type { LiveUpstream, UpstreamRegistry } from './sessions.js';
 
@@ -104,6 +105,7 @@ async function checkAnswer(core: ProxyCore, registry: UpstreamRegistry, d: Downs
 export function createDownstreamPeer(core: ProxyCore, registry: UpstreamRegistry): DownstreamPeer {
   return {
     async request(d, req, signal): Promise<Result> {
+      if (req.method === 'roots/list') core.clientRoots.asked(d.key);
       const target = targetOf(d, registry);
       if (typeof target === 'string') throw protocolError(ErrorCode.InvalidRequest, `QuadGuard cannot carry ${req.method}: ${target}.`);
       const interaction = serverRequestInteraction(d, req, target.session.ctx);
@@ -124,6 +126,8 @@ export function createDownstreamPeer(core: ProxyCore, registry: UpstreamRegistry
       const message = { method: req.method, params } as never;
       try {
         const answer = await (target.origin ? target.origin.extra.sendRequest(message, resultSchema(req), opts) : target.session.server.request(message, resultSchema(req), opts));
+        // The roots the server is about to use: relative paths in its tool calls resolve against them.
+        if (req.method === 'roots/list') core.clientRoots.delivered(d.key, target.session.ctx.id, answeredDirs(core, d.key, answer));
         return req.method === 'elicitation/create' ? await checkAnswer(core, registry, d, target, answer as ElicitResult, signal) : answer;
       } finally {
         if (token !== undefined) core.progress.delete(token);

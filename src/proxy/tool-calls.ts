@@ -5,7 +5,7 @@ import { forwardOptions, stripProgressToken, type ForwardExtra, type ProxyCore, 
 import { applyToolReplacement, downstreamFailure, toolDenial, protocolError } from './denial.js';
 import { refuseOverLimits } from './limits.js';
 import { auditSuffix, ensureRecorded, refuse } from './refusals.js';
-import { serverRoots } from './roots.js';
+import { relativePathNote, rootsBeforeFirstCall, serverRoots } from './roots.js';
 import { schemaPathKeys } from '../core/schema-paths.js';
 import { handleMessageTool, isMessageTool } from './message-tool.js';
 import { rewriteContentUris, splitExposedName } from './namespacing.js';
@@ -48,15 +48,19 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
   await refuseOverLimits(core, asked, args, name);
 
   const hasOutputSchema = exposed.tool.outputSchema !== undefined;
-  // Relative paths in the arguments resolve against the server's directories (its cwd, its start directories).
-  const roots = serverRoots(core.config.servers[route.server]);
+  await rootsBeforeFirstCall(core, route.server, session, extra);
+  // Relative paths in the arguments resolve against the server's directories (its cwd, its start directories, the
+  // roots its client gave it): every one is a candidate.
+  const roots = serverRoots(core.config.servers[route.server], core.clientRoots.candidates(route.server));
   // Arguments the tool's input schema says are paths are checked as paths, whatever their value looks like.
   const pathKeys = schemaPathKeysOf(exposed.tool);
   const checked = { ...asked, ...(roots ? { roots } : {}), ...(pathKeys.length > 0 ? { pathKeys } : {}) };
   const call = await ensureRecorded(core, checked, await core.guard.check(checked, extra.signal));
   if (call.decision === 'deny') {
     core.logger.info({ session: session.id, agent: session.agent, server: route.server, tool: route.name, rules: call.rules }, 'tool call denied');
-    return toolDenial(call, { what: 'call to tool', name }, { hasOutputSchema });
+    const denied = toolDenial(call, { what: 'call to tool', name }, { hasOutputSchema });
+    const note = relativePathNote(route.server, args, pathKeys, roots);
+    return note ? { ...denied, content: [...denied.content, { type: 'text', text: note }] } : denied;
   }
 
   let result: CallToolResult;

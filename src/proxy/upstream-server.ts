@@ -21,6 +21,7 @@ import { VERSION } from '../core/version.js';
 import type { ForwardExtra, ProxyCore, SessionContext } from './context.js';
 import { messageToolDefinition } from './message-tool.js';
 import { handleGetPrompt, handleReadResource } from './reads.js';
+import { clientRootsChanged } from './roots.js';
 import { handleToolCall } from './tool-calls.js';
 import { handleComplete, handleSetLevel, handleSubscribe } from './utilities.js';
 import { SessionTaskStore, startToolTask, TASKS_CAPABILITY } from './tasks.js';
@@ -113,9 +114,10 @@ export function createUpstreamServer(core: ProxyCore, session: SessionContext, o
     else core.logger.debug({ session: session.id, progressToken }, 'progress for no request in flight dropped');
   });
   // The client's roots changed: every server may have asked for them (roots/list is answered from this client).
-  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
-    await Promise.all([...core.pool.servers.values()].map((d) => d.rootsChanged()));
-  });
+  server.setNotificationHandler(RootsListChangedNotificationSchema, () => clientRootsChanged(core, server, session, 'all'));
+  // A server that asked for roots before any client was connected (a stdio server starts first) never got them:
+  // now that this client is here, tell it they changed so it asks again.
+  server.oninitialized = () => void clientRootsChanged(core, server, session, 'unanswered');
   const closed = server.onclose;
   server.onclose = () => {
     for (const a of tasks?.running.values() ?? []) a.abort(new Error('the session closed'));

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI, writeConfig } from '../support/proxy-harness.js';
+import { CLI, server, writeConfig } from '../support/proxy-harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'qg-agents-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -34,9 +34,52 @@ describe('stdio --agent names', () => {
   it('limits the name to the configured agents when the config lists them', () => {
     const r = serve(listed, 'eve');
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/--agent "eve" is not one of the agents in the config \(alice, build-bot\)/);
+    expect(r.stderr).toMatch(/--agent "eve" is not one of the known agents \(alice, build-bot\)/);
     const ok = serve(listed, 'build-bot');
     expect(ok.stderr).not.toMatch(/config_invalid/);
     expect(ok.status).toBe(0);
+  });
+});
+
+describe('wrap --agent names (limited like serve)', () => {
+  const ws = server('workspace', '--root', dir);
+  const wrap = (agentArgs: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) =>
+    spawnSync(process.execPath, [CLI, 'wrap', '--store', join(dir, 'w.db'), ...agentArgs, '--', ws.command, ...ws.args], {
+      input: '',
+      encoding: 'utf8',
+      timeout: 30_000,
+      cwd: opts.cwd ?? dir,
+      env: { PATH: process.env.PATH ?? '', QUADGUARD_LOG_LEVEL: 'warn', ...opts.env },
+    });
+
+  it('refuses a name outside --agents, before the server starts', () => {
+    const r = wrap(['--agents', 'alice,build-bot', '--agent', 'eve']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/--agent "eve" is not one of the known agents \(alice, build-bot\)/);
+    const ok = wrap(['--agents', 'alice', '--agents', 'build-bot', '--agent', 'build-bot']);
+    expect(ok.stderr).not.toMatch(/config_invalid/);
+    expect(ok.status).toBe(0);
+  });
+
+  it('takes the list from $QUADGUARD_AGENTS', () => {
+    const r = wrap(['--agent', 'mallory'], { env: { QUADGUARD_AGENTS: 'alice' } });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/--agent "mallory" is not one of the known agents \(alice\)/);
+  });
+
+  it('takes the list from ./quadguard.config.yaml\'s agents: when neither is given', () => {
+    const cwd = mkdtempSync(join(dir, 'cwd-'));
+    writeConfig(cwd, { servers: {}, store: join(dir, 'c.db'), agents: { alice: {} } }, 'quadguard.config.yaml');
+    const r = wrap(['--agent', 'alice2'], { cwd });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/--agent "alice2" is not one of the known agents \(alice\)/);
+    expect(wrap(['--agent', 'alice'], { cwd }).status).toBe(0);
+  });
+
+  it('still validates the form with no list', () => {
+    const r = wrap(['--agent', 'al\u200bice']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/agent name must be 1–64/);
+    expect(wrap(['--agent', 'anyone']).status).toBe(0);
   });
 });

