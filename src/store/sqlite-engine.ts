@@ -26,7 +26,7 @@ export function sqliteGuardStore(store: Store): GuardStore {
     resetSession: async (session) => state.resetSession(session),
     getThreat: async (agent) => state.getThreat(agent),
     setThreat: async (agent, tau, level) => state.setThreat(agent, tau, level),
-    updateThreat: async (agent, update) => state.updateThreat(agent, update),
+    updateThreat: async (agent, update, known) => state.updateThreat(agent, update, known),
     countRequest: async (agent, now, windowMs, count) => state.countRequest(agent, now, windowMs, count),
     quarantine: async (agent, reason, source) => state.quarantine(agent, reason, source),
     release: async (agent, by, source) => state.release(agent, by, source),

@@ -135,11 +135,16 @@ export class StateStore {
    * Atomic read-modify-write of τ: `update` gets the current state and returns the new τ and level, inside one
    * IMMEDIATE transaction (so neither a concurrent evaluation nor another process can slip in between).
    */
-  updateThreat(agent: string, update: (current: ThreatState) => { tau: number; level: number }): ThreatState {
+  updateThreat(agent: string, update: (current: ThreatState) => { tau: number; level: number }, known?: ThreatState): ThreatState {
+    // Nothing changes in the common case (a trusted agent behaving): that is decided from the state the caller just
+    // read (or a plain read), without the write lock or a commit. A concurrent rise of τ missed that way is only a
+    // decay step skipped. `update` is pure, so it runs again inside the transaction when τ moved meanwhile.
+    const seen = known ?? this.getThreat(agent);
+    const guess = update(seen);
+    if (guess.tau === seen.tau && guess.level === seen.level) return seen;
     return this.tx(() => {
       const current = this.getThreat(agent);
-      const next = update(current);
-      // Nothing changed (the common case: a trusted agent behaving): no write on the hot path.
+      const next = current.tau === seen.tau && current.level === seen.level && current.quarantined === seen.quarantined ? guess : update(current);
       if (next.tau === current.tau && next.level === current.level) return current;
       return this.setThreat(agent, next.tau, next.level);
     })();

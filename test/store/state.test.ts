@@ -100,6 +100,19 @@ describe.each(list)('guard state ($name)', (b) => {
     await s.close();
   });
 
+  it('writes nothing when an update leaves τ as it is, and applies a change made from a stale known state', async () => {
+    const s = await b.open(await b.fresh());
+    const set = await s.state.setThreat('a', 0.5, 2);
+    await new Promise((done) => setTimeout(done, 5));
+    const same = await s.state.updateThreat('a', (cur) => ({ tau: cur.tau, level: cur.level }));
+    expect(same.updatedAt).toBe(set.updatedAt);
+    // `known` is older than the store (τ moved to 0.5 after it was read): a real change re-reads and builds on 0.5.
+    const stale = { ...set, tau: 0, level: 0 };
+    const after = await s.state.updateThreat('a', (cur) => ({ tau: Math.min(1, cur.tau + 0.1), level: cur.level }), stale);
+    expect(after.tau).toBeCloseTo(0.6, 9);
+    await s.close();
+  });
+
   it('sees a quarantine and a release made through another handle at once', async () => {
     const loc = await b.fresh();
     const a = await b.open(loc);
