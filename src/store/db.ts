@@ -85,6 +85,7 @@ export function openStore(path: string, logger: Logger = silentLogger(), options
   const db = connect(file, memory, opts);
   let closed = false;
   const audit = new AuditLog(db, memory ? ephemeralAuditKey() : openAuditKey(db, file, opts));
+  const state = new StateStore(db, audit);
   let checkpointer: Checkpointer | undefined;
   if (!memory && opts.backgroundCheckpoint) {
     db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT}`);
@@ -95,7 +96,7 @@ export function openStore(path: string, logger: Logger = silentLogger(), options
   const store: Store = {
     path: file,
     audit,
-    state: new StateStore(db, audit),
+    state,
     pins: new PinStore(db, audit),
     approvals: new ApprovalStore(db, audit),
     flow: new SqliteFlowStore(db),
@@ -105,6 +106,11 @@ export function openStore(path: string, logger: Logger = silentLogger(), options
       if (closed) return;
       closed = true;
       open.delete(file);
+      try {
+        state.flushBurst();
+      } catch (err) {
+        log.warn({ err }, 'writing the pending burst counts at close failed');
+      }
       audit.flushHead();
       void checkpointer?.stop();
       try {

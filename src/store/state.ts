@@ -59,7 +59,10 @@ export class StateStore {
   private readonly quarantinePut: Database.Statement;
   private readonly releasePut: Database.Statement;
   private readonly tx: <A extends unknown[], R>(fn: (...args: A) => R) => (...args: A) => R;
-  private readonly burstAdd: Database.Statement<[{ agent: string; bucket: number; cutoff: number }], { n: number; rate: number }>;
+  private readonly burstAddMany: Database.Statement<[string, number, number]>;
+  /** Requests counted by this process and not written yet: agent → bucket → count, and the cutoff last seen. */
+  private readonly burstPending = new Map<string, { buckets: Map<number, number>; cutoff: number }>();
+  private burstTimer: NodeJS.Timeout | undefined;
   private readonly burstSum: Database.Statement<[string, number], { rate: number }>;
   private readonly burstSweep: Database.Statement<[string, number]>;
 
@@ -71,7 +74,7 @@ export class StateStore {
     );
     this.stickyReset = db.prepare('DELETE FROM sticky WHERE session = ?');
     this.agentGet = db.prepare('SELECT * FROM agents WHERE agent = ?');
-    this.burstAdd = db.prepare(BURST_ADD.replace(/\$(\w+)/g, '@$1'));
+    this.burstAddMany = db.prepare('INSERT INTO burst (agent, bucket, n) VALUES (?, ?, ?) ON CONFLICT (agent, bucket) DO UPDATE SET n = burst.n + excluded.n');
     this.burstSum = db.prepare('SELECT coalesce(sum(n), 0) AS rate FROM burst WHERE agent = ? AND bucket > ?');
     this.burstSweep = db.prepare('DELETE FROM burst WHERE agent = ? AND bucket <= ?');
     this.agentAll = db.prepare('SELECT * FROM agents ORDER BY agent');
@@ -171,6 +174,7 @@ export class StateStore {
       this.releasePut.run(Date.now(), agent);
       // A clean slate: the requests that made the burst do not quarantine the agent again the moment it is released.
       this.burstSweep.run(agent, Number.MAX_SAFE_INTEGER);
+      this.burstPending.delete(agent);
       const was = before.quarantined ? `quarantined (${before.reason ?? 'no reason'})` : 'not quarantined';
       this.audit.append({
         agent,
@@ -184,13 +188,43 @@ export class StateStore {
     })();
   }
 
-  /** The shared burst window (see StateApi.countRequest): one upsert; old buckets swept when a new one starts. */
+  /**
+   * The shared burst window (see StateApi.countRequest). On SQLite the count is written behind: a request is added
+   * to this process's pending buckets and the window is what the file holds (every process's flushed requests) plus
+   * what is pending here, so a decision reads and never commits. Pending counts are written every
+   * `BURST_FLUSH_MS` and at close; other processes see them that much later, and a crash forgets at most that
+   * much of the rate (never a decision: the audit log is written before every answer).
+   */
   countRequest(agent: string, now: number, windowMs: number, count: boolean): number {
     const { bucket, cutoff } = burstBuckets(now, windowMs);
-    if (!count) return this.burstSum.get(agent, cutoff)?.rate ?? 0;
-    const r = this.burstAdd.get({ agent, bucket, cutoff })!;
-    if (r.n === 1) this.burstSweep.run(agent, cutoff);
-    return r.rate;
+    let mine = this.burstPending.get(agent);
+    if (count) {
+      if (!mine) this.burstPending.set(agent, (mine = { buckets: new Map(), cutoff }));
+      mine.buckets.set(bucket, (mine.buckets.get(bucket) ?? 0) + 1);
+      mine.cutoff = cutoff;
+      if (!this.burstTimer) {
+        this.burstTimer = setTimeout(() => this.flushBurst(), BURST_FLUSH_MS);
+        this.burstTimer.unref();
+      }
+    }
+    let pending = 0;
+    for (const [b, n] of mine?.buckets ?? []) if (b > cutoff) pending += n;
+    return (this.burstSum.get(agent, cutoff)?.rate ?? 0) + pending;
+  }
+
+  /** Writes the pending burst counts in one transaction and sweeps buckets that left the window. */
+  flushBurst(): void {
+    if (this.burstTimer) clearTimeout(this.burstTimer);
+    this.burstTimer = undefined;
+    if (this.burstPending.size === 0) return;
+    const pending = [...this.burstPending];
+    this.burstPending.clear();
+    this.tx(() => {
+      for (const [agent, { buckets, cutoff }] of pending) {
+        for (const [bucket, n] of buckets) if (bucket > cutoff) this.burstAddMany.run(agent, bucket, n);
+        this.burstSweep.run(agent, cutoff);
+      }
+    })();
   }
 
   /** Every agent with a threat record, by name. */
@@ -201,12 +235,15 @@ export class StateStore {
 
 /**
  * Records one request in the agent's current bucket and returns the requests in the window (the buckets after
- * `cutoff` up to the current one), in one statement for both engines (`$name` parameters; SQLite takes `@name`).
+ * `cutoff` up to the current one), in one statement: PostgreSQL's count (SQLite writes behind, see countRequest).
  * The increment of the current bucket is atomic (the upsert locks its row); past buckets no longer change.
  */
 export const BURST_ADD = `INSERT INTO burst (agent, bucket, n) VALUES ($agent, $bucket, 1)
   ON CONFLICT (agent, bucket) DO UPDATE SET n = burst.n + 1
   RETURNING n AS n, n + (SELECT coalesce(sum(b.n), 0) FROM burst b WHERE b.agent = $agent AND b.bucket > $cutoff AND b.bucket < $bucket) AS rate`;
+
+/** How long a SQLite process keeps burst counts before writing them (see StateStore.countRequest). */
+export const BURST_FLUSH_MS = 250;
 
 /** The bucket of `now` and the last bucket outside the window: ten buckets per window. */
 export function burstBuckets(now: number, windowMs: number): { bucket: number; cutoff: number } {

@@ -1,6 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { StoreError } from '../../src/core/errors.js';
+import Database from 'better-sqlite3';
 import { openStore } from '../../src/store/index.js';
+import { BURST_FLUSH_MS, burstBuckets } from '../../src/store/state.js';
 import { backends, warmUp } from './backends.js';
 import { tempDir } from './helpers.js';
 
@@ -146,6 +148,26 @@ describe('guard state (sqlite file)', () => {
     a.state.setThreat('x', 0.1, 0); // still open: b holds it
     b.close();
     expect(() => a.state.getThreat('x')).toThrow(/not open|closed/i);
+    t.cleanup();
+  });
+
+  it('writes burst counts behind: read with this process\'s pending ones at once, in the file for others after a flush', async () => {
+    const t = tempDir();
+    const s = openStore(t.file);
+    const other = new Database(t.file); // another process's view of the file
+    const inFile = () => (other.prepare("SELECT coalesce(sum(n), 0) AS n FROM burst WHERE agent = 'a'").get() as { n: number }).n;
+    const now = Date.now();
+    for (let i = 0; i < 5; i++) s.state.countRequest('a', now + i, 10_000, true);
+    expect(s.state.countRequest('a', now + 5, 10_000, false)).toBe(5);
+    expect(inFile()).toBe(0);
+    await new Promise((done) => setTimeout(done, BURST_FLUSH_MS + 100));
+    expect(inFile()).toBe(5);
+    // Another process's flushed requests count here too, next to the pending ones.
+    other.prepare('INSERT INTO burst (agent, bucket, n) VALUES (?, ?, ?) ON CONFLICT (agent, bucket) DO UPDATE SET n = burst.n + excluded.n').run('a', burstBuckets(now, 10_000).bucket, 7);
+    expect(s.state.countRequest('a', now + 6, 10_000, true)).toBe(13);
+    s.close(); // flushes what is pending
+    expect(inFile()).toBe(13);
+    other.close();
     t.cleanup();
   });
 
