@@ -63,6 +63,8 @@ export class StateStore {
   /** Requests counted by this process and not written yet: agent → bucket → count, and the cutoff last seen. */
   private readonly burstPending = new Map<string, { buckets: Map<number, number>; cutoff: number }>();
   private burstTimer: NodeJS.Timeout | undefined;
+  /** The file's count of an agent's window, read at most every BURST_READ_MS (others flush only every BURST_FLUSH_MS). */
+  private readonly burstRead = new Map<string, { cutoff: number; rate: number; at: number }>();
   private readonly burstSum: Database.Statement<[string, number], { rate: number }>;
   private readonly burstSweep: Database.Statement<[string, number]>;
 
@@ -175,6 +177,7 @@ export class StateStore {
       // A clean slate: the requests that made the burst do not quarantine the agent again the moment it is released.
       this.burstSweep.run(agent, Number.MAX_SAFE_INTEGER);
       this.burstPending.delete(agent);
+      this.burstRead.delete(agent);
       const was = before.quarantined ? `quarantined (${before.reason ?? 'no reason'})` : 'not quarantined';
       this.audit.append({
         agent,
@@ -209,7 +212,12 @@ export class StateStore {
     }
     let pending = 0;
     for (const [b, n] of mine?.buckets ?? []) if (b > cutoff) pending += n;
-    return (this.burstSum.get(agent, cutoff)?.rate ?? 0) + pending;
+    let read = this.burstRead.get(agent);
+    if (!read || read.cutoff !== cutoff || now - read.at >= BURST_READ_MS || now < read.at) {
+      read = { cutoff, rate: this.burstSum.get(agent, cutoff)?.rate ?? 0, at: now };
+      this.burstRead.set(agent, read);
+    }
+    return read.rate + pending;
   }
 
   /** Writes the pending burst counts in one transaction and sweeps buckets that left the window. */
@@ -219,6 +227,8 @@ export class StateStore {
     if (this.burstPending.size === 0) return;
     const pending = [...this.burstPending];
     this.burstPending.clear();
+    // What was pending is in the file now: the next count reads it there.
+    this.burstRead.clear();
     this.tx(() => {
       for (const [agent, { buckets, cutoff }] of pending) {
         for (const [bucket, n] of buckets) if (bucket > cutoff) this.burstAddMany.run(agent, bucket, n);
@@ -244,6 +254,8 @@ export const BURST_ADD = `INSERT INTO burst (agent, bucket, n) VALUES ($agent, $
 
 /** How long a SQLite process keeps burst counts before writing them (see StateStore.countRequest). */
 export const BURST_FLUSH_MS = 250;
+/** How long a process reuses its read of the file's burst count (a fraction of the flush interval). */
+export const BURST_READ_MS = 100;
 
 /** The bucket of `now` and the last bucket outside the window: ten buckets per window. */
 export function burstBuckets(now: number, windowMs: number): { bucket: number; cutoff: number } {
