@@ -9,7 +9,8 @@
  *
  * `--no-fsync` runs the embedded PostgreSQL without fsync: the round trips alone, not the disk.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -48,6 +49,21 @@ async function measure(name: string, store: GuardStore) {
     await check();
     lat.push(performance.now() - t);
   }
+  // What a cache of the deciding state would save at most: the two reads of it each decision makes (τ/quarantine
+  // and Γ, in parallel), measured alone.
+  const reads: number[] = [];
+  for (let i = 0; i < Math.min(N, 1000); i++) {
+    const t = performance.now();
+    await Promise.all([store.state.getThreat(`agent-${i % 50}`), store.state.getSticky(`s-${i % 50}`)]);
+    reads.push(performance.now() - t);
+  }
+  // The shared burst window's statement (one upsert per counted request), alone.
+  const burst: number[] = [];
+  for (let i = 0; i < Math.min(N, 1000); i++) {
+    const t = performance.now();
+    await store.state.countRequest(`agent-${i % 50}`, Date.now(), 10_000, true);
+    burst.push(performance.now() - t);
+  }
   const t0 = performance.now();
   let left = N;
   await Promise.all(Array.from({ length: C }, async () => {
@@ -55,9 +71,9 @@ async function measure(name: string, store: GuardStore) {
   }));
   const perSecond = N / ((performance.now() - t0) / 1000);
   const verify = await store.audit.verify();
-  if (!verify.ok) throw new Error(`${name}: chain broken: ${JSON.stringify(verify.firstBad)}`);
+  if (!verify.ok || verify.keyed !== verify.rows) throw new Error(`${name}: chain broken or not keyed: ${JSON.stringify(verify)}`);
   await store.close();
-  return { name, p50: quantile(lat, 0.5), p95: quantile(lat, 0.95), perSecond, rows: verify.rows };
+  return { name, p50: quantile(lat, 0.5), p95: quantile(lat, 0.95), perSecond, rows: verify.rows, reads: quantile(reads, 0.5), burst: quantile(burst, 0.5) };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'qg-bench-store-'));
@@ -69,10 +85,13 @@ try {
     server = await startPostgres({ durable: !values['no-fsync'] });
     url = await server.freshDatabase('bench');
   }
-  const postgres = await measure('postgres', await openGuardStore(url));
+  // Keyed, as replicas should run it (row and head MACs, a signed head file), like the SQLite store's own key.
+  const keyFile = join(dir, 'audit.key');
+  writeFileSync(keyFile, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
+  const postgres = await measure('postgres', await openGuardStore(url, undefined, { auditKeyFile: keyFile, auditHeadFile: join(dir, 'audit.head') }));
   console.log(`allow path, default book, ${N} sequential checks then ${N} with ${C} in flight (audit rows verified)`);
   for (const r of [sqlite, postgres]) {
-    console.log(`${r.name.padEnd(9)} p50 ${r.p50.toFixed(3)} ms  p95 ${r.p95.toFixed(3)} ms  ${r.perSecond.toFixed(0)} decisions/s  (${r.rows} rows)`);
+    console.log(`${r.name.padEnd(9)} p50 ${r.p50.toFixed(3)} ms  p95 ${r.p95.toFixed(3)} ms  ${r.perSecond.toFixed(0)} decisions/s  (${r.rows} rows); state reads p50 ${r.reads.toFixed(3)} ms, burst count p50 ${r.burst.toFixed(3)} ms`);
   }
   console.log(`postgres / sqlite: latency p50 ×${(postgres.p50 / sqlite.p50).toFixed(2)}, p95 ×${(postgres.p95 / sqlite.p95).toFixed(2)}; throughput ×${(postgres.perSecond / sqlite.perSecond).toFixed(2)}`);
 } finally {

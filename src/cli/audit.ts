@@ -46,14 +46,16 @@ export function registerAuditCommands(program: Command): void {
   storeOptions(audit.command('verify').description('check the keyed hash chain and its signed head; exit 1 naming the first edited, deleted, reordered or truncated row'))
     .option('--json', 'print the result as JSON')
     .option('--anchor <id:hash>', 'a head printed by an earlier verify (or an auditId): fail if that row is gone or changed', parseAnchor)
-    .action(async (opts: StoreCliOptions & { json?: boolean; anchor?: { id: number; hash: string } }) => {
+    .option('--head <file>', 'another signed head file to check (a PostgreSQL replica\'s, see docs/shared-state.md); repeatable', (v: string, prev: string[] = []) => [...prev, v])
+    .action(async (opts: StoreCliOptions & { json?: boolean; anchor?: { id: number; hash: string }; head?: string[] }) => {
       await withStore(opts, async (store) => {
-        const r = await store.audit.verify(opts.anchor ? { anchor: opts.anchor } : {});
+        const r = await store.audit.verify({ ...(opts.anchor ? { anchor: opts.anchor } : {}), ...(opts.head ? { heads: opts.head } : {}) });
         for (const w of r.warnings) process.stderr.write(`quadguard: warning: ${w}\n`);
         if (opts.json) process.stdout.write(`${JSON.stringify(r)}\n`);
         else if (r.ok) {
           const head = r.head ? `; head ${r.head.id}:${r.head.hash}` : '';
-          const keyed = r.keyed ? `, ${r.keyed} with valid MACs and a valid signed head` : '';
+          const heads = r.heads === 1 ? ' and a valid signed head' : r.heads ? ` and ${r.heads} valid signed heads` : '';
+          const keyed = r.keyed ? `, ${r.keyed} with valid MACs${heads}` : '';
           process.stdout.write(`audit log ok: ${r.rows} rows${keyed}${head}\n`);
         } else {
           process.stdout.write(`audit log TAMPERED: first bad row ${r.firstBad!.id}: ${r.firstBad!.reason} (${r.rows} rows verified before it)\n`);

@@ -4,7 +4,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfigFile } from '../config/load.js';
 import { prepareBook } from '../guard/build.js';
 import { readRecorded, renderReplayReport, replayTrace, type ReplayReport } from '../replay/index.js';
-import { openStore } from '../store/db.js';
+import { openGuardStore } from '../store/open.js';
 import { resolveStorePath } from '../store/store-path.js';
 
 /** Options of `quadguard replay`, as commander hands them over. */
@@ -29,7 +29,7 @@ export function registerReplayCommand(program: Command): Command {
   return program
     .command('replay')
     .description('re-decide recorded interactions under another policy book and list the decisions that change')
-    .option('--audit <state.db>', 'the store whose audit log holds the recorded trace, only read (default: the store `quadguard status` shows)')
+    .option('--audit <state.db|url>', 'the store (SQLite file or postgres:// URL) whose audit log holds the recorded trace, only read (default: the store `quadguard status` shows)')
     .requiredOption('--policy <book>', 'policy book folder or file to replay under')
     .option('--json <out>', 'also write the full report as JSON')
     .option('--config <file>', 'QuadGuard config: agent profiles and guard settings as in the recorded run')
@@ -48,16 +48,17 @@ export async function runReplayCommand(opts: ReplayCommandOptions): Promise<Repl
   const profiles = config ? Object.fromEntries(Object.entries(config.agents).map(([name, a]) => [name, a.profile])) : {};
   const prepared = await prepareBook(opts.policy);
   const source = resolveStorePath({ store: opts.audit, config: opts.config });
-  const store = openStore(source, undefined, { mustExist: true });
+  const store = await openGuardStore(source, undefined, { mustExist: true });
   let report: ReplayReport;
   try {
     report = await replayTrace(readRecorded(store, { profiles, ...(opts.from ? { fromId: opts.from } : {}) }), {
       prepared,
-      source,
+      // The file, or the URL without its password.
+      source: store.location,
       ...(config?.guard ? { options: config.guard } : {}),
     });
   } finally {
-    store.close();
+    await store.close();
   }
   if (opts.json) {
     await mkdir(dirname(opts.json), { recursive: true });

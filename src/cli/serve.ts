@@ -8,6 +8,7 @@ import { AGENT_NAME_RE, AGENT_NAME_RULE } from '../config/schema.js';
 import { ConfigError } from '../core/errors.js';
 import { createRootLogger, type Logger } from '../core/log.js';
 import { createProxy, type GuardedProxy } from '../proxy/index.js';
+import type { GuardStore } from '../store/engine.js';
 import { isPostgresUrl } from '../store/location.js';
 import { liveViewForProxy } from '../ui/proxy-hook.js';
 import { findConfigFile, resolveStoreLocation, type StoreSource } from '../store/store-path.js';
@@ -41,6 +42,8 @@ export interface ProxyGuard {
   book?: CompiledBook;
   /** Records the proxy's own refusals in the pipeline's audit chain. */
   record?: DecisionRecorder;
+  /** The guard's store (the live view reads and acts on the same one, SQLite or PostgreSQL). */
+  store?: GuardStore;
   close(): void;
 }
 
@@ -66,6 +69,7 @@ export async function proxyGuardFor(config: Config, logger: Logger): Promise<Pro
     },
     onInstructions: createInstructionsScreen(built.store, logger),
     record: (i, d) => built.pipeline.record(i, d),
+    store: built.store,
     close: built.close,
   };
 }
@@ -101,9 +105,8 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
   process.once('SIGINT', exit(0));
   if (opts.http !== undefined) {
     // The live view (issue #7) under /ui on the same listener, unless --no-ui; without a policy nothing is recorded.
-    const shared = isPostgresUrl(loaded.config.store);
-    if (shared && opts.ui !== false && loaded.config.policy !== undefined) logger.warn('the live view (/ui) reads a SQLite store; it is off with a postgres:// store (use the CLI: audit, agents, approvals, tools)');
-    const ui = opts.ui === false || loaded.config.policy === undefined || shared ? undefined : liveViewForProxy(loaded, logger, process.env, configured.book);
+    // On a PostgreSQL store the view reads the shared chain: it shows the decisions of every replica.
+    const ui = opts.ui === false || loaded.config.policy === undefined ? undefined : liveViewForProxy(loaded, logger, process.env, configured.book, configured.store);
     if (ui) (proxy as { close: () => Promise<void> }).close = ((c) => () => c().finally(() => ui.close()))(proxy.close);
     try {
       const listener = await proxy.serveHttp({ port: opts.http, ...(opts.host !== undefined ? { host: opts.host } : {}), ...(ui ? { extraRoutes: ui.extraRoutes } : {}) });

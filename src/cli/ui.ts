@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { createRootLogger } from '../core/log.js';
-import { openStore } from '../store/db.js';
+import { openGuardStore } from '../store/open.js';
 import { resolveStorePath } from '../store/store-path.js';
 import { loadConfigFile } from '../config/load.js';
 import type { Logger } from '../core/log.js';
@@ -22,7 +22,8 @@ function token(v: string): string {
 
 /**
  * `quadguard ui`: the live view of a store on its own port, for proxies that serve stdio (an HTTP proxy serves
- * it itself under /ui). It reads the same SQLite file as the proxy (WAL allows that across processes), so it
+ * it itself under /ui), and for a PostgreSQL store shared by replicas (it shows every replica's decisions). It reads
+ * the same SQLite file as the proxy (WAL allows that across processes) or the same database, so it
  * shows decisions the moment the proxy commits them, and its buttons write to the same store.
  */
 export function registerUiCommand(program: Command): void {
@@ -36,7 +37,7 @@ export function registerUiCommand(program: Command): void {
     .action(async (o: StoreCliOptions & { port: number; host: string; token?: string; allowedHost?: string[]; allowRemote?: boolean; policy?: string }) => {
       const logger = createRootLogger();
       const policy = await policyForUi(o, logger);
-      const store = openStore(resolveStorePath(o), logger, { mustExist: true });
+      const store = await openGuardStore(resolveStorePath(o), logger, { mustExist: true });
       const envToken = process.env.QUADGUARD_UI_TOKEN;
       let ui;
       try {
@@ -51,14 +52,11 @@ export function registerUiCommand(program: Command): void {
           policy,
         });
       } catch (err) {
-        store.close();
+        await store.close();
         throw err;
       }
-      process.stdout.write(`QuadGuard live view of ${store.path}\n  ${ui.url}?token=${ui.token}\n  stream: curl -N -H 'Authorization: Bearer ${ui.token}' ${ui.url}api/stream\n`);
-      const stop = () => void ui.close().finally(() => {
-        store.close();
-        process.exit(0);
-      });
+      process.stdout.write(`QuadGuard live view of ${store.location}\n  ${ui.url}?token=${ui.token}\n  stream: curl -N -H 'Authorization: Bearer ${ui.token}' ${ui.url}api/stream\n`);
+      const stop = () => void ui.close().finally(() => void store.close().finally(() => process.exit(0)));
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });

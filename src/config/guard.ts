@@ -25,6 +25,7 @@ export async function guardOptionsFromConfig(config: Config, logger: Logger): Pr
   return {
     policy: config.policy,
     store: config.store,
+    ...(config.audit_key ? { auditKey: config.audit_key } : {}),
     logger,
     ...(config.policy_public_key ? { publicKeyPath: config.policy_public_key } : {}),
     ...(config.guard ? { settings: config.guard } : {}),

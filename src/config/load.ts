@@ -3,7 +3,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import YAML from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../core/errors.js';
-import { resolveStoreValue } from '../store/location.js';
+import { isPostgresUrl, resolveStoreValue } from '../store/location.js';
 import { ConfigSchema, type Config } from './schema.js';
 
 /** A validated config plus what loading resolved: absolute paths and agent tokens. */
@@ -53,6 +53,12 @@ export function validateConfig(raw: unknown, opts: { file?: string; baseDir?: st
   const store = resolveStoreValue(config.store, config.store_password, base, env);
   if (store.problem !== undefined) problems.push(store.problem);
   else config.store = store.location;
+  if (config.audit_key && 'file' in config.audit_key) config.audit_key.file = abs(config.audit_key.file);
+  else if (config.audit_key && 'env' in config.audit_key) {
+    const v = env[config.audit_key.env];
+    if (!isPostgresUrl(config.store)) problems.push('  audit_key.env: a SQLite store keeps its audit key in a file (audit_key.file, or the default beside the store)');
+    else if (v === undefined || v.length === 0) problems.push(`  audit_key.env: environment variable ${config.audit_key.env} is not set or empty`);
+  }
   // A stdio server runs in the config file's folder unless it says otherwise, so relative `args` (a script, a
   // data file) mean the same thing whatever the directory `quadguard serve` is started from.
   for (const [key, s] of Object.entries(config.servers)) {

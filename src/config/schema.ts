@@ -173,6 +173,15 @@ export const ConfigSchema = z.strictObject({
   store: z.string().min(1).default('.quadguard/state.db'),
   /** The PostgreSQL password from an environment variable (kept out of the file), as agent tokens are. */
   store_password: z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'env must be an environment variable name') }).optional(),
+  /**
+   * The audit key (64 hex digits) every replica on a postgres:// store shares, from an environment variable or a file
+   * (relative to the config), kept out of the database: each audit row carries its HMAC (docs/shared-state.md).
+   * Default: `QUADGUARD_AUDIT_KEY` / `QUADGUARD_AUDIT_KEY_FILE`; a SQLite store keeps its own key beside the file.
+   */
+  audit_key: z.union([
+    z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'env must be an environment variable name') }),
+    z.strictObject({ file: z.string().min(1) }),
+  ]).optional(),
   /** Agent identities by name: an HTTP bearer token and the profile bound to it. */
   agents: z.record(z.string().regex(AGENT_NAME_RE, AGENT_NAME_RULE), AgentConfigSchema).default({}),
   http: HttpConfigSchema.default(HttpConfigSchema.parse({})),

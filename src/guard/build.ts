@@ -31,6 +31,8 @@ export const BuildGuardOptionsSchema = z.strictObject({
   policy: z.union([z.string().min(1), z.custom<PreparedBook>(isPrepared, 'expected a policy path or a prepared book')]),
   /** A SQLite file, `:memory:`, or an open store (which the caller closes). Default: memory. */
   store: z.union([z.string().min(1), z.custom<Store | GuardStore>(isStore, 'expected a store path, a postgres:// URL or an open store')]).default(GUARD_DEFAULTS.store),
+  /** The audit key of a store given by path or URL (the config's `audit_key`): a file, or an environment variable. */
+  auditKey: z.union([z.strictObject({ env: z.string().min(1) }), z.strictObject({ file: z.string().min(1) })]).optional(),
   /** The `guard:` settings of a config (tracker budget, watcher, thresholds, audit, approvals). */
   settings: PipelineOptionsSchema.prefault({}),
   /** The model hooks (`createGuardModel`); absent, the guard is deterministic. The one way to pass a model. */
@@ -92,7 +94,11 @@ export async function buildGuard(input: BuildGuardOptions): Promise<BuiltGuard> 
   }
   const ownsStore = typeof o.store === 'string';
   // A guard lives as long as its proxy: its SQLite file is checkpointed in the background, never inside a decision.
-  const store = typeof o.store === 'string' ? await openGuardStore(o.store, logger, { backgroundCheckpoint: true }) : toGuardStore(o.store);
+  const store = typeof o.store === 'string' ? await openGuardStore(o.store, logger, {
+        backgroundCheckpoint: true,
+        ...(o.auditKey && 'file' in o.auditKey ? { auditKeyFile: o.auditKey.file } : {}),
+        ...(o.auditKey && 'env' in o.auditKey ? { auditKeyEnv: o.auditKey.env } : {}),
+      }) : toGuardStore(o.store);
   const capabilities = new CapabilityMap(prepared.book.book.capabilities, o.capabilityOverrides);
   const pipeline = new GuardPipeline({
     capabilities,

@@ -41,8 +41,9 @@ export function levelFor(tau: number, bounds: WatcherOptions['level_bounds']): n
 }
 
 /**
- * Keeps the per-agent request timestamps for the burst window (in memory: a restart forgets the rate, not the
- * score, which the store keeps) and computes score updates. Pure apart from the timestamps.
+ * Computes score updates (`score`, pure). `update` also keeps per-agent request timestamps for a burst window in
+ * memory (one process); the guard pipeline counts requests in the store instead (`StateApi.countRequest`), so
+ * every replica and process on one store shares one window and a restart does not forget the rate.
  */
 export class ThreatWatcher {
   readonly options: WatcherOptions;
@@ -75,9 +76,16 @@ export class ThreatWatcher {
     return { risk, burst };
   }
 
-  /** τ ← α·τ + (1−α)·risk for `agent`, given its previous τ. */
+  /**
+   * τ ← α·τ + (1−α)·risk for `agent`, given its previous τ, counting the request in this watcher's own window
+   * (one process; the pipeline counts in the store's shared window and calls `score`).
+   */
   update(agent: string, previousTau: number, evidence: ThreatEvidence): ThreatUpdate {
-    const rate = this.recordRequest(agent, evidence.now, evidence.counts ?? true);
+    return this.score(previousTau, evidence, this.recordRequest(agent, evidence.now, evidence.counts ?? true));
+  }
+
+  /** τ ← α·τ + (1−α)·risk given the previous τ and the agent's request `rate` in the window. Pure. */
+  score(previousTau: number, evidence: ThreatEvidence, rate: number): ThreatUpdate {
     const { risk, burst } = this.riskOf(evidence, rate);
     const a = this.options.alpha;
     const raw = Math.min(1, Math.max(0, a * previousTau + (1 - a) * risk));

@@ -1,6 +1,8 @@
 import { AnyInteractionSchema, type Interaction } from '../core/types.js';
 import type { AuditRow } from '../store/audit-schema.js';
 import type { Store } from '../store/db.js';
+import type { GuardStore } from '../store/engine.js';
+import { toGuardStore } from '../store/sqlite-engine.js';
 
 /**
  * Reading a recorded trace back from the audit log: each row with the interaction the guard saw (as recorded:
@@ -27,13 +29,18 @@ export const NOT_REPLAYABLE_TEXT: Record<NotReplayableReason, string> = {
  * Every row of the store's audit log from `fromId`, in id order, with its recorded interaction. Profiles are not
  * recorded (they belong to the agent, in the config): `profiles` supplies them by agent name.
  */
-export function* readRecorded(store: Store, opts: { fromId?: number; profiles?: Record<string, Record<string, unknown>> } = {}): Generator<RecordedItem> {
-  for (const row of store.audit.iterate(opts.fromId ?? 1)) {
+export async function* readRecorded(
+  from: GuardStore | Store,
+  opts: { fromId?: number; profiles?: Record<string, Record<string, unknown>> } = {},
+): AsyncGenerator<RecordedItem> {
+  // Either engine: a PostgreSQL store holds every replica's decisions in one chain, so a replay covers them all.
+  const store = toGuardStore(from);
+  for await (const row of store.audit.iterate(opts.fromId ?? 1)) {
     if (row.kind === 'admin') {
       yield { row, reason: 'admin' };
       continue;
     }
-    const rec = store.audit.interaction(row.id);
+    const rec = await store.audit.interaction(row.id);
     if (rec === undefined) {
       yield { row, reason: 'no_interaction' };
       continue;

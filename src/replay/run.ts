@@ -45,10 +45,10 @@ const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].so
  *
  * @example
  * const prepared = await prepareBook('policies/default');
- * const store = openStore('state.db', undefined, { mustExist: true });
+ * const store = await openGuardStore('state.db', undefined, { mustExist: true }); // or a postgres:// URL
  * const report = await replayTrace(readRecorded(store), { prepared, source: 'state.db' });
  */
-export async function replayTrace(items: Iterable<RecordedItem>, opts: ReplayOptions): Promise<ReplayReport> {
+export async function replayTrace(items: Iterable<RecordedItem> | AsyncIterable<RecordedItem>, opts: ReplayOptions): Promise<ReplayReport> {
   const { book } = opts.prepared;
   const secret = secretRuleIds(book);
   // A row's kind may be `resource_read` (recorded before the kinds union): it stands for the kinds it expands to.
@@ -80,7 +80,7 @@ export async function replayTrace(items: Iterable<RecordedItem>, opts: ReplayOpt
   };
   const policies = new Set<string>();
   try {
-    for (const item of items) {
+    for await (const item of items) {
       report.rows++;
       const { row } = item;
       if ('reason' in item) {

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { StoreError } from '../core/errors.js';
 
 /**
@@ -108,6 +109,7 @@ export function writeHead(key: AuditKey, head: AuditHead): void {
   if (!key.headFile) return;
   const current = readHead(key);
   if (current.state === 'ok' && current.head.id > head.id) return;
+  mkdirSync(dirname(key.headFile), { recursive: true });
   const tmp = `${key.headFile}.${process.pid}.tmp`;
   writeFileSync(tmp, `${JSON.stringify({ ...head, mac: headMac(key, head) })}\n`, { mode: 0o600 });
   renameSync(tmp, key.headFile);
@@ -115,5 +117,103 @@ export function writeHead(key: AuditKey, head: AuditHead): void {
     chmodSync(key.headFile, 0o600);
   } catch {
     // best effort on filesystems without modes
+  }
+}
+
+/**
+ * The MAC of the chain head a PostgreSQL store keeps in its `audit_head` row. A database-only attacker who cuts
+ * the tail must set that row back to an older (id, hash) with a valid MAC, so only to a head they saw earlier:
+ * the replicas' signed head files (outside the database, `HeadAnchor`) catch that rollback too.
+ */
+export function dbHeadMac(key: AuditKey, id: number, hash: string): string {
+  return createHmac('sha256', key.key).update(`dbhead:${id}:${hash}`, 'utf8').digest('hex');
+}
+
+/** A key given as 64 hex digits (a file's content or an environment variable), or a clear error naming `where`. */
+export function parseAuditKey(text: string, where: string): Buffer {
+  const hex = text.trim().toLowerCase();
+  if (!KEY_HEX.test(hex)) throw new StoreError('store_open_failed', `the audit key ${where} is not 64 hex digits (make one with \`openssl rand -hex 32\`)`);
+  return Buffer.from(hex, 'hex');
+}
+
+/**
+ * The audit key of a PostgreSQL store, which every replica must share, so it is never created here (two replicas
+ * creating their own would each sign rows the other cannot verify): `QUADGUARD_AUDIT_KEY` (64 hex digits, e.g. from
+ * a secret manager), else the file `keyFile` or `QUADGUARD_AUDIT_KEY_FILE`. Undefined when none is given. Each
+ * process keeps its own signed head file (its local monotonic anchor): `headFile`, else
+ * `QUADGUARD_AUDIT_HEAD_FILE`, else `$QUADGUARD_HOME/audit-<8 hex of the store URL>.head`.
+ */
+export function sharedAuditKey(
+  opts: { keyFile?: string; keyEnv?: string; headFile?: string; defaultHeadFile: string },
+  env: NodeJS.ProcessEnv = process.env,
+): AuditKey | undefined {
+  const headFile = opts.headFile ?? nonEmpty(env.QUADGUARD_AUDIT_HEAD_FILE) ?? opts.defaultHeadFile;
+  if (opts.keyEnv !== undefined) {
+    const v = nonEmpty(env[opts.keyEnv]);
+    if (v === undefined) throw new StoreError('store_audit_key_missing', `the audit key variable ${opts.keyEnv} is not set or empty`);
+    return { key: parseAuditKey(v, `in ${opts.keyEnv}`), file: `(${opts.keyEnv})`, headFile };
+  }
+  const inline = opts.keyFile === undefined ? nonEmpty(env.QUADGUARD_AUDIT_KEY) : undefined;
+  if (inline !== undefined) return { key: parseAuditKey(inline, 'in QUADGUARD_AUDIT_KEY'), file: '(QUADGUARD_AUDIT_KEY)', headFile };
+  const file = opts.keyFile ?? nonEmpty(env.QUADGUARD_AUDIT_KEY_FILE);
+  if (file === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new StoreError('store_audit_key_missing', `cannot read the audit key ${file}: ${(err as Error).message}`, { cause: err });
+  }
+  return { key: parseAuditKey(text, file), file, headFile };
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v !== undefined && v.length > 0 ? v : undefined;
+}
+
+/**
+ * Writes a process's signed head file at most once a second after appends, and at `flush()` (close): the local
+ * monotonic anchor of the chain. `snapshot` builds the head to sign from the last appended row.
+ */
+export class HeadAnchor {
+  private writtenAt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private pending: { id: number; hash: string } | undefined;
+
+  constructor(
+    private readonly key: AuditKey,
+    private readonly snapshot: (last: { id: number; hash: string }) => AuditHead,
+    private readonly intervalMs = 1000,
+  ) {}
+
+  /** Notes the last appended row: written now if the file has not been written for `intervalMs`, else soon. */
+  note(id: number, hash: string): void {
+    if (!this.key.headFile) return;
+    if (this.pending && this.pending.id > id) return;
+    this.pending = { id, hash };
+    const now = Date.now();
+    if (now - this.writtenAt >= this.intervalMs) {
+      this.flush();
+      return;
+    }
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.flush();
+    }, this.intervalMs - (now - this.writtenAt)).unref();
+  }
+
+  /** Writes the pending head (at close, and from the timer). */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const pending = this.pending;
+    if (!pending) return;
+    this.pending = undefined;
+    this.writtenAt = Date.now();
+    try {
+      writeHead(this.key, { ...this.snapshot(pending), ts: this.writtenAt });
+    } catch {
+      // The chain in the database is intact; a missed head write only weakens truncation detection until the next.
+      this.pending = pending;
+    }
   }
 }

@@ -15,7 +15,7 @@ import {
 import { recordInteraction, type InteractionRecord } from './audit-interaction.js';
 import { canonicalJson, sha256Hex } from '../core/canonical.js';
 import { maskPrefix } from './redact.js';
-import { macEqual, readHead, rowMac, writeHead, type AuditHead, type AuditKey } from './audit-key.js';
+import { HeadAnchor, macEqual, readHead, rowMac, type AuditHead, type AuditKey } from './audit-key.js';
 
 export * from './audit-schema.js';
 
@@ -25,6 +25,14 @@ export const GENESIS_HASH = '0'.repeat(64);
 /** Size caps: a row stays small whatever passes through the proxy. */
 const CAP = { preview: 240, rationale: 2000, uri: 1000, name: 200, witness: 8000, list: 100 } as const;
 const PAGE = 500;
+
+/** What `verify` checks beyond the rows. */
+export interface VerifyOptions {
+  /** A head printed by an earlier verify (or an auditId): row `id` must still exist with that hash (a prefix is enough). */
+  anchor?: { id: number; hash: string };
+  /** Further signed head files to check (other replicas' local anchors), each with the audit key. */
+  heads?: string[];
+}
 
 /** Result of `verify()`: the first row that breaks the chain, and the chain head to anchor elsewhere. */
 export interface VerifyResult {
@@ -36,6 +44,8 @@ export interface VerifyResult {
   warnings: string[];
   /** Rows whose MAC was checked with the audit key. */
   keyed?: number;
+  /** Signed head files checked (this store's or process's own, and any given). */
+  heads?: number;
 }
 
 /** How often, at most, the signed head is written to its file (ms); it is also written at close. */
@@ -61,9 +71,7 @@ export class AuditLog {
   private readonly appendTx: (row: Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash' | 'mac'>, rec?: InteractionRecord) => { id: number; hash: string };
   private readonly firstKeyed: Database.Statement<[], { id: number }>;
   private readonly count: Database.Statement<[], { n: number }>;
-  private headWrittenAt = 0;
-  private headTimer: NodeJS.Timeout | undefined;
-  private pendingHead: { id: number; hash: string } | undefined;
+  private readonly anchor: HeadAnchor | undefined;
 
   /**
    * `key`: the audit key (audit-key.ts). Without one, rows are appended without MACs and `verify` checks the
@@ -86,6 +94,9 @@ export class AuditLog {
     );
     this.firstKeyed = db.prepare('SELECT id FROM audit WHERE mac IS NOT NULL ORDER BY id LIMIT 1');
     this.count = db.prepare('SELECT count(*) AS n FROM audit');
+    this.anchor = key?.headFile
+      ? new HeadAnchor(key, (last) => ({ ...last, rows: this.count.get()?.n ?? 0, keyedSince: this.firstKeyed.get()?.id ?? last.id, ts: 0 }), HEAD_INTERVAL_MS)
+      : undefined;
     this.byId = db.prepare('SELECT * FROM audit WHERE id = ?');
     this.page = db.prepare('SELECT * FROM audit WHERE id > ? ORDER BY id LIMIT ?');
     this.tailStmt = db.prepare('SELECT * FROM (SELECT * FROM audit ORDER BY id DESC LIMIT ?) ORDER BY id');
@@ -157,75 +168,30 @@ export class AuditLog {
    * Walks the whole chain and names the first row that breaks it: an edited row (its hash no longer matches),
    * a deleted row (a gap in ids, or a missing tail), a rewritten or reordered row (a `prev_hash` that does not
    * link to the row before). An attacker who deletes the tail and also rewinds `sqlite_sequence` leaves no
-   * trace inside the file: keep `head` somewhere else and pass it back as `anchor` (row `anchor.id` must still
-   * exist with that hash; any prefix of it is accepted, e.g. the 8 digits of an auditId).
+   * trace inside the file, but the signed head file beside the key does (and `anchor`, a head kept elsewhere:
+   * row `anchor.id` must still exist with that hash; any prefix of it is accepted, e.g. an auditId's 8 digits).
+   * The checks are `ChainWalker`'s, shared with PostgreSQL.
    */
-  verify(options: { anchor?: { id: number; hash: string } } = {}): VerifyResult {
+  verify(options: VerifyOptions = {}): VerifyResult {
     const warnings: string[] = [];
     const triggers = this.db
       .prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name IN ('audit_no_update', 'audit_no_delete')")
       .get() as { n: number };
     if (triggers.n < 2) warnings.push('the append-only triggers of the audit table are missing (someone dropped them)');
-    let rows = 0;
-    let keyed = 0;
-    let prevId = 0;
-    let prevHash = GENESIS_HASH;
-    const bad = (id: number, reason: string): VerifyResult => ({ ok: false, rows, firstBad: { id, reason }, warnings, keyed });
-    const signed = this.key ? readHead(this.key) : undefined;
-    if (signed?.state === 'invalid') return bad(1, `the signed head ${this.key!.headFile}: ${signed.reason}`);
-    const head = signed?.state === 'ok' ? signed.head : undefined;
-    // Rows from here on must carry a valid MAC: the signed head says so, else the first row that has one.
-    const keyedSince = head?.keyedSince ?? this.firstKeyed.get()?.id ?? Number.POSITIVE_INFINITY;
-    if (this.key && signed?.state === 'absent' && Number.isFinite(keyedSince)) {
-      return bad(keyedSince, `the signed head ${this.key.headFile} is missing although rows carry MACs: it was deleted, so truncation cannot be ruled out`);
-    }
-    if (!this.key) warnings.push('no audit key available: only the unkeyed hash chain was checked (a full rewrite would pass)');
-    else if (!Number.isFinite(keyedSince) && (this.count.get()?.n ?? 0) > 0) {
-      warnings.push('no row carries a MAC: the log predates its key (or every MAC was stripped); only the unkeyed chain was checked');
-    }
+    const walk = new ChainWalker(warnings, {
+      key: this.key,
+      ...(options.heads ? { extraHeads: options.heads } : {}),
+      ownHeadRequired: true,
+      firstKeyed: this.firstKeyed.get()?.id,
+      rowCount: this.count.get()?.n ?? 0,
+      anchor: options.anchor,
+    });
+    if (walk.early) return walk.early;
     for (const raw of this.rawPages(0)) {
-      const parsed = RawAuditRowSchema.safeParse(raw);
-      const id = (raw as { id?: unknown }).id;
-      if (!parsed.success) return bad(typeof id === 'number' ? id : prevId + 1, 'row has malformed columns');
-      const row = parsed.data;
-      if (row.id !== prevId + 1) {
-        const span = row.id - 1 === prevId + 1 ? `row ${prevId + 1} is` : `rows ${prevId + 1}–${row.id - 1} are`;
-        return bad(prevId + 1, `${span} missing (deleted); the next row is ${row.id}`);
-      }
-      if (row.prev_hash !== prevHash) {
-        return bad(row.id, prevId === 0
-          ? 'first row does not start from the genesis hash (rows before it were removed or it was forged)'
-          : `prev_hash does not match the hash of row ${prevId} (row ${prevId} was rewritten, or rows were reordered or inserted)`);
-      }
-      const { hash, ...rest } = row;
-      if (rowHash(rest) !== hash) return bad(row.id, 'hash mismatch: the row was edited after it was written');
-      if (this.key && row.id >= keyedSince) {
-        if (row.mac === null || !macEqual(row.mac, rowMac(this.key, hash))) {
-          return bad(row.id, 'MAC mismatch: the row was written or rewritten without the audit key');
-        }
-        keyed++;
-      }
-      rows++;
-      prevId = row.id;
-      prevHash = hash;
+      const bad = walk.push(raw);
+      if (bad) return bad;
     }
-    const seq = this.head.get()?.seq ?? 0;
-    if (seq > prevId) return bad(prevId + 1, `rows ${prevId + 1}–${seq} are missing at the end (deleted)`);
-    if (head) {
-      const held = head.id <= prevId ? (this.byId.get(head.id) as { hash?: string } | undefined) : undefined;
-      if (!held) return bad(Math.min(head.id, prevId + 1), `the signed head names row ${head.id}, but the log ends at row ${prevId}: it was truncated`);
-      if (held.hash !== head.hash) return bad(head.id, `row ${head.id} does not have the hash the signed head recorded: the log was rewritten from there`);
-      if (rows < head.rows) return bad(prevId + 1, `the signed head counted ${head.rows} rows, the log has ${rows}: rows were removed`);
-    }
-    const anchor = options.anchor;
-    if (anchor) {
-      const held = anchor.id <= prevId ? (this.byId.get(anchor.id) as { hash?: string } | undefined) : undefined;
-      if (!held) return bad(Math.min(anchor.id, prevId + 1), `anchored row ${anchor.id} is missing: the log was truncated after row ${prevId}`);
-      if (!held.hash?.startsWith(anchor.hash.toLowerCase())) {
-        return bad(anchor.id, `row ${anchor.id} does not have the anchored hash ${anchor.hash}: the log was rewritten from there`);
-      }
-    }
-    return { ok: true, rows, ...(prevId > 0 ? { head: { id: prevId, hash: prevHash } } : {}), warnings, keyed };
+    return walk.finish(this.head.get()?.seq ?? 0);
   }
 
   /** Writes every row as one JSON line, respecting back-pressure; resolves with the number of rows written. */
@@ -240,40 +206,12 @@ export class AuditLog {
 
   /** Writes the signed head now if it has not been written for a second, else soon (timer, unref'd). */
   private noteHead(id: number, hash: string): void {
-    if (!this.key?.headFile) return;
-    this.pendingHead = { id, hash };
-    const now = Date.now();
-    if (now - this.headWrittenAt >= HEAD_INTERVAL_MS) {
-      this.flushHead();
-      return;
-    }
-    this.headTimer ??= setTimeout(() => {
-      this.headTimer = undefined;
-      this.flushHead();
-    }, HEAD_INTERVAL_MS - (now - this.headWrittenAt)).unref();
+    this.anchor?.note(id, hash);
   }
 
   /** Writes the pending signed head (at close, and from the timer). */
   flushHead(): void {
-    if (this.headTimer) clearTimeout(this.headTimer);
-    this.headTimer = undefined;
-    const pending = this.pendingHead;
-    if (!pending || !this.key) return;
-    this.pendingHead = undefined;
-    this.headWrittenAt = Date.now();
-    const head: AuditHead = {
-      id: pending.id,
-      hash: pending.hash,
-      rows: this.count.get()?.n ?? 0,
-      keyedSince: this.firstKeyed.get()?.id ?? pending.id,
-      ts: this.headWrittenAt,
-    };
-    try {
-      writeHead(this.key, head);
-    } catch {
-      // The chain in the database is intact; a missed head write only weakens truncation detection until the next.
-      this.pendingHead = pending;
-    }
+    this.anchor?.flush();
   }
 
   private *rawPages(afterId: number): Generator<unknown> {
@@ -320,19 +258,90 @@ export function auditFields(entry: AuditEntry): { fields: Omit<RawAuditRow, 'id'
   return { fields, rec: e.interaction === undefined ? undefined : recordInteraction(e.interaction) };
 }
 
+/** What a verifier knows from outside the rows: shared by both engines' `verify`. */
+export interface ChainContext {
+  /** The audit key: rows from `keyedSince` on must carry its MAC, and signed heads must carry its signature. */
+  key: AuditKey | undefined;
+  /** The signed head file of this process/store (`key.headFile`), then any other given (`audit verify --head`). */
+  extraHeads?: string[];
+  /**
+   * True when this store's own head file must exist once rows carry MACs (SQLite: the file sits beside the
+   * database). PostgreSQL replicas keep theirs where they run, so a verifier elsewhere may not have one.
+   */
+  ownHeadRequired: boolean;
+  /**
+   * True when a log with rows, verified with a key, must carry MACs (PostgreSQL: without a head file nothing else
+   * tells a log that was never keyed from one whose every MAC was stripped after a full rewrite).
+   */
+  macsRequired?: boolean;
+  /** The first row of the store carrying a MAC, if any. */
+  firstKeyed: number | undefined;
+  /** Rows in the store (only for the warning that none is keyed). */
+  rowCount: number;
+  anchor?: { id: number; hash: string } | undefined;
+}
+
 /**
- * Walks a chain row by row in id order (the PostgreSQL engine; the SQLite verify above also checks MACs) and
- * names the first row that breaks it: a gap in ids, a `prev_hash` that does not link, a hash that does not match
- * the row; `finish` checks the tail against the highest id ever used and the optional anchor.
+ * The verification of a chain, shared by both engines: walks the rows in id order (`push`) and names the first
+ * that breaks the chain — a gap in ids, a `prev_hash` that does not link, a hash that does not match the row, a
+ * MAC that is not the key's — then (`finish`) checks the tail against the highest id the store ever used, every
+ * signed head file (a head naming a row that is gone, or with another hash, is a truncation or a rewrite) and the
+ * operator's anchor. Construct it, return `early` if set, push every row, return `finish(seq)`.
  */
 export class ChainWalker {
   rows = 0;
+  keyed = 0;
   lastId = 0;
   lastHash = GENESIS_HASH;
-  constructor(private readonly warnings: string[]) {}
+  /** Set when the key or a signed head already fails before any row is read. */
+  readonly early: VerifyResult | undefined;
+  /** Rows from this id on must carry a valid MAC. */
+  readonly keyedSince: number;
+  private readonly heads: Array<{ file: string; head: AuditHead }> = [];
+  /** Hashes of the rows the heads and the anchor name, as they are walked. */
+  private readonly seen = new Map<number, string | undefined>();
+
+  constructor(
+    private readonly warnings: string[],
+    private readonly ctx: ChainContext,
+  ) {
+    const key = ctx.key;
+    let early: VerifyResult | undefined;
+    const files = [...(key?.headFile ? [key.headFile] : []), ...(ctx.extraHeads ?? [])];
+    for (const [i, file] of files.entries()) {
+      if (!key) {
+        warnings.push(`no audit key available: the signed head ${file} cannot be checked`);
+        continue;
+      }
+      const isOwn = i === 0 && key.headFile !== '';
+      const signed = readHead({ ...key, headFile: file });
+      if (signed.state === 'invalid') early ??= this.bad(1, `the signed head ${file}: ${signed.reason}`);
+      else if (signed.state === 'ok') this.heads.push({ file, head: signed.head });
+      else if (!isOwn) early ??= this.bad(1, `the signed head ${file} does not exist`);
+    }
+    const own = key?.headFile ? this.heads.find((h) => h.file === key.headFile)?.head : undefined;
+    const fromHeads = this.heads.length > 0 ? Math.min(...this.heads.map((h) => h.head.keyedSince)) : undefined;
+    this.keyedSince = Math.min(fromHeads ?? Number.POSITIVE_INFINITY, ctx.firstKeyed ?? Number.POSITIVE_INFINITY);
+    if (!key) {
+      warnings.push('no audit key available: only the unkeyed hash chain was checked (a full rewrite would pass)');
+    } else if (!Number.isFinite(this.keyedSince)) {
+      if (ctx.rowCount > 0 && ctx.macsRequired) {
+        early ??= this.bad(1, 'no row carries a MAC although the audit key was given: every MAC was stripped (a rewrite), or the log was never keyed (then verify it without the key)');
+      } else if (ctx.rowCount > 0) warnings.push('no row carries a MAC: the log predates its key (or every MAC was stripped); only the unkeyed chain was checked');
+    } else if (!own && key.headFile) {
+      if (ctx.ownHeadRequired) {
+        early ??= this.bad(this.keyedSince, `the signed head ${key.headFile} is missing although rows carry MACs: it was deleted, so truncation cannot be ruled out`);
+      } else if (this.heads.length === 0) {
+        warnings.push(`no signed head file of a replica was available (${key.headFile} does not exist): a truncation that also rolled back the store's head cannot be ruled out; pass the replicas' head files with --head`);
+      }
+    }
+    for (const h of this.heads) this.seen.set(h.head.id, undefined);
+    if (ctx.anchor) this.seen.set(ctx.anchor.id, undefined);
+    this.early = early;
+  }
 
   private bad(id: number, reason: string): VerifyResult {
-    return { ok: false, rows: this.rows, firstBad: { id, reason }, warnings: this.warnings };
+    return { ok: false, rows: this.rows, firstBad: { id, reason }, warnings: this.warnings, keyed: this.keyed };
   }
 
   /** Checks the next row; a result means the chain is broken there. */
@@ -353,23 +362,56 @@ export class ChainWalker {
     }
     const { hash, ...rest } = row;
     if (rowHash(rest) !== hash) return this.bad(row.id, 'hash mismatch: the row was edited after it was written');
+    const key = this.ctx.key;
+    if (key && row.id >= this.keyedSince) {
+      if (row.mac === null || !macEqual(row.mac, rowMac(key, hash))) {
+        return this.bad(row.id, 'MAC mismatch: the row was written or rewritten without the audit key');
+      }
+      this.keyed++;
+    }
+    if (this.seen.has(row.id)) this.seen.set(row.id, hash);
     this.rows++;
     this.lastId = row.id;
     this.lastHash = hash;
     return undefined;
   }
 
-  /** `seq`: the highest id ever used; `heldHash`: the stored hash of row `anchor.id`, if that row exists. */
-  finish(seq: number, anchor: { id: number; hash: string } | undefined, heldHash: string | undefined): VerifyResult {
+  /** `seq`: the highest id the store says it ever used. */
+  finish(seq: number): VerifyResult {
     const prevId = this.lastId;
     if (seq > prevId) return this.bad(prevId + 1, `rows ${prevId + 1}–${seq} are missing at the end (deleted)`);
+    for (const { file, head } of this.heads) {
+      const held = this.seen.get(head.id);
+      if (head.id > prevId || held === undefined) return this.bad(Math.min(head.id, prevId + 1), `the signed head names row ${head.id}, but the log ends at row ${prevId}: it was truncated (${file})`);
+      if (held !== head.hash) return this.bad(head.id, `row ${head.id} does not have the hash the signed head recorded: the log was rewritten from there (${file})`);
+      if (this.rows < head.rows) return this.bad(prevId + 1, `the signed head counted ${head.rows} rows, the log has ${this.rows}: rows were removed (${file})`);
+    }
+    const anchor = this.ctx.anchor;
     if (anchor) {
-      if (anchor.id > prevId || heldHash === undefined) return this.bad(Math.min(anchor.id, prevId + 1), `anchored row ${anchor.id} is missing: the log was truncated after row ${prevId}`);
-      if (!heldHash.startsWith(anchor.hash.toLowerCase())) {
+      const held = this.seen.get(anchor.id);
+      if (anchor.id > prevId || held === undefined) return this.bad(Math.min(anchor.id, prevId + 1), `anchored row ${anchor.id} is missing: the log was truncated after row ${prevId}`);
+      if (!held.startsWith(anchor.hash.toLowerCase())) {
         return this.bad(anchor.id, `row ${anchor.id} does not have the anchored hash ${anchor.hash}: the log was rewritten from there`);
       }
     }
-    return { ok: true, rows: this.rows, ...(prevId > 0 ? { head: { id: prevId, hash: this.lastHash } } : {}), warnings: this.warnings };
+    return this.ok();
+  }
+
+  /** The result of a chain that passed every check. */
+  ok(): VerifyResult {
+    return {
+      ok: true,
+      rows: this.rows,
+      ...(this.lastId > 0 ? { head: { id: this.lastId, hash: this.lastHash } } : {}),
+      warnings: this.warnings,
+      keyed: this.keyed,
+      heads: this.heads.length,
+    };
+  }
+
+  /** A failure found by the engine after the walk (e.g. PostgreSQL's head row). */
+  fail(id: number, reason: string): VerifyResult {
+    return this.bad(id, reason);
   }
 }
 

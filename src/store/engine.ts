@@ -1,6 +1,6 @@
 import type { Truth } from '../core/types.js';
 import type { Approval, ApprovalBinding, ApprovalRequest, ApprovalStatus } from './approvals.js';
-import type { AuditEntry, AuditRow, VerifyResult } from './audit.js';
+import type { AuditEntry, AuditRow, VerifyOptions, VerifyResult } from './audit.js';
 import type { InteractionRecord } from './audit-interaction.js';
 import type { ObserveResult, Pin, PinStatus } from './pins.js';
 import type { ThreatState } from './state.js';
@@ -23,8 +23,9 @@ import type { FlowStore } from './flow.js';
  *
  * Adding a table (e.g. data-flow fingerprints per identity): one step in migrations.ts with both dialects, a
  * sub-interface here, and one class per engine (the SQLite class synchronous, wrapped in sqlite-engine.ts).
- * Adding columns to the audit chain (e.g. an HMAC checkpoint): `auditFields`/`rowHash` in audit.ts are shared by
- * both engines, so a new column needs its migration step and its place in each engine's INSERT.
+ * Adding columns to the audit chain: `auditFields`/`rowHash` and the verifier `ChainWalker` in audit.ts are shared
+ * by both engines, so a new column needs its migration step and its place in each engine's INSERT. The keyed
+ * chain (row MACs, signed head files; audit-key.ts) is the same on both; PostgreSQL also MACs its head row.
  */
 export interface GuardStore {
   readonly engine: 'sqlite' | 'postgres';
@@ -47,7 +48,7 @@ export interface AuditApi {
   interaction(id: number): Promise<InteractionRecord | undefined>;
   tail(n: number): Promise<AuditRow[]>;
   iterate(fromId?: number): AsyncIterable<AuditRow>;
-  verify(options?: { anchor?: { id: number; hash: string } }): Promise<VerifyResult>;
+  verify(options?: VerifyOptions): Promise<VerifyResult>;
   exportNdjson(out: NodeJS.WritableStream, fromId?: number): Promise<number>;
 }
 
@@ -64,8 +65,16 @@ export interface StateApi {
    * state the caller just read, which spares PostgreSQL a read (a stale one only costs the retry).
    */
   updateThreat(agent: string, update: (current: ThreatState) => { tau: number; level: number }, known?: ThreatState): Promise<ThreatState>;
+  /**
+   * The threat watcher's burst window, shared by every process on the store: records one request of `agent` at
+   * `now` (unless `count` is false) and returns the agent's requests in the window, this one included. One
+   * statement, atomic under concurrency. Counted in buckets of `bucketMs(windowMs)`: the window is the current
+   * bucket and the ones before it back to `now - windowMs` (within one bucket of a sliding window).
+   */
+  countRequest(agent: string, now: number, windowMs: number, count: boolean): Promise<number>;
   quarantine(agent: string, reason: string, source?: string): Promise<ThreatState>;
-  release(agent: string, by?: string): Promise<ThreatState>;
+  /** `source`: where the release was made, for its audit row (`cli` by default, `ui` from the live view). */
+  release(agent: string, by?: string, source?: string): Promise<ThreatState>;
   listAgents(): Promise<ThreatState[]>;
 }
 
@@ -73,7 +82,7 @@ export interface PinApi {
   getPin(server: string, tool: string): Promise<Pin | undefined>;
   pinTool(server: string, tool: string, hash: string, definition: string): Promise<Pin>;
   markChanged(server: string, tool: string, newHash: string, newDefinition: string): Promise<Pin>;
-  approvePin(server: string, tool: string, hash?: string, by?: string): Promise<Pin>;
+  approvePin(server: string, tool: string, hash?: string, by?: string, source?: string): Promise<Pin>;
   listPins(status?: PinStatus): Promise<Pin[]>;
   observeTool(server: string, tool: ToolDefinition): Promise<ObserveResult>;
 }

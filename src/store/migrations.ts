@@ -296,4 +296,30 @@ export const MIGRATIONS: readonly Migration[] = [
   );
   `,
   },
+  {
+    // The keyed chain on PostgreSQL: the head row carries the MAC of (id, hash), so cutting the tail and setting
+    // the head back needs the key, or a head signed earlier (which the replicas' signed head files catch). SQLite
+    // has no head row: its signed head is the file beside the key.
+    // The threat watcher's burst window, shared by every process on the store: requests per agent counted in
+    // buckets (a tenth of the window each), incremented by one upsert per request. UNLOGGED on PostgreSQL: no WAL
+    // and no fsync per request; a crash or a failover empties it, which forgets at most one window of rate.
+    name: 'the keyed chain on PostgreSQL (a MAC of the chain head row); the shared burst window',
+    sqlite: `
+  CREATE TABLE burst (
+    agent TEXT NOT NULL,
+    bucket INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (agent, bucket)
+  ) STRICT, WITHOUT ROWID;
+  `,
+    postgres: `
+  ALTER TABLE audit_head ADD COLUMN mac TEXT;
+  CREATE UNLOGGED TABLE burst (
+    agent TEXT NOT NULL,
+    bucket BIGINT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (agent, bucket)
+  );
+  `,
+  },
 ];

@@ -17,10 +17,19 @@ export { isPostgresUrl } from './location.js';
  * await store.audit.append(auditEntryFor(interaction, decision));
  * await store.close();
  */
-export async function openGuardStore(location: string, logger: Logger = silentLogger(), options: StoreOptions = {}): Promise<GuardStore> {
+export async function openGuardStore(
+  location: string,
+  logger: Logger = silentLogger(),
+  options: StoreOptions & { auditHeadFile?: string; auditKeyEnv?: string } = {},
+): Promise<GuardStore> {
   if (isPostgresUrl(location)) {
     const { openPgStore } = await import('./pg/index.js');
-    return openPgStore(location, logger, { ...(options.mustExist ? { mustExist: true } : {}) });
+    return openPgStore(location, logger, {
+      ...(options.mustExist ? { mustExist: true } : {}),
+      ...(options.auditKeyFile !== undefined ? { auditKeyFile: options.auditKeyFile } : {}),
+      ...(options.auditKeyEnv !== undefined ? { auditKeyEnv: options.auditKeyEnv } : {}),
+      ...(options.auditHeadFile !== undefined ? { auditHeadFile: options.auditHeadFile } : {}),
+    });
   }
   return sqliteGuardStore(openStore(location, logger, options));
 }

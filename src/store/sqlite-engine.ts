@@ -26,16 +26,17 @@ export function sqliteGuardStore(store: Store): GuardStore {
     resetSession: async (session) => state.resetSession(session),
     getThreat: async (agent) => state.getThreat(agent),
     setThreat: async (agent, tau, level) => state.setThreat(agent, tau, level),
-    updateThreat: async (agent, update) => state.updateThreat(agent, update),
+    updateThreat: async (agent, update, known) => state.updateThreat(agent, update, known),
+    countRequest: async (agent, now, windowMs, count) => state.countRequest(agent, now, windowMs, count),
     quarantine: async (agent, reason, source) => state.quarantine(agent, reason, source),
-    release: async (agent, by) => state.release(agent, by),
+    release: async (agent, by, source) => state.release(agent, by, source),
     listAgents: async () => state.listAgents(),
   };
   const p: PinApi = {
     getPin: async (server, tool) => pins.getPin(server, tool),
     pinTool: async (server, tool, hash, def) => pins.pinTool(server, tool, hash, def),
     markChanged: async (server, tool, hash, def) => pins.markChanged(server, tool, hash, def),
-    approvePin: async (server, tool, hash, by) => pins.approvePin(server, tool, hash, by),
+    approvePin: async (server, tool, hash, by, source) => pins.approvePin(server, tool, hash, by, source),
     listPins: async (status) => pins.listPins(status),
     observeTool: async (server, tool) => pins.observeTool(server, tool),
   };

@@ -59,6 +59,9 @@ export class StateStore {
   private readonly quarantinePut: Database.Statement;
   private readonly releasePut: Database.Statement;
   private readonly tx: <A extends unknown[], R>(fn: (...args: A) => R) => (...args: A) => R;
+  private readonly burstAdd: Database.Statement<[{ agent: string; bucket: number; cutoff: number }], { n: number; rate: number }>;
+  private readonly burstSum: Database.Statement<[string, number], { rate: number }>;
+  private readonly burstSweep: Database.Statement<[string, number]>;
 
   constructor(db: Database.Database, private readonly audit: AuditLog) {
     this.stickyAll = db.prepare('SELECT name, value FROM sticky WHERE session = ?');
@@ -68,6 +71,9 @@ export class StateStore {
     );
     this.stickyReset = db.prepare('DELETE FROM sticky WHERE session = ?');
     this.agentGet = db.prepare('SELECT * FROM agents WHERE agent = ?');
+    this.burstAdd = db.prepare(BURST_ADD.replace(/\$(\w+)/g, '@$1'));
+    this.burstSum = db.prepare('SELECT coalesce(sum(n), 0) AS rate FROM burst WHERE agent = ? AND bucket > ?');
+    this.burstSweep = db.prepare('DELETE FROM burst WHERE agent = ? AND bucket <= ?');
     this.agentAll = db.prepare('SELECT * FROM agents ORDER BY agent');
     this.threatPut = db.prepare(
       `INSERT INTO agents (agent, tau, level, quarantined, updated_at) VALUES (?, ?, ?, 0, ?)
@@ -129,11 +135,16 @@ export class StateStore {
    * Atomic read-modify-write of τ: `update` gets the current state and returns the new τ and level, inside one
    * IMMEDIATE transaction (so neither a concurrent evaluation nor another process can slip in between).
    */
-  updateThreat(agent: string, update: (current: ThreatState) => { tau: number; level: number }): ThreatState {
+  updateThreat(agent: string, update: (current: ThreatState) => { tau: number; level: number }, known?: ThreatState): ThreatState {
+    // Nothing changes in the common case (a trusted agent behaving): that is decided from the state the caller just
+    // read (or a plain read), without the write lock or a commit. A concurrent rise of τ missed that way is only a
+    // decay step skipped. `update` is pure, so it runs again inside the transaction when τ moved meanwhile.
+    const seen = known ?? this.getThreat(agent);
+    const guess = update(seen);
+    if (guess.tau === seen.tau && guess.level === seen.level) return seen;
     return this.tx(() => {
       const current = this.getThreat(agent);
-      const next = update(current);
-      // Nothing changed (the common case: a trusted agent behaving): no write on the hot path.
+      const next = current.tau === seen.tau && current.level === seen.level && current.quarantined === seen.quarantined ? guess : update(current);
       if (next.tau === current.tau && next.level === current.level) return current;
       return this.setThreat(agent, next.tau, next.level);
     })();
@@ -149,8 +160,8 @@ export class StateStore {
   }
 
   /**
-   * Lifts an agent's quarantine and resets τ and level to 0, audited with who did it and where (`source`: `cli`,
-   * `ui`). Throws
+   * Lifts an agent's quarantine and resets τ and level to 0 and its burst window, audited with who did it and where
+   * (`source`: `cli`, `ui`). Throws
    * `store_agent_not_found` for an agent the store has never seen.
    */
   release(agent: string, by = 'unknown', source = 'cli'): ThreatState {
@@ -158,6 +169,8 @@ export class StateStore {
       const before = this.getThreat(agent);
       if (before.updatedAt === null) throw new StoreError('store_agent_not_found', `no agent ${agent} in the store (see \`quadguard agents list\`)`);
       this.releasePut.run(Date.now(), agent);
+      // A clean slate: the requests that made the burst do not quarantine the agent again the moment it is released.
+      this.burstSweep.run(agent, Number.MAX_SAFE_INTEGER);
       const was = before.quarantined ? `quarantined (${before.reason ?? 'no reason'})` : 'not quarantined';
       this.audit.append({
         agent,
@@ -171,10 +184,35 @@ export class StateStore {
     })();
   }
 
+  /** The shared burst window (see StateApi.countRequest): one upsert; old buckets swept when a new one starts. */
+  countRequest(agent: string, now: number, windowMs: number, count: boolean): number {
+    const { bucket, cutoff } = burstBuckets(now, windowMs);
+    if (!count) return this.burstSum.get(agent, cutoff)?.rate ?? 0;
+    const r = this.burstAdd.get({ agent, bucket, cutoff })!;
+    if (r.n === 1) this.burstSweep.run(agent, cutoff);
+    return r.rate;
+  }
+
   /** Every agent with a threat record, by name. */
   listAgents(): ThreatState[] {
     return this.agentAll.all().map((raw) => AgentRowSchema.parse(raw));
   }
+}
+
+/**
+ * Records one request in the agent's current bucket and returns the requests in the window (the buckets after
+ * `cutoff` up to the current one), in one statement for both engines (`$name` parameters; SQLite takes `@name`).
+ * The increment of the current bucket is atomic (the upsert locks its row); past buckets no longer change.
+ */
+export const BURST_ADD = `INSERT INTO burst (agent, bucket, n) VALUES ($agent, $bucket, 1)
+  ON CONFLICT (agent, bucket) DO UPDATE SET n = burst.n + 1
+  RETURNING n AS n, n + (SELECT coalesce(sum(b.n), 0) FROM burst b WHERE b.agent = $agent AND b.bucket > $cutoff AND b.bucket < $bucket) AS rate`;
+
+/** The bucket of `now` and the last bucket outside the window: ten buckets per window. */
+export function burstBuckets(now: number, windowMs: number): { bucket: number; cutoff: number } {
+  const size = Math.max(1, Math.floor(windowMs / 10));
+  const bucket = Math.floor(now / size);
+  return { bucket, cutoff: bucket - Math.ceil(windowMs / size) };
 }
 
 export function checkThreat(tau: number, level: number): void {

@@ -2,6 +2,8 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { errorMessage, QuadGuardError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/log.js';
 import type { Store } from '../store/db.js';
+import type { GuardStore } from '../store/engine.js';
+import { toGuardStore } from '../store/sqlite-engine.js';
 import { hostCheck, requireToken } from './auth.js';
 import { CLIENT_JS } from './client.js';
 import { LiveFeed, type LiveEvent } from './feed.js';
@@ -27,7 +29,8 @@ import { policyInfo, type PolicyInfo } from './rules.js';
  * Everything under /ui/api needs the token; every route passes the Host check.
  */
 export interface LiveViewOptions {
-  store: Store;
+  /** Either engine: with PostgreSQL the view shows every replica's decisions (one shared chain). */
+  store: GuardStore | Store;
   /** The bearer token (at least 16 characters). */
   token: string;
   /** Host names accepted besides loopback (DNS-rebinding protection). */
@@ -75,7 +78,7 @@ export function sseFrame(e: LiveEvent): string {
  * app.use(ui.router);   // serves /ui and /ui/api/*
  */
 export function createLiveViewRouter(opts: LiveViewOptions): LiveViewRouter {
-  const { store } = opts;
+  const store = toGuardStore(opts.store);
   const log = (opts.logger ?? silentLogger()).child({ mod: 'ui' });
   const feed = new LiveFeed(store, { ...(opts.pollMs ? { pollMs: opts.pollMs } : {}), logger: log });
   const operator = opts.operator ?? 'live view';
@@ -97,26 +100,31 @@ export function createLiveViewRouter(opts: LiveViewOptions): LiveViewRouter {
   });
 
   router.use('/ui/api', auth);
-  router.get('/ui/api/snapshot', (_req, res) => {
-    const decisions = store.audit.tail(300);
+  router.get('/ui/api/snapshot', async (_req, res) => {
+    const [decisions, agents, pins, approvals] = await Promise.all([
+      store.audit.tail(300),
+      store.state.listAgents(),
+      store.pins.listPins('pending'),
+      store.approvals.list({ limit: 200 }),
+    ]);
     res.json({
       lastId: decisions[decisions.length - 1]?.id ?? 0,
       decisions,
-      agents: store.state.listAgents(),
-      pins: store.pins.listPins('pending'),
-      approvals: store.approvals.list({ limit: 200 }),
+      agents,
+      pins,
+      approvals,
       policy,
       now: Date.now(),
     });
   });
   // One decision with what the drawer needs: the row, and the interaction as recorded (masked, capped).
-  router.get('/ui/api/decisions/:id', (req, res) => {
-    const row = store.audit.get(String(req.params.id));
+  router.get('/ui/api/decisions/:id', async (req, res) => {
+    const row = await store.audit.get(String(req.params.id));
     if (!row) {
       res.status(404).json({ error: `no decision ${String(req.params.id)}` });
       return;
     }
-    const rec = store.audit.interaction(row.id);
+    const rec = await store.audit.interaction(row.id);
     let interaction: unknown = null;
     if (rec?.body) {
       try {
@@ -127,19 +135,20 @@ export function createLiveViewRouter(opts: LiveViewOptions): LiveViewRouter {
     }
     res.json({ decision: row, interaction, masked: rec?.masked ?? false, truncated: rec?.truncated ?? false });
   });
-  router.get('/ui/api/decisions', (req, res) => {
+  router.get('/ui/api/decisions', async (req, res) => {
     const after = intParam(req.query.after, 0);
     const limit = Math.min(1000, Math.max(1, intParam(req.query.limit, 200)));
     const rows = [];
-    for (const r of store.audit.iterate(after + 1)) {
+    for await (const r of store.audit.iterate(after + 1)) {
       rows.push(r);
       if (rows.length >= limit) break;
     }
     res.json({ decisions: rows });
   });
-  router.get('/ui/api/stream', (req, res) => {
+  router.get('/ui/api/stream', async (req, res) => {
     const last = req.headers['last-event-id'];
-    const after = intParam(typeof last === 'string' ? last : undefined, intParam(req.query.after, feed.lastId()));
+    const given = intParam(typeof last === 'string' ? last : undefined, intParam(req.query.after, -1));
+    const after = given >= 0 ? given : await feed.lastId();
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
     res.write('retry: 1000\n\n');
     streams.add(res);
@@ -153,18 +162,18 @@ export function createLiveViewRouter(opts: LiveViewOptions): LiveViewRouter {
     });
   });
 
-  router.post('/ui/api/agents/:agent/release', (req, res) => {
-    res.json({ agent: store.state.release(String(req.params.agent), operator, 'ui') });
+  router.post('/ui/api/agents/:agent/release', async (req, res) => {
+    res.json({ agent: await store.state.release(String(req.params.agent), operator, 'ui') });
   });
-  router.post('/ui/api/pins/:server/:tool/approve', json, (req, res) => {
+  router.post('/ui/api/pins/:server/:tool/approve', json, async (req, res) => {
     const hash = typeof (req.body as { hash?: unknown } | undefined)?.hash === 'string' ? (req.body as { hash: string }).hash : undefined;
-    res.json({ pin: store.pins.approvePin(String(req.params.server), String(req.params.tool), hash, operator, 'ui') });
+    res.json({ pin: await store.pins.approvePin(String(req.params.server), String(req.params.tool), hash, operator, 'ui') });
   });
-  router.post('/ui/api/approvals/:id/approve', (req, res) => {
-    res.json({ approval: store.approvals.approve(String(req.params.id), operator, 'ui') });
+  router.post('/ui/api/approvals/:id/approve', async (req, res) => {
+    res.json({ approval: await store.approvals.approve(String(req.params.id), operator, 'ui') });
   });
-  router.post('/ui/api/approvals/:id/deny', (req, res) => {
-    res.json({ approval: store.approvals.deny(String(req.params.id), operator, 'ui') });
+  router.post('/ui/api/approvals/:id/deny', async (req, res) => {
+    res.json({ approval: await store.approvals.deny(String(req.params.id), operator, 'ui') });
   });
 
   router.use('/ui', (_req: Request, res: Response) => {

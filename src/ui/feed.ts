@@ -2,15 +2,17 @@ import { errorMessage } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/log.js';
 import type { Approval } from '../store/approvals.js';
 import type { AuditRow } from '../store/audit-schema.js';
-import type { Store } from '../store/db.js';
+import type { GuardStore } from '../store/engine.js';
 import type { Pin } from '../store/pins.js';
 import type { ThreatState } from '../store/state.js';
 
 /**
  * The live feed behind `GET /ui/api/stream`: polls the store and tells subscribers what changed. Polling (not an
  * in-process bus) is deliberate: the standalone `quadguard ui` runs beside a stdio proxy in another process, and
- * SQLite in WAL mode lets it read the rows that process commits. Each tick reads audit rows with `id > cursor`,
- * the agents' threat state, approvals changed since the last tick, and the tools awaiting approval.
+ * SQLite in WAL mode lets it read the rows that process commits; on a PostgreSQL store the audit chain is shared,
+ * so the same poll shows the decisions of every replica (a quarter second behind at most, by default). Each tick
+ * reads audit rows with `id > cursor`, the agents' threat state, approvals changed since the last tick, and the
+ * tools awaiting approval; a tick still running when the next is due is not overlapped.
  */
 
 /** One event of the stream. `decision` carries an audit row and its id (the SSE `id:` used to resume). */
@@ -45,16 +47,19 @@ export class LiveFeed {
   private approvalsSeen = new Set<string>();
   private approvalsSince = 0;
   private lastExpiry = 0;
+  /** The baseline of the current listening period, read before the first diff. */
+  private ready: Promise<void> = Promise.resolve();
+  private busy = false;
 
-  constructor(private readonly store: Store, opts: LiveFeedOptions = {}) {
+  constructor(private readonly store: GuardStore, opts: LiveFeedOptions = {}) {
     this.pollMs = Math.max(20, opts.pollMs ?? 250);
     this.batch = Math.max(1, opts.batch ?? 500);
     this.log = (opts.logger ?? silentLogger()).child({ mod: 'ui' });
   }
 
   /** Highest audit row id now (0 for an empty log). */
-  lastId(): number {
-    return this.store.audit.tail(1)[0]?.id ?? 0;
+  async lastId(): Promise<number> {
+    return (await this.store.audit.tail(1))[0]?.id ?? 0;
   }
 
   /**
@@ -62,12 +67,12 @@ export class LiveFeed {
    * later change of agents, approvals and pending tools. Returns the unsubscribe function.
    */
   subscribe(afterId: number, send: (e: LiveEvent) => void): () => void {
-    if (this.subs.size === 0) this.baseline();
+    if (this.subs.size === 0) this.ready = this.baseline().catch((err: unknown) => this.log.warn({ err: errorMessage(err) }, 'live view baseline failed'));
     const sub: Subscriber = { cursor: Math.max(0, afterId), send };
     this.subs.add(sub);
-    this.timer ??= setInterval(() => this.tick(), this.pollMs);
+    this.timer ??= setInterval(() => void this.tick(), this.pollMs);
     this.timer.unref?.();
-    queueMicrotask(() => this.deliverRows());
+    queueMicrotask(() => void this.deliverRows().catch(() => {}));
     return () => {
       this.subs.delete(sub);
       if (this.subs.size === 0 && this.timer) {
@@ -85,23 +90,32 @@ export class LiveFeed {
   }
 
   /** Remembers the current agents, pins and approvals, so only later changes become events. */
-  private baseline(): void {
-    this.agents = new Map(this.store.state.listAgents().map((a) => [a.agent, JSON.stringify(a)]));
-    this.pins = new Map(this.store.pins.listPins('pending').map((p) => [pinKey(p), JSON.stringify(p)]));
-    const recent = this.store.approvals.list({ limit: 1000 });
+  private async baseline(): Promise<void> {
+    const [agents, pins, recent] = await Promise.all([
+      this.store.state.listAgents(),
+      this.store.pins.listPins('pending'),
+      this.store.approvals.list({ limit: 1000 }),
+    ]);
+    this.agents = new Map(agents.map((a) => [a.agent, JSON.stringify(a)]));
+    this.pins = new Map(pins.map((p) => [pinKey(p), JSON.stringify(p)]));
     this.approvalsSince = Math.max(0, ...recent.map((a) => a.updatedAt));
     this.approvalsSeen = new Set(recent.map(approvalKey));
   }
 
-  private tick(): void {
+  private async tick(): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
     try {
-      this.deliverRows();
-      this.diffAgents();
-      this.diffApprovals();
-      this.diffPins();
+      await this.ready;
+      await this.deliverRows();
+      await this.diffAgents();
+      await this.diffApprovals();
+      await this.diffPins();
     } catch (err) {
-      // A busy or briefly locked file is retried on the next tick; the stream stays open.
+      // A busy file or an unreachable database is retried on the next tick; the stream stays open.
       this.log.warn({ err: errorMessage(err) }, 'live view poll failed');
+    } finally {
+      this.busy = false;
     }
   }
 
@@ -118,11 +132,11 @@ export class LiveFeed {
     }
   }
 
-  private deliverRows(): void {
+  private async deliverRows(): Promise<void> {
     if (this.subs.size === 0) return;
     const from = Math.min(...[...this.subs].map((s) => s.cursor));
     const rows: AuditRow[] = [];
-    for (const row of this.store.audit.iterate(from + 1)) {
+    for await (const row of this.store.audit.iterate(from + 1)) {
       rows.push(row);
       if (rows.length >= this.batch * 2) break;
     }
@@ -137,8 +151,8 @@ export class LiveFeed {
     }
   }
 
-  private diffAgents(): void {
-    for (const a of this.store.state.listAgents()) {
+  private async diffAgents(): Promise<void> {
+    for (const a of await this.store.state.listAgents()) {
       const json = JSON.stringify(a);
       if (this.agents.get(a.agent) === json) continue;
       this.agents.set(a.agent, json);
@@ -146,14 +160,14 @@ export class LiveFeed {
     }
   }
 
-  private diffApprovals(): void {
+  private async diffApprovals(): Promise<void> {
     const now = Date.now();
     if (now - this.lastExpiry >= 1000) {
       this.lastExpiry = now;
-      this.store.approvals.expireDue(now);
+      await this.store.approvals.expireDue(now);
     }
     // Same-millisecond changes: re-read the last millisecond and skip what was already sent.
-    for (const a of this.store.approvals.changedAfter(this.approvalsSince - 1)) {
+    for (const a of await this.store.approvals.changedAfter(this.approvalsSince - 1)) {
       const key = approvalKey(a);
       this.approvalsSince = Math.max(this.approvalsSince, a.updatedAt);
       if (this.approvalsSeen.has(key)) continue;
@@ -163,8 +177,8 @@ export class LiveFeed {
     if (this.approvalsSeen.size > 10_000) this.approvalsSeen = new Set([...this.approvalsSeen].slice(-1000));
   }
 
-  private diffPins(): void {
-    const now = new Map(this.store.pins.listPins('pending').map((p) => [pinKey(p), p]));
+  private async diffPins(): Promise<void> {
+    const now = new Map((await this.store.pins.listPins('pending')).map((p) => [pinKey(p), p]));
     for (const [key, p] of now) {
       const json = JSON.stringify(p);
       if (this.pins.get(key) === json) continue;
@@ -175,7 +189,7 @@ export class LiveFeed {
       if (now.has(key)) continue;
       this.pins.delete(key);
       const [server, tool] = key.split('\u0000') as [string, string];
-      const p = this.store.pins.getPin(server, tool);
+      const p = await this.store.pins.getPin(server, tool);
       if (p) this.emit({ event: 'pin', data: p });
     }
   }

@@ -2,6 +2,8 @@ import type { Application } from 'express';
 import type { LoadedConfig } from '../config/load.js';
 import type { Logger } from '../core/log.js';
 import { openStore } from '../store/db.js';
+import type { GuardStore } from '../store/engine.js';
+import { toGuardStore } from '../store/sqlite-engine.js';
 import { newToken } from './auth.js';
 import type { CompiledBook } from '../policy/compiled.js';
 import { policyInfo } from './rules.js';
@@ -18,12 +20,19 @@ export interface ProxyLiveView {
 }
 
 /**
- * Opens the config's store (the same connection the guard uses: `openStore` shares it per file) and prepares
- * the live view routes; `book` (the proxy's policy) gives the rule texts the page explains decisions with. The token is `QUADGUARD_UI_TOKEN` when set (at least 16 characters), else random; it is
+ * Uses the guard's store when given (either engine; the view does not close it), else opens the config's SQLite
+ * store (the same connection the guard uses: `openStore` shares it per file), and prepares the live view routes; `book` (the proxy's policy) gives the rule texts the page explains decisions with. The token is `QUADGUARD_UI_TOKEN` when set (at least 16 characters), else random; it is
  * printed on stderr, never logged.
  */
-export function liveViewForProxy(loaded: LoadedConfig, logger: Logger, env: NodeJS.ProcessEnv = process.env, book?: CompiledBook): ProxyLiveView {
-  const store = openStore(loaded.config.store, logger);
+export function liveViewForProxy(
+  loaded: LoadedConfig,
+  logger: Logger,
+  env: NodeJS.ProcessEnv = process.env,
+  book?: CompiledBook,
+  guardStore?: GuardStore,
+): ProxyLiveView {
+  const owned = guardStore ? undefined : openStore(loaded.config.store, logger);
+  const store: GuardStore = guardStore ?? toGuardStore(owned!);
   const fromEnv = env.QUADGUARD_UI_TOKEN;
   const token = fromEnv && fromEnv.length >= 16 ? fromEnv : newToken();
   let unmount: (() => void) | undefined;
@@ -39,7 +48,7 @@ export function liveViewForProxy(loaded: LoadedConfig, logger: Logger, env: Node
     },
     close() {
       unmount?.();
-      store.close();
+      owned?.close();
     },
   };
 }

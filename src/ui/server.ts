@@ -4,6 +4,7 @@ import express, { type Application } from 'express';
 import { ConfigError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/log.js';
 import type { Store } from '../store/db.js';
+import type { GuardStore } from '../store/engine.js';
 import { createLiveViewRouter, type LiveViewOptions } from './api.js';
 import type { PolicyInfo } from './rules.js';
 import { newToken } from './auth.js';
@@ -40,7 +41,7 @@ export function mountLiveView(app: Application, opts: LiveViewOptions): () => vo
  * console.error(`${ui.url}?token=${ui.token}`);
  */
 export async function startLiveView(opts: {
-  store: Store;
+  store: Store | GuardStore;
   port?: number;
   host?: string;
   token?: string;

@@ -2,17 +2,19 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GENESIS_HASH, openStore, rowHash, type RawAuditRow } from '../../src/store/index.js';
+import { GENESIS_HASH, rowHash, type RawAuditRow } from '../../src/store/index.js';
 import { backends, warmUp } from '../store/backends.js';
 import { entry, tempDir } from '../store/helpers.js';
 
 /** The built CLI, spawned as a user would run it (`npm test` builds first). */
 const CLI = fileURLToPath(new URL('../../dist/src/cli/index.js', import.meta.url));
 
+/** The audit key of the store under test (PostgreSQL: shared by every process, as replicas share it). */
+let keyEnv: Record<string, string> = {};
+
 function quadguard(...args: string[]): { code: number | null; out: string; err: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, QG_STORE_PW: 'quadguard-test' } });
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, QG_STORE_PW: 'quadguard-test', ...keyEnv } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -29,6 +31,7 @@ describe.each(list)('store commands on $name', (b) => {
   beforeEach(async () => {
     t = tempDir();
     store = b.name === 'sqlite' ? t.file : await b.fresh();
+    keyEnv = b.keyed(store).env;
     const s = await b.open(store);
     for (let i = 1; i <= 5; i++) await s.audit.append(entry(i));
     await s.state.setThreat('mallory', 0.8, 3);
@@ -43,8 +46,8 @@ describe.each(list)('store commands on $name', (b) => {
     it('verifies a clean log with exit 0, and a tampered one with exit 1 naming the row', async () => {
       const ok = quadguard('audit', 'verify', '--store', store);
       expect(ok.code).toBe(0);
-      // SQLite keeps the audit key beside the file; the PostgreSQL store has no key (only the unkeyed chain).
-      const keyed = b.name === 'sqlite' ? ', 6 with valid MACs and a valid signed head' : '';
+      // SQLite keeps the audit key beside the file; PostgreSQL takes the key every replica shares from the environment.
+      const keyed = ', 6 with valid MACs and a valid signed head';
       expect(ok.out).toBe(`audit log ok: 6 rows${keyed}; head 6:${/head 6:([0-9a-f]{64})/.exec(ok.out)?.[1]}\n`);
       const head = /head (\S+)/.exec(ok.out)![1]!;
       expect(quadguard('audit', 'verify', '--anchor', head, '--store', store).code).toBe(0);
@@ -60,31 +63,37 @@ describe.each(list)('store commands on $name', (b) => {
       expect(JSON.parse(json.out)).toMatchObject({ ok: false, rows: 2, firstBad: { id: 3 } });
     });
 
-    it.runIf(b.name === 'sqlite')('reports a full rewrite with recomputed hashes, and a truncated tail with a rewound sequence', () => {
-      const raw = new Database(t.file);
-      raw.exec('DROP TRIGGER audit_no_update; DROP TRIGGER audit_no_delete;');
+    it('reports a full rewrite with recomputed hashes, and a truncated tail with a rewound sequence', async () => {
       let prev = GENESIS_HASH;
-      for (const row of raw.prepare('SELECT * FROM audit ORDER BY id').all() as RawAuditRow[]) {
+      for (const raw of (await b.raw(store, 'SELECT * FROM audit ORDER BY id')) as RawAuditRow[]) {
+        const row = { ...raw, id: Number(raw.id), ts: Number(raw.ts), size: raw.size === null ? null : Number(raw.size) };
         const { hash: _h, mac: _m, ...rest } = { ...row, rationale: 'nothing happened', prev_hash: prev };
         prev = rowHash(rest);
-        raw.prepare('UPDATE audit SET rationale = ?, prev_hash = ?, hash = ?, mac = NULL WHERE id = ?').run(rest.rationale, rest.prev_hash, prev, row.id);
+        await b.attack(store, `UPDATE audit SET rationale = 'nothing happened', prev_hash = '${rest.prev_hash}', hash = '${prev}', mac = NULL WHERE id = ${row.id}`);
       }
-      raw.close();
-      const rewritten = quadguard('audit', 'verify', '--store', t.file);
+      const rewritten = quadguard('audit', 'verify', '--store', store);
       expect(rewritten.code).toBe(1);
       expect(rewritten.out).toMatch(/TAMPERED: first bad row 1: MAC mismatch/);
 
       const t2 = tempDir();
-      const s = openStore(t2.file);
-      for (let i = 1; i <= 5; i++) s.audit.append(entry(i));
-      s.close();
-      const cut = new Database(t2.file);
-      cut.exec('DROP TRIGGER audit_no_delete');
-      cut.exec("DELETE FROM audit WHERE id >= 4; UPDATE sqlite_sequence SET seq = 3 WHERE name = 'audit';");
-      cut.close();
-      const truncated = quadguard('audit', 'verify', '--store', t2.file);
+      const loc2 = b.name === 'sqlite' ? t2.file : await b.fresh();
+      const s = await b.open(loc2);
+      for (let i = 1; i <= 5; i++) await s.audit.append(entry(i));
+      await s.close();
+      await b.attack(loc2, 'DELETE FROM audit WHERE id >= 4');
+      await b.rewindHead(loc2, 3);
+      keyEnv = b.keyed(loc2).env;
+      const truncated = quadguard('audit', 'verify', '--store', loc2);
       expect(truncated.code).toBe(1);
       expect(truncated.out).toMatch(/TAMPERED: first bad row 4: the signed head names row 5, but the log ends at row 3: it was truncated/);
+      if (b.name === 'postgres') {
+        // Checked from another machine, without this replica's head file: the head row's MAC still shows the cut.
+        keyEnv = { QUADGUARD_AUDIT_KEY_FILE: b.keyed(loc2).keyFile, QUADGUARD_AUDIT_HEAD_FILE: join(t2.dir, 'elsewhere.head') };
+        const elsewhere = quadguard('audit', 'verify', '--store', loc2);
+        expect(elsewhere.out).toMatch(/TAMPERED: first bad row 4: the chain head row \(audit_head, row 3\) does not carry the audit key's MAC/);
+        // And with the replica's head file handed over with --head.
+        expect(quadguard('audit', 'verify', '--head', b.keyed(loc2).headFile, '--store', loc2).out).toMatch(/names row 5, but the log ends at row 3/);
+      }
       t2.cleanup();
     });
 

@@ -21,6 +21,15 @@ function errorOf(raw: unknown, env: NodeJS.ProcessEnv = {}): ConfigError {
 }
 
 describe('config validation', () => {
+  it('takes the audit key from an environment variable (postgres://) or a file relative to the config', () => {
+    const pg = { store: 'postgres://qg@db:5432/qg', audit_key: { env: 'QG_KEY' } };
+    expect(validateConfig(pg, { baseDir: dir, env: { QG_KEY: 'a'.repeat(64) } }).config.audit_key).toEqual({ env: 'QG_KEY' });
+    expect(errorOf(pg).message).toMatch(/audit_key\.env: environment variable QG_KEY is not set/);
+    expect(errorOf({ audit_key: { env: 'QG_KEY' } }, { QG_KEY: 'a'.repeat(64) }).message).toMatch(/a SQLite store keeps its audit key in a file/);
+    expect(validateConfig({ audit_key: { file: 'secrets/audit.key' } }, { baseDir: dir }).config.audit_key).toEqual({ file: join(dir, 'secrets/audit.key') });
+    expect(errorOf({ audit_key: { value: 'x' } }).message).toMatch(/audit_key/);
+  });
+
   it('accepts the documented shape and fills defaults', () => {
     const { config, tokens } = validateConfig(
       {

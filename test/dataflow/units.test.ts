@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/log.js';
 import fc from 'fast-check';
-import { boundFingerprints, createFingerprinter, normaliseForFingerprint, winnow } from '../../src/core/text/fingerprint.js';
+import { createFingerprinter, normaliseForFingerprint, winnow } from '../../src/core/text/fingerprint.js';
 import { decodeWhole, unwrapViews } from '../../src/core/text/unwrap.js';
 import { makeDecision, type Interaction } from '../../src/core/types.js';
 import { CapabilityMap, labelsFromAnnotations } from '../../src/guard/capabilities.js';
@@ -40,16 +40,35 @@ describe('fingerprints', () => {
     );
   });
 
-  it('bounded: the smallest fingerprints, the same as bounding all of them', () => {
+  it('bounded: a sorted subset of all fingerprints, all of them when few', () => {
     const f = createFingerprinter(KEY);
     const word = fc.constantFrom('merger', 'Borealis', 'price', 'board', '41', 'million', 'March', 'the', 'ÜBER', 'straße', '—', '\n');
     fc.assert(
       fc.property(fc.array(word, { minLength: 5, maxLength: 300 }), fc.integer({ min: 1, max: 40 }), (words, max) => {
         const text = words.join(' ');
-        expect(f.ofBounded(text, max)).toEqual(boundFingerprints(f.of(text), max).sort());
+        const all = f.of(text);
+        const kept = f.ofBounded(text, max);
+        expect(kept).toEqual([...kept].sort());
+        expect(kept.length).toBeLessThanOrEqual(max);
+        for (const h of kept) expect(all).toContain(h);
+        if (all.length <= max) expect(kept).toEqual([...all].sort());
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('bounded: a passage of a long read still meets the kept sample', () => {
+    const f = createFingerprinter(KEY);
+    let seed = 11;
+    const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const words = 'ledger harbour kernel payroll vendor forecast invoice quarter margin salary ticket upgrade'.split(' ');
+    const read = Array.from({ length: 40_000 }, () => `${words[Math.floor(rand() * words.length)]} ${Math.floor(rand() * 1000)}`).join(' ');
+    const kept = new Set(f.ofBounded(read, 256));
+    expect(kept.size).toBe(256);
+    // A tenth of the read, sent on its own, carries about a tenth of the kept sample.
+    const passage = read.slice(100_000, 100_000 + read.length / 10);
+    const shared = f.of(passage).filter((h) => kept.has(h)).length;
+    expect(shared).toBeGreaterThanOrEqual(8);
   });
 
   it('depend on the key, and a short common phrase has none', () => {

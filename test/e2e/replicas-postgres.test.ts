@@ -4,6 +4,7 @@
  * read (Γ is kept per agent with a shared store), an approval (spent once across both); concurrent writers leave
  * one audit chain, and `kill -9` of a replica loses no decision that was answered.
  */
+import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -22,9 +23,13 @@ const TOKENS = {
   ALICE_TOKEN: 'alice-token-0123456789abcdefgh',
   BOB_TOKEN: 'bob-token-0123456789abcdefghij',
   WRITER_TOKEN: 'writer-token-0123456789abcdefg',
+  SPREADER_TOKEN: 'spreader-token-0123456789abcde',
   QG_PG_PASSWORD: 'quadguard-test',
 };
 type Proxy = Awaited<ReturnType<typeof startHttpProxy>>;
+/** The audit key every replica shares (from the environment, as a secret manager would hand it over). */
+const AUDIT_KEY = { QUADGUARD_AUDIT_KEY: randomBytes(32).toString('hex') };
+const UI_TOKEN = 'replicas-ui-token-0123456789abcdef';
 
 /** The default book plus the approvals test's rule: publishing waits for a person. */
 function bookWithApproval(dir: string): string {
@@ -51,6 +56,9 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
     clients.push(c);
     return c;
   };
+  const headOf = (who: string) => join(sb.dir, `${who}.head`);
+  /** The CLI as an operator runs it, with the shared key and its own head file. */
+  const cli = (args: string[]) => runCli(args, { ...AUDIT_KEY, QUADGUARD_AUDIT_HEAD_FILE: headOf('cli') });
   const call = async (c: Client, name: string, args: Record<string, unknown>) => (await c.callTool({ name, arguments: args })) as CallToolResult;
   const say = async (c: Client, sender: string, content: string, timeout = 60_000) =>
     messageVerdict(await c.callTool({ name: 'guard_check_message', arguments: { sender, recipient: 'planner', content } }, undefined, { timeout }));
@@ -63,17 +71,24 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
       policy: bookWithApproval(join(sb.dir, 'book')),
       store: store.replace(':quadguard-test@', '@'),
       store_password: { env: 'QG_PG_PASSWORD' },
+      // The replicas take the shared audit key from the config (an environment variable, as the password).
+      audit_key: { env: 'QG_AUDIT_KEY' },
       agents: {
         flooder: { token: { env: 'FLOODER_TOKEN' } },
         alice: { token: { env: 'ALICE_TOKEN' } },
         bob: { token: { env: 'BOB_TOKEN' } },
         writer: { token: { env: 'WRITER_TOKEN' } },
+        spreader: { token: { env: 'SPREADER_TOKEN' } },
       },
     });
     const migrate = await runCli(['migrate', '--store', store]);
     expect(migrate.code, migrate.stderr).toBe(0);
     expect(migrate.stdout).toMatch(/schema 0 → \d+/);
-    [a, b] = await Promise.all([startHttpProxy(cfg, TOKENS, ['--no-ui']), startHttpProxy(cfg, TOKENS, ['--no-ui'])]);
+    // Each replica keeps its own signed head file (its local anchor of the shared chain).
+    // B also serves the live view (/ui), which reads the shared chain.
+    const replica = (r: string, args: string[]) =>
+      startHttpProxy(cfg, { ...TOKENS, QG_AUDIT_KEY: AUDIT_KEY.QUADGUARD_AUDIT_KEY, QUADGUARD_AUDIT_HEAD_FILE: headOf(r), QUADGUARD_UI_TOKEN: UI_TOKEN }, args);
+    [a, b] = await Promise.all([replica('a', ['--no-ui']), replica('b', [])]);
   }, 180_000);
   afterAll(async () => {
     await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
@@ -97,11 +112,37 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
     expect(onBAfter.decision).toBe('deny');
     expect(onBAfter.rationale).toMatch(/is quarantined by QuadGuard/);
 
-    const rel = await runCli(['agents', 'release', 'flooder', '--store', store, '--by', 'e2e']);
+    const rel = await cli(['agents', 'release', 'flooder', '--store', store, '--by', 'e2e']);
     expect(rel.code, rel.stderr).toBe(0);
     const back = await say(onB, 'flooder', 'Hello again after the release.');
     expect(back.decision, back.rationale).toBe('allow');
   }, 180_000);
+
+  it('an agent spreading its requests over both replicas is counted in one burst window', async () => {
+    const onA = await connect(a, TOKENS.SPREADER_TOKEN);
+    const onB = await connect(b, TOKENS.SPREADER_TOKEN);
+    // 100 benign messages through each replica, 10 at a time on each, well inside the 10 s window: each replica
+    // alone sees 100, under the threshold of 150, so only the shared window sees the burst (200).
+    const levels: number[] = [];
+    for (let batch = 0; batch < 10; batch++) {
+      const round = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => say(i % 2 ? onA : onB, 'spreader', `Progress note ${batch}.${i}: all fine.`)),
+      );
+      levels.push(Math.max(...round.map((v) => v.threat_level)));
+    }
+    expect(levels.slice(0, 7).every((l) => l === 0), levels.join(',')).toBe(true);
+    expect(Math.max(...levels.slice(8)), levels.join(',')).toBeGreaterThanOrEqual(1);
+  }, 120_000);
+
+  it('the live view of replica B shows the decisions made through replica A', async () => {
+    const onA = await connect(a, TOKENS.ALICE_TOKEN);
+    const marker = `live view marker ${Date.now()}`;
+    expect((await say(onA, 'alice', marker)).decision).toBe('allow');
+    const res = await fetch(`${new URL(b.url).origin}/ui/api/snapshot`, { headers: { authorization: `Bearer ${UI_TOKEN}` } });
+    expect(res.status).toBe(200);
+    const snap = (await res.json()) as { decisions: Array<{ agent: string; preview: string | null }> };
+    expect(snap.decisions.some((d) => d.agent === 'alice' && d.preview === marker)).toBe(true);
+  }, 60_000);
 
   it('a private read on A followed by an external send on B is denied (Γ shared per agent)', async () => {
     const aliceA = await connect(a, TOKENS.ALICE_TOKEN);
@@ -130,7 +171,7 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
     );
     const id = /\(decision (\d+-[0-9a-f]{8})\)/.exec(err?.message ?? '')?.[1];
     expect(id, err?.message).toBeDefined();
-    const show = await runCli(['audit', 'show', id!, '--store', store]);
+    const show = await cli(['audit', 'show', id!, '--store', store]);
     expect(show.code, show.stderr).toBe(0);
     expect(JSON.parse(show.stdout)).toMatchObject({ decision: 'deny', source: 'unknown', rules: ['unknown-tool'] });
   }, 60_000);
@@ -143,14 +184,14 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
     expect(held.isError).toBe(true);
     const id = /approval id (ap_[0-9a-f]{20})/.exec(metaDecision(held)?.rationale ?? text(held))?.[1];
     expect(id, text(held)).toBeDefined();
-    const ok = await runCli(['approve', id!, '--by', 'e2e', '--store', store]);
+    const ok = await cli(['approve', id!, '--by', 'e2e', '--store', store]);
     expect(ok.code, ok.stderr).toBe(0);
     // Both replicas retry the identical call at the same moment: one passes, the other is held again.
     const retries = await Promise.all([call(writerA, 'ws__publish', args), call(writerB, 'ws__publish', args), call(writerA, 'ws__publish', args)]);
     expect(retries.filter((r) => !r.isError)).toHaveLength(1);
     const again = await call(writerA, 'ws__publish', args);
     expect(again.isError).toBe(true);
-    const used = await runCli(['approvals', 'list', '--json', '--store', store]);
+    const used = await cli(['approvals', 'list', '--json', '--store', store]);
     const rows = used.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; status: string });
     expect(rows.find((r) => r.id === id)?.status).toBe('used');
   }, 120_000);
@@ -165,10 +206,12 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
       }
       return k;
     }));
-    const v = await runCli(['audit', 'verify', '--json', '--store', store]);
+    const v = await cli(['audit', 'verify', '--json', '--store', store, '--head', headOf('a'), '--head', headOf('b')]);
     expect(v.code, v.stdout + v.stderr).toBe(0);
-    const r = JSON.parse(v.stdout) as { ok: boolean; rows: number };
+    const r = JSON.parse(v.stdout) as { ok: boolean; rows: number; keyed: number };
     expect(r.ok).toBe(true);
+    // Every row of the shared chain carries the MAC of the shared key, whichever replica wrote it.
+    expect(r.keyed).toBe(r.rows);
     // Each call is two decisions (the call and its result), all recorded.
     expect(r.rows - before).toBeGreaterThanOrEqual(4 * 20 * 2);
   }, 180_000);
@@ -206,7 +249,8 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
     const onB = await connect(b, TOKENS.ALICE_TOKEN);
     const after = await say(onB, 'alice', 'still here after A died');
     expect(after.decision, after.rationale).toBe('allow');
-    const v = await runCli(['audit', 'verify', '--store', store]);
+    // A's signed head file, written up to its death, still names a row of the chain.
+    const v = await cli(['audit', 'verify', '--store', store, '--head', headOf('a'), '--head', headOf('b')]);
     expect(v.code, v.stdout + v.stderr).toBe(0);
   }, 120_000);
 });

@@ -1,3 +1,4 @@
+import { copyFileSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { StoreError } from '../../src/core/errors.js';
 import { makeDecision } from '../../src/core/types.js';
@@ -18,8 +19,9 @@ describe.each(list)('audit log ($name)', (b: Backend) => {
     return loc;
   }
 
+  /** Read-only, as `audit verify` opens it (a PostgreSQL writer refuses a log cut below its signed head). */
   async function verify(loc: string, anchor?: { id: number; hash: string }) {
-    const s = await b.open(loc);
+    const s = await b.open(loc, { mustExist: true });
     try {
       return await s.audit.verify(anchor ? { anchor } : {});
     } finally {
@@ -77,10 +79,21 @@ describe.each(list)('audit log ($name)', (b: Backend) => {
     const row = (await b.raw(loc, 'SELECT * FROM audit WHERE id = 3'))[0] as RawAuditRow;
     const { hash: _old, mac: _mac, ...rest } = { ...row, id: Number(row.id), ts: Number(row.ts), size: row.size === null ? null : Number(row.size), decision: 'allow' };
     await b.attack(loc, `UPDATE audit SET decision = 'allow', hash = '${rowHash(rest)}' WHERE id = 3`);
-    // SQLite's keyed chain names the row itself (its MAC no longer matches); the unkeyed chain names the next row.
-    expect((await verify(loc)).firstBad).toEqual(
-      b.name === 'sqlite' ? { id: 3, reason: expect.stringMatching(/MAC mismatch/) } : { id: 4, reason: expect.stringMatching(/row 3 was rewritten/) },
-    );
+    // The keyed chain names the row itself (its MAC no longer matches), on both engines.
+    expect((await verify(loc)).firstBad).toEqual({ id: 3, reason: expect.stringMatching(/MAC mismatch/) });
+  });
+
+  it('names the first row of a full rewrite with recomputed hashes and no MACs', async () => {
+    const loc = await fill(4);
+    const rows = (await b.raw(loc, 'SELECT * FROM audit ORDER BY id')) as RawAuditRow[];
+    let prev = GENESIS_HASH;
+    for (const row of rows) {
+      const fixed = { ...row, id: Number(row.id), ts: Number(row.ts), size: row.size === null ? null : Number(row.size) };
+      const { hash: _h, mac: _m, ...rest } = { ...fixed, rationale: 'nothing happened', prev_hash: prev };
+      prev = rowHash(rest);
+      await b.attack(loc, `UPDATE audit SET rationale = 'nothing happened', prev_hash = '${rest.prev_hash}', hash = '${prev}', mac = NULL WHERE id = ${fixed.id}`);
+    }
+    expect((await verify(loc)).firstBad).toEqual({ id: 1, reason: expect.stringMatching(/MAC mismatch/) });
   });
 
   it('names a deleted row, in the middle and at the end', async () => {
@@ -97,28 +110,57 @@ describe.each(list)('audit log ($name)', (b: Backend) => {
     const loc = await fill(5);
     await b.attack(loc, 'DELETE FROM audit WHERE id >= 4');
     expect((await verify(loc)).firstBad).toEqual({ id: 4, reason: 'rows 4–5 are missing at the end (deleted)' });
+    if (b.name === 'postgres') {
+      // A replica whose signed head names row 5 refuses to extend the cut log (its next decisions are denied).
+      await expect(b.open(loc)).rejects.toMatchObject({ code: 'store_audit_tampered' });
+      unlinkSync(b.keyed(loc).headFile);
+    }
     const s = await b.open(loc);
     expect((await s.audit.append(entry(6))).id).toBe(6);
     await s.close();
     expect((await verify(loc)).firstBad).toEqual({ id: 4, reason: expect.stringMatching(/rows 4–5 are missing/) });
   });
 
-  // SQLite's signed head (outside the database) reports this truncation before any anchor: see audit.test.ts.
-  it.skipIf(b.name === 'sqlite')('detects a truncated tail with a rewound head through an external anchor', async () => {
+  it('detects a truncated tail with a rewound head through the signed head file, and through an external anchor', async () => {
     const loc = await fill(5);
     const head = (await verify(loc)).head!;
     await b.attack(loc, 'DELETE FROM audit WHERE id >= 4');
     await b.rewindHead(loc, 3);
-    expect((await verify(loc)).ok).toBe(true); // nothing inside the store shows it
-    const s = await b.open(loc);
-    expect(await s.audit.verify({ anchor: head })).toMatchObject({ ok: false, firstBad: { id: 4, reason: expect.stringMatching(/anchored row 5 is missing/) } });
-    await s.audit.append(entry(9));
-    await s.audit.append(entry(10));
-    expect(await s.audit.verify({ anchor: { id: 5, hash: head.hash.slice(0, 8) } })).toMatchObject({
-      ok: false,
-      firstBad: { id: 5, reason: expect.stringMatching(/does not have the anchored hash/) },
-    });
+    // The signed head outside the store names row 5.
+    expect(await verify(loc)).toMatchObject({ ok: false, firstBad: { id: 4, reason: expect.stringMatching(/signed head names row 5, but the log ends at row 3: it was truncated/) } });
+    const { headFile } = b.keyed(loc);
+    unlinkSync(headFile);
+    // Without it: SQLite misses its head file; PostgreSQL's head row no longer carries the key's MAC.
+    expect((await verify(loc)).firstBad).toEqual(
+      b.name === 'sqlite'
+        ? { id: 1, reason: expect.stringMatching(/signed head .* is missing although rows carry MACs/) }
+        : { id: 4, reason: expect.stringMatching(/audit_head, row 3\) does not carry the audit key's MAC/) },
+    );
+    const s = await b.open(loc, { mustExist: true });
+    expect(await s.audit.verify({ anchor: head })).toMatchObject({ ok: false, firstBad: { id: b.name === 'sqlite' ? 1 : 4 } });
     await s.close();
+  });
+
+  it('checks a further signed head file given to verify, and refuses one that is missing or forged', async () => {
+    const loc = await fill(3);
+    const { headFile } = b.keyed(loc);
+    const copy = `${headFile}.replica-b`;
+    copyFileSync(headFile, copy);
+    const s = await b.open(loc);
+    await s.audit.append(entry(4));
+    await s.close();
+    const check = async (heads: string[]) => {
+      const r = await b.open(loc, { mustExist: true });
+      try {
+        return await r.audit.verify({ heads });
+      } finally {
+        await r.close();
+      }
+    };
+    expect(await check([copy])).toMatchObject({ ok: true, rows: 4, keyed: 4 });
+    expect((await check([`${copy}.nope`])).firstBad?.reason).toMatch(/does not exist/);
+    writeFileSync(copy, readFileSync(copy, 'utf8').replace(/"rows":3/, '"rows":2'));
+    expect((await check([copy])).firstBad?.reason).toMatch(/does not carry a valid signature/);
   });
 
   it('detects reordered rows', async () => {
@@ -156,10 +198,12 @@ describe.each(list)('audit log ($name)', (b: Backend) => {
       }));
       await s.close();`;
     const run = (agent: string) =>
-      new Promise<number | null>((res) => spawn(process.execPath, ['--input-type=module', '-e', script, loc, agent], { stdio: 'inherit' }).on('exit', res));
+      new Promise<number | null>((res) =>
+        spawn(process.execPath, ['--input-type=module', '-e', script, loc, agent], { stdio: 'inherit', env: { ...process.env, ...b.keyed(loc).env } }).on('exit', res),
+      );
     expect(await Promise.all([run('p1'), run('p2')])).toEqual([0, 0]);
     const s = await b.open(loc);
-    expect(await s.audit.verify()).toMatchObject({ ok: true, rows: 600 });
+    expect(await s.audit.verify()).toMatchObject({ ok: true, rows: 600, keyed: 600 });
     const agents = new Set<string>();
     for await (const r of s.audit.iterate()) agents.add(r.agent);
     expect(agents).toEqual(new Set(['p1', 'p2']));

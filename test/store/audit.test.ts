@@ -51,7 +51,7 @@ describe('audit log', () => {
     expect(r2).toMatchObject({ agent: 'planner', kind: 'tool_call', server: 'fs', tool: 'read_file', decision: 'allow', elapsedMs: 2.5 });
     expect(r2.digest).toMatch(/^[0-9a-f]{64}$/);
     expect(r2.preview).toBe('{"path":"/data/2.txt"}');
-    expect(s.audit.verify()).toEqual({ ok: true, rows: 2, head: { id: 2, hash: b.hash }, warnings: [], keyed: 2 });
+    expect(s.audit.verify()).toEqual({ ok: true, rows: 2, head: { id: 2, hash: b.hash }, warnings: [], keyed: 2, heads: 1 });
     s.close();
   });
 

@@ -1,3 +1,6 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
@@ -22,10 +25,28 @@ export interface Backend {
   rewindHead(location: string, n: number): Promise<void>;
   /** Marks the store as written by a newer QuadGuard. */
   futureSchema(location: string): Promise<void>;
+  /**
+   * Where the audit key and this process's signed head of `location` live (SQLite: beside the file; PostgreSQL: one
+   * key for the whole file's server, as replicas share it, and a head file per database), and the environment that
+   * hands them to a spawned CLI.
+   */
+  keyed(location: string): { keyFile: string; headFile: string; env: Record<string, string> };
 }
 
 export function backends(): Backend[] {
   const dirs: Array<() => void> = [];
+  let keyDir: string | undefined;
+  const pgKeyed = (loc: string) => {
+    if (keyDir === undefined) {
+      const t = tempDir();
+      dirs.push(t.cleanup);
+      keyDir = t.dir;
+      writeFileSync(join(keyDir, 'audit.key'), `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
+    }
+    const keyFile = join(keyDir, 'audit.key');
+    const headFile = join(keyDir, `${createHash('sha256').update(loc).digest('hex').slice(0, 12)}.head`);
+    return { keyFile, headFile, env: { QUADGUARD_AUDIT_KEY_FILE: keyFile, QUADGUARD_AUDIT_HEAD_FILE: headFile } };
+  };
   let server: Promise<TestPostgres> | undefined;
   const pgServer = () => (server ??= startPostgres());
   afterAll(async () => {
@@ -67,15 +88,20 @@ export function backends(): Backend[] {
       raw: async (loc, sql) => sqliteExec(loc, sql, false),
       rewindHead: async (loc, n) => void sqliteExec(loc, `UPDATE sqlite_sequence SET seq = ${n} WHERE name = 'audit'`, false),
       futureSchema: async (loc) => void sqliteExec(loc, 'PRAGMA user_version = 99', false),
+      keyed: (loc) => ({ keyFile: `${loc}.key`, headFile: `${loc}.head`, env: {} }),
     },
     {
       name: 'postgres',
       fresh: async () => (await pgServer()).freshDatabase(),
-      open: (loc, opts) => openGuardStore(loc, undefined, opts),
+      open: (loc, opts) => {
+        const k = pgKeyed(loc);
+        return openGuardStore(loc, undefined, { ...opts, auditKeyFile: k.keyFile, auditHeadFile: k.headFile });
+      },
       attack: async (loc, sql) => void (await pgExec(loc, sql, true)),
       raw: (loc, sql) => pgExec(loc, sql, false),
       rewindHead: async (loc, n) => void (await pgExec(loc, `UPDATE audit_head SET id = ${n}, hash = (SELECT hash FROM audit WHERE id = ${n})`, false)),
       futureSchema: async (loc) => void (await pgExec(loc, "INSERT INTO quadguard_schema (version, applied_at, name) VALUES (99, 0, 'future')", false)),
+      keyed: pgKeyed,
     },
   ];
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { StoreError } from '../../src/core/errors.js';
 import { openStore } from '../../src/store/index.js';
 import { backends, warmUp } from './backends.js';
@@ -22,6 +22,29 @@ describe.each(list)('guard state ($name)', (b) => {
     await expect(s.state.setStickyMany('s1', [['a', 'true'], ['b', 'nope' as never]])).rejects.toThrow();
     expect((await s.state.getSticky('s1')).size).toBe(0); // all or none
     await s.close();
+  });
+
+  it('shares the burst window between replicas: every request counted once, atomically, over a sliding window', async () => {
+    const loc = await b.fresh();
+    // Two openings of one store (PostgreSQL: two pools, as two replicas; SQLite: one process shares its file).
+    const [r1, r2] = [await b.open(loc), await b.open(loc)];
+    const now = 1_700_000_000_000;
+    const W = 10_000;
+    const rates = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? r1 : r2).state.countRequest('flood', now + (i % 7), W, true)));
+    // Each request saw a distinct count: none lost, none counted twice, whichever replica took it.
+    expect([...rates].sort((x, y) => x - y)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    expect(await r1.state.countRequest('flood', now, W, false)).toBe(60); // an answer to a request is not counted
+    expect(await r2.state.countRequest('other', now, W, true)).toBe(1);
+    expect(await r2.state.countRequest('flood', now + 5_000, W, true)).toBe(61);
+    // Ten buckets later the first bucket has left the window; its row is swept.
+    expect(await r1.state.countRequest('flood', now + 10_500, W, true)).toBe(2);
+    await vi.waitFor(async () => expect(await b.raw(loc, "SELECT bucket FROM burst WHERE agent = 'flood'")).toHaveLength(2));
+    // A release is a clean slate: the burst that led to it is forgotten with τ.
+    await r2.state.setThreat('flood', 0.9, 4);
+    await r2.state.release('flood', 'operator');
+    expect(await r1.state.countRequest('flood', now + 10_600, W, false)).toBe(0);
+    await r1.close();
+    await r2.close();
   });
 
   it('treats an unseen agent as trusted and validates tau and level', async () => {
@@ -74,6 +97,19 @@ describe.each(list)('guard state ($name)', (b) => {
     await Promise.all([bump(s, 100), bump(s2, 100), bump(s, 100)]);
     expect((await s.state.getThreat('a')).tau).toBeCloseTo(0.3, 9);
     await s2.close();
+    await s.close();
+  });
+
+  it('writes nothing when an update leaves τ as it is, and applies a change made from a stale known state', async () => {
+    const s = await b.open(await b.fresh());
+    const set = await s.state.setThreat('a', 0.5, 2);
+    await new Promise((done) => setTimeout(done, 5));
+    const same = await s.state.updateThreat('a', (cur) => ({ tau: cur.tau, level: cur.level }));
+    expect(same.updatedAt).toBe(set.updatedAt);
+    // `known` is older than the store (τ moved to 0.5 after it was read): a real change re-reads and builds on 0.5.
+    const stale = { ...set, tau: 0, level: 0 };
+    const after = await s.state.updateThreat('a', (cur) => ({ tau: Math.min(1, cur.tau + 0.1), level: cur.level }), stale);
+    expect(after.tau).toBeCloseTo(0.6, 9);
     await s.close();
   });
 

@@ -114,9 +114,9 @@ export async function connectHttp(url: string, token: string, name: string): Pro
 }
 
 /** Runs the built CLI with `args` and collects its exit code and output. */
-export function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliEntry(), ...args], { env: { PATH: process.env.PATH ?? '', QUADGUARD_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cliEntry(), ...args], { env: { PATH: process.env.PATH ?? '', QUADGUARD_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -75,8 +75,11 @@ function gramHashes(s: string, k: number, seed: number): Uint32Array {
  * consecutive k-grams, the one with the smallest hash (rightmost on ties), each offset once.
  */
 export function winnow(s: string, opts: FingerprintOptions, seed: number): number[] {
-  const { k, window: w } = opts;
-  const hashes = gramHashes(s, k, seed);
+  return winnowHashes(gramHashes(s, opts.k, seed), opts.window);
+}
+
+/** `winnow` over the choosing hashes of every k-gram. */
+function winnowHashes(hashes: Uint32Array, w: number): number[] {
   const n = hashes.length;
   if (n === 0) return [];
   if (n <= w) {
@@ -108,7 +111,10 @@ export interface Fingerprinter {
   ofNormalised(normalised: string): string[];
   /** Distinct fingerprints of raw text. */
   of(text: string): string[];
-  /** The `max` smallest distinct fingerprints of raw text, ascending: `boundFingerprints(of(text), max)`, faster. */
+  /**
+   * At most `max` distinct fingerprints of raw text, sorted: those of the selected k-grams with the smallest choosing
+   * hashes (a consistent sample of a long text; all of them when there are fewer than `max`).
+   */
   ofBounded(text: string, max: number): string[];
   readonly options: FingerprintOptions;
 }
@@ -123,12 +129,8 @@ function fmix32(h: number): number {
   return h >>> 0;
 }
 
-/** The two halves of the last `keyedHashPair` (module scratch, so the hot loop allocates nothing). */
-let pairHi = 0;
-let pairLo = 0;
-
-/** 64 bits of `s[start, start+k)` under two key-derived seeds, left in `pairHi`/`pairLo` (unsigned 32-bit). */
-function keyedHashPair(s: string, start: number, k: number, a: number, b: number): void {
+/** 64 bits, as 16 hex characters, of `s[start, start+k)` under two key-derived seeds. */
+function keyedHash(s: string, start: number, k: number, a: number, b: number): string {
   let h1 = a >>> 0;
   let h2 = b >>> 0;
   for (let j = start; j < start + k; j++) {
@@ -136,15 +138,10 @@ function keyedHashPair(s: string, start: number, k: number, a: number, b: number
     h1 = Math.imul(h1 ^ c, 0x01000193);
     h2 = Math.imul((h2 ^ c) + (h2 >>> 15), 0x5bd1e995);
   }
-  pairHi = fmix32(h1 ^ b);
-  pairLo = fmix32(h2 ^ a);
+  return hex8(fmix32(h1 ^ b)) + hex8(fmix32(h2 ^ a));
 }
 
-/** The keyed hash as 16 hex characters: what the store keeps. */
-function keyedHash(s: string, start: number, k: number, a: number, b: number): string {
-  keyedHashPair(s, start, k, a, b);
-  return hex8(pairHi) + hex8(pairLo);
-}
+const hex8 = (x: number): string => x.toString(16).padStart(8, '0');
 
 export function createFingerprinter(key: Buffer, options: FingerprintOptions = DEFAULT_FINGERPRINT): Fingerprinter {
   if (key.length < 12) throw new Error('the fingerprint key must be at least 12 bytes');
@@ -158,67 +155,66 @@ export function createFingerprinter(key: Buffer, options: FingerprintOptions = D
   };
   const ofBounded = (text: string, max: number): string[] => {
     const s = normaliseForFingerprint(text);
-    const heap = new SmallestHashes(max);
-    for (const at of winnow(s, options, seed)) heap.offer(s, at, options.k, a, b);
-    return heap.sorted();
+    const hashes = gramHashes(s, options.k, seed);
+    // The sample is the selected k-grams with the smallest choosing hashes: a function of each k-gram's content, so
+    // a passage sent later holds the kept k-grams it held in the read. Only the kept ones get a keyed hash.
+    const keep = new SmallestChoices(max);
+    for (const at of winnowHashes(hashes, options.window)) keep.offer(hashes[at]!, at);
+    const out = new Set<string>();
+    for (const at of keep.positions()) out.add(keyedHash(s, at, options.k, a, b));
+    return [...out].sort();
   };
   return { options, ofNormalised, of: (text) => ofNormalised(normaliseForFingerprint(text)), ofBounded };
 }
 
 /**
- * The `max` smallest distinct keyed hashes offered, kept as numbers in a max-heap (largest on top) so a long read
- * never builds a string per k-gram: the same set `boundFingerprints(of(text), max)` gives, in a bounded memory.
+ * The `max` smallest distinct choosing hashes offered, with a position of each: a max-heap (largest on top) of
+ * plain numbers, so a long read costs one comparison per selected k-gram.
  */
-class SmallestHashes {
-  private readonly hi: number[] = [];
-  private readonly lo: number[] = [];
-  private readonly members = new Set<string>();
+class SmallestChoices {
+  private readonly value: number[] = [];
+  private readonly at: number[] = [];
+  private readonly members = new Set<number>();
 
   constructor(private readonly max: number) {}
 
-  offer(s: string, start: number, k: number, a: number, b: number): void {
-    keyedHashPair(s, start, k, a, b);
-    const h = pairHi;
-    const l = pairLo;
-    const full = this.hi.length >= this.max;
-    if (full && !less(h, l, this.hi[0]!, this.lo[0]!)) return;
-    const id = hex8(h) + hex8(l);
-    if (this.members.has(id)) return;
+  offer(hash: number, position: number): void {
+    const full = this.value.length >= this.max;
+    if ((full && hash >= this.value[0]!) || this.members.has(hash)) return;
     if (full) {
-      this.members.delete(hex8(this.hi[0]!) + hex8(this.lo[0]!));
-      this.hi[0] = h;
-      this.lo[0] = l;
+      this.members.delete(this.value[0]!);
+      this.value[0] = hash;
+      this.at[0] = position;
       this.down(0);
     } else {
-      this.hi.push(h);
-      this.lo.push(l);
-      this.up(this.hi.length - 1);
+      this.value.push(hash);
+      this.at.push(position);
+      this.up(this.value.length - 1);
     }
-    this.members.add(id);
+    this.members.add(hash);
   }
 
-  sorted(): string[] {
-    const order = this.hi.map((_, i) => i).sort((x, y) => (less(this.hi[x]!, this.lo[x]!, this.hi[y]!, this.lo[y]!) ? -1 : 1));
-    return order.map((i) => hex8(this.hi[i]!) + hex8(this.lo[i]!));
+  positions(): readonly number[] {
+    return this.at;
   }
 
   private up(i: number): void {
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (!less(this.hi[p]!, this.lo[p]!, this.hi[i]!, this.lo[i]!)) return;
+      if (this.value[p]! >= this.value[i]!) return;
       this.swap(i, p);
       i = p;
     }
   }
 
   private down(i: number): void {
-    const n = this.hi.length;
+    const n = this.value.length;
     for (;;) {
       const l = 2 * i + 1;
       const r = l + 1;
       let big = i;
-      if (l < n && less(this.hi[big]!, this.lo[big]!, this.hi[l]!, this.lo[l]!)) big = l;
-      if (r < n && less(this.hi[big]!, this.lo[big]!, this.hi[r]!, this.lo[r]!)) big = r;
+      if (l < n && this.value[l]! > this.value[big]!) big = l;
+      if (r < n && this.value[r]! > this.value[big]!) big = r;
       if (big === i) return;
       this.swap(i, big);
       i = big;
@@ -226,19 +222,7 @@ class SmallestHashes {
   }
 
   private swap(i: number, j: number): void {
-    [this.hi[i], this.hi[j]] = [this.hi[j]!, this.hi[i]!];
-    [this.lo[i], this.lo[j]] = [this.lo[j]!, this.lo[i]!];
+    [this.value[i], this.value[j]] = [this.value[j]!, this.value[i]!];
+    [this.at[i], this.at[j]] = [this.at[j]!, this.at[i]!];
   }
-}
-
-const less = (h1: number, l1: number, h2: number, l2: number): boolean => h1 < h2 || (h1 === h2 && l1 < l2);
-const hex8 = (x: number): string => x.toString(16).padStart(8, '0');
-
-/**
- * At most `max` of `fingerprints`, chosen by value (the smallest), so a long read keeps a consistent sample:
- * the same passage sent later is matched against the same kept fingerprints.
- */
-export function boundFingerprints(fingerprints: string[], max: number): string[] {
-  if (fingerprints.length <= max) return fingerprints;
-  return [...fingerprints].sort().slice(0, max);
 }

@@ -21,11 +21,18 @@ export const watcher: Stage = {
     let update = { burst: false, rate: 0 };
     // A result is the answer to a request already counted: one interaction counts once against the burst window.
     const counts = !isResultKind(i.kind);
-    const after = await env.store.state.updateThreat(i.agent, (current) => {
-      const u = env.watcher.update(i.agent, current.tau, { violations, injectionScore, now: env.now(), counts });
-      update = u;
-      return { tau: u.tau, level: u.level };
-    });
+    const now = env.now();
+    // The window is the store's, shared by every replica (one statement); counted once, outside the τ retry loop.
+    const rate = await env.store.state.countRequest(i.agent, now, env.watcher.options.burst_window_ms, counts);
+    const after = await env.store.state.updateThreat(
+      i.agent,
+      (current) => {
+        const u = env.watcher.score(current.tau, { violations, injectionScore, now, counts }, rate);
+        update = u;
+        return { tau: u.tau, level: u.level };
+      },
+      ctx.before,
+    );
     ctx.threat = { tau: after.tau, level: after.level, burst: update.burst, rate: update.rate };
   },
 };

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { StoreError } from '../../core/errors.js';
-import { auditFields, ChainWalker, parseRow, rowHash, type VerifyResult } from '../audit.js';
+import { auditFields, ChainWalker, parseRow, rowHash, type VerifyOptions, type VerifyResult } from '../audit.js';
+import { dbHeadMac, HeadAnchor, macEqual, readHead, rowMac, type AuditKey } from '../audit-key.js';
 import { formatAuditId, parseAuditId, type AuditEntry, type AuditRow } from '../audit-schema.js';
 import type { InteractionRecord } from '../audit-interaction.js';
 import type { AuditApi } from '../engine.js';
@@ -9,7 +10,7 @@ import { inline, type PgDb, type Query } from './connection.js';
 const PAGE = 500;
 const COLUMNS = [
   'id', 'ts', 'agent', 'session', 'kind', 'server', 'tool', 'uri', 'recipient', 'digest', 'preview', 'size', 'decision',
-  'rules', 'flagged', 'witness', 'threat', 'rationale', 'elapsed_ms', 'policy_hash', 'source', 'llm', 'prev_hash', 'hash',
+  'rules', 'flagged', 'witness', 'threat', 'rationale', 'elapsed_ms', 'policy_hash', 'source', 'llm', 'prev_hash', 'hash', 'mac',
 ] as const;
 const PLACEHOLDERS = COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
 const N = COLUMNS.length;
@@ -19,7 +20,7 @@ const N = COLUMNS.length;
  */
 const INSERT = `WITH a AS (INSERT INTO audit (${COLUMNS.join(', ')}) VALUES (${PLACEHOLDERS}) RETURNING id),
   i AS (INSERT INTO audit_interaction (id, body, masked, truncated) SELECT id, $${N + 2}::text, $${N + 3}::int, $${N + 4}::int FROM a WHERE $${N + 1}::boolean),
-  h AS (UPDATE audit_head SET id = $1::bigint, hash = $${N}::text WHERE one)
+  h AS (UPDATE audit_head SET id = $1::bigint, hash = $${N - 1}::text, mac = $${N + 5}::text WHERE one)
   SELECT id FROM a`;
 const LOCK_HEAD = 'SELECT id, hash FROM audit_head WHERE one FOR UPDATE';
 
@@ -28,21 +29,100 @@ const LOCK_HEAD = 'SELECT id, hash FROM audit_head WHERE one FOR UPDATE';
  * number of replicas. The chain head lives in `audit_head`, locked FOR UPDATE inside each append's
  * transaction: appends from every replica queue on that row, each links to the committed row before it, ids
  * are consecutive (no fork, no gap), and the row is committed before `append` resolves (before the answer).
+ *
+ * With the audit key (shared by every replica, kept outside the database: audit-key.ts `sharedAuditKey`), each
+ * row carries `mac = HMAC(key, hash)` and the head row `HMAC(key, id, hash)`, and each process keeps a signed
+ * head file of the last row it appended (its local monotonic anchor). An append that finds the head row behind
+ * the highest row this process has seen refuses (the log was cut or rolled back under it): fail closed.
  */
 export class PgAuditLog implements AuditApi {
-  constructor(private readonly db: PgDb) {}
+  private readonly anchor: HeadAnchor | undefined;
+  /** The highest row this process appended or found in its signed head file: the head never goes below it. */
+  private highest = 0;
+  /** First row known to carry a MAC (for the signed head); set at open and by the first keyed append. */
+  private keyedSince: number | undefined;
+
+  constructor(
+    private readonly db: PgDb,
+    private readonly key?: AuditKey,
+  ) {
+    this.anchor = key?.headFile
+      ? new HeadAnchor(key, (last) => ({ ...last, rows: last.id, keyedSince: Math.min(this.keyedSince ?? last.id, last.id), ts: 0 }))
+      : undefined;
+  }
+
+  /**
+   * Checks the store against the key and this process's signed head file before the first append: a log with
+   * keyed rows and no key, a head file that is not the key's, or a log that ends before the row the head file
+   * names, refuses to open (the proxy does not start on a log it cannot extend honestly).
+   */
+  async open(): Promise<void> {
+    // A failure (the database down, a cut log) is not remembered: the next append checks again.
+    this.opened ??= this.check().catch((err: unknown) => {
+      this.opened = undefined;
+      throw err;
+    });
+    return this.opened;
+  }
+
+  private opened: Promise<void> | undefined;
+
+  private async check(): Promise<void> {
+    const first = await this.db.query('SELECT id FROM audit WHERE mac IS NOT NULL ORDER BY id LIMIT 1');
+    const firstKeyed = first.rows[0] === undefined ? undefined : Number(first.rows[0].id);
+    if (!this.key) {
+      if (firstKeyed !== undefined) {
+        throw new StoreError(
+          'store_audit_key_missing',
+          `the audit log of ${this.db.location} was written with an audit key, and none was given: set QUADGUARD_AUDIT_KEY_FILE (or QUADGUARD_AUDIT_KEY) to the key every replica shares`,
+        );
+      }
+      return;
+    }
+    this.keyedSince = firstKeyed;
+    const signed = readHead(this.key);
+    if (signed.state === 'invalid') {
+      throw new StoreError('store_audit_tampered', `the signed head ${this.key.headFile}: ${signed.reason}; run \`quadguard audit verify\``);
+    }
+    if (signed.state !== 'ok') return;
+    const { head } = signed;
+    const r = await this.db.query('SELECT hash FROM audit WHERE id = $1', [head.id]);
+    const held = r.rows[0]?.hash as string | undefined;
+    if (held !== head.hash) {
+      throw new StoreError(
+        'store_audit_tampered',
+        `the audit log of ${this.db.location} ${held === undefined ? 'no longer has' : 'has another hash at'} row ${head.id}, which this replica's signed head ${this.key.headFile} recorded: it was truncated or rewritten; run \`quadguard audit verify\``,
+      );
+    }
+    this.highest = head.id;
+    this.keyedSince = Math.min(this.keyedSince ?? head.keyedSince, head.keyedSince);
+  }
+
+  /** Writes this process's signed head file now (at close). */
+  flushHead(): void {
+    this.anchor?.flush();
+  }
+
+  private noted(id: number, hash: string): void {
+    if (id > this.highest) this.highest = id;
+    if (this.key && this.keyedSince === undefined) this.keyedSince = id;
+    this.anchor?.note(id, hash);
+  }
 
   async append(entry: AuditEntry): Promise<{ id: number; auditId: string; hash: string }> {
     const { fields, rec } = auditFields(entry);
     try {
+      // The first append of a process that opened the store read-only (CLI admin commands) checks it too.
+      await this.open();
       // Two round trips: BEGIN with the lock of the head, then the row, its interaction, the new head and COMMIT.
       const { id, hash } = await this.db.lockedWrite(LOCK_HEAD, (head) => {
         const row = this.rowAfter(head.rows[0], fields, rec);
         return { sql: inline(INSERT, row.params), value: row };
       });
+      this.noted(id, hash);
       return { id, auditId: formatAuditId(id, hash), hash };
     } catch (err) {
-      if (err instanceof StoreError && err.code === 'store_unavailable') throw err;
+      if (err instanceof StoreError && (err.code === 'store_unavailable' || err.code.startsWith('store_audit_'))) throw err;
       throw new StoreError('store_write_failed', `cannot append to the audit log: ${(err as Error).message}`, { cause: err });
     }
   }
@@ -50,6 +130,7 @@ export class PgAuditLog implements AuditApi {
   /** Appends inside a transaction the caller holds (an admin change and its row commit together). */
   async appendIn(q: Query, entry: AuditEntry): Promise<{ id: number; hash: string }> {
     const { fields, rec } = auditFields(entry);
+    await this.open();
     const head = await q(LOCK_HEAD);
     return this.insertAfter(q, head.rows[0], fields, rec);
   }
@@ -62,6 +143,8 @@ export class PgAuditLog implements AuditApi {
   ): Promise<{ id: number; hash: string }> {
     const { id, hash, params } = this.rowAfter(head, fields, rec);
     await q(INSERT, params);
+    // Inside the caller's transaction, which may still roll back: only the head it locked is known to be committed.
+    if (head && Number(head.id) > this.highest) this.highest = Number(head.id);
     return { id, hash };
   }
 
@@ -72,12 +155,18 @@ export class PgAuditLog implements AuditApi {
     rec: InteractionRecord | undefined,
   ): { id: number; hash: string; params: unknown[] } {
     if (!head) throw new StoreError('store_corrupt_row', 'the audit_head row is missing: the store was tampered with; run `quadguard audit verify`');
+    if (Number(head.id) < this.highest) {
+      throw new StoreError(
+        'store_audit_tampered',
+        `the audit log of ${this.db.location} ends at row ${head.id}, but this replica already saw row ${this.highest}: it was truncated or rolled back; every decision is denied until an operator runs \`quadguard audit verify\``,
+      );
+    }
     const id = Number(head.id) + 1;
     const row = { id, ...fields, prev_hash: head.hash };
     const hash = rowHash(row);
-    const full: Record<string, unknown> = { ...row, hash };
+    const full: Record<string, unknown> = { ...row, hash, mac: this.key ? rowMac(this.key, hash) : null };
     const params: unknown[] = COLUMNS.map((c) => full[c] ?? null);
-    params.push(rec !== undefined, rec?.body ?? null, rec?.masked ? 1 : 0, rec?.truncated ? 1 : 0);
+    params.push(rec !== undefined, rec?.body ?? null, rec?.masked ? 1 : 0, rec?.truncated ? 1 : 0, this.key ? dbHeadMac(this.key, id, hash) : null);
     return { id, hash, params };
   }
 
@@ -106,25 +195,38 @@ export class PgAuditLog implements AuditApi {
     for await (const raw of this.rawPages(fromId - 1)) yield parseRow(raw);
   }
 
-  async verify(options: { anchor?: { id: number; hash: string } } = {}): Promise<VerifyResult> {
+  async verify(options: VerifyOptions = {}): Promise<VerifyResult> {
     const warnings: string[] = [];
     const t = await this.db.query(
       "SELECT count(*)::int AS n FROM pg_trigger WHERE tgname IN ('audit_no_update') AND tgrelid = 'audit'::regclass",
     );
     if (t.rows[0].n < 1) warnings.push('the append-only trigger of the audit table is missing (someone dropped it)');
-    // The keyed chain (HMAC with a key outside the database, audit-key.ts) is SQLite's so far: say what was checked.
-    warnings.push('no audit key with a PostgreSQL store: only the unkeyed hash chain was checked (a full rewrite would pass)');
-    const walk = new ChainWalker(warnings);
+    const first = await this.db.query('SELECT id FROM audit WHERE mac IS NOT NULL ORDER BY id LIMIT 1');
+    const count = await this.db.query('SELECT count(*)::int AS n FROM audit');
+    const walk = new ChainWalker(warnings, {
+      key: this.key,
+      ...(options.heads ? { extraHeads: options.heads } : {}),
+      // Each replica keeps its head file where it runs: a verifier elsewhere may have none (it says so).
+      ownHeadRequired: false,
+      macsRequired: true,
+      firstKeyed: first.rows[0] === undefined ? undefined : Number(first.rows[0].id),
+      rowCount: count.rows[0].n,
+      anchor: options.anchor,
+    });
+    if (walk.early) return walk.early;
     for await (const raw of this.rawPages(0)) {
       const bad = walk.push(raw);
       if (bad) return bad;
     }
-    const head = await this.db.query('SELECT id FROM audit_head WHERE one');
-    const seq = head.rows.length === 0 ? walk.lastId + 1 : Number(head.rows[0].id);
-    const anchor = options.anchor;
-    let held: string | undefined;
-    if (anchor && anchor.id <= walk.lastId) held = (await this.db.query('SELECT hash FROM audit WHERE id = $1', [anchor.id])).rows[0]?.hash;
-    return walk.finish(seq, anchor, held);
+    const h = await this.db.query('SELECT id, hash, mac FROM audit_head WHERE one');
+    const head = h.rows[0] as { id: number; hash: string; mac: string | null } | undefined;
+    const done = walk.finish(head === undefined ? walk.lastId + 1 : Number(head.id));
+    if (!done.ok || !this.key || !Number.isFinite(walk.keyedSince) || head === undefined) return done;
+    // The head row of a keyed log carries the key's MAC: one set back by hand (a cut tail) does not.
+    if (head.mac === null || !macEqual(head.mac, dbHeadMac(this.key, Number(head.id), head.hash))) {
+      return walk.fail(Number(head.id) + 1, `the chain head row (audit_head, row ${head.id}) does not carry the audit key's MAC: it was set back by hand, so rows after ${head.id} were cut`);
+    }
+    return done;
   }
 
   async exportNdjson(out: NodeJS.WritableStream, fromId = 1): Promise<number> {

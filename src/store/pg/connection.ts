@@ -18,9 +18,16 @@ export interface PgOptions {
   mustExist?: boolean;
   /** Run migrations when opening (default true; `quadguard migrate` is the explicit way). */
   migrate?: boolean;
+  /** The audit key file every replica shares (else `QUADGUARD_AUDIT_KEY` / `QUADGUARD_AUDIT_KEY_FILE`; audit-key.ts). */
+  auditKeyFile?: string;
+  /** Or the environment variable that holds it (the config's `audit_key.env`). */
+  auditKeyEnv?: string;
+  /** This process's signed head file (else `QUADGUARD_AUDIT_HEAD_FILE`, else under `$QUADGUARD_HOME`). */
+  auditHeadFile?: string;
 }
 
-const DEFAULTS: Required<PgOptions> = { poolSize: 10, connectTimeoutMs: 3000, queryTimeoutMs: 5000, mustExist: false, migrate: true };
+type Defaults = Required<Omit<PgOptions, 'auditKeyFile' | 'auditKeyEnv' | 'auditHeadFile'>>;
+const DEFAULTS: Defaults = { poolSize: 10, connectTimeoutMs: 3000, queryTimeoutMs: 5000, mustExist: false, migrate: true };
 
 /** BIGINT columns (ids, milliseconds) fit a double: read them as numbers, as SQLite does. */
 const INT8 = 20;
@@ -41,7 +48,7 @@ export class PgDb {
   private healthy = true;
   private readonly log: Logger;
 
-  constructor(url: string, logger: Logger, opts: Required<PgOptions>) {
+  constructor(url: string, logger: Logger, opts: Defaults) {
     this.location = redactUrl(url);
     this.log = logger;
     this.pool = new pg.Pool({
@@ -184,7 +191,7 @@ export class PgDb {
   }
 }
 
-export function pgDefaults(opts: PgOptions): Required<PgOptions> {
+export function pgDefaults(opts: PgOptions): Defaults & PgOptions {
   return { ...DEFAULTS, ...opts };
 }
 

@@ -1,4 +1,8 @@
+import { join } from 'node:path';
+import { sha256Hex } from '../../core/canonical.js';
 import { silentLogger, type Logger } from '../../core/log.js';
+import { sharedAuditKey } from '../audit-key.js';
+import { quadguardHome } from '../store-path.js';
 import type { GuardStore } from '../engine.js';
 import { PgApprovalStore } from './approvals.js';
 import { PgAuditLog } from './audit.js';
@@ -24,7 +28,24 @@ export async function openPgStore(url: string, logger: Logger = silentLogger(), 
     await db.close().catch(() => {});
     throw err;
   }
-  const audit = new PgAuditLog(db);
+  let audit: PgAuditLog;
+  try {
+    const key = sharedAuditKey({
+      ...(opts.auditKeyFile !== undefined ? { keyFile: opts.auditKeyFile } : {}),
+      ...(opts.auditKeyEnv !== undefined ? { keyEnv: opts.auditKeyEnv } : {}),
+      ...(opts.auditHeadFile !== undefined ? { headFile: opts.auditHeadFile } : {}),
+      defaultHeadFile: join(quadguardHome(), `audit-${sha256Hex(db.location).slice(0, 8)}.head`),
+    });
+    audit = new PgAuditLog(db, key);
+    // Read-only commands (verify) check whatever they find; a writer refuses a log it cannot extend honestly.
+    if (!opts.mustExist && opts.migrate) await audit.open();
+    if (!key && !opts.mustExist) {
+      log.warn({ store: db.location }, 'no audit key (QUADGUARD_AUDIT_KEY_FILE or QUADGUARD_AUDIT_KEY): audit rows are hash-chained but not MACed, so a rewrite with recomputed hashes would pass `audit verify`');
+    }
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
   log.debug({ store: db.location }, 'store opened');
   let closed = false;
   return {
@@ -40,6 +61,7 @@ export async function openPgStore(url: string, logger: Logger = silentLogger(), 
     async close() {
       if (closed) return;
       closed = true;
+      audit.flushHead();
       await db.close();
     },
   };

@@ -23,7 +23,7 @@ export class PgPinStore implements PinApi {
     return this.db.tx(async (q) => change(q, server, tool, newHash, newDefinition), LOCK);
   }
 
-  async approvePin(server: string, tool: string, hash?: string, by = 'unknown'): Promise<Pin> {
+  async approvePin(server: string, tool: string, hash?: string, by = 'unknown', source = 'cli'): Promise<Pin> {
     return this.db.tx(async (q) => {
       const pin = await pinOf(q, server, tool);
       if (!pin) throw notFound(server, tool);
@@ -44,7 +44,7 @@ export class PgPinStore implements PinApi {
         tool: 'approve_pin',
         decision: 'allow',
         rationale: `approved changed definition of ${server}__${tool}: ${pin.hash.slice(0, 12)} → ${pin.pendingHash!.slice(0, 12)}`,
-        source: 'cli',
+        source,
       });
       return (await pinOf(q, server, tool))!;
     }, LOCK);

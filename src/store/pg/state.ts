@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { StoreError } from '../../core/errors.js';
 import { TruthSchema, type Truth } from '../../core/types.js';
 import type { StateApi } from '../engine.js';
-import { agentRow, checkThreat, type ThreatState } from '../state.js';
+import { agentRow, BURST_ADD, burstBuckets, checkThreat, type ThreatState } from '../state.js';
 import type { PgDb } from './connection.js';
 import type { PgAuditLog } from './audit.js';
 
+const PG_BURST_ADD = BURST_ADD.replace(/\$agent/g, '$1').replace(/\$bucket/g, '$2').replace(/\$cutoff/g, '$3');
 const StickyRowSchema = z.object({ name: z.string(), value: TruthSchema });
 const UPSERT_STICKY = `INSERT INTO sticky (session, name, value, updated_at)
   SELECT $1, n, v, $4 FROM unnest($2::text[], $3::text[]) AS t(n, v)
@@ -96,6 +97,20 @@ export class PgStateStore implements StateApi {
     });
   }
 
+  /** The shared burst window (StateApi.countRequest): one statement, the upsert of the current bucket. */
+  async countRequest(agent: string, now: number, windowMs: number, count: boolean): Promise<number> {
+    const { bucket, cutoff } = burstBuckets(now, windowMs);
+    if (!count) {
+      const r = await this.db.query('SELECT coalesce(sum(n), 0)::int AS rate FROM burst WHERE agent = $1 AND bucket > $2', [agent, cutoff]);
+      return Number(r.rows[0].rate);
+    }
+    const r = await this.db.query(PG_BURST_ADD, [agent, bucket, cutoff]);
+    const row = r.rows[0] as { n: number; rate: string | number };
+    // A new bucket: sweep this agent's buckets that left the window (once per bucket, off the answer's path).
+    if (row.n === 1) void this.db.query('DELETE FROM burst WHERE agent = $1 AND bucket <= $2', [agent, cutoff]).catch(() => {});
+    return Number(row.rate);
+  }
+
   async quarantine(agent: string, reason: string, source = 'watcher'): Promise<ThreatState> {
     return this.db.tx(async (q) => {
       const r = await q(
@@ -108,12 +123,14 @@ export class PgStateStore implements StateApi {
     });
   }
 
-  async release(agent: string, by = 'unknown'): Promise<ThreatState> {
+  async release(agent: string, by = 'unknown', source = 'cli'): Promise<ThreatState> {
     return this.db.tx(async (q) => {
       const found = await q('SELECT * FROM agents WHERE agent = $1 FOR UPDATE', [agent]);
       if (found.rows.length === 0) throw new StoreError('store_agent_not_found', `no agent ${agent} in the store (see \`quadguard agents list\`)`);
       const before = agentRow(found.rows[0]);
       const r = await q('UPDATE agents SET tau = 0, level = 0, quarantined = 0, reason = NULL, updated_at = $2 WHERE agent = $1 RETURNING *', [agent, Date.now()]);
+      // A clean slate: the requests that made the burst do not quarantine the agent again the moment it is released.
+      await q('DELETE FROM burst WHERE agent = $1', [agent]);
       const was = before.quarantined ? `quarantined (${before.reason ?? 'no reason'})` : 'not quarantined';
       await this.audit.appendIn(q, {
         agent,
@@ -121,7 +138,7 @@ export class PgStateStore implements StateApi {
         tool: 'release',
         decision: 'allow',
         rationale: `released by ${by}; was ${was}, tau ${before.tau.toFixed(3)}, level ${before.level}; tau reset to 0`,
-        source: 'cli',
+        source,
       });
       return agentRow(r.rows[0]);
     });
