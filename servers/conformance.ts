@@ -83,6 +83,11 @@ const TOOLS = [
     inputSchema: { type: 'object', properties: { after_ms: { type: 'number' } } },
   },
   {
+    name: 'qg_sampling_reply',
+    description: 'Asks the client model to answer a prompt (with includeContext when given) and returns, as JSON, the reply it received or the error',
+    inputSchema: { type: 'object', properties: { prompt: { type: 'string' }, include_context: { type: 'string', enum: ['none', 'thisServer', 'allServers'] } }, required: ['prompt'] },
+  },
+  {
     name: 'qg_touch_resource',
     description: 'Sends notifications/resources/updated for a URI if the session subscribed to it',
     inputSchema: { type: 'object', properties: { uri: { type: 'string' } }, required: ['uri'] },
@@ -284,6 +289,17 @@ export function createConformanceServer(): Server {
           return text('answered');
         } catch {
           return text('cancelled');
+        }
+      }
+      case 'qg_sampling_reply': {
+        const includeContext = args.include_context as 'none' | 'thisServer' | 'allServers' | undefined;
+        const params = { messages: [{ role: 'user' as const, content: { type: 'text' as const, text: String(args.prompt ?? '') } }], maxTokens: 100, ...(includeContext ? { includeContext } : {}) };
+        try {
+          const r = await extra.sendRequest({ method: 'sampling/createMessage', params }, CreateMessageResultSchema);
+          return text(JSON.stringify({ reply: r }));
+        } catch (err) {
+          const e = err as { code?: unknown; message?: unknown };
+          return text(JSON.stringify({ error: { code: e.code, message: String(e.message) } }));
         }
       }
       case 'qg_list_roots': {

@@ -64,14 +64,16 @@ export function validateConfig(raw: unknown, opts: { file?: string; baseDir?: st
   for (const [key, s] of Object.entries(config.servers)) {
     if (s.cwd !== undefined) s.cwd = abs(s.cwd);
     else if (s.command !== undefined && opts.file !== undefined) s.cwd = base;
-    // An OAuth client secret is read now, so a missing one stops start-up naming the field; it is kept as a value.
-    const secret = s.oauth?.client_secret;
-    if (s.oauth && secret && !('value' in secret)) {
-      const field = `servers.${key}.oauth.client_secret.${'env' in secret ? 'env' : 'file'}`;
-      const read = 'env' in secret ? (env[secret.env] ? { token: env[secret.env]! } : { problem: `environment variable ${secret.env} is not set or empty` }) : readTokenFile(abs(secret.file));
+    // An OAuth client secret or private key is read now, so a missing one stops start-up naming the field; it is
+    // kept as a value. A private key file is read whole (a PEM has many lines), a secret file's first line.
+    for (const name of ['client_secret', 'private_key'] as const) {
+      const secret = s.oauth?.[name];
+      if (!s.oauth || !secret || 'value' in secret) continue;
+      const field = `servers.${key}.oauth.${name}.${'env' in secret ? 'env' : 'file'}`;
+      const read = 'env' in secret ? (env[secret.env] ? { token: env[secret.env]! } : { problem: `environment variable ${secret.env} is not set or empty` }) : readTokenFile(abs(secret.file), name === 'private_key');
       if ('problem' in read) problems.push(`  ${field}: ${read.problem}`);
-      else if (read.token.length === 0) problems.push(`  ${field}: the secret is empty`);
-      else s.oauth.client_secret = { value: read.token };
+      else if (read.token.length === 0) problems.push(`  ${field}: the ${name === 'private_key' ? 'key' : 'secret'} is empty`);
+      else s.oauth[name] = { value: read.token };
     }
   }
 
@@ -111,7 +113,7 @@ export function validateConfig(raw: unknown, opts: { file?: string; baseDir?: st
 }
 
 /** A token file's first line; refused when others can read it (POSIX), as ssh does with private keys. */
-function readTokenFile(file: string): { token: string } | { problem: string } {
+function readTokenFile(file: string, whole = false): { token: string } | { problem: string } {
   let text: string;
   try {
     if (process.platform !== 'win32' && (statSync(file).mode & 0o077) !== 0) {
@@ -121,7 +123,7 @@ function readTokenFile(file: string): { token: string } | { problem: string } {
   } catch (err) {
     return { problem: `cannot read token file ${file}: ${(err as Error).message}` };
   }
-  return { token: (text.split(/\r?\n/)[0] ?? '').trim() };
+  return { token: (whole ? text : (text.split(/\r?\n/)[0] ?? '')).trim() };
 }
 
 /**

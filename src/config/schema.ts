@@ -29,18 +29,35 @@ export const SecretSourceSchema = z.union([
   z.strictObject({ value: z.string().min(1) }),
 ]).describe('where the secret comes from: { env: NAME }, { file: PATH } or { value: SECRET }');
 
+/** JWS algorithms a private-key JWT client assertion can be signed with. */
+export const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
+
 /**
  * OAuth for a remote server with the client_credentials grant (no browser, no person): QuadGuard gets a token from
- * the server's authorization server (found through the server's protected-resource metadata) and sends it.
+ * the server's authorization server (found through the server's protected-resource metadata) and sends it. The
+ * client authenticates with exactly one of `client_secret` (HTTP Basic) or `private_key` (a signed JWT assertion,
+ * `private_key_jwt`, with `algorithm`).
  */
-export const OAuthClientSchema = z.strictObject({
-  /** The client id registered with the server's authorization server. */
-  client_id: z.string().min(1),
-  /** Its secret (sent with HTTP Basic authentication to the token endpoint). */
-  client_secret: SecretSourceSchema,
-  /** Scope to ask for (space-separated); default: none. */
-  scope: z.string().min(1).optional(),
-});
+export const OAuthClientSchema = z
+  .strictObject({
+    /** The client id registered with the server's authorization server. */
+    client_id: z.string().min(1),
+    /** Its secret (sent with HTTP Basic authentication to the token endpoint). */
+    client_secret: SecretSourceSchema.optional(),
+    /** Its private key, PEM (PKCS#8) or JWK JSON; a file is read whole. Signs a JWT assertion (private_key_jwt). */
+    private_key: SecretSourceSchema.describe('the private key, PEM (PKCS#8) or JWK JSON: { env: NAME }, { file: PATH } (read whole, mode 0600) or { value: KEY }').optional(),
+    /** The algorithm the private key signs with (required with private_key). */
+    algorithm: z.enum(JWT_ALGORITHMS).optional(),
+    /** Scope to ask for (space-separated); default: none. */
+    scope: z.string().min(1).optional(),
+  })
+  .superRefine((o, ctx) => {
+    if ((o.client_secret === undefined) === (o.private_key === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'give exactly one of "client_secret" or "private_key"', path: ['client_secret'] });
+    }
+    if (o.private_key !== undefined && o.algorithm === undefined) ctx.addIssue({ code: 'custom', message: 'private_key needs "algorithm" (e.g. ES256, RS256)', path: ['algorithm'] });
+    if (o.private_key === undefined && o.algorithm !== undefined) ctx.addIssue({ code: 'custom', message: 'algorithm applies only with private_key', path: ['algorithm'] });
+  });
 export type OAuthClientConfig = z.infer<typeof OAuthClientSchema>;
 
 /** One downstream server: either a stdio `command` or a remote `url`. */
@@ -60,7 +77,7 @@ export const ServerConfigSchema = z
     transport: z.enum(['http', 'sse']).default('http'),
     /** remote: extra HTTP headers sent on every request (e.g. Authorization). */
     headers: z.record(z.string(), z.string()).default({}),
-    /** remote: OAuth client_credentials (docs/proxying.md); the token is fetched and refreshed as the server asks. */
+    /** remote: OAuth client_credentials, client secret or private key (docs/proxying.md); the token is fetched as the server asks. */
     oauth: OAuthClientSchema.optional(),
     /** Tool allow/deny glob lists for this server. */
     tools: ToolListsSchema.default({}),

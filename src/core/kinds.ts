@@ -21,8 +21,9 @@ export const INTERACTION_KINDS = [
   // Server-to-client requests: each has a scope of its own.
   'sampling_request',
   'elicitation_request',
-  // ...and the user's answer to an elicitation, on its way back to the server.
+  // ...and what goes back to the server: the user's answer to an elicitation, the client model's sampling reply.
   'elicitation_result',
+  'sampling_result',
 ] as const;
 export type InteractionKind = (typeof INTERACTION_KINDS)[number];
 
@@ -33,8 +34,8 @@ export type PredicateScope = 'action' | 'result' | 'message' | 'sampling' | 'eli
  * What an interaction is, in policy terms: an `action` the agent asks for (it has not happened yet, so it can be
  * denied or held), a `result` coming back from a server (it already happened: it can be denied or redacted, not
  * held), a `message` between agents, or a request a server sends the client: `sampling` (text for the client's
- * model to read) and `elicitation` (a question to the user, and the user's answer going back to the server), each
- * with a scope of its own.
+ * model to read, and the model's reply going back to the server) and `elicitation` (a question to the user, and the
+ * user's answer going back to the server), each with a scope of its own.
  */
 export type KindRole = 'action' | 'result' | 'message' | 'sampling' | 'elicitation';
 
@@ -61,6 +62,7 @@ export const KINDS: Readonly<Record<InteractionKind, KindRow>> = {
   sampling_request: { role: 'sampling', label: 'sampling request', method: 'sampling/createMessage', holdable: false, redactable: false },
   elicitation_request: { role: 'elicitation', label: 'elicitation request', method: 'elicitation/create', holdable: false, redactable: false },
   elicitation_result: { role: 'elicitation', label: 'elicitation answer', method: 'elicitation/create', holdable: false, redactable: false },
+  sampling_result: { role: 'sampling', label: 'sampling reply', method: 'sampling/createMessage', holdable: false, redactable: false },
 };
 
 /** Whether a predicate of this scope speaks about this kind: `any` about all, otherwise the kind's role. */

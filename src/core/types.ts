@@ -146,6 +146,19 @@ export const ElicitationResultSchema = z.object({
 });
 
 /**
+ * The client model's reply to a sampling/createMessage (a CreateMessageResult), before it goes back to the server
+ * that asked: data leaving to that server (a request with `includeContext` can draw other servers' data into it).
+ * `content` holds the reply's content blocks (text, tool use, …); the model name and stop reason are not checked.
+ */
+export const SamplingResultSchema = z.object({
+  kind: z.literal('sampling_result'),
+  ...base,
+  /** The server that asked, and receives the reply. */
+  server: z.string().optional(),
+  content: ContentSchema.optional(),
+});
+
+/**
  * One interaction, by kind: each kind has exactly its fields (core/kinds.ts says what each kind is). Unknown keys
  * are dropped when parsing, so a `content` given with a request is not seen by any detector.
  */
@@ -160,6 +173,7 @@ export const InteractionSchema = z.discriminatedUnion('kind', [
   SamplingRequestSchema,
   ElicitationRequestSchema,
   ElicitationResultSchema,
+  SamplingResultSchema,
 ]);
 export type Interaction = z.infer<typeof InteractionSchema>;
 export type InteractionInput = z.input<typeof InteractionSchema>;
@@ -196,7 +210,7 @@ export function argumentsOf(i: Interaction): Record<string, unknown> | undefined
   return 'arguments' in i ? i.arguments : undefined;
 }
 
-/** The content of a result or message. */
+/** The content of a result or message (or a sampling request or reply). */
 export function contentOf(i: Interaction): string | ContentBlock[] | undefined {
   return 'content' in i ? i.content : undefined;
 }
@@ -220,6 +234,7 @@ export function targetOf(i: Interaction): string | undefined {
     case 'elicitation_request':
       return i.uri;
     case 'elicitation_result':
+    case 'sampling_result':
       return undefined;
   }
 }

@@ -12,7 +12,8 @@ import { no, unknown } from './common.js';
  * - `data_flow`: true when the outgoing interaction carries enough fingerprints of private data this identity
  *   read (by any earlier read, in any session), and it goes to a sink: a tool with one of `sinks`, with
  *   `messages: true` a message to another agent, with `elicitation: true` a user's answer to a server's
- *   elicitation (data read from another server, going to the one that asked).
+ *   elicitation, with `sampling: true` the client model's reply to a server's sampling request (data read from
+ *   another server, going to the one that asked).
  *
  * @example { type: data_flow, sinks: [external_send, public_sink, network_fetch], messages: true }
  */
@@ -25,6 +26,7 @@ const DataFlowOptionsSchema = z.strictObject({
   sinks: z.array(CapabilityLabelSchema).default([]),
   messages: z.boolean().default(false),
   elicitation: z.boolean().default(false),
+  sampling: z.boolean().default(false),
 });
 
 /** `mail__read_email (audit 12)`: how a source read is named in evidence and remediation. */
@@ -58,8 +60,14 @@ defineDetector({
     const sinks = new Set(opts.sinks);
     return function data_flow(i) {
       const isSink =
-        i.kind === 'message' ? opts.messages : i.kind === 'elicitation_result' ? opts.elicitation : i.kind === 'tool_call' && i.flow !== undefined && i.flow.labels.some((l) => sinks.has(l));
-      if (i.kind !== 'message' && i.kind !== 'tool_call' && !(i.kind === 'elicitation_result' && opts.elicitation)) return no();
+        i.kind === 'message'
+          ? opts.messages
+          : i.kind === 'elicitation_result'
+            ? opts.elicitation
+            : i.kind === 'sampling_result'
+              ? opts.sampling
+              : i.kind === 'tool_call' && i.flow !== undefined && i.flow.labels.some((l) => sinks.has(l));
+      if (i.kind !== 'message' && i.kind !== 'tool_call' && !(i.kind === 'elicitation_result' && opts.elicitation) && !(i.kind === 'sampling_result' && opts.sampling)) return no();
       if (i.flow === undefined) return unknown('data_flow: no data-flow facts (the guard did not check this interaction)');
       if (!isSink || i.flow.leak === undefined) return no();
       const l = i.flow.leak;

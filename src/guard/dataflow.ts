@@ -74,7 +74,7 @@ export class DataFlowStage {
     const facts: FlowFacts = { labels: labels?.labels ?? [], ...(labels ? { origin: labels.origin } : {}) };
     if (this.options.enabled) {
       const outgoing =
-        i.kind === 'message'
+        i.kind === 'message' || i.kind === 'sampling_result'
           ? [contentText(i.content)]
           : (i.kind === 'tool_call' && facts.labels.some((l) => OUTGOING.has(l))) || i.kind === 'elicitation_result'
             ? leaves(i.arguments)
@@ -216,14 +216,15 @@ export class DataFlowStage {
 
 /**
  * Reads whose data goes back where it came from, so passing it on leaks nothing: a message quoted back to the agent
- * that sent it, an elicitation answer holding what the same server gave (its tools, resources or prompts).
+ * that sent it, an elicitation answer or sampling reply holding what the same server gave (its tools, resources or
+ * prompts).
  */
 function returnsTo(i: Interaction): ((source: FlowSource) => boolean) | undefined {
   if (i.kind === 'message' && i.recipient !== undefined) {
     const back = `agent:${i.recipient}`;
     return (s) => s.kind === 'message' && s.uri === back;
   }
-  if (i.kind === 'elicitation_result' && i.server !== undefined) return (s) => s.server === i.server;
+  if ((i.kind === 'elicitation_result' || i.kind === 'sampling_result') && i.server !== undefined) return (s) => s.server === i.server;
   return undefined;
 }
 

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import { ClientCredentialsProvider, PrivateKeyJwtProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -138,15 +138,22 @@ export class Downstream extends EventEmitter {
     return new StreamableHTTPClientTransport(url, opts);
   }
 
-  private oauth: ClientCredentialsProvider | undefined;
+  private oauth: ClientCredentialsProvider | PrivateKeyJwtProvider | undefined;
 
-  /** The OAuth client_credentials provider of a remote server with `oauth` (one per server: tokens outlive reconnects). */
-  private oauthProvider(): ClientCredentialsProvider | undefined {
+  /**
+   * The OAuth client_credentials provider of a remote server with `oauth` (one per server: tokens outlive
+   * reconnects): HTTP Basic with the client secret, or a JWT assertion signed with the private key.
+   */
+  private oauthProvider(): ClientCredentialsProvider | PrivateKeyJwtProvider | undefined {
     const o = this.cfg.oauth;
     if (o === undefined) return undefined;
-    // The config loader has read the secret (env or file) into a value.
-    const secret = 'value' in o.client_secret ? o.client_secret.value : '';
-    this.oauth ??= new ClientCredentialsProvider({ clientId: o.client_id, clientSecret: secret, clientName: 'quadguard', ...(o.scope !== undefined ? { scope: o.scope } : {}) });
+    // The config loader has read the secret or key (env or file) into a value.
+    const value = (s: typeof o.client_secret) => (s !== undefined && 'value' in s ? s.value : '');
+    const common = { clientId: o.client_id, clientName: 'quadguard', ...(o.scope !== undefined ? { scope: o.scope } : {}) };
+    this.oauth ??=
+      o.private_key !== undefined
+        ? new PrivateKeyJwtProvider({ ...common, privateKey: privateKeyOf(value(o.private_key)), algorithm: o.algorithm ?? 'RS256' })
+        : new ClientCredentialsProvider({ ...common, clientSecret: value(o.client_secret) });
     return this.oauth;
   }
 
@@ -343,5 +350,15 @@ export class Downstream extends EventEmitter {
       c.onclose = () => {};
       await c.close().catch(() => {});
     }
+  }
+}
+
+/** A private key as the SDK takes it: a JWK given as JSON text becomes an object, a PEM stays text. */
+function privateKeyOf(text: string): string | Record<string, unknown> {
+  if (!text.trimStart().startsWith('{')) return text;
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return text;
   }
 }

@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { type ContentBlock, type InteractionInput, InteractionSchema } from '../core/types.js';
 import type { Origin, ProxyCore } from './context.js';
-import { denialText, protocolError, requestDenialError } from './denial.js';
+import { denialText, GUARD_DENIED_CODE, protocolError, requestDenialError } from './denial.js';
 import { ensureRecorded } from './refusals.js';
 import { answeredDirs } from './roots.js';
 import type { Downstream, DownstreamPeer, ServerToClientRequest } from './downstream.js';
@@ -98,9 +98,31 @@ async function checkAnswer(core: ProxyCore, registry: UpstreamRegistry, d: Downs
 }
 
 /**
+ * The client model's reply to a sampling request, before it goes back to the server: data leaving to that server
+ * (with `includeContext` the client may have drawn other servers' data into it), checked as a `sampling_result`. A
+ * denied reply is never forwarded: the server gets a JSON-RPC error saying QuadGuard withheld it (a client may
+ * reject a sampling request), without the rationale, which could quote the reply; the decision is audited and
+ * logged, and the session gets a warning log message saying why.
+ */
+async function checkReply(core: ProxyCore, registry: UpstreamRegistry, d: Downstream, target: Target, reply: Result, signal: AbortSignal): Promise<Result> {
+  const c = (reply as { content?: unknown }).content;
+  const content = (Array.isArray(c) ? c : c === undefined ? [] : [c]).filter((b): b is ContentBlock => typeof b === 'object' && b !== null);
+  const s = target.session.ctx;
+  const interaction = InteractionSchema.parse({ agent: s.agent, session: s.id, profile: s.profile, server: d.key, kind: 'sampling_result', content });
+  const decision = await ensureRecorded(core, interaction, await core.guard.check(interaction, signal));
+  if (decision.decision !== 'deny') return reply;
+  core.logger.warn({ server: d.key, session: s.id, rules: decision.rules, auditId: decision.auditId }, 'sampling reply denied; the server gets an error');
+  const text = denialText(decision, { what: 'reply to the sampling request from server', name: `"${d.key}"` });
+  registry.logTo(target.session, { level: 'warning', logger: 'quadguard', data: `${text}\nThe server was told the reply was withheld.` }, target.origin);
+  const ref = [`rule${decision.rules.length === 1 ? '' : 's'} ${decision.rules.join(', ')}`, ...(decision.auditId ? [`decision id ${decision.auditId}`] : [])].join('; ');
+  throw protocolError(GUARD_DENIED_CODE, `The client's reply to this sampling request was withheld by QuadGuard: its policy does not allow it to go to this server (${ref}).`);
+}
+
+/**
  * The proxy as every downstream server's client: a server's sampling, elicitation and roots requests are carried
  * to the upstream session they belong to (sampling and elicitation after the guard allowed them), the answer goes
- * back; log messages, resource updates and URL-elicitation completions go to the sessions they concern.
+ * back (a sampling reply or elicitation answer after the guard allowed it); log messages, resource updates and
+ * URL-elicitation completions go to the sessions they concern.
  */
 export function createDownstreamPeer(core: ProxyCore, registry: UpstreamRegistry): DownstreamPeer {
   return {
@@ -128,7 +150,8 @@ export function createDownstreamPeer(core: ProxyCore, registry: UpstreamRegistry
         const answer = await (target.origin ? target.origin.extra.sendRequest(message, resultSchema(req), opts) : target.session.server.request(message, resultSchema(req), opts));
         // The roots the server is about to use: relative paths in its tool calls resolve against them.
         if (req.method === 'roots/list') core.clientRoots.delivered(d.key, target.session.ctx.id, answeredDirs(core, d.key, answer));
-        return req.method === 'elicitation/create' ? await checkAnswer(core, registry, d, target, answer as ElicitResult, signal) : answer;
+        if (req.method === 'elicitation/create') return await checkAnswer(core, registry, d, target, answer as ElicitResult, signal);
+        return req.method === 'sampling/createMessage' ? await checkReply(core, registry, d, target, answer, signal) : answer;
       } finally {
         if (token !== undefined) core.progress.delete(token);
       }

@@ -74,6 +74,20 @@ describe('config validation', () => {
     expect(errorOf({ servers: { local: { command: 'x', oauth: { client_id: 'qg', client_secret: { value: 'v' } } } } }).message).toContain('oauth applies only to remote servers');
   });
 
+  it('reads a remote server\'s OAuth private key at start (env, whole file 0600), and wants exactly one credential and an algorithm', () => {
+    const remote = (oauth: unknown) => ({ servers: { api: { url: 'http://127.0.0.1:9000/mcp', oauth } } });
+    const pem = '-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----';
+    const fromEnv = validateConfig(remote({ client_id: 'qg', private_key: { env: 'API_KEY_PEM' }, algorithm: 'ES256' }), { baseDir: dir, env: { API_KEY_PEM: pem } });
+    expect(fromEnv.config.servers.api!.oauth).toEqual({ client_id: 'qg', private_key: { value: pem }, algorithm: 'ES256' });
+    writeFileSync(join(dir, 'api-key.pem'), `${pem}\n`, { mode: 0o600 });
+    expect(validateConfig(remote({ client_id: 'qg', private_key: { file: 'api-key.pem' }, algorithm: 'ES256' }), { baseDir: dir, env: {} }).config.servers.api!.oauth?.private_key).toEqual({ value: pem });
+    expect(errorOf(remote({ client_id: 'qg', private_key: { env: 'NOPE' }, algorithm: 'ES256' })).message).toContain('servers.api.oauth.private_key.env: environment variable NOPE is not set or empty');
+    expect(errorOf(remote({ client_id: 'qg', private_key: { value: pem } })).message).toContain('private_key needs "algorithm"');
+    expect(errorOf(remote({ client_id: 'qg', client_secret: { value: 's' }, private_key: { value: pem }, algorithm: 'ES256' })).message).toContain('exactly one of "client_secret" or "private_key"');
+    expect(errorOf(remote({ client_id: 'qg' })).message).toContain('exactly one of "client_secret" or "private_key"');
+    expect(errorOf(remote({ client_id: 'qg', client_secret: { value: 's' }, algorithm: 'ES256' })).message).toContain('algorithm applies only with private_key');
+  });
+
   it('reads YAML and JSON files and reports parse errors with the file', () => {
     const y = join(dir, 'ok.yaml');
     writeFileSync(y, 'servers:\n  fs:\n    command: node\n');

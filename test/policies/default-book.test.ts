@@ -76,6 +76,8 @@ describe('default policy book: structure', () => {
       'no-injection-in-sampling',
       'no-secret-in-elicitation-answer',
       'no-private-data-in-elicitation-answer',
+      'no-secret-in-sampling-reply',
+      'no-private-data-in-sampling-reply',
     ]);
   });
 
@@ -210,6 +212,18 @@ describe('default policy book: what servers ask of the client', () => {
     expect(replay([answer({ token: 'ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5' })]).denied).toEqual(['no-secret-in-elicitation-answer']);
     expect(replay([answer({ card: '4111 1111 1111 1111' })]).denied).toEqual(['no-secret-in-elicitation-answer']);
     expect(replay([answer({ username: 'ann', email: 'ann@example.com', age: 41 })]).denied).toEqual([]);
+  });
+
+  it('refuses a sampling reply carrying a credential or a card number, allows an ordinary one', () => {
+    const reply = (text: string): Step => ({ kind: 'sampling_result', server: 'srv', content: [{ type: 'text', text }] });
+    // Assembled at run time, so no scanner takes the test file for a leaked key.
+    const key = ['sk', 'proj', 'Qx7Lm2Vb9Rt4Wn8Kd3Hs6Jf1Pz5Cy0Ga'].join('-');
+    expect(replay([reply(`The deploy key is ${key}.`)]).denied).toEqual(['no-secret-in-sampling-reply']);
+    expect(replay([reply('Charge it to 4111 1111 1111 1111, please.')]).denied).toEqual(['no-secret-in-sampling-reply']);
+    // A tool-use block's input is text that goes to the server as well.
+    const toolUse: Step = { kind: 'sampling_result', server: 'srv', content: [{ type: 'tool_use', id: 't1', name: 'lookup', input: { token: key } }] };
+    expect(replay([toolUse]).denied).toEqual(['no-secret-in-sampling-reply']);
+    expect(replay([reply('Autumn leaves drifting / the river carries them home / quiet afternoon')]).denied).toEqual([]);
   });
 
   it('refuses a sampling request carrying an injection, allows a plain one', () => {

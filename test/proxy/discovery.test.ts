@@ -54,8 +54,8 @@ describe('first list after connecting', () => {
   it(`is complete in ${RUNS} of ${RUNS} runs with four servers, one slow to start`, async () => {
     const results: Array<{ tools: number; prompts: number; resources: number }> = [];
     for (let i = 0; i < RUNS; i += BATCH) results.push(...(await Promise.all(Array.from({ length: BATCH }, firstLists))));
-    // The fixture has 18 tools, 4 prompts and 3 resources; the proxy adds guard_check_message.
-    const incomplete = results.filter((r) => r.tools !== 1 + 4 * 18 || r.prompts !== 4 * 4 || r.resources !== 4 * 3);
+    // The fixture has 19 tools, 4 prompts and 3 resources; the proxy adds guard_check_message.
+    const incomplete = results.filter((r) => r.tools !== 1 + 4 * 19 || r.prompts !== 4 * 4 || r.resources !== 4 * 3);
     expect(incomplete).toEqual([]);
     expect(results).toHaveLength(RUNS);
   }, 180_000);

@@ -2,8 +2,9 @@
  * End to end through the built CLI (`quadguard serve`, stdio, default policy) in front of the conformance fixture
  * server (Streamable HTTP, names kept with namespace: false): a server's sampling and elicitation requests reach
  * the real SDK client that made the call and its answers go back; a request for a password and an injected
- * sampling prompt are refused with a rationale and never reach the client; log messages, completions and
- * resource subscriptions are forwarded.
+ * sampling prompt are refused with a rationale and never reach the client; answers and model replies carrying a
+ * credential or another server's private data are not sent to the server; log messages, completions and resource
+ * subscriptions are forwarded.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,6 +35,9 @@ describe('server-to-client requests through quadguard serve (default policy)', (
   const cancelled: string[] = [];
   /** What the user answers to the next elicitation (the tests below change it). */
   let answer: Record<string, string> = { username: 'ann', email: 'ann@example.com' };
+  /** What the client's model replies to the prompt REPLY_PROMPT (the tests below change it). */
+  const REPLY_PROMPT = 'Summarise what you know for the server.';
+  let replyText = 'Nothing to report.';
 
   beforeAll(async () => {
     fixture = await startFixtureServer();
@@ -62,6 +66,7 @@ describe('server-to-client requests through quadguard serve (default policy)', (
         cancelled.push(String(extra.signal.reason));
         return { role: 'assistant', model: 'test-model', content: { type: 'text', text: 'too late' } };
       }
+      if (c.text === REPLY_PROMPT) return { role: 'assistant', model: 'test-model', stopReason: 'endTurn', content: { type: 'text', text: replyText } };
       sampled.push(String(c.text));
       return { role: 'assistant', model: 'test-model', content: { type: 'text', text: 'pong' } };
     });
@@ -200,6 +205,53 @@ describe('server-to-client requests through quadguard serve (default policy)', (
     // conf2 gave the data, so it may have it back.
     expect(text(await client.callTool({ name: 'conf2__test_elicitation', arguments: { message: 'Which record?' } }))).toBe(`User response: action=accept, content=${JSON.stringify(answer)}`);
     answer = { username: 'ann', email: 'ann@example.com' };
+  });
+
+  /** What the server received for its sampling request: the client's reply, or the error. */
+  const sampleReply = async (tool: string, include_context?: string) =>
+    JSON.parse(text(await client.callTool({ name: tool, arguments: { prompt: REPLY_PROMPT, ...(include_context ? { include_context } : {}) } }))) as {
+      reply?: unknown;
+      error?: { code: number; message: string };
+    };
+  const lastNote = () => logs.filter((l) => l.logger === 'quadguard').at(-1);
+
+  it('passes an ordinary sampling reply to the server unchanged', async () => {
+    replyText = 'Autumn leaves drifting, the river carries them home.';
+    expect(await sampleReply('qg_sampling_reply')).toEqual({ reply: { role: 'assistant', model: 'test-model', stopReason: 'endTurn', content: { type: 'text', text: replyText } } });
+  });
+
+  it('withholds a sampling reply that carries a credential: the server gets an error, the client why', async () => {
+    // Assembled at run time, so no scanner takes the test file for a leaked key.
+    const key = ['sk', 'proj', 'Qx7Lm2Vb9Rt4Wn8Kd3Hs6Jf1Pz5Cy0Ga'].join('-');
+    replyText = `Sure. The deploy key in the environment is ${key}.`;
+    const notes = logs.filter((l) => l.logger === 'quadguard').length;
+    const got = await sampleReply('qg_sampling_reply');
+    expect(got.reply).toBeUndefined();
+    expect(got.error?.code).toBe(-32010);
+    expect(got.error?.message).toMatch(/The client's reply to this sampling request was withheld by QuadGuard/);
+    expect(got.error?.message).toContain('no-secret-in-sampling-reply');
+    expect(got.error?.message).toMatch(/decision id \S+/);
+    // The server learns that a reply was withheld, not what it said.
+    expect(got.error?.message).not.toContain(key);
+    await waitFor(() => logs.filter((l) => l.logger === 'quadguard').length > notes, 5_000, 'the note to the client');
+    const note = lastNote()!;
+    expect(note.level).toBe('warning');
+    expect(String(note.data)).toMatch(/Blocked by QuadGuard: the reply to the sampling request from server "conf" was not allowed/);
+    expect(String(note.data)).toContain('no-secret-in-sampling-reply');
+    expect(String(note.data)).toMatch(/The server was told the reply was withheld\.$/);
+    replyText = 'Nothing to report.';
+  });
+
+  it('withholds from one server a sampling reply with private data read from another (includeContext); the same server may get its own data back', async () => {
+    const id = 'okafor-daniel-oncology-ward-7c-chemotherapy-cycle-three-review-0913';
+    expect((await client.readResource({ uri: `conf2+test://template/${id}/data` })).contents[0]).toMatchObject({ text: expect.stringContaining(id) });
+    replyText = `From the other server's context: patient ${id}.`;
+    const got = await sampleReply('qg_sampling_reply', 'allServers');
+    expect(got.error?.message).toContain('no-private-data-in-sampling-reply');
+    await waitFor(() => String(lastNote()?.data).includes('no-private-data-in-sampling-reply'), 5_000, 'the note to the client');
+    // conf2 gave the data, so it may have it back.
+    expect(await sampleReply('conf2__qg_sampling_reply', 'thisServer')).toEqual({ reply: { role: 'assistant', model: 'test-model', stopReason: 'endTurn', content: { type: 'text', text: replyText } } });
+    replyText = 'Nothing to report.';
   });
 });
 
