@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import { StoreError } from '../core/errors.js';
 import type { AuditLog } from './audit.js';
+import type { AuditEntry } from './audit-schema.js';
 import { toolDefinitionHash, toolDefinitionJson, type ToolDefinition } from './tool-hash.js';
 
 export const PinStatusSchema = z.enum(['approved', 'pending']);
@@ -102,23 +103,10 @@ export class PinStore {
    */
   approvePin(server: string, tool: string, hash?: string, by = 'unknown', source = 'cli'): Pin {
     return this.run(() => {
-      const pin = this.getPin(server, tool);
-      if (!pin) throw notFound(server, tool);
-      if (pin.status === 'approved') {
-        if (hash !== undefined && !pin.hash.startsWith(hash)) throw mismatch(server, tool, hash, pin.hash);
-        return pin;
-      }
-      if (hash !== undefined && !pin.pendingHash!.startsWith(hash)) throw mismatch(server, tool, hash, pin.pendingHash!);
+      const pin = pinToApprove(this.getPin(server, tool), server, tool, hash);
+      if (pin.status === 'approved') return pin;
       this.approve.run(Date.now(), by, server, tool);
-      this.audit.append({
-        agent: by,
-        kind: 'admin',
-        server,
-        tool: 'approve_pin',
-        decision: 'allow',
-        rationale: `approved changed definition of ${server}__${tool}: ${pin.hash.slice(0, 12)} → ${pin.pendingHash!.slice(0, 12)}`,
-        source,
-      });
+      this.audit.append(pinApprovalEntry(pin, by, source));
       return this.getPin(server, tool)!;
     }) as Pin;
   }
@@ -148,6 +136,31 @@ export class PinStore {
       return { status: 'changed', pin: this.markChanged(server, tool.name, hash, toolDefinitionJson(tool)) };
     }) as ObserveResult;
   }
+}
+
+/**
+ * The pin an approval is about: throws when there is none, or when `hash` (a prefix the reviewer saw) names another
+ * definition than the one it would approve (the pending one, or the approved one when nothing is pending). Shared
+ * by both engines.
+ */
+export function pinToApprove(pin: Pin | undefined, server: string, tool: string, hash: string | undefined): Pin {
+  if (!pin) throw notFound(server, tool);
+  const current = pin.status === 'approved' ? pin.hash : pin.pendingHash!;
+  if (hash !== undefined && !current.startsWith(hash)) throw mismatch(server, tool, hash, current);
+  return pin;
+}
+
+/** The audit entry of an approved pin change: shared by both engines. */
+export function pinApprovalEntry(pin: Pin, by: string, source: string): AuditEntry {
+  return {
+    agent: by,
+    kind: 'admin',
+    server: pin.server,
+    tool: 'approve_pin',
+    decision: 'allow',
+    rationale: `approved changed definition of ${pin.server}__${pin.tool}: ${pin.hash.slice(0, 12)} → ${pin.pendingHash!.slice(0, 12)}`,
+    source,
+  };
 }
 
 export function notFound(server: string, tool: string): StoreError {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { StoreError } from '../core/errors.js';
 import { TruthSchema, type Truth } from '../core/types.js';
 import type { AuditLog } from './audit.js';
+import type { AuditEntry } from './audit-schema.js';
 
 export { toolDefinitionHash } from './tool-hash.js';
 
@@ -178,15 +179,7 @@ export class StateStore {
       this.burstSweep.run(agent, Number.MAX_SAFE_INTEGER);
       this.burstPending.delete(agent);
       this.burstRead.delete(agent);
-      const was = before.quarantined ? `quarantined (${before.reason ?? 'no reason'})` : 'not quarantined';
-      this.audit.append({
-        agent,
-        kind: 'admin',
-        tool: 'release',
-        decision: 'allow',
-        rationale: `released by ${by}; was ${was}, tau ${before.tau.toFixed(3)}, level ${before.level}; tau reset to 0`,
-        source,
-      });
+      this.audit.append(releaseEntry(before, by, source));
       return this.getThreat(agent);
     })();
   }
@@ -262,6 +255,19 @@ export function burstBuckets(now: number, windowMs: number): { bucket: number; c
   const size = Math.max(1, Math.floor(windowMs / 10));
   const bucket = Math.floor(now / size);
   return { bucket, cutoff: bucket - Math.ceil(windowMs / size) };
+}
+
+/** The audit entry of a release, naming what the agent's state was: shared by both engines. */
+export function releaseEntry(before: ThreatState, by: string, source: string): AuditEntry {
+  const was = before.quarantined ? `quarantined (${before.reason ?? 'no reason'})` : 'not quarantined';
+  return {
+    agent: before.agent,
+    kind: 'admin',
+    tool: 'release',
+    decision: 'allow',
+    rationale: `released by ${by}; was ${was}, tau ${before.tau.toFixed(3)}, level ${before.level}; tau reset to 0`,
+    source,
+  };
 }
 
 export function checkThreat(tau: number, level: number): void {

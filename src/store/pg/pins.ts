@@ -1,5 +1,5 @@
 import type { PinApi } from '../engine.js';
-import { mismatch, notFound, PinSchema, PinStatusSchema, type ObserveResult, type Pin, type PinStatus } from '../pins.js';
+import { notFound, pinApprovalEntry, pinToApprove, PinSchema, PinStatusSchema, type ObserveResult, type Pin, type PinStatus } from '../pins.js';
 import { toolDefinitionHash, toolDefinitionJson, type ToolDefinition } from '../tool-hash.js';
 import type { PgDb, Query } from './connection.js';
 import type { PgAuditLog } from './audit.js';
@@ -25,27 +25,14 @@ export class PgPinStore implements PinApi {
 
   async approvePin(server: string, tool: string, hash?: string, by = 'unknown', source = 'cli'): Promise<Pin> {
     return this.db.tx(async (q) => {
-      const pin = await pinOf(q, server, tool);
-      if (!pin) throw notFound(server, tool);
-      if (pin.status === 'approved') {
-        if (hash !== undefined && !pin.hash.startsWith(hash)) throw mismatch(server, tool, hash, pin.hash);
-        return pin;
-      }
-      if (hash !== undefined && !pin.pendingHash!.startsWith(hash)) throw mismatch(server, tool, hash, pin.pendingHash!);
+      const pin = pinToApprove(await pinOf(q, server, tool), server, tool, hash);
+      if (pin.status === 'approved') return pin;
       await q(
         `UPDATE pins SET status = 'approved', hash = coalesce(pending_hash, hash), definition = coalesce(pending_definition, definition),
            pending_hash = NULL, pending_definition = NULL, updated_at = $1, approved_by = $2 WHERE server = $3 AND tool = $4`,
         [Date.now(), by, server, tool],
       );
-      await this.audit.appendIn(q, {
-        agent: by,
-        kind: 'admin',
-        server,
-        tool: 'approve_pin',
-        decision: 'allow',
-        rationale: `approved changed definition of ${server}__${tool}: ${pin.hash.slice(0, 12)} → ${pin.pendingHash!.slice(0, 12)}`,
-        source,
-      });
+      await this.audit.appendIn(q, pinApprovalEntry(pin, by, source));
       return (await pinOf(q, server, tool))!;
     }, LOCK);
   }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { StoreError } from '../../core/errors.js';
 import { TruthSchema, type Truth } from '../../core/types.js';
 import type { StateApi } from '../engine.js';
-import { agentRow, BURST_ADD, burstBuckets, checkThreat, type ThreatState } from '../state.js';
+import { agentRow, BURST_ADD, burstBuckets, checkThreat, releaseEntry, type ThreatState } from '../state.js';
 import type { PgDb } from './connection.js';
 import type { PgAuditLog } from './audit.js';
 
@@ -131,15 +131,7 @@ export class PgStateStore implements StateApi {
       const r = await q('UPDATE agents SET tau = 0, level = 0, quarantined = 0, reason = NULL, updated_at = $2 WHERE agent = $1 RETURNING *', [agent, Date.now()]);
       // A clean slate: the requests that made the burst do not quarantine the agent again the moment it is released.
       await q('DELETE FROM burst WHERE agent = $1', [agent]);
-      const was = before.quarantined ? `quarantined (${before.reason ?? 'no reason'})` : 'not quarantined';
-      await this.audit.appendIn(q, {
-        agent,
-        kind: 'admin',
-        tool: 'release',
-        decision: 'allow',
-        rationale: `released by ${by}; was ${was}, tau ${before.tau.toFixed(3)}, level ${before.level}; tau reset to 0`,
-        source,
-      });
+      await this.audit.appendIn(q, releaseEntry(before, by, source));
       return agentRow(r.rows[0]);
     });
   }
