@@ -53,18 +53,10 @@ const INSTRUCTIONAL_FACTOR = 0.55;
 
 /**
  * Signals suited to tool descriptions (tool-poisoning scans): descriptions legitimately tell the model how to use
- * the tool and what to put in its answer, so `answer_directive`, `embedded_task` and `code_payload` stay off.
+ * the tool, in the imperative, and what to put in its answer, so these stay off.
  */
-export const TOOL_DESCRIPTION_SIGNALS: readonly InjectionSignal[] = [
-  'override',
-  'role_marker',
-  'hidden_unicode',
-  'control_sequence',
-  'encoded_payload',
-  'addressed_to_ai',
-  'action_command',
-  'tool_hijack',
-];
+const NOT_FOR_TOOL_DESCRIPTIONS: ReadonlySet<InjectionSignal> = new Set(['answer_directive', 'code_payload', 'embedded_task', 'directive']);
+export const TOOL_DESCRIPTION_SIGNALS: readonly InjectionSignal[] = INJECTION_SIGNALS.filter((s) => !NOT_FOR_TOOL_DESCRIPTIONS.has(s));
 
 /**
  * Signals for content (results, messages): every family but `tool_hijack`, which models what a tool description
