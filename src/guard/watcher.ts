@@ -41,28 +41,15 @@ export function levelFor(tau: number, bounds: WatcherOptions['level_bounds']): n
 }
 
 /**
- * Computes score updates (`score`, pure). `update` also keeps per-agent request timestamps for a burst window in
- * memory (one process); the guard pipeline counts requests in the store instead (`StateApi.countRequest`), so
- * every replica and process on one store shares one window and a restart does not forget the rate.
+ * Computes score updates (`score`, pure). The request rate comes from the store's burst window
+ * (`StateApi.countRequest`), so every replica and process on one store shares one window and a restart does not
+ * forget the rate.
  */
 export class ThreatWatcher {
   readonly options: WatcherOptions;
-  private readonly recent = new Map<string, number[]>();
 
   constructor(options: OptionsInput<WatcherOptions> = {}) {
     this.options = WatcherOptionsSchema.parse(options);
-  }
-
-  /** Records one request of `agent` (unless `count` is false) and returns its rate in the window. */
-  private recordRequest(agent: string, now: number, count = true): number {
-    const cutoff = now - this.options.burst_window_ms;
-    const times = this.recent.get(agent) ?? [];
-    let drop = 0;
-    while (drop < times.length && (times[drop] as number) <= cutoff) drop++;
-    if (drop > 0) times.splice(0, drop);
-    if (count) times.push(now);
-    this.recent.set(agent, times);
-    return times.length;
   }
 
   /** Risk of one interaction in [0, 1]: the strongest of severity, injection and burst evidence. */
@@ -74,14 +61,6 @@ export class ThreatWatcher {
     const burst = rate > o.burst_threshold;
     if (burst) risk = Math.max(risk, Math.min(1, (rate - o.burst_threshold) / o.burst_threshold));
     return { risk, burst };
-  }
-
-  /**
-   * τ ← α·τ + (1−α)·risk for `agent`, given its previous τ, counting the request in this watcher's own window
-   * (one process; the pipeline counts in the store's shared window and calls `score`).
-   */
-  update(agent: string, previousTau: number, evidence: ThreatEvidence): ThreatUpdate {
-    return this.score(previousTau, evidence, this.recordRequest(agent, evidence.now, evidence.counts ?? true));
   }
 
   /** τ ← α·τ + (1−α)·risk given the previous τ and the agent's request `rate` in the window. Pure. */

@@ -1,17 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { ThreatWatcher } from '../../src/guard/watcher.js';
+import { ThreatWatcher, type ThreatEvidence } from '../../src/guard/watcher.js';
+import { openStore } from '../../src/store/db.js';
+
+/** The watcher as the pipeline uses it: the rate from the store's burst window, then `score`. */
+function watch(w: ThreatWatcher) {
+  const state = openStore(':memory:').state;
+  return (agent: string, tau: number, evidence: ThreatEvidence) =>
+    w.score(tau, evidence, state.countRequest(agent, evidence.now, w.options.burst_window_ms, evidence.counts ?? true));
+}
 
 /** Drives the watcher as the pipeline does: one update per interaction, τ carried over. */
 function drive(w: ThreatWatcher, agent: string, perSecond: number, seconds: number, withResults: boolean): number {
+  const update = watch(w);
   let tau = 0;
   let maxLevel = 0;
   const step = 1000 / perSecond;
   for (let t = 0; t < seconds * 1000; t += step) {
-    const call = w.update(agent, tau, { violations: [], injectionScore: 0, now: t });
+    const call = update(agent, tau, { violations: [], injectionScore: 0, now: t });
     tau = call.tau;
     maxLevel = Math.max(maxLevel, call.level);
     if (withResults) {
-      const res = w.update(agent, tau, { violations: [], injectionScore: 0, now: t + 1, counts: false });
+      const res = update(agent, tau, { violations: [], injectionScore: 0, now: t + 1, counts: false });
       tau = res.tau;
       maxLevel = Math.max(maxLevel, res.level);
     }
@@ -27,9 +36,9 @@ describe('threat watcher burst analysis', () => {
     expect(drive(new ThreatWatcher(), 'flooder', 40, 20, true)).toBe(4);
   });
   it('does not count a result as a request', () => {
-    const w = new ThreatWatcher();
-    w.update('a', 0, { violations: [], injectionScore: 0, now: 0 });
-    const r = w.update('a', 0, { violations: [], injectionScore: 0, now: 1, counts: false });
+    const update = watch(new ThreatWatcher());
+    update('a', 0, { violations: [], injectionScore: 0, now: 0 });
+    const r = update('a', 0, { violations: [], injectionScore: 0, now: 1, counts: false });
     expect(r.rate).toBe(1);
   });
 });
