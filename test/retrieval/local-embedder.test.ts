@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { extractFeatures } from '../../src/core/text/features.js';
-import { hashFeature } from '../../src/core/text/hashing.js';
+import { CHARGRAM, FEATURE_WEIGHTS, STOPWORDS } from '../../src/core/text/features.js';
+import { fmix, fnvRaw, SIGN_SEED } from '../../src/core/text/hashing.js';
 import { describe, expect, it } from 'vitest';
 import { LocalEmbedder } from '../../src/core/text/local-embedder.js';
 import { sparseCosine, sparseNorm, sparseToDense } from '../../src/core/text/sparse.js';
@@ -64,11 +64,30 @@ describe('text features', () => {
 });
 
 describe('the embedder follows its feature spec exactly', () => {
-  /** The embedding by definition: every feature of `extractFeatures`, hashed with `hashFeature`, summed, normalised. */
+  /**
+   * Every feature of a text, as named keys: per content word (stemmed, stopwords dropped) its unigram and bigram, and
+   * the character n-grams of the padded word sharing one budget.
+   */
+  function features(text: string): Array<{ key: string; weight: number }> {
+    const words = stemmedTokens(text).filter((w) => !STOPWORDS.has(w));
+    const out: Array<{ key: string; weight: number }> = [];
+    words.forEach((w, i) => {
+      out.push({ key: `w:${w}`, weight: FEATURE_WEIGHTS.unigram });
+      if (i + 1 < words.length) out.push({ key: `b:${w} ${words[i + 1] as string}`, weight: FEATURE_WEIGHTS.bigram });
+      const padded = `^${w}$`;
+      const grams: string[] = [];
+      for (let n = CHARGRAM.min; n <= CHARGRAM.max; n++) for (let s = 0; s + n <= padded.length; s++) grams.push(padded.slice(s, s + n));
+      for (const g of grams) out.push({ key: `c:${g}`, weight: FEATURE_WEIGHTS.chargram / Math.sqrt(grams.length) });
+    });
+    return out;
+  }
+
+  /** The embedding by definition: every named feature, signed-hashed into `dims`, summed, normalised. */
   function byDefinition(text: string, dims: number) {
     const acc = new Map<number, number>();
-    for (const f of extractFeatures(text)) {
-      const { index, sign } = hashFeature(f.key, dims);
+    for (const f of features(text)) {
+      const index = fmix(fnvRaw(f.key, 0)) % dims;
+      const sign = (fmix(fnvRaw(f.key, SIGN_SEED)) & 1) === 0 ? 1 : -1;
       acc.set(index, (acc.get(index) ?? 0) + sign * f.weight);
     }
     let norm = 0;

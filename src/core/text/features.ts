@@ -3,12 +3,6 @@
  * light suffix stemming, word unigrams and bigrams, and character 3–5-grams of each word.
  */
 
-/** A named feature and its weight before hashing. */
-export interface Feature {
-  key: string;
-  weight: number;
-}
-
 /**
  * Relative weights of the three feature families: a word's unigram, its bigram with the next word, and the total
  * (root of the squared mass) of its character n-grams. Words dominate; character grams add robustness to spelling.
@@ -17,8 +11,6 @@ export const FEATURE_WEIGHTS = { unigram: 1, bigram: 0.7, chargram: 0.8 } as con
 
 /** Character n-gram lengths of each padded word. */
 export const CHARGRAM = { min: 3, max: 5 } as const;
-const MIN_GRAM = CHARGRAM.min;
-const MAX_GRAM = CHARGRAM.max;
 
 /** Lower-cases, folds accents and turns everything but letters and digits into single spaces. */
 export function normalizeText(text: string): string {
@@ -61,26 +53,3 @@ export const STOPWORDS: ReadonlySet<string> = new Set(
   ('a an and are as at be by for from has have i in is it its me my of on or our so than that the their them then ' +
     'there these this those to was we were what when where which who will with you your').split(' '),
 );
-
-/**
- * All features of a text: unigrams and bigrams of stemmed content words (stopwords dropped), and character
- * n-grams of each padded word. A word's character n-grams share one budget (`chargram` squared mass per word),
- * so short words ("tv", "suv") weigh as much as long ones.
- */
-export function extractFeatures(text: string): Feature[] {
-  const words = stemmedTokens(text).filter((w) => !STOPWORDS.has(w));
-  const out: Feature[] = [];
-  for (let i = 0; i < words.length; i++) {
-    const w = words[i] as string;
-    out.push({ key: `w:${w}`, weight: FEATURE_WEIGHTS.unigram });
-    if (i + 1 < words.length) out.push({ key: `b:${w} ${words[i + 1] as string}`, weight: FEATURE_WEIGHTS.bigram });
-    const padded = `^${w}$`;
-    const grams: string[] = [];
-    for (let n = MIN_GRAM; n <= MAX_GRAM; n++) {
-      for (let s = 0; s + n <= padded.length; s++) grams.push(padded.slice(s, s + n));
-    }
-    const weight = grams.length === 0 ? 0 : FEATURE_WEIGHTS.chargram / Math.sqrt(grams.length);
-    for (const g of grams) out.push({ key: `c:${g}`, weight });
-  }
-  return out;
-}

@@ -3,11 +3,6 @@
  * instead of piling up (Weinberger et al., 2009).
  */
 
-/** 32-bit FNV-1a over UTF-16 code units, with a seed mixed into the offset basis. */
-export function fnv1a(text: string, seed = 0): number {
-  return fmix(fnvRaw(text, seed));
-}
-
 /** FNV-1a of `text` before the final avalanche: a state more characters can be fed into. */
 export function fnvRaw(text: string, seed: number): number {
   let h = (0x811c9dc5 ^ seed) >>> 0;
@@ -29,11 +24,5 @@ export function fmix(state: number): number {
   return h >>> 0;
 }
 
+/** Seed of the hash whose lowest bit is a feature's sign. */
 export const SIGN_SEED = 0x9e3779b9;
-
-/** Dimension and sign of a feature in a space of `dims` dimensions. */
-export function hashFeature(key: string, dims: number): { index: number; sign: 1 | -1 } {
-  const index = fnv1a(key) % dims;
-  const sign = (fnv1a(key, SIGN_SEED) & 1) === 0 ? 1 : -1;
-  return { index, sign };
-}

@@ -65,8 +65,11 @@ export class LocalEmbedder implements Embedder {
       }
       acc[index] = (acc[index] as number) + sign * weight;
     };
-    // The features of `extractFeatures`, in its order, hashed as `hashFeature` hashes their keys, without building
-    // a key string per character n-gram.
+    // The features, in this order: per content word (stemmed, stopwords dropped) its unigram `w:<word>`, its bigram
+    // `b:<word> <next>` and the character 3–5-grams `c:<gram>` of `^word$`, which share one budget per word (so
+    // "tv" weighs as much as "television"). Each key's FNV-1a (unseeded: the dimension; sign-seeded: the sign) is
+    // computed in place, without building a key string per n-gram. test/retrieval/local-embedder.test.ts keeps the
+    // definition written out and checks the two agree.
     const words = stemmedTokens(text).filter((w) => !STOPWORDS.has(w));
     for (let i = 0; i < words.length; i++) {
       const w = words[i] as string;
