@@ -67,9 +67,10 @@ export interface StateApi {
   updateThreat(agent: string, update: (current: ThreatState) => { tau: number; level: number }, known?: ThreatState): Promise<ThreatState>;
   /**
    * The threat watcher's burst window, shared by every process on the store: records one request of `agent` at
-   * `now` (unless `count` is false) and returns the agent's requests in the window, this one included. One
-   * statement, atomic under concurrency. Counted in buckets of `bucketMs(windowMs)`: the window is the current
-   * bucket and the ones before it back to `now - windowMs` (within one bucket of a sliding window).
+   * `now` (unless `count` is false) and returns the agent's requests in the window, this one included. PostgreSQL:
+   * one statement, atomic under concurrency; SQLite: written behind, other processes see a request up to 250 ms
+   * later (`StateStore.countRequest`). Counted in buckets of a tenth of the window (`burstBuckets`): the window is
+   * the current bucket and the ones before it back to `now - windowMs` (within one bucket of a sliding window).
    */
   countRequest(agent: string, now: number, windowMs: number, count: boolean): Promise<number>;
   quarantine(agent: string, reason: string, source?: string): Promise<ThreatState>;
