@@ -1,6 +1,5 @@
 import type { Interaction } from '../core/types.js';
-import { SECRET_KEY_NAME } from '../detectors/secrets/catalogue.js';
-import { maskPrefix, maskSecrets } from './redact.js';
+import { maskPrefix, maskSecretKeys, maskSecrets } from './redact.js';
 
 /**
  * The recorded copy of an interaction (table `audit_interaction`, one row per guard decision), kept so that
@@ -38,7 +37,9 @@ export function recordInteraction(i: Interaction): InteractionRecord {
   for (const k of FIELDS) if (fields[k] !== undefined) picked[k] = fields[k];
   const flags = { masked: false, truncated: false };
   // Mask once (each string cut at the cap); later passes only cut the already-masked strings shorter.
-  const masked = mapStrings(picked, (s) => maskString(s, INTERACTION_CAP, flags), flags, 0);
+  const keyed = maskSecretKeys(picked);
+  if (keyed !== picked) flags.masked = true;
+  const masked = mapStrings(keyed, (s) => maskString(s, INTERACTION_CAP, flags), flags, 0);
   let body = JSON.stringify(masked);
   for (let cap = INTERACTION_CAP / 4; body.length > INTERACTION_CAP; cap = Math.floor(cap / 4)) {
     if (cap < MIN_STRING_CAP) return { body: null, masked: flags.masked, truncated: true };
@@ -52,7 +53,7 @@ export function recordInteraction(i: Interaction): InteractionRecord {
 const MAX_DEPTH = 64;
 
 /** A copy of `v` with `f` applied to every string, object keys included. */
-function mapStrings(v: unknown, f: (s: string) => string, flags: { truncated: boolean; masked: boolean }, depth: number): unknown {
+function mapStrings(v: unknown, f: (s: string) => string, flags: { truncated: boolean }, depth: number): unknown {
   if (typeof v === 'string') return f(v);
   if (v === null || typeof v !== 'object') return typeof v === 'bigint' ? String(v) : v;
   if (depth >= MAX_DEPTH) {
@@ -61,16 +62,7 @@ function mapStrings(v: unknown, f: (s: string) => string, flags: { truncated: bo
   }
   if (Array.isArray(v)) return v.map((x) => mapStrings(x, f, flags, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) {
-    // `{password: "hunter22"}`: each string alone looks harmless, so a value under a secret-sounding key is
-    // masked whole (the secrets detector reads argument names the same way).
-    if (SECRET_KEY_NAME.test(k) && (typeof x === 'string' || typeof x === 'number') && String(x).length > 0) {
-      flags.masked = true;
-      out[f(k)] = '[REDACTED:password_assignment]';
-    } else {
-      out[f(k)] = mapStrings(x, f, flags, depth + 1);
-    }
-  }
+  for (const [k, x] of Object.entries(v)) out[f(k)] = mapStrings(x, f, flags, depth + 1);
   return out;
 }
 

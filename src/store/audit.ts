@@ -14,7 +14,7 @@ import {
 } from './audit-schema.js';
 import { recordInteraction, type InteractionRecord } from './audit-interaction.js';
 import { canonicalJson, sha256Hex } from '../core/canonical.js';
-import { maskPrefix } from './redact.js';
+import { maskPrefix, maskSecretKeys } from './redact.js';
 import { HeadAnchor, macEqual, readHead, rowMac, type AuditHead, type AuditKey } from './audit-key.js';
 
 export * from './audit-schema.js';
@@ -231,7 +231,9 @@ export function auditFields(entry: AuditEntry): { fields: Omit<RawAuditRow, 'id'
   if (!parsed.success) throw new StoreError('store_invalid_entry', `audit entry is invalid: ${z.prettifyError(parsed.error)}`);
   const e = parsed.data;
   const payload = e.payload === undefined ? undefined : canonicalJson(e.payload);
-  const text = payload === undefined ? undefined : typeof e.payload === 'string' ? e.payload : payload;
+  // The preview is of the payload with values under secret-sounding keys replaced (the digest is of the payload).
+  const keyed = maskSecretKeys(e.payload);
+  const text = payload === undefined ? undefined : typeof e.payload === 'string' ? e.payload : keyed === e.payload ? payload : canonicalJson(keyed);
   const fields = {
     ts: e.ts ?? Date.now(),
     agent: capName(e.agent),

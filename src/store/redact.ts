@@ -3,7 +3,7 @@
  * read by people and exported; a credential that passed through the proxy must never be readable there. The
  * patterns are the detectors' one secrets catalogue (src/detectors/secrets/catalogue.ts).
  */
-import { maskSpans, type SecretSpan } from '../detectors/secrets/catalogue.js';
+import { maskSpans, SECRET_KEY_NAME, type SecretSpan } from '../detectors/secrets/catalogue.js';
 
 export type { SecretSpan };
 
@@ -52,4 +52,36 @@ function render(text: string, spans: SecretSpan[], max: number): { out: string; 
     pos += take;
   }
   return { out, consumed: pos };
+}
+
+/** What stands for a value kept under a secret-sounding key. */
+const KEYED_SECRET = '[REDACTED:password_assignment]';
+
+/**
+ * `v` with every value under a secret-sounding key (`{password: "hunter22"}`, `{api_key: ["…"]}`) replaced by a
+ * marker: each string alone looks harmless, so the text masker cannot see it. Elements of an array under such a key
+ * are values of that key too (the secrets detector reads them so). Returns `v` itself when nothing was replaced.
+ */
+export function maskSecretKeys(v: unknown, depth = 0): unknown {
+  if (v === null || typeof v !== 'object' || depth > 64) return v;
+  if (Array.isArray(v)) {
+    const out = v.map((x) => maskSecretKeys(x, depth + 1));
+    return out.some((x, i) => x !== v[i]) ? out : v;
+  }
+  let out: Record<string, unknown> | undefined;
+  for (const [k, x] of Object.entries(v)) {
+    const y = SECRET_KEY_NAME.test(k) ? maskValue(x) : maskSecretKeys(x, depth + 1);
+    if (y !== x) (out ??= { ...(v as Record<string, unknown>) })[k] = y;
+  }
+  return out ?? v;
+}
+
+/** A value under a secret-sounding key: strings and numbers replaced, arrays element by element, objects by key. */
+function maskValue(x: unknown): unknown {
+  if ((typeof x === 'string' || typeof x === 'number') && String(x).length > 0) return KEYED_SECRET;
+  if (Array.isArray(x)) {
+    const out = x.map(maskValue);
+    return out.some((y, i) => y !== x[i]) ? out : x;
+  }
+  return maskSecretKeys(x, 1);
 }

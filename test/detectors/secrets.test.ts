@@ -106,6 +106,15 @@ describe('secrets detector on structured arguments', () => {
     expect(d(call({ db: { password: '${DB_PASSWORD}' } })).value).toBe('false');
     expect(d(call({ password_hint: 'Sup3rS3cret' })).value).toBe('false');
   });
+  it('treats each element of a list under a password-named argument as a password', () => {
+    const d = compile({ type: 'secrets', field: 'arguments' });
+    const r = d(call({ db: { passwords: 'x', password: ['Sup3rS3cret', 'An0therOne'] } }));
+    expect(r.value).toBe('true');
+    expect(r.spans).toEqual([
+      { field: 'arguments.db.password.0', start: 0, end: 11 },
+      { field: 'arguments.db.password.1', start: 0, end: 10 },
+    ]);
+  });
   it('needs a header or Bearer for bearer tokens', () => {
     expect(scan(S, 'a Token refreshIntervalSeconds2 setting').value).toBe('false');
     expect(scan(S, j('curl -H "Authorization: Token ', 'x9F2kQ7mZ1pL4vB8nW3c"')).value).toBe('true');

@@ -93,4 +93,20 @@ describe('audit rows never hold a caught secret in clear', () => {
       expect(bytes.includes(secret), `${secret} in the database file`).toBe(false);
     }
   });
+
+  it('keeps no value of a secret-sounding argument, a list of them included, in the preview or the recorded interaction', () => {
+    const s = openStore(t.file);
+    const secrets = ['Hunter22xq', 'zz9Plural42', 'Trill1an77'];
+    const args = { host: 'db.local', db: { password: secrets[0], api_key: [secrets[1], secrets[2]] } };
+    const interaction = { agent: 'a', session: 's', profile: {}, kind: 'tool_call' as const, server: 'db', tool: 'connect', arguments: args };
+    const { id } = s.audit.append({ agent: 'a', session: 's', kind: 'tool_call', server: 'db', tool: 'connect', payload: args, decision: 'allow', interaction });
+    const row = s.audit.get(id)!;
+    expect(row.digest).toBe(sha256Hex(canonicalJson(args)));
+    expect(row.preview).toContain('db.local');
+    expect(s.audit.interaction(id)?.masked).toBe(true);
+    s.close();
+    const bytes = rawBytes();
+    expect(bytes.includes('db.local')).toBe(true); // the grep itself works
+    for (const secret of secrets) expect(bytes.includes(secret), `${secret} in the database file`).toBe(false);
+  });
 });

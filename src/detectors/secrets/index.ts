@@ -13,7 +13,7 @@ import { DEFAULT_MIN_ENTROPY, detectSpans, passwordOk, SECRET_KEY_NAME, SECRET_K
  *   blocks), `jwt` (three base64url parts whose header decodes to JSON with `alg`), `bearer_token`
  *   (`Authorization: Bearer|Basic|Token …`, bare `Bearer …`), `password_assignment` (`password=…`, `DB_PASSWORD: …`,
  *   `api_key = "…"`, `scheme://user:pass@host`, and a whole argument value whose name is password-like, e.g.
- *   `arguments.db.password`; placeholders such as `${PW}`, `<secret>`, `****`, `string`,
+ *   `arguments.db.password`, each element of a list under such a name included; placeholders such as `${PW}`, `<secret>`, `****`, `string`,
  *   code references `config.password` and paths (`PWD=/home/me`) are ignored), `high_entropy`.
  * - `high_entropy`: tokens of 20–200 characters from `[A-Za-z0-9+_=-]` (split at `/`, `.`, `:` and everything
  *   else, so paths and URLs never join into one token) that mix letters and digits, hold no run of 7+ lower-case
@@ -53,8 +53,9 @@ export const secretsDetector = defineDetector({
       for (const f of fields) {
         const taken: Array<[number, number]> = [];
         const overlaps = (s: number, e: number): boolean => taken.some(([a, b]) => s < b && e > a);
-        // A structured argument named like a password (`{"db": {"password": "…"}}`): the whole value is one.
-        const key = f.field.split('.').pop() ?? '';
+        // A structured argument named like a password (`{"db": {"password": "…"}}`): the whole value is one, and so
+        // is each element of a list under that name (`arguments.password.0`).
+        const key = f.field.split('.').findLast((part) => !/^\d+$/.test(part)) ?? '';
         if (passwords && f.field.startsWith('arguments.') && SECRET_KEY_NAME.test(key) && f.text.length <= 256 && passwordOk(f.text, `${key}=${f.text}`)) {
           taken.push([0, f.text.length]);
           findings.push({ kind: 'password_assignment', field: f.field, start: 0, end: f.text.length, shown: mask(f.text) });
