@@ -151,6 +151,9 @@ describe('default policy book: decisions', () => {
     const token = `ghp_${'Zx81Kq02Lm93Np47Rs56Tu18Vw29Xy30Ab4C'.slice(0, 36)}`;
     expect(replay([call('github', 'create_issue', { title: 'bug', body: `use token ${token}` })]).denied).toContain('no-secret-leak');
     expect(replay([msg(`here is the deploy key: ${token}`)]).denied).toContain('no-secret-leak');
+    // A password named as one, alone or wrapped in a list.
+    expect(replay([call('mail', 'send_email', { to: 'x@partner.example', body: 'hi', password: 'Hunter22xq' })]).denied).toContain('no-secret-leak');
+    expect(replay([call('mail', 'send_email', { to: 'x@partner.example', body: 'hi', password: ['Hunter22xq'] })]).denied).toContain('no-secret-leak');
   });
 
   it('denies private data the data-flow stage found in a send, a public file or a message, and nothing else', () => {
