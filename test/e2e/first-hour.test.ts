@@ -4,7 +4,7 @@
  * with the written config over stdio and over HTTP (with the token init wrote), `wrap` then `audit tail` and
  * `audit verify` with no `--store`, and `eval` on a hand-written case file. No flags beyond those the README shows.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_CASES } from '../../scripts/gen-docs.js';
-import { CLI, ROOT } from '../support/proxy-harness.js';
+import { CLI, ROOT, spawnHttpProxy } from '../support/proxy-harness.js';
 
 let tmp: string;
 let home: string;
@@ -93,23 +93,10 @@ describe('the first hour, from a directory other than the clone', () => {
   });
 
   it('serve --http with the written config: the token from init is required and accepted', async () => {
-    const child = spawn(process.execPath, [CLI, 'serve', '--http', '0'], { cwd: project, env: { ...env, QUADGUARD_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let err = '';
+    const proxy = await spawnHttpProxy(['serve', '--http', '0'], { cwd: project, env: { ...env, QUADGUARD_LOG_LEVEL: 'info' }, timeoutMs: 30_000 });
     try {
-      const port = await new Promise<number>((res, rej) => {
-        const t = setTimeout(() => rej(new Error(`proxy did not start:\n${err}`)), 30_000);
-        child.stderr!.on('data', (c: Buffer) => {
-          err += c.toString();
-          const m = /"port":(\d+)[^\n]*"msg":"http listening"/.exec(err);
-          if (m) {
-            clearTimeout(t);
-            res(Number(m[1]));
-          }
-        });
-        child.once('exit', (code) => rej(new Error(`proxy exited with ${code}:\n${err}`)));
-      });
-      expect(err).toContain('"auth":true');
-      const url = new URL(`http://127.0.0.1:${port}/mcp`);
+      expect(proxy.stderr()).toContain('"auth":true');
+      const url = new URL(`${proxy.url}/mcp`);
       const anonymous = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
       expect(anonymous.status).toBe(401);
       const token = readFileSync(join(project, '.quadguard', 'assistant.token'), 'utf8').trim();
@@ -121,11 +108,7 @@ describe('the first hour, from a directory other than the clone', () => {
         await client.close();
       }
     } finally {
-      await new Promise<void>((r) => {
-        if (child.exitCode !== null) return r();
-        child.once('exit', () => r());
-        child.kill('SIGTERM');
-      });
+      await proxy.stop();
     }
   });
 

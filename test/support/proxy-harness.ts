@@ -64,14 +64,24 @@ export async function connectStdio(configFile: string, agent = 'tester'): Promis
 }
 
 /** `quadguard serve --http 0`, resolved once its "http listening" log line names the port. */
-export async function startHttpProxy(configFile: string, env: Record<string, string> = {}, extraArgs: string[] = []): Promise<{ url: string; port: number; child: ChildProcess; stderr: () => string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--config', configFile, '--http', '0', ...extraArgs], {
-    env: { PATH: process.env.PATH ?? '', QUADGUARD_LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export function startHttpProxy(configFile: string, env: Record<string, string> = {}, extraArgs: string[] = []): Promise<HttpProxy> {
+  return spawnHttpProxy(['serve', '--config', configFile, '--http', '0', ...extraArgs], { env: { PATH: process.env.PATH ?? '', QUADGUARD_LOG_LEVEL: 'info', ...env } });
+}
+
+export interface HttpProxy {
+  url: string;
+  port: number;
+  child: ChildProcess;
+  stderr: () => string;
+  stop: () => Promise<void>;
+}
+
+/** The built CLI with `args` (an HTTP serve), resolved once its "http listening" log line (level info) names the port. */
+export async function spawnHttpProxy(args: string[], opts: { env: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number }): Promise<HttpProxy> {
+  const child = spawn(process.execPath, [CLI, ...args], { env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}) });
   let err = '';
   const port = await new Promise<number>((res, rej) => {
-    const t = setTimeout(() => rej(new Error(`proxy did not start:\n${err}`)), 20_000);
+    const t = setTimeout(() => rej(new Error(`proxy did not start:\n${err}`)), opts.timeoutMs ?? 20_000);
     child.stderr!.on('data', (c: Buffer) => {
       err += c.toString();
       const m = /"port":(\d+)[^\n]*"msg":"http listening"/.exec(err);
