@@ -10,6 +10,8 @@
  * only letters and digits kept.
  */
 
+import { normalisedCodes, type Codes } from './letters.js';
+
 export interface FingerprintOptions {
   /** k-gram length in normalised characters. */
   k: number;
@@ -51,22 +53,72 @@ function rollTop(k: number): number {
 }
 
 /**
- * The choosing hash of every k-gram of `s`, in one pass: a polynomial rolling hash of the k-gram (a function of
- * its characters only, so equal k-grams always hash alike), mixed with the seed and finalised. Used only to
- * choose k-grams, never stored.
+ * Winnowing over normalised text `s` (UTF-16 code units), in one pass: calls `emit(at, hash)` for each k-gram it
+ * selects — in every window of `w` consecutive k-grams, the one with the smallest choosing hash (rightmost on ties) —
+ * in increasing order of position, each position once. The choosing hash of a k-gram is a polynomial rolling hash of
+ * its characters (so equal k-grams always hash alike), mixed with the seed and finalised; it only chooses k-grams
+ * and is never stored. Only the last `w` hashes are held (a ring), so memory does not grow with the text.
  */
-function gramHashes(s: string, k: number, seed: number): Uint32Array {
+function winnowCodes(s: Codes, k: number, w: number, seed: number, emit: (at: number, hash: number) => void): void {
   const n = s.length - k + 1;
-  const out = new Uint32Array(Math.max(0, n));
-  if (n <= 0) return out;
+  if (n <= 0) return;
   const top = rollTop(k);
+  let size = 1;
+  while (size < w) size <<= 1;
+  const mask = size - 1;
+  const ring = new Uint32Array(size);
   let h = 0;
-  for (let j = 0; j < k; j++) h = (Math.imul(h, ROLL_BASE) + s.charCodeAt(j)) | 0;
-  out[0] = fmix32(h ^ seed);
-  for (let i = 1; i < n; i++) {
-    h = (Math.imul(h - Math.imul(s.charCodeAt(i - 1), top), ROLL_BASE) + s.charCodeAt(i + k - 1)) | 0;
-    out[i] = fmix32(h ^ seed);
+  for (let j = 0; j < k; j++) h = (Math.imul(h, ROLL_BASE) + s[j]!) | 0;
+  if (n <= w) {
+    // One window holds every k-gram: its minimum only.
+    let best = 0;
+    let bestHash = fmix32(h ^ seed);
+    for (let i = 1; i < n; i++) {
+      h = (Math.imul(h - Math.imul(s[i - 1]!, top), ROLL_BASE) + s[i + k - 1]!) | 0;
+      const x = fmix32(h ^ seed);
+      if (x <= bestHash) {
+        best = i;
+        bestHash = x;
+      }
+    }
+    emit(best, bestHash);
+    return;
   }
+  let best = -1;
+  let last = -1;
+  for (let end = 0; end < n; end++) {
+    if (end > 0) h = (Math.imul(h - Math.imul(s[end - 1]!, top), ROLL_BASE) + s[end + k - 1]!) | 0;
+    const x = fmix32(h ^ seed);
+    ring[end & mask] = x;
+    const start = end - w + 1;
+    if (start < 0) continue;
+    if (best < start) {
+      // The previous minimum left the window: scan the whole window again.
+      best = start;
+      let bestHash = ring[start & mask]!;
+      for (let i = start + 1; i <= end; i++) {
+        const y = ring[i & mask]!;
+        if (y <= bestHash) {
+          best = i;
+          bestHash = y;
+        }
+      }
+    } else if (x <= ring[best & mask]!) {
+      best = end;
+    } else {
+      continue;
+    }
+    if (best !== last) {
+      emit(best, ring[best & mask]!);
+      last = best;
+    }
+  }
+}
+
+/** The code units of `s`. */
+function codesOf(s: string): Uint16Array {
+  const out = new Uint16Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
   return out;
 }
 
@@ -75,33 +127,8 @@ function gramHashes(s: string, k: number, seed: number): Uint32Array {
  * consecutive k-grams, the one with the smallest hash (rightmost on ties), each offset once.
  */
 export function winnow(s: string, opts: FingerprintOptions, seed: number): number[] {
-  return winnowHashes(gramHashes(s, opts.k, seed), opts.window);
-}
-
-/** `winnow` over the choosing hashes of every k-gram. */
-function winnowHashes(hashes: Uint32Array, w: number): number[] {
-  const n = hashes.length;
-  if (n === 0) return [];
-  if (n <= w) {
-    let best = 0;
-    for (let i = 1; i < n; i++) if (hashes[i]! <= hashes[best]!) best = i;
-    return [best];
-  }
   const out: number[] = [];
-  let best = -1;
-  for (let start = 0; start + w <= n; start++) {
-    const end = start + w - 1;
-    if (best < start) {
-      // The previous minimum left the window: scan the whole window again.
-      best = start;
-      for (let i = start + 1; i <= end; i++) if (hashes[i]! <= hashes[best]!) best = i;
-    } else if (hashes[end]! <= hashes[best]!) {
-      best = end;
-    } else {
-      continue;
-    }
-    if (out.length === 0 || out[out.length - 1] !== best) out.push(best);
-  }
+  winnowCodes(codesOf(s), opts.k, opts.window, seed, (at) => out.push(at));
   return out;
 }
 
@@ -130,11 +157,11 @@ function fmix32(h: number): number {
 }
 
 /** 64 bits, as 16 hex characters, of `s[start, start+k)` under two key-derived seeds. */
-function keyedHash(s: string, start: number, k: number, a: number, b: number): string {
+function keyedHash(s: Codes, start: number, k: number, a: number, b: number): string {
   let h1 = a >>> 0;
   let h2 = b >>> 0;
   for (let j = start; j < start + k; j++) {
-    const c = s.charCodeAt(j);
+    const c = s[j]!;
     h1 = Math.imul(h1 ^ c, 0x01000193);
     h2 = Math.imul((h2 ^ c) + (h2 >>> 15), 0x5bd1e995);
   }
@@ -148,23 +175,24 @@ export function createFingerprinter(key: Buffer, options: FingerprintOptions = D
   const seed = key.readUInt32BE(0);
   const a = key.readUInt32BE(4);
   const b = key.readUInt32BE(8);
-  const ofNormalised = (s: string): string[] => {
+  const { k, window: w } = options;
+  const fromCodes = (s: Codes): string[] => {
     const seen = new Set<string>();
-    for (const at of winnow(s, options, seed)) seen.add(keyedHash(s, at, options.k, a, b));
+    winnowCodes(s, k, w, seed, (at) => seen.add(keyedHash(s, at, k, a, b)));
     return [...seen];
   };
+  const ofNormalised = (s: string): string[] => fromCodes(codesOf(s));
   const ofBounded = (text: string, max: number): string[] => {
-    const s = normaliseForFingerprint(text);
-    const hashes = gramHashes(s, options.k, seed);
+    const s = normalisedCodes(text);
     // The sample is the selected k-grams with the smallest choosing hashes: a function of each k-gram's content, so
     // a passage sent later holds the kept k-grams it held in the read. Only the kept ones get a keyed hash.
     const keep = new SmallestChoices(max);
-    for (const at of winnowHashes(hashes, options.window)) keep.offer(hashes[at]!, at);
+    winnowCodes(s, k, w, seed, (at, hash) => keep.offer(hash, at));
     const out = new Set<string>();
-    for (const at of keep.positions()) out.add(keyedHash(s, at, options.k, a, b));
+    for (const at of keep.positions()) out.add(keyedHash(s, at, k, a, b));
     return [...out].sort();
   };
-  return { options, ofNormalised, of: (text) => ofNormalised(normaliseForFingerprint(text)), ofBounded };
+  return { options, ofNormalised, of: (text) => fromCodes(normalisedCodes(text)), ofBounded };
 }
 
 /**
@@ -222,7 +250,11 @@ class SmallestChoices {
   }
 
   private swap(i: number, j: number): void {
-    [this.value[i], this.value[j]] = [this.value[j]!, this.value[i]!];
-    [this.at[i], this.at[j]] = [this.at[j]!, this.at[i]!];
+    const v = this.value[i]!;
+    this.value[i] = this.value[j]!;
+    this.value[j] = v;
+    const p = this.at[i]!;
+    this.at[i] = this.at[j]!;
+    this.at[j] = p;
   }
 }

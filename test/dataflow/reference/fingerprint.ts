@@ -1,0 +1,228 @@
+/**
+ * Fingerprints of text for data-flow tracking (docs/data-flow.md): normalised text → character k-grams →
+ * winnowing (Schleimer et al., 2003) → a 64-bit keyed hash of each selected k-gram. Two texts that share a run of
+ * at least `k + window - 1` normalised characters share at least one fingerprint; shorter runs (common phrases)
+ * share none. Only the keyed hashes leave this module. The hash is a fast seeded mix (two FNV-1a lanes with
+ * murmur3 finalisers, seeded by the per-store key), not a cryptographic MAC: it keeps the data out of the store
+ * and makes fingerprints of one store useless against another, at about a microsecond per k-gram.
+ *
+ * Normalisation makes case, accents' composition, punctuation and whitespace irrelevant: NFKC, lower case, and
+ * only letters and digits kept.
+ */
+
+export interface FingerprintOptions {
+  /** k-gram length in normalised characters. */
+  k: number;
+  /** Winnowing window (in k-grams). */
+  window: number;
+}
+
+export const DEFAULT_FINGERPRINT: FingerprintOptions = { k: 20, window: 12 };
+
+/** Letters and digits of `text`, NFKC, lower case: what fingerprints are taken over. */
+export function normaliseForFingerprint(text: string): string {
+  // ASCII text (most of it) is NFKC already, and its letters and digits are [A-Za-z0-9]: one pass over bytes.
+  if (!NON_ASCII.test(text)) return normaliseAscii(text);
+  return text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+
+function normaliseAscii(text: string): string {
+  const out = Buffer.allocUnsafe(text.length);
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 97 && c <= 122) out[n++] = c;
+    else if (c >= 65 && c <= 90) out[n++] = c + 32;
+    else if (c >= 48 && c <= 57) out[n++] = c;
+  }
+  return out.toString('latin1', 0, n);
+}
+
+/** Base of the rolling polynomial hash that chooses k-grams (odd, so it is invertible modulo 2^32). */
+const ROLL_BASE = 0x01000193;
+
+/** `ROLL_BASE^(k-1)` modulo 2^32. */
+function rollTop(k: number): number {
+  let p = 1;
+  for (let j = 1; j < k; j++) p = Math.imul(p, ROLL_BASE);
+  return p;
+}
+
+/**
+ * The choosing hash of every k-gram of `s`, in one pass: a polynomial rolling hash of the k-gram (a function of
+ * its characters only, so equal k-grams always hash alike), mixed with the seed and finalised. Used only to
+ * choose k-grams, never stored.
+ */
+function gramHashes(s: string, k: number, seed: number): Uint32Array {
+  const n = s.length - k + 1;
+  const out = new Uint32Array(Math.max(0, n));
+  if (n <= 0) return out;
+  const top = rollTop(k);
+  let h = 0;
+  for (let j = 0; j < k; j++) h = (Math.imul(h, ROLL_BASE) + s.charCodeAt(j)) | 0;
+  out[0] = fmix32(h ^ seed);
+  for (let i = 1; i < n; i++) {
+    h = (Math.imul(h - Math.imul(s.charCodeAt(i - 1), top), ROLL_BASE) + s.charCodeAt(i + k - 1)) | 0;
+    out[i] = fmix32(h ^ seed);
+  }
+  return out;
+}
+
+/**
+ * Start offsets of the k-grams winnowing selects in normalised text `s`: in every window of `window`
+ * consecutive k-grams, the one with the smallest hash (rightmost on ties), each offset once.
+ */
+export function winnow(s: string, opts: FingerprintOptions, seed: number): number[] {
+  return winnowHashes(gramHashes(s, opts.k, seed), opts.window);
+}
+
+/** `winnow` over the choosing hashes of every k-gram. */
+function winnowHashes(hashes: Uint32Array, w: number): number[] {
+  const n = hashes.length;
+  if (n === 0) return [];
+  if (n <= w) {
+    let best = 0;
+    for (let i = 1; i < n; i++) if (hashes[i]! <= hashes[best]!) best = i;
+    return [best];
+  }
+  const out: number[] = [];
+  let best = -1;
+  for (let start = 0; start + w <= n; start++) {
+    const end = start + w - 1;
+    if (best < start) {
+      // The previous minimum left the window: scan the whole window again.
+      best = start;
+      for (let i = start + 1; i <= end; i++) if (hashes[i]! <= hashes[best]!) best = i;
+    } else if (hashes[end]! <= hashes[best]!) {
+      best = end;
+    } else {
+      continue;
+    }
+    if (out.length === 0 || out[out.length - 1] !== best) out.push(best);
+  }
+  return out;
+}
+
+/** A keyed fingerprinter: the key decides both which k-grams are chosen and their stored hashes. */
+export interface Fingerprinter {
+  /** Distinct fingerprints (16 hex characters each) of already-normalised text. */
+  ofNormalised(normalised: string): string[];
+  /** Distinct fingerprints of raw text. */
+  of(text: string): string[];
+  /**
+   * At most `max` distinct fingerprints of raw text, sorted: those of the selected k-grams with the smallest choosing
+   * hashes (a consistent sample of a long text; all of them when there are fewer than `max`).
+   */
+  ofBounded(text: string, max: number): string[];
+  readonly options: FingerprintOptions;
+}
+
+/** murmur3's 32-bit finaliser. */
+function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** 64 bits, as 16 hex characters, of `s[start, start+k)` under two key-derived seeds. */
+function keyedHash(s: string, start: number, k: number, a: number, b: number): string {
+  let h1 = a >>> 0;
+  let h2 = b >>> 0;
+  for (let j = start; j < start + k; j++) {
+    const c = s.charCodeAt(j);
+    h1 = Math.imul(h1 ^ c, 0x01000193);
+    h2 = Math.imul((h2 ^ c) + (h2 >>> 15), 0x5bd1e995);
+  }
+  return hex8(fmix32(h1 ^ b)) + hex8(fmix32(h2 ^ a));
+}
+
+const hex8 = (x: number): string => x.toString(16).padStart(8, '0');
+
+export function createFingerprinter(key: Buffer, options: FingerprintOptions = DEFAULT_FINGERPRINT): Fingerprinter {
+  if (key.length < 12) throw new Error('the fingerprint key must be at least 12 bytes');
+  const seed = key.readUInt32BE(0);
+  const a = key.readUInt32BE(4);
+  const b = key.readUInt32BE(8);
+  const ofNormalised = (s: string): string[] => {
+    const seen = new Set<string>();
+    for (const at of winnow(s, options, seed)) seen.add(keyedHash(s, at, options.k, a, b));
+    return [...seen];
+  };
+  const ofBounded = (text: string, max: number): string[] => {
+    const s = normaliseForFingerprint(text);
+    const hashes = gramHashes(s, options.k, seed);
+    // The sample is the selected k-grams with the smallest choosing hashes: a function of each k-gram's content, so
+    // a passage sent later holds the kept k-grams it held in the read. Only the kept ones get a keyed hash.
+    const keep = new SmallestChoices(max);
+    for (const at of winnowHashes(hashes, options.window)) keep.offer(hashes[at]!, at);
+    const out = new Set<string>();
+    for (const at of keep.positions()) out.add(keyedHash(s, at, options.k, a, b));
+    return [...out].sort();
+  };
+  return { options, ofNormalised, of: (text) => ofNormalised(normaliseForFingerprint(text)), ofBounded };
+}
+
+/**
+ * The `max` smallest distinct choosing hashes offered, with a position of each: a max-heap (largest on top) of
+ * plain numbers, so a long read costs one comparison per selected k-gram.
+ */
+class SmallestChoices {
+  private readonly value: number[] = [];
+  private readonly at: number[] = [];
+  private readonly members = new Set<number>();
+
+  constructor(private readonly max: number) {}
+
+  offer(hash: number, position: number): void {
+    const full = this.value.length >= this.max;
+    if ((full && hash >= this.value[0]!) || this.members.has(hash)) return;
+    if (full) {
+      this.members.delete(this.value[0]!);
+      this.value[0] = hash;
+      this.at[0] = position;
+      this.down(0);
+    } else {
+      this.value.push(hash);
+      this.at.push(position);
+      this.up(this.value.length - 1);
+    }
+    this.members.add(hash);
+  }
+
+  positions(): readonly number[] {
+    return this.at;
+  }
+
+  private up(i: number): void {
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (this.value[p]! >= this.value[i]!) return;
+      this.swap(i, p);
+      i = p;
+    }
+  }
+
+  private down(i: number): void {
+    const n = this.value.length;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let big = i;
+      if (l < n && this.value[l]! > this.value[big]!) big = l;
+      if (r < n && this.value[r]! > this.value[big]!) big = r;
+      if (big === i) return;
+      this.swap(i, big);
+      i = big;
+    }
+  }
+
+  private swap(i: number, j: number): void {
+    [this.value[i], this.value[j]] = [this.value[j]!, this.value[i]!];
+    [this.at[i], this.at[j]] = [this.at[j]!, this.at[i]!];
+  }
+}
