@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createFingerprinter, normaliseForFingerprint, winnow } from '../../src/core/text/fingerprint.js';
 import { normalisedCodes } from '../../src/core/text/letters.js';
+import { distinctiveValues } from '../../src/core/text/short-values.js';
 import * as ref from './reference/fingerprint.js';
+import * as refValues from './reference/short-values.js';
 
 /**
  * The fast paths of data-flow recording (one pass over char codes, winnowing with a ring of hashes, no intermediate
@@ -101,5 +103,63 @@ describe('fast fingerprints equal the reference', () => {
     for (const t of [ascii, mixed]) {
       for (const max of [4096, 100]) expect(createFingerprinter(KEY).ofBounded(t, max)).toEqual(ref.createFingerprinter(KEY).ofBounded(t, max));
     }
+  });
+});
+
+/** Every label of LABEL, as written in texts. */
+const LABELS = [
+  'password', 'passwd', 'passcode', 'passphrase', 'pwd', 'pin', 'PIN code', 'pin number', 'otp', 'one-time code', 'one time password', 'secret', 'secret key',
+  'api key', 'API_KEY', 'apikey', 'access key', 'access_token', 'auth code', 'authorization token', 'token', 'account number', 'acct', 'acct.', 'accout', 'accnt',
+  'acct #', 'account no.', 'acct id', 'iban', 'IBAN', 'bic', 'swift', 'swift code', 'routing', 'routing number', 'routing no.', 'sort code', 'sort-code', 'ssn', 'SSN',
+  'social security', 'social security number', 'card', 'credit card', 'debit card number', 'card no.', 'cvv', 'cvv2', 'cvc', 'security code', 'verification code',
+  'recovery code', 'member id', 'membership number', 'member no.', 'policy number', 'policy no.', 'license key', 'licence-key', 'serial', 'serial number',
+  // Case folding of the `iu` flags: the long s and the Kelvin sign are an s and a k.
+  'ſecret', 'api Key', 'toKen', 'paſſword', 'SſN',
+];
+const VALUES = ['Summer!24', 'hunter2', 'Xq7Rk29Lm4Tz', '4929 3812 7745 0016', 'DE89 3704 0044 0532 0130 00', 'GB29-NWBK-6016', 'abc', 'required', '12345678', '2026-11-22', '20261122', '3.14159265', 'a1b2c3d4', 'ÄÖ12ü34ß5678', 'Ｘ７Ｒ９ｋ２ｍ４', '𝟒𝟗𝟐𝟗𝟑𝟖𝟏𝟐', 'v1.2.3.4', '$1,234,567', '07:30:15', '১২৩৪৫৬৭৮৯', 'Float32Array', 'sha256sum', 'ﬁ12ﬁ34ﬁx', '㎏12㎏34', 'ǅ1ǅ2ǅ', 'Ⅻ12Ⅻ34'];
+const JOINERS = [' ', ': ', ' is ', '=', ' = "', ' #', ' → ', '\n', ', ', '-', '_', '', ' was: ', "='", '(', ')', '. ', ' \u00a0'];
+const piece = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...LABELS) },
+  { weight: 3, arbitrary: fc.constantFrom(...VALUES) },
+  { weight: 3, arbitrary: fc.constantFrom(...JOINERS) },
+  { weight: 2, arbitrary: fc.constantFrom(...WORDS) },
+  { weight: 2, arbitrary: fc.stringMatching(/^[A-Z0-9]{1,7}$/) },
+  { weight: 2, arbitrary: fc.stringMatching(/^[a-zA-Z0-9#.!_*?-]{1,14}$/) },
+  { weight: 1, arbitrary: unit },
+);
+const valueText = fc.array(piece, { maxLength: 80 }).map((p) => p.join(''));
+
+describe('fast short values equal the reference', () => {
+  it('distinctiveValues: the same values in the same order, and the same cut at max', () => {
+    fc.assert(
+      fc.property(fc.oneof({ weight: 4, arbitrary: valueText }, { weight: 1, arbitrary: anyText }, { weight: 1, arbitrary: asciiText }), fc.integer({ min: 1, max: 12 }), (t, max) => {
+        expect(distinctiveValues(t)).toEqual(refValues.distinctiveValues(t));
+        expect(distinctiveValues(t, max)).toEqual(refValues.distinctiveValues(t, max));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('every label, followed by every value, alone and inside text', () => {
+    for (const label of LABELS) {
+      for (const value of VALUES) {
+        for (const t of [`${label}: ${value}`, `my ${label} is ${value}.`, `x${label} ${value}`, `(${label}=${value})`, `${label}_${value}`]) {
+          expect(distinctiveValues(t), t).toEqual(refValues.distinctiveValues(t));
+        }
+      }
+      // (A label ending in a full stop is not found before a value: the reference's `\b` after `.` needs a word.)
+      if (!label.endsWith('.')) expect(distinctiveValues(`the ${label}: Summer!24`).length, label).toBeGreaterThan(0);
+    }
+  });
+
+  it('groups and words at the edges of the text and of one another', () => {
+    const parts = ['4929', '3812', 'AB12', 'Q3', '7745', 'X', 'é', '𝐀', '\ud835', ' ', '-', '  ', '--', '.', ',', 'ab', '12', 'DE89', '0016', '_', 'ſ', 'K', 'k'];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...parts), { maxLength: 30 }), (p) => {
+        const t = p.join('');
+        expect(distinctiveValues(t)).toEqual(refValues.distinctiveValues(t));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { normaliseForFingerprint } from './fingerprint.js';
+import { scanShortValues } from './short-value-scan.js';
 
 /**
  * Short private values for data flow (docs/data-flow.md, "Short values"): fingerprints of 20-gram runs miss data
@@ -120,25 +121,48 @@ const WORD = /[^\s=:()[\]{}<>,;"'`|]+/g;
 
 const TWO_DIGITS = /\d\D*\d/;
 
-/** The distinctive short values of a private read, normalised, at most `max`. */
+/** LABEL and GROUPS, anchored where they are tried (`lastIndex`). */
+const LABEL_AT = new RegExp(LABEL.source, 'iuy');
+const GROUPS_AT = new RegExp(GROUPS.source, 'uy');
+
+/**
+ * The distinctive short values of a private read, normalised, at most `max`: labelled values, then digit groups,
+ * then values among the words, each search in the order of the text. One scan (`scanShortValues`) finds where each
+ * search can match; the regular expressions run only there, anchored, skipping places inside the previous match as a
+ * global search does, so the values and their order are those of matching over the whole text.
+ */
 export function distinctiveValues(text: string, max = MAX_VALUES_PER_READ): string[] {
   const out = new Set<string>();
   const add = (n: string) => {
     if (out.size < max && n.length <= MAX_VALUE) out.add(n);
     return out.size >= max;
   };
-  for (const m of text.matchAll(LABEL)) {
+  const spots = scanShortValues(text);
+  let from = 0;
+  for (const at of spots.labels) {
+    if (at < from) continue;
+    LABEL_AT.lastIndex = at;
+    const m = LABEL_AT.exec(text);
+    if (!m) continue;
+    from = LABEL_AT.lastIndex;
     const raw = (m[1] ?? '').replace(TRIM, '');
     const n = normaliseForFingerprint(raw);
     if (n.length >= MIN_LABELLED && notPlainWord(raw) && add(n)) return [...out];
   }
-  for (const m of text.matchAll(GROUPS)) {
+  from = 0;
+  for (const at of spots.groups) {
+    if (at < from) continue;
+    GROUPS_AT.lastIndex = at;
+    const m = GROUPS_AT.exec(text);
+    if (!m) continue;
+    from = GROUPS_AT.lastIndex;
     const n = normaliseForFingerprint(m[0]);
     if (distinctiveShape(m[0], n) && add(n)) return [...out];
   }
-  for (const w of words(text)) {
+  for (let i = 0; i < spots.words.length; i += 2) {
+    const w = text.slice(spots.words[i], spots.words[i + 1]).replace(TRIM, '');
     // Digit-heavy and mixed values both have two digits or more; most words have none.
-    if (!TWO_DIGITS.test(w) || ORDINARY_NUMBER.some((re) => re.test(w))) continue; // not its parts either (3.14159265)
+    if (w.length === 0 || !TWO_DIGITS.test(w) || ORDINARY_NUMBER.some((re) => re.test(w))) continue; // not its parts either (3.14159265)
     for (const p of pieces(w)) {
       const n = normaliseForFingerprint(p);
       if (distinctiveShape(p, n) && add(n)) return [...out];

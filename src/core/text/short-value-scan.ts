@@ -1,0 +1,143 @@
+import { isLetterOrDigit } from './letters.js';
+
+/**
+ * One pass over a private read for `distinctiveValues` (short-values.ts): where each of its three searches can find
+ * something, so that the regular expressions run only there and no string is built for the rest. Each list is a
+ * necessary condition of its search, never a sufficient one — the search itself still decides:
+ *
+ * - `labels`: where a label can start: a word boundary (in the sense of `\b` under the `iu` flags, whose word
+ *   characters are [A-Za-z0-9_], the long s `ſ` and the Kelvin sign `K`) followed by three letters that begin one
+ *   of the labels (case folded: `ſ` is an s, `K` a k);
+ * - `groups`: where a group of digits can start: a run of 2–6 of [A-Z0-9] with a digit, not after a letter or digit,
+ *   followed by a space or a dash;
+ * - `words` (start, end pairs): the words (`[^\s=:()[\]{}<>,;"'`|]+`) with two ASCII digits or more that can hold a
+ *   value of 8 normalised characters: 8 ASCII letters and digits or more, or any character outside ASCII (NFKC can
+ *   lengthen it).
+ */
+export interface ShortValueSpots {
+  labels: number[];
+  groups: number[];
+  words: number[];
+}
+
+/** The first three letters of every label of `LABEL` in short-values.ts. */
+export const LABEL_PREFIXES = [
+  'pas', 'pwd', 'pin', 'otp', 'one', 'sec', 'api', 'acc', 'aut', 'tok', 'iba', 'bic', 'swi', 'rou', 'sor', 'ssn', 'soc',
+  'cre', 'deb', 'car', 'cvv', 'cvc', 'ver', 'rec', 'mem', 'pol', 'lic', 'ser',
+] as const;
+
+/** Characters the `\s` class matches, with the other separators of a word. */
+const WORD_SEPARATOR = /[\s=:()[\]{}<>,;"'`|]/;
+
+const SEPARATOR = 1;
+const DIGIT = 2;
+const UPPER = 4;
+const LOWER = 8;
+/** ſ and K: letters of `/[a-z]/iu`. */
+const FOLDED = 16;
+const WIDE = 32;
+
+let classes: Uint8Array | undefined;
+/** The classes above of each UTF-16 code unit; separators are what `WORD_SEPARATOR` matches. */
+function classTable(): Uint8Array {
+  if (classes) return classes;
+  const t = new Uint8Array(0x10000);
+  for (let c = 0; c < 0x10000; c++) {
+    let f = WORD_SEPARATOR.test(String.fromCharCode(c)) ? SEPARATOR : 0;
+    if (c >= 48 && c <= 57) f |= DIGIT;
+    else if (c >= 65 && c <= 90) f |= UPPER;
+    else if (c >= 97 && c <= 122) f |= LOWER;
+    else if (c === 0x17f || c === 0x212a) f |= FOLDED;
+    if (c >= 128) f |= WIDE;
+    t[c] = f;
+  }
+  return (classes = t);
+}
+
+/** Letter (1–26) of `c` as `/[a-z]/iu` folds it, 0 when it is none. */
+function letterOf(c: number): number {
+  if (c >= 97 && c <= 122) return c - 96;
+  if (c >= 65 && c <= 90) return c - 64;
+  if (c === 0x17f) return 19; // ſ
+  if (c === 0x212a) return 11; // K
+  return 0;
+}
+
+const PREFIX = new Uint8Array(27 * 27 * 27);
+for (const p of LABEL_PREFIXES) PREFIX[letterOf(p.charCodeAt(0)) * 729 + letterOf(p.charCodeAt(1)) * 27 + letterOf(p.charCodeAt(2))] = 1;
+
+/** Whether the code point ending at `i` in `t` (a code unit, or a surrogate pair ending there) is a letter or digit. */
+function letterOrDigitBefore(t: string, i: number): boolean {
+  if (i < 0) return false;
+  const c = t.charCodeAt(i);
+  if (c < 128) return (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122);
+  if (c >= 0xdc00 && c <= 0xdfff && i > 0) {
+    const h = t.charCodeAt(i - 1);
+    if (h >= 0xd800 && h <= 0xdbff) return isLetterOrDigit(((h - 0xd800) << 10) + (c - 0xdc00) + 0x10000);
+  }
+  return isLetterOrDigit(c);
+}
+
+export function scanShortValues(text: string): ShortValueSpots {
+  const cls = classTable();
+  const labels: number[] = [];
+  const groups: number[] = [];
+  const words: number[] = [];
+  const len = text.length;
+  // The current word (-1: between words), its ASCII digits and letters-and-digits, and whether it has other characters.
+  let wordStart = -1;
+  let digits = 0;
+  let alnum = 0;
+  let wide = false;
+  // The current run of [A-Z0-9] (-1: none) and whether it has a digit.
+  let runStart = -1;
+  let runDigit = false;
+  // Whether the previous character is a word character of `\b` (iu).
+  let prevWord = false;
+  for (let i = 0; i <= len; i++) {
+    const c = i < len ? text.charCodeAt(i) : 32;
+    const f = cls[c]!;
+    // Most characters: a lower-case ASCII letter inside a word.
+    if (f === LOWER && prevWord && runStart < 0) {
+      alnum++;
+      continue;
+    }
+    if (f & (UPPER | DIGIT)) {
+      if (runStart < 0) {
+        runStart = i;
+        runDigit = false;
+      }
+    } else if (runStart >= 0) {
+      const n = i - runStart;
+      if (runDigit && n >= 2 && n <= 6 && i < len && (c === 32 || c === 45) && !letterOrDigitBefore(text, runStart - 1)) groups.push(runStart);
+      runStart = -1;
+    }
+    if (f & SEPARATOR) {
+      if (wordStart >= 0 && digits >= 2 && (wide || alnum >= 8)) words.push(wordStart, i);
+      wordStart = -1;
+      prevWord = false;
+      continue;
+    }
+    if (wordStart < 0) {
+      wordStart = i;
+      digits = 0;
+      alnum = 0;
+      wide = false;
+    }
+    if (f & DIGIT) {
+      digits++;
+      alnum++;
+      runDigit = true;
+      prevWord = true;
+    } else if (f & (UPPER | LOWER | FOLDED)) {
+      if (!prevWord && i + 2 < len && PREFIX[letterOf(c) * 729 + letterOf(text.charCodeAt(i + 1)) * 27 + letterOf(text.charCodeAt(i + 2))] === 1) labels.push(i);
+      prevWord = true;
+      if (f & WIDE) wide = true;
+      else alnum++;
+    } else {
+      prevWord = c === 95;
+      if (f & WIDE) wide = true;
+    }
+  }
+  return { labels, groups, words };
+}

@@ -1,0 +1,182 @@
+import { createHmac } from 'node:crypto';
+import { normaliseForFingerprint } from './fingerprint.js';
+
+/**
+ * Short private values for data flow (docs/data-flow.md, "Short values"): fingerprints of 20-gram runs miss data
+ * shorter than about 40 characters, so a private read also keeps keyed hashes of the few **distinctive** short
+ * values it holds, matched exactly (after the same normalisation: NFKC, lower case, letters and digits only):
+ *
+ * - **digit-heavy** values: ≥ 8 digits, at least 60% of the value, at least 4 different digits, not a date, a time,
+ *   a version or IP address, an amount with thousands separators, or a run like 12345678 (an account, a card, a
+ *   customer number); groups of digits (or capitals and digits) separated by single spaces or dashes count as
+ *   one value (`4929 3812 7745 0016`, `DE89 3704 0044 0532 0130 00`);
+ * - **mixed** values: ≥ 8 characters with ≥ 2 letters and ≥ 2 digits that switch between letters and digits at
+ *   least three times (`Tr0ub4dor3`, `a1b2c3d4`, keys, ids), which ordinary words, numbers and code identifiers
+ *   (`Float32Array`, `sha256sum`) do not;
+ * - **labelled** values: what follows `password`, `PIN`, `passcode`, `account number`, `IBAN`, `API key`,
+ *   `token`, `secret`, `SSN`, `card number`, `security code`… when it is ≥ 6 characters and not a plain word (it has
+ *   a digit, or a symbol or upper case letter inside: `password: Summer!24` yes, `password is required` no).
+ *
+ * An outgoing text is cut the same ways (words, their letter-and-digit runs, digit groups, a short field whole) and
+ * each piece of 6–64 characters is looked up; one match is enough. Stored hashes are HMAC-SHA256 under a key
+ * derived from the store's flow key, truncated to 64 bits and prefixed `t` (gram fingerprints are bare hex).
+ */
+
+/** Values longer than this are left to the gram fingerprints. */
+const MAX_VALUE = 64;
+const MIN_SHAPED = 8;
+const MIN_LABELLED = 6;
+/** Distinctive values kept per read. */
+export const MAX_VALUES_PER_READ = 256;
+
+const TRIM = /^[\s"'`()[\]{}<>,;:.!?*_]+|[\s"'`()[\]{}<>,;:.!?*_]+$/g;
+/** Groups (each with a digit) of digits or capitals and digits split by single spaces or dashes: card, account, IBAN, phone numbers. */
+const GROUPS = /(?<![\p{L}\p{N}])(?=[A-Z0-9]{0,5}\d)[A-Z0-9]{2,6}(?:[ -](?=[A-Z0-9]{0,5}\d)[A-Z0-9]{1,6}){1,8}(?![\p{L}\p{N}])/gu;
+const LABEL =
+  /\b(?:pass(?:word|wd|code|phrase)|pwd|pin(?:\s*(?:code|number))?|otp|one[- ]time (?:code|password)|secret(?:\s*key)?|api[ _-]?key|access[ _-]?(?:key|token)|auth(?:orization)?[ _-]?(?:code|token)|token|acc(?:ou)?n?t\.?(?:[ _-]?(?:number|num|no\.?|#|id))?|iban|bic|swift(?: code)?|routing(?:[ _-]?(?:number|no\.?))?|sort[ _-]?code|ssn|social security(?: number)?|(?:credit |debit )?card(?:[ _-]?(?:number|no\.?))?|cvv2?|cvc|security code|verification code|recovery code|member(?:ship)?[ _-]?(?:id|number|no\.?)|policy (?:number|no\.?)|licen[cs]e[ _-]?key|serial(?: number)?)\b\s*(?:is|was|:|=|#|-|→)?\s*[:=]?\s*["'`]?([^\s"'`,;]{4,80})/giu;
+
+function digitsOf(s: string): number {
+  let d = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 48 && c <= 57) d++;
+  }
+  return d;
+}
+
+/** Switches between letters and digits in normalised `n`. */
+function switches(n: string): number {
+  let k = 0;
+  let prev: boolean | undefined;
+  for (let i = 0; i < n.length; i++) {
+    const c = n.charCodeAt(i);
+    const digit = c >= 48 && c <= 57;
+    if (prev !== undefined && digit !== prev) k++;
+    prev = digit;
+  }
+  return k;
+}
+
+/** 12345678, 87654321, 13579135…: a digit string whose steps are all equal. */
+function steady(n: string): boolean {
+  if (!/^\d+$/.test(n)) return false;
+  const step = (n.charCodeAt(1) - n.charCodeAt(0) + 10) % 10;
+  for (let i = 2; i < n.length; i++) if ((n.charCodeAt(i) - n.charCodeAt(i - 1) + 10) % 10 !== step) return false;
+  return true;
+}
+
+/** Raw shapes of ordinary numbers that are never distinctive: dates, times, versions and IPs, grouped amounts. */
+const ORDINARY_NUMBER = [
+  /^\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?:[T_ ]?\d{1,2}(?::?\d{2}(?::?\d{2}(?:\.\d+)?)?)?)?Z?$/i,
+  /^\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}$/,
+  /\d:\d{2}/,
+  /^v?\d+(?:\.\d+){2,}$/i,
+  /^[$€£¥]?\d{1,3}(?:[,.' ]\d{3})+(?:[.,]\d+)?$/,
+  /^\d+[.,]\d+$/,
+];
+
+/** YYYYMMDD or DDMMYYYY / MMDDYYYY with a plausible year: a date written without separators. */
+function compactDate(n: string): boolean {
+  if (n.length !== 8 || !/^\d+$/.test(n)) return false;
+  const plausible = (y: number, m: number, d: number) => y >= 1900 && y <= 2100 && m >= 1 && m <= 12 && d >= 1 && d <= 31;
+  const a = (i: number, j: number) => Number(n.slice(i, j));
+  return plausible(a(0, 4), a(4, 6), a(6, 8)) || plausible(a(4, 8), a(2, 4), a(0, 2)) || plausible(a(4, 8), a(0, 2), a(2, 4));
+}
+
+/** Whether a value (raw text and its normalised form) is distinctive by shape alone. */
+export function distinctiveShape(raw: string, n: string): boolean {
+  if (n.length < MIN_SHAPED || n.length > MAX_VALUE) return false;
+  const digits = digitsOf(n);
+  const letters = n.length - digits;
+  if (digits >= 8 && digits / n.length >= 0.6) {
+    if (new Set(n.replace(/\D/g, '')).size < 4) return false;
+    if (ORDINARY_NUMBER.some((re) => re.test(raw)) || compactDate(n) || steady(n)) return false;
+    return true;
+  }
+  return digits >= 2 && letters >= 2 && switches(n) >= 3;
+}
+
+/** A labelled value that is not a plain word: a digit, or a symbol or upper case letter after its first character. */
+function notPlainWord(raw: string): boolean {
+  return /\d/.test(raw) || /[^\p{L}\p{N}]/u.test(raw) || /\p{Lu}/u.test(raw.slice(1));
+}
+
+/** Pieces of a word: the whole word, then its letter-and-digit runs (`acct#12345678` → also `12345678`). */
+function pieces(word: string): string[] {
+  const out = [word];
+  const runs = word.split(/[^\p{L}\p{N}]+/u).filter((r) => r.length > 0);
+  if (runs.length > 1) out.push(...runs);
+  return out;
+}
+
+/** Words of `text`: split at whitespace, `=`, `:`, brackets, commas, semicolons, quotes and bars; trimmed. */
+function* words(text: string): Generator<string> {
+  for (const m of text.matchAll(WORD)) {
+    const t = m[0].replace(TRIM, '');
+    if (t.length > 0) yield t;
+  }
+}
+const WORD = /[^\s=:()[\]{}<>,;"'`|]+/g;
+
+const TWO_DIGITS = /\d\D*\d/;
+
+/** The distinctive short values of a private read, normalised, at most `max`. */
+export function distinctiveValues(text: string, max = MAX_VALUES_PER_READ): string[] {
+  const out = new Set<string>();
+  const add = (n: string) => {
+    if (out.size < max && n.length <= MAX_VALUE) out.add(n);
+    return out.size >= max;
+  };
+  for (const m of text.matchAll(LABEL)) {
+    const raw = (m[1] ?? '').replace(TRIM, '');
+    const n = normaliseForFingerprint(raw);
+    if (n.length >= MIN_LABELLED && notPlainWord(raw) && add(n)) return [...out];
+  }
+  for (const m of text.matchAll(GROUPS)) {
+    const n = normaliseForFingerprint(m[0]);
+    if (distinctiveShape(m[0], n) && add(n)) return [...out];
+  }
+  for (const w of words(text)) {
+    // Digit-heavy and mixed values both have two digits or more; most words have none.
+    if (!TWO_DIGITS.test(w) || ORDINARY_NUMBER.some((re) => re.test(w))) continue; // not its parts either (3.14159265)
+    for (const p of pieces(w)) {
+      const n = normaliseForFingerprint(p);
+      if (distinctiveShape(p, n) && add(n)) return [...out];
+    }
+  }
+  return [...out];
+}
+
+/**
+ * The pieces of outgoing texts to look up, normalised, 6–64 characters: each text whole when it is short (a field
+ * holding just the value, however spaced or punctuated), digit groups, and each word and its letter-and-digit runs
+ * that could be a kept value (a digit in it, or a symbol or upper case letter inside: plain lower-case words never
+ * are, which keeps the lookups to a few per hundred words of prose). Every piece of the text is considered: no cap
+ * but the size of the text.
+ */
+export function outgoingPieces(texts: readonly string[]): string[] {
+  const out = new Set<string>();
+  const add = (n: string) => {
+    if (n.length >= MIN_LABELLED && n.length <= MAX_VALUE) out.add(n);
+  };
+  for (const t of texts) {
+    if (t.length <= 4 * MAX_VALUE) add(normaliseForFingerprint(t));
+    for (const m of t.matchAll(GROUPS)) add(normaliseForFingerprint(m[0]));
+    for (const w of words(t)) {
+      if (!notPlainWord(w)) continue;
+      for (const p of pieces(w)) add(normaliseForFingerprint(p));
+    }
+  }
+  return [...out];
+}
+
+/** Keyed hashes of normalised values (`t` + 16 hex), under a key derived from the store's flow key. */
+export function createValueHasher(flowKey: Buffer): (normalised: string) => string {
+  const key = createHmac('sha256', flowKey).update('quadguard/flow/short-values/v1').digest();
+  return (n) => `t${createHmac('sha256', key).update(n).digest('hex').slice(0, 16)}`;
+}
+
+/** Whether a stored fingerprint is a short-value hash (one match of those is enough). */
+export function isValueHash(h: string): boolean {
+  return h.charCodeAt(0) === 116; // 't'
+}
