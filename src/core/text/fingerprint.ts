@@ -53,13 +53,13 @@ function rollTop(k: number): number {
 }
 
 /**
- * Winnowing over normalised text `s` (UTF-16 code units), in one pass: calls `emit(at, hash)` for each k-gram it
- * selects — in every window of `w` consecutive k-grams, the one with the smallest choosing hash (rightmost on ties) —
+ * Winnowing over normalised text `s` (UTF-16 code units), in one pass: offers `into` each k-gram it selects — in every window of `w` consecutive k-grams, the one with the smallest choosing hash (rightmost on ties) —
  * in increasing order of position, each position once. The choosing hash of a k-gram is a polynomial rolling hash of
  * its characters (so equal k-grams always hash alike), mixed with the seed and finalised; it only chooses k-grams
- * and is never stored. Only the last `w` hashes are held (a ring), so memory does not grow with the text.
+ * and is never stored. Only the last `w` hashes are held (a ring), so memory does not grow with the text. A k-gram
+ * whose hash is not below `into.ceiling` is not offered (`into` would refuse it).
  */
-function winnowCodes(s: Codes, k: number, w: number, seed: number, emit: (at: number, hash: number) => void): void {
+function winnowCodes(s: Codes, k: number, w: number, seed: number, into: Choices): void {
   const n = s.length - k + 1;
   if (n <= 0) return;
   const top = rollTop(k);
@@ -81,7 +81,7 @@ function winnowCodes(s: Codes, k: number, w: number, seed: number, emit: (at: nu
         bestHash = x;
       }
     }
-    emit(best, bestHash);
+    if (bestHash < into.ceiling) into.offer(bestHash, best);
     return;
   }
   let best = -1;
@@ -109,7 +109,8 @@ function winnowCodes(s: Codes, k: number, w: number, seed: number, emit: (at: nu
       continue;
     }
     if (best !== last) {
-      emit(best, ring[best & mask]!);
+      const chosen = ring[best & mask]!;
+      if (chosen < into.ceiling) into.offer(chosen, best);
       last = best;
     }
   }
@@ -127,9 +128,24 @@ function codesOf(s: string): Uint16Array {
  * consecutive k-grams, the one with the smallest hash (rightmost on ties), each offset once.
  */
 export function winnow(s: string, opts: FingerprintOptions, seed: number): number[] {
-  const out: number[] = [];
-  winnowCodes(codesOf(s), opts.k, opts.window, seed, (at) => out.push(at));
-  return out;
+  const all = new AllChoices();
+  winnowCodes(codesOf(s), opts.k, opts.window, seed, all);
+  return all.at;
+}
+
+/** What winnowing selects goes to: `offer` takes (or refuses) a k-gram; one at or above `ceiling` it would refuse. */
+interface Choices {
+  readonly ceiling: number;
+  offer(hash: number, at: number): void;
+}
+
+/** Every selected k-gram. */
+class AllChoices implements Choices {
+  readonly ceiling = Infinity;
+  readonly at: number[] = [];
+  offer(_hash: number, at: number): void {
+    this.at.push(at);
+  }
 }
 
 /** A keyed fingerprinter: the key decides both which k-grams are chosen and their stored hashes. */
@@ -177,8 +193,10 @@ export function createFingerprinter(key: Buffer, options: FingerprintOptions = D
   const b = key.readUInt32BE(8);
   const { k, window: w } = options;
   const fromCodes = (s: Codes): string[] => {
+    const all = new AllChoices();
+    winnowCodes(s, k, w, seed, all);
     const seen = new Set<string>();
-    winnowCodes(s, k, w, seed, (at) => seen.add(keyedHash(s, at, k, a, b)));
+    for (const at of all.at) seen.add(keyedHash(s, at, k, a, b));
     return [...seen];
   };
   const ofNormalised = (s: string): string[] => fromCodes(codesOf(s));
@@ -187,7 +205,7 @@ export function createFingerprinter(key: Buffer, options: FingerprintOptions = D
     // The sample is the selected k-grams with the smallest choosing hashes: a function of each k-gram's content, so
     // a passage sent later holds the kept k-grams it held in the read. Only the kept ones get a keyed hash.
     const keep = new SmallestChoices(max);
-    winnowCodes(s, k, w, seed, (at, hash) => keep.offer(hash, at));
+    winnowCodes(s, k, w, seed, keep);
     const out = new Set<string>();
     for (const at of keep.positions()) out.add(keyedHash(s, at, k, a, b));
     return [...out].sort();
@@ -199,10 +217,12 @@ export function createFingerprinter(key: Buffer, options: FingerprintOptions = D
  * The `max` smallest distinct choosing hashes offered, with a position of each: a max-heap (largest on top) of
  * plain numbers, so a long read costs one comparison per selected k-gram.
  */
-class SmallestChoices {
+class SmallestChoices implements Choices {
   private readonly value: number[] = [];
   private readonly at: number[] = [];
   private readonly members = new Set<number>();
+  /** The largest hash kept once `max` are kept: what is not below it is refused. */
+  ceiling = Infinity;
 
   constructor(private readonly max: number) {}
 
@@ -220,6 +240,7 @@ class SmallestChoices {
       this.up(this.value.length - 1);
     }
     this.members.add(hash);
+    if (this.value.length >= this.max) this.ceiling = this.value[0]!;
   }
 
   positions(): readonly number[] {
