@@ -181,10 +181,18 @@ function keyedHash(s: Codes, start: number, k: number, a: number, b: number): st
     h1 = Math.imul(h1 ^ c, 0x01000193);
     h2 = Math.imul((h2 ^ c) + (h2 >>> 15), 0x5bd1e995);
   }
-  return hex8(fmix32(h1 ^ b)) + hex8(fmix32(h2 ^ a));
+  return hex16(fmix32(h1 ^ b), fmix32(h2 ^ a));
 }
 
-const hex8 = (x: number): string => x.toString(16).padStart(8, '0');
+const HEX = [48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 97, 98, 99, 100, 101, 102];
+
+/** `x` and `y` as 16 lower-case hex digits, built as one flat string. */
+function hex16(x: number, y: number): string {
+  return String.fromCharCode(
+    HEX[x >>> 28]!, HEX[(x >>> 24) & 15]!, HEX[(x >>> 20) & 15]!, HEX[(x >>> 16) & 15]!, HEX[(x >>> 12) & 15]!, HEX[(x >>> 8) & 15]!, HEX[(x >>> 4) & 15]!, HEX[x & 15]!,
+    HEX[y >>> 28]!, HEX[(y >>> 24) & 15]!, HEX[(y >>> 20) & 15]!, HEX[(y >>> 16) & 15]!, HEX[(y >>> 12) & 15]!, HEX[(y >>> 8) & 15]!, HEX[(y >>> 4) & 15]!, HEX[y & 15]!,
+  );
+}
 
 export function createFingerprinter(key: Buffer, options: FingerprintOptions = DEFAULT_FINGERPRINT): Fingerprinter {
   if (key.length < 12) throw new Error('the fingerprint key must be at least 12 bytes');
