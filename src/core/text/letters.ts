@@ -50,6 +50,18 @@ export function normalisedCodes(text: string): Codes {
   return bytes.subarray(0, n);
 }
 
+/**
+ * The UTF-16 code units of `text`: its UTF-8 bytes when it is all ASCII (encoded by the engine, then read faster
+ * than `charCodeAt` of a string that may be a rope), a copy of its code units otherwise.
+ */
+export function codeUnits(text: string): Codes {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length === text.length) return bytes;
+  const out = new Uint16Array(text.length);
+  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
+  return out;
+}
+
 /** The letter and digit code points of `s`, as code units. */
 function filterLettersAndDigits(s: string): Uint16Array {
   const table = letterOrDigitTable();

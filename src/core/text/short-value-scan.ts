@@ -1,4 +1,4 @@
-import { isLetterOrDigit } from './letters.js';
+import { codeUnits, isLetterOrDigit, type Codes } from './letters.js';
 
 /**
  * One pass over a private read for `distinctiveValues` (short-values.ts): where each of its three searches can find
@@ -79,11 +79,16 @@ function letterOrDigitBefore(t: string, i: number): boolean {
 }
 
 export function scanShortValues(text: string): ShortValueSpots {
+  return scanCodes(codeUnits(text), text);
+}
+
+/** `scanShortValues` over the code units `u` of `text`. */
+function scanCodes(u: Codes, text: string): ShortValueSpots {
   const cls = classTable();
   const labels: number[] = [];
   const groups: number[] = [];
   const words: number[] = [];
-  const len = text.length;
+  const len = u.length;
   // The current word (-1: between words), its ASCII digits and letters-and-digits, and whether it has other characters.
   let wordStart = -1;
   let digits = 0;
@@ -92,13 +97,14 @@ export function scanShortValues(text: string): ShortValueSpots {
   // The current run of [A-Z0-9] (-1: none) and whether it has a digit.
   let runStart = -1;
   let runDigit = false;
-  // Whether the previous character is a word character of `\b` (iu).
+  // Whether the previous character is a word character of `\b` (iu) and no run is open: then a lower-case ASCII
+  // letter (most characters) only counts.
   let prevWord = false;
-  for (let i = 0; i <= len; i++) {
-    const c = i < len ? text.charCodeAt(i) : 32;
+  let plain = false;
+  for (let i = 0; i < len; i++) {
+    const c = u[i]!;
     const f = cls[c]!;
-    // Most characters: a lower-case ASCII letter inside a word.
-    if (f === LOWER && prevWord && runStart < 0) {
+    if (f === LOWER && plain) {
       alnum++;
       continue;
     }
@@ -109,13 +115,14 @@ export function scanShortValues(text: string): ShortValueSpots {
       }
     } else if (runStart >= 0) {
       const n = i - runStart;
-      if (runDigit && n >= 2 && n <= 6 && i < len && (c === 32 || c === 45) && !letterOrDigitBefore(text, runStart - 1)) groups.push(runStart);
+      if (runDigit && n >= 2 && n <= 6 && (c === 32 || c === 45) && !letterOrDigitBefore(text, runStart - 1)) groups.push(runStart);
       runStart = -1;
     }
     if (f & SEPARATOR) {
       if (wordStart >= 0 && digits >= 2 && (wide || alnum >= 8)) words.push(wordStart, i);
       wordStart = -1;
       prevWord = false;
+      plain = false;
       continue;
     }
     if (wordStart < 0) {
@@ -130,7 +137,7 @@ export function scanShortValues(text: string): ShortValueSpots {
       runDigit = true;
       prevWord = true;
     } else if (f & (UPPER | LOWER | FOLDED)) {
-      if (!prevWord && i + 2 < len && PREFIX[letterOf(c) * 729 + letterOf(text.charCodeAt(i + 1)) * 27 + letterOf(text.charCodeAt(i + 2))] === 1) labels.push(i);
+      if (!prevWord && i + 2 < len && PREFIX[letterOf(c) * 729 + letterOf(u[i + 1]!) * 27 + letterOf(u[i + 2]!)] === 1) labels.push(i);
       prevWord = true;
       if (f & WIDE) wide = true;
       else alnum++;
@@ -138,6 +145,8 @@ export function scanShortValues(text: string): ShortValueSpots {
       prevWord = c === 95;
       if (f & WIDE) wide = true;
     }
+    plain = prevWord && runStart < 0;
   }
+  if (wordStart >= 0 && digits >= 2 && (wide || alnum >= 8)) words.push(wordStart, len);
   return { labels, groups, words };
 }

@@ -1,0 +1,79 @@
+/**
+ * Data-flow recording of large private reads (docs/data-flow.md): what `DataFlowStage.record` costs for a read of
+ * 1 and 8 MB (fingerprints, short values, one store transaction), and its two text passes alone: the bounded gram
+ * fingerprints (`ofBounded`, 4096 kept) and the short values (`distinctiveValues`). The text mixes prose, code and
+ * tables like bench/large-result.ts; `--unicode` mixes in lines outside ASCII (the NFKC path). Medians of
+ * `--rounds`, each round a different text (the stage skips a re-read of the same data).
+ *
+ *   npx tsx bench/flow-large.ts [--sizes 1,8] [--rounds 5] [--unicode]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createFingerprinter } from '../src/core/text/fingerprint.js';
+import { distinctiveValues } from '../src/core/text/short-values.js';
+import { InteractionSchema, makeDecision, type Interaction } from '../src/core/types.js';
+import { buildGuard } from '../src/guard/build.js';
+import { ROOT } from './common.js';
+
+const { values } = parseArgs({ options: { sizes: { type: 'string', default: '1,8' }, rounds: { type: 'string', default: '5' }, unicode: { type: 'boolean', default: false } } });
+const sizes = values.sizes.split(',').map(Number);
+const rounds = Number(values.rounds);
+
+const LINES = [
+  'The quarterly review covers the harbour project, the kernel upgrade and the payroll migration for the finance team.',
+  'function total(rows) { return rows.reduce((sum, r) => sum + r.amount, 0); } // sums the ledger column',
+  '| region | quarter | revenue | margin |\n|---|---|---:|---:|\n| north | Q3 | 41,200 | 12.5% |',
+  'Meeting notes: the vendor confirmed the delivery window; the warehouse team will schedule the forklifts next week.',
+  'SELECT name, amount FROM invoices WHERE paid = 0 ORDER BY due_date; -- open invoices for the monthly report',
+  ...(values.unicode ? ['Überweisung für die Filiale in Zürich: ﬁnale Zahlen folgen, Σ der Posten wie besprochen — ΟΔΟΣ 12'] : []),
+];
+let seed = 7;
+const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+function text(chars: number): string {
+  const parts: string[] = [];
+  let n = 0;
+  while (n < chars) {
+    const l = `${LINES[Math.floor(rand() * LINES.length)]!} ${Math.floor(rand() * 100000)}\n`;
+    parts.push(l);
+    n += l.length;
+  }
+  return parts.join('').slice(0, chars);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+const dir = mkdtempSync(join(tmpdir(), 'qg-bench-flow-large-'));
+try {
+  const guard = await buildGuard({ policy: join(ROOT, 'policies', 'default'), store: join(dir, 'state.db'), settings: { audit: false, watcher: { quarantine: false, burst_threshold: 1e9 } } });
+  const flow = guard.pipeline.dataflow;
+  const fp = createFingerprinter(await guard.store.flow.key(), { k: flow.options.k, window: flow.options.window });
+  const read = (t: string): Interaction => InteractionSchema.parse({ agent: 'bench', session: 's1', profile: {}, kind: 'tool_result', server: 'mail', tool: 'read_email', content: [{ type: 'text', text: t }] });
+  let id = 0;
+  const record = (t: string) => flow.record(read(t), makeDecision({ decision: 'allow', rationale: 'bench', auditId: `r-${id++}` }));
+  for (let i = 0; i < 20; i++) await record(text(64 * 1024));
+  console.log(`node ${process.version}; data-flow record of a private read (max_per_read ${flow.options.max_per_read}), ${values.unicode ? 'with' : 'no'} text outside ASCII; median of ${rounds}`);
+  for (const mb of sizes) {
+    const base = text(mb * 1024 * 1024);
+    const times = { record: [] as number[], fingerprints: [] as number[], values: [] as number[] };
+    for (let r = 0; r < rounds; r++) {
+      const t = `round ${r} of ${mb} MB ${Date.now()}\n${base}`;
+      let t0 = performance.now();
+      fp.ofBounded(t, flow.options.max_per_read);
+      times.fingerprints.push(performance.now() - t0);
+      t0 = performance.now();
+      distinctiveValues(t);
+      times.values.push(performance.now() - t0);
+      t0 = performance.now();
+      await record(t);
+      times.record.push(performance.now() - t0);
+    }
+    const ms = median(times.record);
+    console.log(
+      `${String(mb).padStart(3)} MB read: record ${ms.toFixed(1).padStart(7)} ms (${(mb / (ms / 1000)).toFixed(0)} MB/s); alone: fingerprints ${median(times.fingerprints).toFixed(1)} ms, short values ${median(times.values).toFixed(1)} ms`,
+    );
+  }
+  guard.close();
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
