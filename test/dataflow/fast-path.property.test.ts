@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createFingerprinter, normaliseForFingerprint, winnow } from '../../src/core/text/fingerprint.js';
 import { normalisedCodes } from '../../src/core/text/letters.js';
-import { distinctiveValues } from '../../src/core/text/short-values.js';
+import { distinctiveValues, outgoingPieces } from '../../src/core/text/short-values.js';
 import * as ref from './reference/fingerprint.js';
 import * as refValues from './reference/short-values.js';
 
@@ -158,6 +158,17 @@ describe('fast short values equal the reference', () => {
       fc.property(fc.array(fc.constantFrom(...parts), { maxLength: 30 }), (p) => {
         const t = p.join('');
         expect(distinctiveValues(t)).toEqual(refValues.distinctiveValues(t));
+        expect(outgoingPieces([t])).toEqual(refValues.outgoingPieces([t]));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('outgoingPieces: the same pieces in the same order', () => {
+    const plainish = fc.array(fc.constantFrom('the', 'The', 'tHe', 'x', 'X', '.', '!', '?', '*', '_', 'é', 'ſ', 'K', ' ', '\n', '.the.', '_Word_', 'a1', 'Ab', 'ab.cd', '-'), { maxLength: 40 }).map((w) => w.join(''));
+    fc.assert(
+      fc.property(fc.array(fc.oneof(valueText, anyText, asciiText, plainish), { minLength: 1, maxLength: 4 }), (texts) => {
+        expect(outgoingPieces(texts)).toEqual(refValues.outgoingPieces(texts));
       }),
       { numRuns: 3000 },
     );

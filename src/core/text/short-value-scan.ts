@@ -150,3 +150,54 @@ function scanCodes(u: Codes, text: string): ShortValueSpots {
   if (wordStart >= 0 && digits >= 2 && (wide || alnum >= 8)) words.push(wordStart, len);
   return { labels, groups, words };
 }
+
+/**
+ * One pass over an outgoing text for `outgoingPieces`: where a group of digits can start (as for a read), and the
+ * words (start, end pairs) that can be a kept value: all but the plain ones — ASCII letters, none in upper case after
+ * the first, between the characters a word is trimmed of (`.!?*_`; the other trimmed characters end a word).
+ */
+export function scanSend(text: string): Omit<ShortValueSpots, 'labels'> {
+  const u = codeUnits(text);
+  const cls = classTable();
+  const groups: number[] = [];
+  const words: number[] = [];
+  const len = u.length;
+  let wordStart = -1;
+  // Where a word is: 0 leading trimmed characters, 1 the letters, 2 trailing trimmed characters, 3 not plain; 4
+  // between words.
+  let shape = 4;
+  let runStart = -1;
+  let runDigit = false;
+  for (let i = 0; i < len; i++) {
+    const c = u[i]!;
+    const f = cls[c]!;
+    if (f === LOWER && shape === 1 && runStart < 0) continue;
+    if (f & (UPPER | DIGIT)) {
+      if (runStart < 0) {
+        runStart = i;
+        runDigit = false;
+      }
+      if (f & DIGIT) runDigit = true;
+    } else if (runStart >= 0) {
+      const n = i - runStart;
+      if (runDigit && n >= 2 && n <= 6 && (c === 32 || c === 45) && !letterOrDigitBefore(text, runStart - 1)) groups.push(runStart);
+      runStart = -1;
+    }
+    if (f & SEPARATOR) {
+      if (wordStart >= 0 && shape !== 1 && shape !== 2) words.push(wordStart, i);
+      wordStart = -1;
+      shape = 4;
+      continue;
+    }
+    if (wordStart < 0) {
+      wordStart = i;
+      shape = 0;
+    }
+    const trimmed = c === 46 || c === 33 || c === 63 || c === 42 || c === 95;
+    if (shape === 0) shape = trimmed ? 0 : f & (UPPER | LOWER) ? 1 : 3;
+    else if (shape === 1) shape = f & LOWER ? 1 : trimmed ? 2 : 3;
+    else if (shape === 2) shape = trimmed ? 2 : 3;
+  }
+  if (wordStart >= 0 && shape !== 1 && shape !== 2) words.push(wordStart, len);
+  return { groups, words };
+}

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { normaliseForFingerprint } from './fingerprint.js';
-import { scanShortValues } from './short-value-scan.js';
+import { scanSend, scanShortValues } from './short-value-scan.js';
 
 /**
  * Short private values for data flow (docs/data-flow.md, "Short values"): fingerprints of 20-gram runs miss data
@@ -110,15 +110,6 @@ function pieces(word: string): string[] {
   return out;
 }
 
-/** Words of `text`: split at whitespace, `=`, `:`, brackets, commas, semicolons, quotes and bars; trimmed. */
-function* words(text: string): Generator<string> {
-  for (const m of text.matchAll(WORD)) {
-    const t = m[0].replace(TRIM, '');
-    if (t.length > 0) yield t;
-  }
-}
-const WORD = /[^\s=:()[\]{}<>,;"'`|]+/g;
-
 const TWO_DIGITS = /\d\D*\d/;
 
 /** LABEL and GROUPS, anchored where they are tried (`lastIndex`). */
@@ -185,9 +176,20 @@ export function outgoingPieces(texts: readonly string[]): string[] {
   };
   for (const t of texts) {
     if (t.length <= 4 * MAX_VALUE) add(normaliseForFingerprint(t));
-    for (const m of t.matchAll(GROUPS)) add(normaliseForFingerprint(m[0]));
-    for (const w of words(t)) {
-      if (!notPlainWord(w)) continue;
+    // One scan finds where a digit group can start and which words are not plain; the rest is as over every word.
+    const spots = scanSend(t);
+    let from = 0;
+    for (const at of spots.groups) {
+      if (at < from) continue;
+      GROUPS_AT.lastIndex = at;
+      const m = GROUPS_AT.exec(t);
+      if (!m) continue;
+      from = GROUPS_AT.lastIndex;
+      add(normaliseForFingerprint(m[0]));
+    }
+    for (let i = 0; i < spots.words.length; i += 2) {
+      const w = t.slice(spots.words[i], spots.words[i + 1]).replace(TRIM, '');
+      if (w.length === 0 || !notPlainWord(w)) continue;
       for (const p of pieces(w)) add(normaliseForFingerprint(p));
     }
   }
