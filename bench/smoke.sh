@@ -18,6 +18,7 @@ run bench/store-append.ts --rows 500
 run bench/store.ts --n 200 --concurrency 4
 run bench/dataflow.ts 150
 run bench/large-result.ts --sizes 1 --rounds 1
+run bench/flow-large.ts --sizes 1 --rounds 1
 run bench/startup.ts --runs 1
 run bench/llm-latency.ts 20
 run bench/injection-heldout.ts
