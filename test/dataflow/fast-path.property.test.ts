@@ -5,6 +5,8 @@ import { normalisedCodes } from '../../src/core/text/letters.js';
 import { distinctiveValues, outgoingPieces } from '../../src/core/text/short-values.js';
 import * as ref from './reference/fingerprint.js';
 import * as refValues from './reference/short-values.js';
+import * as refUnwrap from './reference/unwrap.js';
+import { decodeWhole, unwrapViews } from '../../src/core/text/unwrap.js';
 
 /**
  * The fast paths of data-flow recording (one pass over char codes, winnowing with a ring of hashes, no intermediate
@@ -171,6 +173,34 @@ describe('fast short values equal the reference', () => {
         expect(outgoingPieces(texts)).toEqual(refValues.outgoingPieces(texts));
       }),
       { numRuns: 3000 },
+    );
+  });
+});
+
+describe('fast decoded views equal the reference', () => {
+  const secret = fc.constantFrom('The merger with Borealis Labs closes on the third of March', 'password: Summer!24', 'ünïcode ＦＵＬＬ 😀', 'acct 4929 3812 7745 0016');
+  const encoded = fc.tuple(secret, fc.constantFrom('base64', 'base64url', 'hex', 'url'), fc.integer({ min: 0, max: 3 })).map(([t, enc, cut]) => {
+    const e = enc === 'url' ? encodeURIComponent(t) : Buffer.from(t).toString(enc as BufferEncoding);
+    return e.slice(cut);
+  });
+  const wrapped = fc.tuple(encoded, fc.integer({ min: 36, max: 80 }), fc.constantFrom('\n', '\r\n', '\n  ', '\n\t', '\r\r\n')).map(([e, width, br]) => {
+    const long = e.repeat(4);
+    const lines: string[] = [];
+    for (let at = 0; at < long.length; at += width) lines.push(long.slice(at, at + width));
+    return lines.join(br);
+  });
+  const bits = fc.array(
+    fc.oneof(encoded, wrapped, fc.constantFrom(' ', '=', '==', '===', '\n', 'https://x.example/p?q=', '&a=', 'AAAA', 'deadbeef', '0123456789abcdefABCDEF', '+/_-', 'ü', 'word'), fc.stringMatching(/^[A-Za-z0-9+/_=-]{0,50}$/)),
+    { maxLength: 12 },
+  ).map((b) => b.join(''));
+
+  it('unwrapViews and decodeWhole give the same views', () => {
+    fc.assert(
+      fc.property(fc.oneof(bits, anyText, asciiText), (t) => {
+        expect(unwrapViews(t)).toEqual(refUnwrap.unwrapViews(t));
+        expect(decodeWhole(t)).toEqual(refUnwrap.decodeWhole(t));
+      }),
+      { numRuns: 2000 },
     );
   });
 });

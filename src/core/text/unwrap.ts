@@ -6,8 +6,55 @@
 
 const MAX_DEPTH = 3;
 const MAX_VIEWS = 64;
-const BASE64_RUN = /[A-Za-z0-9+/_-]{16,}={0,2}/g;
-const HEX_RUN = /[0-9a-fA-F]{24,}/g;
+
+/** Characters of base64 and base64url (1), also hex digits (2), and `=` (4). */
+const RUN_CLASS = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-') RUN_CLASS[c.charCodeAt(0)] = 1;
+for (const c of '0123456789abcdefABCDEF') RUN_CLASS[c.charCodeAt(0)] = 3;
+RUN_CLASS[61] = 4;
+
+/**
+ * The matches, as (start, end) pairs, of `/[A-Za-z0-9+/_-]{16,}={0,2}/g` (`bit` 1, `min` 16, `pad` 2) or of
+ * `/[0-9a-fA-F]{24,}/g` (`bit` 2, `min` 24, `pad` 0) in `s`, in one pass: each maximal run of the class long enough,
+ * with the padding that follows it — the leftmost match of such a pattern is always a whole maximal run.
+ */
+function runs(s: string, bit: number, min: number, pad: number): number[] {
+  const out: number[] = [];
+  let start = -1;
+  for (let i = 0; i <= s.length; i++) {
+    const c = i < s.length ? s.charCodeAt(i) : 0;
+    if (c < 128 && (RUN_CLASS[c]! & bit) !== 0) {
+      if (start < 0) start = i;
+      continue;
+    }
+    if (start >= 0 && i - start >= min) {
+      let end = i;
+      while (end - i < pad && end < s.length && s.charCodeAt(end) === 61) end++;
+      out.push(start, end);
+      // The padding is part of the match: the next run starts after it.
+      i = end - 1;
+    }
+    start = -1;
+  }
+  return out;
+}
+
+/**
+ * Whether `s` may hold a line of 40 or more base64 characters (`=` included) ended by a line break: what joining
+ * wrapped base64 needs. Without one, the join would change nothing.
+ */
+function mayHaveWrappedBase64(s: string): boolean {
+  let run = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 128 && RUN_CLASS[c] !== 0) run++;
+    else {
+      if (run >= 40 && (c === 10 || (c === 13 && s.charCodeAt(i + 1) === 10))) return true;
+      run = 0;
+    }
+  }
+  return false;
+}
 
 /** Whether decoded bytes look like text (so random tokens do not become noise views). */
 function printable(s: string): boolean {
@@ -94,17 +141,21 @@ export function unwrapViews(s: string): string[] {
     if (u !== undefined) visit(u, depth + 1);
     // Line-wrapped base64 (lines of 40 or more base64 characters) is joined before looking for runs; other
     // whitespace is kept, so ordinary words are never glued into one long run.
-    const compact = text.replace(/([A-Za-z0-9+/_=-]{40,})\r?\n[ \t]*(?=[A-Za-z0-9+/_-])/g, '$1');
+    const compact = mayHaveWrappedBase64(text) ? text.replace(/([A-Za-z0-9+/_=-]{40,})\r?\n[ \t]*(?=[A-Za-z0-9+/_-])/g, '$1') : text;
     // A run may start mid-word (a field joined to the one before it): try every alignment of the encoding.
-    for (const m of compact.matchAll(BASE64_RUN)) {
-      for (let off = 0; off < 4 && m[0].length - off >= 16; off++) {
-        const d = base64Decoded(m[0].slice(off));
+    const b64 = runs(compact, 1, 16, 2);
+    for (let r = 0; r < b64.length; r += 2) {
+      const m = compact.slice(b64[r], b64[r + 1]);
+      for (let off = 0; off < 4 && m.length - off >= 16; off++) {
+        const d = base64Decoded(m.slice(off));
         if (d !== undefined) visit(d, depth + 1);
       }
     }
-    for (const m of compact.matchAll(HEX_RUN)) {
+    const hex = runs(compact, 2, 24, 0);
+    for (let r = 0; r < hex.length; r += 2) {
+      const m = compact.slice(hex[r], hex[r + 1]);
       for (let off = 0; off < 2; off++) {
-        const run = m[0].slice(off, off + Math.floor((m[0].length - off) / 2) * 2);
+        const run = m.slice(off, off + Math.floor((m.length - off) / 2) * 2);
         const d = Buffer.from(run, 'hex').toString('utf8');
         if (printable(d)) visit(d, depth + 1);
       }
