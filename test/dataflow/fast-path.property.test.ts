@@ -203,4 +203,19 @@ describe('fast decoded views equal the reference', () => {
       { numRuns: 2000 },
     );
   });
+
+  it('wrapped base64 lines of 38 to 42 characters, at the start of the text or after a few', () => {
+    const b64 = Buffer.from('The merger with Borealis Labs closes on the third of March; keep the price to the board.').toString('base64');
+    for (let width = 38; width <= 42; width++) {
+      for (const lead of ['', ' ', 'x ', '\n']) {
+        for (const br of ['\n', '\r\n', '\n ']) {
+          const lines: string[] = [];
+          for (let at = 0; at < b64.length; at += width) lines.push(b64.slice(at, at + width));
+          for (const t of [lead + lines.join(br), lead + lines[0]! + br + b64.slice(width, width + 20)]) {
+            expect(unwrapViews(t), JSON.stringify(t)).toEqual(refUnwrap.unwrapViews(t));
+          }
+        }
+      }
+    }
+  });
 });

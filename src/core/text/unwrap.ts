@@ -44,14 +44,17 @@ function runs(s: string, bit: number, min: number, pad: number): number[] {
  * wrapped base64 needs. Without one, the join would change nothing.
  */
 function mayHaveWrappedBase64(s: string): boolean {
-  let run = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 128 && RUN_CLASS[c] !== 0) run++;
-    else {
-      if (run >= 40 && (c === 10 || (c === 13 && s.charCodeAt(i + 1) === 10))) return true;
-      run = 0;
+  // From each line break (found natively) back over the 40 characters before it (before a `\r` ending the line).
+  for (let j = s.indexOf('\n'); j >= 0; j = s.indexOf('\n', j + 1)) {
+    const end = j > 0 && s.charCodeAt(j - 1) === 13 ? j - 1 : j;
+    if (end < 40) continue;
+    let i = end - 1;
+    while (i >= end - 40) {
+      const c = s.charCodeAt(i);
+      if (c >= 128 || RUN_CLASS[c] === 0) break;
+      i--;
     }
+    if (i < end - 40) return true;
   }
   return false;
 }
