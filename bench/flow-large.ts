@@ -3,7 +3,9 @@
  * 1 and 8 MB (fingerprints, short values, one store transaction), and its two text passes alone: the bounded gram
  * fingerprints (`ofBounded`, 4096 kept) and the short values (`distinctiveValues`). The text mixes prose, code and
  * tables like bench/large-result.ts; `--unicode` mixes in lines outside ASCII (the NFKC path). Medians of
- * `--rounds`, each round a different text (the stage skips a re-read of the same data).
+ * `--rounds`, each round a different text (the stage skips a re-read of the same data). For sizes up to 2 MB, also
+ * the other side: `inspect` of a send_email whose body is a text of that size (decoded views, fingerprints of the
+ * first 2 MB, every piece that could be a short value, one store lookup), over the reads recorded so far.
  *
  *   npx tsx bench/flow-large.ts [--sizes 1,8] [--rounds 5] [--unicode]
  */
@@ -49,6 +51,8 @@ try {
   const flow = guard.pipeline.dataflow;
   const fp = createFingerprinter(await guard.store.flow.key(), { k: flow.options.k, window: flow.options.window });
   const read = (t: string): Interaction => InteractionSchema.parse({ agent: 'bench', session: 's1', profile: {}, kind: 'tool_result', server: 'mail', tool: 'read_email', content: [{ type: 'text', text: t }] });
+  const send = (body: string): Interaction =>
+    InteractionSchema.parse({ agent: 'bench', session: 's2', profile: {}, kind: 'tool_call', server: 'mail', tool: 'send_email', arguments: { to: 'x@partner.example', subject: 'notes', body } });
   let id = 0;
   const record = (t: string) => flow.record(read(t), makeDecision({ decision: 'allow', rationale: 'bench', auditId: `r-${id++}` }));
   for (let i = 0; i < 20; i++) await record(text(64 * 1024));
@@ -72,6 +76,17 @@ try {
     console.log(
       `${String(mb).padStart(3)} MB read: record ${ms.toFixed(1).padStart(7)} ms (${(mb / (ms / 1000)).toFixed(0)} MB/s); alone: fingerprints ${median(times.fingerprints).toFixed(1)} ms, short values ${median(times.values).toFixed(1)} ms`,
     );
+    if (mb > 2) continue;
+    const sends: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      const i = send(`send ${r} of ${mb} MB ${Date.now()}\n${base}`);
+      const t0 = performance.now();
+      const out = await flow.inspect(i);
+      sends.push(performance.now() - t0);
+      if (out.flow?.leak === undefined) throw new Error('the benchmark send, a text read before, was not found');
+    }
+    const sm = median(sends);
+    console.log(`${String(mb).padStart(3)} MB send: inspect ${sm.toFixed(1).padStart(7)} ms (${(mb / (sm / 1000)).toFixed(0)} MB/s)`);
   }
   guard.close();
 } finally {

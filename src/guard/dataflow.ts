@@ -95,7 +95,7 @@ export class DataFlowStage {
       if (budget <= 0 || normalised.length < this.options.k) return;
       const s = normalised.slice(0, budget);
       budget -= s.length;
-      for (const h of fp.ofNormalised(s)) hashes.add(h);
+      fp.addNormalised(s, hashes);
     };
     // Each field's decoded readings are fingerprinted on their own; the fields as they are only once, joined (a
     // run shared within one field is also within the join, so nothing is lost, and data split across fields is

@@ -76,6 +76,9 @@ describe('fast fingerprints equal the reference', () => {
         const slow = ref.createFingerprinter(KEY, opts);
         expect(fast.of(t)).toEqual(slow.of(t));
         expect(fast.ofNormalised(ref.normaliseForFingerprint(t))).toEqual(slow.ofNormalised(ref.normaliseForFingerprint(t)));
+        const into = new Set(['x']);
+        fast.addNormalised(ref.normaliseForFingerprint(t), into);
+        expect([...into]).toEqual([...new Set(['x', ...slow.ofNormalised(ref.normaliseForFingerprint(t))])]);
         expect(fast.ofBounded(t, max)).toEqual(slow.ofBounded(t, max));
       }),
       { numRuns: 500 },

@@ -152,6 +152,8 @@ class AllChoices implements Choices {
 export interface Fingerprinter {
   /** Distinct fingerprints (16 hex characters each) of already-normalised text. */
   ofNormalised(normalised: string): string[];
+  /** Adds the fingerprints of already-normalised text to `into`, in the order `ofNormalised` lists them. */
+  addNormalised(normalised: string, into: Set<string>): void;
   /** Distinct fingerprints of raw text. */
   of(text: string): string[];
   /**
@@ -200,14 +202,18 @@ export function createFingerprinter(key: Buffer, options: FingerprintOptions = D
   const a = key.readUInt32BE(4);
   const b = key.readUInt32BE(8);
   const { k, window: w } = options;
-  const fromCodes = (s: Codes): string[] => {
+  const addCodes = (s: Codes, into: Set<string>): void => {
     const all = new AllChoices();
     winnowCodes(s, k, w, seed, all);
+    for (const at of all.at) into.add(keyedHash(s, at, k, a, b));
+  };
+  const fromCodes = (s: Codes): string[] => {
     const seen = new Set<string>();
-    for (const at of all.at) seen.add(keyedHash(s, at, k, a, b));
+    addCodes(s, seen);
     return [...seen];
   };
   const ofNormalised = (s: string): string[] => fromCodes(codesOf(s));
+  const addNormalised = (s: string, into: Set<string>): void => addCodes(codesOf(s), into);
   const ofBounded = (text: string, max: number): string[] => {
     const s = normalisedCodes(text);
     // The sample is the selected k-grams with the smallest choosing hashes: a function of each k-gram's content, so
@@ -218,7 +224,7 @@ export function createFingerprinter(key: Buffer, options: FingerprintOptions = D
     for (const at of keep.positions()) out.add(keyedHash(s, at, k, a, b));
     return [...out].sort();
   };
-  return { options, ofNormalised, of: (text) => fromCodes(normalisedCodes(text)), ofBounded };
+  return { options, ofNormalised, addNormalised, of: (text) => fromCodes(normalisedCodes(text)), ofBounded };
 }
 
 /**
