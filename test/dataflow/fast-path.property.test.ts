@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createFingerprinter, normaliseForFingerprint, winnow } from '../../src/core/text/fingerprint.js';
 import { normalisedCodes } from '../../src/core/text/letters.js';
+import { isWordSeparator } from '../../src/core/text/short-value-scan.js';
 import { distinctiveValues, outgoingPieces } from '../../src/core/text/short-values.js';
 import * as ref from './reference/fingerprint.js';
 import * as refValues from './reference/short-values.js';
@@ -154,6 +155,18 @@ describe('fast short values equal the reference', () => {
       }
       // (A label ending in a full stop is not found before a value: the reference's `\b` after `.` needs a word.)
       if (!label.endsWith('.')) expect(distinctiveValues(`the ${label}: Summer!24`).length, label).toBeGreaterThan(0);
+    }
+  });
+
+  it('word separators: the written-out white space is that of the expression, for every code unit', () => {
+    const re = /[\s=:()[\]{}<>,;"'`|]/;
+    for (let c = 0; c < 0x10000; c++) expect(isWordSeparator(c), c.toString(16)).toBe(re.test(String.fromCharCode(c)));
+  });
+
+  it('every BMP code unit between two values', () => {
+    for (let c = 0; c < 0x10000; c++) {
+      const t = `x1y2z3w4${String.fromCharCode(c)}q5r6s7t8 ab${String.fromCharCode(c)}12 3456 7890`;
+      expect(distinctiveValues(t), c.toString(16)).toEqual(refValues.distinctiveValues(t));
     }
   });
 
