@@ -4,6 +4,8 @@
  * can rescan them. Every scan is linear in the input and the decoding is bounded (count and length).
  */
 
+import { shortcuts } from './shortcuts.js';
+
 /** One decoded run: the encoding and the text it decodes to. */
 export interface DecodedRun {
   encoding: 'base64' | 'hex' | 'url' | 'rot13' | 'spaced' | 'leet';
@@ -61,6 +63,8 @@ export function stripInvisible(text: string): string {
 
 /** ASCII hidden in Unicode tag characters (each tag char U+E00xx carries the ASCII char xx). */
 export function decodeTagChars(text: string): string {
+  // Every tag character is the surrogate pair \uDB40 + low surrogate: without that high surrogate there is none.
+  if (shortcuts.on && !text.includes('\uDB40')) return '';
   let out = '';
   for (const ch of text) {
     const cp = ch.codePointAt(0) ?? 0;
@@ -72,8 +76,16 @@ export function decodeTagChars(text: string): string {
 const MAX_RUNS = 8;
 const MAX_RUN_LEN = 16_384;
 const BASE64_RUN = /[A-Za-z0-9+/_-]{24,}={0,2}/g;
+/**
+ * The same matches as BASE64_RUN, found without trying every position inside a word: a match always starts where
+ * the alphabet run starts (a match ends with its whole run, and the leftmost start of a run of 24 or more is its
+ * first character), so a position preceded by an alphabet character can be skipped at once.
+ */
+const BASE64_RUN_FAST = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}/g;
 const HEX_RUN = /(?:\\x|0x)?(?:[0-9a-fA-F]{2}(?:\\x|\s)?){16,}/g;
 const URL_RUN = /[^\s%]{0,24}(?:%[0-9a-fA-F]{2}[^\s%]{0,24}){6,}/g;
+/** URL_RUN tried at one position only (see urlRuns). */
+const URL_RUN_AT = /[^\s%]{0,24}(?:%[0-9a-fA-F]{2}[^\s%]{0,24}){6,}/y;
 
 /**
  * Decodes up to 8 encoded runs (base64, hex, URL-encoding) into printable text; rot13 is tried on the text as a
@@ -84,9 +96,9 @@ export function decodeRuns(text: string): DecodedRun[] {
   const push = (encoding: DecodedRun['encoding'], decoded: string | undefined): void => {
     if (decoded !== undefined && out.length < MAX_RUNS && isMostlyText(decoded)) out.push({ encoding, text: decoded });
   };
-  for (const m of text.matchAll(BASE64_RUN)) {
+  for (const m of runMatches(text, 'base64')) {
     if (out.length >= MAX_RUNS) break;
-    const run = m[0].slice(0, MAX_RUN_LEN);
+    const run = m.slice(0, MAX_RUN_LEN);
     // Identifiers and hex digests match the alphabet too; real base64 of prose mixes cases and digits.
     if (!/[a-z]/.test(run) || !/[A-Z]/.test(run)) continue;
     push('base64', Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8'));
@@ -96,10 +108,10 @@ export function decodeRuns(text: string): DecodedRun[] {
     const hex = m[0].slice(0, MAX_RUN_LEN).replace(/\\x|0x|\s/g, '');
     push('hex', Buffer.from(hex.length % 2 ? hex.slice(0, -1) : hex, 'hex').toString('utf8'));
   }
-  for (const m of text.matchAll(URL_RUN)) {
+  for (const run of runMatches(text, 'url')) {
     if (out.length >= MAX_RUNS) break;
     try {
-      push('url', decodeURIComponent(m[0].slice(0, MAX_RUN_LEN)));
+      push('url', decodeURIComponent(run.slice(0, MAX_RUN_LEN)));
     } catch {
       // malformed escapes: not a payload we can read
     }
@@ -116,6 +128,51 @@ export function decodeRuns(text: string): DecodedRun[] {
   const leet = unleet(text.slice(0, MAX_RUN_LEN));
   if (leet !== undefined) push('leet', leet);
   return out;
+}
+
+/** The raw matches of one kind of run (before decoding), in order: the fast scan, or the plain regex without short cuts. */
+export function* runMatches(text: string, kind: 'base64' | 'url'): Generator<string> {
+  if (shortcuts.on && kind === 'url') {
+    yield* urlRuns(text);
+    return;
+  }
+  for (const m of text.matchAll(kind === 'url' ? URL_RUN : shortcuts.on ? BASE64_RUN_FAST : BASE64_RUN)) yield m[0];
+}
+
+/**
+ * The matches of URL_RUN, in order, tried only where one can start. A match begins at most 24 characters before its
+ * first "%", and that "%" starts an escape (%XX); so after the search position `from`, with `p` the next escape,
+ * no match starts before max(from, p − 24), and if none starts in [max(from, p − 24), p], the search moves on past
+ * p. Text without escapes costs one indexOf scan.
+ */
+function* urlRuns(text: string): Generator<string> {
+  let from = 0;
+  for (let p = nextEscape(text, 0); p !== -1; p = nextEscape(text, from)) {
+    let found = false;
+    for (let s = Math.max(from, p - 24); s <= p; s++) {
+      URL_RUN_AT.lastIndex = s;
+      const m = URL_RUN_AT.exec(text);
+      if (m) {
+        from = s + m[0].length;
+        found = true;
+        yield m[0];
+        break;
+      }
+    }
+    if (!found) from = p + 1;
+  }
+}
+
+/** Index of the next "%" at or after `from` followed by two hex digits, or −1. */
+function nextEscape(text: string, from: number): number {
+  for (let i = text.indexOf('%', from); i !== -1; i = text.indexOf('%', i + 1)) {
+    if (isHex(text.charCodeAt(i + 1)) && isHex(text.charCodeAt(i + 2))) return i;
+  }
+  return -1;
+}
+
+function isHex(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
 }
 
 /** Letters separated by single spaces, words by two or more ("I g n o r e  a l l"): at least 8 letters. */
