@@ -6,8 +6,8 @@ import { CORPUS_SETS, loadCorpus } from '../fixtures/injection/corpus.js';
 import { scoreInjection, WINDOW } from '../../src/detectors/injection/index.js';
 import { decodeRuns, decodeTagChars, runMatches } from '../../src/detectors/injection/hidden.js';
 import { directive, isInstructional, scoreSentence, units } from '../../src/detectors/injection/imperative.js';
-import { answerDirective, embeddedTask } from '../../src/detectors/injection/directive.js';
-import { shortcuts } from '../../src/detectors/injection/shortcuts.js';
+import { answerDirective, embeddedTask, sentences } from '../../src/detectors/injection/directive.js';
+import { shortcuts, splitAfterMarks } from '../../src/detectors/injection/shortcuts.js';
 
 /**
  * Every short cut of the injection scorer (src/detectors/injection/shortcuts.ts) must give exactly the answer of
@@ -187,7 +187,29 @@ const sentence = fc
     return seed === 0 ? t : caseMix(t, seed);
   });
 
+/** Texts of sentence marks, white space and the characters a sentence may start with. */
+const marks = fc.array(fc.constantFrom('.', '!', '?', ';', ' ', '  ', '\t', '\u00a0', '\n', 'A', 'a', '"', "'", '(', '[', '。', '！', '？', 'word', 'Word', '1'), { maxLength: 40 }).map((p) => p.join(''));
+
 describe('sentence short cuts', () => {
+  it('splitAfterMarks splits like the lookbehind regexes it replaces', () => {
+    fc.assert(
+      fc.property(fc.oneof(marks, mixed), (t) => {
+        expect(splitAfterMarks(t, /[.!?]\s+(?=[A-Z"'(])/g)).toEqual(t.split(/(?<=[.!?])\s+(?=[A-Z"'(])/));
+        expect(splitAfterMarks(t, /[.!?;]\s+(?=[A-Z"'([])/g)).toEqual(t.split(/(?<=[.!?;])\s+(?=[A-Z"'([])/));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('sentences and units: the same pieces on texts of marks and white space', () => {
+    fc.assert(
+      fc.property(fc.oneof(marks, mixed), (t) => {
+        expectSame(() => ({ sentences: sentences(t), units: units(t) }), t);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('scoreSentence: same weight and cues on sentences of openers, verbs, modal and cue words', () => {
     fc.assert(
       fc.property(sentence, sentence, fc.boolean(), fc.boolean(), (text, prev, structured, tableValue) => {

@@ -1,5 +1,5 @@
 import type { Finding } from './phrases.js';
-import { shortcuts } from './shortcuts.js';
+import { shortcuts, splitAfterMarks } from './shortcuts.js';
 
 /**
  * `directive`: the linguistic shape of an injected instruction, independent of any attack wording. A sentence of
@@ -258,7 +258,7 @@ export function units(text: string): Unit[] {
     const filled = cells.length === 1 ? (cells[0]?.trim() !== '' ? 1 : 0) : cells.filter((c) => c.trim() !== '').length;
     for (const cell of cells) {
       // A sentence ends only after one of . ! ? ; 。！？: a cell without them is one sentence (a short cut).
-      for (const raw of shortcuts.on && !SENTENCE_END.test(cell) ? [cell] : cell.split(/(?<=[.!?;])\s+(?=[A-Z"'([])|(?<=[。！？])/)) {
+      for (const raw of shortcuts.on && !SENTENCE_END.test(cell) ? [cell] : shortcuts.on && !CJK_END.test(cell) ? splitAfterMarks(cell, SENTENCE_BREAK) : cell.split(/(?<=[.!?;])\s+(?=[A-Z"'([])|(?<=[。！？])/)) {
         const s = raw.trim();
         if (s.length < 8) continue;
         out.push({ text: s.slice(0, MAX_LEN), prev, structured, tableValue: filled >= 3 });
@@ -271,6 +271,9 @@ export function units(text: string): Unit[] {
 }
 
 const SENTENCE_END = /[.!?;。！？]/;
+/** Without the CJK full stops (which split with no space after them), the split is splitAfterMarks on this. */
+const CJK_END = /[。！？]/;
+const SENTENCE_BREAK = /[.!?;]\s+(?=[A-Z"'([])/g;
 
 /** A line is a table/CSV row, another structured line (comment, field, code), or prose. */
 function lineKind(t: string): 'row' | 'field' | 'prose' {
