@@ -124,34 +124,19 @@ const runText = fc
     fc.oneof(
       fc.constantFrom('%41', '%4', '%', '%%', '%zz', '%2f', 'a', 'Zq', 'xxxxxxxxxxxxx', 'abcdefghijklmnopqrstuvwxyz0123', '+/', '_-', '=', '==', ' ', '\n', '.', '\u00e9'),
       fc.stringMatching(/^[A-Za-z0-9+/_-]{20,28}$/),
-      // Hex pairs with and without separators, around the 16 pairs a hex run needs.
-      fc.array(fc.tuple(fc.stringMatching(/^[0-9a-fA-F]{1,3}$/), fc.constantFrom('', '', ' ', '\\x', '\n', '0x', 'g', '  ')), { maxLength: 40 }).map((p) => p.map(([h, sep]) => h + sep).join('')),
     ),
     { maxLength: 80 },
   )
   .map((p) => p.join(''));
 
 describe('encoded-run scans', () => {
-  it.each(['url', 'base64', 'hex'] as const)('%s runs: the fast scan finds exactly the matches of the plain regex', (kind) => {
+  it.each(['url', 'base64'] as const)('%s runs: the fast scan finds exactly the matches of the plain regex', (kind) => {
     fc.assert(
       fc.property(fc.oneof(runText, mixed), (t) => {
         expectSame(() => [...runMatches(t, kind)], t);
       }),
       { numRuns: 3000 },
     );
-  });
-
-  it('hex runs at the edge: 15 to 17 pairs with every separator and prefix, between hex and other characters', () => {
-    for (const sep of ['', ' ', '\\x', '\n', '\t']) {
-      for (const prefix of ['', '0x', '\\x']) {
-        for (const pairs of [15, 16, 17]) {
-          for (const around of ['', 'zz', 'a', 'abc 12']) {
-            const run = prefix + Array.from({ length: pairs }, (_, i) => (0x41 + i).toString(16)).join(sep);
-            for (const t of [run, `${around}${run}${around}`, `${around} ${run} ${around}`, `${run}${sep}${run}`]) expectSame(() => [...runMatches(t, 'hex')], t);
-          }
-        }
-      }
-    }
   });
 
   it('tag characters: a text without them decodes to nothing, with them to their ASCII', () => {

@@ -77,8 +77,6 @@ const MAX_RUNS = 8;
 const MAX_RUN_LEN = 16_384;
 const BASE64_RUN = /[A-Za-z0-9+/_-]{24,}={0,2}/g;
 const HEX_RUN = /(?:\\x|0x)?(?:[0-9a-fA-F]{2}(?:\\x|\s)?){16,}/g;
-/** HEX_RUN tried at one position only (see hexRuns). */
-const HEX_RUN_AT = /(?:\\x|0x)?(?:[0-9a-fA-F]{2}(?:\\x|\s)?){16,}/y;
 const URL_RUN = /[^\s%]{0,24}(?:%[0-9a-fA-F]{2}[^\s%]{0,24}){6,}/g;
 /** URL_RUN tried at one position only (see urlRuns). */
 const URL_RUN_AT = /[^\s%]{0,24}(?:%[0-9a-fA-F]{2}[^\s%]{0,24}){6,}/y;
@@ -99,9 +97,9 @@ export function decodeRuns(text: string): DecodedRun[] {
     if (!/[a-z]/.test(run) || !/[A-Z]/.test(run)) continue;
     push('base64', Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8'));
   }
-  for (const m of runMatches(text, 'hex')) {
+  for (const m of text.matchAll(HEX_RUN)) {
     if (out.length >= MAX_RUNS) break;
-    const hex = m.slice(0, MAX_RUN_LEN).replace(/\\x|0x|\s/g, '');
+    const hex = m[0].slice(0, MAX_RUN_LEN).replace(/\\x|0x|\s/g, '');
     push('hex', Buffer.from(hex.length % 2 ? hex.slice(0, -1) : hex, 'hex').toString('utf8'));
   }
   for (const run of runMatches(text, 'url')) {
@@ -127,54 +125,14 @@ export function decodeRuns(text: string): DecodedRun[] {
 }
 
 /** The raw matches of one kind of run (before decoding), in order: the fast scan, or the plain regex without short cuts. */
-export function* runMatches(text: string, kind: 'base64' | 'hex' | 'url'): Generator<string> {
+export function* runMatches(text: string, kind: 'base64' | 'url'): Generator<string> {
   if (shortcuts.on) {
-    yield* kind === 'url' ? urlRuns(text) : kind === 'hex' ? hexRuns(text) : base64Runs(text);
+    yield* kind === 'url' ? urlRuns(text) : base64Runs(text);
     return;
   }
-  for (const m of text.matchAll(kind === 'url' ? URL_RUN : kind === 'hex' ? HEX_RUN : BASE64_RUN)) yield m[0];
+  for (const m of text.matchAll(kind === 'url' ? URL_RUN : BASE64_RUN)) yield m[0];
 }
 
-/**
- * The matches of HEX_RUN, tried only where one can start: a match holds 16 hex pairs, each with at most a
- * two-character separator, after an optional two-character prefix, so its first 66 characters hold at least 32 hex
- * digits. A sliding count of hex digits over the next 66 characters rules out every other position; the regex is
- * tried (sticky, so with the same greedy match) at the rest, in order.
- */
-function* hexRuns(text: string): Generator<string> {
-  const n = text.length;
-  let s = 0;
-  let hi = 0;
-  let count = 0;
-  for (; hi < n && hi < HEX_SPAN; hi++) if (isHex(text.charCodeAt(hi))) count++;
-  while (s < n) {
-    if (count >= HEX_DIGITS) {
-      HEX_RUN_AT.lastIndex = s;
-      const m = HEX_RUN_AT.exec(text);
-      if (m) {
-        yield m[0];
-        const end = s + m[0].length;
-        while (s < end) {
-          if (isHex(text.charCodeAt(s))) count--;
-          s++;
-          if (hi < n) {
-            if (isHex(text.charCodeAt(hi))) count++;
-            hi++;
-          }
-        }
-        continue;
-      }
-    }
-    if (isHex(text.charCodeAt(s))) count--;
-    s++;
-    if (hi < n) {
-      if (isHex(text.charCodeAt(hi))) count++;
-      hi++;
-    }
-  }
-}
-const HEX_SPAN = 66;
-const HEX_DIGITS = 32;
 
 /**
  * The matches of BASE64_RUN in one pass over the characters: a match is a whole run of 24 or more alphabet
