@@ -8,6 +8,7 @@ import { decodeRuns, decodeTagChars, runMatches } from '../../src/detectors/inje
 import { directive, isInstructional, scoreSentence, units } from '../../src/detectors/injection/imperative.js';
 import { answerDirective, embeddedTask, sentences } from '../../src/detectors/injection/directive.js';
 import { shortcuts, splitAfterMarks } from '../../src/detectors/injection/shortcuts.js';
+import { PHRASE_SIGNALS } from '../../src/detectors/injection/phrases.js';
 
 /**
  * Every short cut of the injection scorer (src/detectors/injection/shortcuts.ts) must give exactly the answer of
@@ -239,6 +240,69 @@ describe('sentence short cuts', () => {
       }),
       { numRuns: 1500 },
     );
+  });
+});
+
+/**
+ * A pattern's source without lookarounds and with a space for each word boundary (fast-check generates from
+ * neither): strings generated from it are filtered by the pattern itself.
+ */
+function relaxed(source: string): string {
+  let out = '';
+  for (let i = 0; i < source.length; i++) {
+    if (source.startsWith('\\b', i)) {
+      // A space where the word boundary was, so that most generated strings keep their boundaries.
+      if (source[i + 2] !== ',') out += ' ';
+      i++;
+      continue;
+    }
+    if (source[i] === '\\') {
+      out += source.slice(i, i + 2);
+      i++;
+      continue;
+    }
+    const look = /^\(\?<?[=!]/.exec(source.slice(i, i + 4));
+    if (look) {
+      let depth = 0;
+      let inClass = false;
+      for (let j = i; j < source.length; j++) {
+        const c = source[j];
+        if (c === '\\') j++;
+        else if (inClass) inClass = c !== ']';
+        else if (c === '[') inClass = true;
+        else if (c === '(') depth++;
+        else if (c === ')' && --depth === 0) {
+          i = j;
+          break;
+        }
+      }
+      continue;
+    }
+    out += source[i];
+  }
+  return out;
+}
+
+describe('phrase hints', () => {
+  // fast-check generates strings from a pattern only without the i flag and without \b or lookarounds: the
+  // strings (and case variants of them) that the pattern itself matches must each hold the pattern's hint.
+  const cases = Object.entries(PHRASE_SIGNALS).flatMap(([family, patterns]) => patterns.map((p, i) => [`${family}[${i}] ${p.detail}`, p] as const));
+  it.each(cases)('%s: every string the pattern matches holds its hint', (_, p) => {
+    const loose = new RegExp(relaxed(p.re.source), p.re.flags.replace('i', ''));
+    let matched = 0;
+    fc.assert(
+      fc.property(fc.stringMatching(loose), fc.nat(4), (t, seed) => {
+        const variant = seed === 0 ? t : seed === 1 ? t.toUpperCase() : caseMix(t, seed);
+        for (const x of [t, ` ${t} `, variant]) {
+          if (!p.re.test(x)) continue;
+          matched++;
+          expect(p.hint.test(x), x).toBe(true);
+        }
+      }),
+      { numRuns: 300 },
+    );
+    // The generated strings do reach the pattern, so the check above is not empty.
+    expect(matched).toBeGreaterThan(30);
   });
 });
 

@@ -8,6 +8,8 @@
  * bounded gaps (`[^.\n]{0,40}`), no nested quantifiers.
  */
 
+import { shortcuts } from './shortcuts.js';
+
 /** A signal that fired, with its weight and a short description of what matched. */
 export interface Finding {
   signal: string;
@@ -17,16 +19,18 @@ export interface Finding {
   sentence?: string;
 }
 
-interface WeightedPattern {
+export interface WeightedPattern {
   re: RegExp;
   weight: number;
   detail: string;
+  /** Words any match holds (see HINTS). */
+  hint: RegExp;
 }
 
 const INSTRUCTION_NOUN =
   '(?:\\w{0,3}structions?|directions?|directives?|prompts?|rules?|guidelines?|commands?|context|tasks?|guidance|constraints|orders|programming)';
 
-const OVERRIDE: WeightedPattern[] = [
+const OVERRIDE: Omit<WeightedPattern, 'hint'>[] = [
   {
     re: new RegExp(
       `\\b(?:ignore|disregard|forget|bypass|override|overlook|neglect|discard|abandon|drop|set aside|put aside|pay no attention to|stop following|throw out|scrap)\\b[^.\\n]{0,30}?\\b(?:previous|prior|above|earlier|preceding|former|original|initial|existing|old|all|any|your|system|whatever|the)\\b[^.\\n]{0,25}?\\b${INSTRUCTION_NOUN}\\b`,
@@ -88,7 +92,7 @@ const OVERRIDE: WeightedPattern[] = [
   { re: /(?:無視|忘れ)[^。\n]{0,12}(?:指示|命令)|(?:指示|命令)[^。\n]{0,12}(?:無視|忘れ)/, weight: 0.85, detail: 'ignore instructions (ja)' },
 ];
 
-const ROLE_MARKER: WeightedPattern[] = [
+const ROLE_MARKER: Omit<WeightedPattern, 'hint'>[] = [
   { re: /<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id)\|>/i, weight: 0.85, detail: 'chat-template token' },
   { re: /\[\/?INST\]|<<\/?SYS>>/, weight: 0.8, detail: '[INST] / <<SYS>> marker' },
   { re: /(?<!#)#{2,6}[ \t]*\(?[ \t]*(?:system|admin|developer|assistant)(?:[ _](?:message|prompt|instructions?|note|override))?\s*\)?\s*:?/i, weight: 0.7, detail: '### system marker' },
@@ -113,7 +117,7 @@ const ROLE_MARKER: WeightedPattern[] = [
 
 const AI_NOUN = '(?:AI|A\\.I\\.|assistant|model|agent|LLM|language model|chatbot|bot|GPT|copilot)';
 
-const ADDRESSED_TO_AI: WeightedPattern[] = [
+const ADDRESSED_TO_AI: Omit<WeightedPattern, 'hint'>[] = [
   { re: new RegExp(`\\b(?:to|for)\\s+you,?\\s+the\\s+(?:AI\\s+)?${AI_NOUN}\\b`, 'i'), weight: 0.75, detail: 'to you, the assistant' },
   {
     re: new RegExp(`\\b(?:dear|hey|attention|note to(?: the)?|message (?:for|to)(?: the)?|instructions? (?:for|to)(?: the)?|important for(?: the)?)\\s+(?:AI\\s+)?${AI_NOUN}s?\\b`, 'i'),
@@ -135,7 +139,7 @@ const RISKY_VERB =
 const EXFIL_VERB = '(?:send|transfer|wire|pay|forward|e-?mail|mail|invite|post|publish|share|upload|grant|concatenate|export|leak)';
 const TARGET = String.raw`(?:[\w.+-]{1,64}@[\w-]{1,63}\.[\w.]{2,63}|https?://\S+|\bwww\.\S+|\b[A-Z]{2}\d{2}[A-Z0-9]{10,30}\b|\bpasswords?\b|\bcredentials?\b|\bapi[ _-]?keys?\b|\ball (?:the )?(?:files|e-?mails|messages|contacts|data|documents|channels)\b)`;
 
-const ACTION_COMMAND: WeightedPattern[] = [
+const ACTION_COMMAND: Omit<WeightedPattern, 'hint'>[] = [
   {
     re: /(?<!\b(?:request|attempt|trying|tried|asked|asks|ask) to )\b(?:print|reveal|show|output|repeat|display|leak|disclose|tell me|give me|share|send)\b[^.\n]{0,20}\b(?:your|the)\s+(?:(?:full|initial|original|hidden|secret|entire|complete)\s+)?(?:system prompt|system message|initial instructions|hidden instructions|instructions above|prompt above|developer (?:message|prompt))\b/i,
     weight: 0.75,
@@ -156,19 +160,93 @@ const ACTION_COMMAND: WeightedPattern[] = [
   { re: /\b(?:and )?then (?:delete|remove|erase) (?:it|them|him|her|the (?:email|message|file|evidence)s?)\b/i, weight: 0.35, detail: 'then delete the trace' },
 ];
 
+/**
+ * Hints: for each pattern above (same order), words any text it matches must hold, case-insensitively (looser than
+ * a case-sensitive pattern, never tighter). A text without a pattern's hint cannot match it, and a text without
+ * any hint of a family matches none of its patterns: both are skipped before the patterns run (exact short cuts;
+ * test/detectors/injection-shortcuts.test.ts checks each hint against strings generated from its pattern).
+ */
+const AI_HINT = /\b(?:ai|a\.i\.|assistant|model|agent|llm|language model|chatbot|bot|gpt|copilot)/i;
+const HINTS: Record<string, RegExp[]> = {
+  override: [
+    /ignore|disregard|forget|bypass|override|overlook|neglect|discard|abandon|drop|set aside|put aside|pay no attention to|stop following|throw out|scrap/i,
+    /ignore|disregard|forget|discard|set aside|pay no attention to|never mind|drop|abandon/i,
+    /void|null|cancel|revoked|obsolete|superseded|outdated|no longer/i,
+    /stop what you|forget|ignore|disregard/i,
+    /forget /i,
+    /instruction/i,
+    /your (?:new|real|actual|true) /i,
+    / is now /i,
+    /you are now /i,
+    /you are no longer /i,
+    /with no |with any |without no |without any |ignores|has no|doesn't follow|does not follow|never follows/i,
+    /play a game/i,
+    /pretend|imagine|act as if|role-?play/i,
+    /admin|accountant|grandmother|developer|root|owner/i,
+    /grandmother who used to /i,
+    /from now on/i,
+    /(?:the|your) (?:user|human|operator|owner)/i,
+    /secret from /i,
+    /the (?:user|human)/i,
+    /that you/i,
+    /the following /i,
+    /ignor/i,
+    /vergiss|vergessen sie|oublie|olvida|dimentica|esqueça/i,
+    /忽略|无视|忘记|不要理会/i,
+    /игнорируй|забудь|не обращай внимания/i,
+    /無視|忘れ/i,
+  ],
+  role_marker: [
+    /<\|/i,
+    /inst\]|sys>>/i,
+    /##/i,
+    /<\/?(?:sys|instruction|admin|developer)/i,
+    /system|admin|developer|operator|root/i,
+    /(?:information|important|instructions?|secret|admin|note|urgent)>/i,
+    /system|admin|developer/i,
+    / override|\[(?:system|admin|developer) /i,
+    /system|assistant/i,
+    /role["']/i,
+    /_calls?"|"(?:arguments|parameters|args|input)"/i,
+  ],
+  addressed_to_ai: [AI_HINT, AI_HINT, AI_HINT, /automat|by machine/i, AI_HINT, /if you are an? /i, /before you /i, /after you do /i, /(?:gave|asked|assigned) you/i, AI_HINT],
+  action_command: [
+    /system prompt|system message|initial instructions|hidden instructions|instructions above|prompt above|developer message|developer prompt/i,
+    /todo|to-do|important|urgent|attention|action required|note/i,
+    /todo|to-do|important|urgent|attention|action required|note/i,
+    /user's|of the user|the user is/i,
+    /without (?:asking|confirming|checking with|consulting) /i,
+    /\.ssh|id_rsa|id_ed25519|\.env|mcp\.json|\.aws\/credentials|\/etc\/passwd|\/etc\/shadow|\.netrc|\.npmrc|\.git-credentials|\.kube\/config/i,
+    /then (?:delete|remove|erase) /i,
+  ],
+};
+
+/** A family with its patterns' hints and the union of them (one scan rules the whole family out). */
+function withHints(name: string, patterns: Omit<WeightedPattern, 'hint'>[]): WeightedPattern[] {
+  const hints = HINTS[name] ?? [];
+  if (hints.length !== patterns.length) throw new Error(`injection: ${name} has ${patterns.length} patterns and ${hints.length} hints`);
+  return patterns.map((p, i) => ({ ...p, hint: hints[i] as RegExp }));
+}
+
 /** The families above, by signal name. */
 export const PHRASE_SIGNALS: Record<string, WeightedPattern[]> = {
-  override: OVERRIDE,
-  role_marker: ROLE_MARKER,
-  addressed_to_ai: ADDRESSED_TO_AI,
-  action_command: ACTION_COMMAND,
+  override: withHints('override', OVERRIDE),
+  role_marker: withHints('role_marker', ROLE_MARKER),
+  addressed_to_ai: withHints('addressed_to_ai', ADDRESSED_TO_AI),
+  action_command: withHints('action_command', ACTION_COMMAND),
 };
+
+const FAMILY_HINT = new Map<WeightedPattern[], RegExp>(
+  Object.values(PHRASE_SIGNALS).map((patterns) => [patterns, new RegExp(patterns.map((p) => `(?:${p.hint.source})`).join('|'), 'i')]),
+);
 
 /** Runs one family over a text; returns the strongest match, if any. */
 export function matchFamily(signal: string, patterns: WeightedPattern[], text: string): Finding | undefined {
+  if (shortcuts.on && FAMILY_HINT.get(patterns)?.test(text) === false) return undefined;
   let best: Finding | undefined;
   for (const p of patterns) {
     if (best && p.weight <= best.weight) continue;
+    if (shortcuts.on && !p.hint.test(text)) continue;
     if (p.re.test(text)) best = { signal, detail: p.detail, weight: p.weight };
   }
   return best;
