@@ -4,8 +4,8 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CORPUS_SETS, loadCorpus } from '../fixtures/injection/corpus.js';
 import { scoreInjection, WINDOW } from '../../src/detectors/injection/index.js';
-import { decodeRuns, decodeTagChars, runMatches } from '../../src/detectors/injection/hidden.js';
-import { directive, isInstructional, scoreSentence, units } from '../../src/detectors/injection/imperative.js';
+import { decodeRuns, decodeTagChars, runMatches, scanHidden } from '../../src/detectors/injection/hidden.js';
+import { directive, isInstructional, openings, scoreSentence, units } from '../../src/detectors/injection/imperative.js';
 import { answerDirective, embeddedTask, sentences } from '../../src/detectors/injection/directive.js';
 import { shortcuts, splitAfterMarks } from '../../src/detectors/injection/shortcuts.js';
 import { PHRASE_SIGNALS } from '../../src/detectors/injection/phrases.js';
@@ -185,6 +185,30 @@ describe('sentence short cuts', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('openings: the same candidate starts on sentences and on texts of marks, arrows and capitals', () => {
+    const arrows = fc.array(fc.constantFrom('a', 'x1', ')', ' ', '  ', ',', ':', ';', '，', '：', ' - ', ' -> ', ' => ', ' — ', 'Ab', 'AB', 'Send', '\t', '-', '>'), { maxLength: 40 }).map((p) => p.join(''));
+    fc.assert(
+      fc.property(fc.oneof(arrows, sentence, mixed), (t) => {
+        expectSame(() => openings(t), t);
+      }),
+      { numRuns: 4000 },
+    );
+  });
+
+  it('scanHidden: the same findings with and without the character prefilter', () => {
+    const hidden = fc.array(fc.constantFrom('a', ' ', 'ab', '\u200B', '\u200D', '\u2060', '\u2064', '\u180E', '\uFEFF', '\u202A', '\u202E', '\u2066', '\u2069', '\u001B', '\u001B[31m', '\u0007', '\u0000', '\u000B', '\u000C', '\u007F', '\u009F', '\u0085', '\uDB40\uDC41', '\uDB40', '\u00A0'), { maxLength: 30 }).map((p) => p.join(''));
+    fc.assert(
+      fc.property(fc.oneof(hidden, mixed), (t) => {
+        expectSame(() => scanHidden(t), t);
+      }),
+      { numRuns: 4000 },
+    );
+    // Every character of the first 0x3000 code units and the tag characters, alone: three times inside words,
+    // three times in a row, once.
+    const chars = [...Array.from({ length: 0x3000 }, (_, c) => String.fromCharCode(c)), '\uFEFF', '\uDB40\uDC41', '\uDB40'];
+    for (const c of chars) for (const t of [`a${c}b a${c}b a${c}b`, `${c}${c}${c}`, `x${c}`]) expectSame(() => scanHidden(t), JSON.stringify(t));
   });
 
   it('sentences and units: the same pieces on texts of marks and white space', () => {

@@ -23,6 +23,9 @@ const ANSI = /\u001B(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001B]{0,200}(?:\u0007|\u0
 /** C0/C1 controls other than tab, newline, carriage return, form feed and ESC (counted separately). */
 const OTHER_CONTROL = /[\u0000-\u0008\u000B\u000E-\u001A\u001C-\u001F\u007F-\u009F]/g;
 
+/** Any character TAG_CHARS, BIDI, ZERO_WIDTH, ANSI or OTHER_CONTROL needs (the first of them by its high surrogate). */
+const HIDDEN_OR_CONTROL = /[\u0000-\u0008\u000B\u000E-\u001F\u007F-\u009F\u180E\u200B-\u200D\u2060-\u2064\u2066-\u2069\u202A-\u202E\uFEFF\uDB40]/;
+
 /** What `scanHidden` found, each with the weight it contributes. */
 export interface HiddenFinding {
   signal: 'hidden_unicode' | 'control_sequence';
@@ -33,6 +36,8 @@ export interface HiddenFinding {
 /** Invisible Unicode and control-sequence findings of one text. */
 export function scanHidden(text: string): HiddenFinding[] {
   const out: HiddenFinding[] = [];
+  // Every finding below needs one of these characters (tag characters by their high surrogate): none, no finding.
+  if (shortcuts.on && !HIDDEN_OR_CONTROL.test(text)) return out;
   if (TAG_CHARS.test(text)) out.push({ signal: 'hidden_unicode', detail: 'unicode tag characters', weight: 0.9 });
   const bidi = text.match(BIDI)?.length ?? 0;
   if (bidi > 0) out.push({ signal: 'hidden_unicode', detail: `bidi controls x${bidi}`, weight: 0.5 });

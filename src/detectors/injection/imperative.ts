@@ -289,8 +289,16 @@ function starts(s: string): string[] {
   return openings(s).filter((o, i) => i === 0 || !/^[A-Z]/.test(o) || /^\S+\s+[^A-Z\s]/.test(o));
 }
 
+/**
+ * Where openings start, as the plain pattern `[:;,，：]\s*|\s(?:[-–—]|->|=>)\s|(?<=[a-z0-9)] )(?=[A-Z][a-z])` has
+ * them but without a lookbehind tried at every position: the third alternative consumes the letter and space it
+ * looked behind at, so its match ends where the empty match was. No other alternative can match at that letter or
+ * space (they need punctuation or white space there), nor end on it, so the matches end at the same places.
+ */
+const OPENING_BREAK = /[:;,，：]\s*|\s(?:[-–—]|->|=>)\s|[a-z0-9)] (?=[A-Z][a-z])/g;
+
 /** All candidate openings, before filtering. */
-function openings(s: string): string[] {
+export function openings(s: string): string[] {
   let t = s;
   for (let i = 0; i < 4; i++) {
     const m = PREFIX.exec(t);
@@ -299,7 +307,7 @@ function openings(s: string): string[] {
   }
   const out = [t];
   // After a colon, semicolon, dash or comma, and before a capitalised word run into the text without a full stop.
-  for (const m of t.slice(0, 200).matchAll(/[:;,，：]\s*|\s(?:[-–—]|->|=>)\s|(?<=[a-z0-9)] )(?=[A-Z][a-z])/g)) {
+  for (const m of t.slice(0, 200).matchAll(shortcuts.on ? OPENING_BREAK : /[:;,，：]\s*|\s(?:[-–—]|->|=>)\s|(?<=[a-z0-9)] )(?=[A-Z][a-z])/g)) {
     out.push(t.slice(m.index + m[0].length));
     if (out.length >= 6) break;
   }

@@ -212,8 +212,8 @@ const HINTS: Record<string, RegExp[]> = {
   addressed_to_ai: [AI_HINT, AI_HINT, AI_HINT, /automat|by machine/i, AI_HINT, /if you are an? /i, /before you /i, /after you do /i, /(?:gave|asked|assigned) you/i, AI_HINT],
   action_command: [
     /system prompt|system message|initial instructions|hidden instructions|instructions above|prompt above|developer message|developer prompt/i,
-    /todo|to-do|important|urgent|attention|action required|note/i,
-    /todo|to-do|important|urgent|attention|action required|note/i,
+    /(?:todo|to-do|important|urgent|attention|action required|note)[!:.\s-]/i,
+    /(?:todo|to-do|important|urgent|attention|action required|note)[!:.\s-]/i,
     /user's|of the user|the user is/i,
     /without (?:asking|confirming|checking with|consulting) /i,
     /\.ssh|id_rsa|id_ed25519|\.env|mcp\.json|\.aws\/credentials|\/etc\/passwd|\/etc\/shadow|\.netrc|\.npmrc|\.git-credentials|\.kube\/config/i,
