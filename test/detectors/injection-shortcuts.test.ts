@@ -7,7 +7,7 @@ import { scoreInjection, WINDOW } from '../../src/detectors/injection/index.js';
 import { decodeRuns, decodeTagChars, runMatches, scanHidden } from '../../src/detectors/injection/hidden.js';
 import { directive, isInstructional, openings, scoreSentence, units } from '../../src/detectors/injection/imperative.js';
 import { answerDirective, embeddedTask, sentences } from '../../src/detectors/injection/directive.js';
-import { shortcuts, splitAfterMarks } from '../../src/detectors/injection/shortcuts.js';
+import { shortcuts, splitAfterMarks, splitLines } from '../../src/detectors/injection/shortcuts.js';
 import { PHRASE_SIGNALS } from '../../src/detectors/injection/phrases.js';
 
 /**
@@ -209,6 +209,17 @@ describe('sentence short cuts', () => {
     // three times in a row, once.
     const chars = [...Array.from({ length: 0x3000 }, (_, c) => String.fromCharCode(c)), '\uFEFF', '\uDB40\uDC41', '\uDB40'];
     for (const c of chars) for (const t of [`a${c}b a${c}b a${c}b`, `${c}${c}${c}`, `x${c}`]) expectSame(() => scanHidden(t), JSON.stringify(t));
+  });
+
+  it('splitLines splits like the line-break regexes it replaces, with and without a limit', () => {
+    const lines = fc.array(fc.constantFrom('a', 'bc', '\r', '\n', '\r\n', '\r\r\n', '\\', 'n', '\\n', ' '), { maxLength: 30 }).map((p) => p.join(''));
+    fc.assert(
+      fc.property(lines, fc.option(fc.nat(8), { nil: undefined }), (t, limit) => {
+        expect(splitLines(t, true, limit)).toEqual(t.split(/\r?\n|\\n/, limit));
+        expect(splitLines(t, false, limit)).toEqual(t.split(/\r?\n/, limit));
+      }),
+      { numRuns: 5000 },
+    );
   });
 
   it('sentences and units: the same pieces on texts of marks and white space', () => {

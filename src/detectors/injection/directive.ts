@@ -1,5 +1,5 @@
 import type { Finding } from './phrases.js';
-import { shortcuts, splitAfterMarks } from './shortcuts.js';
+import { shortcuts, splitAfterMarks, splitLines } from './shortcuts.js';
 
 /**
  * Task-hijacking signals that depend on sentence shape and on context (BIPIA-style attacks): an imperative about
@@ -96,7 +96,7 @@ const SENTENCE_BREAK = /[.!?]\s+(?=[A-Z"'(])/g;
 /** Sentences of a text: split on line breaks and on sentence punctuation followed by a space. */
 export function sentences(text: string): string[] {
   const out: string[] = [];
-  for (const line of text.split(/\r?\n|\\n/)) {
+  for (const line of splitLines(text, true)) {
     for (const s of shortcuts.on ? splitAfterMarks(line, SENTENCE_BREAK) : line.split(/(?<=[.!?])\s+(?=[A-Z"'(])/)) {
       const t = s.trim();
       if (t.length >= 8) out.push(t);
@@ -183,7 +183,7 @@ function splitsSentence(before: string | undefined, after: string | undefined): 
  * document (an e-mail about a card payment does not ask about the functions of the liver).
  */
 export function embeddedTask(text: string): Finding | undefined {
-  const lines = text.split(/\r?\n/);
+  const lines = splitLines(text, false);
   if (lines.length < 2) return undefined;
   let best: Finding | undefined;
   let docWords: Set<string> | undefined;

@@ -1,5 +1,5 @@
 import type { Finding } from './phrases.js';
-import { shortcuts, splitAfterMarks } from './shortcuts.js';
+import { shortcuts, splitAfterMarks, splitLines } from './shortcuts.js';
 
 /**
  * `directive`: the linguistic shape of an injected instruction, independent of any attack wording. A sentence of
@@ -239,7 +239,7 @@ interface Unit {
 export function units(text: string): Unit[] {
   const out: Unit[] = [];
   let prev = '';
-  const lines = text.split(/\r?\n|\\n/, MAX_UNITS).map((l) => l.trim());
+  const lines = splitLines(text, true, MAX_UNITS).map((l) => l.trim());
   const kinds = lines.map(lineKind);
   for (let i = 0; i < lines.length; i++) {
     const t = lines[i] as string;

@@ -23,3 +23,22 @@ export function splitAfterMarks(text: string, re: RegExp): string[] {
   out.push(text.slice(from));
   return out;
 }
+
+/**
+ * `text.split(/\r?\n|\\n/, limit)` (or `/\r?\n/` when `escapedNewline` is false) by the plain string split when
+ * the text holds no backslash-n: the pieces between line feeds, each without the one carriage return that ended
+ * it before its line feed (a piece that ends the text keeps its carriage return, as with the regex).
+ */
+export function splitLines(text: string, escapedNewline: boolean, limit?: number): string[] {
+  if (!shortcuts.on || (escapedNewline && text.includes('\\n'))) return text.split(escapedNewline ? /\r?\n|\\n/ : /\r?\n/, limit);
+  const out = text.split('\n', limit);
+  let end = 0;
+  for (let i = 0; i < out.length; i++) {
+    const piece = out[i] as string;
+    end += piece.length;
+    // Followed by a line feed (every piece but the text's last): the regex took the carriage return with it.
+    if (text.charCodeAt(end) === 10 && piece.charCodeAt(piece.length - 1) === 13) out[i] = piece.slice(0, -1);
+    end++;
+  }
+  return out;
+}
