@@ -8,7 +8,8 @@ import { decodeRuns, decodeTagChars, runMatches, scanHidden } from '../../src/de
 import { directive, isInstructional, openings, scoreSentence, units } from '../../src/detectors/injection/imperative.js';
 import { answerDirective, embeddedTask, sentences } from '../../src/detectors/injection/directive.js';
 import { shortcuts, splitAfterMarks, splitLines } from '../../src/detectors/injection/shortcuts.js';
-import { PHRASE_SIGNALS } from '../../src/detectors/injection/phrases.js';
+import { holdsHint, PHRASE_SIGNALS } from '../../src/detectors/injection/phrases.js';
+import { holdsLiteral, LiteralSet } from '../../src/detectors/injection/literals.js';
 
 /**
  * Every short cut of the injection scorer (src/detectors/injection/shortcuts.ts) must give exactly the answer of
@@ -331,13 +332,50 @@ describe('phrase hints', () => {
         for (const x of [t, ` ${t} `, variant]) {
           if (!p.re.test(x)) continue;
           matched++;
-          expect(p.hint.test(x), x).toBe(true);
+          expect(holdsHint(p, x), x).toBe(true);
         }
       }),
       { numRuns: 300 },
     );
     // The generated strings do reach the pattern, so the check above is not empty.
     expect(matched).toBeGreaterThan(30);
+  });
+});
+
+describe('hint literals', () => {
+  // Characters whose case-insensitive regex fold is unusual: Kelvin sign, long s, dotless i, dotted I, old
+  // Cyrillic letters that fold to В/Д/О, final sigma, sharp s, ligatures.
+  const TRICKY = ['\u212A', '\u017F', '\u0131', '\u0130', '\u1C80', '\u1C81', '\u1C82', '\u03C2', '\u03C3', '\u00DF', '\uFB00', 'K', 'k', 's', 'S', 'i', 'I', 'в', 'В', 'ç', 'Ç', '_', '1', ' ', '.', '-'];
+  const LITERALS = ['\\bai', 'ai', 'ski', 'внимания', 'esqueça', '.env', 'a.i.', '\\bbot', 'is', 'iss', 'ßa', '忽略', 'kk', '_call"'];
+  const piece = fc.oneof(fc.constantFrom(...TRICKY), fc.constantFrom(...LITERALS.map((l) => l.replace('\\b', ''))), fc.string({ maxLength: 3 }));
+  const text = fc.array(piece, { maxLength: 20 }).map((p) => p.join(''));
+  const escape = (l: string): string => l.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const asRegex = (l: string): RegExp => (l.startsWith('\\b') ? new RegExp(`\\b${escape(l.slice(2))}`, 'i') : new RegExp(escape(l), 'i'));
+
+  it('holdsLiteral answers like the case-insensitive regex of the literal', () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        for (const l of LITERALS) expect(holdsLiteral(t, l), `${l} in ${JSON.stringify(t)}`).toBe(asRegex(l).test(t));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('the automaton finds exactly the literals holdsLiteral finds, here and for the phrase hints', () => {
+    const set = new LiteralSet(LITERALS);
+    const found = new Uint8Array(LITERALS.length);
+    const hints = [...new Set(Object.values(PHRASE_SIGNALS).flatMap((ps) => ps.flatMap((p) => p.hint)))];
+    const hintSet = new LiteralSet(hints);
+    const hintFound = new Uint8Array(hints.length);
+    fc.assert(
+      fc.property(fc.oneof(text, mixed), (t) => {
+        set.find(t, found);
+        expect([...found].map((f) => f === 1)).toEqual(LITERALS.map((l) => holdsLiteral(t, l)));
+        hintSet.find(t, hintFound);
+        expect([...hintFound].map((f) => f === 1)).toEqual(hints.map((l) => holdsLiteral(t, l)));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 
