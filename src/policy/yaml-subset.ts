@@ -36,8 +36,8 @@ const out = (): never => {
 };
 
 /** Plain keys: identifiers (never resolved to anything but a string; the words below excluded). */
-const KEY = /^([A-Za-z_][A-Za-z0-9_.-]*):(?= |$)/;
-const FLOW_KEY = /^([A-Za-z_][A-Za-z0-9_.-]*): /;
+const KEY = /^([A-Za-z_][A-Za-z0-9_.-]{0,999}):(?= |$)/;
+const FLOW_KEY = /^([A-Za-z_][A-Za-z0-9_.-]{0,999}): /;
 const NON_STRING_KEYS = new Set(['null', 'Null', 'NULL', 'true', 'True', 'TRUE', 'false', 'False', 'FALSE', '__proto__']);
 /** Characters a plain scalar may not start with here (YAML's indicators). */
 const PLAIN_FIRST_REFUSED = new Set([...'-?:,[]{}#&*!|>\'"%@`']);
@@ -361,8 +361,8 @@ class Reader {
  * when it does not (then parse it with `yaml`, which also reports any error).
  */
 export function parseYamlSubset(text: string): SubsetDocument | undefined {
-  // Tabs, CR, BOM, other control characters, non-characters: outside the subset.
-  if (/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\ufeff\ufffe\uffff]|[\ud800-\udfff]/.test(text)) return undefined;
+  // Tabs, CR, BOM, other control characters, Unicode line separators, non-characters, surrogates: outside the subset.
+  if (/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udfff]/.test(text)) return undefined;
   try {
     const r = new Reader(text);
     const first = r.next(0);
