@@ -10,16 +10,16 @@ export default class TallyReporter implements Reporter {
     let failed = 0;
     let skipped = 0;
     for (const mod of testModules) {
-      let sawTest = false;
+      let failedHere = 0;
       for (const test of mod.children.allTests()) {
-        sawTest = true;
         const state = test.result().state;
         if (state === 'passed') passed++;
-        else if (state === 'failed') failed++;
+        else if (state === 'failed') failedHere++;
         else skipped++;
       }
-      // A file that failed to load has no tests but must still count as a failure.
-      if (!sawTest && mod.state() === 'failed') failed++;
+      // A file that failed to load, or whose hook failed (its tests then show as skipped), counts as a failure.
+      if (failedHere === 0 && mod.state() === 'failed') failedHere = 1;
+      failed += failedHere;
     }
     failed += unhandledErrors.length;
     process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
