@@ -252,25 +252,28 @@ export const PHRASE_SIGNALS: Record<string, WeightedPattern[]> = {
   action_command: withHints('action_command', ACTION_COMMAND),
 };
 
-/** The hints found in the last text looked at: the four families read the same window one after the other. */
-const found = new Uint8Array(HINT_LITERALS.length);
-let foundIn: string | undefined;
+/** The hint literals a text holds (one pass for every family; pass the result to matchFamily). */
+export function findHints(text: string): Uint8Array {
+  const found = new Uint8Array(HINT_LITERALS.length);
+  HINT_SET.find(text, found);
+  return found;
+}
 
 /** True when `text` holds one of the pattern's hints (a plain search; the reference for the tests). */
 export function holdsHint(p: WeightedPattern, text: string): boolean {
   return p.hint.some((l) => holdsLiteral(text, l));
 }
 
-/** Runs one family over a text; returns the strongest match, if any. */
-export function matchFamily(signal: string, patterns: WeightedPattern[], text: string): Finding | undefined {
-  if (shortcuts.on && foundIn !== text) {
-    HINT_SET.find(text, found);
-    foundIn = text;
-  }
+/**
+ * Runs one family over a text; returns the strongest match, if any. `hints` is findHints(text), shared by the
+ * families of one text (computed here when not given).
+ */
+export function matchFamily(signal: string, patterns: WeightedPattern[], text: string, hints?: Uint8Array): Finding | undefined {
+  const found = shortcuts.on ? (hints ?? findHints(text)) : undefined;
   let best: Finding | undefined;
   for (const p of patterns) {
     if (best && p.weight <= best.weight) continue;
-    if (shortcuts.on && !p.hintIds.some((id) => found[id] === 1)) continue;
+    if (found && !p.hintIds.some((id) => found[id] === 1)) continue;
     if (p.re.test(text)) best = { signal, detail: p.detail, weight: p.weight };
   }
   return best;
