@@ -125,6 +125,7 @@ const runText = fc
   .array(
     fc.oneof(
       fc.constantFrom('%41', '%4', '%', '%%', '%zz', '%2f', 'a', 'Zq', 'xxxxxxxxxxxxx', 'abcdefghijklmnopqrstuvwxyz0123', '+/', '_-', '=', '==', ' ', '\n', '.', '\u00e9'),
+      fc.constantFrom('\t', '\u000b', '\u00a0', '\u1680', '\u2000', '\u200a', '\u200b', '\u2028', '\u202f', '\u205f', '\u3000', '\ufeff', '\u0085'),
       fc.stringMatching(/^[A-Za-z0-9+/_-]{20,28}$/),
     ),
     { maxLength: 80 },
@@ -139,6 +140,20 @@ describe('encoded-run scans', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('url runs at the edge: every white space before a chain of escapes, prefixes of 20 to 26 characters, chains of 5 to 7', () => {
+    const spaces = ['\t', '\n', '\u000b', '\f', '\r', ' ', '\u00a0', '\u1680', ...Array.from({ length: 11 }, (_, i) => String.fromCharCode(0x2000 + i)), '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff', '\u0085', '\u200b', '%', '%4', '%g1'];
+    for (const n of [5, 6, 7]) {
+      const chain = '%41'.repeat(n);
+      const gapped = Array.from({ length: n }, (_, i) => `%4${i}${'y'.repeat(i % 3 === 0 ? 24 : 1)}`).join('');
+      for (const w of spaces) {
+        for (const t of [`ab${w}${chain}`, `${w}${chain}`, `x${w}ab${chain}${w}${chain}`, `ab${w}${gapped}`]) expectSame(() => [...runMatches(t, 'url')], JSON.stringify(t));
+      }
+      for (let k = 20; k <= 26; k++) {
+        for (const t of [`${'x'.repeat(k)}${chain}`, `z ${'x'.repeat(k)}${gapped}`, `${'x'.repeat(k)}%zz${chain}`]) expectSame(() => [...runMatches(t, 'url')], t);
+      }
+    }
   });
 
   it('tag characters: a text without them decodes to nothing, with them to their ASCII', () => {

@@ -170,27 +170,33 @@ function isBase64(c: number): boolean {
 }
 
 /**
- * The matches of URL_RUN, in order, tried only where one can start. A match begins at most 24 characters before its
- * first "%", and that "%" starts an escape (%XX); so after the search position `from`, with `p` the next escape,
- * no match starts before max(from, p − 24), and if none starts in [max(from, p − 24), p], the search moves on past
- * p. Text without escapes costs one indexOf scan.
+ * The matches of URL_RUN, in order, each found with one attempt at the one place it can start. A match's first "%"
+ * starts an escape (%XX), and before it come at most 24 characters that are neither white space nor "%". So with
+ * `p` the next escape after the search position `from`, a match with p as its first "%" starts at the earliest
+ * position s ≥ from, ≥ p − 24, after the last white space or "%" before p (the greedy prefix then reaches p; a
+ * later start reaches p too and leaves the same chain of escapes after it, so it fails when s fails), and no
+ * match starts before s (its first "%" would be an invalid one, or beyond 24 characters). Text without escapes
+ * costs one indexOf scan.
  */
 function* urlRuns(text: string): Generator<string> {
   let from = 0;
   for (let p = nextEscape(text, 0); p !== -1; p = nextEscape(text, from)) {
-    let found = false;
-    for (let s = Math.max(from, p - 24); s <= p; s++) {
-      URL_RUN_AT.lastIndex = s;
-      const m = URL_RUN_AT.exec(text);
-      if (m) {
-        from = s + m[0].length;
-        found = true;
-        yield m[0];
-        break;
-      }
-    }
-    if (!found) from = p + 1;
+    let s = p;
+    const floor = Math.max(from, p - 24);
+    while (s > floor && !isSpaceOrPercent(text.charCodeAt(s - 1))) s--;
+    URL_RUN_AT.lastIndex = s;
+    const m = URL_RUN_AT.exec(text);
+    if (m) {
+      from = s + m[0].length;
+      yield m[0];
+    } else from = p + 1;
   }
+}
+
+/** `[\s%]` (JavaScript's \s). */
+function isSpaceOrPercent(c: number): boolean {
+  if (c < 128) return c === 37 || c === 32 || (c >= 9 && c <= 13);
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 
 /** Index of the next "%" at or after `from` followed by two hex digits, or −1. */
