@@ -3,7 +3,8 @@
  * detector the book names, data-flow recording of a private read, audit with its capped preview), in-process, one
  * `GuardPipeline.check` per size after a warm-up. 8 MiB is the most the detectors read; a larger result is withheld
  * as not inspectable (docs/inspection.md). Prints wall time, throughput (MB/s) and the growth of the heap and
- * of the RSS while checking, as a multiple of the input's size in memory (UTF-16: 2 bytes a character).
+ * of the RSS while checking, as a multiple of the input's size in memory (UTF-16: 2 bytes a character), and the
+ * time of the injection scorer alone on the same text.
  *
  *   npx tsx bench/large-result.ts [--sizes 1,4,8] [--rounds 3]
  *
@@ -16,6 +17,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { InteractionSchema, type Interaction } from '../src/core/types.js';
 import { buildGuard } from '../src/guard/build.js';
+import { scoreInjection } from '../src/detectors/injection/index.js';
 import { ROOT } from './common.js';
 
 const { values } = parseArgs({ options: { sizes: { type: 'string', default: '1,4,8' }, rounds: { type: 'string', default: '3' } } });
@@ -85,9 +87,17 @@ try {
     }
     times.sort((a, b) => a - b);
     const ms = times[Math.floor(times.length / 2)]!;
+    // The injection scorer alone on the same text (the largest detector cost of a result; see README.md).
+    const injection: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      const t0 = performance.now();
+      scoreInjection(`injection round ${r}\n${t}`);
+      injection.push(performance.now() - t0);
+    }
+    injection.sort((a, b) => a - b);
     const inMem = t.length * 2;
     console.log(
-      `${String(mb).padStart(3)} MB result: ${ms.toFixed(1).padStart(7)} ms  ${(mb / (ms / 1000)).toFixed(0).padStart(5)} MB/s  heap +${(heapGrowth / 2 ** 20).toFixed(0)} MiB (${(heapGrowth / inMem).toFixed(1)}× the text), rss +${(rssGrowth / 2 ** 20).toFixed(0)} MiB`,
+      `${String(mb).padStart(3)} MB result: ${ms.toFixed(1).padStart(7)} ms  ${(mb / (ms / 1000)).toFixed(0).padStart(5)} MB/s  heap +${(heapGrowth / 2 ** 20).toFixed(0)} MiB (${(heapGrowth / inMem).toFixed(1)}× the text), rss +${(rssGrowth / 2 ** 20).toFixed(0)} MiB; injection scorer alone ${injection[Math.floor(injection.length / 2)]!.toFixed(1)} ms`,
     );
   }
   await guard.close();

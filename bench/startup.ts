@@ -20,26 +20,32 @@ const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' }
 const runs = Number(values.runs);
 const CLI = join(ROOT, 'dist', 'src', 'cli', 'index.js');
 
-function medianWall(args: string[]): number {
-  const ms: number[] = [];
-  for (let r = 0; r < runs; r++) {
-    const t0 = performance.now();
-    const p = spawnSync(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, QUADGUARD_LOG_LEVEL: 'warn' } });
-    ms.push(performance.now() - t0);
-    if (p.status !== 0) throw new Error(`${args.join(' ')} exited ${p.status}: ${p.stderr.toString().slice(0, 300)}`);
-  }
-  return ms.sort((a, b) => a - b)[Math.floor(runs / 2)]!;
+/** Wall time of one run of the built CLI (or bare node) with `args`, in ms; throws if it fails. */
+function wall(args: string[]): number {
+  const t0 = performance.now();
+  const p = spawnSync(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, QUADGUARD_LOG_LEVEL: 'warn' } });
+  const ms = performance.now() - t0;
+  if (p.status !== 0) throw new Error(`${args.join(' ')} exited ${p.status}: ${p.stderr.toString().slice(0, 300)}`);
+  return ms;
 }
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const dir = mkdtempSync(join(tmpdir(), 'qg-bench-start-'));
 try {
-  console.log(`node ${process.version}; median of ${runs} runs each`);
-  const bare = medianWall(['-e', '0']);
-  const version = medianWall([CLI, '--version']);
-  const check = medianWall([CLI, 'policy', 'check', join(ROOT, 'policies', 'default')]);
-  console.log(`node -e 0                       ${bare.toFixed(0).padStart(5)} ms`);
-  console.log(`quadguard --version             ${version.toFixed(0).padStart(5)} ms  (+${(version - bare).toFixed(0)} ms over bare node)`);
-  console.log(`quadguard policy check default  ${check.toFixed(0).padStart(5)} ms  (+${(check - bare).toFixed(0)} ms over bare node)`);
+  console.log(`node ${process.version}; median of ${runs} runs each, the three commands taking turns (so load hits them alike)`);
+  const commands = {
+    bare: ['-e', '0'],
+    version: [CLI, '--version'],
+    check: [CLI, 'policy', 'check', join(ROOT, 'policies', 'default')],
+  };
+  const times: Record<keyof typeof commands, number[]> = { bare: [], version: [], check: [] };
+  for (let r = 0; r < runs; r++) for (const k of Object.keys(commands) as Array<keyof typeof commands>) times[k].push(wall(commands[k]));
+  const bare = median(times.bare);
+  const row = (label: string, ms: number) => `${label.padEnd(32)}${ms.toFixed(0).padStart(5)} ms  (+${(ms - bare).toFixed(0)} ms over bare node, ${(ms / bare).toFixed(2)}×)`;
+  console.log(`${'node -e 0'.padEnd(32)}${bare.toFixed(0).padStart(5)} ms`);
+  console.log(row('quadguard --version', median(times.version)));
+  console.log(row('quadguard policy check default', median(times.check)));
 
   const ws = join(dir, 'ws');
   mkdirSync(ws);

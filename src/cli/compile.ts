@@ -1,7 +1,6 @@
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import YAML from 'yaml';
 import { z } from 'zod';
 import { ConfigError, PolicyError } from '../core/errors.js';
 import type { LlmConfig } from '../llm/config.js';
@@ -65,7 +64,8 @@ export async function runCompile(policyFile: string, opts: CompileCommandOptions
   const { book, reviewSheet, usage } = await compilePolicy(client, markdown, { name, source: 'policy.md' });
   await mkdir(outDir, { recursive: true });
   const header = `# Compiled by \`quadguard policy compile\` from policy.md with ${client.model('strong')}.\n# Review REVIEW.md, run \`quadguard policy check\`, then sign.\n`;
-  await writeFile(join(outDir, 'book.yaml'), header + YAML.stringify(book, { lineWidth: 0 }), 'utf8');
+  const { stringify } = await import('yaml');
+  await writeFile(join(outDir, 'book.yaml'), header + stringify(book, { lineWidth: 0 }), 'utf8');
   if (resolve(policyFile) !== join(outDir, 'policy.md')) await copyFile(policyFile, join(outDir, 'policy.md'));
   await writeFile(join(outDir, 'REVIEW.md'), reviewSheet, 'utf8');
   const u = usage;
@@ -79,9 +79,11 @@ export async function resolveLlmConfig(opts: CompileCommandOptions): Promise<Llm
   let raw: Record<string, unknown>;
   if (opts.config !== undefined) {
     if (opts.baseUrl !== undefined) throw new ConfigError('config_invalid', 'give either --config or --base-url, not both');
+    // `yaml` is loaded here, not at the top: `policy check` registers this command but must start without it.
+    const { parse } = await import('yaml');
     let doc: unknown;
     try {
-      doc = YAML.parse(await readFile(opts.config, 'utf8'));
+      doc = parse(await readFile(opts.config, 'utf8'));
     } catch (err) {
       throw new ConfigError('config_unreadable', `cannot read ${opts.config}: ${(err as Error).message}`, { cause: err, location: { file: opts.config } });
     }

@@ -4,7 +4,9 @@ import { PolicyError } from '../core/errors.js';
 import { addCompileSubcommand } from './compile.js';
 import { AnyInteractionSchema, type Interaction } from '../core/types.js';
 import type { Explanation } from '../guard/explain.js';
-import { formatDiagnostic, generateSigningKeys, loadBook, PolicyBookError, signBook, verifyBook } from '../policy/index.js';
+// The modules `policy check` needs, not the policy barrel (signing, explanation): loaded per command below.
+import { formatDiagnostic, PolicyBookError } from '../policy/errors.js';
+import { loadBook } from '../policy/load.js';
 
 /**
  * `quadguard policy …`: check (validate and lint), explain (what the guard decides on one interaction, and why),
@@ -119,6 +121,7 @@ export function registerPolicyCommands(program: Command): void {
     .description('Sign a policy book (ed25519); writes book.sig beside it')
     .requiredOption('--key <private.pem>', 'ed25519 private key (PEM)')
     .action(async (book: string, opts: { key: string }) => {
+      const { signBook } = await import('../policy/sign.js');
       const { sigFile, signature } = await signBook(book, await readFile(opts.key, 'utf8'));
       process.stdout.write(`signed ${signature.hash.slice(0, 16)} with key ${signature.keyId}: ${sigFile}\n`);
     });
@@ -128,6 +131,7 @@ export function registerPolicyCommands(program: Command): void {
     .description("Verify a policy book's signature")
     .requiredOption('--pub <public.pem>', 'ed25519 public key (PEM)')
     .action(async (book: string, opts: { pub: string }) => {
+      const { verifyBook } = await import('../policy/sign.js');
       const { signature } = await verifyBook(book, await readFile(opts.pub, 'utf8'));
       process.stdout.write(`ok: signature by key ${signature.keyId} verifies, hash ${signature.hash.slice(0, 16)}\n`);
     });
@@ -137,6 +141,7 @@ export function registerPolicyCommands(program: Command): void {
     .description('Create an ed25519 key pair for signing books: <prefix>.key.pem (private) and <prefix>.pub.pem')
     .requiredOption('--out <prefix>', 'path prefix of the two files')
     .action(async (opts: { out: string }) => {
+      const { generateSigningKeys } = await import('../policy/sign.js');
       const keys = generateSigningKeys();
       // `wx`: never overwrite an existing key; the private key is readable by its owner only.
       await writeFile(`${opts.out}.key.pem`, keys.privateKeyPem, { flag: 'wx', mode: 0o600 });

@@ -1,14 +1,24 @@
+import { createRequire } from 'node:module';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { isScalar, LineCounter, parseDocument, Scalar, type Document } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
 import { compileBook, type CompileResult } from './compile.js';
 import { DiagnosticSink } from './errors.js';
 import type { DocPath, Locator } from './location.js';
+import { parseYamlSubset, subsetNodeAt } from './yaml-subset.js';
 
 /**
  * Loading a book from disk: find the file, parse YAML (JSON is YAML too, so one parser gives positions for
- * both), map zod issue paths back to line:column, then compile.
+ * both), map zod issue paths back to line:column, then compile. Books written in the plain subset of YAML that
+ * `yaml-subset.ts` reads (every shipped book) are read by it, with the same result; the `yaml` library, which
+ * costs more to load and run cold than the rest of `policy check`, is loaded only for the others.
  */
+
+/** `yaml`, loaded on first use (it is CommonJS, so `require` gives the module every `import` of it gets). */
+let yamlModule: typeof import('yaml') | undefined;
+function yaml(): typeof import('yaml') {
+  return (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
+}
 
 /** File names looked for, in order, when a book path is a directory. */
 export const BOOK_FILES = ['book.yaml', 'book.yml', 'book.json'] as const;
@@ -33,20 +43,43 @@ export async function resolveBookFile(path: string): Promise<{ file: string; dir
   throw new Error('unreachable');
 }
 
-/** A locator over a parsed YAML document: the node at a path, or its nearest existing ancestor. */
-export function yamlLocator(doc: Document, text: string, lines: LineCounter): Locator {
+/** What a locator needs of the node at a path: where it starts, and for a scalar its source and style. */
+interface NodeSpan {
+  start: number;
+  end?: number;
+  /** Single-line plain or quoted scalars map columns one-to-one (escapes aside). */
+  style?: 'plain' | 'quoted' | 'other';
+}
+
+/** Line starts (offsets), and `yaml`'s LineCounter.linePos over them. */
+function linePosition(text: string): (offset: number) => { line: number; col: number } {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return (offset) => {
+    let low = 0;
+    let high = starts.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (offset < starts[mid]!) high = mid;
+      else low = mid + 1;
+    }
+    if (starts[low - 1] === offset) return { line: low, col: 1 };
+    if (low === 0) return { line: 0, col: offset };
+    return { line: low, col: offset - starts[low - 1]! + 1 };
+  };
+}
+
+/** A locator over a document's nodes: the node at a path, or its nearest existing ancestor. */
+function spanLocator(spanAt: (path: DocPath) => NodeSpan | undefined, text: string, linePos: (offset: number) => { line: number; col: number }): Locator {
   return (path: DocPath, innerColumn?: number) => {
     for (let n = path.length; n >= 0; n--) {
-      const node = n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true);
-      const range = (node as { range?: [number, number, number] } | undefined)?.range;
-      if (!range) continue;
-      const pos = lines.linePos(range[0]);
+      const span = spanAt(path.slice(0, n));
+      if (!span) continue;
+      const pos = linePos(span.start);
       let column = pos.col;
-      if (n === path.length && innerColumn !== undefined && isScalar(node)) {
-        const raw = text.slice(range[0], range[1]);
-        const quoted = node.type === Scalar.QUOTE_DOUBLE || node.type === Scalar.QUOTE_SINGLE;
-        // Only single-line plain or quoted scalars map columns one-to-one (escapes aside).
-        if (!raw.includes('\n') && (quoted || node.type === Scalar.PLAIN)) column += (quoted ? 1 : 0) + innerColumn - 1;
+      if (n === path.length && innerColumn !== undefined && span.end !== undefined && (span.style === 'plain' || span.style === 'quoted')) {
+        const raw = text.slice(span.start, span.end);
+        if (!raw.includes('\n')) column += (span.style === 'quoted' ? 1 : 0) + innerColumn - 1;
       }
       return { line: pos.line, column };
     }
@@ -54,8 +87,41 @@ export function yamlLocator(doc: Document, text: string, lines: LineCounter): Lo
   };
 }
 
+/** A locator over a parsed YAML document: the node at a path, or its nearest existing ancestor. */
+export function yamlLocator(doc: Document, text: string, lines: LineCounter): Locator {
+  const { isScalar, Scalar } = yaml();
+  return spanLocator(
+    (path) => {
+      const node = path.length === 0 ? doc.contents : doc.getIn(path, true);
+      const range = (node as { range?: [number, number, number] } | undefined)?.range;
+      if (!range) return undefined;
+      if (!isScalar(node)) return { start: range[0] };
+      const quoted = node.type === Scalar.QUOTE_DOUBLE || node.type === Scalar.QUOTE_SINGLE;
+      return { start: range[0], end: range[1], style: quoted ? 'quoted' : node.type === Scalar.PLAIN ? 'plain' : 'other' };
+    },
+    text,
+    (offset) => lines.linePos(offset),
+  );
+}
+
 /** Parses book text; YAML errors become `policy_yaml_error` with line:column (all of them, capped). */
 export function parseBookText(text: string, file: string): { raw: unknown; locate: Locator } {
+  const fast = parseYamlSubset(text);
+  if (fast) {
+    const spanAt = (path: DocPath): NodeSpan | undefined => {
+      const node = subsetNodeAt(fast.root, path);
+      if (!node) return undefined;
+      if (node.kind !== 'scalar') return { start: node.start };
+      return { start: node.start, end: node.end, style: node.style === 'plain' ? 'plain' : node.style === 'block' ? 'other' : 'quoted' };
+    };
+    return { raw: fast.value, locate: spanLocator(spanAt, text, linePosition(text)) };
+  }
+  return parseBookTextWithYaml(text, file);
+}
+
+/** `parseBookText` by the `yaml` library, for any text (the reference the subset reader is tested against). */
+export function parseBookTextWithYaml(text: string, file: string): { raw: unknown; locate: Locator } {
+  const { LineCounter, parseDocument } = yaml();
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true });
   if (doc.errors.length > 0) {

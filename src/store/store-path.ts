@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import YAML from 'yaml';
 import { ConfigError } from '../core/errors.js';
+import { quadguardHome } from '../core/home.js';
 import { isPostgresUrl, resolveStoreValue } from './location.js';
 
 /** A config's `store:` when it has none, relative to the config file's folder. */
@@ -11,11 +11,7 @@ export const DEFAULT_STORE_PATH = '.quadguard/state.db';
 /** The config file every command picks up from the current directory when no `--config` is given. */
 export const DEFAULT_CONFIG_FILE = 'quadguard.config.yaml';
 
-/** `$QUADGUARD_HOME`, else `~/.quadguard`: where state lives when no config says otherwise. */
-export function quadguardHome(env: NodeJS.ProcessEnv = process.env): string {
-  const home = env.QUADGUARD_HOME;
-  return home && home.length > 0 ? resolve(home) : join(homedir(), '.quadguard');
-}
+export { quadguardHome } from '../core/home.js';
 
 /** Where the state came from, for `status` and the start-up log line. */
 export type StoreSource = 'flag' | 'config' | 'home';

@@ -1,4 +1,5 @@
 import type { Finding } from './phrases.js';
+import { shortcuts, splitAfterMarks, splitLines } from './shortcuts.js';
 
 /**
  * Task-hijacking signals that depend on sentence shape and on context (BIPIA-style attacks): an imperative about
@@ -89,11 +90,14 @@ const MIN_DOC_WORDS = 8;
 /** The rest of the text instructs the reader too: it is a prompt (a user's request plus hints), not data. */
 const PROMPT_LIKE = /\byou (?:must|should|need to|have to)\b/i;
 
+/** Where `sentences` splits a line (see splitAfterMarks). */
+const SENTENCE_BREAK = /[.!?]\s+(?=[A-Z"'(])/g;
+
 /** Sentences of a text: split on line breaks and on sentence punctuation followed by a space. */
 export function sentences(text: string): string[] {
   const out: string[] = [];
-  for (const line of text.split(/\r?\n|\\n/)) {
-    for (const s of line.split(/(?<=[.!?])\s+(?=[A-Z"'(])/)) {
+  for (const line of splitLines(text, true)) {
+    for (const s of shortcuts.on ? splitAfterMarks(line, SENTENCE_BREAK) : line.split(/(?<=[.!?])\s+(?=[A-Z"'(])/)) {
       const t = s.trim();
       if (t.length >= 8) out.push(t);
       if (out.length >= MAX_SENTENCES) return out;
@@ -112,11 +116,16 @@ export function answerDirective(text: string): Finding | undefined {
   for (const s of sentences(text)) {
     current = s;
     if (s.length > 400) continue;
-    const imperative = IMPERATIVE_START.test(s) || /^in your (?:\w+\s+)?(?:answer|response|reply|output|message)\b/i.test(s);
-    const aboutOutput = TO_YOUR_OUTPUT.test(s) || YOUR_OUTPUT_MUST.test(s) || EVERY_ANSWER_YOU.test(s);
-    if (VERB_YOUR_OUTPUT.test(s) || (imperative && aboutOutput && !ASKS_READER_DETAILS.test(s))) take(0.65, 'instruction about the reader\'s answer');
+    // Every pattern about the reader's output holds "you" (TO_YOUR_OUTPUT, YOUR_OUTPUT_MUST, VERB_YOUR_OUTPUT: "your";
+    // EVERY_ANSWER_YOU: "you"): without it they cannot match, and the imperative only counts with one of them.
+    const you = !shortcuts.on || /you/i.test(s);
+    if (you) {
+      const imperative = IMPERATIVE_START.test(s) || /^in your (?:\w+\s+)?(?:answer|response|reply|output|message)\b/i.test(s);
+      const aboutOutput = TO_YOUR_OUTPUT.test(s) || YOUR_OUTPUT_MUST.test(s) || EVERY_ANSWER_YOU.test(s);
+      if (VERB_YOUR_OUTPUT.test(s) || (imperative && aboutOutput && !ASKS_READER_DETAILS.test(s))) take(0.65, 'instruction about the reader\'s answer');
+    }
     if (PROCESS_THIS.test(s)) take(0.5, 'instruction on processing this document');
-    else if (YOUR_OUTPUT_MUST.test(s) && !/\b(?:we|I)\b/.test(s)) take(0.45, 'your answer must …');
+    else if (you && YOUR_OUTPUT_MUST.test(s) && !/\b(?:we|I)\b/.test(s)) take(0.45, 'your answer must …');
     if (RESPOND_IN.test(s)) take(0.6, 'respond in an encoding');
     if (TRANSFORM.test(s) && !/\bpassword|username|pin\b/i.test(s)) take(0.55, 'obfuscate the output');
   }
@@ -174,7 +183,7 @@ function splitsSentence(before: string | undefined, after: string | undefined): 
  * document (an e-mail about a card payment does not ask about the functions of the liver).
  */
 export function embeddedTask(text: string): Finding | undefined {
-  const lines = text.split(/\r?\n/);
+  const lines = splitLines(text, false);
   if (lines.length < 2) return undefined;
   let best: Finding | undefined;
   let docWords: Set<string> | undefined;

@@ -4,6 +4,8 @@
  * can rescan them. Every scan is linear in the input and the decoding is bounded (count and length).
  */
 
+import { shortcuts } from './shortcuts.js';
+
 /** One decoded run: the encoding and the text it decodes to. */
 export interface DecodedRun {
   encoding: 'base64' | 'hex' | 'url' | 'rot13' | 'spaced' | 'leet';
@@ -21,6 +23,9 @@ const ANSI = /\u001B(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001B]{0,200}(?:\u0007|\u0
 /** C0/C1 controls other than tab, newline, carriage return, form feed and ESC (counted separately). */
 const OTHER_CONTROL = /[\u0000-\u0008\u000B\u000E-\u001A\u001C-\u001F\u007F-\u009F]/g;
 
+/** Any character TAG_CHARS, BIDI, ZERO_WIDTH, ANSI or OTHER_CONTROL needs (the first of them by its high surrogate). */
+const HIDDEN_OR_CONTROL = /[\u0000-\u0008\u000B\u000E-\u001F\u007F-\u009F\u180E\u200B-\u200D\u2060-\u2064\u2066-\u2069\u202A-\u202E\uFEFF\uDB40]/;
+
 /** What `scanHidden` found, each with the weight it contributes. */
 export interface HiddenFinding {
   signal: 'hidden_unicode' | 'control_sequence';
@@ -31,6 +36,8 @@ export interface HiddenFinding {
 /** Invisible Unicode and control-sequence findings of one text. */
 export function scanHidden(text: string): HiddenFinding[] {
   const out: HiddenFinding[] = [];
+  // Every finding below needs one of these characters (tag characters by their high surrogate): none, no finding.
+  if (shortcuts.on && !HIDDEN_OR_CONTROL.test(text)) return out;
   if (TAG_CHARS.test(text)) out.push({ signal: 'hidden_unicode', detail: 'unicode tag characters', weight: 0.9 });
   const bidi = text.match(BIDI)?.length ?? 0;
   if (bidi > 0) out.push({ signal: 'hidden_unicode', detail: `bidi controls x${bidi}`, weight: 0.5 });
@@ -61,6 +68,8 @@ export function stripInvisible(text: string): string {
 
 /** ASCII hidden in Unicode tag characters (each tag char U+E00xx carries the ASCII char xx). */
 export function decodeTagChars(text: string): string {
+  // Every tag character is the surrogate pair \uDB40 + low surrogate: without that high surrogate there is none.
+  if (shortcuts.on && !text.includes('\uDB40')) return '';
   let out = '';
   for (const ch of text) {
     const cp = ch.codePointAt(0) ?? 0;
@@ -74,6 +83,8 @@ const MAX_RUN_LEN = 16_384;
 const BASE64_RUN = /[A-Za-z0-9+/_-]{24,}={0,2}/g;
 const HEX_RUN = /(?:\\x|0x)?(?:[0-9a-fA-F]{2}(?:\\x|\s)?){16,}/g;
 const URL_RUN = /[^\s%]{0,24}(?:%[0-9a-fA-F]{2}[^\s%]{0,24}){6,}/g;
+/** URL_RUN tried at one position only (see urlRuns). */
+const URL_RUN_AT = /[^\s%]{0,24}(?:%[0-9a-fA-F]{2}[^\s%]{0,24}){6,}/y;
 
 /**
  * Decodes up to 8 encoded runs (base64, hex, URL-encoding) into printable text; rot13 is tried on the text as a
@@ -84,9 +95,9 @@ export function decodeRuns(text: string): DecodedRun[] {
   const push = (encoding: DecodedRun['encoding'], decoded: string | undefined): void => {
     if (decoded !== undefined && out.length < MAX_RUNS && isMostlyText(decoded)) out.push({ encoding, text: decoded });
   };
-  for (const m of text.matchAll(BASE64_RUN)) {
+  for (const m of runMatches(text, 'base64')) {
     if (out.length >= MAX_RUNS) break;
-    const run = m[0].slice(0, MAX_RUN_LEN);
+    const run = m.slice(0, MAX_RUN_LEN);
     // Identifiers and hex digests match the alphabet too; real base64 of prose mixes cases and digits.
     if (!/[a-z]/.test(run) || !/[A-Z]/.test(run)) continue;
     push('base64', Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8'));
@@ -96,10 +107,10 @@ export function decodeRuns(text: string): DecodedRun[] {
     const hex = m[0].slice(0, MAX_RUN_LEN).replace(/\\x|0x|\s/g, '');
     push('hex', Buffer.from(hex.length % 2 ? hex.slice(0, -1) : hex, 'hex').toString('utf8'));
   }
-  for (const m of text.matchAll(URL_RUN)) {
+  for (const run of runMatches(text, 'url')) {
     if (out.length >= MAX_RUNS) break;
     try {
-      push('url', decodeURIComponent(m[0].slice(0, MAX_RUN_LEN)));
+      push('url', decodeURIComponent(run.slice(0, MAX_RUN_LEN)));
     } catch {
       // malformed escapes: not a payload we can read
     }
@@ -116,6 +127,88 @@ export function decodeRuns(text: string): DecodedRun[] {
   const leet = unleet(text.slice(0, MAX_RUN_LEN));
   if (leet !== undefined) push('leet', leet);
   return out;
+}
+
+/** The raw matches of one kind of run (before decoding), in order: the fast scan, or the plain regex without short cuts. */
+export function* runMatches(text: string, kind: 'base64' | 'url'): Generator<string> {
+  if (shortcuts.on) {
+    yield* kind === 'url' ? urlRuns(text) : base64Runs(text);
+    return;
+  }
+  for (const m of text.matchAll(kind === 'url' ? URL_RUN : BASE64_RUN)) yield m[0];
+}
+
+
+/**
+ * The matches of BASE64_RUN in one pass over the characters: a match is a whole run of 24 or more alphabet
+ * characters (the greedy quantifier takes the run to its end, and the leftmost position a run of 24 can start at
+ * is the run's first character) with up to two "=" after it; shorter runs hold no match.
+ */
+function* base64Runs(text: string): Generator<string> {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (!isBase64(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    while (j < n && isBase64(text.charCodeAt(j))) j++;
+    if (j - i >= 24) {
+      let end = j;
+      if (text.charCodeAt(end) === 61) end++;
+      if (end > j && text.charCodeAt(end) === 61) end++;
+      yield text.slice(i, end);
+      i = end;
+    } else i = j;
+  }
+}
+
+/** `[A-Za-z0-9+/_-]` */
+function isBase64(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 47 && c <= 57) || c === 43 || c === 45 || c === 95;
+}
+
+/**
+ * The matches of URL_RUN, in order, each found with one attempt at the one place it can start. A match's first "%"
+ * starts an escape (%XX), and before it come at most 24 characters that are neither white space nor "%". So with
+ * `p` the next escape after the search position `from`, a match with p as its first "%" starts at the earliest
+ * position s ≥ from, ≥ p − 24, after the last white space or "%" before p (the greedy prefix then reaches p; a
+ * later start reaches p too and leaves the same chain of escapes after it, so it fails when s fails), and no
+ * match starts before s (its first "%" would be an invalid one, or beyond 24 characters). Text without escapes
+ * costs one indexOf scan.
+ */
+function* urlRuns(text: string): Generator<string> {
+  let from = 0;
+  for (let p = nextEscape(text, 0); p !== -1; p = nextEscape(text, from)) {
+    let s = p;
+    const floor = Math.max(from, p - 24);
+    while (s > floor && !isSpaceOrPercent(text.charCodeAt(s - 1))) s--;
+    URL_RUN_AT.lastIndex = s;
+    const m = URL_RUN_AT.exec(text);
+    if (m) {
+      from = s + m[0].length;
+      yield m[0];
+    } else from = p + 1;
+  }
+}
+
+/** `[\s%]` (JavaScript's \s). */
+function isSpaceOrPercent(c: number): boolean {
+  if (c < 128) return c === 37 || c === 32 || (c >= 9 && c <= 13);
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/** Index of the next "%" at or after `from` followed by two hex digits, or −1. */
+function nextEscape(text: string, from: number): number {
+  for (let i = text.indexOf('%', from); i !== -1; i = text.indexOf('%', i + 1)) {
+    if (isHex(text.charCodeAt(i + 1)) && isHex(text.charCodeAt(i + 2))) return i;
+  }
+  return -1;
+}
+
+function isHex(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
 }
 
 /** Letters separated by single spaces, words by two or more ("I g n o r e  a l l"): at least 8 letters. */

@@ -1,4 +1,5 @@
 import type { Finding } from './phrases.js';
+import { shortcuts, splitAfterMarks, splitLines } from './shortcuts.js';
 
 /**
  * `directive`: the linguistic shape of an injected instruction, independent of any attack wording. A sentence of
@@ -50,6 +51,7 @@ const OPENER_WORDS = new Set(
 const IMPERATIVE = {
   test(o: string): boolean {
     if (/^[\u3000-\u9fff]/u.test(o)) return IMPERATIVE_RE.test(o);
+    if (shortcuts.on) return leadsToVerb(o);
     const words = o.slice(0, 120).toLowerCase().split(/[\s,:]+/, 8);
     for (const w of words) {
       if (VERB_HEADS.has(w)) return IMPERATIVE_RE.test(o);
@@ -58,6 +60,33 @@ const IMPERATIVE = {
     return false;
   },
 };
+
+/**
+ * IMPERATIVE.test without lower-casing and splitting the whole head: the same words as
+ * `o.slice(0, 120).toLowerCase().split(/[\s,:]+/, 8)`, taken one at a time, so a sentence whose first word is
+ * neither an opener nor a verb head costs one short slice.
+ */
+function leadsToVerb(o: string): boolean {
+  const head = o.length > 120 ? o.slice(0, 120) : o;
+  let i = 0;
+  for (let n = 0; n < 8; n++) {
+    let j = i;
+    while (j < head.length && !isWordBreak(head.charCodeAt(j))) j++;
+    const w = head.slice(i, j).toLowerCase();
+    if (VERB_HEADS.has(w)) return IMPERATIVE_RE.test(o);
+    if (!OPENER_WORDS.has(w) && !/^\w{3,}ly$/.test(w) && w !== '') return false;
+    if (j >= head.length) return false;
+    while (j < head.length && isWordBreak(head.charCodeAt(j))) j++;
+    i = j;
+  }
+  return false;
+}
+
+/** The characters of `[\s,:]` (JavaScript's \s: ASCII and Unicode white space, line ends, BOM). */
+function isWordBreak(c: number): boolean {
+  if (c < 128) return c === 32 || c === 44 || c === 58 || (c >= 9 && c <= 13);
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
 
 /** Modal directives aimed at the reader or at its output. */
 const MODAL = new RegExp(
@@ -210,7 +239,7 @@ interface Unit {
 export function units(text: string): Unit[] {
   const out: Unit[] = [];
   let prev = '';
-  const lines = text.split(/\r?\n|\\n/, MAX_UNITS).map((l) => l.trim());
+  const lines = splitLines(text, true, MAX_UNITS).map((l) => l.trim());
   const kinds = lines.map(lineKind);
   for (let i = 0; i < lines.length; i++) {
     const t = lines[i] as string;
@@ -221,11 +250,15 @@ export function units(text: string): Unit[] {
     // Bars separate cells only in table rows; elsewhere they are pipes ("curl … | sh") or title separators.
     const bars = /^\||\|.*\|/.test(t);
     const csv = kinds[i] === 'row' && !bars && !t.includes('"');
+    // Without bars, CSV or a double quote no separator can match: the line is one cell (a short cut, same cells).
     const cells =
-      t.length > 8 * MAX_LEN ? [t] : t.split(bars ? /\s*\|\s*|(?<=^|,)"|"(?=,|$)|"\s*:\s*"|:\s+"/ : csv ? /,(?! )/ : /(?<=^|,)"|"(?=,|$)|"\s*:\s*"|:\s+"/);
-    const filled = cells.filter((c) => c.trim() !== '').length;
+      t.length > 8 * MAX_LEN || (shortcuts.on && !bars && !csv && !t.includes('"'))
+        ? [t]
+        : t.split(bars ? /\s*\|\s*|(?<=^|,)"|"(?=,|$)|"\s*:\s*"|:\s+"/ : csv ? /,(?! )/ : /(?<=^|,)"|"(?=,|$)|"\s*:\s*"|:\s+"/);
+    const filled = cells.length === 1 ? (cells[0]?.trim() !== '' ? 1 : 0) : cells.filter((c) => c.trim() !== '').length;
     for (const cell of cells) {
-      for (const raw of cell.split(/(?<=[.!?;])\s+(?=[A-Z"'([])|(?<=[。！？])/)) {
+      // A sentence ends only after one of . ! ? ; 。！？: a cell without them is one sentence (a short cut).
+      for (const raw of shortcuts.on && !SENTENCE_END.test(cell) ? [cell] : shortcuts.on && !CJK_END.test(cell) ? splitAfterMarks(cell, SENTENCE_BREAK) : cell.split(/(?<=[.!?;])\s+(?=[A-Z"'([])|(?<=[。！？])/)) {
         const s = raw.trim();
         if (s.length < 8) continue;
         out.push({ text: s.slice(0, MAX_LEN), prev, structured, tableValue: filled >= 3 });
@@ -236,6 +269,11 @@ export function units(text: string): Unit[] {
   }
   return out;
 }
+
+const SENTENCE_END = /[.!?;。！？]/;
+/** Without the CJK full stops (which split with no space after them), the split is splitAfterMarks on this. */
+const CJK_END = /[。！？]/;
+const SENTENCE_BREAK = /[.!?;]\s+(?=[A-Z"'([])/g;
 
 /** A line is a table/CSV row, another structured line (comment, field, code), or prose. */
 function lineKind(t: string): 'row' | 'field' | 'prose' {
@@ -251,8 +289,16 @@ function starts(s: string): string[] {
   return openings(s).filter((o, i) => i === 0 || !/^[A-Z]/.test(o) || /^\S+\s+[^A-Z\s]/.test(o));
 }
 
+/**
+ * Where openings start, as the plain pattern `[:;,，：]\s*|\s(?:[-–—]|->|=>)\s|(?<=[a-z0-9)] )(?=[A-Z][a-z])` has
+ * them but without a lookbehind tried at every position: the third alternative consumes the letter and space it
+ * looked behind at, so its match ends where the empty match was. No other alternative can match at that letter or
+ * space (they need punctuation or white space there), nor end on it, so the matches end at the same places.
+ */
+const OPENING_BREAK = /[:;,，：]\s*|\s(?:[-–—]|->|=>)\s|[a-z0-9)] (?=[A-Z][a-z])/g;
+
 /** All candidate openings, before filtering. */
-function openings(s: string): string[] {
+export function openings(s: string): string[] {
   let t = s;
   for (let i = 0; i < 4; i++) {
     const m = PREFIX.exec(t);
@@ -261,7 +307,7 @@ function openings(s: string): string[] {
   }
   const out = [t];
   // After a colon, semicolon, dash or comma, and before a capitalised word run into the text without a full stop.
-  for (const m of t.slice(0, 200).matchAll(/[:;,，：]\s*|\s(?:[-–—]|->|=>)\s|(?<=[a-z0-9)] )(?=[A-Z][a-z])/g)) {
+  for (const m of t.slice(0, 200).matchAll(shortcuts.on ? OPENING_BREAK : /[:;,，：]\s*|\s(?:[-–—]|->|=>)\s|(?<=[a-z0-9)] )(?=[A-Z][a-z])/g)) {
     out.push(t.slice(m.index + m[0].length));
     if (out.length >= 6) break;
   }
@@ -272,9 +318,18 @@ function openings(s: string): string[] {
 export function scoreSentence(u: Unit): { weight: number; cues: string[] } | undefined {
   const s = u.text;
   const opens = starts(s);
-  // Three words at least: "State University" or "Update roadmap" in a table cell are names, not orders.
-  const imperative = (/^\S+\s+\S+\s+\S/u.test(s) && opens.some((o) => IMPERATIVE.test(o) && /^\S+\s+\S/u.test(o))) || opens.some((o) => IMPERATIVE.test(o) && /[\u3000-\u9fff]/u.test(o));
-  const modal = MODAL.test(s) || AI_SUBJECT.test(s);
+  let imperative: boolean;
+  let modal: boolean;
+  if (shortcuts.on) {
+    // The same two booleans, cheaper: the modal patterns only where one of their words occurs, and the
+    // imperative (one test per opening instead of two) only when it still decides.
+    modal = MODAL_WORDS.test(s) && (MODAL.test(s) || AI_SUBJECT.test(s));
+    imperative = modal || isImperative(s, opens);
+  } else {
+    // Three words at least: "State University" or "Update roadmap" in a table cell are names, not orders.
+    imperative = (/^\S+\s+\S+\s+\S/u.test(s) && opens.some((o) => IMPERATIVE.test(o) && /^\S+\s+\S/u.test(o))) || opens.some((o) => IMPERATIVE.test(o) && /[\u3000-\u9fff]/u.test(o));
+    modal = MODAL.test(s) || AI_SUBJECT.test(s);
+  }
   if (!imperative && !modal) return undefined;
   const cues: string[] = [];
   let w = 0.15;
@@ -312,6 +367,22 @@ export function scoreSentence(u: Unit): { weight: number; cues: string[] } | und
   // processing step with its purpose, not an order about the reader's own answer.
   if (!ai && PROCESSING_STEP.test(s)) w *= 0.5;
   return { weight: Math.min(0.85, Math.round(w * 1000) / 1000), cues };
+}
+
+/**
+ * Words every MODAL and AI_SUBJECT alternative contains (the modal verb or "you"), case-insensitively like them:
+ * a sentence without any of them matches neither.
+ */
+const MODAL_WORDS = /you|must|should|need|has to|have to|is to|are to|shall|will now|is now|are now|may now|can now|has been/i;
+
+/**
+ * The imperative test of scoreSentence in one pass: some opening is an imperative and either has two words in a
+ * sentence of three or more, or holds CJK text.
+ */
+function isImperative(s: string, opens: string[]): boolean {
+  const threeWords = /^\S+\s+\S+\s+\S/u.test(s);
+  for (const o of opens) if (IMPERATIVE.test(o) && ((threeWords && /^\S+\s+\S/u.test(o)) || /[\u3000-\u9fff]/u.test(o))) return true;
+  return false;
 }
 
 /** A processing step stated with its technical purpose or object (see scoreSentence). */

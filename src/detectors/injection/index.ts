@@ -5,7 +5,8 @@ import { inspectedFields } from '../common.js';
 import { answerDirective, codePayload, embeddedTask } from './directive.js';
 import { decodeRuns, decodeTagChars, scanHidden, stripInvisible, unquoteDiscussion } from './hidden.js';
 import { directive, isInstructional, isToolDescription } from './imperative.js';
-import { type Finding, matchFamily, PHRASE_SIGNALS } from './phrases.js';
+import { type Finding, findHints, matchFamily, PHRASE_SIGNALS } from './phrases.js';
+import { shortcuts } from './shortcuts.js';
 import { toolHijack } from './tool-poison.js';
 import { foldConfusables } from './confusables.js';
 import { defineDetector } from '../registry.js';
@@ -111,9 +112,11 @@ function scoreWindow(text: string, enabled: ReadonlySet<InjectionSignal>, depth:
   // Phrase signals read the text as a reader would: invisible characters removed, smuggled tag text appended.
   const tagText = decodeTagChars(text);
   const visible = unquoteDiscussion(foldConfusables(stripInvisible(text))) + (tagText ? `\n${tagText}` : '');
+  // One pass finds the hint literals of every phrase family (exact short cut: see phrases.ts).
+  const hints = shortcuts.on ? findHints(visible) : undefined;
   for (const [signal, patterns] of Object.entries(PHRASE_SIGNALS)) {
     if (!enabled.has(signal as InjectionSignal)) continue;
-    const f = matchFamily(signal, patterns, visible);
+    const f = matchFamily(signal, patterns, visible, hints);
     if (f) findings.push(f);
   }
   if (enabled.has('answer_directive')) push(findings, answerDirective(visible));

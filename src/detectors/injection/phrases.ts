@@ -8,6 +8,9 @@
  * bounded gaps (`[^.\n]{0,40}`), no nested quantifiers.
  */
 
+import { holdsLiteral, LiteralSet } from './literals.js';
+import { shortcuts } from './shortcuts.js';
+
 /** A signal that fired, with its weight and a short description of what matched. */
 export interface Finding {
   signal: string;
@@ -17,16 +20,19 @@ export interface Finding {
   sentence?: string;
 }
 
-interface WeightedPattern {
+export interface WeightedPattern {
   re: RegExp;
   weight: number;
   detail: string;
+  /** Literals of which any match holds one (see HINTS). */
+  hint: string[];
+  hintIds: number[];
 }
 
 const INSTRUCTION_NOUN =
   '(?:\\w{0,3}structions?|directions?|directives?|prompts?|rules?|guidelines?|commands?|context|tasks?|guidance|constraints|orders|programming)';
 
-const OVERRIDE: WeightedPattern[] = [
+const OVERRIDE: Omit<WeightedPattern, 'hint' | 'hintIds'>[] = [
   {
     re: new RegExp(
       `\\b(?:ignore|disregard|forget|bypass|override|overlook|neglect|discard|abandon|drop|set aside|put aside|pay no attention to|stop following|throw out|scrap)\\b[^.\\n]{0,30}?\\b(?:previous|prior|above|earlier|preceding|former|original|initial|existing|old|all|any|your|system|whatever|the)\\b[^.\\n]{0,25}?\\b${INSTRUCTION_NOUN}\\b`,
@@ -88,7 +94,7 @@ const OVERRIDE: WeightedPattern[] = [
   { re: /(?:無視|忘れ)[^。\n]{0,12}(?:指示|命令)|(?:指示|命令)[^。\n]{0,12}(?:無視|忘れ)/, weight: 0.85, detail: 'ignore instructions (ja)' },
 ];
 
-const ROLE_MARKER: WeightedPattern[] = [
+const ROLE_MARKER: Omit<WeightedPattern, 'hint' | 'hintIds'>[] = [
   { re: /<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id)\|>/i, weight: 0.85, detail: 'chat-template token' },
   { re: /\[\/?INST\]|<<\/?SYS>>/, weight: 0.8, detail: '[INST] / <<SYS>> marker' },
   { re: /(?<!#)#{2,6}[ \t]*\(?[ \t]*(?:system|admin|developer|assistant)(?:[ _](?:message|prompt|instructions?|note|override))?\s*\)?\s*:?/i, weight: 0.7, detail: '### system marker' },
@@ -113,7 +119,7 @@ const ROLE_MARKER: WeightedPattern[] = [
 
 const AI_NOUN = '(?:AI|A\\.I\\.|assistant|model|agent|LLM|language model|chatbot|bot|GPT|copilot)';
 
-const ADDRESSED_TO_AI: WeightedPattern[] = [
+const ADDRESSED_TO_AI: Omit<WeightedPattern, 'hint' | 'hintIds'>[] = [
   { re: new RegExp(`\\b(?:to|for)\\s+you,?\\s+the\\s+(?:AI\\s+)?${AI_NOUN}\\b`, 'i'), weight: 0.75, detail: 'to you, the assistant' },
   {
     re: new RegExp(`\\b(?:dear|hey|attention|note to(?: the)?|message (?:for|to)(?: the)?|instructions? (?:for|to)(?: the)?|important for(?: the)?)\\s+(?:AI\\s+)?${AI_NOUN}s?\\b`, 'i'),
@@ -135,7 +141,7 @@ const RISKY_VERB =
 const EXFIL_VERB = '(?:send|transfer|wire|pay|forward|e-?mail|mail|invite|post|publish|share|upload|grant|concatenate|export|leak)';
 const TARGET = String.raw`(?:[\w.+-]{1,64}@[\w-]{1,63}\.[\w.]{2,63}|https?://\S+|\bwww\.\S+|\b[A-Z]{2}\d{2}[A-Z0-9]{10,30}\b|\bpasswords?\b|\bcredentials?\b|\bapi[ _-]?keys?\b|\ball (?:the )?(?:files|e-?mails|messages|contacts|data|documents|channels)\b)`;
 
-const ACTION_COMMAND: WeightedPattern[] = [
+const ACTION_COMMAND: Omit<WeightedPattern, 'hint' | 'hintIds'>[] = [
   {
     re: /(?<!\b(?:request|attempt|trying|tried|asked|asks|ask) to )\b(?:print|reveal|show|output|repeat|display|leak|disclose|tell me|give me|share|send)\b[^.\n]{0,20}\b(?:your|the)\s+(?:(?:full|initial|original|hidden|secret|entire|complete)\s+)?(?:system prompt|system message|initial instructions|hidden instructions|instructions above|prompt above|developer (?:message|prompt))\b/i,
     weight: 0.75,
@@ -156,20 +162,120 @@ const ACTION_COMMAND: WeightedPattern[] = [
   { re: /\b(?:and )?then (?:delete|remove|erase) (?:it|them|him|her|the (?:email|message|file|evidence)s?)\b/i, weight: 0.35, detail: 'then delete the trace' },
 ];
 
-/** The families above, by signal name. */
-export const PHRASE_SIGNALS: Record<string, WeightedPattern[]> = {
-  override: OVERRIDE,
-  role_marker: ROLE_MARKER,
-  addressed_to_ai: ADDRESSED_TO_AI,
-  action_command: ACTION_COMMAND,
+/**
+ * Hints: for each pattern above (same order), literals of which any text it matches holds at least one, compared
+ * like a case-insensitive regex (see literals.ts; "\\b" marks a literal that starts a word). A text holding none
+ * of a pattern's hints cannot match it, so the pattern is skipped: one pass over the text finds every hint of every
+ * family (exact short cuts; test/detectors/injection-shortcuts.test.ts checks each hint against strings generated
+ * from its pattern).
+ */
+const alt = (...xs: string[]): string[] => xs;
+const cross = (as: string[], bs: string[]): string[] => as.flatMap((x) => bs.map((y) => x + y));
+/** JavaScript's \s. */
+const SPACES = [' ', '\t', '\n', '\v', '\f', '\r', '\u00a0', '\u1680', ...Array.from({ length: 11 }, (_, i) => String.fromCharCode(0x2000 + i)), '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff'];
+const AI_HINT = cross(['\\b'], alt('ai', 'a.i.', 'assistant', 'model', 'agent', 'llm', 'language model', 'chatbot', 'bot', 'gpt', 'copilot'));
+const LABEL_HINT = cross(alt('todo', 'to-do', 'important', 'urgent', 'attention', 'action required', 'note'), ['!', ':', '.', '-', ...SPACES]);
+const HINTS: Record<string, string[][]> = {
+  override: [
+    alt('ignore', 'disregard', 'forget', 'bypass', 'override', 'overlook', 'neglect', 'discard', 'abandon', 'drop', 'set aside', 'put aside', 'pay no attention to', 'stop following', 'throw out', 'scrap'),
+    alt('ignore', 'disregard', 'forget', 'discard', 'set aside', 'pay no attention to', 'never mind', 'drop', 'abandon'),
+    alt('void', 'null', 'cancel', 'revoked', 'obsolete', 'superseded', 'outdated', 'no longer'),
+    alt('stop what you', 'forget', 'ignore', 'disregard'),
+    alt('forget '),
+    alt('instruction'),
+    cross(['your '], alt('new ', 'real ', 'actual ', 'true ')),
+    alt(' is now '),
+    alt('you are now '),
+    alt('you are no longer '),
+    alt('with no ', 'with any ', 'without no ', 'without any ', 'ignores', 'has no', "doesn't follow", 'does not follow', 'never follows'),
+    alt('play a game'),
+    alt('pretend', 'imagine', 'act as if', 'roleplay', 'role-play'),
+    alt('admin', 'accountant', 'grandmother', 'developer', 'root', 'owner'),
+    alt('grandmother who used to '),
+    alt('from now on'),
+    cross(alt('the ', 'your '), alt('user', 'human', 'operator', 'owner')),
+    alt('secret from '),
+    alt('the user', 'the human'),
+    alt('that you'),
+    alt('the following '),
+    alt('ignor'),
+    alt('vergiss', 'vergessen sie', 'oublie', 'olvida', 'dimentica', 'esqueça'),
+    alt('忽略', '无视', '忘记', '不要理会'),
+    alt('игнорируй', 'забудь', 'не обращай внимания'),
+    alt('無視', '忘れ'),
+  ],
+  role_marker: [
+    alt('<|'),
+    alt('inst]', 'sys>>'),
+    alt('##'),
+    cross(alt('<', '</'), alt('sys', 'instruction', 'admin', 'developer')),
+    alt('system', 'admin', 'developer', 'operator', 'root'),
+    cross(alt('information', 'important', 'instruction', 'instructions', 'secret', 'admin', 'note', 'urgent'), ['>']),
+    alt('system', 'admin', 'developer'),
+    [' override', ...cross(alt('[system', '[admin', '[developer'), [' '])],
+    alt('system', 'assistant'),
+    alt('role"', "role'"),
+    ['_call"', '_calls"', ...cross(['"'], cross(alt('arguments', 'parameters', 'args', 'input'), ['"']))],
+  ],
+  addressed_to_ai: [AI_HINT, AI_HINT, AI_HINT, alt('automat', 'by machine'), AI_HINT, alt('if you are a ', 'if you are an '), alt('before you '), alt('after you do '), cross(alt('gave', 'asked', 'assigned'), [' you']), AI_HINT],
+  action_command: [
+    alt('system prompt', 'system message', 'initial instructions', 'hidden instructions', 'instructions above', 'prompt above', 'developer message', 'developer prompt'),
+    LABEL_HINT,
+    LABEL_HINT,
+    alt("user's", 'of the user', 'the user is'),
+    cross(['without '], cross(alt('asking', 'confirming', 'checking with', 'consulting'), [' '])),
+    alt('.ssh', 'id_rsa', 'id_ed25519', '.env', 'mcp.json', '.aws/credentials', '/etc/passwd', '/etc/shadow', '.netrc', '.npmrc', '.git-credentials', '.kube/config'),
+    cross(['then '], cross(alt('delete', 'remove', 'erase'), [' '])),
+  ],
 };
 
-/** Runs one family over a text; returns the strongest match, if any. */
-export function matchFamily(signal: string, patterns: WeightedPattern[], text: string): Finding | undefined {
+/** Every hint literal, in one automaton. */
+const HINT_LITERALS = [...new Set(Object.values(HINTS).flat(2))];
+const HINT_SET = new LiteralSet(HINT_LITERALS);
+const HINT_ID = new Map(HINT_LITERALS.map((l, i) => [l, i]));
+
+/** A family with its patterns' hints (as literal ids of HINT_SET). */
+function withHints(name: string, patterns: Omit<WeightedPattern, 'hint' | 'hintIds'>[]): WeightedPattern[] {
+  const hints = HINTS[name] ?? [];
+  if (hints.length !== patterns.length) throw new Error(`injection: ${name} has ${patterns.length} patterns and ${hints.length} hints`);
+  return patterns.map((p, i) => {
+    const hint = hints[i] as string[];
+    return { ...p, hint, hintIds: hint.map((l) => HINT_ID.get(l) as number) };
+  });
+}
+
+/** The families above, by signal name. */
+export const PHRASE_SIGNALS: Record<string, WeightedPattern[]> = {
+  override: withHints('override', OVERRIDE),
+  role_marker: withHints('role_marker', ROLE_MARKER),
+  addressed_to_ai: withHints('addressed_to_ai', ADDRESSED_TO_AI),
+  action_command: withHints('action_command', ACTION_COMMAND),
+};
+
+/** The hint literals a text holds (one pass for every family; pass the result to matchFamily). */
+export function findHints(text: string): Uint8Array {
+  const found = new Uint8Array(HINT_LITERALS.length);
+  HINT_SET.find(text, found);
+  return found;
+}
+
+/** True when `text` holds one of the pattern's hints (a plain search; the reference for the tests). */
+export function holdsHint(p: WeightedPattern, text: string): boolean {
+  return p.hint.some((l) => holdsLiteral(text, l));
+}
+
+/**
+ * Runs one family over a text; returns the strongest match, if any. `hints` is findHints(text), shared by the
+ * families of one text (computed here when not given).
+ */
+export function matchFamily(signal: string, patterns: WeightedPattern[], text: string, hints?: Uint8Array): Finding | undefined {
+  const found = shortcuts.on ? (hints ?? findHints(text)) : undefined;
   let best: Finding | undefined;
   for (const p of patterns) {
     if (best && p.weight <= best.weight) continue;
+    if (found && !p.hintIds.some((id) => found[id] === 1)) continue;
     if (p.re.test(text)) best = { signal, detail: p.detail, weight: p.weight };
   }
   return best;
 }
+

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { DetectorConfigError } from '../../core/errors.js';
 import type { ReadSet, SqlSchema } from './scope.js';
@@ -52,7 +52,9 @@ export function loadAccessFile(file: string, bookDir: string | undefined, where:
   const full = resolve(bookDir ?? '.', file);
   let raw: unknown;
   try {
-    raw = parseYaml(readFileSync(full, 'utf8'));
+    // `yaml` is loaded only when a book names an access file: `policy check` of other books starts without it.
+    const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+    raw = parse(readFileSync(full, 'utf8'));
   } catch (err) {
     throw new DetectorConfigError('detector_invalid_options', `${where}: cannot read access_file ${full}: ${(err as Error).message}`, {
       cause: err,
