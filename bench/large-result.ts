@@ -1,12 +1,12 @@
 /**
- * Large results: what it costs the guard to inspect a tool result of 1, 4 and 8 MB to its end (default book, every
+ * Large results: what it costs the guard to inspect a tool result of 1, 4 and 10 MB to its end (default book, every
  * detector the book names, data-flow recording of a private read, audit with its capped preview), in-process, one
- * `GuardPipeline.check` per size after a warm-up. 8 MiB is the most the detectors read; a larger result is withheld
+ * `GuardPipeline.check` per size after a warm-up. 16 MiB is the most the detectors read; a larger result is withheld
  * as not inspectable (docs/inspection.md). Prints wall time, throughput (MB/s) and the growth of the heap and
  * of the RSS while checking, as a multiple of the input's size in memory (UTF-16: 2 bytes a character), and the
  * time of the injection scorer alone on the same text.
  *
- *   npx tsx bench/large-result.ts [--sizes 1,4,8] [--rounds 3]
+ *   npx tsx bench/large-result.ts [--sizes 1,4,10] [--rounds 3]
  *
  * The text mixes prose, code and tables (no secrets, no injection), so every detector reads it all and the result
  * is allowed: a denial could stop at the first finding.
@@ -20,7 +20,7 @@ import { buildGuard } from '../src/guard/build.js';
 import { scoreInjection } from '../src/detectors/injection/index.js';
 import { ROOT } from './common.js';
 
-const { values } = parseArgs({ options: { sizes: { type: 'string', default: '1,4,8' }, rounds: { type: 'string', default: '3' } } });
+const { values } = parseArgs({ options: { sizes: { type: 'string', default: '1,4,10' }, rounds: { type: 'string', default: '3' } } });
 const sizes = values.sizes.split(',').map(Number);
 const rounds = Number(values.rounds);
 
@@ -57,7 +57,7 @@ try {
   for (let i = 0; i < 20; i++) await guard.pipeline.check(result(text(64 * 1024)));
   console.log(`node ${process.version}; default book, SQLite store with audit; median of ${rounds} checks per size`);
   for (const mb of sizes) {
-    // A little under the size, so the round label still leaves it within the 8 MiB the detectors read.
+    // A little under the size, so the round label still leaves it within the size named.
     const t = text(mb * 1024 * 1024 - 256);
     const times: number[] = [];
     let heapGrowth = 0;

@@ -10,11 +10,11 @@ import type { DetectorContext, DetectorResult } from './types.js';
  */
 
 /**
- * Characters inspected per interaction over all selected fields together (8 MiB). Everything the proxy accepts
+ * Characters inspected per interaction over all selected fields together (16 MiB: a 10 MB tool result is read whole). Everything the proxy accepts
  * (arguments up to `limits.max_argument_bytes`, 1 MB by default; HTTP bodies up to 4 MB) is scanned whole; text
  * beyond this is not scanned, and a detector that found nothing in the part it read answers `unknown` (see `cut`).
  */
-export const MAX_TOTAL_CHARS = 8 * 1024 * 1024;
+export const MAX_TOTAL_CHARS = 16 * 1024 * 1024;
 /** Kept for callers that bound one field: the same as the total (every field is read to its end). */
 export const MAX_FIELD_CHARS = MAX_TOTAL_CHARS;
 /** Spans reported per result at most; evidence lists at most a few items. */

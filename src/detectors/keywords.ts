@@ -14,7 +14,7 @@ import type { DetectorResult } from './types.js';
  * - `case_sensitive` (default false).
  * - `field` (default `any`). A missing field is `false`.
  *
- * Inspects every field to its end (8 MiB in all; beyond it, nothing found is `unknown`). Evidence names the words found (they come from the book, not the
+ * Inspects every field to its end (16 MiB in all; beyond it, nothing found is `unknown`). Evidence names the words found (they come from the book, not the
  * input); spans cover each occurrence (up to 100).
  *
  * @example { type: keywords, words: ['wire transfer', 'bank account'], field: content, min: 1 }

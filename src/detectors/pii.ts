@@ -20,7 +20,7 @@ import { ibanValid, luhnValid } from './luhn.js';
  *     0000, and not the well-known 078-05-1120 / 219-09-9999), UK NINO `AB 12 34 56 C` (valid prefix letters).
  * - `field` (default `any`); a missing field is `false`.
  *
- * Inspects every field to its end (8 MiB in all; beyond it, nothing found is `unknown`). Evidence masks each value; spans cover them for redaction.
+ * Inspects every field to its end (16 MiB in all; beyond it, nothing found is `unknown`). Evidence masks each value; spans cover them for redaction.
  *
  * @example { type: pii, field: content, kinds: [card, iban, national_id] }
  */

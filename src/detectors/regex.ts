@@ -10,7 +10,7 @@ import { FieldSelectorSchema, compileRegex, configError, fromFindings, cutOrNo, 
  * - `flags`: any of `i m s u v` (each once; `u` and `v` exclusive). `g` is added internally.
  * - `field`: selector (default `any`). A missing field means nothing to see: `false`.
  *
- * Every field is inspected to its end (up to `MAX_TOTAL_CHARS`, 8 MiB in all; beyond it, nothing found is `unknown`). Evidence shows the match masked (a pattern
+ * Every field is inspected to its end (up to `MAX_TOTAL_CHARS`, 16 MiB in all; beyond it, nothing found is `unknown`). Evidence shows the match masked (a pattern
  * may well catch secrets); spans cover every match (up to 100).
  *
  * @example { type: regex, pattern: 'DROP\\s+TABLE', flags: i, field: arguments.query }

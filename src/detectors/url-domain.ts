@@ -18,7 +18,7 @@ import type { DetectorResult } from './types.js';
  *   is accepted and means the same. Comparison is case-insensitive, trailing dots ignored.
  * - `field` (default `any`). No URL, no e-mail, or a missing field is `false`.
  *
- * Bare host names without a scheme (`evil.com/x`) are not extracted. Inspects every field to its end (8 MiB in all; beyond it, nothing found is `unknown`).
+ * Bare host names without a scheme (`evil.com/x`) are not extracted. Inspects every field to its end (16 MiB in all; beyond it, nothing found is `unknown`).
  *
  * @example { type: url_domain, field: arguments, allow: ['github.com', 'internal.example'] }
  */

@@ -2,6 +2,7 @@ import { DetectorConfigError } from '../../src/core/errors.js';
 import { compileDetector } from '../../src/detectors/registry.js';
 import type { Detector, DetectorResult } from '../../src/detectors/types.js';
 import { InteractionSchema, type Interaction, type InteractionInput } from '../../src/core/types.js';
+import { MAX_TOTAL_CHARS } from '../../src/detectors/common.js';
 
 /** Test helpers for the generic detectors: build interactions, compile specs the way a book does. */
 export const AT = 'predicates[0].detectors[0]';
@@ -39,3 +40,5 @@ export function configError(spec: { type: string } & Record<string, unknown>): D
 
 /** 5 MB of filler for size tests. */
 export const BIG = 'lorem ipsum dolor sit amet '.repeat(200_000);
+/** Longer than the detectors read (`MAX_TOTAL_CHARS`): what lies past it is not inspected. */
+export const PAST_CAP = 'lorem ipsum dolor sit amet '.repeat(Math.ceil(MAX_TOTAL_CHARS / 27) + 1);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import '../../src/detectors/keywords.js';
-import { BIG, call, compile, configError, scan } from './helpers.js';
+import { BIG, call, compile, configError, PAST_CAP, scan } from './helpers.js';
 
 describe('keywords detector', () => {
   it('finds words case-insensitively at word boundaries', () => {
@@ -40,8 +40,8 @@ describe('keywords detector', () => {
     expect(configError({ type: 'keywords', words: ['a', 'b'], match: 'all', min: 1 }).message).toMatch(/min applies only/);
     expect(configError({ type: 'keywords', words: ['  '] }).code).toBe('detector_invalid_options');
   });
-  it('reads 5 MB to its end, and answers unknown past the 8 MiB it inspects', () => {
+  it('reads 5 MB to its end, and answers unknown past the 16 MiB it inspects', () => {
     expect(compile({ type: 'keywords', words: ['zebra'] })(call({ big: `${BIG} zebra` })).value).toBe('true');
-    expect(compile({ type: 'keywords', words: ['zebra'] })(call({ big: `${BIG}${BIG} zebra` })).value).toBe('unknown');
+    expect(compile({ type: 'keywords', words: ['zebra'] })(call({ big: `${PAST_CAP} zebra` })).value).toBe('unknown');
   });
 });

@@ -6,6 +6,7 @@ import { buildGuard, type BuiltGuard } from '../../src/guard/build.js';
 import type { Interaction, InteractionInput } from '../../src/core/types.js';
 import { InteractionSchema } from '../../src/core/types.js';
 import { openStore } from '../../src/store/db.js';
+import { MAX_TOTAL_CHARS } from '../../src/detectors/common.js';
 
 const DEFAULT_BOOK = join(import.meta.dirname, '../../policies/default');
 
@@ -130,8 +131,8 @@ describe('guard pipeline on the default book (paper case studies, A.3)', () => {
   });
 
   it('withholds a result too large to be read to its end (the injection check is undecided)', async () => {
-    const huge = `${'The quarterly figures are in line with the plan. '.repeat(180_000)}`;
-    expect(huge.length).toBeGreaterThan(8 * 1024 * 1024);
+    const huge = `${'The quarterly figures are in line with the plan. '.repeat(350_000)}`;
+    expect(huge.length).toBeGreaterThan(MAX_TOTAL_CHARS);
     const d = await g.pipeline.check(interaction({ kind: 'tool_result', server: 'web', tool: 'fetch', content: [{ type: 'text', text: huge }] }));
     expect(d).toMatchObject({ decision: 'deny', rules: ['no-injection-in-results'] });
     const small = await g.pipeline.check(interaction({ kind: 'tool_result', server: 'web', tool: 'fetch', content: [{ type: 'text', text: huge.slice(0, 100_000) }] }));

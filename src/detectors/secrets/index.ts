@@ -25,7 +25,7 @@ import { DEFAULT_MIN_ENTROPY, detectSpans, passwordOk, SECRET_KEY_NAME, SECRET_K
  *   `data:…;base64,` URIs, base64 runs of 200+ characters.
  * - `field` (default `any`); a missing field is `false`.
  *
- * Inspects every field to its end (8 MiB in all; beyond it, nothing found is `unknown`). Evidence shows each caught secret masked (`ghp_…40`), never in
+ * Inspects every field to its end (16 MiB in all; beyond it, nothing found is `unknown`). Evidence shows each caught secret masked (`ghp_…40`), never in
  * clear; spans cover the secrets themselves (not `password=`), for redaction.
  *
  * @example { type: secrets, field: arguments, kinds: [aws_access_key, private_key, github_token] }

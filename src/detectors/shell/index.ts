@@ -58,7 +58,7 @@ import {
  *
  * Bounded work: the command reader parses only the first `SHELL_PARSE_CHARS` (16 KiB) of each field, cut at the
  * last command separator before that point (parsing is 0.5–2 s per 250 KB; one huge argument must not block the
- * event loop). The rest, to the end of the text (8 MiB in all), is only scanned for the command words of the
+ * event loop). The rest, to the end of the text (16 MiB in all), is only scanned for the command words of the
  * selected categories (`rm`, `chmod`, `curl`, `mkfs`, `printenv`…): if one appears there and nothing was found in
  * the parsed part, the value is `unknown` (the rule's `on_unknown` decides; hard rules deny), never `false`.
  *
