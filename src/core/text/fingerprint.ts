@@ -10,7 +10,7 @@
  * only letters and digits kept.
  */
 
-import { normalisedCodes, type Codes } from './letters.js';
+import { codeUnits, normalisedCodes, type Codes } from './letters.js';
 
 export interface FingerprintOptions {
   /** k-gram length in normalised characters. */
@@ -116,20 +116,13 @@ function winnowCodes(s: Codes, k: number, w: number, seed: number, into: Choices
   }
 }
 
-/** The code units of `s`. */
-function codesOf(s: string): Uint16Array {
-  const out = new Uint16Array(s.length);
-  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-  return out;
-}
-
 /**
  * Start offsets of the k-grams winnowing selects in normalised text `s`: in every window of `window`
  * consecutive k-grams, the one with the smallest hash (rightmost on ties), each offset once.
  */
 export function winnow(s: string, opts: FingerprintOptions, seed: number): number[] {
   const all = new AllChoices();
-  winnowCodes(codesOf(s), opts.k, opts.window, seed, all);
+  winnowCodes(codeUnits(s), opts.k, opts.window, seed, all);
   return all.at;
 }
 
@@ -212,8 +205,8 @@ export function createFingerprinter(key: Buffer, options: FingerprintOptions = D
     addCodes(s, seen);
     return [...seen];
   };
-  const ofNormalised = (s: string): string[] => fromCodes(codesOf(s));
-  const addNormalised = (s: string, into: Set<string>): void => addCodes(codesOf(s), into);
+  const ofNormalised = (s: string): string[] => fromCodes(codeUnits(s));
+  const addNormalised = (s: string, into: Set<string>): void => addCodes(codeUnits(s), into);
   const ofBounded = (text: string, max: number): string[] => {
     const s = normalisedCodes(text);
     // The sample is the selected k-grams with the smallest choosing hashes: a function of each k-gram's content, so
