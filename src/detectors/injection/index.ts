@@ -182,14 +182,23 @@ function strongestPerSignal(findings: Finding[]): Finding[] {
 /**
  * The last text scored, per signal set and channel. Books often ask twice about the same result (an enforcing
  * predicate at 0.5 and a sticky "untrusted content seen" at 0.3): the second asks for the same score, so it is
- * computed once. One entry only, so nothing accumulates; scores are never mutated after they are returned.
+ * computed once. One entry only, so nothing accumulates; scores are never mutated after they are returned. A long
+ * text is let go once the current turn of the event loop is over (the predicates of one check are evaluated in one
+ * turn), so a 10 MB result is not kept alive until the next check.
  */
 let lastScored: { text: string; key: string; channel: InjectionChannel; result: InjectionScore } | undefined;
+const KEEP_UNTIL_NEXT_CHECK = 64 * 1024;
 
 function scoreOnce(text: string, enabled: ReadonlySet<InjectionSignal>, key: string, channel: InjectionChannel): InjectionScore {
   if (lastScored && lastScored.text === text && lastScored.key === key && lastScored.channel === channel) return lastScored.result;
   const result = scoreInjection(text, enabled, 0, channel);
-  lastScored = { text, key, channel, result };
+  const entry = { text, key, channel, result };
+  lastScored = entry;
+  if (text.length > KEEP_UNTIL_NEXT_CHECK) {
+    setImmediate(() => {
+      if (lastScored === entry) lastScored = undefined;
+    });
+  }
   return result;
 }
 
