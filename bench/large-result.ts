@@ -3,8 +3,9 @@
  * detector the book names, data-flow recording of a private read, audit with its capped preview), in-process, one
  * `GuardPipeline.check` per size after a warm-up. 16 MiB is the most the detectors read; a larger result is withheld
  * as not inspectable (docs/inspection.md). Prints wall time, throughput (MB/s) and the growth of the heap and
- * of the RSS while checking, as a multiple of the input's size in memory (UTF-16: 2 bytes a character), and the
- * time of the injection scorer alone on the same text.
+ * of the RSS while checking, as a multiple of the input's size in memory (UTF-16: 2 bytes a character), the longest
+ * stall of the event loop during the check (what other sessions of a proxy would wait: the check runs on the event
+ * loop), and the time of the injection scorer alone on the same text.
  *
  *   npx tsx bench/large-result.ts [--sizes 1,4,10] [--rounds 3]
  *
@@ -62,6 +63,7 @@ try {
     const times: number[] = [];
     let heapGrowth = 0;
     let rssGrowth = 0;
+    const stalls: number[] = [];
     for (let r = 0; r < rounds; r++) {
       // Each round reads a different text: no cache (the injection score of the last text, a re-read not stored
       // again) can answer for a round before it.
@@ -71,21 +73,30 @@ try {
       const rss0 = process.memoryUsage().rss;
       let heapPeak = heap0;
       let rssPeak = rss0;
+      // The longest the event loop went without running this 1 ms timer: how long other sessions would wait.
+      let lastTick = performance.now();
+      let stall = 0;
       const sampler = setInterval(() => {
+        const now = performance.now();
+        stall = Math.max(stall, now - lastTick);
+        lastTick = now;
         const m = process.memoryUsage();
         heapPeak = Math.max(heapPeak, m.heapUsed);
         rssPeak = Math.max(rssPeak, m.rss);
       }, 1);
       const t0 = performance.now();
       const d = await guard.pipeline.check(i);
-      times.push(performance.now() - t0);
+      const t1 = performance.now();
+      times.push(t1 - t0);
       clearInterval(sampler);
+      stalls.push(Math.max(stall, t1 - lastTick));
       const m = process.memoryUsage();
       heapGrowth = Math.max(heapGrowth, Math.max(heapPeak, m.heapUsed) - heap0);
       rssGrowth = Math.max(rssGrowth, Math.max(rssPeak, m.rss) - rss0);
       if (d.decision !== 'allow') throw new Error(`${mb} MB result not allowed: ${d.rationale}`);
     }
     times.sort((a, b) => a - b);
+    stalls.sort((a, b) => a - b);
     const ms = times[Math.floor(times.length / 2)]!;
     // The injection scorer alone on the same text (the largest detector cost of a result; see README.md).
     const injection: number[] = [];
@@ -97,7 +108,7 @@ try {
     injection.sort((a, b) => a - b);
     const inMem = t.length * 2;
     console.log(
-      `${String(mb).padStart(3)} MB result: ${ms.toFixed(1).padStart(7)} ms  ${(mb / (ms / 1000)).toFixed(0).padStart(5)} MB/s  heap +${(heapGrowth / 2 ** 20).toFixed(0)} MiB (${(heapGrowth / inMem).toFixed(1)}× the text), rss +${(rssGrowth / 2 ** 20).toFixed(0)} MiB; injection scorer alone ${injection[Math.floor(injection.length / 2)]!.toFixed(1)} ms`,
+      `${String(mb).padStart(3)} MB result: ${ms.toFixed(1).padStart(7)} ms  ${(mb / (ms / 1000)).toFixed(0).padStart(5)} MB/s  heap +${(heapGrowth / 2 ** 20).toFixed(0)} MiB (${(heapGrowth / inMem).toFixed(1)}× the text), rss +${(rssGrowth / 2 ** 20).toFixed(0)} MiB; event loop stalled ≤ ${stalls[Math.floor(stalls.length / 2)]!.toFixed(0)} ms; injection scorer alone ${injection[Math.floor(injection.length / 2)]!.toFixed(1)} ms`,
     );
   }
   await guard.close();
