@@ -7,6 +7,7 @@ import { auditEntryFor } from '../store/audit-schema.js';
 import type { Store } from '../store/db.js';
 import type { GuardStore } from '../store/engine.js';
 import { toGuardStore } from '../store/sqlite-engine.js';
+import { aheadSpecs, scoreAhead } from '../detectors/injection/ahead.js';
 import type { GuardModelHooks } from './model/index.js';
 import { budgetSignal } from './model/usage.js';
 import { PipelineOptionsSchema } from './options.js';
@@ -88,6 +89,7 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
   // Γ belongs to the session, or (sticky_scope; `auto`: with a shared store) to the agent identity.
   const byAgent = options.sticky_scope === 'agent' || (options.sticky_scope === 'auto' && store.shared);
   const log = (deps.logger ?? silentLogger()).child({ mod: 'guard' });
+  const injectionSpecs = aheadSpecs(deps.book.predicates);
   const now = deps.now ?? Date.now;
   return {
     book: deps.book,
@@ -113,6 +115,7 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
     },
     policy: { name: deps.book.book.name, version: deps.book.book.version, hash: deps.book.hash },
     injectionPredicates: new Set(deps.book.predicates.filter((p) => p.def.detectors.some((d) => d.type === 'injection')).map((p) => p.name)),
+    scoreAhead: (i) => scoreAhead(i, injectionSpecs),
     dataflow: new DataFlowStage({
       store: store.flow,
       capabilities: deps.capabilities ?? new CapabilityMap(deps.book.book.capabilities),

@@ -11,6 +11,7 @@ import { toolHijack } from './tool-poison.js';
 import { foldConfusables } from './confusables.js';
 import { defineDetector } from '../registry.js';
 import type { DetectorResult } from '../types.js';
+import type { Interaction } from '../../core/types.js';
 
 /**
  * `injection`: prompt-injection heuristics for messages, tool results, resource contents and tool descriptions.
@@ -189,7 +190,34 @@ function strongestPerSignal(findings: Finding[]): Finding[] {
 let lastScored: { text: string; key: string; channel: InjectionChannel; result: InjectionScore } | undefined;
 const KEEP_UNTIL_NEXT_CHECK = 64 * 1024;
 
+/** Scores computed ahead of the check under way (`scoreAhead`, in a worker thread), taken instead of scoring again. */
+const ahead: Array<{ text: string; key: string; channel: InjectionChannel; result: InjectionScore }> = [];
+
+/** The cache key of a signal set. */
+export function signalsKeyOf(enabled: ReadonlySet<InjectionSignal>): string {
+  return [...enabled].sort().join(',');
+}
+
+/** Who gives orders in an interaction's text: a message or a call is read as instructions, the rest as data. */
+export function channelOf(kind: Interaction['kind']): InjectionChannel {
+  return kind === 'message' || kind === 'tool_call' ? 'instructions' : 'data';
+}
+
+/**
+ * Hands the detector a score computed elsewhere for `text` (by the same `scoreInjection`, in a worker thread);
+ * returns the function that takes it back, called when the check is over.
+ */
+export function provideScore(text: string, enabled: ReadonlySet<InjectionSignal>, channel: InjectionChannel, result: InjectionScore): () => void {
+  const entry = { text, key: signalsKeyOf(enabled), channel, result };
+  ahead.push(entry);
+  return () => {
+    const at = ahead.indexOf(entry);
+    if (at >= 0) ahead.splice(at, 1);
+  };
+}
+
 function scoreOnce(text: string, enabled: ReadonlySet<InjectionSignal>, key: string, channel: InjectionChannel): InjectionScore {
+  for (const e of ahead) if (e.key === key && e.channel === channel && e.text === text) return e.result;
   if (lastScored && lastScored.text === text && lastScored.key === key && lastScored.channel === channel) return lastScored.result;
   const result = scoreInjection(text, enabled, 0, channel);
   const entry = { text, key, channel, result };
@@ -213,14 +241,14 @@ export const injectionDetector = defineDetector({
       });
     }
     const enabled: ReadonlySet<InjectionSignal> = new Set(options.signals ?? CONTENT_SIGNALS);
-    const signalsKey = [...enabled].sort().join(',');
+    const signalsKey = signalsKeyOf(enabled);
     return function injection(interaction): DetectorResult {
       const fields = inspectedFields(interaction, options.field);
       // Nothing to read: no injection can be carried, which is a decided "false" (not "unknown").
       if (fields.length === 0 && fields.cut === undefined) return { value: 'false', score: 0 };
       let best: InjectionScore = { score: 0, findings: [] };
       let bestField = '';
-      const channel: InjectionChannel = interaction.kind === 'message' || interaction.kind === 'tool_call' ? 'instructions' : 'data';
+      const channel = channelOf(interaction.kind);
       for (const f of fields) {
         const s = scoreOnce(f.text, enabled, signalsKey, channel);
         if (s.score > best.score) {

@@ -10,9 +10,15 @@ export const tracking: Stage = {
     const i = ctx.interaction;
     const before = need(ctx.before, 'the threat state before');
     ctx.sticky = await env.stickyOf(env.stickyKey(i));
-    const track = await env.tracker(i, before.level, ctx.sticky, ctx.signal);
-    ctx.track = track;
-    ctx.outcomes = env.verifier(i.kind, track);
-    ctx.usages.push(track.usage);
+    // Long texts are scored for injection in a worker first, so that reading them does not stall other sessions.
+    const release = await env.scoreAhead(i);
+    try {
+      const track = await env.tracker(i, before.level, ctx.sticky, ctx.signal);
+      ctx.track = track;
+      ctx.outcomes = env.verifier(i.kind, track);
+      ctx.usages.push(track.usage);
+    } finally {
+      release();
+    }
   },
 };

@@ -1,0 +1,162 @@
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { scopeCovers } from '../../core/kinds.js';
+import type { Interaction } from '../../core/types.js';
+import { inspectedFields } from '../common.js';
+import { channelOf, CONTENT_SIGNALS, InjectionOptionsSchema, provideScore, signalsKeyOf, type InjectionChannel, type InjectionScore, type InjectionSignal } from './index.js';
+
+/**
+ * Scoring long texts ahead, in a worker thread. The injection scorer reads a 10 MB result for about half a second,
+ * which on the event loop would stall every other session of the proxy. Before the tracker runs, `scoreAhead` sends
+ * each long text an injection detector of the book will read to a worker running the very same `scoreInjection`,
+ * awaits the score and hands it to the detector (`provideScore`), which then takes it instead of scoring. If the
+ * worker cannot start or fails, nothing is handed over and the detector scores on the event loop as before: the
+ * decision is the same either way, only where the work runs differs.
+ */
+
+/** Texts shorter than this are scored in place: the round trip to the worker would cost more than it frees. */
+export const AHEAD_MIN_CHARS = 256 * 1024;
+
+/** What one of the book's injection detectors reads: a field, the signal families, its predicate's scope. */
+export interface AheadSpec {
+  field: string;
+  enabled: ReadonlySet<InjectionSignal>;
+  scope: Parameters<typeof scopeCovers>[0];
+}
+
+/** The book's injection detectors, one spec per distinct scope, field and signal set. */
+export function aheadSpecs(predicates: ReadonlyArray<{ def: { scope: AheadSpec['scope']; detectors: ReadonlyArray<{ type: string }> } }>): AheadSpec[] {
+  const seen = new Set<string>();
+  const out: AheadSpec[] = [];
+  for (const p of predicates) {
+    for (const d of p.def.detectors) {
+      if (d.type !== 'injection') continue;
+      const { type: _type, ...options } = d;
+      const parsed = InjectionOptionsSchema.safeParse(options);
+      if (!parsed.success) continue; // the book's compiler reports it
+      const enabled: ReadonlySet<InjectionSignal> = new Set(parsed.data.signals ?? CONTENT_SIGNALS);
+      const id = `${p.def.scope}\u0000${parsed.data.field}\u0000${signalsKeyOf(enabled)}`;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      out.push({ field: parsed.data.field, enabled, scope: p.def.scope });
+    }
+  }
+  return out;
+}
+
+/**
+ * Scores in the worker the long texts of `i` that `specs` will read. Resolves, once every score is in (or the worker
+ * gave up), to the function that takes the scores back after the check.
+ */
+export async function scoreAhead(i: Interaction, specs: readonly AheadSpec[], scorer: () => Scorer | undefined = sharedScorer): Promise<() => void> {
+  const channel = channelOf(i.kind);
+  const jobs: Array<{ text: string; enabled: ReadonlySet<InjectionSignal> }> = [];
+  const asked = new Set<string>();
+  for (const s of specs) {
+    if (!scopeCovers(s.scope, i.kind)) continue;
+    const key = signalsKeyOf(s.enabled);
+    for (const f of inspectedFields(i, s.field)) {
+      const id = `${key}\u0000${f.field}`;
+      if (f.text.length < AHEAD_MIN_CHARS || asked.has(id)) continue;
+      asked.add(id);
+      jobs.push({ text: f.text, enabled: s.enabled });
+    }
+  }
+  const worker = jobs.length > 0 ? scorer() : undefined;
+  if (!worker) return () => {};
+  const results = await Promise.all(jobs.map((j) => worker.score(j.text, j.enabled, channel)));
+  const releases = jobs.flatMap((j, k) => {
+    const result = results[k];
+    return result ? [provideScore(j.text, j.enabled, channel, result)] : [];
+  });
+  return () => {
+    for (const r of releases) r();
+  };
+}
+
+/** A worker thread that scores texts, one at a time, in the order asked. */
+export interface Scorer {
+  /** False once the worker failed or was closed: every later score is undefined. */
+  readonly alive: boolean;
+  /** The score of `text`, or undefined when the worker is not there (the caller then scores in place). */
+  score(text: string, enabled: ReadonlySet<InjectionSignal>, channel: InjectionChannel): Promise<InjectionScore | undefined>;
+  close(): Promise<void>;
+}
+
+/**
+ * The worker, a CommonJS script (`eval`) that imports the scorer's module: from `dist/` as it is, from the sources
+ * (tests, benches) through tsx's `tsImport`.
+ */
+const WORKER_SOURCE = `
+const { workerData, parentPort } = require('node:worker_threads');
+const load = workerData.tsx ? import(workerData.tsx).then((t) => t.tsImport(workerData.url, workerData.url)) : import(workerData.url);
+load.then(({ scoreInjection }) => {
+  parentPort.on('message', ({ id, text, signals, channel }) => {
+    let result;
+    try { result = scoreInjection(text, new Set(signals), 0, channel); } catch { result = undefined; }
+    parentPort.postMessage({ id, result });
+  });
+});
+`;
+
+/** Starts a scorer on the module at `url` (default: the scorer's own module, `index` beside this file). */
+export function startScorer(url = import.meta.url.replace(/\/ahead\.(ts|js)$/, '/index.$1')): Scorer {
+  let tsx: string | undefined;
+  if (url.endsWith('.ts')) {
+    try {
+      tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs');
+    } catch {
+      tsx = undefined;
+    }
+  }
+  const pending = new Map<number, (r: InjectionScore | undefined) => void>();
+  let seq = 0;
+  let alive = true;
+  // No inherited flags: `--input-type=module` on the parent would make this script a module without `require`.
+  const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { url, tsx } });
+  worker.unref();
+  const giveUp = () => {
+    alive = false;
+    for (const done of pending.values()) done(undefined);
+    pending.clear();
+  };
+  worker.on('message', (m: { id: number; result?: InjectionScore }) => {
+    const done = pending.get(m.id);
+    pending.delete(m.id);
+    done?.(m.result);
+  });
+  worker.once('error', giveUp);
+  worker.once('exit', giveUp);
+  return {
+    get alive() {
+      return alive;
+    },
+    score(text, enabled, channel) {
+      if (!alive) return Promise.resolve(undefined);
+      const id = ++seq;
+      return new Promise((done) => {
+        pending.set(id, done);
+        worker.postMessage({ id, text, signals: [...enabled], channel });
+      });
+    },
+    async close() {
+      giveUp();
+      await worker.terminate();
+    },
+  };
+}
+
+let shared: Scorer | undefined;
+let lastStart = 0;
+/** A worker that died is started again at most this often (ms). */
+const RESTART_MS = 60_000;
+
+/** One scorer for the process, started on first use; undefined while a failed one may not be started again yet. */
+function sharedScorer(): Scorer | undefined {
+  if (shared?.alive) return shared;
+  if (shared && Date.now() - lastStart < RESTART_MS) return undefined;
+  lastStart = Date.now();
+  shared = startScorer();
+  return shared;
+}
