@@ -77,8 +77,10 @@ export async function scoreAhead(i: Interaction, specs: readonly AheadSpec[], sc
 
 /** A worker thread that scores texts, one at a time, in the order asked. */
 export interface Scorer {
-  /** False once the worker failed or was closed: every later score is undefined. */
+  /** False once the worker failed, stopped when idle, or was closed: every later score is undefined. */
   readonly alive: boolean;
+  /** True when it stopped because it was idle (not a failure: another may start at once). */
+  readonly idleStopped?: boolean;
   /** The score of `text`, or undefined when the worker is not there (the caller then scores in place). */
   score(text: string, enabled: ReadonlySet<InjectionSignal>, channel: InjectionChannel): Promise<InjectionScore | undefined>;
   close(): Promise<void>;
@@ -113,6 +115,7 @@ export function startScorer(url = import.meta.url.replace(/\/ahead\.(ts|js)$/, '
   const pending = new Map<number, (r: InjectionScore | undefined) => void>();
   let seq = 0;
   let alive = true;
+  let idleStopped = false;
   // No inherited flags: `--input-type=module` on the parent would make this script a module without `require`.
   const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { url, tsx } });
   worker.unref();
@@ -121,10 +124,20 @@ export function startScorer(url = import.meta.url.replace(/\/ahead\.(ts|js)$/, '
     for (const done of pending.values()) done(undefined);
     pending.clear();
   };
+  // An idle worker is let go after a moment: a loaded module loader in it can keep the process from exiting.
+  let idle: NodeJS.Timeout | undefined;
   worker.on('message', (m: { id: number; result?: InjectionScore }) => {
     const done = pending.get(m.id);
     pending.delete(m.id);
     done?.(m.result);
+    if (pending.size === 0) {
+      idle = setTimeout(() => {
+        alive = false;
+        idleStopped = true;
+        void worker.terminate();
+      }, IDLE_MS);
+      idle.unref();
+    }
   });
   worker.once('error', giveUp);
   worker.once('exit', giveUp);
@@ -132,9 +145,13 @@ export function startScorer(url = import.meta.url.replace(/\/ahead\.(ts|js)$/, '
     get alive() {
       return alive;
     },
+    get idleStopped() {
+      return idleStopped;
+    },
     score(text, enabled, channel) {
       if (!alive) return Promise.resolve(undefined);
       const id = ++seq;
+      clearTimeout(idle);
       return new Promise((done) => {
         pending.set(id, done);
         worker.postMessage({ id, text, signals: [...enabled], channel });
@@ -149,13 +166,15 @@ export function startScorer(url = import.meta.url.replace(/\/ahead\.(ts|js)$/, '
 
 let shared: Scorer | undefined;
 let lastStart = 0;
-/** A worker that died is started again at most this often (ms). */
+/** A worker that failed is started again at most this often (ms). */
 const RESTART_MS = 60_000;
+/** An idle worker stops after this long (ms); the next long text starts another. */
+const IDLE_MS = 1000;
 
 /** One scorer for the process, started on first use; undefined while a failed one may not be started again yet. */
 function sharedScorer(): Scorer | undefined {
   if (shared?.alive) return shared;
-  if (shared && Date.now() - lastStart < RESTART_MS) return undefined;
+  if (shared && !shared.idleStopped && Date.now() - lastStart < RESTART_MS) return undefined;
   lastStart = Date.now();
   shared = startScorer();
   return shared;
