@@ -124,3 +124,32 @@ export function syntheticParts(n: number): Pick<PolicyBookInput, 'predicates' | 
   }));
   return { predicates, rules } as Pick<PolicyBookInput, 'predicates' | 'rules'>;
 }
+
+/** Lines of ordinary work text (prose, code, a table, SQL): no secrets, no injection, so every detector reads to the end. */
+const MIXED_LINES = [
+  'The quarterly review covers the harbour project, the kernel upgrade and the payroll migration for the finance team.',
+  'function total(rows) { return rows.reduce((sum, r) => sum + r.amount, 0); } // sums the ledger column',
+  '| region | quarter | revenue | margin |\n|---|---|---:|---:|\n| north | Q3 | 41,200 | 12.5% |',
+  'Meeting notes: the vendor confirmed the delivery window; the warehouse team will schedule the forklifts next week.',
+  'SELECT name, amount FROM invoices WHERE paid = 0 ORDER BY due_date; -- open invoices for the monthly report',
+];
+
+/**
+ * A generator of `chars`-long texts of those lines (and `extra` ones) in a seeded random order, each line numbered
+ * at random: the same texts on every run, a different text on every call.
+ */
+export function mixedText(extra: readonly string[] = []): (chars: number) => string {
+  const lines = [...MIXED_LINES, ...extra];
+  let seed = 7;
+  const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  return (chars) => {
+    const parts: string[] = [];
+    let n = 0;
+    while (n < chars) {
+      const l = `${lines[Math.floor(rand() * lines.length)]!} ${Math.floor(rand() * 100000)}\n`;
+      parts.push(l);
+      n += l.length;
+    }
+    return parts.join('').slice(0, chars);
+  };
+}

@@ -19,31 +19,13 @@ import { parseArgs } from 'node:util';
 import { InteractionSchema, type Interaction } from '../src/core/types.js';
 import { buildGuard } from '../src/guard/build.js';
 import { scoreInjection } from '../src/detectors/injection/index.js';
-import { ROOT } from './common.js';
+import { mixedText, ROOT } from './common.js';
 
 const { values } = parseArgs({ options: { sizes: { type: 'string', default: '1,4,10' }, rounds: { type: 'string', default: '3' } } });
 const sizes = values.sizes.split(',').map(Number);
 const rounds = Number(values.rounds);
 
-const LINES = [
-  'The quarterly review covers the harbour project, the kernel upgrade and the payroll migration for the finance team.',
-  'function total(rows) { return rows.reduce((sum, r) => sum + r.amount, 0); } // sums the ledger column',
-  '| region | quarter | revenue | margin |\n|---|---|---:|---:|\n| north | Q3 | 41,200 | 12.5% |',
-  'Meeting notes: the vendor confirmed the delivery window; the warehouse team will schedule the forklifts next week.',
-  'SELECT name, amount FROM invoices WHERE paid = 0 ORDER BY due_date; -- open invoices for the monthly report',
-];
-let seed = 7;
-const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
-function text(bytes: number): string {
-  const parts: string[] = [];
-  let n = 0;
-  while (n < bytes) {
-    const l = `${LINES[Math.floor(rand() * LINES.length)]!} ${Math.floor(rand() * 100000)}\n`;
-    parts.push(l);
-    n += l.length;
-  }
-  return parts.join('').slice(0, bytes);
-}
+const text = mixedText();
 
 const dir = mkdtempSync(join(tmpdir(), 'qg-bench-large-'));
 try {
