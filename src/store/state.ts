@@ -68,8 +68,16 @@ export class StateStore {
   private readonly burstRead = new Map<string, { cutoff: number; rate: number; at: number }>();
   private readonly burstSum: Database.Statement<[string, number], { rate: number }>;
   private readonly burstSweep: Database.Statement<[string, number]>;
+  /** `PRAGMA data_version`: changes exactly when another connection (any process) committed to the file. */
+  private readonly dataVersion: Database.Statement<[], number>;
+  /**
+   * Threat states read from the file, valid while `dataVersion` stays at `threatVersion` (see `getThreat`); this
+   * connection's own writes to `agents` (all in this class) drop the agent's entry.
+   */
+  private readonly threats = new Map<string, ThreatState>();
+  private threatVersion: number | undefined;
 
-  constructor(db: Database.Database, private readonly audit: AuditLog) {
+  constructor(private readonly db: Database.Database, private readonly audit: AuditLog) {
     this.stickyAll = db.prepare('SELECT name, value FROM sticky WHERE session = ?');
     this.stickyPut = db.prepare(
       `INSERT INTO sticky (session, name, value, updated_at) VALUES (?, ?, ?, ?)
@@ -77,6 +85,7 @@ export class StateStore {
     );
     this.stickyReset = db.prepare('DELETE FROM sticky WHERE session = ?');
     this.agentGet = db.prepare('SELECT * FROM agents WHERE agent = ?');
+    this.dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
     this.burstAddMany = db.prepare('INSERT INTO burst (agent, bucket, n) VALUES (?, ?, ?) ON CONFLICT (agent, bucket) DO UPDATE SET n = burst.n + excluded.n');
     this.burstSum = db.prepare('SELECT coalesce(sum(n), 0) AS rate FROM burst WHERE agent = ? AND bucket > ?');
     this.burstSweep = db.prepare('DELETE FROM burst WHERE agent = ? AND bucket <= ?');
@@ -124,8 +133,33 @@ export class StateStore {
     this.stickyReset.run(session);
   }
 
-  /** Threat state of an agent; an agent never seen is trusted (τ 0, level 0) with `updatedAt: null`. */
+  /**
+   * Threat state of an agent; an agent never seen is trusted (τ 0, level 0) with `updatedAt: null`.
+   *
+   * Served from memory while nothing was committed to the file since it was read: `PRAGMA data_version` (one
+   * statement without a table read) changes whenever another connection — another proxy, the CLI releasing an
+   * agent, the live view of another process — commits anything, and then every cached state is dropped before
+   * this read. This connection's own writes to `agents` are all made here and drop the agent's entry. Inside a
+   * transaction (the read-modify-write of `updateThreat`, `quarantine`, `release`) the row is always read.
+   */
   getThreat(agent: string): ThreatState {
+    if (this.db.inTransaction) return this.readThreat(agent);
+    const version = this.dataVersion.get();
+    if (version !== this.threatVersion) {
+      this.threats.clear();
+      this.threatVersion = version;
+    }
+    let state = this.threats.get(agent);
+    if (state === undefined) {
+      state = this.readThreat(agent);
+      if (this.threats.size >= THREAT_CACHE_MAX) this.threats.clear();
+      this.threats.set(agent, state);
+    }
+    // A copy: a caller that changes what it got cannot change what the next check reads.
+    return { ...state };
+  }
+
+  private readThreat(agent: string): ThreatState {
     const raw = this.agentGet.get(agent);
     return raw === undefined ? { agent, tau: 0, level: 0, quarantined: false, updatedAt: null } : AgentRowSchema.parse(raw);
   }
@@ -133,6 +167,7 @@ export class StateStore {
   /** Stores τ and level; leaves quarantine as it is. */
   setThreat(agent: string, tau: number, level: number): ThreatState {
     checkThreat(tau, level);
+    this.threats.delete(agent);
     this.threatPut.run(agent, tau, level, Date.now());
     return this.getThreat(agent);
   }
@@ -159,6 +194,7 @@ export class StateStore {
   /** Quarantines an agent (kept across restarts) and audits it. */
   quarantine(agent: string, reason: string, source = 'watcher'): ThreatState {
     return this.tx(() => {
+      this.threats.delete(agent);
       this.quarantinePut.run(agent, reason, Date.now());
       this.audit.append({ agent, kind: 'admin', tool: 'quarantine', decision: 'deny', rationale: reason, source });
       return this.getThreat(agent);
@@ -174,6 +210,7 @@ export class StateStore {
     return this.tx(() => {
       const before = this.getThreat(agent);
       if (before.updatedAt === null) throw new StoreError('store_agent_not_found', `no agent ${agent} in the store (see \`quadguard agents list\`)`);
+      this.threats.delete(agent);
       this.releasePut.run(Date.now(), agent);
       // A clean slate: the requests that made the burst do not quarantine the agent again the moment it is released.
       this.burstSweep.run(agent, Number.MAX_SAFE_INTEGER);
@@ -244,6 +281,9 @@ export class StateStore {
 export const BURST_ADD = `INSERT INTO burst (agent, bucket, n) VALUES ($agent, $bucket, 1)
   ON CONFLICT (agent, bucket) DO UPDATE SET n = burst.n + 1
   RETURNING n AS n, n + (SELECT coalesce(sum(b.n), 0) FROM burst b WHERE b.agent = $agent AND b.bucket > $cutoff AND b.bucket < $bucket) AS rate`;
+
+/** Agents whose threat state a SQLite connection keeps in memory at most (all are dropped when it is full). */
+const THREAT_CACHE_MAX = 10_000;
 
 /** How long a SQLite process keeps burst counts before writing them (see StateStore.countRequest). */
 export const BURST_FLUSH_MS = 250;

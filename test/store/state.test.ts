@@ -171,6 +171,60 @@ describe('guard state (sqlite file)', () => {
     t.cleanup();
   });
 
+  it('serves the threat state from memory only while no other connection committed: every change by another process is seen at once', () => {
+    const t = tempDir();
+    const s = openStore(t.file);
+    const other = new Database(t.file); // another process (another proxy, `quadguard agents release`)
+    other.pragma('busy_timeout = 5000');
+    const fresh = (agent: string) => other.prepare('SELECT * FROM agents WHERE agent = ?').get(agent) as Record<string, unknown> | undefined;
+    const seen = (agent: string) => {
+      const st = s.state.getThreat(agent);
+      const row = fresh(agent);
+      return { got: [st.tau, st.level, st.quarantined, st.reason ?? null], want: row ? [row.tau, row.level, row.quarantined === 1, row.reason] : [0, 0, false, null] };
+    };
+    const upsert = other.prepare(
+      `INSERT INTO agents (agent, tau, level, quarantined, reason, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (agent) DO UPDATE SET tau = excluded.tau, level = excluded.level, quarantined = excluded.quarantined, reason = excluded.reason, updated_at = excluded.updated_at`,
+    );
+    // The plain story: read (cached), quarantined elsewhere, read again; released elsewhere, read again.
+    expect(s.state.getThreat('a').quarantined).toBe(false);
+    expect(s.state.getThreat('a').quarantined).toBe(false);
+    upsert.run('a', 0, 0, 1, 'by another proxy', Date.now());
+    expect(s.state.getThreat('a')).toMatchObject({ quarantined: true, reason: 'by another proxy' });
+    other.prepare('UPDATE agents SET quarantined = 0, reason = NULL, tau = 0, level = 0 WHERE agent = ?').run('a');
+    expect(s.state.getThreat('a').quarantined).toBe(false);
+    // A change by another connection to an unrelated table also drops what was cached (any commit counts).
+    s.state.quarantine('b', 'here');
+    expect(s.state.getThreat('b').quarantined).toBe(true);
+    other.prepare("DELETE FROM agents WHERE agent = 'b'").run();
+    expect(s.state.getThreat('b')).toMatchObject({ quarantined: false, updatedAt: null });
+    // A mutated answer does not change the next one.
+    const got = s.state.getThreat('a');
+    got.quarantined = true;
+    expect(s.state.getThreat('a').quarantined).toBe(false);
+    // Random interleavings of this connection's writes, the other's and reads: every read equals the file.
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const agents = ['a', 'b', 'c'];
+    for (let step = 0; step < 600; step++) {
+      const agent = agents[rnd(agents.length)]!;
+      const op = rnd(7);
+      if (op === 0) upsert.run(agent, rnd(100) / 100, rnd(5), rnd(2), rnd(2) ? `r${step}` : null, Date.now());
+      else if (op === 1) s.state.quarantine(agent, `q${step}`);
+      else if (op === 2) s.state.setThreat(agent, rnd(100) / 100, rnd(5));
+      else if (op === 3 && s.state.getThreat(agent).updatedAt !== null) s.state.release(agent, 'test');
+      else if (op === 4) s.state.updateThreat(agent, (cur) => ({ tau: Math.min(1, cur.tau + 0.1), level: Math.min(4, cur.level + 1) }));
+      else if (op === 5) other.prepare('INSERT INTO sticky (session, name, value, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING').run(`s${step}`, 'p', 'true', 0);
+      for (const x of agents) {
+        const v = seen(x);
+        expect(v.got, `step ${step}, agent ${x}`).toEqual(v.want);
+      }
+    }
+    other.close();
+    s.close();
+    t.cleanup();
+  });
+
   it('refuses a file that is not a store', async () => {
     const t = tempDir();
     const { writeFileSync, mkdirSync } = await import('node:fs');
