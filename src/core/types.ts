@@ -324,7 +324,52 @@ export interface Guard {
 
 /** Builds a complete `Decision` from the fields that matter, filling defaults. */
 export function makeDecision(input: DecisionInput): Decision {
-  return DecisionSchema.parse(input);
+  return plainDecision(input) ?? DecisionSchema.parse(input);
+}
+
+const PLAIN_DECISION_KEYS: ReadonlySet<string> = new Set(['decision', 'rationale', 'rules', 'flagged', 'witness', 'threatLevel', 'remediation', 'source', 'detail']);
+
+/**
+ * `DecisionSchema.parse(input)` without zod for the common shape (the referee's allow and most denials): only the
+ * keys above, every one defined, string lists, no witness, an empty detail. Anything else is undefined and goes
+ * through the schema, so this never accepts what the schema refuses; the output is the schema's, key for key and
+ * in its order (test/core/decision-fast.test.ts compares both on generated inputs). Exported for that test.
+ */
+export function plainDecision(input: DecisionInput): Decision | undefined {
+  if (typeof input !== 'object' || input === null || Object.getPrototypeOf(input) !== Object.prototype) return undefined;
+  for (const key of Object.keys(input)) {
+    if (!PLAIN_DECISION_KEYS.has(key) || (input as Record<string, unknown>)[key] === undefined) return undefined;
+  }
+  const { decision, rationale, threatLevel, remediation, source, detail, witness } = input;
+  if ((decision !== 'allow' && decision !== 'deny') || typeof rationale !== 'string') return undefined;
+  const rules = stringList(input.rules);
+  const flagged = stringList(input.flagged);
+  if (!rules || !flagged) return undefined;
+  if (witness !== undefined && !(Array.isArray(witness) && witness.length === 0)) return undefined;
+  if (threatLevel !== undefined && !(typeof threatLevel === 'number' && Number.isInteger(threatLevel) && threatLevel >= 0 && threatLevel <= 4)) return undefined;
+  if (remediation !== undefined && typeof remediation !== 'string') return undefined;
+  if (source !== undefined && typeof source !== 'string') return undefined;
+  if (detail !== undefined && !(typeof detail === 'object' && detail !== null && Object.getPrototypeOf(detail) === Object.prototype && Object.keys(detail).length === 0)) return undefined;
+  // Built in the schema's key order (insertion order is what JSON and the audit row see).
+  const out = { decision, rationale, rules, flagged, witness: [] } as unknown as Decision;
+  if (threatLevel !== undefined) out.threatLevel = threatLevel;
+  if (remediation !== undefined) out.remediation = remediation;
+  out.source = source ?? 'pipeline';
+  out.detail = {};
+  return out;
+}
+
+/** A copy of a list of strings (a missing list is empty), or undefined when it is anything else. */
+function stringList(v: unknown): string[] | undefined {
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) return undefined;
+  const out = new Array<string>(v.length);
+  for (let k = 0; k < v.length; k++) {
+    const x: unknown = v[k];
+    if (typeof x !== 'string') return undefined;
+    out[k] = x;
+  }
+  return out;
 }
 
 /** A guard that allows everything; the identity element when guards are composed. */

@@ -5,6 +5,7 @@ import { openStore } from '../../src/store/index.js';
 import { BURST_FLUSH_MS, BURST_READ_MS, burstBuckets } from '../../src/store/state.js';
 import { backends, warmUp } from './backends.js';
 import { tempDir } from './helpers.js';
+import { prng } from '../prng.js';
 
 const list = backends();
 warmUp(list);
@@ -203,8 +204,7 @@ describe('guard state (sqlite file)', () => {
     got.quarantined = true;
     expect(s.state.getThreat('a').quarantined).toBe(false);
     // Random interleavings of this connection's writes, the other's and reads: every read equals the file.
-    let seed = 7;
-    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const rnd = prng(7);
     const agents = ['a', 'b', 'c'];
     for (let step = 0; step < 600; step++) {
       const agent = agents[rnd(agents.length)]!;
