@@ -31,6 +31,8 @@ const MAX_OUTGOING_CHARS = 2 * 1024 * 1024;
 const RECENT_READS = 4096;
 /** A re-read of the same data is stored again only after this long (at most a tenth of the TTL). */
 const REFRESH_MS = 60_000;
+/** Texts up to this many characters are keyed as they are, to find a recent read without fingerprinting them. */
+const TEXT_KEY_MAX_CHARS = 256 * 1024;
 
 export interface DataFlowDeps {
   store: FlowStore;
@@ -38,6 +40,8 @@ export interface DataFlowDeps {
   options?: OptionsInput<DataFlowOptions>;
   now?: () => number;
   logger: Logger;
+  /** Texts up to this many characters are keyed directly (`record`); 0 fingerprints every read (tests). */
+  textKeyMaxChars?: number;
 }
 
 export class DataFlowStage {
@@ -48,10 +52,17 @@ export class DataFlowStage {
   private lastSweep = 0;
   /** (identity, session, fingerprints) of reads stored recently → when; see `record`. */
   private readonly recent = new Map<string, number>();
+  /**
+   * (identity, session, text) → the key of `recent` its fingerprints give. The fingerprints are a function of the
+   * text (under this stage's key and options), so a text seen before needs no fingerprinting to find its entry.
+   */
+  private readonly recentText = new Map<string, string>();
+  private readonly textKeyMax: number;
 
   constructor(private readonly deps: DataFlowDeps) {
     this.options = DataFlowOptionsSchema.parse(deps.options ?? {});
     this.now = deps.now ?? Date.now;
+    this.textKeyMax = deps.textKeyMaxChars ?? TEXT_KEY_MAX_CHARS;
   }
 
   /** Keyed hashes of short distinctive values (`core/text/short-values.ts`), under a key derived from the flow key. */
@@ -141,17 +152,26 @@ export class DataFlowStage {
     const read = this.privateRead(i);
     if (!read) return;
     const text = decision.replacement ? contentText(decision.replacement) : contentText(contentOf(i));
+    const refresh = Math.min(REFRESH_MS, this.options.ttl_ms / 10);
+    // The same data read again by the same identity in the same session (an agent re-reading a file) is already
+    // stored: skip the write unless the stored copy has used up more than REFRESH_MS of its TTL. The fingerprints
+    // then expire at most that much before ttl_ms after the last read. A text seen before finds its entry without
+    // being fingerprinted again; the test is the same one on the same entry.
+    const textKey = text.length <= this.textKeyMax ? createHash('sha256').update(`${read.agent}\0${i.session}\0`).update(text).digest('base64') : undefined;
+    const known = textKey !== undefined ? this.recentText.get(textKey) : undefined;
+    if (known !== undefined) {
+      const storedAt = this.recent.get(known);
+      if (storedAt !== undefined && this.now() - storedAt < refresh) return;
+    }
     const fp = await this.fp();
     const valueHash = await this.valueHash();
     const hashes = [...fp.ofBounded(text, this.options.max_per_read), ...distinctiveValues(text).map(valueHash)];
     if (hashes.length === 0) return;
     const now = this.now();
-    // The same data read again by the same identity in the same session (an agent re-reading a file) is already
-    // stored: skip the write unless the stored copy has used up more than REFRESH_MS of its TTL. The fingerprints
-    // then expire at most that much before ttl_ms after the last read.
     const key = createHash('sha256').update(`${read.agent}\0${i.session}\0`).update(hashes.join(',')).digest('base64');
+    if (textKey !== undefined) remember(this.recentText, textKey, key);
     const storedAt = this.recent.get(key);
-    if (storedAt !== undefined && now - storedAt < Math.min(REFRESH_MS, this.options.ttl_ms / 10)) return;
+    if (storedAt !== undefined && now - storedAt < refresh) return;
     const source: FlowSource = {
       id: decision.auditId ?? `flow-${randomUUID()}`,
       kind: i.kind,
@@ -165,9 +185,7 @@ export class DataFlowStage {
       ...(i.kind === 'message' && i.sender !== undefined ? { uri: `agent:${i.sender}` } : {}),
     };
     await this.deps.store.recordRead(read.agent, source, hashes, now + this.options.ttl_ms);
-    this.recent.delete(key);
-    this.recent.set(key, now);
-    if (this.recent.size > RECENT_READS) this.recent.delete(this.recent.keys().next().value!);
+    remember(this.recent, key, now);
     if (now - this.lastSweep > 60_000) {
       this.lastSweep = now;
       await this.deps.store.sweep(now).catch((err: unknown) => this.deps.logger.warn({ err }, 'sweeping expired data-flow fingerprints failed'));
@@ -212,6 +230,13 @@ export class DataFlowStage {
     decision.rationale = `${decision.rationale} ${from}`;
     decision.remediation = `${from} ${decision.remediation ?? 'Do not send data read from that source to this destination; ask the user first.'}`;
   }
+}
+
+/** Sets `key` as the newest entry of `map`, forgetting the oldest beyond RECENT_READS. */
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > RECENT_READS) map.delete(map.keys().next().value!);
 }
 
 /**
