@@ -7,9 +7,11 @@ import {
   AuditRowSchema,
   formatAuditId,
   parseAuditId,
+  quickAuditEntry,
   RawAuditRowSchema,
   type AuditEntry,
   type AuditRow,
+  type ParsedAuditEntry,
   type RawAuditRow,
 } from './audit-schema.js';
 import { recordInteraction, type InteractionRecord } from './audit-interaction.js';
@@ -227,9 +229,7 @@ export class AuditLog {
 
 /** The columns of a new row (all but id, the chain hashes and the MAC), and its interaction record: shared by both engines. */
 export function auditFields(entry: AuditEntry): { fields: Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash' | 'mac'>; rec: InteractionRecord | undefined } {
-  const parsed = AuditEntrySchema.safeParse(entry);
-  if (!parsed.success) throw new StoreError('store_invalid_entry', `audit entry is invalid: ${z.prettifyError(parsed.error)}`);
-  const e = parsed.data;
+  const e = quickAuditEntry(entry) ?? parseEntry(entry);
   const payload = e.payload === undefined ? undefined : canonicalJson(e.payload);
   // The preview is of the payload with values under secret-sounding keys replaced (the digest is of the payload).
   const keyed = maskSecretKeys(e.payload);
@@ -258,6 +258,12 @@ export function auditFields(entry: AuditEntry): { fields: Omit<RawAuditRow, 'id'
     llm: e.llm === undefined ? null : JSON.stringify(e.llm),
   };
   return { fields, rec: e.interaction === undefined ? undefined : recordInteraction(e.interaction) };
+}
+
+function parseEntry(entry: AuditEntry): ParsedAuditEntry {
+  const parsed = AuditEntrySchema.safeParse(entry);
+  if (!parsed.success) throw new StoreError('store_invalid_entry', `audit entry is invalid: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
 }
 
 /** What a verifier knows from outside the rows: shared by both engines' `verify`. */

@@ -162,11 +162,21 @@ export const DEFAULT_MIN_ENTROPY = 3.5;
  * prose) cost one linear scan instead of one per pattern. `test/detectors/secrets-catalogue.test.ts` checks the
  * claim against the full scan on generated texts.
  */
-const DETECT_PREFILTER = /[A-Za-z0-9+/_=-]{15}|passw|passphrase|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|BEGIN|bearer|authorization|eyJ|:\/\//i;
+export const DETECT_PREFILTER = /[A-Za-z0-9+/_=-]{15}|passw|passphrase|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|BEGIN|bearer|authorization|eyJ|:\/\//i;
+
+/**
+ * DETECT_PREFILTER's two halves, tested as one regular expression they cost three times as much on prose: the
+ * 15-character run tried from every position re-reads each word up to 15 times. A run of 15 token characters
+ * exists exactly when one starts at the beginning of a maximal run (after a non-token character or at the start),
+ * so the run is looked for only there; the literals are the same. `mayHoldSecret` answers exactly what
+ * DETECT_PREFILTER answers (test/detectors/secrets-catalogue.test.ts compares them).
+ */
+const TOKEN_RUN_15 = /(?:^|[^A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{15}/;
+const DETECT_LITERALS = /passw|passphrase|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|BEGIN|bearer|authorization|eyJ|:\/\//i;
 
 /** False when `text` cannot hold any secret `detectSpans` finds (see DETECT_PREFILTER). */
 export function mayHoldSecret(text: string): boolean {
-  return text.length >= 4 && DETECT_PREFILTER.test(text);
+  return text.length >= 4 && (DETECT_LITERALS.test(text) || TOKEN_RUN_15.test(text));
 }
 
 /** Every secret of the catalogue's kinds in `text`, non-overlapping, in pattern order then text order. */
