@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { detectSpans, maskSpans, mayHoldSecret, scanMaskSpans, scanSpans } from '../../src/detectors/secrets/catalogue.js';
+import { DETECT_PREFILTER, detectSpans, maskSpans, mayHoldSecret, scanMaskSpans, scanSpans } from '../../src/detectors/secrets/catalogue.js';
 import { maskSecrets } from '../../src/store/redact.js';
 
 // Assembled at run time so that no scanner mistakes this file for a leak.
@@ -74,6 +74,27 @@ describe('one secrets catalogue for detection and masking', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('answers exactly what the one-expression prefilter answers (token runs looked for at run starts only)', () => {
+    const reference = (t: string): boolean => t.length >= 4 && DETECT_PREFILTER.test(t);
+    // Runs of token characters around 15 long, broken by separators, Unicode look-alikes (ſ, K, İ fold to ASCII
+    // only outside this mode) and the literals, in any case.
+    const piece = fc.oneof(
+      fc.stringMatching(/^[A-Za-z0-9+_=/-]{0,17}$/),
+      fc.constantFrom(' ', '\n', '.', ':', '//', '"', '\u017f', '\u212a', '\u0130', 'é', '💥', 'PassW', 'PWD', 'sEcReT', 'api-KEY', 'access_token', 'AuthToken', 'begin', 'Bearer', 'AUTHORIZATION', 'eyj', 'EYJ', '://'),
+      fc.string({ maxLength: 6 }),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 10 }), (parts) => {
+        const text = parts.join('');
+        expect(mayHoldSecret(text)).toBe(reference(text));
+      }),
+      { numRuns: 5000 },
+    );
+    for (const t of ['abcdefghijklmno', ' abcdefghijklmno', 'abcdefghijklmn', 'x abcdefghijklmn', 'é'.repeat(3) + 'a'.repeat(15), 'a'.repeat(14) + '.' + 'b'.repeat(14), 'abc\u017fdefghijklmnop']) {
+      expect(mayHoldSecret(t)).toBe(reference(t));
+    }
   });
 
   it('lets through every sample, and skips ordinary short strings', () => {
