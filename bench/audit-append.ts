@@ -1,7 +1,7 @@
 /**
  * The audit append of the allow path, in process: `AuditLog.append` of a realistic tool-call row and tool-result
  * row (as `auditEntryFor` builds them in the proxy: stdio session id, default-book allow rationale, the recorded
- * interaction) into a real SQLite file (WAL, synchronous=NORMAL, keyed: MAC and signed head as `serve` runs it),
+ * interaction) into a real SQLite file (WAL, synchronous=NORMAL, checkpoints in the background, keyed: MAC and signed head, as `serve` runs it),
  * and `auditFields` alone (masking, canonical JSON, digest, validation), per call+result pair. The content varies
  * on every call (paths and file texts from bench/common.ts's seeded generator), so nothing content-keyed is
  * flattered; `--same` repeats one file as `bench/_prof-drive.ts` does.
@@ -48,7 +48,7 @@ function pair(i: number): [AuditEntry, AuditEntry] {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'qg-audit-bench-'));
-const store = openStore(join(dir, 'state.db'), undefined, { synchronous: 'NORMAL' });
+const store = openStore(join(dir, 'state.db'), undefined, { synchronous: 'NORMAL', backgroundCheckpoint: true });
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 // Entries are built before timing: only the store's work is measured.

@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Decision, Interaction } from '../../src/core/types.js';
 import { auditFields, AuditEntrySchema, auditEntryFor, quickAuditEntry, type AuditEntry } from '../../src/store/audit.js';
 import { MaskMemo, recordInteraction } from '../../src/store/audit-interaction.js';
 import { maskSecrets } from '../../src/store/redact.js';
+import { sha256Hex } from '../../src/core/canonical.js';
 
 // The short cuts of the audit append (issue 16) against the full computation: the masker's memo of keys and name
 // fields, and the validation of plain entries without zod. Each property fails if its short cut answers otherwise.
@@ -197,5 +199,18 @@ describe('the validation of plain audit entries without zod', () => {
       expect(quickAuditEntry(bad)).toBeUndefined();
       expect(() => auditFields(bad as AuditEntry)).toThrow(/audit entry is invalid/);
     }
+  });
+});
+
+describe('the one-shot digest', () => {
+  it('is the streaming SHA-256 of the UTF-8 text, lone surrogates included', () => {
+    const reference = (t: string): string => createHash('sha256').update(t, 'utf8').digest('hex');
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 300 }), fc.string({ unit: 'grapheme', maxLength: 100 }), anyString), (t) => {
+        expect(sha256Hex(t)).toBe(reference(t));
+      }),
+      { numRuns: 2000 },
+    );
+    for (const t of ['', '\ud800', 'a\udfffb', '\udbff\udfff', 'x'.repeat(100_000)]) expect(sha256Hex(t)).toBe(reference(t));
   });
 });
