@@ -114,7 +114,8 @@ function mapStrings(v: unknown, f: (s: string) => string, flags: { truncated: bo
   }
   if (Array.isArray(v)) return v.map((x) => mapStrings(x, f, flags, depth + 1, key));
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) out[key(k)] = mapStrings(x, f, flags, depth + 1, key);
+  // Defined, not assigned: an argument named `__proto__` would otherwise set the copy's prototype and vanish.
+  for (const [k, x] of Object.entries(v)) Object.defineProperty(out, key(k), { value: mapStrings(x, f, flags, depth + 1, key), enumerable: true, writable: true, configurable: true });
   return out;
 }
 

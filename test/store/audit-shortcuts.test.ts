@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Decision, Interaction } from '../../src/core/types.js';
 import { auditFields, AuditEntrySchema, auditEntryFor, quickAuditEntry, type AuditEntry } from '../../src/store/audit.js';
 import { MaskMemo, recordInteraction } from '../../src/store/audit-interaction.js';
-import { maskSecrets } from '../../src/store/redact.js';
+import { maskSecretKeys, maskSecrets } from '../../src/store/redact.js';
 import { sha256Hex } from '../../src/core/canonical.js';
 
 // The short cuts of the audit append (issue 16) against the full computation: the masker's memo of keys and name
@@ -212,5 +212,24 @@ describe('the one-shot digest', () => {
       { numRuns: 2000 },
     );
     for (const t of ['', '\ud800', 'a\udfffb', '\udbff\udfff', 'x'.repeat(100_000)]) expect(sha256Hex(t)).toBe(reference(t));
+  });
+});
+
+describe('keys named __proto__', () => {
+  it('stay keys of the recorded interaction, masked like any other', () => {
+    const args = JSON.parse(`{"__proto__": {"note": "use ${'sk-proj-Zq3v9LmN2pQ8rT5wX1yB4cD7'}"}, "path": "a.txt"}`) as Record<string, unknown>;
+    const rec = recordInteraction({ kind: 'tool_call', agent: 'a', session: 's', server: 'ws', tool: 'write_file', arguments: args } as Interaction, null);
+    const body = JSON.parse(rec.body ?? 'null') as { arguments: Record<string, unknown> };
+    expect(Object.keys(body.arguments)).toEqual(['__proto__', 'path']);
+    expect(rec.body).toContain('"__proto__":{"note":"use [REDACTED:');
+    expect(rec.masked).toBe(true);
+  });
+
+  it('stay keys when a secret-sounding key under them is masked (the copy holds its own __proto__ key)', () => {
+    const v = JSON.parse('{"__proto__": {"password": "hunter22"}, "x": 1}') as Record<string, unknown>;
+    const out = maskSecretKeys(v) as Record<string, unknown>;
+    expect(Object.keys(out)).toEqual(['__proto__', 'x']);
+    expect(JSON.stringify(out)).toBe('{"__proto__":{"password":"[REDACTED:password_assignment]"},"x":1}');
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
   });
 });
