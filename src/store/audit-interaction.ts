@@ -63,6 +63,16 @@ export class MaskMemo {
 /** The memo of the process's recorded interactions. */
 const MEMO = new MaskMemo();
 
+/** Longest name the audit row keeps in a column (agent, session, …); longer ones are cut there. */
+export const ROW_NAME_CAP = 200;
+
+/**
+ * Top-level fields the audit row also keeps, in clear, in a column of its own (cut at `ROW_NAME_CAP`). Masking them
+ * here would hide nothing, and it flagged whole sessions as masked for replay (a stdio session id looks random).
+ * Up to the cap they are recorded as they are; a longer one is masked as any other string.
+ */
+const CLEAR_IN_ROW: ReadonlySet<string> = new Set(['kind', 'agent', 'session', 'server', 'tool', 'recipient']);
+
 /** Top-level fields whose string values are names that recur on every row (masked through the memo). */
 const NAME_FIELDS: ReadonlySet<string> = new Set(['kind', 'agent', 'session', 'server', 'tool', 'prompt', 'sender', 'recipient']);
 
@@ -89,7 +99,8 @@ export function recordInteraction(i: Interaction, memo: MaskMemo | null = MEMO):
   // The top level is the object `picked` (depth 0), its members at depth 1, as `mapStrings` would walk it.
   const masked: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(keyed)) {
-    masked[name(k)] = typeof x === 'string' && NAME_FIELDS.has(k) ? name(x) : mapStrings(x, value, flags, 1, name);
+    if (typeof x === 'string' && CLEAR_IN_ROW.has(k) && x.length <= ROW_NAME_CAP) masked[name(k)] = x;
+    else masked[name(k)] = typeof x === 'string' && NAME_FIELDS.has(k) ? name(x) : mapStrings(x, value, flags, 1, name);
   }
   let body = JSON.stringify(masked);
   for (let cap = INTERACTION_CAP / 4; body.length > INTERACTION_CAP; cap = Math.floor(cap / 4)) {

@@ -14,7 +14,7 @@ import {
   type ParsedAuditEntry,
   type RawAuditRow,
 } from './audit-schema.js';
-import { recordInteraction, type InteractionRecord } from './audit-interaction.js';
+import { recordInteraction, ROW_NAME_CAP, type InteractionRecord } from './audit-interaction.js';
 import { canonicalJson, sha256Hex } from '../core/canonical.js';
 import { maskPrefix, maskSecretKeys } from './redact.js';
 import { HeadAnchor, macEqual, readHead, rowMac, type AuditHead, type AuditKey } from './audit-key.js';
@@ -25,7 +25,7 @@ export * from './audit-schema.js';
 export const GENESIS_HASH = '0'.repeat(64);
 
 /** Size caps: a row stays small whatever passes through the proxy. */
-const CAP = { preview: 240, rationale: 2000, uri: 1000, name: 200, witness: 8000, list: 100 } as const;
+const CAP = { preview: 240, rationale: 2000, uri: 1000, name: ROW_NAME_CAP, witness: 8000, list: 100 } as const;
 const PAGE = 500;
 
 /** What `verify` checks beyond the rows. */

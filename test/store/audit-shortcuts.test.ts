@@ -106,9 +106,9 @@ describe('the masker memo of keys and name fields', () => {
         return s; // as if masking were skipped on a hit
       }
     }
-    const i: Interaction = { kind: 'tool_call', agent: 'local', session: SECRETS[7]!, profile: {}, server: 'ws', tool: 'read_file', arguments: { path: 'notes.txt' } };
+    const i: Interaction = { kind: 'message', agent: 'local', session: 's', profile: {}, sender: SECRETS[7]!, recipient: 'b', content: 'hi' };
     const reference = recordInteraction(i, null);
-    expect(reference.body).toContain('"session":"[REDACTED:high_entropy]"');
+    expect(reference.body).toContain('"sender":"[REDACTED:high_entropy]"');
     expect(recordInteraction(i, new Stale())).not.toEqual(reference);
   });
 });
