@@ -103,8 +103,9 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
     now,
     stickyKey: (i) => (byAgent ? `agent:${i.agent}` : i.session),
     async stickyOf(session) {
-      // A shared store (PostgreSQL: other replicas learn facts too) is read on every interaction, never cached.
-      if (store.shared) return store.state.getSticky(session);
+      // Read on every interaction, never cached, wherever another process may learn facts for the same key: a shared
+      // store (PostgreSQL replicas), and Γ kept per agent (every proxy on one SQLite file serves that agent too).
+      if (store.shared || byAgent) return store.state.getSticky(session);
       let s = sticky.get(session);
       if (!s) {
         if (sticky.size >= options.session_cache) sticky.clear();
