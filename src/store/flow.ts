@@ -69,6 +69,7 @@ export class SqliteFlowStore implements FlowStore {
   private readonly sweepSources: Database.Statement;
   private readonly sweepFps: Database.Statement;
   private readonly matchStmts = new Map<number, Database.Statement>();
+  private readonly recordTx: (agent: string, source: FlowSource, fingerprints: readonly string[], expires: number) => void;
 
   constructor(private readonly db: Database.Database) {
     this.keyGet = db.prepare('SELECT key FROM flow_key WHERE id = 1');
@@ -79,6 +80,11 @@ export class SqliteFlowStore implements FlowStore {
     this.fpPut = db.prepare('INSERT OR IGNORE INTO flow_fingerprints (agent, hash, source, expires) VALUES (?, ?, ?, ?)');
     this.sweepFps = db.prepare('DELETE FROM flow_fingerprints WHERE expires <= ?');
     this.sweepSources = db.prepare('DELETE FROM flow_sources WHERE expires <= ?');
+    // Built once: wrapping a new function in a transaction on every read cost more than a fingerprint's insert.
+    this.recordTx = db.transaction((agent: string, source: FlowSource, fingerprints: readonly string[], expires: number) => {
+      this.sourcePut.run({ id: source.id, agent, session: source.session, kind: source.kind, server: source.server ?? null, tool: source.tool ?? null, uri: source.uri ?? null, at: source.at, expires });
+      for (const h of fingerprints) this.fpPut.run(agent, h, source.id, expires);
+    });
   }
 
   async key(): Promise<Buffer> {
@@ -93,10 +99,7 @@ export class SqliteFlowStore implements FlowStore {
   }
 
   async recordRead(agent: string, source: FlowSource, fingerprints: readonly string[], expires: number): Promise<void> {
-    this.db.transaction(() => {
-      this.sourcePut.run({ id: source.id, agent, session: source.session, kind: source.kind, server: source.server ?? null, tool: source.tool ?? null, uri: source.uri ?? null, at: source.at, expires });
-      for (const h of fingerprints) this.fpPut.run(agent, h, source.id, expires);
-    })();
+    this.recordTx(agent, source, fingerprints, expires);
   }
 
   private matchStmt(n: number): Database.Statement {
