@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto';
 import { createHash } from 'node:crypto';
 
 /** Nesting deeper than this is cut (hostile payloads must not recurse forever). */
@@ -49,7 +50,10 @@ function encode(value: unknown, depth: number, key: string | undefined, sortArra
   return `{${parts.join(',')}}`;
 }
 
-/** Lower-case hex SHA-256 of a UTF-8 string. */
-export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
+/** Node's one-shot `crypto.hash` (Node ≥ 20.12; about twice as fast on short texts), when this Node has it. */
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
+
+/** Lower-case hex SHA-256 of a UTF-8 string (lone surrogates as U+FFFD, as `Buffer.from(text)` encodes them). */
+export const sha256Hex: (text: string) => string = oneShot
+  ? (text) => oneShot('sha256', text, 'hex')
+  : (text) => createHash('sha256').update(text, 'utf8').digest('hex');

@@ -28,23 +28,86 @@ export interface InteractionRecord {
 }
 
 /**
+ * The masker of short strings that recur by nature on every row: the interaction's identity fields (kind, agent,
+ * session, server, tool, prompt, sender, recipient) and object keys (`path`, `type`, `text`, the field names).
+ * Masking is a pure function of the string, so a remembered answer is the answer (test/store/audit-memo.test.ts
+ * compares every record with the memo on and off). Values of arguments and content never go through it: those do
+ * not recur by nature, and remembering them would only flatter a benchmark that repeats one file. Bounded: strings
+ * up to `maxLength` characters, at most `maxEntries` remembered (all forgotten when full, so distinct keys sent on
+ * purpose cost what they cost without it).
+ */
+export class MaskMemo {
+  private readonly seen = new Map<string, string>();
+
+  constructor(
+    private readonly maxEntries = 2048,
+    readonly maxLength = 200,
+  ) {}
+
+  /** `maskSecrets(s)` for `s` of at most `maxLength` characters. */
+  mask(s: string): string {
+    let out = this.seen.get(s);
+    if (out === undefined) {
+      out = maskSecrets(s);
+      if (this.seen.size >= this.maxEntries) this.seen.clear();
+      this.seen.set(s, out);
+    }
+    return out;
+  }
+
+  get size(): number {
+    return this.seen.size;
+  }
+}
+
+/** The memo of the process's recorded interactions. */
+const MEMO = new MaskMemo();
+
+/** Longest name the audit row keeps in a column (agent, session, …); longer ones are cut there. */
+export const ROW_NAME_CAP = 200;
+
+/**
+ * Top-level fields the audit row also keeps, in clear, in a column of its own (cut at `ROW_NAME_CAP`). Masking them
+ * here would hide nothing, and it flagged whole sessions as masked for replay (a stdio session id looks random).
+ * Up to the cap they are recorded as they are; a longer one is masked as any other string.
+ */
+const CLEAR_IN_ROW: ReadonlySet<string> = new Set(['kind', 'agent', 'session', 'server', 'tool', 'recipient']);
+
+/** Top-level fields whose string values are names that recur on every row (masked through the memo). */
+const NAME_FIELDS: ReadonlySet<string> = new Set(['kind', 'agent', 'session', 'server', 'tool', 'prompt', 'sender', 'recipient']);
+
+/**
  * Masks and caps an interaction for the audit side table. Cost is bounded by the cap, not the input: a string
  * longer than the per-string cap is masked only over its kept prefix (plus the masker's look-ahead).
+ * `memo`: where keys and name fields are masked (`null`: each masked afresh, as the tests' reference).
  */
-export function recordInteraction(i: Interaction): InteractionRecord {
+export function recordInteraction(i: Interaction, memo: MaskMemo | null = MEMO): InteractionRecord {
   const picked: Record<string, unknown> = {};
   const fields = i as Partial<Record<(typeof FIELDS)[number], unknown>>;
   for (const k of FIELDS) if (fields[k] !== undefined) picked[k] = fields[k];
   const flags = { masked: false, truncated: false };
   // Mask once (each string cut at the cap); later passes only cut the already-masked strings shorter.
-  const keyed = maskSecretKeys(picked);
+  const keyed = maskSecretKeys(picked) as Record<string, unknown>;
   if (keyed !== picked) flags.masked = true;
-  const masked = mapStrings(keyed, (s) => maskString(s, INTERACTION_CAP, flags), flags, 0);
+  const value = (s: string): string => maskString(s, INTERACTION_CAP, flags);
+  const name = memo === null ? value : (s: string): string => {
+    if (s.length > memo.maxLength) return value(s);
+    const out = memo.mask(s);
+    if (out !== s) flags.masked = true;
+    return out;
+  };
+  // The top level is the object `picked` (depth 0), its members at depth 1, as `mapStrings` would walk it.
+  const masked: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(keyed)) {
+    if (typeof x === 'string' && CLEAR_IN_ROW.has(k) && x.length <= ROW_NAME_CAP) masked[name(k)] = x;
+    else masked[name(k)] = typeof x === 'string' && NAME_FIELDS.has(k) ? name(x) : mapStrings(x, value, flags, 1, name);
+  }
   let body = JSON.stringify(masked);
   for (let cap = INTERACTION_CAP / 4; body.length > INTERACTION_CAP; cap = Math.floor(cap / 4)) {
     if (cap < MIN_STRING_CAP) return { body: null, masked: flags.masked, truncated: true };
     flags.truncated = true;
-    body = JSON.stringify(mapStrings(masked, (s) => (s.length > cap ? `${s.slice(0, cap)}…` : s), flags, 0));
+    const cut = (s: string): string => (s.length > cap ? `${s.slice(0, cap)}…` : s);
+    body = JSON.stringify(mapStrings(masked, cut, flags, 0, cut));
   }
   return { body, ...flags };
 }
@@ -52,17 +115,18 @@ export function recordInteraction(i: Interaction): InteractionRecord {
 /** Deeper nesting than this is dropped (the proxy's own argument-depth limit is lower). */
 const MAX_DEPTH = 64;
 
-/** A copy of `v` with `f` applied to every string, object keys included. */
-function mapStrings(v: unknown, f: (s: string) => string, flags: { truncated: boolean }, depth: number): unknown {
+/** A copy of `v` with `f` applied to every string value and `key` to every object key. */
+function mapStrings(v: unknown, f: (s: string) => string, flags: { truncated: boolean }, depth: number, key: (s: string) => string): unknown {
   if (typeof v === 'string') return f(v);
   if (v === null || typeof v !== 'object') return typeof v === 'bigint' ? String(v) : v;
   if (depth >= MAX_DEPTH) {
     flags.truncated = true;
     return null;
   }
-  if (Array.isArray(v)) return v.map((x) => mapStrings(x, f, flags, depth + 1));
+  if (Array.isArray(v)) return v.map((x) => mapStrings(x, f, flags, depth + 1, key));
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) out[f(k)] = mapStrings(x, f, flags, depth + 1);
+  // Defined, not assigned: an argument named `__proto__` would otherwise set the copy's prototype and vanish.
+  for (const [k, x] of Object.entries(v)) Object.defineProperty(out, key(k), { value: mapStrings(x, f, flags, depth + 1, key), enumerable: true, writable: true, configurable: true });
   return out;
 }
 

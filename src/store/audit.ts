@@ -7,12 +7,14 @@ import {
   AuditRowSchema,
   formatAuditId,
   parseAuditId,
+  quickAuditEntry,
   RawAuditRowSchema,
   type AuditEntry,
   type AuditRow,
+  type ParsedAuditEntry,
   type RawAuditRow,
 } from './audit-schema.js';
-import { recordInteraction, type InteractionRecord } from './audit-interaction.js';
+import { recordInteraction, ROW_NAME_CAP, type InteractionRecord } from './audit-interaction.js';
 import { canonicalJson, sha256Hex } from '../core/canonical.js';
 import { maskPrefix, maskSecretKeys } from './redact.js';
 import { HeadAnchor, macEqual, readHead, rowMac, type AuditHead, type AuditKey } from './audit-key.js';
@@ -23,7 +25,7 @@ export * from './audit-schema.js';
 export const GENESIS_HASH = '0'.repeat(64);
 
 /** Size caps: a row stays small whatever passes through the proxy. */
-const CAP = { preview: 240, rationale: 2000, uri: 1000, name: 200, witness: 8000, list: 100 } as const;
+const CAP = { preview: 240, rationale: 2000, uri: 1000, name: ROW_NAME_CAP, witness: 8000, list: 100 } as const;
 const PAGE = 500;
 
 /** What `verify` checks beyond the rows. */
@@ -227,9 +229,7 @@ export class AuditLog {
 
 /** The columns of a new row (all but id, the chain hashes and the MAC), and its interaction record: shared by both engines. */
 export function auditFields(entry: AuditEntry): { fields: Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash' | 'mac'>; rec: InteractionRecord | undefined } {
-  const parsed = AuditEntrySchema.safeParse(entry);
-  if (!parsed.success) throw new StoreError('store_invalid_entry', `audit entry is invalid: ${z.prettifyError(parsed.error)}`);
-  const e = parsed.data;
+  const e = quickAuditEntry(entry) ?? parseEntry(entry);
   const payload = e.payload === undefined ? undefined : canonicalJson(e.payload);
   // The preview is of the payload with values under secret-sounding keys replaced (the digest is of the payload).
   const keyed = maskSecretKeys(e.payload);
@@ -258,6 +258,12 @@ export function auditFields(entry: AuditEntry): { fields: Omit<RawAuditRow, 'id'
     llm: e.llm === undefined ? null : JSON.stringify(e.llm),
   };
   return { fields, rec: e.interaction === undefined ? undefined : recordInteraction(e.interaction) };
+}
+
+function parseEntry(entry: AuditEntry): ParsedAuditEntry {
+  const parsed = AuditEntrySchema.safeParse(entry);
+  if (!parsed.success) throw new StoreError('store_invalid_entry', `audit entry is invalid: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
 }
 
 /** What a verifier knows from outside the rows: shared by both engines' `verify`. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { detectSpans, maskSpans, mayHoldSecret, scanMaskSpans, scanSpans } from '../../src/detectors/secrets/catalogue.js';
+import { detectSpans, MASK_PREFILTER, maskSpans, mayHoldSecret, scanMaskSpans, scanSpans } from '../../src/detectors/secrets/catalogue.js';
 import { maskSecrets } from '../../src/store/redact.js';
 
 // Assembled at run time so that no scanner mistakes this file for a leak.
@@ -74,6 +74,40 @@ describe('one secrets catalogue for detection and masking', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('answers exactly what the one-expression prefilters answer (token runs looked for at run starts only, literals grouped)', () => {
+    // The prefilters as they were first written: the split and grouped forms in catalogue.ts must answer the same.
+    const DETECT_PREFILTER = /[A-Za-z0-9+/_=-]{15}|passw|passphrase|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|BEGIN|bearer|authorization|eyJ|:\/\//i;
+    const MASK_REFERENCE =
+      /BEGIN|AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA|sk-|[rs]k_|gh[pousr]_|github_pat_|xox|AIza|eyJ|Bearer|:\/\/|passw|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?id/i;
+    const reference = (t: string): boolean => t.length >= 4 && DETECT_PREFILTER.test(t);
+    const literals = ['BEGIN', 'AKIA', 'ASIA', 'AGPA', 'AIDA', 'AROA', 'AIPA', 'ANPA', 'ANVA', 'ABIA', 'ACCA', 'sk-', 'rk_', 'sk_', 'ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_', 'xox', 'AIza', 'eyJ', 'Bearer', '://', 'passw', 'passphrase', 'pwd', 'secret', 'token', 'apikey', 'api_key', 'api-key', 'accesskey', 'access-key', 'access_token', 'authtoken', 'auth-token', 'private_key', 'privatekey', 'credential', 'authorization', 'cookie', 'sessionid', 'session_id', 'session-id'];
+    for (const l of literals) {
+      for (const t of [l, l.toUpperCase(), l.toLowerCase(), l.slice(0, -1), l.slice(1), `x${l.slice(0, -1)}.${l.slice(-1)}`]) {
+        expect(mayHoldSecret(t)).toBe(reference(t));
+        expect(MASK_PREFILTER.test(t)).toBe(MASK_REFERENCE.test(t));
+      }
+    }
+    // Runs of token characters around 15 long, broken by separators, Unicode look-alikes (ſ, K, İ fold to ASCII
+    // only outside this mode) and the literals, in any case.
+    const piece = fc.oneof(
+      fc.stringMatching(/^[A-Za-z0-9+_=/-]{0,17}$/),
+      fc.constantFrom(' ', '\n', '.', ':', '//', '"', '\u017f', '\u212a', '\u0130', 'é', '💥', 'PassW', 'PWD', 'sEcReT', 'api-KEY', 'access_token', 'AuthToken', 'begin', 'Bearer', 'AUTHORIZATION', 'eyj', 'EYJ', '://'),
+      fc.constantFrom(...literals).chain((l) => fc.tuple(fc.nat(l.length), fc.nat(l.length)).map(([a, b]) => l.slice(Math.min(a, b), Math.max(a, b)))),
+      fc.string({ maxLength: 6 }),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 10 }), (parts) => {
+        const text = parts.join('');
+        expect(mayHoldSecret(text)).toBe(reference(text));
+        expect(MASK_PREFILTER.test(text)).toBe(MASK_REFERENCE.test(text));
+      }),
+      { numRuns: 5000 },
+    );
+    for (const t of ['abcdefghijklmno', ' abcdefghijklmno', 'abcdefghijklmn', 'x abcdefghijklmn', 'é'.repeat(3) + 'a'.repeat(15), 'a'.repeat(14) + '.' + 'b'.repeat(14), 'abc\u017fdefghijklmnop']) {
+      expect(mayHoldSecret(t)).toBe(reference(t));
+    }
   });
 
   it('lets through every sample, and skips ordinary short strings', () => {

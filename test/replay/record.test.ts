@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InteractionSchema } from '../../src/core/types.js';
-import { INTERACTION_CAP, recordInteraction } from '../../src/store/audit-interaction.js';
+import { INTERACTION_CAP, recordInteraction, ROW_NAME_CAP } from '../../src/store/audit-interaction.js';
 
 const base = { agent: 'a', session: 's', profile: { role: 'admin' } };
 
@@ -25,6 +25,19 @@ describe('recorded interactions (audit_interaction)', () => {
     expect(r.body).not.toContain('zz9plural');
     expect(JSON.parse(r.body!).arguments.host).toBe('db1');
     expect(r.masked).toBe(true);
+  });
+
+  it('records as they are the names the audit row keeps in clear (a stdio session id looks random), up to the row\'s cap', () => {
+    const session = 'stdio-85da3cba-e3c6-4d89-8e61-c551588f4160';
+    const r = recordInteraction(InteractionSchema.parse({ ...base, session, kind: 'tool_call', server: 'ws', tool: 'read_file', arguments: { path: 'notes.txt' } }));
+    expect(JSON.parse(r.body!).session).toBe(session);
+    expect(r.masked).toBe(false);
+    // Past the cap the row keeps only a prefix, so the body masks the name as any other string.
+    const key = 'ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
+    const long = `${'s'.repeat(ROW_NAME_CAP)} ${key}`;
+    const cut = recordInteraction(InteractionSchema.parse({ ...base, agent: long, kind: 'tool_call', server: 'ws', tool: 'read_file', arguments: {} }));
+    expect(cut.body).not.toContain(key);
+    expect(cut.masked).toBe(true);
   });
 
   it('caps a 1 MB result by cutting strings, flagged, and stays valid JSON', () => {

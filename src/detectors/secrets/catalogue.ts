@@ -161,12 +161,19 @@ export const DEFAULT_MIN_ENTROPY = 3.5;
  * credentials). A text without any cannot hold a detected secret, so most short strings (argument names, paths,
  * prose) cost one linear scan instead of one per pattern. `test/detectors/secrets-catalogue.test.ts` checks the
  * claim against the full scan on generated texts.
+ *
+ * Written as one expression (`[A-Za-z0-9+/_=-]{15}|passw|…`, the form the tests keep as the reference) it cost three
+ * times as much on prose: the 15-character run, tried from every position, re-reads each word up to 15 times. A
+ * run of 15 token characters exists exactly when one starts where a maximal run starts (after a non-token character
+ * or at the start), so it is looked for only there; the literals are grouped by their first letter. The two answer
+ * exactly what the one expression answers (compared in the same test file).
  */
-const DETECT_PREFILTER = /[A-Za-z0-9+/_=-]{15}|passw|passphrase|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|BEGIN|bearer|authorization|eyJ|:\/\//i;
+const TOKEN_RUN_15 = /(?:^|[^A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{15}/;
+const DETECT_LITERALS = /p(?:ass(?:w|phrase)|wd)|secret|a(?:pi[_-]?key|ccess[_-]?token|uth[_-]?token|uthorization)|begin|bearer|eyj|:\/\//i;
 
-/** False when `text` cannot hold any secret `detectSpans` finds (see DETECT_PREFILTER). */
+/** False when `text` cannot hold any secret `detectSpans` finds (see TOKEN_RUN_15 and DETECT_LITERALS). */
 export function mayHoldSecret(text: string): boolean {
-  return text.length >= 4 && DETECT_PREFILTER.test(text);
+  return text.length >= 4 && (DETECT_LITERALS.test(text) || TOKEN_RUN_15.test(text));
 }
 
 /** Every secret of the catalogue's kinds in `text`, non-overlapping, in pattern order then text order. */
@@ -239,9 +246,12 @@ const MASK_ONLY_PATTERNS: Array<{ kind: string; re: RegExp; group?: number }> = 
   },
 ];
 
-/** Literals every mask-only pattern needs (case-insensitive superset): text without any skips that pass. */
-const MASK_PREFILTER =
-  /BEGIN|AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA|sk-|[rs]k_|gh[pousr]_|github_pat_|xox|AIza|eyJ|Bearer|:\/\/|passw|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?id/i;
+/**
+ * Literals every mask-only pattern needs (case-insensitive superset): text without any skips that pass. Grouped by
+ * first letter (a third cheaper than the flat list `BEGIN|AKIA|…|session[_-]?id`, which the tests keep as the reference; exported for them).
+ */
+export const MASK_PREFILTER =
+  /a(?:kia|sia|gpa|ida|roa|ipa|npa|nva|bia|cca|iza|pi[_-]?key|ccess[_-]?key|uthorization)|begin|sk-|[rs]k_|gh[pousr]_|github_pat_|xox|eyj|bearer|:\/\/|p(?:assw|wd|rivate[_-]?key)|s(?:ecret|ession[_-]?id)|token|c(?:redential|ookie)/i;
 
 const MASK_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

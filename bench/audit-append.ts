@@ -1,0 +1,81 @@
+/**
+ * The audit append of the allow path, in process: `AuditLog.append` of a realistic tool-call row and tool-result
+ * row (as `auditEntryFor` builds them in the proxy: stdio session id, default-book allow rationale, the recorded
+ * interaction) into a real SQLite file (WAL, synchronous=NORMAL, checkpoints in the background, keyed: MAC and signed head, as `serve` runs it),
+ * and `auditFields` alone (masking, canonical JSON, digest, validation), per call+result pair. The content varies
+ * on every call (paths and file texts from bench/common.ts's seeded generator), so nothing content-keyed is
+ * flattered; `--same` repeats one file as `bench/_prof-drive.ts` does.
+ *
+ *   npx tsx bench/audit-append.ts [--pairs 4000] [--rounds 5] [--same]
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Decision, Interaction } from '../src/core/types.js';
+import { auditFields } from '../src/store/audit.js';
+import { auditEntryFor, openStore, type AuditEntry } from '../src/store/index.js';
+import { mixedText } from './common.js';
+
+const { values } = parseArgs({ options: { pairs: { type: 'string', default: '4000' }, rounds: { type: 'string', default: '5' }, same: { type: 'boolean', default: false } } });
+const pairs = Number(values.pairs);
+const rounds = Number(values.rounds);
+const text = mixedText();
+const session = `stdio-${randomUUID()}`;
+const decision: Decision = {
+  decision: 'allow',
+  rationale: 'Allowed: no rule of the policy is violated.',
+  rules: [],
+  flagged: [],
+  witness: [],
+  threatLevel: 0,
+  source: 'pipeline',
+  policy: { name: 'default', version: '1', hash: 'b7f654c803cb29cffb69365506f5e12ef0b43d06561f875a0934cad1d362da83' },
+  elapsedMs: 0.61,
+  detail: {},
+};
+const WORDS = ['notes', 'report', 'invoice', 'meeting', 'kernel', 'harbour', 'payroll', 'ledger'];
+
+/** The call and result rows of pair `i`. */
+function pair(i: number): [AuditEntry, AuditEntry] {
+  const path = values.same ? 'notes.txt' : `docs/${WORDS[i % WORDS.length]!}-${i}.txt`;
+  const body = values.same ? 'benchmark file: meeting notes, nothing secret\n' : text(80 + ((i * 37) % 900));
+  const base = { agent: 'local', session, profile: {}, server: 'ws', tool: 'read_file' };
+  const call: Interaction = { kind: 'tool_call', ...base, arguments: { path }, roots: ['/srv/ws'], pathKeys: ['path'] };
+  const result: Interaction = { kind: 'tool_result', ...base, content: [{ type: 'text', text: body }] };
+  return [auditEntryFor(call, { ...decision, elapsedMs: 0.5 + (i % 7) / 10 }), auditEntryFor(result, decision)];
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'qg-audit-bench-'));
+const store = openStore(join(dir, 'state.db'), undefined, { synchronous: 'NORMAL', backgroundCheckpoint: true });
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+// Entries are built before timing: only the store's work is measured.
+const entries = Array.from({ length: pairs }, (_, i) => pair(i));
+for (let i = 0; i < 500; i++) for (const e of entries[i % pairs]!) store.audit.append(e); // warm-up
+
+const fieldsUs: number[] = [];
+const appendUs: number[] = [];
+for (let r = 0; r < rounds; r++) {
+  let t0 = process.hrtime.bigint();
+  for (const [c, res] of entries) {
+    auditFields(c);
+    auditFields(res);
+  }
+  fieldsUs.push(Number(process.hrtime.bigint() - t0) / 1000 / pairs);
+  t0 = process.hrtime.bigint();
+  for (const [c, res] of entries) {
+    store.audit.append(c);
+    store.audit.append(res);
+  }
+  appendUs.push(Number(process.hrtime.bigint() - t0) / 1000 / pairs);
+}
+const check = store.audit.verify();
+store.close();
+rmSync(dir, { recursive: true, force: true });
+console.log(
+  `audit, per call+result pair (${pairs} pairs × ${rounds} rounds, ${values.same ? 'same content' : 'varied content'}), medians of rounds: ` +
+    `auditFields ${median(fieldsUs).toFixed(1)} µs, AuditLog.append ${median(appendUs).toFixed(1)} µs ` +
+    `[rounds: fields ${fieldsUs.map((x) => x.toFixed(0)).join('/')}, append ${appendUs.map((x) => x.toFixed(0)).join('/')}]; verify ok=${check.ok}`,
+);
