@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { defineDetector } from './registry.js';
 import { clip, configError, FieldSelectorSchema, unknown } from './common.js';
@@ -71,23 +71,53 @@ function readPaths(i: Interaction, field: string): string[] | string {
 /**
  * `abs` through symbolic links: the deepest ancestor that exists is resolved with `realpath`, the rest appended.
  * Undefined when nothing resolves (or the file system refuses), so the lexical form stands alone.
+ *
+ * `memo` (one detector run on one interaction, never longer: the file system changes between calls) keeps each
+ * `realpath` answer, so paths sharing an ancestor that does not exist yet (`source` and `destination` in one new
+ * folder) resolve it once.
  */
-export function realPathOf(abs: string): string | undefined {
+export function realPathOf(abs: string, memo?: Map<string, string | null>): string | undefined {
   let head = abs;
   const rest: string[] = [];
   for (let k = 0; k < 256; k++) {
-    try {
-      // realpath(3) in one call; the JS `realpathSync` lstats every component of the path.
-      const real = realpathSync.native(head);
-      return rest.length === 0 ? real : `${real.replace(/\/$/, '')}/${rest.reverse().join('/')}`;
-    } catch {
-      const cut = head.lastIndexOf('/');
-      if (cut <= 0) return undefined;
-      rest.push(head.slice(cut + 1));
-      head = head.slice(0, cut);
-    }
+    const real = realOrNull(head, memo);
+    if (real !== null) return rest.length === 0 ? real : `${real.replace(/\/$/, '')}/${rest.reverse().join('/')}`;
+    const cut = head.lastIndexOf('/');
+    if (cut <= 0) return undefined;
+    rest.push(head.slice(cut + 1));
+    head = head.slice(0, cut);
   }
   return undefined;
+}
+
+/**
+ * realpath(3) of `path` (one call; the JS `realpathSync` lstats every component), or null where it fails. A path
+ * that does not exist (`access` fails, then `stat` says ENOENT: some component, or a link's target, is missing) is
+ * one realpath(3) would refuse too: it is answered without a thrown error. Any other failure, or an `access` that
+ * fails where `stat` does not say ENOENT, asks realpath(3) itself.
+ */
+function realOrNull(path: string, memo: Map<string, string | null> | undefined): string | null {
+  const known = memo?.get(path);
+  if (known !== undefined) return known;
+  let real: string | null = null;
+  if (existsSync(path) || !isMissing(path)) {
+    try {
+      real = realpathSync.native(path);
+    } catch {
+      real = null;
+    }
+  }
+  memo?.set(path, real);
+  return real;
+}
+
+/** True only when `stat` reports ENOENT for `path` (it throws, and we answer false, for any other error). */
+function isMissing(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) === undefined;
+  } catch {
+    return false;
+  }
 }
 
 export const pathDetector = defineDetector({
@@ -117,12 +147,28 @@ export const pathDetector = defineDetector({
       }
     }
     const { field, outside } = opts;
+    /** The answer one form of a path gives on its own, or undefined when it leaves the path undecided. */
+    const decide = (p: LexicalPath, text: string, parsed: LexicalPath, bases: LexicalPath[]): DetectorResult | undefined => {
+      const hit = dirs.find((d) => isUnder(p, d.p));
+      if (!outside && hit) {
+        return { value: 'true', score: 1, evidence: `path: ${clip(formatPath(p), 120)} is under ${hit.text}` };
+      }
+      if (outside && !hit) {
+        const shown = formatPath(p) === text ? '' : ` (from ${clip(text, 60)})`;
+        // A relative path with several directories to resolve against is ambiguous: say so, and name them.
+        const among = parsed.root === '.' && bases.length > 1 ? `; the relative path may resolve against any of ${bases.length} server roots (${clip(bases.map(formatPath).join(', '), 200)}), so each must be inside` : '';
+        return { value: 'true', score: 1, evidence: `path: ${clip(formatPath(p), 120)}${shown} is outside ${opts.under.join(', ')}${among}` };
+      }
+      return undefined;
+    };
     return function path(i): DetectorResult {
       const raw = readPaths(i, field);
       if (typeof raw === 'string') return unknown(`path: ${raw}`);
       const roots = (i.kind === 'tool_call' ? (i.roots ?? []) : []).map((r) => lexicalPath(r)).filter((r): r is LexicalPath => r !== undefined && r.root === '/');
       const bases = roots.length > 0 ? roots : base ? [base] : [];
       let undecided: string | undefined;
+      /** realpath answers of this run (see `realPathOf`). */
+      let memo: Map<string, string | null> | undefined;
       for (const text of raw.slice(0, MAX_PATHS)) {
         const bad = malformedPath(text);
         if (bad !== undefined) {
@@ -143,24 +189,23 @@ export const pathDetector = defineDetector({
           }
           forms = bases.map((b) => resolveAgainst(parsed, b));
         }
-        if (opts.resolve_links) {
-          for (const f of [...forms]) {
-            if (f.root !== '/') continue;
-            const real = realPathOf(formatPath(f));
-            const rp = real === undefined ? undefined : lexicalPath(real);
-            if (rp && formatPath(rp) !== formatPath(f)) forms.push(rp);
-          }
+        // The lexical forms first, then (resolve_links) each absolute one's real form where it differs, in that order.
+        // A real form is computed only when every form before it left the path undecided: the answer and its
+        // evidence are those of checking every form, with no realpath for a path its lexical form already decides.
+        const lexical = forms.length;
+        for (let j = 0; j < lexical; j++) {
+          const decided = decide(forms[j] as LexicalPath, text, parsed, bases);
+          if (decided) return decided;
         }
-        for (const p of forms) {
-          const hit = dirs.find((d) => isUnder(p, d.p));
-          if (!outside && hit) {
-            return { value: 'true', score: 1, evidence: `path: ${clip(formatPath(p), 120)} is under ${hit.text}` };
-          }
-          if (outside && !hit) {
-            const shown = formatPath(p) === text ? '' : ` (from ${clip(text, 60)})`;
-            // A relative path with several directories to resolve against is ambiguous: say so, and name them.
-            const among = parsed.root === '.' && bases.length > 1 ? `; the relative path may resolve against any of ${bases.length} server roots (${clip(bases.map(formatPath).join(', '), 200)}), so each must be inside` : '';
-            return { value: 'true', score: 1, evidence: `path: ${clip(formatPath(p), 120)}${shown} is outside ${opts.under.join(', ')}${among}` };
+        if (opts.resolve_links) {
+          for (let j = 0; j < lexical; j++) {
+            const f = forms[j] as LexicalPath;
+            if (f.root !== '/') continue;
+            const real = realPathOf(formatPath(f), (memo ??= new Map()));
+            const rp = real === undefined ? undefined : lexicalPath(real);
+            if (!rp || formatPath(rp) === formatPath(f)) continue;
+            const decided = decide(rp, text, parsed, bases);
+            if (decided) return decided;
           }
         }
       }

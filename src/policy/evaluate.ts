@@ -42,8 +42,11 @@ function detectorName(d: (i: Interaction) => DetectorResult): string {
 function runDetector(d: CompiledPredicate['detectors'][number], i: Interaction): DetectorResult & { type: string } {
   const type = detectorName(d);
   try {
-    const r = d(i);
-    return { ...r, type };
+    // Object.assign copies the same own properties, in the same order, as `{ ...r, type }`, without the spread's
+    // megamorphic object-clone path (one result shape per detector type reaches this one site).
+    const out = Object.assign({}, d(i)) as DetectorResult & { type: string };
+    out.type = type;
+    return out;
   } catch (err) {
     // Fail closed at the rule level: a broken detector makes the predicate unknown, never a silent false.
     const msg = err instanceof Error ? err.message : String(err);

@@ -57,19 +57,19 @@ export class SparsePredicateIndex implements PredicateIndex {
   private readonly index = new SparseInvertedIndex();
   /** Predicate name of each indexed view, by document number. */
   private readonly owner: string[] = [];
-  /** Most views any predicate has: the top k·maxViews views always hold the top k distinct predicates. */
-  private maxViews = 1;
 
   constructor(
     predicates: PredicateSchemaText[],
     private readonly embedder: LocalEmbedder = new LocalEmbedder({ dims: SPARSE_DIMS }),
   ) {
     this.embedderId = embedder.id;
+    // One group per predicate name (a name listed twice is one predicate, as it always ranked).
+    const groups = new Map<string, number>();
     for (const p of predicates) {
-      const views = predicateViews(p);
-      this.maxViews = Math.max(this.maxViews, views.length);
-      for (const view of views) {
-        this.index.add(embedder.embedSparse(view));
+      let group = groups.get(p.name);
+      if (group === undefined) groups.set(p.name, (group = groups.size));
+      for (const view of predicateViews(p)) {
+        this.index.add(embedder.embedSparse(view), group);
         this.owner.push(p.name);
       }
     }
@@ -78,18 +78,9 @@ export class SparsePredicateIndex implements PredicateIndex {
   topKSync(text: string, k: number, only?: ReadonlySet<string>): PredicateHit[] {
     if (k <= 0) return [];
     const accept = only === undefined ? undefined : (doc: number) => only.has(this.owner[doc] as string);
-    const hits: PredicateHit[] = [];
-    const seen = new Set<string>();
-    // Views come best first, so a predicate's first view is its best one.
-    // Views come best first and a predicate has at most maxViews of them, so ranking k·maxViews views is exact.
-    for (const d of this.index.search(this.embedder.embedSparse(text), Math.min(this.index.size, k * this.maxViews), accept)) {
-      const name = this.owner[d.doc] as string;
-      if (seen.has(name)) continue;
-      seen.add(name);
-      hits.push({ name, score: d.score });
-      if (hits.length === k) break;
-    }
-    return hits;
+    // A predicate scores its best view: the views of one predicate form one group of the index, ranked by its best
+    // view (score, then view number), which is where the predicate first appears in the ranking of every view.
+    return this.index.searchGroups(this.embedder.embedSparse(text), k, accept).map((d) => ({ name: this.owner[d.doc] as string, score: d.score }));
   }
 
   async topK(text: string, k: number, only?: ReadonlySet<string>): Promise<PredicateHit[]> {

@@ -111,4 +111,23 @@ describe('the embedder follows its feature spec exactly', () => {
       );
     }
   });
+
+  it('agrees with the definition for any dimension count (masked or modulo), long and short words, any characters', () => {
+    // Power-of-two counts take the mask, others the modulo; words from 1 to 60 characters grow the gram scratch.
+    const word = fc.oneof(
+      fc.constantFrom('a', 'tv', 'rm', 'notes.txt', 'x'.repeat(60), 'supercalifragilisticexpialidocious', 'ab12cd', 'ÉCOLE', '数据', '🙂ok'),
+      fc.string({ minLength: 1, maxLength: 12 }),
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 8 }),
+    );
+    for (const dims of [8, 500, 512, 777, 1 << 20, 3 * (1 << 18)]) {
+      const e = new LocalEmbedder({ dims });
+      fc.assert(
+        fc.property(fc.array(word, { maxLength: 30 }), fc.constantFrom(' ', '/', '-'), (words, sep) => {
+          const text = words.join(sep);
+          expect(e.embedSparse(text)).toEqual(byDefinition(text, dims));
+        }),
+        { numRuns: 150 },
+      );
+    }
+  });
 });

@@ -12,9 +12,24 @@ export interface LocalEmbedderOptions {
 /** Defaults of `LocalEmbedderOptions`, in one place. */
 export const LOCAL_EMBEDDER_DEFAULTS = { dims: 512 } as const;
 
-/** FNV-1a state after the key prefix `c:` of a character n-gram, unseeded and sign-seeded. */
+/** FNV-1a states after each feature key's prefix (`w:`, `b:`, `c:`), unseeded and sign-seeded. */
+const UNIGRAM_PREFIX_0 = fnvRaw('w:', 0);
+const UNIGRAM_PREFIX_S = fnvRaw('w:', SIGN_SEED);
+const BIGRAM_PREFIX_0 = fnvRaw('b:', 0);
+const BIGRAM_PREFIX_S = fnvRaw('b:', SIGN_SEED);
 const GRAM_PREFIX_0 = fnvRaw('c:', 0);
 const GRAM_PREFIX_S = fnvRaw('c:', SIGN_SEED);
+const FNV_PRIME = 0x01000193;
+const SPACE = 0x20;
+const CARET = 0x5e;
+const DOLLAR = 0x24;
+
+/** FNV-1a state `h` fed with the characters of `text` (what `fnvRaw(prefix + text)` gives from the prefix's state). */
+function fnvFeed(h: number, text: string): number {
+  let s = h;
+  for (let i = 0; i < text.length; i++) s = Math.imul(s ^ text.charCodeAt(i), FNV_PRIME) >>> 0;
+  return s;
+}
 
 /** Version of the feature set; bump when features or weights change so persisted indexes get rebuilt. */
 const FEATURE_VERSION = 2;
@@ -45,14 +60,17 @@ export class LocalEmbedder implements Embedder {
   /** The L2-normalised sparse embedding of one text (empty for a text without letters or digits). */
   embedSparse(text: string): SparseVector {
     const dims = this.dims;
+    // `x % dims` of a uint32 hash is its low bits when dims is a power of two (the default and the sparse index's):
+    // a mask instead of a floating-point modulo, same dimension.
+    const mask = (dims & (dims - 1)) === 0 && dims <= 0x80000000 ? dims - 1 : -1;
     // Weights accumulate in a reused dense scratch (one slot per dimension), touched slots listed once: no Map on
     // the hot path of every guarded interaction. Sums run in feature order, as they always did.
-    const scratch = (this.scratch ??= { acc: new Float64Array(dims), mark: new Uint8Array(dims), touched: new Int32Array(1024) });
+    const scratch = (this.scratch ??= { acc: new Float64Array(dims), mark: new Uint8Array(dims), touched: new Int32Array(1024), grams: new Uint32Array(96) });
     const { acc, mark } = scratch;
     let touched = scratch.touched;
     let n = 0;
     const add = (h: number, hs: number, weight: number): void => {
-      const index = fmix(h) % dims;
+      const index = mask >= 0 ? fmix(h) & mask : fmix(h) % dims;
       const sign = (fmix(hs) & 1) === 0 ? 1 : -1;
       if (mark[index] === 0) {
         mark[index] = 1;
@@ -68,31 +86,50 @@ export class LocalEmbedder implements Embedder {
     // The features, in this order: per content word (stemmed, stopwords dropped) its unigram `w:<word>`, its bigram
     // `b:<word> <next>` and the character 3–5-grams `c:<gram>` of `^word$`, which share one budget per word (so
     // "tv" weighs as much as "television"). Each key's FNV-1a (unseeded: the dimension; sign-seeded: the sign) is
-    // computed in place, without building a key string per n-gram. test/retrieval/local-embedder.test.ts keeps the
-    // definition written out and checks the two agree.
+    // computed in place, without building a key string. FNV-1a extends a prefix's state one character at a time, so
+    // the 3-, 4- and 5-grams starting at one position share their first characters' hashing; they are still added in
+    // the defined order (every 3-gram, then every 4-gram, then every 5-gram), so the sums run as they always did.
+    // test/retrieval/local-embedder.test.ts keeps the definition written out and checks the two agree.
     const words = stemmedTokens(text).filter((w) => !STOPWORDS.has(w));
     for (let i = 0; i < words.length; i++) {
       const w = words[i] as string;
-      const unigram = `w:${w}`;
-      add(fnvRaw(unigram, 0), fnvRaw(unigram, SIGN_SEED), FEATURE_WEIGHTS.unigram);
+      add(fnvFeed(UNIGRAM_PREFIX_0, w), fnvFeed(UNIGRAM_PREFIX_S, w), FEATURE_WEIGHTS.unigram);
       if (i + 1 < words.length) {
-        const bigram = `b:${w} ${words[i + 1] as string}`;
-        add(fnvRaw(bigram, 0), fnvRaw(bigram, SIGN_SEED), FEATURE_WEIGHTS.bigram);
+        const next = words[i + 1] as string;
+        const h = fnvFeed(Math.imul(fnvFeed(BIGRAM_PREFIX_0, w) ^ SPACE, FNV_PRIME) >>> 0, next);
+        const hs = fnvFeed(Math.imul(fnvFeed(BIGRAM_PREFIX_S, w) ^ SPACE, FNV_PRIME) >>> 0, next);
+        add(h, hs, FEATURE_WEIGHTS.bigram);
       }
-      const padded = `^${w}$`;
+      // The padded word `^w$` is w.length + 2 characters long.
+      const plen = w.length + 2;
       let grams = 0;
-      for (let len = CHARGRAM.min; len <= CHARGRAM.max; len++) grams += Math.max(0, padded.length - len + 1);
+      for (let len = CHARGRAM.min; len <= CHARGRAM.max; len++) grams += Math.max(0, plen - len + 1);
       const weight = grams === 0 ? 0 : FEATURE_WEIGHTS.chargram / Math.sqrt(grams);
-      for (let len = CHARGRAM.min; len <= CHARGRAM.max; len++) {
-        for (let st = 0; st + len <= padded.length; st++) {
-          let h = GRAM_PREFIX_0;
-          let hs = GRAM_PREFIX_S;
-          for (let j = st; j < st + len; j++) {
-            const c = padded.charCodeAt(j);
-            h = Math.imul(h ^ c, 0x01000193) >>> 0;
-            hs = Math.imul(hs ^ c, 0x01000193) >>> 0;
+      // States of the grams starting at each position, per length: [len - min][start], both seeds.
+      const span = CHARGRAM.max - CHARGRAM.min + 1;
+      const starts = plen - CHARGRAM.min + 1;
+      if (starts <= 0) continue;
+      let hg = scratch.grams;
+      if (hg.length < 2 * span * starts) hg = scratch.grams = new Uint32Array(2 * span * starts * 2);
+      for (let st = 0; st < starts; st++) {
+        let h = GRAM_PREFIX_0;
+        let hs = GRAM_PREFIX_S;
+        for (let j = st; j < st + CHARGRAM.max && j < plen; j++) {
+          const c = j === 0 ? CARET : j === plen - 1 ? DOLLAR : w.charCodeAt(j - 1);
+          h = Math.imul(h ^ c, FNV_PRIME) >>> 0;
+          hs = Math.imul(hs ^ c, FNV_PRIME) >>> 0;
+          const len = j - st + 1;
+          if (len >= CHARGRAM.min) {
+            const slot = 2 * ((len - CHARGRAM.min) * starts + st);
+            hg[slot] = h;
+            hg[slot + 1] = hs;
           }
-          add(h, hs, weight);
+        }
+      }
+      for (let len = CHARGRAM.min; len <= CHARGRAM.max; len++) {
+        for (let st = 0; st + len <= plen; st++) {
+          const slot = 2 * ((len - CHARGRAM.min) * starts + st);
+          add(hg[slot] as number, hg[slot + 1] as number, weight);
         }
       }
     }
@@ -117,7 +154,7 @@ export class LocalEmbedder implements Embedder {
   }
 
   /** Scratch of `embedSparse`, allocated on first use. */
-  private scratch: { acc: Float64Array; mark: Uint8Array; touched: Int32Array } | undefined;
+  private scratch: { acc: Float64Array; mark: Uint8Array; touched: Int32Array; grams: Uint32Array } | undefined;
 
   /** Dense embeddings, one per text, in order. */
   async embed(texts: string[]): Promise<Float32Array[]> {

@@ -1,0 +1,185 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { realPathOf } from '../../src/detectors/path.js';
+import { malformedPath, pathArguments } from '../../src/detectors/path-args.js';
+import { formatPath, isUnder, lexicalPath, resolveAgainst, type LexicalPath } from '../../src/detectors/posix-path.js';
+import { clip, unknown } from '../../src/detectors/common.js';
+import type { DetectorResult } from '../../src/detectors/types.js';
+import type { Interaction } from '../../src/core/types.js';
+import { compile, interaction } from './helpers.js';
+
+/**
+ * The path detector's short cuts against the computation they replace, on a real directory tree with symbolic
+ * links: `realPathOf` answers a missing path without a thrown error (access, then stat's ENOENT) and keeps answers
+ * in a memo for one run; the detector resolves links only when the lexical forms leave a path undecided. Below, the
+ * former code, written out: realpath(3) tried on every candidate (a throw per missing one), every form resolved
+ * before any is checked. Same value, same evidence, for every path, root list and option.
+ */
+
+/** The former `realPathOf`: realpath(3) on the path, then on each parent after a failure. */
+function realPathByDefinition(abs: string): string | undefined {
+  let head = abs;
+  const rest: string[] = [];
+  for (let k = 0; k < 256; k++) {
+    try {
+      const real = realpathSync.native(head);
+      return rest.length === 0 ? real : `${real.replace(/\/$/, '')}/${rest.reverse().join('/')}`;
+    } catch {
+      const cut = head.lastIndexOf('/');
+      if (cut <= 0) return undefined;
+      rest.push(head.slice(cut + 1));
+      head = head.slice(0, cut);
+    }
+  }
+  return undefined;
+}
+
+/** The former detector (field `arguments`), every form computed first, then checked in order. */
+function detectorByDefinition(opts: { under: string[]; outside: boolean; resolve_links: boolean; base?: string }): (i: Interaction) => DetectorResult {
+  const dirs = opts.under.map((d) => ({ text: d, p: lexicalPath(d)! }));
+  const base = opts.base === undefined ? undefined : lexicalPath(opts.base);
+  if (opts.resolve_links) {
+    for (const d of [...dirs]) {
+      if (d.p.root !== '/') continue;
+      const real = realPathByDefinition(formatPath(d.p));
+      const rp = real === undefined ? undefined : lexicalPath(real);
+      if (rp && formatPath(rp) !== formatPath(d.p)) dirs.push({ text: d.text, p: rp });
+    }
+  }
+  const { outside } = opts;
+  const field = 'arguments';
+  return (i) => {
+    if (i.kind !== 'tool_call' || i.arguments === undefined) return unknown('path: no arguments');
+    const raw = pathArguments(i.arguments, i.pathKeys ?? []).map((f) => f.text);
+    const roots = (i.roots ?? []).map((r) => lexicalPath(r)).filter((r): r is LexicalPath => r !== undefined && r.root === '/');
+    const bases = roots.length > 0 ? roots : base ? [base] : [];
+    let undecided: string | undefined;
+    for (const text of raw.slice(0, 1000)) {
+      const bad = malformedPath(text);
+      if (bad !== undefined) {
+        if (outside) return { value: 'true', score: 1, evidence: `path: malformed path in ${field} (${bad}): ${clip(JSON.stringify(text), 80)}` };
+        undecided ??= `malformed path in ${field} (${bad})`;
+        continue;
+      }
+      const parsed = lexicalPath(text);
+      if (parsed === undefined) {
+        undecided ??= `unreadable path in ${field}`;
+        continue;
+      }
+      let forms: LexicalPath[] = [parsed];
+      if (parsed.root === '.') {
+        if (bases.length === 0) {
+          undecided ??= `relative path ${clip(text, 60)} and no root to resolve it against`;
+          continue;
+        }
+        forms = bases.map((b) => resolveAgainst(parsed, b));
+      }
+      if (opts.resolve_links) {
+        for (const f of [...forms]) {
+          if (f.root !== '/') continue;
+          const real = realPathByDefinition(formatPath(f));
+          const rp = real === undefined ? undefined : lexicalPath(real);
+          if (rp && formatPath(rp) !== formatPath(f)) forms.push(rp);
+        }
+      }
+      for (const p of forms) {
+        const hit = dirs.find((d) => isUnder(p, d.p));
+        if (!outside && hit) return { value: 'true', score: 1, evidence: `path: ${clip(formatPath(p), 120)} is under ${hit.text}` };
+        if (outside && !hit) {
+          const shown = formatPath(p) === text ? '' : ` (from ${clip(text, 60)})`;
+          const among = parsed.root === '.' && bases.length > 1 ? `; the relative path may resolve against any of ${bases.length} server roots (${clip(bases.map(formatPath).join(', '), 200)}), so each must be inside` : '';
+          return { value: 'true', score: 1, evidence: `path: ${clip(formatPath(p), 120)}${shown} is outside ${opts.under.join(', ')}${among}` };
+        }
+      }
+    }
+    if (raw.length > 1000) undecided ??= 'more than 1000 paths';
+    return undecided === undefined ? { value: 'false' } : unknown(`path: ${undecided}`);
+  };
+}
+
+// A tree with every kind of entry: directories, files, links into and out of the box, a link to a link, a dangling
+// link, a link loop, a file where a directory is expected, and a box reached through a linked parent.
+const top = realpathSync(mkdtempSync(join(tmpdir(), 'qg-path-exact-')));
+const box = join(top, 'box');
+const out = join(top, 'out');
+mkdirSync(join(box, 'sub', 'deep'), { recursive: true });
+mkdirSync(join(out, 'sub'), { recursive: true });
+writeFileSync(join(box, 'notes.txt'), 'x');
+writeFileSync(join(box, 'sub', 'deep', 'f.txt'), 'x');
+writeFileSync(join(out, 'secret.txt'), 'x');
+symlinkSync(out, join(box, 'escape'));
+symlinkSync(join(box, 'sub'), join(box, 'inner'));
+symlinkSync(join(box, 'escape'), join(box, 'escape2'));
+symlinkSync(join(out, 'secret.txt'), join(box, 'secret-link'));
+symlinkSync(join(top, 'nowhere', 'x'), join(box, 'dangling'));
+symlinkSync(join(box, 'loop-b'), join(box, 'loop-a'));
+symlinkSync(join(box, 'loop-a'), join(box, 'loop-b'));
+symlinkSync('../out', join(box, 'relative-escape'));
+symlinkSync(box, join(top, 'box-link'));
+symlinkSync(join(out, 'sub'), join(out, 'back'));
+afterAll(() => rmSync(top, { recursive: true, force: true }));
+
+const segments = ['notes.txt', 'sub', 'deep', 'f.txt', 'escape', 'escape2', 'inner', 'secret-link', 'secret.txt', 'dangling', 'loop-a', 'missing', 'new', '..', '.', 'relative-escape', 'back'];
+const starts = [`${box}/`, `${top}/`, `${top}/box-link/`, `${out}/`, '', './', '../', '~/', '/etc/', 'file://'];
+const aPath = fc
+  .tuple(fc.constantFrom(...starts), fc.array(fc.constantFrom(...segments), { minLength: 0, maxLength: 5 }))
+  .map(([start, segs]) => (start === 'file://' ? `file://${box}/${segs.join('/')}` : `${start}${segs.join('/')}`))
+  .filter((p) => p.length > 0);
+const rootSets: string[][] = [[], [box], [box, out], [out, box], [`${top}/box-link`], [box, `${box}/sub`, top], ['/nonexistent/root', box]];
+const underSets: string[][] = [[box], [box, '/tmp/never'], [`${top}/box-link`], [out], [`${box}/sub`], ['~/sandbox', box]];
+
+describe('path detector: resolution short cuts ≡ the former computation', () => {
+  it('realPathOf gives the former answer for every kind of path, with and without a memo shared by many paths', () => {
+    const memo = new Map<string, string | null>();
+    const paths = [box, `${box}/notes.txt`, `${box}/missing`, `${box}/missing/a/b`, `${box}/escape/secret.txt`, `${box}/escape/missing/x`, `${box}/dangling`, `${box}/dangling/x`, `${box}/loop-a`, `${box}/loop-a/x`, `${box}/notes.txt/x`, `${box}/notes.txt/x/y`, `${box}/relative-escape/sub`, `${top}/box-link/inner/deep/f.txt`, `${top}/box-link/new/file`, '/', '/nonexistent', '/nonexistent/a/b', `${box}/secret-link`, `${out}/back/../secret.txt`];
+    for (const p of paths) {
+      expect(realPathOf(p), p).toBe(realPathByDefinition(p));
+      expect(realPathOf(p, memo), p).toBe(realPathByDefinition(p));
+    }
+    // The memo answers again, the same way, and holds only what realpath(3) said (null: it failed).
+    for (const p of paths) expect(realPathOf(p, memo), p).toBe(realPathByDefinition(p));
+    expect(memo.get(`${box}/dangling`)).toBeNull();
+    expect(memo.get(box)).toBe(box);
+  });
+
+  it('the detector gives the same value and evidence as the former code, for any paths, roots and options', () => {
+    fc.assert(
+      fc.property(
+        fc.array(aPath, { minLength: 1, maxLength: 4 }),
+        fc.constantFrom(...rootSets),
+        fc.constantFrom(...underSets),
+        fc.boolean(),
+        fc.boolean(),
+        fc.constantFrom(undefined, box, out),
+        fc.constantFrom('path', 'paths', 'source+destination'),
+        (paths, roots, under, outside, resolveLinks, base, shape) => {
+          const args = shape === 'paths' ? { paths } : shape === 'path' ? { path: paths[0]! } : { source: paths[0]!, destination: paths[1] ?? paths[0]! };
+          const i = interaction({ kind: 'tool_call', tool: 'move_file', arguments: args, ...(roots.length > 0 ? { roots } : {}) });
+          const spec = { under, outside, resolve_links: resolveLinks, ...(base !== undefined ? { base } : {}) };
+          const got = compile({ type: 'path', field: 'arguments', ...spec })(i);
+          expect(got).toEqual(detectorByDefinition(spec)(i));
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('still catches what only the links reveal, and still reports the lexical escape first', () => {
+    const d = compile({ type: 'path', field: 'arguments', under: [box], outside: true });
+    // Inside lexically, outside through a link (the real form decides), through a link chain, through a relative
+    // link, and a new file under a linked folder.
+    for (const p of [`${box}/escape/secret.txt`, `${box}/escape2/x`, `${box}/relative-escape/sub`, `${box}/secret-link`, `${box}/escape/new/file.txt`]) {
+      const r = d(interaction({ kind: 'tool_call', tool: 'write_file', arguments: { path: p } }));
+      expect(r.value, p).toBe('true');
+      expect(r.evidence, p).toContain(`${out}`);
+    }
+    // Relative, two roots, one outside lexically: its lexical form is reported, no link needed.
+    const r = d(interaction({ kind: 'tool_call', tool: 'read_file', arguments: { path: 'notes.txt' }, roots: [out, box] }));
+    expect(r.evidence).toContain(`${out}/notes.txt (from notes.txt) is outside`);
+    expect(d(interaction({ kind: 'tool_call', tool: 'read_file', arguments: { path: 'inner/deep/f.txt' }, roots: [box] })).value).toBe('false');
+    expect(d(interaction({ kind: 'tool_call', tool: 'read_file', arguments: { path: 'dangling' }, roots: [box] })).value).toBe('false');
+  });
+});
