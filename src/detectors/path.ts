@@ -1,4 +1,4 @@
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { defineDetector } from './registry.js';
 import { clip, configError, FieldSelectorSchema, unknown } from './common.js';
@@ -23,7 +23,8 @@ import { argumentsOf, type Interaction } from '../core/types.js';
  *   the roots its client gave it; a relative path is resolved against each, and with `outside: true` it is outside
  *   when any resolution is (the evidence names the roots when there are several).
  * - `resolve_links` (default true): an absolute path is also resolved through symbolic links (the deepest part that
- *   exists is `realpath`ed, the rest appended); with `outside: true` either form being outside is enough.
+ *   exists is `realpath`ed, the rest appended; a dangling link is followed to where writing through it would
+ *   create its target); with `outside: true` either form being outside is enough.
  *
  * A malformed path (NUL or control character, `C:\`, a backslash separator, percent-encoding outside a `file://`
  * URI, a `file://` URI naming another host) is outside everything: `true` with `outside: true`, `unknown` otherwise.
@@ -79,15 +80,45 @@ function readPaths(i: Interaction, field: string): string[] | string {
 export function realPathOf(abs: string, memo?: Map<string, string | null>): string | undefined {
   let head = abs;
   const rest: string[] = [];
+  let hops = 0;
   for (let k = 0; k < 256; k++) {
     const real = realOrNull(head, memo);
     if (real !== null) return rest.length === 0 ? real : `${real.replace(/\/$/, '')}/${rest.reverse().join('/')}`;
+    // A dangling link: writing through it creates its target, wherever that is. Follow it (as the kernel would,
+    // up to its own limit of hops) instead of taking the link's own name for where the data goes.
+    const target = danglingTarget(head, memo);
+    if (target !== undefined) {
+      if (++hops > MAX_LINK_HOPS) return undefined;
+      head = target;
+      continue;
+    }
     const cut = head.lastIndexOf('/');
     if (cut <= 0) return undefined;
     rest.push(head.slice(cut + 1));
     head = head.slice(0, cut);
   }
   return undefined;
+}
+
+/** Links followed at most in one resolution (Linux gives up with ELOOP after 40). */
+const MAX_LINK_HOPS = 40;
+
+/**
+ * Where the symbolic link `path` points, as an absolute path (a relative target is taken from the link's real
+ * folder, as the kernel does), when `path` is a link; undefined otherwise or when it cannot be read.
+ */
+function danglingTarget(path: string, memo: Map<string, string | null> | undefined): string | undefined {
+  try {
+    if (!lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) return undefined;
+    const target = readlinkSync(path);
+    if (target.startsWith('/')) return target;
+    const cut = path.lastIndexOf('/');
+    const folder = cut <= 0 ? '/' : path.slice(0, cut);
+    const realFolder = realOrNull(folder, memo) ?? folder;
+    return `${realFolder.replace(/\/$/, '')}/${target}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

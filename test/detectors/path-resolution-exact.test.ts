@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { realPathOf } from '../../src/detectors/path.js';
@@ -19,22 +19,44 @@ import { compile, interaction } from './helpers.js';
  * before any is checked. Same value, same evidence, for every path, root list and option.
  */
 
-/** The former `realPathOf`: realpath(3) on the path, then on each parent after a failure. */
+/**
+ * Where a path leads, by definition: walk it component by component as the kernel does (`lstat` each; a link is
+ * replaced by its target, read from the folder it sits in; `..` goes up from where the walk physically is), and at
+ * the first component that does not exist, append the rest as written. A dangling link is followed to where
+ * writing through it would create its target. Undefined for a path whose first component is missing (nothing
+ * resolves) and past 40 links (ELOOP).
+ */
 function realPathByDefinition(abs: string): string | undefined {
-  let head = abs;
-  const rest: string[] = [];
-  for (let k = 0; k < 256; k++) {
-    try {
-      const real = realpathSync.native(head);
-      return rest.length === 0 ? real : `${real.replace(/\/$/, '')}/${rest.reverse().join('/')}`;
-    } catch {
-      const cut = head.lastIndexOf('/');
-      if (cut <= 0) return undefined;
-      rest.push(head.slice(cut + 1));
-      head = head.slice(0, cut);
+  let done = '/';
+  const todo = abs.split('/').filter((c) => c !== '');
+  let hops = 0;
+  let first = true;
+  while (todo.length > 0) {
+    const c = todo.shift()!;
+    if (c === '.') continue;
+    if (c === '..') {
+      done = dirname(done);
+      continue;
     }
+    const next = done === '/' ? `/${c}` : `${done}/${c}`;
+    let st;
+    try {
+      st = lstatSync(next, { throwIfNoEntry: false });
+    } catch {
+      st = undefined; // ENOTDIR: a file used as a folder
+    }
+    if (st === undefined) return first ? undefined : [next, ...todo].join('/');
+    first = false;
+    if (st.isSymbolicLink()) {
+      if (++hops > 40) return undefined;
+      const target = readlinkSync(next);
+      todo.unshift(...target.split('/').filter((x) => x !== ''));
+      if (target.startsWith('/')) done = '/';
+      continue;
+    }
+    done = next;
   }
-  return undefined;
+  return done;
 }
 
 /** The former detector (field `arguments`), every form computed first, then checked in order. */
@@ -115,6 +137,9 @@ symlinkSync(join(box, 'sub'), join(box, 'inner'));
 symlinkSync(join(box, 'escape'), join(box, 'escape2'));
 symlinkSync(join(out, 'secret.txt'), join(box, 'secret-link'));
 symlinkSync(join(top, 'nowhere', 'x'), join(box, 'dangling'));
+symlinkSync('../out/planted.txt', join(box, 'dangling-rel'));
+symlinkSync(join(box, 'dangling-rel'), join(box, 'dangling-chain'));
+symlinkSync('sub/new.txt', join(box, 'dangling-in'));
 symlinkSync(join(box, 'loop-b'), join(box, 'loop-a'));
 symlinkSync(join(box, 'loop-a'), join(box, 'loop-b'));
 symlinkSync('../out', join(box, 'relative-escape'));
@@ -122,7 +147,7 @@ symlinkSync(box, join(top, 'box-link'));
 symlinkSync(join(out, 'sub'), join(out, 'back'));
 afterAll(() => rmSync(top, { recursive: true, force: true }));
 
-const segments = ['notes.txt', 'sub', 'deep', 'f.txt', 'escape', 'escape2', 'inner', 'secret-link', 'secret.txt', 'dangling', 'loop-a', 'missing', 'new', '..', '.', 'relative-escape', 'back'];
+const segments = ['notes.txt', 'sub', 'deep', 'f.txt', 'escape', 'escape2', 'inner', 'secret-link', 'secret.txt', 'dangling', 'dangling-rel', 'dangling-chain', 'dangling-in', 'loop-a', 'missing', 'new', '..', '.', 'relative-escape', 'back'];
 const starts = [`${box}/`, `${top}/`, `${top}/box-link/`, `${out}/`, '', './', '../', '~/', '/etc/', 'file://'];
 const aPath = fc
   .tuple(fc.constantFrom(...starts), fc.array(fc.constantFrom(...segments), { minLength: 0, maxLength: 5 }))
@@ -134,7 +159,7 @@ const underSets: string[][] = [[box], [box, '/tmp/never'], [`${top}/box-link`], 
 describe('path detector: resolution short cuts ≡ the former computation', () => {
   it('realPathOf gives the former answer for every kind of path, with and without a memo shared by many paths', () => {
     const memo = new Map<string, string | null>();
-    const paths = [box, `${box}/notes.txt`, `${box}/missing`, `${box}/missing/a/b`, `${box}/escape/secret.txt`, `${box}/escape/missing/x`, `${box}/dangling`, `${box}/dangling/x`, `${box}/loop-a`, `${box}/loop-a/x`, `${box}/notes.txt/x`, `${box}/notes.txt/x/y`, `${box}/relative-escape/sub`, `${top}/box-link/inner/deep/f.txt`, `${top}/box-link/new/file`, '/', '/nonexistent', '/nonexistent/a/b', `${box}/secret-link`, `${out}/back/../secret.txt`];
+    const paths = [box, `${box}/notes.txt`, `${box}/missing`, `${box}/missing/a/b`, `${box}/escape/secret.txt`, `${box}/escape/missing/x`, `${box}/dangling`, `${box}/dangling/x`, `${box}/dangling-rel`, `${box}/dangling-chain/x`, `${box}/dangling-in`, `${box}/inner/../notes.txt`, `${box}/missing/../notes.txt`, `${box}/loop-a`, `${box}/loop-a/x`, `${box}/notes.txt/x`, `${box}/notes.txt/x/y`, `${box}/relative-escape/sub`, `${top}/box-link/inner/deep/f.txt`, `${top}/box-link/new/file`, '/', '/nonexistent', '/nonexistent/a/b', `${box}/secret-link`, `${out}/back/../secret.txt`];
     for (const p of paths) {
       expect(realPathOf(p), p).toBe(realPathByDefinition(p));
       expect(realPathOf(p, memo), p).toBe(realPathByDefinition(p));
@@ -142,6 +167,7 @@ describe('path detector: resolution short cuts ≡ the former computation', () =
     // The memo answers again, the same way, and holds only what realpath(3) said (null: it failed).
     for (const p of paths) expect(realPathOf(p, memo), p).toBe(realPathByDefinition(p));
     expect(memo.get(`${box}/dangling`)).toBeNull();
+    expect(realPathOf(`${box}/dangling-rel`)).toBe(`${out}/planted.txt`);
     expect(memo.get(box)).toBe(box);
   });
 
@@ -180,6 +206,14 @@ describe('path detector: resolution short cuts ≡ the former computation', () =
     const r = d(interaction({ kind: 'tool_call', tool: 'read_file', arguments: { path: 'notes.txt' }, roots: [out, box] }));
     expect(r.evidence).toContain(`${out}/notes.txt (from notes.txt) is outside`);
     expect(d(interaction({ kind: 'tool_call', tool: 'read_file', arguments: { path: 'inner/deep/f.txt' }, roots: [box] })).value).toBe('false');
-    expect(d(interaction({ kind: 'tool_call', tool: 'read_file', arguments: { path: 'dangling' }, roots: [box] })).value).toBe('false');
+    // A dangling link inside that points outside: writing through it creates the file outside.
+    for (const p of [`${box}/dangling`, `${box}/dangling-rel`, `${box}/dangling-chain`]) {
+      const r = d(interaction({ kind: 'tool_call', tool: 'write_file', arguments: { path: p } }));
+      expect(r.value, p).toBe('true');
+      expect(r.evidence, p).toMatch(new RegExp(`${top}/(nowhere|out)`));
+    }
+    expect(d(interaction({ kind: 'tool_call', tool: 'write_file', arguments: { path: 'dangling' }, roots: [box] })).value).toBe('true');
+    // A dangling link that stays inside is inside.
+    expect(d(interaction({ kind: 'tool_call', tool: 'write_file', arguments: { path: `${box}/dangling-in` } })).value).toBe('false');
   });
 });
