@@ -4,7 +4,8 @@
  *
  *   npx tsx bench/overhead.ts [budgetMsPerPath=3000]
  *
- * Downstream: the project's workspace server (servers/workspace.ts), `read_file notes.txt` (allow) and
+ * Downstream: the project's workspace server (servers/workspace.ts), `read_file notes.txt` (allow; and, as "allow,
+ * varied", a different one of 6,000 files on every call) and
  * `delete_file /etc/passwd` (deny under policies/default: no-delete-outside-sandbox; the server itself refuses it
  * too, so the direct path is a real round trip with an error result). Paths:
  *   stdio  direct                    client → workspace
@@ -36,6 +37,10 @@ const dir = mkdtempSync(join(tmpdir(), 'qg-overhead-'));
 const ws = join(dir, 'ws');
 mkdirSync(ws);
 writeFileSync(join(ws, 'notes.txt'), 'benchmark file: meeting notes, nothing secret\n');
+// The varied allow path reads a different file (different text) on every call, so nothing keyed by the text (the
+// data-flow re-read skip) is reused: the cost of an agent reading many files, next to one re-reading one file.
+const VARIED = 6000;
+for (let k = 0; k < VARIED; k++) writeFileSync(join(ws, `notes-${k}.txt`), `benchmark file ${k}: minutes of week ${k % 52}, action item ${(k * 7919) % 10007}\n`);
 const server = tsNode('servers/workspace.ts', '--root', ws);
 const cli = (...a: string[]) => tsNode('src/cli/index.ts', ...a);
 
@@ -52,13 +57,14 @@ function config(name: string, policy: boolean): string {
 const plain = config('plain', false);
 const guarded = config('guarded', true);
 
-interface PathResult { allow: Summary; deny: Summary }
+interface PathResult { allow: Summary; deny: Summary; varied: Summary }
 
 async function measure(label: string, transport: Transport, prefix: string, expectDenied: boolean): Promise<PathResult> {
   const client = new Client({ name: 'bench', version: '0' });
   await client.connect(transport);
-  const allow = async () => {
-    const r = await client.callTool({ name: `${prefix}read_file`, arguments: { path: 'notes.txt' } });
+  let next = 0;
+  const read = async (path: string) => {
+    const r = await client.callTool({ name: `${prefix}read_file`, arguments: { path } });
     if (r.isError) throw new Error(`${label}: allow-path call failed: ${JSON.stringify(r.content).slice(0, 200)}`);
   };
   const deny = async () => {
@@ -66,12 +72,14 @@ async function measure(label: string, transport: Transport, prefix: string, expe
     if (!r.isError) throw new Error(`${label}: deny-path call succeeded`);
     if (expectDenied && !JSON.stringify(r).includes('no-delete-outside-sandbox')) throw new Error(`${label}: not denied by the policy`);
   };
-  const a = summarize(await timed(allow, LOOP));
+  const a = summarize(await timed(() => read('notes.txt'), LOOP));
   const d = summarize(await timed(deny, LOOP));
+  const v = summarize(await timed(() => read(`notes-${next++ % VARIED}.txt`), LOOP));
   await client.close();
   console.log(line(`${label} allow`, a, 36));
   console.log(line(`${label} deny`, d, 36));
-  return { allow: a, deny: d };
+  console.log(line(`${label} allow, varied`, v, 36));
+  return { allow: a, deny: d, varied: v };
 }
 
 const children: ChildProcess[] = [];
@@ -111,6 +119,11 @@ try {
   cmp('http quadguard+policy vs supergateway', r.httpPolicy!.allow, r.sg!.allow);
   cmp('http quadguard+policy vs quadguard without policy', r.httpPolicy!.allow, r.httpPlain!.allow);
   cmp('http quadguard without policy vs supergateway', r.httpPlain!.allow, r.sg!.allow);
+  console.log('-- allow path, a different file on every call (nothing keyed by the text is reused)');
+  cmp('stdio quadguard+policy vs direct', r.qgPolicy!.varied, r.direct!.varied);
+  cmp('stdio quadguard+policy vs quadguard without policy', r.qgPolicy!.varied, r.qgPlain!.varied);
+  cmp('stdio quadguard without policy vs direct', r.qgPlain!.varied, r.direct!.varied);
+  cmp('http quadguard+policy vs supergateway', r.httpPolicy!.varied, r.sg!.varied);
   console.log('-- deny path (QuadGuard answers without forwarding; direct/supergateway get the server\'s own refusal)');
   cmp('stdio quadguard+policy vs direct', r.qgPolicy!.deny, r.direct!.deny);
   cmp('stdio quadguard+policy vs quadguard without policy', r.qgPolicy!.deny, r.qgPlain!.deny);
