@@ -4,7 +4,7 @@
  * interaction) into a real SQLite file (WAL, synchronous=NORMAL, checkpoints in the background, keyed: MAC and signed head, as `serve` runs it),
  * and `auditFields` alone (masking, canonical JSON, digest, validation), per call+result pair. The content varies
  * on every call (paths and file texts from bench/common.ts's seeded generator), so nothing content-keyed is
- * flattered; `--same` repeats one file as `bench/_prof-drive.ts` does.
+ * flattered; `--same` repeats one file as `bench/stdio-drive.ts` does.
  *
  *   npx tsx bench/audit-append.ts [--pairs 4000] [--rounds 5] [--same]
  */

@@ -15,11 +15,13 @@ run bench/pipeline-scaling.ts 60
 run bench/proxy-latency.ts 200 20
 run bench/policy-eval.ts
 run bench/store-append.ts --rows 500
+run bench/audit-append.ts --pairs 200 --rounds 1
 run bench/store.ts --n 200 --concurrency 4
 run bench/dataflow.ts 150
 run bench/large-result.ts --sizes 1 --rounds 1
 run bench/flow-large.ts --sizes 1 --rounds 1
 run bench/startup.ts --runs 1
+run bench/stdio-drive.ts 200 policy --vary 50
 run bench/llm-latency.ts 20
 run bench/injection-heldout.ts
 run bench/injection-fresh-2026-11.ts
