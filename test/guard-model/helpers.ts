@@ -40,9 +40,10 @@ export function userJson(r: RecordedRequest): any {
   return JSON.parse(r.body.messages[1].content);
 }
 
+/** A client of the scripted server; the 10 s timeout only keeps a loaded machine from failing a call (timeout tests set their own). */
 export function clientFor(server: ScriptedLlmServer, config: Partial<LlmConfigInput> = {}): LlmClient {
   return new LlmClient(
-    { base_url: server.baseUrl, models: { light: 'light-m', strong: 'strong-m' }, timeout_ms: 2000, max_retries: 0, cache_size: 0, ...config },
+    { base_url: server.baseUrl, models: { light: 'light-m', strong: 'strong-m' }, timeout_ms: 10_000, max_retries: 0, cache_size: 0, ...config },
     { env: {}, retryBaseMs: 2, retryMaxMs: 20, random: () => 0.5 },
   );
 }
