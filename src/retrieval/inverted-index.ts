@@ -28,7 +28,7 @@ export class SparseInvertedIndex {
    * feature to its run in two flat arrays (documents ascending, weights). A probe in a small typed array instead of
    * a Map lookup per query feature.
    */
-  private packed: PackedPostings | null | undefined;
+  private packed: PackedPostings | undefined;
   private count = 0;
   /** Scratch accumulators reused by every search (one slot per document, zero between searches). */
   private scores = new Float64Array(0);
@@ -46,9 +46,13 @@ export class SparseInvertedIndex {
    * predicate.
    */
   add(v: SparseVector, group?: number): number {
-    const doc = this.count++;
-    const g = group ?? doc;
+    const g = group ?? this.count;
     if (!Number.isInteger(g) || g < 0) throw new RangeError(`SparseInvertedIndex: group must be a non-negative integer, got ${g}`);
+    // Features are dimension numbers: the packed table holds non-negative int32 keys. Checked before anything changes.
+    for (const idx of v.indices) {
+      if ((idx | 0) !== idx || idx < 0) throw new RangeError(`SparseInvertedIndex: a feature must be a non-negative 32-bit integer, got ${idx}`);
+    }
+    const doc = this.count++;
     this.groupOf.push(g);
     if (g >= this.groupCount) this.groupCount = g + 1;
     this.packed = undefined;
@@ -155,42 +159,24 @@ export class SparseInvertedIndex {
     const { scores, seen, touched } = this;
     let n = 0;
     const maxPostings = Math.max(EXACT_UP_TO, Math.ceil(this.count * COMMON_SHARE));
-    if (this.packed === undefined) this.packed = packPostings(this.postings);
-    const packed = this.packed;
-    if (packed !== null) {
-      const { keys, start, end, docs, weights, shift, mask } = packed;
-      for (let q = 0; q < query.indices.length; q++) {
-        const feature = query.indices[q] as number;
-        // Features are non-negative int32 (checked when packing); anything else is in no postings list.
-        if ((feature | 0) !== feature || feature < 0) continue;
-        let slot = Math.imul(feature, HASH_MULTIPLIER) >>> shift;
-        let key = keys[slot] as number;
-        while (key !== feature && key !== EMPTY) {
-          slot = (slot + 1) & mask;
-          key = keys[slot] as number;
-        }
-        if (key === EMPTY) continue;
-        const from = start[slot] as number;
-        const to = end[slot] as number;
-        if (to - from > maxPostings) continue;
-        const qw = query.values[q] as number;
-        for (let j = from; j < to; j++) {
-          const d = docs[j] as number;
-          if (seen[d] === 0) {
-            seen[d] = 1;
-            touched[n++] = d;
-          }
-          scores[d] = (scores[d] as number) + qw * (weights[j] as number);
-        }
-      }
-      return n;
-    }
+    this.packed ??= packPostings(this.postings);
+    const { keys, start, end, docs, weights, shift, mask } = this.packed;
     for (let q = 0; q < query.indices.length; q++) {
-      const list = this.postings.get(query.indices[q] as number);
-      if (!list || list.docs.length > maxPostings) continue;
+      const feature = query.indices[q] as number;
+      // Documents' features are non-negative int32 (checked by `add`); any other query feature is in no postings list.
+      if ((feature | 0) !== feature || feature < 0) continue;
+      let slot = Math.imul(feature, HASH_MULTIPLIER) >>> shift;
+      let key = keys[slot] as number;
+      while (key !== feature && key !== EMPTY) {
+        slot = (slot + 1) & mask;
+        key = keys[slot] as number;
+      }
+      if (key === EMPTY) continue;
+      const from = start[slot] as number;
+      const to = end[slot] as number;
+      if (to - from > maxPostings) continue;
       const qw = query.values[q] as number;
-      const { docs, weights } = list;
-      for (let j = 0; j < docs.length; j++) {
+      for (let j = from; j < to; j++) {
         const d = docs[j] as number;
         if (seen[d] === 0) {
           seen[d] = 1;
@@ -220,14 +206,10 @@ const EMPTY = -1;
 /** Fibonacci hashing: the top bits of feature × 2^32/φ pick the slot. */
 const HASH_MULTIPLIER = 0x9e3779b1 | 0;
 
-/**
- * Packs the postings (each list keeps its order, weights their exact values); null when a feature is not a
- * non-negative int32 (then the Map is searched as it is).
- */
-function packPostings(postings: Map<number, { docs: number[]; weights: number[] }>): PackedPostings | null {
+/** Packs the postings (each list keeps its order, weights their exact values; features checked by `add`). */
+function packPostings(postings: Map<number, { docs: number[]; weights: number[] }>): PackedPostings {
   let bits = 1;
   while (1 << bits < 2 * postings.size) bits++;
-  if (bits > 30) return null;
   const size = 1 << bits;
   const keys = new Int32Array(size).fill(EMPTY);
   const start = new Int32Array(size);
@@ -240,7 +222,6 @@ function packPostings(postings: Map<number, { docs: number[]; weights: number[] 
   const mask = size - 1;
   let at = 0;
   for (const [feature, list] of postings) {
-    if ((feature | 0) !== feature || feature < 0) return null;
     let slot = Math.imul(feature, HASH_MULTIPLIER) >>> shift;
     while (keys[slot] !== EMPTY) slot = (slot + 1) & mask;
     keys[slot] = feature;

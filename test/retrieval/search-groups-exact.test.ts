@@ -124,6 +124,11 @@ describe('SparseInvertedIndex: packed postings and searchGroups are exact', () =
     expect(new SparseInvertedIndex().search(q, 5)).toEqual([]);
     expect(index.searchGroups(q, 0)).toEqual([]);
     expect(() => index.add(q, -1)).toThrow(RangeError);
+    // A document's features are dimension numbers (the packed table's int32 keys): anything else is refused.
+    for (const bad of [-1, 1.5, 2 ** 31]) expect(() => index.add({ indices: [bad], values: [1] })).toThrow(RangeError);
+    // A refused document leaves the index as it was.
+    expect(index.size).toBe(docs.length);
+    expect(index.search(q, 50)).toEqual(fullRanking(docs, q));
   });
 
   it('agrees with the definition on arbitrary small indexes (property)', () => {
