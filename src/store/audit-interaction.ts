@@ -28,9 +28,9 @@ export interface InteractionRecord {
 }
 
 /**
- * The masker of short strings that recur by nature on every row: the interaction's identity fields (kind, agent,
- * session, server, tool, prompt, sender, recipient) and object keys (`path`, `type`, `text`, the field names).
- * Masking is a pure function of the string, so a remembered answer is the answer (test/store/audit-memo.test.ts
+ * The masker of short strings that recur by nature on every row: the name fields the row has no column for
+ * (prompt, sender) and object keys (`path`, `type`, `text`, the field names).
+ * Masking is a pure function of the string, so a remembered answer is the answer (test/store/audit-shortcuts.test.ts
  * compares every record with the memo on and off). Values of arguments and content never go through it: those do
  * not recur by nature, and remembering them would only flatter a benchmark that repeats one file. Bounded: strings
  * up to `maxLength` characters, at most `maxEntries` remembered (all forgotten when full, so distinct keys sent on
@@ -73,8 +73,8 @@ export const ROW_NAME_CAP = 200;
  */
 const CLEAR_IN_ROW: ReadonlySet<string> = new Set(['kind', 'agent', 'session', 'server', 'tool', 'recipient']);
 
-/** Top-level fields whose string values are names that recur on every row (masked through the memo). */
-const NAME_FIELDS: ReadonlySet<string> = new Set(['kind', 'agent', 'session', 'server', 'tool', 'prompt', 'sender', 'recipient']);
+/** Top-level fields, not kept in a column, whose string values are names that recur on every row (masked through the memo). */
+const NAME_FIELDS: ReadonlySet<string> = new Set(['prompt', 'sender']);
 
 /**
  * Masks and caps an interaction for the audit side table. Cost is bounded by the cap, not the input: a string

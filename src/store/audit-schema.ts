@@ -68,7 +68,7 @@ const stringList = (v: unknown): boolean => {
  * undefined whenever the entry is not plainly valid — a field of another type, witnesses, model accounting, an
  * object that is not a plain one — and the caller then parses with the schema, which gives the error or the value.
  * So every entry the schema rejects is still rejected by it, and an entry taken here has the schema's value in every
- * member (defaults included; test/store/audit-memo.test.ts compares both on generated valid and invalid entries).
+ * member (defaults included; test/store/audit-shortcuts.test.ts compares both on generated valid and invalid entries).
  * Each member is read once.
  */
 export function quickAuditEntry(entry: unknown): ParsedAuditEntry | undefined {
