@@ -342,8 +342,8 @@ export function plainDecision(input: DecisionInput): Decision | undefined {
   }
   const { decision, rationale, threatLevel, remediation, source, detail, witness } = input;
   if ((decision !== 'allow' && decision !== 'deny') || typeof rationale !== 'string') return undefined;
-  const rules = stringList(input.rules);
-  const flagged = stringList(input.flagged);
+  const rules = stringListCopy(input.rules);
+  const flagged = stringListCopy(input.flagged);
   if (!rules || !flagged) return undefined;
   if (witness !== undefined && !(Array.isArray(witness) && witness.length === 0)) return undefined;
   if (threatLevel !== undefined && !(typeof threatLevel === 'number' && Number.isInteger(threatLevel) && threatLevel >= 0 && threatLevel <= 4)) return undefined;
@@ -359,8 +359,11 @@ export function plainDecision(input: DecisionInput): Decision | undefined {
   return out;
 }
 
-/** A copy of a list of strings (a missing list is empty), or undefined when it is anything else. */
-function stringList(v: unknown): string[] | undefined {
+/**
+ * A copy of a list of strings (a missing list is empty), or undefined when it is anything else (a hole counts as
+ * a non-string): what `z.array(z.string()).default([])` gives, for the schemas' fast paths.
+ */
+export function stringListCopy(v: unknown): string[] | undefined {
   if (v === undefined) return [];
   if (!Array.isArray(v)) return undefined;
   const out = new Array<string>(v.length);

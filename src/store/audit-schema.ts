@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { argumentsOf, contentOf, InteractionKindSchema, serverOf, WitnessSchema, type Decision, type Interaction } from '../core/types.js';
+import { argumentsOf, contentOf, InteractionKindSchema, serverOf, stringListCopy, WitnessSchema, type Decision, type Interaction } from '../core/types.js';
 
 /**
  * What an audit row records: the interaction kinds (core/kinds.ts), plus `admin` (release, quarantine, pin
@@ -55,13 +55,6 @@ const QUICK_ON = Object.keys(AuditEntrySchema.shape).join() === QUICK_MEMBERS.jo
 const AUDIT_KINDS: ReadonlySet<unknown> = new Set(AuditKindSchema.options);
 
 const optString = (v: unknown): boolean => v === undefined || typeof v === 'string';
-const stringList = (v: unknown): boolean => {
-  if (v === undefined) return true;
-  if (!Array.isArray(v)) return false;
-  // By index: a hole is undefined here (the schema rejects it), where `every` would skip it.
-  for (let i = 0; i < v.length; i++) if (typeof v[i] !== 'string') return false;
-  return true;
-};
 
 /**
  * `AuditEntrySchema.parse(entry)` for the entries of the allow path, without zod (a sixth of the row's own cost):
@@ -83,7 +76,9 @@ export function quickAuditEntry(entry: unknown): ParsedAuditEntry | undefined {
   if (!AUDIT_KINDS.has(kind) || (decision !== 'allow' && decision !== 'deny')) return undefined;
   if (!optString(server) || !optString(tool) || !optString(uri) || !optString(recipient) || !optString(rationale) || !optString(policyHash) || !optString(source)) return undefined;
   if (interaction !== undefined && (typeof interaction !== 'object' || interaction === null)) return undefined;
-  if (!stringList(rules) || !stringList(flagged)) return undefined;
+  const ruleList = stringListCopy(rules);
+  const flaggedList = stringListCopy(flagged);
+  if (!ruleList || !flaggedList) return undefined;
   if (threatLevel !== undefined && !(typeof threatLevel === 'number' && Number.isInteger(threatLevel) && threatLevel >= 0 && threatLevel <= 4)) return undefined;
   if (elapsedMs !== undefined && !(typeof elapsedMs === 'number' && Number.isFinite(elapsedMs) && elapsedMs >= 0)) return undefined;
   return {
@@ -99,8 +94,8 @@ export function quickAuditEntry(entry: unknown): ParsedAuditEntry | undefined {
     ...(interaction !== undefined ? { interaction: interaction as Interaction } : {}),
     decision,
     rationale: (rationale as string | undefined) ?? '',
-    rules: (rules as string[] | undefined) ?? [],
-    flagged: (flagged as string[] | undefined) ?? [],
+    rules: ruleList,
+    flagged: flaggedList,
     witness: [],
     ...(threatLevel !== undefined ? { threatLevel } : {}),
     ...(elapsedMs !== undefined ? { elapsedMs } : {}),
