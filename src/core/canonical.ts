@@ -1,5 +1,4 @@
 import * as crypto from 'node:crypto';
-import { createHash } from 'node:crypto';
 
 /** Nesting deeper than this is cut (hostile payloads must not recurse forever). */
 const MAX_DEPTH = 64;
@@ -56,4 +55,4 @@ const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 
 /** Lower-case hex SHA-256 of a UTF-8 string (lone surrogates as U+FFFD, as `Buffer.from(text)` encodes them). */
 export const sha256Hex: (text: string) => string = oneShot
   ? (text) => oneShot('sha256', text, 'hex')
-  : (text) => createHash('sha256').update(text, 'utf8').digest('hex');
+  : (text) => crypto.createHash('sha256').update(text, 'utf8').digest('hex');
