@@ -70,8 +70,9 @@ function readPaths(i: Interaction, field: string): string[] | string {
 }
 
 /**
- * `abs` through symbolic links: the deepest ancestor that exists is resolved with `realpath`, the rest appended.
- * Undefined when nothing resolves (or the file system refuses), so the lexical form stands alone.
+ * `abs` through symbolic links: the deepest ancestor that exists is resolved with `realpath`, the rest appended; a
+ * dangling link met on the way is replaced by its target. Undefined when nothing resolves (or the file system
+ * refuses, or links loop), so the lexical form stands alone.
  *
  * `memo` (one detector run on one interaction, never longer: the file system changes between calls) keeps each
  * `realpath` answer, so paths sharing an ancestor that does not exist yet (`source` and `destination` in one new
