@@ -24,6 +24,8 @@ const CALLS = Number(positionals[0] ?? 3000);
 const MODE = positionals[1] ?? 'policy';
 if (!['policy', 'plain', 'direct'].includes(MODE)) throw new Error(`mode must be policy, plain or direct, not ${MODE}`);
 const VARY = Number(values.vary);
+if (!Number.isSafeInteger(CALLS) || CALLS < 1) throw new Error(`calls must be a positive integer, not ${positionals[0]}`);
+if (!Number.isSafeInteger(VARY) || VARY < 0) throw new Error(`--vary must be a whole number of files, not ${values.vary}`);
 const WINDOW = 500;
 
 const dir = mkdtempSync(join(tmpdir(), 'qg-drive-'));
