@@ -67,14 +67,33 @@ const MEMO = new MaskMemo();
 export const ROW_NAME_CAP = 200;
 
 /**
- * Top-level fields the audit row also keeps, in clear, in a column of its own (cut at `ROW_NAME_CAP`). Masking them
- * here would hide nothing, and it flagged whole sessions as masked for replay (a stdio session id looks random).
- * Up to the cap they are recorded as they are; a longer one is masked as any other string.
+ * Top-level fields the audit row also keeps, in clear, in a column of its own (cut at `ROW_NAME_CAP`): names the
+ * proxy or its config gives (the agent, the session id, the kind), never a client. Masking them here would hide
+ * nothing, and it flagged whole sessions as masked for replay (a stdio session id looks random). Up to the cap they
+ * are recorded as they are; a longer one is masked as any other string.
  */
-const CLEAR_IN_ROW: ReadonlySet<string> = new Set(['kind', 'agent', 'session', 'server', 'tool', 'recipient']);
+const CLEAR_IN_ROW: ReadonlySet<string> = new Set(['kind', 'agent', 'session']);
 
-/** Top-level fields, not kept in a column, whose string values are names that recur on every row (masked through the memo). */
-const NAME_FIELDS: ReadonlySet<string> = new Set(['prompt', 'sender']);
+/**
+ * Top-level fields whose string values are names that recur on every row, masked through the memo: the ones the row
+ * has no column for (prompt, sender) and the ones a client chooses (the name in a tools/call and the server prefix
+ * split from it, a message's recipient), which the row masks too (`rowName`): a credential sent as a tool name is
+ * a credential in the store.
+ */
+const NAME_FIELDS: ReadonlySet<string> = new Set(['server', 'tool', 'recipient', 'prompt', 'sender']);
+
+/**
+ * A client-chosen name as the audit row keeps it in its column: `maskPrefix(s, ROW_NAME_CAP)` (masked, cut at the
+ * cap), through the memo for the short names that recur (test/store/audit-client-names.test.ts).
+ */
+export function rowName(s: string, memo: MaskMemo | null = MEMO): string {
+  if (memo !== null && s.length <= memo.maxLength) {
+    // Masked whole and no longer than the cap, the masked text is maskPrefix's answer (it cuts nothing).
+    const out = memo.mask(s);
+    if (out.length <= ROW_NAME_CAP) return out;
+  }
+  return maskPrefix(s, ROW_NAME_CAP);
+}
 
 /**
  * Masks and caps an interaction for the audit side table. Cost is bounded by the cap, not the input: a string

@@ -14,7 +14,7 @@ import {
   type ParsedAuditEntry,
   type RawAuditRow,
 } from './audit-schema.js';
-import { recordInteraction, ROW_NAME_CAP, type InteractionRecord } from './audit-interaction.js';
+import { recordInteraction, ROW_NAME_CAP, rowName, type InteractionRecord } from './audit-interaction.js';
 import { canonicalJson, sha256Hex } from '../core/canonical.js';
 import { maskPrefix, maskSecretKeys } from './redact.js';
 import { HeadAnchor, macEqual, readHead, rowMac, type AuditHead, type AuditKey } from './audit-key.js';
@@ -239,10 +239,12 @@ export function auditFields(entry: AuditEntry): { fields: Omit<RawAuditRow, 'id'
     agent: capName(e.agent),
     session: capName(e.session),
     kind: e.kind,
-    server: e.server === undefined ? null : capName(e.server),
-    tool: e.tool === undefined ? null : capName(e.tool),
+    // Names a client chooses (a tools/call or prompts/get name, the server prefix split from it, a recipient) are
+    // masked as any other text the store keeps; the agent and session come from the proxy and its config.
+    server: e.server === undefined ? null : rowName(e.server),
+    tool: e.tool === undefined ? null : rowName(e.tool),
     uri: e.uri === undefined ? null : maskPrefix(e.uri, CAP.uri),
-    recipient: e.recipient === undefined ? null : capName(e.recipient),
+    recipient: e.recipient === undefined ? null : rowName(e.recipient),
     digest: payload === undefined ? null : sha256Hex(payload),
     preview: text === undefined ? null : maskPrefix(text, CAP.preview),
     size: payload === undefined ? null : Buffer.byteLength(payload),

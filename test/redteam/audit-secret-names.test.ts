@@ -1,0 +1,58 @@
+/**
+ * Red team: a credential sent as a name the client chooses — a tools/call name (and the server prefix split from
+ * it), a prompts/get name, a guard_check_message recipient — must not be readable in the audit store, which people
+ * read and export. The built CLI in front of the workspace server records each (refused or decided); the SQLite file
+ * is then read directly. Before the fix the row's tool, server and recipient columns, and the recorded interaction,
+ * kept such names in clear.
+ */
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectStdio, ROOT, server, writeConfig } from '../support/proxy-harness.js';
+
+const dir = realpathSync(mkdtempSync(join(tmpdir(), 'qg-secret-names-')));
+const store = join(dir, 'state.db');
+const KEY = 'ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
+/** A stretch of the token that no mask leaves. */
+const PART = 'AbCdEfGhIjKlMnOp';
+
+describe('red team: credentials sent as tool, server, prompt or recipient names', () => {
+  let client: Client;
+
+  beforeAll(async () => {
+    const sandbox = mkdtempSync(join(dir, 'ws-'));
+    const config = writeConfig(dir, { servers: { ws: server('workspace', '--root', sandbox) }, policy: join(ROOT, 'policies', 'default'), store, guard: { watcher: { quarantine: false } } });
+    client = (await connectStdio(config)).client;
+  }, 60_000);
+
+  afterAll(async () => {
+    await client?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('are masked in every audit column and in the recorded interaction', async () => {
+    await expect(client.callTool({ name: KEY, arguments: {} })).rejects.toThrow(/Unknown tool/);
+    await expect(client.callTool({ name: `${KEY}__read_file`, arguments: {} })).rejects.toThrow(/Unknown tool/);
+    await expect(client.callTool({ name: `ws__${KEY}`, arguments: {} })).rejects.toThrow(/Unknown tool/);
+    await expect(client.getPrompt({ name: KEY })).rejects.toThrow(/Unknown prompt/);
+    await client.callTool({ name: 'guard_check_message', arguments: { sender: 'tester', recipient: KEY, content: 'hello' } });
+    // Control: an ordinary name is kept as it is.
+    await client.callTool({ name: 'guard_check_message', arguments: { sender: 'tester', recipient: 'bob', content: 'hello' } });
+
+    const db = new Database(store, { readonly: true });
+    try {
+      const rows = db.prepare('SELECT * FROM audit ORDER BY id').all() as Array<Record<string, unknown>>;
+      const bodies = db.prepare('SELECT body FROM audit_interaction').all() as Array<{ body: string | null }>;
+      // Every attempt above was recorded: five with the credential, the control with bob.
+      expect(rows.filter((r) => [r.tool, r.server, r.recipient].some((v) => typeof v === 'string' && v.includes('REDACTED')))).toHaveLength(5);
+      expect(rows.some((r) => r.recipient === 'bob')).toBe(true);
+      for (const r of rows) expect(JSON.stringify(r)).not.toContain(PART);
+      for (const b of bodies) expect(b.body ?? '').not.toContain(PART);
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+});
