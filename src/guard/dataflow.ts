@@ -157,7 +157,9 @@ export class DataFlowStage {
     // stored: skip the write unless the stored copy has used up more than REFRESH_MS of its TTL. The fingerprints
     // then expire at most that much before ttl_ms after the last read. A text seen before finds its entry without
     // being fingerprinted again; the test is the same one on the same entry.
-    const textKey = text.length <= this.textKeyMax ? createHash('sha256').update(`${read.agent}\0${i.session}\0`).update(text).digest('base64') : undefined;
+    // The identity and session as one JSON array: self-delimiting, so no agent, session and text ever make another's key.
+    const who = JSON.stringify([read.agent, i.session]);
+    const textKey = text.length <= this.textKeyMax ? createHash('sha256').update(who).update(text).digest('base64') : undefined;
     const known = textKey !== undefined ? this.recentText.get(textKey) : undefined;
     if (known !== undefined) {
       const storedAt = this.recent.get(known);
@@ -168,7 +170,7 @@ export class DataFlowStage {
     const hashes = [...fp.ofBounded(text, this.options.max_per_read), ...distinctiveValues(text).map(valueHash)];
     if (hashes.length === 0) return;
     const now = this.now();
-    const key = createHash('sha256').update(`${read.agent}\0${i.session}\0`).update(hashes.join(',')).digest('base64');
+    const key = createHash('sha256').update(who).update(hashes.join(',')).digest('base64');
     if (textKey !== undefined) remember(this.recentText, textKey, key);
     const storedAt = this.recent.get(key);
     if (storedAt !== undefined && now - storedAt < refresh) return;
