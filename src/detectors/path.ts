@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineDetector } from './registry.js';
 import { clip, configError, FieldSelectorSchema, unknown } from './common.js';
 import { atPath, selectFields } from '../core/fields.js';
-import { formatPath, isUnder, lexicalPath, resolveAgainst, type LexicalPath } from './posix-path.js';
+import { formatPath, isUnder, lexicalPath, pathText, resolveAgainst, type LexicalPath } from './posix-path.js';
 import type { DetectorResult } from './types.js';
 import { malformedPath, pathArguments } from './path-args.js';
 import { argumentsOf, type Interaction } from '../core/types.js';
@@ -24,7 +24,9 @@ import { argumentsOf, type Interaction } from '../core/types.js';
  *   when any resolution is (the evidence names the roots when there are several).
  * - `resolve_links` (default true): an absolute path is also resolved through symbolic links (the deepest part that
  *   exists is `realpath`ed, the rest appended; a dangling link is followed to where writing through it would
- *   create its target); with `outside: true` either form being outside is enough.
+ *   create its target); a path holding `..` is also walked as written, each link before a `..` followed first (where
+ *   a server that opens the path as given lands: `box/link/../x` is beside the link's target, not in `box`); with
+ *   `outside: true` any form being outside is enough.
  *
  * A malformed path (NUL or control character, `C:\`, a backslash separator, percent-encoding outside a `file://`
  * URI, a `file://` URI naming another host) is outside everything: `true` with `outside: true`, `unknown` otherwise.
@@ -100,6 +102,37 @@ export function realPathOf(abs: string, memo?: Map<string, string | null>): stri
   }
   return undefined;
 }
+
+/** A `..` segment. */
+const DOT_DOT = /(?:^|\/)\.\.(?:\/|$)/;
+
+/**
+ * The absolute texts the kernel walks for `text` when it holds a `..` segment (none otherwise: without `..`, the
+ * lexical form's real form is the walk): the text itself, or a relative one joined to each base, not normalised, so
+ * `realPathOf` resolves each link before the `..` after it. `~` paths are never expanded.
+ */
+function kernelWalks(text: string, parsed: LexicalPath, bases: readonly LexicalPath[]): string[] {
+  if (parsed.root !== '/' && parsed.root !== '.') return [];
+  const t = pathText(text);
+  if (t === undefined || !DOT_DOT.test(t)) return [];
+  return parsed.root === '/' ? [t] : bases.map((b) => `${formatPath(b)}/${t}`);
+}
+
+/**
+ * Where the kernel takes `abs` (which holds `..`): realpath(3) of the part up to its last `..` (every component of it
+ * must exist, links resolved in order: else open(2) fails and there is no such place), then the rest resolved as
+ * `realPathOf` does (a missing tail appended, dangling links followed).
+ */
+function walkedPathOf(abs: string, memo: Map<string, string | null>): string | undefined {
+  const m = LAST_DOT_DOT.exec(abs);
+  if (m === null) return realPathOf(abs, memo);
+  const head = realOrNull(abs.slice(0, m.index + m[0].length), memo);
+  if (head === null) return undefined;
+  const rest = abs.slice(m.index + m[0].length).replace(/^\/+/, '');
+  return rest === '' ? head : realPathOf(`${head.replace(/\/$/, '')}/${rest}`, memo);
+}
+/** A path up to and including its last `..` segment. */
+const LAST_DOT_DOT = /^.*(?:^|\/)\.\.(?=\/|$)/s;
 
 /** Links followed at most in one resolution (Linux gives up with ELOOP after 40). */
 const MAX_LINK_HOPS = 40;
@@ -236,6 +269,15 @@ export const pathDetector = defineDetector({
             const real = realPathOf(formatPath(f), (memo ??= new Map()));
             const rp = real === undefined ? undefined : lexicalPath(real);
             if (!rp || formatPath(rp) === formatPath(f)) continue;
+            const decided = decide(rp, text, parsed, bases);
+            if (decided) return decided;
+          }
+          // A `..` after a link climbs from where the link points when the server opens the path as given (the
+          // kernel resolves `box/link` before `..`), not from `box`: the text walked by realpath, as a last form.
+          for (const walked of kernelWalks(text, parsed, bases)) {
+            const real = walkedPathOf(walked, (memo ??= new Map()));
+            const rp = real === undefined ? undefined : lexicalPath(real);
+            if (!rp) continue;
             const decided = decide(rp, text, parsed, bases);
             if (decided) return decided;
           }

@@ -16,15 +16,8 @@ export interface LexicalPath {
 
 /** Parses and normalises `raw`; `undefined` when it is not a readable path. */
 export function lexicalPath(raw: string): LexicalPath | undefined {
-  let text = raw;
-  if (/^file:\/\//i.test(text)) {
-    try {
-      text = decodeURIComponent(text.replace(/^file:\/\/(localhost)?/i, ''));
-    } catch {
-      return undefined;
-    }
-  }
-  if (text.length === 0 || text.includes('\0')) return undefined;
+  const text = pathText(raw);
+  if (text === undefined) return undefined;
   let root = '.';
   let rest = text;
   if (text.startsWith('/')) {
@@ -49,6 +42,19 @@ export function lexicalPath(raw: string): LexicalPath | undefined {
     parts.push(seg);
   }
   return { root, parts, escapes };
+}
+
+/** The path `raw` names, as text (a `file://` URI decoded); `undefined` when it is not a readable path. */
+export function pathText(raw: string): string | undefined {
+  let text = raw;
+  if (/^file:\/\//i.test(text)) {
+    try {
+      text = decodeURIComponent(text.replace(/^file:\/\/(localhost)?/i, ''));
+    } catch {
+      return undefined;
+    }
+  }
+  return text.length === 0 || text.includes('\0') ? undefined : text;
 }
 
 /** Joins a relative path onto an absolute base, then normalises; other paths are returned as they are. */

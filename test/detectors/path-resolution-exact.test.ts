@@ -106,6 +106,25 @@ function detectorByDefinition(opts: { under: string[]; outside: boolean; resolve
           const rp = real === undefined ? undefined : lexicalPath(real);
           if (rp && formatPath(rp) !== formatPath(f)) forms.push(rp);
         }
+        // A text with a `..` segment, walked as written (a link before the `..` is followed first), absolute or
+        // joined to each base.
+        const t = text.startsWith('file://') ? decodeURIComponent(text.replace(/^file:\/\/(localhost)?/i, '')) : text;
+        if ((parsed.root === '/' || parsed.root === '.') && t.split('/').includes('..')) {
+          for (const walked of parsed.root === '/' ? [t] : bases.map((b) => `${formatPath(b)}/${t}`)) {
+            // Up to the last `..` the kernel must walk every component (else open(2) fails: no form); then the rest.
+            const cut = walked.lastIndexOf('/..') + 3;
+            let head: string | undefined;
+            try {
+              head = realpathSync.native(walked.slice(0, cut));
+            } catch {
+              head = undefined;
+            }
+            const rest = walked.slice(cut).split('/').filter((c) => c !== '').join('/');
+            const real = head === undefined ? undefined : rest === '' ? head : realPathByDefinition(`${head.replace(/\/$/, '')}/${rest}`);
+            const rp = real === undefined ? undefined : lexicalPath(real);
+            if (rp) forms.push(rp);
+          }
+        }
       }
       for (const p of forms) {
         const hit = dirs.find((d) => isUnder(p, d.p));
@@ -147,12 +166,17 @@ symlinkSync(box, join(top, 'box-link'));
 symlinkSync(join(out, 'sub'), join(out, 'back'));
 afterAll(() => rmSync(top, { recursive: true, force: true }));
 
-const segments = ['notes.txt', 'sub', 'deep', 'f.txt', 'escape', 'escape2', 'inner', 'secret-link', 'secret.txt', 'dangling', 'dangling-rel', 'dangling-chain', 'dangling-in', 'loop-a', 'missing', 'new', '..', '.', 'relative-escape', 'back'];
+// `..` twice, so that a link followed by `..` comes up often.
+const segments = ['..', 'notes.txt', 'sub', 'deep', 'f.txt', 'escape', 'escape2', 'inner', 'secret-link', 'secret.txt', 'dangling', 'dangling-rel', 'dangling-chain', 'dangling-in', 'loop-a', 'missing', 'new', '..', '.', 'relative-escape', 'back'];
 const starts = [`${box}/`, `${top}/`, `${top}/box-link/`, `${out}/`, '', './', '../', '~/', '/etc/', 'file://'];
 const aPath = fc
   .tuple(fc.constantFrom(...starts), fc.array(fc.constantFrom(...segments), { minLength: 0, maxLength: 5 }))
   .map(([start, segs]) => (start === 'file://' ? `file://${box}/${segs.join('/')}` : `${start}${segs.join('/')}`))
   .filter((p) => p.length > 0);
+/** A path with a `..` right after a link (or something else), where the walk as written and the lexical form part. */
+const aDotPath = fc
+  .tuple(fc.constantFrom(`${box}/`, `${top}/box-link/`, '', `file://${box}/`), fc.constantFrom('escape', 'escape2', 'relative-escape', 'inner', 'dangling', 'loop-a', 'missing', 'notes.txt'), fc.array(fc.constantFrom(...segments), { maxLength: 3 }))
+  .map(([start, link, segs]) => [`${start}${link}`, '..', ...segs].join('/'));
 const rootSets: string[][] = [[], [box], [box, out], [out, box], [`${top}/box-link`], [box, `${box}/sub`, top], ['/nonexistent/root', box]];
 const underSets: string[][] = [[box], [box, '/tmp/never'], [`${top}/box-link`], [out], [`${box}/sub`], ['~/sandbox', box]];
 
@@ -174,7 +198,7 @@ describe('path detector: resolution short cuts ≡ the former computation', () =
   it('the detector gives the same value and evidence as the former code, for any paths, roots and options', () => {
     fc.assert(
       fc.property(
-        fc.array(aPath, { minLength: 1, maxLength: 4 }),
+        fc.array(fc.oneof(aPath, aDotPath), { minLength: 1, maxLength: 4 }),
         fc.constantFrom(...rootSets),
         fc.constantFrom(...underSets),
         fc.boolean(),
@@ -215,5 +239,13 @@ describe('path detector: resolution short cuts ≡ the former computation', () =
     expect(d(interaction({ kind: 'tool_call', tool: 'write_file', arguments: { path: 'dangling' }, roots: [box] })).value).toBe('true');
     // A dangling link that stays inside is inside.
     expect(d(interaction({ kind: 'tool_call', tool: 'write_file', arguments: { path: `${box}/dangling-in` } })).value).toBe('false');
+    // A `..` after a link climbs from where the link points (a server that opens the path as given).
+    for (const p of [`${box}/escape/../x`, `${box}/relative-escape/../secret.txt`, `${box}/escape2/sub/../../y`]) {
+      const r = d(interaction({ kind: 'tool_call', tool: 'write_file', arguments: { path: p } }));
+      expect(r.value, p).toBe('true');
+      expect(r.evidence, p).toContain(`${top}/`);
+    }
+    expect(d(interaction({ kind: 'tool_call', tool: 'write_file', arguments: { path: 'escape/../x' }, roots: [box] })).value).toBe('true');
+    expect(d(interaction({ kind: 'tool_call', tool: 'write_file', arguments: { path: `${box}/inner/../notes.txt` } })).value).toBe('false');
   });
 });

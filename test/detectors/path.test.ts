@@ -97,4 +97,27 @@ describe('path detector', () => {
     expect(d(call({ path: join(box, 'link', 'not', 'yet', 'there') })).value).toBe('true');
     rmSync(dir, { recursive: true, force: true });
   });
+  it('resolves a link before the .. that follows it, as the kernel walks a path (a server that opens the path as given)', () => {
+    // box/link -> ../outside/dir: lexically box/link/../x is box/x (inside), but open(2) goes to outside/x.
+    const dir = mkdtempSync(join(tmpdir(), 'qg-path-dots-'));
+    const box = join(dir, 'box');
+    mkdirSync(join(box, 'sub'), { recursive: true });
+    mkdirSync(join(dir, 'outside', 'dir'), { recursive: true });
+    symlinkSync(join(dir, 'outside', 'dir'), join(box, 'link'));
+    symlinkSync('../outside/dir', join(box, 'rel-link'));
+    const d = compile({ type: 'path', field: 'arguments', under: [box], outside: true });
+    const inBox = compile({ type: 'path', field: 'arguments', under: [join(dir, 'outside')] });
+    for (const path of [`${box}/link/../secret.txt`, `${box}/rel-link/../secret.txt`, `${box}/link/../../outside/x`, `file://${box}/link/%2E%2E/secret.txt`]) {
+      const r = d(call({ path }));
+      expect(r.value, path).toBe('true');
+      expect(r.evidence, path).toContain(join(dir, 'outside', 'secret.txt').slice(0, -10));
+      expect(inBox(call({ path })).value, path).toBe('true');
+    }
+    // Relative, against the server's root.
+    expect(d(interaction({ kind: 'tool_call', tool: 'write', arguments: { path: 'link/../secret.txt' }, roots: [box] })).value).toBe('true');
+    // Controls: .. that does not follow a link stays inside; a path without .. is unchanged.
+    expect(d(call({ path: `${box}/sub/../notes.txt` })).value).toBe('false');
+    expect(d(interaction({ kind: 'tool_call', tool: 'write', arguments: { path: 'sub/../notes.txt' }, roots: [box] })).value).toBe('false');
+    rmSync(dir, { recursive: true, force: true });
+  });
 });
