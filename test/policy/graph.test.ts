@@ -50,7 +50,45 @@ describe('DependencyGraph', () => {
       ],
     });
     const msg = { kind: 'message' as const, agent: 'a', session: 's', profile: {}, content: 'x' };
-    expect(names(c.graph.mustCheck(msg))).toEqual(['inj']);
+    // A message has no tool, so no `tools` glob narrows the rules of its kind: tool-bound's predicates are checked too.
+    expect(names(c.graph.mustCheck(msg))).toEqual(['inj', 'other', 'pub']);
+    // A tool call to another tool: tool-bound cannot be violated with pub false, so only its matched tools check it.
+    expect(names(c.graph.mustCheck(call('fs', 'read')))).toEqual([]);
+    expect(names(c.graph.mustCheck(call('gh', 'x')))).toEqual(['pub']); // other is a message predicate
+  });
+
+  it('makes every predicate of a rule must-check on interactions with no tool (resource and prompt results, messages)', () => {
+    // The default book's shape: the injection predicate is bound to every tool, and its rule governs resource and
+    // prompt results too. Before, a resource result had an empty must-check set: the rule was checked only when
+    // retrieval ranked the predicate.
+    const { compiled: c } = compileBook({
+      name: 'r', version: '1',
+      predicates: [flag('inj', { scope: 'result', tools: ['**'] }), flag('sec_args', { scope: 'action', tools: ['**'] }), flag('sec_msg', { scope: 'message' })],
+      rules: [
+        { id: 'no-inj', text: 't', applies_to: ['tool_result', 'resource_read'], formula: '!inj', severity: 'high' },
+        { id: 'no-secret', text: 't', applies_to: ['tool_call', 'message'], formula: '!(sec_args | sec_msg)', severity: 'high' },
+      ],
+    });
+    const base = { agent: 'a', session: 's', profile: {} };
+    expect(names(c.graph.mustCheck({ ...base, kind: 'resource_result', server: 'd', uri: 'file:///n', content: 'x' }))).toEqual(['inj']);
+    expect(names(c.graph.mustCheck({ ...base, kind: 'prompt_result', server: 'd', prompt: 'p', content: 'x' }))).toEqual(['inj']);
+    expect(names(c.graph.mustCheck({ ...base, kind: 'tool_result', server: 'd', tool: 't', content: 'x' }))).toEqual(['inj']);
+    expect(names(c.graph.mustCheck({ ...base, kind: 'message', content: 'x' }))).toEqual(['sec_msg']);
+    expect(names(c.graph.mustCheck(call('fs', 'read')))).toEqual(['sec_args']);
+  });
+
+  it('makes the other predicates of a disjunction must-check for every tool (violable with the tool-bound ones false)', () => {
+    const { compiled: c } = compileBook({
+      name: 'd', version: '1',
+      predicates: [flag('pub', { tools: ['gh__*'] }), flag('secret'), flag('approved', { tools: ['gh__*'] })],
+      rules: [
+        { id: 'or', text: 't', applies_to: ['tool_call'], formula: '!(pub | secret)', severity: 'high' },
+        { id: 'implies', text: 't', applies_to: ['tool_call'], formula: 'approved -> !secret', severity: 'high' },
+      ],
+    });
+    // `!(pub | secret)` is violated by secret alone; `approved -> !secret` holds whenever approved is false.
+    expect(names(c.graph.mustCheck(call('fs', 'read')))).toEqual(['secret']);
+    expect(names(c.graph.mustCheck(call('gh', 'x')))).toEqual(['pub', 'secret', 'approved']);
   });
 
   it('memoizes per (kind, tool): the same array comes back', () => {
