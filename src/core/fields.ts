@@ -69,16 +69,31 @@ function collectText(value: unknown, out: string[], depth: number): void {
   }
 }
 
-/** Every string leaf under `value`, as `path: text` pairs (depth-bounded, so hostile nesting cannot recurse forever). */
-export function stringLeaves(value: unknown, prefix = '', depth = 0, out: FieldText[] = []): FieldText[] {
-  if (depth > MAX_DEPTH) return out;
+/**
+ * Every string leaf under `value`, as `path: text` pairs (depth-bounded, so hostile nesting cannot recurse forever),
+ * then every object key under it, one per line, as the field `<prefix>{keys}`: a key reaches the server as surely as
+ * a value does.
+ */
+export function stringLeaves(value: unknown, prefix = ''): FieldText[] {
+  const out: FieldText[] = [];
+  const keys: string[] = [];
+  walkLeaves(value, prefix, 0, out, keys);
+  // Object keys are sent too (`{"headers": {"<key>": "1"}}`): every key under `value`, one per line, as one more field.
+  if (keys.length > 0) out.push({ field: `${prefix}{keys}`, text: keys.join('\n') });
+  return out;
+}
+
+function walkLeaves(value: unknown, prefix: string, depth: number, out: FieldText[], keys: string[]): void {
+  if (depth > MAX_DEPTH) return;
   if (typeof value === 'string') out.push({ field: prefix, text: value });
   else if (typeof value === 'number' || typeof value === 'boolean') out.push({ field: prefix, text: String(value) });
-  else if (Array.isArray(value)) value.forEach((v, i) => stringLeaves(v, `${prefix}.${i}`, depth + 1, out));
+  else if (Array.isArray(value)) value.forEach((v, i) => walkLeaves(v, `${prefix}.${i}`, depth + 1, out, keys));
   else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) stringLeaves(v, `${prefix}.${k}`, depth + 1, out);
+    for (const [k, v] of Object.entries(value)) {
+      keys.push(k);
+      walkLeaves(v, `${prefix}.${k}`, depth + 1, out, keys);
+    }
   }
-  return out;
 }
 
 /** Value at a dotted path (`a.b.0.c`) inside an object, or undefined. */

@@ -1,0 +1,47 @@
+/**
+ * Red team: a credential sent as an argument key. The built CLI with the default book in front of the workspace
+ * server; `publish` writes a file into the public folder. A call whose arguments carry an AWS key as a key
+ * (`{"AKIA…": "1"}`) was allowed (the detectors read only the values) and the file was published; it is denied now,
+ * and nothing is published. Control: the same call without the key is published.
+ */
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { metaDecision } from '../e2e/helpers.js';
+import { connectStdio, ROOT, server, writeConfig } from '../support/proxy-harness.js';
+
+const dir = realpathSync(mkdtempSync(join(tmpdir(), 'qg-arg-keys-')));
+const sandbox = join(dir, 'ws');
+const publicDir = join(dir, 'public');
+
+describe('red team: a credential sent as an argument key', () => {
+  let client: Client;
+
+  beforeAll(async () => {
+    mkdirSync(sandbox);
+    mkdirSync(publicDir);
+    const config = writeConfig(dir, { servers: { ws: server('workspace', '--root', sandbox, '--public', publicDir) }, policy: join(ROOT, 'policies', 'default'), store: join(dir, 'state.db'), guard: { watcher: { quarantine: false } } });
+    client = (await connectStdio(config)).client;
+  }, 60_000);
+
+  afterAll(async () => {
+    await client?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is denied, and nothing is published', async () => {
+    const r = (await client.callTool({ name: 'ws__publish', arguments: { name: 'leak.txt', content: 'hello', AKIAIOSFODNN7EXAMPLE: '1' } })) as CallToolResult;
+    expect(r.isError).toBe(true);
+    expect(metaDecision(r)?.rules).toContain('no-secret-leak');
+    expect(existsSync(join(publicDir, 'leak.txt'))).toBe(false);
+  }, 60_000);
+
+  it('the same call without the key is published (control)', async () => {
+    const r = (await client.callTool({ name: 'ws__publish', arguments: { name: 'plain.txt', content: 'hello' } })) as CallToolResult;
+    expect(r.isError ?? false).toBe(false);
+    expect(existsSync(join(publicDir, 'plain.txt'))).toBe(true);
+  }, 60_000);
+});
