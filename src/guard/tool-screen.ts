@@ -10,7 +10,8 @@ import type { ToolDefinition } from '../store/tool-hash.js';
  * - pinning: the first definition seen is pinned (order-insensitive hash of name, description and schemas); a
  *   changed definition (a rug pull) is hidden, and its calls fail as unknown tools, until a person approves it
  *   with `quadguard tools approve`;
- * - tool poisoning: a description (or schema text) carrying injected instructions is hidden and recorded.
+ * - tool poisoning: a description (or a title, or input or output schema text) carrying injected instructions is
+ *   hidden and recorded.
  * Each hidden tool gets one audit row per change, so `audit tail` shows why a tool disappeared.
  */
 export interface ToolScreenOptions {
@@ -60,7 +61,12 @@ export function createToolScreen(storeIn: GuardStore | Store, logger: Logger, op
   return async function screenTools<T extends ToolDefinition>(server: string, tools: T[]): Promise<T[]> {
     const visible: T[] = [];
     for (const tool of tools) {
-      const text = [tool.title, tool.description, JSON.stringify(tool.inputSchema ?? {})].filter(Boolean).join('\n');
+      // Every text of the definition a client may hand its model: the titles (its own and the annotations'), the
+      // description and both schemas (descriptions, titles, enums and defaults inside them).
+      const annotationTitle = (tool.annotations as { title?: unknown } | undefined)?.title;
+      const text = [tool.title, typeof annotationTitle === 'string' ? annotationTitle : undefined, tool.description, JSON.stringify(tool.inputSchema ?? {}), tool.outputSchema === undefined ? undefined : JSON.stringify(tool.outputSchema)]
+        .filter(Boolean)
+        .join('\n');
       const poison = scoreOf(text);
       if (poison.score >= threshold) {
         const signals = poison.findings.map((f) => f.signal).join(', ');
