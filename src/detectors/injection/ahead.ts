@@ -102,8 +102,18 @@ load.then(({ scoreInjection }) => {
 });
 `;
 
-/** Starts a scorer on the module at `url` (default: the scorer's own module, `index` beside this file). */
-export function startScorer(url = import.meta.url.replace(/\/ahead\.(ts|js)$/, '/index.$1')): Scorer {
+/**
+ * The scorer's module for code at `here` (this module's URL): `index` beside this file in the sources and in tsc's
+ * `dist/src/`; in the CLI bundle (`scripts/bundle.ts`), where this code sits in a chunk of `dist/cli/`, the bundle's
+ * `injection-scorer.js` entry beside that chunk.
+ */
+export function scorerModuleUrl(here: string = import.meta.url): string {
+  const own = /\/ahead\.(ts|js)$/.exec(here);
+  return own ? `${here.slice(0, own.index)}/index.${own[1]}` : new URL('./injection-scorer.js', here).href;
+}
+
+/** Starts a scorer on the module at `url` (default: the scorer's own module, `scorerModuleUrl`). */
+export function startScorer(url = scorerModuleUrl()): Scorer {
   let tsx: string | undefined;
   if (url.endsWith('.ts')) {
     try {
