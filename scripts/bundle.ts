@@ -5,6 +5,8 @@
  *   dist/cli/injection-scorer.js   the injection scorer, the module the scoring worker thread loads
  *                                  (src/detectors/injection/ahead.ts finds it beside the chunk it runs from)
  *   dist/cli/chunk-*.js            code shared by the two, and every lazily imported command module
+ *   dist/bundle-meta.json          esbuild's metafile: which file went into which chunk, what each chunk imports
+ *                                  (test/build/bundle.test.ts reads it to check the bundle is fresh and lazy)
  *
  * Why: Node's ESM loader pays per file, and `policy check` loaded ~173 files (95 of them zod) as tsc lays them out;
  * bundled, it loads ~15. The bundle is made from tsc's output, not the sources, so what ships is exactly the code
@@ -18,7 +20,7 @@
  *
  *   npx tsx scripts/bundle.ts   (after `tsc -p tsconfig.build.json`)
  */
-import { chmodSync, existsSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -65,6 +67,7 @@ const result = await build({
   banner: { js: REQUIRE_SHIM },
   // Follows tsc's own source maps back to src/ (read with `node --enable-source-maps`).
   sourcemap: true,
+  metafile: true,
   logLevel: 'silent',
 });
 // A warning (a `require` esbuild could not follow, an import it could not see) would surface only at run time.
@@ -73,3 +76,4 @@ if (result.warnings.length > 0 || result.errors.length > 0) {
   process.exit(1);
 }
 chmodSync(join(OUT_DIR, 'quadguard.js'), 0o755);
+writeFileSync(join(ROOT, 'dist', 'bundle-meta.json'), JSON.stringify(result.metafile));
