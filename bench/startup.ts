@@ -1,7 +1,7 @@
 /**
- * Start-up: how long the built CLI takes to print its version and to check the default book, against a bare
- * `node -e 0` (medians of several runs), and how soon `quadguard serve` answers its first tools/list after its last
- * downstream server is ready (four workspace servers, one of them started 1.5 s late; the time each server became
+ * Start-up: how long the built CLI (package.json's `bin`, the esbuild bundle) takes to print its version and to
+ * check the default book, against a bare `node -e 0` (medians of several runs), and how soon `quadguard serve`
+ * answers its first tools/list after its last downstream server is ready (four workspace servers, one of them started 1.5 s late; the time each server became
  * ready is read from the proxy's own `downstream ready` log lines).
  *
  *   npm run build && npx tsx bench/startup.ts [--runs 7]
