@@ -5,7 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { PolicyBookInput } from '../src/policy/index.js';
+import { perRequestSignalFetch } from '../src/proxy/request-signal.js';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 
@@ -17,6 +19,13 @@ export const tsNode = (file: string, ...args: string[]): { command: string; args
   // they name one: run them from the repository.
   cwd: ROOT,
 });
+
+/**
+ * The benches' Streamable HTTP client. Each request gets its own abort signal, as the proxy's own downstream client
+ * does: with the SDK's one shared signal, Node's fetch piles a listener per request on it and, past 1,500, prints a
+ * warning on every call, which slowed the client (the same for every front end) and blurred the ratios.
+ */
+export const httpClient = (url: URL): StreamableHTTPClientTransport => new StreamableHTTPClientTransport(url, { fetch: perRequestSignalFetch() });
 
 /** Summary of a latency sample in milliseconds. */
 export interface Summary {

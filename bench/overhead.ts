@@ -25,10 +25,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import YAML from 'yaml';
-import { fmtMs, freePort, line, ROOT, summarize, timed, tsNode, waitForHttp, type Summary } from './common.js';
+import { fmtMs, freePort, httpClient, line, ROOT, summarize, timed, tsNode, waitForHttp, type Summary } from './common.js';
 
 const BUDGET = Number(process.argv[2] ?? 3000);
 const LOOP = { warmup: 100, min: 200, max: 20_000, budgetMs: BUDGET };
@@ -111,13 +110,13 @@ try {
   const p1 = await freePort();
   const sg = join(ROOT, 'node_modules', '.bin', 'supergateway');
   const sgCmd = `${server.command} ${server.args.map((a) => `'${a}'`).join(' ')}`;
-  r.sg = await measure('http supergateway', new StreamableHTTPClientTransport(await httpServer(sg, ['--stdio', sgCmd, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(p1), '--logLevel', 'none'], p1)), '', false);
+  r.sg = await measure('http supergateway', httpClient(await httpServer(sg, ['--stdio', sgCmd, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(p1), '--logLevel', 'none'], p1)), '', false);
   const p2 = await freePort();
   const c2 = cli('serve', '--config', plain, '--http', String(p2));
-  r.httpPlain = await measure('http quadguard, no policy', new StreamableHTTPClientTransport(await httpServer(c2.command, c2.args, p2)), 'ws__', false);
+  r.httpPlain = await measure('http quadguard, no policy', httpClient(await httpServer(c2.command, c2.args, p2)), 'ws__', false);
   const p3 = await freePort();
   const c3 = cli('serve', '--config', guarded, '--http', String(p3));
-  r.httpPolicy = await measure('http quadguard, default policy', new StreamableHTTPClientTransport(await httpServer(c3.command, c3.args, p3)), 'ws__', true);
+  r.httpPolicy = await measure('http quadguard, default policy', httpClient(await httpServer(c3.command, c3.args, p3)), 'ws__', true);
 
   const cmp = (label: string, a: Summary, b: Summary) =>
     console.log(`${label.padEnd(58)} added median ${fmtMs(a.median - b.median).padStart(7)} ms (${(a.median / b.median).toFixed(2)}×), p90 ${fmtMs(a.p90 - b.p90).padStart(7)} ms (${(a.p90 / b.p90).toFixed(2)}×)`);

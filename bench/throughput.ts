@@ -17,9 +17,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import YAML from 'yaml';
-import { fmtMs, freePort, ROOT, rssMiB, summarize, tsNode, waitForHttp, type Summary } from './common.js';
+import { fmtMs, freePort, httpClient, ROOT, rssMiB, summarize, tsNode, waitForHttp, type Summary } from './common.js';
 
 const SECONDS = Number(process.argv[2] ?? 4);
 const LEVELS = [1, 8, 32];
@@ -56,7 +55,7 @@ async function start(label: string, command: string, args: string[], prefix: str
 
 async function session(f: Front): Promise<Client> {
   const c = new Client({ name: 'bench', version: '0' });
-  await c.connect(new StreamableHTTPClientTransport(f.url));
+  await c.connect(httpClient(f.url));
   return c;
 }
 const call = async (f: Front, c: Client) => {

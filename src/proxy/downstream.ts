@@ -29,6 +29,7 @@ import { DownstreamError, errorMessage } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import { VERSION } from '../core/version.js';
 import { emptyCatalog, fetchCatalog, type Catalog } from './catalog.js';
+import { perRequestSignalFetch } from './request-signal.js';
 import type { ForwardOptions, Origin } from './session.js';
 
 /** A request a downstream server sends to its client (the proxy): sampling, elicitation, roots. */
@@ -133,7 +134,7 @@ export class Downstream extends EventEmitter {
     }
     const url = new URL(c.url!);
     const authProvider = this.oauthProvider();
-    const opts = { requestInit: { headers: c.headers }, ...(authProvider ? { authProvider } : {}) };
+    const opts = { requestInit: { headers: c.headers }, fetch: perRequestSignalFetch(), ...(authProvider ? { authProvider } : {}) };
     if (c.transport === 'sse') return new SSEClientTransport(url, opts);
     return new StreamableHTTPClientTransport(url, opts);
   }

@@ -34,7 +34,8 @@ export const CHECKPOINT_EVERY_MS = 250;
  */
 export function startCheckpointer(file: string, logger: Logger, fallback: () => void, everyMs = CHECKPOINT_EVERY_MS): Checkpointer {
   const module = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, module, everyMs } });
+  // No execArgv: the worker needs none of the proxy's flags (a loader hook, --cpu-prof writing a second profile).
+  const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { file, module, everyMs } });
   worker.unref();
   let stopping = false;
   const exited = new Promise<void>((done) => worker.once('exit', () => done()));

@@ -14,6 +14,21 @@ describe('distinctive short values of a private read', () => {
     expect(v).toEqual(expect.arrayContaining(['summer24', '482913', '773055210498', 'de89370400440532013000', 'a7f3k9q2', '90417735', 'sklive4f9a2b']));
   });
 
+  it('keeps a labelled value after a label ending in a period (acct.: 12345678), even one no shape rule keeps', () => {
+    for (const [text, value] of [
+      ['acct.: 12345678', '12345678'],
+      ['acct. 12345678', '12345678'],
+      ['Account No.: 12345678', '12345678'],
+      ['acct no. 12345678', '12345678'],
+      ['PIN.: 482913', '482913'],
+      ['password.: hunter22x', 'hunter22x'],
+    ] as const) {
+      expect(distinctiveValues(text), text).toEqual([value]);
+    }
+    // A label that ends a sentence takes no plain word after it.
+    expect(distinctiveValues('Check your account. Please reset the password. Thanks')).toEqual([]);
+  });
+
   it('keeps nothing of ordinary words and numbers', () => {
     const ordinary = [
       'The password is required. Please reset your password soon; the token expired.',

@@ -40,6 +40,24 @@ describe('remote downstream servers (Streamable HTTP and legacy SSE)', () => {
       await client.close();
     }
   });
+
+  // The SDK gives every request of a connection one shared abort signal, and Node's fetch leaves a listener on it per
+  // request until GC: past 1,500 the proxy printed a MaxListenersExceededWarning to stderr on every call
+  // (src/proxy/request-signal.ts).
+  it('makes 1,800 calls over http and over sse without piling abort listeners up (no MaxListenersExceededWarning)', async () => {
+    const cfg = writeConfig(sb.dir, {
+      servers: { remote: { url: `${upstream.url}/mcp`, transport: 'http' }, legacy: { url: `${upstream.url}/sse`, transport: 'sse' } },
+    }, 'many.yaml');
+    const { client, stderr } = await connectStdio(cfg);
+    try {
+      for (const name of ['remote__ws__read_file', 'legacy__ws__read_file']) {
+        for (let i = 0; i < 1800; i++) expect(text(await client.callTool({ name, arguments: { path: 'notes.txt' } }))).toBe('hello notes\n');
+      }
+      expect(stderr()).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
 });
 
 describe('remote downstream restart', () => {

@@ -33,7 +33,7 @@ const TRIM = /^[\s"'`()[\]{}<>,;:.!?*_]+|[\s"'`()[\]{}<>,;:.!?*_]+$/g;
 /** Groups (each with a digit) of digits or capitals and digits split by single spaces or dashes: card, account, IBAN, phone numbers. */
 const GROUPS = /(?<![\p{L}\p{N}])(?=[A-Z0-9]{0,5}\d)[A-Z0-9]{2,6}(?:[ -](?=[A-Z0-9]{0,5}\d)[A-Z0-9]{1,6}){1,8}(?![\p{L}\p{N}])/gu;
 const LABEL =
-  /\b(?:pass(?:word|wd|code|phrase)|pwd|pin(?:\s*(?:code|number))?|otp|one[- ]time (?:code|password)|secret(?:\s*key)?|api[ _-]?key|access[ _-]?(?:key|token)|auth(?:orization)?[ _-]?(?:code|token)|token|acc(?:ou)?n?t\.?(?:[ _-]?(?:number|num|no\.?|#|id))?|iban|bic|swift(?: code)?|routing(?:[ _-]?(?:number|no\.?))?|sort[ _-]?code|ssn|social security(?: number)?|(?:credit |debit )?card(?:[ _-]?(?:number|no\.?))?|cvv2?|cvc|security code|verification code|recovery code|member(?:ship)?[ _-]?(?:id|number|no\.?)|policy (?:number|no\.?)|licen[cs]e[ _-]?key|serial(?: number)?)\b\s*(?:is|was|:|=|#|-|→)?\s*[:=]?\s*["'`]?([^\s"'`,;]{4,80})/giu;
+  /\b(?:pass(?:word|wd|code|phrase)|pwd|pin(?:\s*(?:code|number))?|otp|one[- ]time (?:code|password)|secret(?:\s*key)?|api[ _-]?key|access[ _-]?(?:key|token)|auth(?:orization)?[ _-]?(?:code|token)|token|acc(?:ou)?n?t\.?(?:[ _-]?(?:number|num|no\.?|#|id))?|iban|bic|swift(?: code)?|routing(?:[ _-]?(?:number|no\.?))?|sort[ _-]?code|ssn|social security(?: number)?|(?:credit |debit )?card(?:[ _-]?(?:number|no\.?))?|cvv2?|cvc|security code|verification code|recovery code|member(?:ship)?[ _-]?(?:id|number|no\.?)|policy (?:number|no\.?)|licen[cs]e[ _-]?key|serial(?: number)?)\b\.?\s*(?:is|was|:|=|#|-|→)?\s*[:=]?\s*["'`]?([^\s"'`,;]{4,80})/giu;
 
 function digitsOf(s: string): number {
   let d = 0;
