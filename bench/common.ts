@@ -2,10 +2,11 @@
  * Helpers shared by the benchmarks: quantiles, timed loops bounded in time, RSS of a process, spawning a CLI from
  * the sources, and the synthetic policy books of pipeline-scaling.ts. Loopback only; nothing here outlives a run.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CLI_ENTRY } from '../src/core/version.js';
 import type { PolicyBookInput } from '../src/policy/index.js';
 import { perRequestSignalFetch } from '../src/proxy/request-signal.js';
 
@@ -19,6 +20,12 @@ export const tsNode = (file: string, ...args: string[]): { command: string; args
   // they name one: run them from the repository.
   cwd: ROOT,
 });
+
+/** The built `quadguard` (package.json `bin`, the esbuild bundle), as users run it; `npm run build` first. */
+export function builtCli(...args: string[]): { command: string; args: string[]; cwd: string } {
+  if (!existsSync(CLI_ENTRY)) throw new Error(`${CLI_ENTRY} is missing: run \`npm run build\` before this bench`);
+  return { command: process.execPath, args: [CLI_ENTRY, ...args], cwd: ROOT };
+}
 
 /**
  * The benches' Streamable HTTP client. Each request gets its own abort signal, as the proxy's own downstream client

@@ -2,7 +2,7 @@
  * Added latency of QuadGuard on a tools/call, allow path and deny path, over stdio and Streamable HTTP, against a
  * direct call and against a plain forwarding proxy, all measured in the same run (ratios are the robust figure).
  *
- *   npx tsx bench/overhead.ts [budgetMsPerPath=3000]
+ *   npm run build && npx tsx bench/overhead.ts [budgetMsPerPath=3000]
  *
  * Downstream: the project's workspace server (servers/workspace.ts), `read_file notes.txt` (allow; and, as "allow,
  * varied", a different one of 6,000 files on every call) and
@@ -17,7 +17,8 @@
  *   http   quadguard, default        … with policies/default
  * The guard's burst analysis and quarantine are switched off in the policy config (thousands of calls per second
  * from one agent would otherwise quarantine it, and every later call would take the quarantine short cut).
- * Everything runs from the sources under tsx, loopback only; every child is stopped at the end.
+ * QuadGuard runs as users run it, the built bundle (package.json `bin`); the workspace server runs from its source
+ * under tsx on every path alike. Loopback only; every child is stopped at the end.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,7 +28,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import YAML from 'yaml';
-import { fmtMs, freePort, httpClient, line, ROOT, summarize, timed, tsNode, waitForHttp, type Summary } from './common.js';
+import { builtCli, fmtMs, freePort, httpClient, line, ROOT, summarize, timed, tsNode, waitForHttp, type Summary } from './common.js';
 
 const BUDGET = Number(process.argv[2] ?? 3000);
 const LOOP = { warmup: 100, min: 200, max: 20_000, budgetMs: BUDGET };
@@ -43,7 +44,7 @@ writeFileSync(join(ws, 'notes.txt'), 'benchmark file: meeting notes, nothing sec
 const VARIED = 6000;
 for (let k = 0; k < VARIED; k++) writeFileSync(join(ws, `notes-${k}.txt`), `benchmark file ${k}: minutes of week ${k % 52}, action item ${(k * 7919) % 10007}\n`);
 const server = tsNode('servers/workspace.ts', '--root', ws);
-const cli = (...a: string[]) => tsNode('src/cli/index.ts', ...a);
+const cli = builtCli;
 
 function config(name: string, policy: boolean): string {
   const file = join(dir, `${name}.yaml`);

@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import YAML from 'yaml';
+import { CLI_ENTRY } from '../src/core/version.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CALLS = Number(process.argv[2] ?? 2000);
@@ -49,7 +50,7 @@ try {
   const cfg = join(dir, 'quadguard.yaml');
   writeFileSync(cfg, YAML.stringify({ servers: { ws: { command: process.execPath, args: serverArgs } }, store: join(dir, 'state.db') }));
   const direct = await measure('direct', serverArgs, 'read_file');
-  const proxied = await measure('proxied', [join(ROOT, 'dist', 'src', 'cli', 'index.js'), 'serve', '--config', cfg], 'ws__read_file');
+  const proxied = await measure('proxied', [CLI_ENTRY, 'serve', '--config', cfg], 'ws__read_file');
   console.log(`ratio proxied/direct: median ${(proxied.p50 / direct.p50).toFixed(2)}x, p90 ${(proxied.p90 / direct.p90).toFixed(2)}x`);
   console.log(`added latency: median +${(proxied.p50 - direct.p50).toFixed(3)} ms, p90 +${(proxied.p90 - direct.p90).toFixed(3)} ms`);
 } finally {

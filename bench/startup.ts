@@ -1,7 +1,7 @@
 /**
- * Start-up: how long the built CLI takes to print its version and to check the default book, against a bare
- * `node -e 0` (medians of several runs), and how soon `quadguard serve` answers its first tools/list after its last
- * downstream server is ready (four workspace servers, one of them started 1.5 s late; the time each server became
+ * Start-up: how long the built CLI (package.json's `bin`, the esbuild bundle) takes to print its version and to
+ * check the default book, against a bare `node -e 0` (medians of several runs), and how soon `quadguard serve`
+ * answers its first tools/list after its last downstream server is ready (four workspace servers, one of them started 1.5 s late; the time each server became
  * ready is read from the proxy's own `downstream ready` log lines).
  *
  *   npm run build && npx tsx bench/startup.ts [--runs 7]
@@ -14,11 +14,13 @@ import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import YAML from 'yaml';
+import { CLI_ENTRY } from '../src/core/version.js';
 import { ROOT, tsNode } from './common.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' } } });
 const runs = Number(values.runs);
-const CLI = join(ROOT, 'dist', 'src', 'cli', 'index.js');
+// What users run: package.json's `bin` (the esbuild bundle, dist/cli/quadguard.js).
+const CLI = CLI_ENTRY;
 
 /** Wall time of one run of the built CLI (or bare node) with `args`, in ms; throws if it fails. */
 function wall(args: string[]): number {

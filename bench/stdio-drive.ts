@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import YAML from 'yaml';
-import { fmtMs, ROOT, summarize } from './common.js';
+import { builtCli, fmtMs, ROOT, summarize } from './common.js';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { vary: { type: 'string', default: '0' }, prof: { type: 'string' } } });
 const CALLS = Number(positionals[0] ?? 3000);
@@ -48,7 +48,7 @@ const prof = values.prof ? ['--cpu-prof', '--cpu-prof-dir', values.prof] : [];
 const transport =
   MODE === 'direct'
     ? new StdioClientTransport({ ...server, env, stderr: 'inherit' })
-    : new StdioClientTransport({ command: process.execPath, args: [...prof, join(ROOT, 'dist', 'src', 'cli', 'index.js'), 'serve', '--config', config], env, stderr: 'inherit' });
+    : new StdioClientTransport({ command: process.execPath, args: [...prof, ...builtCli('serve', '--config', config).args], env, stderr: 'inherit' });
 const tool = MODE === 'direct' ? 'read_file' : 'ws__read_file';
 
 const client = new Client({ name: 'bench-drive', version: '0' });

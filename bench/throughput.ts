@@ -7,10 +7,11 @@
  * Prints calls/s, median/p99 latency, p99/median, the ratio of calls/s to supergateway's, and the proxy's RSS
  * (/proc/<pid>/status VmRSS) before and after each level.
  *
- *   npx tsx bench/throughput.ts [secondsPerLevel=4]
+ *   npm run build && npx tsx bench/throughput.ts [secondsPerLevel=4]
  *
  * Burst analysis and quarantine are off in the config (otherwise the load itself quarantines the agent). One
- * agent (anonymous, loopback). Every process runs from the sources under tsx.
+ * agent (anonymous, loopback). QuadGuard runs as the built bundle (package.json `bin`), as users run it; the
+ * workspace server runs from its source under tsx behind every front end.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import YAML from 'yaml';
-import { fmtMs, freePort, httpClient, ROOT, rssMiB, summarize, tsNode, waitForHttp, type Summary } from './common.js';
+import { builtCli, fmtMs, freePort, httpClient, ROOT, rssMiB, summarize, tsNode, waitForHttp, type Summary } from './common.js';
 
 const SECONDS = Number(process.argv[2] ?? 4);
 const LEVELS = [1, 8, 32];
@@ -91,10 +92,10 @@ try {
   const sgCmd = `${server.command} ${server.args.map((a) => `'${a}'`).join(' ')}`;
   const sg = await start('supergateway', join(ROOT, 'node_modules', '.bin', 'supergateway'), ['--stdio', sgCmd, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(sgPort), '--logLevel', 'none'], '', sgPort);
   const plainPort = await freePort();
-  const plainCmd = tsNode('src/cli/index.ts', 'serve', '--config', plainCfg, '--http', String(plainPort));
+  const plainCmd = builtCli('serve', '--config', plainCfg, '--http', String(plainPort));
   const plain = await start('quadguard, no policy', plainCmd.command, plainCmd.args, 'ws__', plainPort);
   const policyPort = await freePort();
-  const policyCmd = tsNode('src/cli/index.ts', 'serve', '--config', cfg, '--http', String(policyPort));
+  const policyCmd = builtCli('serve', '--config', cfg, '--http', String(policyPort));
   const guarded = await start('quadguard, default policy', policyCmd.command, policyCmd.args, 'ws__', policyPort);
   // Each front end is warmed up for as long as a level lasts (at least 200 calls): its hot code is optimised only
   // after thousands of calls, and with a short warm-up the first level (1 session) measured the warm-up.

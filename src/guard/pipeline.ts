@@ -82,6 +82,23 @@ export class GuardPipeline implements Guard {
 }
 
 /** The parts and settings the stages share, built once per pipeline (exported for the stages' unit tests). */
+/** Warned at most this often (ms) that long texts are scored on the event loop. */
+const IN_PLACE_WARN_MS = 60_000;
+
+/**
+ * The warning that long texts are scored on the event loop because the scoring worker is not there: the decision is
+ * the same, but every other session waits while a long text is scored. At most once a minute.
+ */
+function inPlaceWarning(log: Logger): (texts: number, why: unknown) => void {
+  let last = -Infinity;
+  return (texts, why) => {
+    const now = Date.now();
+    if (now - last < IN_PLACE_WARN_MS) return;
+    last = now;
+    log.warn({ texts, err: why }, 'long texts are scored for injection on the event loop (the scoring worker is not available): the decision is the same, other sessions wait meanwhile');
+  };
+}
+
 export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
   const options = PipelineOptionsSchema.parse(deps.options ?? {});
   const sticky = new Map<string, Map<string, Truth>>();
@@ -116,7 +133,7 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
     },
     policy: { name: deps.book.book.name, version: deps.book.book.version, hash: deps.book.hash },
     injectionPredicates: new Set(deps.book.predicates.filter((p) => p.def.detectors.some((d) => d.type === 'injection')).map((p) => p.name)),
-    scoreAhead: (i) => scoreAhead(i, injectionSpecs),
+    scoreAhead: (i) => scoreAhead(i, injectionSpecs, undefined, inPlaceWarning(log)),
     dataflow: new DataFlowStage({
       store: store.flow,
       capabilities: deps.capabilities ?? new CapabilityMap(deps.book.book.capabilities),

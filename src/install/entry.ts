@@ -32,8 +32,9 @@ export type EntryKind =
 
 /**
  * Index just past the QuadGuard launcher in `args` (0 for a `quadguard` command), or -1. Recognised: the `quadguard`
- * bin, `npx [-y] quadguard[@v]`, this package's CLI path, and any `…/dist/src/cli/index.js` directly followed by
- * `wrap` or `serve` (a QuadGuard checkout elsewhere).
+ * bin, `npx [-y] quadguard[@v]`, this package's CLI path, and any `…/dist/cli/quadguard.js` (the bundled CLI) or
+ * `…/dist/src/cli/index.js` (tsc's, which entries written before the bundle name) directly followed by `wrap` or
+ * `serve` (a QuadGuard checkout elsewhere).
  */
 function quadguardArgsStart(entry: StdioEntry, cliPath: string | undefined): number {
   const args = entry.args ?? [];
@@ -44,7 +45,7 @@ function quadguardArgsStart(entry: StdioEntry, cliPath: string | undefined): num
     const slash = a.replace(/\\/g, '/');
     const next = args[i + 1];
     if (a === 'quadguard' || /^quadguard@/.test(a) || (cliPath !== undefined && a === cliPath)) return i + 1;
-    if (/(^|\/)dist\/src\/cli\/index\.js$/.test(slash) && (next === 'wrap' || next === 'serve')) return i + 1;
+    if (/(^|\/)dist\/(cli\/quadguard|src\/cli\/index)\.js$/.test(slash) && (next === 'wrap' || next === 'serve')) return i + 1;
   }
   return -1;
 }

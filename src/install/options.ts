@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { PACKAGE_ROOT } from '../core/version.js';
+import { CLI_ENTRY, PACKAGE_ROOT } from '../core/version.js';
 import { CLIENTS, locateConfig, type ClientName, type ClientSpec, type ConfigLocation, type Environment, type Scope } from './clients.js';
 import type { Launcher } from './entry.js';
 import { InstallError } from './errors.js';
@@ -40,8 +40,8 @@ export interface RegisterReport {
   listing?: Array<{ name: string; kind: string; note?: string }> | undefined;
 }
 
-/** This package's built CLI (`dist/src/cli/index.js`), the default thing rewritten entries launch. */
-export const CLI_PATH: string = join(PACKAGE_ROOT, 'dist', 'src', 'cli', 'index.js');
+/** This package's built CLI (package.json `bin`: `dist/cli/quadguard.js`), the default thing rewritten entries launch. */
+export const CLI_PATH: string = CLI_ENTRY;
 
 /** The shipped default policy book. */
 export const DEFAULT_POLICY: string = join(PACKAGE_ROOT, 'policies', 'default');

@@ -1,14 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GENESIS_HASH, rowHash, type RawAuditRow } from '../../src/store/index.js';
+// The built CLI, spawned as a user would run it (`npm test` builds first).
+import { CLI } from '../support/proxy-harness.js';
 import { backends, warmUp } from '../store/backends.js';
 import { entry, tempDir } from '../store/helpers.js';
 
-/** The built CLI, spawned as a user would run it (`npm test` builds first). */
-const CLI = fileURLToPath(new URL('../../dist/src/cli/index.js', import.meta.url));
 
 /** The audit key of the store under test (PostgreSQL: shared by every process, as replicas share it). */
 let keyEnv: Record<string, string> = {};

@@ -8,7 +8,7 @@
  * the SDK), its SSE reconnection, its OAuth client_credentials flow (auth/client-credentials-basic and
  * auth/client-credentials-jwt, with the client secret or private key the suite passes in MCP_CONFORMANCE_CONTEXT).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import process from 'node:process';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -34,7 +34,7 @@ const oauth =
         : {};
 writeFileSync(cfg, JSON.stringify({ servers: { scenario: { url, namespace: false, ...oauth } }, policy: join(ROOT, 'policies', 'default'), store: join(dir, 'state.db') }));
 
-const transport = new StdioClientTransport({ command: process.execPath, args: [join(ROOT, 'dist', 'src', 'cli', 'index.js'), 'serve', '--config', cfg], stderr: 'inherit', env: { PATH: process.env.PATH ?? '', QUADGUARD_LOG_LEVEL: 'warn' } });
+const transport = new StdioClientTransport({ command: process.execPath, args: [join(ROOT, JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).bin.quadguard), 'serve', '--config', cfg], stderr: 'inherit', env: { PATH: process.env.PATH ?? '', QUADGUARD_LOG_LEVEL: 'warn' } });
 const client = new Client({ name: 'quadguard-conformance-driver', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: { form: { applyDefaults: true } } } });
 client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: {} }));
 client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', model: 'driver', content: { type: 'text', text: 'ok' } }));

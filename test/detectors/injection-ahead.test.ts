@@ -77,9 +77,29 @@ describe('injection scored ahead in a worker thread', () => {
     expect(broken.alive).toBe(false);
     const i = result(long(AHEAD_MIN_CHARS + 10, attack));
     const detector = compile({ type: 'injection' });
-    const release = await scoreAhead(i, specs, () => broken);
+    const reports: Array<{ texts: number; why: unknown }> = [];
+    const release = await scoreAhead(i, specs, () => broken, (texts, why) => reports.push({ texts, why }));
     expect(detector(i).value).toBe('true');
     release();
+    // The caller hears that the long text was left to the event loop, and why.
+    expect(reports).toHaveLength(1);
+    expect(reports[0]!.texts).toBe(1);
+    expect(String(reports[0]!.why)).toMatch(/nonexistent|Cannot find|ERR_MODULE_NOT_FOUND/);
+    // No worker at all (a failed one not started again yet): reported too.
+    await scoreAhead(i, specs, () => undefined, (texts, why) => reports.push({ texts, why }));
+    expect(reports[1]).toMatchObject({ texts: 1, why: expect.stringMatching(/not started again/) });
     await broken.close();
+  });
+
+  it('reports nothing when the worker scored every long text, or was closed on purpose', async () => {
+    const reports: unknown[] = [];
+    const i = result(long(AHEAD_MIN_CHARS + 10, attack));
+    const release = await scoreAhead(i, specs, () => scorer, (...a) => reports.push(a));
+    release();
+    expect(reports).toEqual([]);
+    const closing = startScorer();
+    expect(await closing.score('text', new Set(CONTENT_SIGNALS), 'data')).toBeDefined();
+    await closing.close();
+    expect(closing.failure).toBeUndefined();
   });
 });

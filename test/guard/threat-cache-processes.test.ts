@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InteractionSchema } from '../../src/core/types.js';
 import { buildGuard, type BuiltGuard } from '../../src/guard/build.js';
 import { tempDir } from '../store/helpers.js';
+import { CLI } from '../support/proxy-harness.js';
 import { DEFAULT_BOOK } from './stages/support.js';
 
 /**
@@ -11,7 +11,6 @@ import { DEFAULT_BOOK } from './stages/support.js';
  * (src/store/state.ts getThreat). Another process's quarantine or release must still decide the very next check.
  * Spawns the built CLI and a node process on the built store: run `npm run build` first.
  */
-const CLI = fileURLToPath(new URL('../../dist/src/cli/index.js', import.meta.url));
 const STORE = new URL('../../dist/src/store/index.js', import.meta.url).href;
 
 function run(args: string[]): { code: number | null; out: string; err: string } {

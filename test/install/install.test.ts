@@ -173,10 +173,12 @@ describe('selection, options and locations', () => {
     expect(catchInstall(() => installClient({ client: 'cursor', configFile: file, select: { all: true }, policy: 'missing', env: sb.env })).code).toBe('install_usage');
   });
 
-  it('an entry that runs `quadguard serve` is not wrapped', () => {
-    const file = sb.write('project/c.json', JSON.stringify({ mcpServers: { guard: { command: 'node', args: ['./dist/src/cli/index.js', 'serve', '--config', 'q.yaml'] } } }));
-    const r = installClient({ client: 'cursor', configFile: file, select: { all: true }, env: sb.env });
-    expect(r.skipped).toEqual([{ name: 'guard', reason: 'already runs QuadGuard (serve); not wrapped twice' }]);
+  it('an entry that runs `quadguard serve` is not wrapped: the bundled CLI of a checkout, or tsc\'s, which older entries name', () => {
+    for (const args of [['./dist/cli/quadguard.js', 'serve'], ['./dist/src/cli/index.js', 'serve'], ['/abs/qg/dist/cli/quadguard.js', 'serve']]) {
+      const file = sb.write('project/c.json', JSON.stringify({ mcpServers: { guard: { command: 'node', args: [...args, '--config', 'q.yaml'] } } }));
+      const r = installClient({ client: 'cursor', configFile: file, select: { all: true }, env: sb.env });
+      expect(r.skipped, args.join(' ')).toEqual([{ name: 'guard', reason: `already runs QuadGuard (${args[1]}); not wrapped twice` }]);
+    }
   });
 
   it('uninstall without the sidecar rebuilds the original from the wrapped command line', () => {

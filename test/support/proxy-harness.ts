@@ -11,9 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import YAML from 'yaml';
+import { CLI_ENTRY } from '../../src/core/version.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const CLI = join(ROOT, 'dist', 'src', 'cli', 'index.js');
+/** The built CLI as users run it: package.json's `bin`, the esbuild bundle (`npm run build` makes it after tsc). */
+export const CLI = CLI_ENTRY;
 
 /** `{command, args}` for a built bundled server. */
 export function server(name: 'workspace' | 'mail' | 'misbehaving', ...args: string[]): { command: string; args: string[] } {

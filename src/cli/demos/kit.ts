@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import YAML from 'yaml';
-import { PACKAGE_ROOT } from '../../core/version.js';
+import { CLI_ENTRY, PACKAGE_ROOT } from '../../core/version.js';
 
 /** The bundled example servers a demo can start. */
 export type BundledServerName = 'workspace' | 'mail' | 'misbehaving' | 'shifty';
@@ -23,9 +23,9 @@ export function bundledServer(name: BundledServerName, ...args: string[]): { com
   return { command: process.execPath, args: ['--import', 'tsx', join(PACKAGE_ROOT, 'servers', `${name}.ts`), ...args] };
 }
 
-/** The built QuadGuard CLI entry. */
+/** The built QuadGuard CLI entry (package.json `bin`). */
 export function cliEntry(): string {
-  return join(PACKAGE_ROOT, 'dist', 'src', 'cli', 'index.js');
+  return CLI_ENTRY;
 }
 
 /** The shipped default policy book. */

@@ -49,7 +49,12 @@ export function aheadSpecs(predicates: ReadonlyArray<{ def: { scope: AheadSpec['
  * Scores in the worker the long texts of `i` that `specs` will read. Resolves, once every score is in (or the worker
  * gave up), to the function that takes the scores back after the check.
  */
-export async function scoreAhead(i: Interaction, specs: readonly AheadSpec[], scorer: () => Scorer | undefined = sharedScorer): Promise<() => void> {
+export async function scoreAhead(
+  i: Interaction,
+  specs: readonly AheadSpec[],
+  scorer: () => Scorer | undefined = sharedScorer,
+  onInPlace?: (texts: number, why: unknown) => void,
+): Promise<() => void> {
   const channel = channelOf(i.kind);
   const jobs: Array<{ text: string; enabled: ReadonlySet<InjectionSignal> }> = [];
   const asked = new Set<string>();
@@ -63,9 +68,15 @@ export async function scoreAhead(i: Interaction, specs: readonly AheadSpec[], sc
       jobs.push({ text: f.text, enabled: s.enabled });
     }
   }
-  const worker = jobs.length > 0 ? scorer() : undefined;
-  if (!worker) return () => {};
+  if (jobs.length === 0) return () => {};
+  const worker = scorer();
+  if (!worker) {
+    onInPlace?.(jobs.length, 'the scoring worker failed less than a minute ago and is not started again yet');
+    return () => {};
+  }
   const results = await Promise.all(jobs.map((j) => worker.score(j.text, j.enabled, channel)));
+  const missed = results.filter((r) => r === undefined).length;
+  if (missed > 0) onInPlace?.(missed, worker.failure ?? 'the scoring worker stopped');
   const releases = jobs.flatMap((j, k) => {
     const result = results[k];
     return result ? [provideScore(j.text, j.enabled, channel, result)] : [];
@@ -81,6 +92,8 @@ export interface Scorer {
   readonly alive: boolean;
   /** True when it stopped because it was idle (not a failure: another may start at once). */
   readonly idleStopped?: boolean;
+  /** Why it failed (the worker's error, or its exit code), once it has. */
+  readonly failure?: unknown;
   /** The score of `text`, or undefined when the worker is not there (the caller then scores in place). */
   score(text: string, enabled: ReadonlySet<InjectionSignal>, channel: InjectionChannel): Promise<InjectionScore | undefined>;
   close(): Promise<void>;
@@ -102,8 +115,18 @@ load.then(({ scoreInjection }) => {
 });
 `;
 
-/** Starts a scorer on the module at `url` (default: the scorer's own module, `index` beside this file). */
-export function startScorer(url = import.meta.url.replace(/\/ahead\.(ts|js)$/, '/index.$1')): Scorer {
+/**
+ * The scorer's module for code at `here` (this module's URL): `index` beside this file in the sources and in tsc's
+ * `dist/src/`; in the CLI bundle (`scripts/bundle.ts`), where this code sits in a chunk of `dist/cli/`, the bundle's
+ * `injection-scorer.js` entry beside that chunk.
+ */
+export function scorerModuleUrl(here: string = import.meta.url): string {
+  const own = /\/ahead\.(ts|js)$/.exec(here);
+  return own ? `${here.slice(0, own.index)}/index.${own[1]}` : new URL('./injection-scorer.js', here).href;
+}
+
+/** Starts a scorer on the module at `url` (default: the scorer's own module, `scorerModuleUrl`). */
+export function startScorer(url = scorerModuleUrl()): Scorer {
   let tsx: string | undefined;
   if (url.endsWith('.ts')) {
     try {
@@ -116,6 +139,8 @@ export function startScorer(url = import.meta.url.replace(/\/ahead\.(ts|js)$/, '
   let seq = 0;
   let alive = true;
   let idleStopped = false;
+  let failure: unknown;
+  let closing = false;
   // No inherited flags: `--input-type=module` on the parent would make this script a module without `require`.
   const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { url, tsx } });
   worker.unref();
@@ -139,14 +164,23 @@ export function startScorer(url = import.meta.url.replace(/\/ahead\.(ts|js)$/, '
       idle.unref();
     }
   });
-  worker.once('error', giveUp);
-  worker.once('exit', giveUp);
+  worker.once('error', (err) => {
+    failure ??= err;
+    giveUp();
+  });
+  worker.once('exit', (code) => {
+    if (!idleStopped && !closing) failure ??= `the scoring worker exited with code ${code}`;
+    giveUp();
+  });
   return {
     get alive() {
       return alive;
     },
     get idleStopped() {
       return idleStopped;
+    },
+    get failure() {
+      return failure;
     },
     score(text, enabled, channel) {
       if (!alive) return Promise.resolve(undefined);
@@ -158,6 +192,7 @@ export function startScorer(url = import.meta.url.replace(/\/ahead\.(ts|js)$/, '
       });
     },
     async close() {
+      closing = true;
       giveUp();
       await worker.terminate();
     },

@@ -229,12 +229,12 @@ const HINTS: Record<string, string[][]> = {
   ],
 };
 
-/** Every hint literal, in one automaton. */
+/** Every hint literal, in one automaton (built at the first scan: `policy check` and start-up never scan). */
 const HINT_LITERALS = [...new Set(Object.values(HINTS).flat(2))];
-const HINT_SET = new LiteralSet(HINT_LITERALS);
+let hintSet: LiteralSet | undefined;
 const HINT_ID = new Map(HINT_LITERALS.map((l, i) => [l, i]));
 
-/** A family with its patterns' hints (as literal ids of HINT_SET). */
+/** A family with its patterns' hints (as ids in HINT_LITERALS, the automaton's literals). */
 function withHints(name: string, patterns: Omit<WeightedPattern, 'hint' | 'hintIds'>[]): WeightedPattern[] {
   const hints = HINTS[name] ?? [];
   if (hints.length !== patterns.length) throw new Error(`injection: ${name} has ${patterns.length} patterns and ${hints.length} hints`);
@@ -255,7 +255,7 @@ export const PHRASE_SIGNALS: Record<string, WeightedPattern[]> = {
 /** The hint literals a text holds (one pass for every family; pass the result to matchFamily). */
 export function findHints(text: string): Uint8Array {
   const found = new Uint8Array(HINT_LITERALS.length);
-  HINT_SET.find(text, found);
+  (hintSet ??= new LiteralSet(HINT_LITERALS)).find(text, found);
   return found;
 }
 
