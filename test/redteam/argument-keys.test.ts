@@ -2,7 +2,8 @@
  * Red team: a credential sent as an argument key. The built CLI with the default book in front of the workspace
  * server; `publish` writes a file into the public folder. A call whose arguments carry an AWS key as a key
  * (`{"AKIA…": "1"}`) was allowed (the detectors read only the values) and the file was published; it is denied now,
- * and nothing is published. Control: the same call without the key is published.
+ * and nothing is published. Control: the same call without the key is published. A key in prompts/get arguments or
+ * in a resource URI was allowed too (the book's secret rule governed tool calls and messages only).
  */
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +38,11 @@ describe('red team: a credential sent as an argument key', () => {
     expect(r.isError).toBe(true);
     expect(metaDecision(r)?.rules).toContain('no-secret-leak');
     expect(existsSync(join(publicDir, 'leak.txt'))).toBe(false);
+  }, 60_000);
+
+  it('a key in prompts/get arguments or in a resource URI is denied too', async () => {
+    await expect(client.getPrompt({ name: 'ws__summarize_file', arguments: { path: 'AKIAIOSFODNN7EXAMPLE' } })).rejects.toThrow(/no-secret-leak/);
+    await expect(client.readResource({ uri: 'ws+workspace://files/ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789' })).rejects.toThrow(/no-secret-leak/);
   }, 60_000);
 
   it('the same call without the key is published (control)', async () => {
