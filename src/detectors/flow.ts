@@ -13,7 +13,8 @@ import { no, unknown } from './common.js';
  *   read (by any earlier read, in any session), and it goes to a sink: a tool with one of `sinks`, with
  *   `messages: true` a message to another agent, with `elicitation: true` a user's answer to a server's
  *   elicitation, with `sampling: true` the client model's reply to a server's sampling request (data read from
- *   another server, going to the one that asked).
+ *   another server, going to the one that asked), with `requests: true` a prompt request's arguments or a resource
+ *   request's URI (data read from another server, going to the one asked).
  *
  * @example { type: data_flow, sinks: [external_send, public_sink, network_fetch], messages: true }
  */
@@ -27,6 +28,7 @@ const DataFlowOptionsSchema = z.strictObject({
   messages: z.boolean().default(false),
   elicitation: z.boolean().default(false),
   sampling: z.boolean().default(false),
+  requests: z.boolean().default(false),
 });
 
 /** `mail__read_email (audit 12)`: how a source read is named in evidence and remediation. */
@@ -66,8 +68,11 @@ defineDetector({
             ? opts.elicitation
             : i.kind === 'sampling_result'
               ? opts.sampling
-              : i.kind === 'tool_call' && i.flow !== undefined && i.flow.labels.some((l) => sinks.has(l));
-      if (i.kind !== 'message' && i.kind !== 'tool_call' && !(i.kind === 'elicitation_result' && opts.elicitation) && !(i.kind === 'sampling_result' && opts.sampling)) return no();
+              : i.kind === 'prompt_request' || i.kind === 'resource_request'
+                ? opts.requests
+                : i.kind === 'tool_call' && i.flow !== undefined && i.flow.labels.some((l) => sinks.has(l));
+      const request = (i.kind === 'prompt_request' || i.kind === 'resource_request') && opts.requests;
+      if (i.kind !== 'message' && i.kind !== 'tool_call' && !(i.kind === 'elicitation_result' && opts.elicitation) && !(i.kind === 'sampling_result' && opts.sampling) && !request) return no();
       if (i.flow === undefined) return unknown('data_flow: no data-flow facts (the guard did not check this interaction)');
       if (!isSink || i.flow.leak === undefined) return no();
       const l = i.flow.leak;

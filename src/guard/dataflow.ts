@@ -14,10 +14,10 @@ import { DataFlowOptionsSchema, type DataFlowOptions, type OptionsInput } from '
 /**
  * The guard's data-flow stage (docs/data-flow.md), two hooks around the four-part pipeline:
  *
- * - `inspect` (before predicates): labels the interaction's tool by capability and, for an outgoing tool call or
- *   message, looks up whether its data (every argument, decoded: URL, base64, hex; fields also joined) carries
- *   fingerprints of private data this identity read. The answer goes on `Interaction.flow` for the
- *   `capability` and `data_flow` detectors.
+ * - `inspect` (before predicates): labels the interaction's tool by capability and, for an outgoing tool call,
+ *   message, prompt request (its arguments) or resource request (its URI), looks up whether its data (every
+ *   argument, decoded: URL, base64, hex; fields also joined) carries fingerprints of private data this identity
+ *   read. The answer goes on `Interaction.flow` for the `capability` and `data_flow` detectors.
  * - `record` (after an allowed decision is audited): a read of private data (a result of a `private_source`
  *   tool, a resource or prompt read, a message received) leaves its fingerprints under the reading identity,
  *   with the decision's audit id as the source, for `ttl_ms`. Per identity, not per session.
@@ -87,9 +87,11 @@ export class DataFlowStage {
       const outgoing =
         i.kind === 'message' || i.kind === 'sampling_result'
           ? [contentText(i.content)]
-          : (i.kind === 'tool_call' && facts.labels.some((l) => OUTGOING.has(l))) || i.kind === 'elicitation_result'
+          : (i.kind === 'tool_call' && facts.labels.some((l) => OUTGOING.has(l))) || i.kind === 'elicitation_result' || i.kind === 'prompt_request'
             ? leaves(i.arguments)
-            : [];
+            : i.kind === 'resource_request'
+              ? [i.uri]
+              : [];
       if (outgoing.some((t) => t.length > 0)) {
         const leak = await this.leakIn(i.agent, outgoing, returnsTo(i));
         if (leak) facts.leak = leak;
@@ -243,15 +245,15 @@ function remember<V>(map: Map<string, V>, key: string, value: V): void {
 
 /**
  * Reads whose data goes back where it came from, so passing it on leaks nothing: a message quoted back to the agent
- * that sent it, an elicitation answer or sampling reply holding what the same server gave (its tools, resources or
- * prompts).
+ * that sent it, an elicitation answer, a sampling reply, a prompt's arguments or a resource URI holding what the same
+ * server gave (its tools, resources or prompts).
  */
 function returnsTo(i: Interaction): ((source: FlowSource) => boolean) | undefined {
   if (i.kind === 'message' && i.recipient !== undefined) {
     const back = `agent:${i.recipient}`;
     return (s) => s.kind === 'message' && s.uri === back;
   }
-  if ((i.kind === 'elicitation_result' || i.kind === 'sampling_result') && i.server !== undefined) return (s) => s.server === i.server;
+  if ((i.kind === 'elicitation_result' || i.kind === 'sampling_result' || i.kind === 'prompt_request' || i.kind === 'resource_request') && i.server !== undefined) return (s) => s.server === i.server;
   return undefined;
 }
 

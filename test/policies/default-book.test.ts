@@ -71,6 +71,7 @@ describe('default policy book: structure', () => {
       'no-pii-external',
       'no-read-then-exfiltrate',
       'no-private-data-to-agents',
+      'no-private-data-in-requests',
       'no-harmful-assistance',
       'no-secret-elicitation',
       'no-injection-in-sampling',
