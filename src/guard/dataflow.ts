@@ -257,9 +257,17 @@ function returnsTo(i: Interaction): ((source: FlowSource) => boolean) | undefine
   return undefined;
 }
 
-/** Every string leaf of tool-call arguments (or an elicitation answer's fields), keys excluded. */
+/**
+ * Every string leaf of tool-call arguments (or an elicitation answer's fields) and their keys: the keys'
+ * field (`stringLeaves`) goes first and ends with a line break, so that the values are joined to one another as
+ * before (data split across fields, an encoded run cut in two) and no key is glued to a value's run.
+ */
 function leaves(args: Record<string, unknown> | undefined): string[] {
-  return args === undefined ? [] : stringLeaves(args).map((l) => l.text);
+  if (args === undefined) return [];
+  const all = stringLeaves(args);
+  const last = all.at(-1);
+  if (last === undefined || !last.field.endsWith('{keys}')) return all.map((l) => l.text);
+  return [`${last.text}\n`, ...all.slice(0, -1).map((l) => l.text)];
 }
 
 /** The tool of a tool call or result. */
