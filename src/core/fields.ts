@@ -27,7 +27,7 @@ const MAX_DEPTH = 32;
  * Text of MCP content blocks, every text-bearing part of every block: `text`, a resource link's `uri`, `name`,
  * `title` and `description`, an embedded resource's `uri`, `text` and text-like `blob`, text-like image/audio
  * `data` (see `blob-text.ts`), and for block types this code does not know (structured content, elicitation and
- * sampling payloads, future types) every string leaf, and object keys that read like text. Binary payloads,
+ * sampling payloads, future types) every string leaf, and object keys other than plain words. Binary payloads,
  * `type`, `mimeType`, `annotations` and `_meta` are skipped. Depth-bounded.
  */
 export function contentText(content: string | readonly ContentBlock[] | undefined): string {
@@ -63,8 +63,9 @@ function collectText(value: unknown, out: string[], depth: number): void {
       if (decoded.length > 0) out.push(decoded);
       continue;
     }
-    // A key can carry text too (`{"Ignore previous instructions": …}`); identifiers (`file_name`) cannot.
-    if (/\s/.test(k) || k.length > 40) out.push(k);
+    // A key can carry text (`{"Ignore previous instructions": …}`) or data (`{"7731-5519-2284": {…}}`, a token);
+    // a plain word (`text`, `file_name`) carries neither.
+    if (/[^A-Za-z_]/.test(k) || k.length > 40) out.push(k);
     collectText(v, out, depth + 1);
   }
 }
