@@ -15,6 +15,11 @@
  *   http   supergateway              client → supergateway --stateful (Streamable HTTP) → workspace
  *   http   quadguard, no policy      client → quadguard serve --http → workspace
  *   http   quadguard, default        … with policies/default
+ * Every front end is connected at once and measured interleaved: each round makes a block of BLOCK calls of each
+ * path through each front end, in turn, so a slow moment of the machine (another process, a GC, a CPU-frequency step)
+ * falls on all of them alike instead of on whichever was measured then. Measured one after another, the HTTP ratio
+ * moved from 1.4× to 3.1× between two runs of the same code, and the first path measured on a connection came out
+ * slower. Within a block the calls follow one another, as an agent's do, so each is timed with its code warm, as before.
  * The guard's burst analysis and quarantine are switched off in the policy config (thousands of calls per second
  * from one agent would otherwise quarantine it, and every later call would take the quarantine short cut).
  * QuadGuard runs as users run it, the built bundle (package.json `bin`); the workspace server runs from its source
@@ -28,11 +33,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import YAML from 'yaml';
-import { builtCli, fmtMs, freePort, httpClient, line, ROOT, summarize, timed, tsNode, waitForHttp, type Summary } from './common.js';
+import { builtCli, fmtMs, freePort, httpClient, line, ROOT, summarize, tsNode, waitForHttp, type Summary } from './common.js';
 
 const BUDGET = Number(process.argv[2] ?? 3000);
-const LOOP = { warmup: 100, min: 200, max: 20_000, budgetMs: BUDGET };
-/** Time spent calling every path of a connection before any is measured. */
+/** At least this many calls of each path through each front end are measured, at most MAX. */
+const MIN = 200;
+/** Calls in a row of one path through one front end, before the next. */
+const BLOCK = 50;
+const MAX = 20_000;
+/** Time spent calling every path of a connection before any is measured, per front end (interleaved). */
 const WARMUP_MS = BUDGET;
 
 const dir = mkdtempSync(join(tmpdir(), 'qg-overhead-'));
@@ -59,9 +68,18 @@ function config(name: string, policy: boolean): string {
 const plain = config('plain', false);
 const guarded = config('guarded', true);
 
-interface PathResult { allow: Summary; deny: Summary; varied: Summary }
+const PATHS = ['allow', 'deny', 'varied'] as const;
+type PathName = (typeof PATHS)[number];
+type PathResult = Record<PathName, Summary>;
 
-async function measure(label: string, transport: Transport, prefix: string, expectDenied: boolean): Promise<PathResult> {
+interface FrontEnd {
+  label: string;
+  client: Client;
+  call: Record<PathName, () => Promise<void>>;
+  ms: Record<PathName, number[]>;
+}
+
+async function connect(label: string, transport: Transport, prefix: string, expectDenied: boolean): Promise<FrontEnd> {
   const client = new Client({ name: 'bench', version: '0' });
   await client.connect(transport);
   let next = 0;
@@ -74,21 +92,46 @@ async function measure(label: string, transport: Transport, prefix: string, expe
     if (!r.isError) throw new Error(`${label}: deny-path call succeeded`);
     if (expectDenied && !JSON.stringify(r).includes('no-delete-outside-sandbox')) throw new Error(`${label}: not denied by the policy`);
   };
-  // Warm up on all three paths first: a proxy's hot code is optimised only after thousands of calls (the median of
-  // each 500-call window falls for the first ~5,000), so a short warm-up made whichever path ran first look slower.
-  for (const until = performance.now() + WARMUP_MS; performance.now() < until; ) {
-    await read('notes.txt');
-    await deny();
-    await read(`notes-${next++ % VARIED}.txt`);
+  return {
+    label,
+    client,
+    call: { allow: () => read('notes.txt'), deny, varied: () => read(`notes-${next++ % VARIED}.txt`) },
+    ms: { allow: [], deny: [], varied: [] },
+  };
+}
+
+/**
+ * Warms every front end up on all its paths (a proxy's hot code is optimised only after thousands of calls: the
+ * median of each 500-call window falls for the first ~5,000), then measures them interleaved, a block at a time, until
+ * each path of each front end has MIN calls and the budget is spent (or one has MAX).
+ */
+async function measureAll(fronts: FrontEnd[]): Promise<Map<FrontEnd, PathResult>> {
+  for (const until = performance.now() + WARMUP_MS * fronts.length; performance.now() < until; ) {
+    for (const f of fronts) for (const p of PATHS) await f.call[p]();
   }
-  const a = summarize(await timed(() => read('notes.txt'), LOOP));
-  const d = summarize(await timed(deny, LOOP));
-  const v = summarize(await timed(() => read(`notes-${next++ % VARIED}.txt`), LOOP));
-  await client.close();
-  console.log(line(`${label} allow`, a, 36));
-  console.log(line(`${label} deny`, d, 36));
-  console.log(line(`${label} allow, varied`, v, 36));
-  return { allow: a, deny: d, varied: v };
+  const start = performance.now();
+  const budget = BUDGET * PATHS.length * fronts.length;
+  const count = () => fronts[0]!.ms.allow.length;
+  while (count() < MIN || (count() < MAX && performance.now() - start < budget)) {
+    for (const f of fronts) {
+      for (const p of PATHS) {
+        for (let k = 0; k < BLOCK; k++) {
+          const t0 = performance.now();
+          await f.call[p]();
+          f.ms[p].push(performance.now() - t0);
+        }
+      }
+    }
+  }
+  const out = new Map<FrontEnd, PathResult>();
+  for (const f of fronts) {
+    const r = { allow: summarize(f.ms.allow), deny: summarize(f.ms.deny), varied: summarize(f.ms.varied) };
+    console.log(line(`${f.label} allow`, r.allow, 36));
+    console.log(line(`${f.label} deny`, r.deny, 36));
+    console.log(line(`${f.label} allow, varied`, r.varied, 36));
+    out.set(f, r);
+  }
+  return out;
 }
 
 const children: ChildProcess[] = [];
@@ -102,22 +145,28 @@ const stdio = (c: { command: string; args: string[] }) =>
   new StdioClientTransport({ command: c.command, args: c.args, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', QUADGUARD_LOG_LEVEL: 'warn' }, stderr: 'inherit' });
 
 try {
-  console.log(`node ${process.version}, ${process.platform}/${process.arch}; each connection warmed up on all its paths for ${WARMUP_MS} ms, then ~${BUDGET} ms per path; shared 2-core machine, figures are noisy: compare within the run`);
-  const r: Record<string, PathResult> = {};
-  r.direct = await measure('stdio direct', stdio(server), '', false);
-  r.qgPlain = await measure('stdio quadguard, no policy', stdio(cli('serve', '--config', plain)), 'ws__', false);
-  r.qgPolicy = await measure('stdio quadguard, default policy', stdio(cli('serve', '--config', guarded)), 'ws__', true);
-
+  console.log(
+    `node ${process.version}, ${process.platform}/${process.arch}; six front ends measured interleaved, in blocks of ${BLOCK} calls; warm-up ${WARMUP_MS} ms per front end, then ~${BUDGET} ms per path and front end; shared 2-core machine, figures are noisy: compare within the run`,
+  );
   const p1 = await freePort();
+  const p2 = await freePort();
+  const p3 = await freePort();
   const sg = join(ROOT, 'node_modules', '.bin', 'supergateway');
   const sgCmd = `${server.command} ${server.args.map((a) => `'${a}'`).join(' ')}`;
-  r.sg = await measure('http supergateway', httpClient(await httpServer(sg, ['--stdio', sgCmd, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(p1), '--logLevel', 'none'], p1)), '', false);
-  const p2 = await freePort();
   const c2 = cli('serve', '--config', plain, '--http', String(p2));
-  r.httpPlain = await measure('http quadguard, no policy', httpClient(await httpServer(c2.command, c2.args, p2)), 'ws__', false);
-  const p3 = await freePort();
   const c3 = cli('serve', '--config', guarded, '--http', String(p3));
-  r.httpPolicy = await measure('http quadguard, default policy', httpClient(await httpServer(c3.command, c3.args, p3)), 'ws__', true);
+  const fronts = [
+    await connect('stdio direct', stdio(server), '', false),
+    await connect('stdio quadguard, no policy', stdio(cli('serve', '--config', plain)), 'ws__', false),
+    await connect('stdio quadguard, default policy', stdio(cli('serve', '--config', guarded)), 'ws__', true),
+    await connect('http supergateway', httpClient(await httpServer(sg, ['--stdio', sgCmd, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(p1), '--logLevel', 'none'], p1)), '', false),
+    await connect('http quadguard, no policy', httpClient(await httpServer(c2.command, c2.args, p2)), 'ws__', false),
+    await connect('http quadguard, default policy', httpClient(await httpServer(c3.command, c3.args, p3)), 'ws__', true),
+  ];
+  const results = await measureAll(fronts);
+  for (const f of fronts) await f.client.close();
+  const [direct, qgPlain, qgPolicy, sgR, httpPlain, httpPolicy] = fronts.map((f) => results.get(f)!);
+  const r = { direct, qgPlain, qgPolicy, sg: sgR, httpPlain, httpPolicy };
 
   const cmp = (label: string, a: Summary, b: Summary) =>
     console.log(`${label.padEnd(58)} added median ${fmtMs(a.median - b.median).padStart(7)} ms (${(a.median / b.median).toFixed(2)}×), p90 ${fmtMs(a.p90 - b.p90).padStart(7)} ms (${(a.p90 / b.p90).toFixed(2)}×)`);
