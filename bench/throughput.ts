@@ -4,8 +4,10 @@
  *   supergateway --stateful (a plain forwarding gateway: the baseline the issue names),
  *   quadguard serve --http without a policy,
  *   quadguard serve --http with policies/default (tool_call and tool_result both checked and audited).
- * Prints calls/s, median/p99 latency, p99/median, the ratio of calls/s to supergateway's, and the proxy's RSS
- * (/proc/<pid>/status VmRSS) before and after each level.
+ * At each level the three front ends take turns in one-second slices until each has run its time, so a slow moment
+ * of the machine falls on all of them alike (run one after another, the 1-session ratio of one code moved from 0.55×
+ * to 0.92× between runs). Prints calls/s, median/p99 latency, p99/median, the ratio of calls/s to supergateway's, and
+ * the proxy's RSS (/proc/<pid>/status VmRSS) before and after each level.
  *
  *   npm run build && npx tsx bench/throughput.ts [secondsPerLevel=4]
  *
@@ -64,27 +66,52 @@ const call = async (f: Front, c: Client) => {
   if (r.isError) throw new Error(`${f.label}: call failed: ${JSON.stringify(r.content).slice(0, 200)}`);
 };
 
-/** One level on one front end: calls/s and latency summary. */
-async function level(f: Front, n: number): Promise<{ rate: number; s: Summary; calls: number; rss: [number, number] }> {
-  const clients = await Promise.all(Array.from({ length: n }, () => session(f)));
-  for (const c of clients) await call(f, c);
-  const before = rssMiB(f.proc.pid!);
-  const ms: number[] = [];
-  const end = performance.now() + SECONDS * 1000;
-  const t0 = performance.now();
-  await Promise.all(
-    clients.map(async (c) => {
-      while (performance.now() < end) {
-        const s = performance.now();
-        await call(f, c);
-        ms.push(performance.now() - s);
-      }
+/** A level runs each front end in turn for this long at a time, until each has run SECONDS. */
+const SLICE_MS = 1000;
+
+interface LevelResult {
+  rate: number;
+  s: Summary;
+  calls: number;
+  rss: [number, number];
+}
+
+/**
+ * One level: `n` sessions on every front end, run in slices of SLICE_MS taking turns (so a slow moment of the
+ * machine falls on all of them alike), until each has run SECONDS; calls/s over its own slices, and latency summary.
+ */
+async function level(fs: readonly Front[], n: number): Promise<Map<Front, LevelResult>> {
+  const runs = await Promise.all(
+    fs.map(async (f) => {
+      const clients = await Promise.all(Array.from({ length: n }, () => session(f)));
+      for (const c of clients) await call(f, c);
+      return { f, clients, ms: [] as number[], elapsed: 0, before: rssMiB(f.proc.pid!) };
     }),
   );
-  const elapsed = (performance.now() - t0) / 1000;
-  const after = rssMiB(f.proc.pid!);
-  await Promise.all(clients.map((c) => c.close()));
-  return { rate: ms.length / elapsed, s: summarize(ms), calls: ms.length, rss: [before, after] };
+  while (runs.some((r) => r.elapsed < SECONDS * 1000)) {
+    for (const r of runs) {
+      if (r.elapsed >= SECONDS * 1000) continue;
+      const t0 = performance.now();
+      const end = t0 + Math.min(SLICE_MS, SECONDS * 1000 - r.elapsed);
+      await Promise.all(
+        r.clients.map(async (c) => {
+          while (performance.now() < end) {
+            const t = performance.now();
+            await call(r.f, c);
+            r.ms.push(performance.now() - t);
+          }
+        }),
+      );
+      r.elapsed += performance.now() - t0;
+    }
+  }
+  const out = new Map<Front, LevelResult>();
+  for (const r of runs) {
+    const after = rssMiB(r.f.proc.pid!);
+    await Promise.all(r.clients.map((c) => c.close()));
+    out.set(r.f, { rate: r.ms.length / (r.elapsed / 1000), s: summarize(r.ms), calls: r.ms.length, rss: [r.before, after] });
+  }
+  return out;
 }
 
 try {
@@ -105,11 +132,14 @@ try {
     for (let i = 0; i < 200 || performance.now() < until; i++) await call(f, warm);
     await warm.close();
   }
-  console.log(`node ${process.version}, ${process.platform}/${process.arch}; ${SECONDS} s per level and front end, closed loop; shared 2-core machine (client, front end and server share it): compare within the run`);
+  console.log(
+    `node ${process.version}, ${process.platform}/${process.arch}; ${SECONDS} s per level and front end, closed loop, the front ends taking turns in ${SLICE_MS} ms slices; shared 2-core machine (client, front end and server share it): compare within the run`,
+  );
   for (const n of LEVELS) {
-    const base = await level(sg, n);
+    const results = await level([sg, plain, guarded], n);
+    const base = results.get(sg)!;
     for (const f of [sg, plain, guarded]) {
-      const r = f === sg ? base : await level(f, n);
+      const r = results.get(f)!;
       console.log(
         `${String(n).padStart(3)} sessions  ${f.label.padEnd(26)} ${r.rate.toFixed(0).padStart(5)} calls/s (${(r.rate / base.rate).toFixed(2)}× supergateway)  median ${fmtMs(r.s.median).padStart(7)} ms  p99 ${fmtMs(r.s.p99).padStart(7)} ms (${(r.s.p99 / r.s.median).toFixed(1)}× median)  RSS ${r.rss[0].toFixed(0)} → ${r.rss[1].toFixed(0)} MiB`,
       );
