@@ -2,6 +2,7 @@ import { errorMessage } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import { KINDS } from '../core/kinds.js';
 import { makeDecision, serverOf, targetOf, type Decision, type Guard, type Interaction } from '../core/types.js';
+import { loggedName } from './refusals.js';
 
 /**
  * Runs guards in order; the first denial wins. An allow that carries a `replacement` is kept unless a later guard
@@ -32,7 +33,7 @@ export function failClosed(guard: Guard, logger: Logger): Guard {
         if (!d || (d.decision !== 'allow' && d.decision !== 'deny')) throw new Error('guard returned no decision');
         return d;
       } catch (err) {
-        logger.error({ err, kind: i.kind, server: serverOf(i), target: targetOf(i) }, 'guard failed; denying (fail closed)');
+        logger.error({ err, kind: i.kind, server: loggedName(serverOf(i)), target: loggedName(targetOf(i)) }, 'guard failed; denying (fail closed)');
         return makeDecision({
           decision: 'deny',
           rationale: `the guard could not evaluate this ${KINDS[i.kind].label} (${errorMessage(err)}), so it was blocked.`,

@@ -1,5 +1,6 @@
 import type { DecisionInput, Interaction } from '../core/types.js';
 import { makeDecision, serverOf, targetOf, type Decision } from '../core/types.js';
+import { rowName } from '../store/audit-interaction.js';
 import type { ProxyCore } from './context.js';
 
 export type { DecisionRecorder } from './context.js';
@@ -32,10 +33,19 @@ export async function refuse(core: ProxyCore, interaction: Interaction, input: O
   const decision = makeDecision({ ...input, decision: 'deny' });
   await ensureRecorded(core, interaction, decision);
   core.logger.info(
-    { session: interaction.session, agent: interaction.agent, kind: interaction.kind, server: serverOf(interaction), target: targetOf(interaction), source: decision.source, auditId: decision.auditId },
+    { session: interaction.session, agent: interaction.agent, kind: interaction.kind, server: loggedName(serverOf(interaction)), target: loggedName(targetOf(interaction)), source: decision.source, auditId: decision.auditId },
     'refused by the proxy',
   );
   return decision;
+}
+
+/**
+ * A name the client chose (a tool, a server prefix, a resource URI), as the log shows it: masked and capped as the
+ * audit row keeps it. A refused name is often one no server has, so nothing vouches for it; a credential sent as one
+ * must not reach the logs in clear.
+ */
+export function loggedName(name: string | undefined): string | undefined {
+  return name === undefined ? undefined : rowName(name);
 }
 
 /** " (decision 42-3fa9c1d2)" for messages of protocol errors, so the client can quote the audit row. */

@@ -21,11 +21,12 @@ const PART = 'AbCdEfGhIjKlMnOp';
 
 describe('red team: credentials sent as tool, server, prompt or recipient names', () => {
   let client: Client;
+  let stderr: () => string;
 
   beforeAll(async () => {
     const sandbox = mkdtempSync(join(dir, 'ws-'));
     const config = writeConfig(dir, { servers: { ws: server('workspace', '--root', sandbox) }, policy: join(ROOT, 'policies', 'default'), store, guard: { watcher: { quarantine: false } } });
-    client = (await connectStdio(config)).client;
+    ({ client, stderr } = await connectStdio(config));
   }, 60_000);
 
   afterAll(async () => {
@@ -54,5 +55,13 @@ describe('red team: credentials sent as tool, server, prompt or recipient names'
     } finally {
       db.close();
     }
+  }, 60_000);
+
+  // The proxy's own log line for each refusal ("refused by the proxy") named the tool as the client sent it.
+  it('are masked in the proxy\'s log too', async () => {
+    await expect(client.callTool({ name: `ws__${KEY}`, arguments: {} })).rejects.toThrow(/Unknown tool/);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(stderr()).toContain('refused by the proxy');
+    expect(stderr()).not.toContain(PART);
   }, 60_000);
 });
