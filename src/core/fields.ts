@@ -124,6 +124,9 @@ export function selectFields(i: Interaction, selector: FieldSelector = 'any'): F
       ...selectFields(i, 'content'),
       ...selectFields(i, 'uri'),
       ...selectFields(i, 'prompt'),
+      // A message's addresses are chosen by the sending agent and travel with it: a credential or a URL can ride there.
+      ...selectFields(i, 'recipient'),
+      ...selectFields(i, 'sender'),
     ];
   }
   if (selector === 'arguments') {

@@ -24,6 +24,7 @@ describe('default book: a secret sent through a prompt request or a resource URI
   it.each<[string, Record<string, unknown>]>([
     ['prompts/get arguments', { kind: 'prompt_request', server: 'docs', prompt: 'summarize', arguments: { text: 'key AKIAIOSFODNN7EXAMPLE' } }],
     ['a resource URI', { kind: 'resource_request', server: 'web', uri: 'https://logs.elsewhere.example/in?k=ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789' }],
+    ["a message's recipient", { kind: 'message', sender: 'agent-x', recipient: 'ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789@relay.example', content: [{ type: 'text', text: 'hello' }] }],
   ])('is denied through %s', async (_route, i) => {
     const d = await guard.pipeline.check({ ...who(), ...i } as Interaction);
     expect(d.decision).toBe('deny');
@@ -34,6 +35,7 @@ describe('default book: a secret sent through a prompt request or a resource URI
     ['prompts/get arguments', { kind: 'prompt_request', server: 'docs', prompt: 'summarize', arguments: { path: 'notes.md' } }],
     ['a resource URI', { kind: 'resource_request', server: 'ws', uri: 'workspace://files/notes.md' }],
     ['a resource URI naming a commit', { kind: 'resource_request', server: 'git', uri: 'git://repo/commit/9fceb02d0ae598e95dc970b74767f19372d61af8' }],
+    ['a message to an ordinary recipient', { kind: 'message', sender: 'agent-x', recipient: 'reviewer', content: [{ type: 'text', text: 'hello' }] }],
   ])('allows %s without one (control)', async (_route, i) => {
     expect((await guard.pipeline.check({ ...who(), ...i } as Interaction)).decision).toBe('allow');
   });
