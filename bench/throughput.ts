@@ -62,7 +62,9 @@ async function session(f: Front): Promise<Client> {
   return c;
 }
 const call = async (f: Front, c: Client) => {
-  const r = await c.callTool({ name: `${f.prefix}read_file`, arguments: { path: 'notes.txt' } });
+  const r = await c.callTool({ name: `${f.prefix}read_file`, arguments: { path: 'notes.txt' } }).catch((err: unknown) => {
+    throw new Error(`${f.label}: call failed: ${(err as Error).message}: ${String((err as { cause?: unknown }).cause)}`);
+  });
   if (r.isError) throw new Error(`${f.label}: call failed: ${JSON.stringify(r.content).slice(0, 200)}`);
 };
 
@@ -81,13 +83,13 @@ interface LevelResult {
  * machine falls on all of them alike), until each has run SECONDS; calls/s over its own slices, and latency summary.
  */
 async function level(fs: readonly Front[], n: number): Promise<Map<Front, LevelResult>> {
-  const runs = await Promise.all(
-    fs.map(async (f) => {
-      const clients = await Promise.all(Array.from({ length: n }, () => session(f)));
-      for (const c of clients) await call(f, c);
-      return { f, clients, ms: [] as number[], elapsed: 0, before: rssMiB(f.proc.pid!) };
-    }),
-  );
+  // The front ends' sessions are opened one front end at a time, as when each level ran alone.
+  const runs: Array<{ f: Front; clients: Client[]; ms: number[]; elapsed: number; before: number }> = [];
+  for (const f of fs) {
+    const clients = await Promise.all(Array.from({ length: n }, () => session(f)));
+    for (const c of clients) await call(f, c);
+    runs.push({ f, clients, ms: [], elapsed: 0, before: rssMiB(f.proc.pid!) });
+  }
   while (runs.some((r) => r.elapsed < SECONDS * 1000)) {
     for (const r of runs) {
       if (r.elapsed >= SECONDS * 1000) continue;
