@@ -61,19 +61,18 @@ defineDetector({
   create(opts) {
     const sinks = new Set(opts.sinks);
     return function data_flow(i) {
-      const isSink =
-        i.kind === 'message'
-          ? opts.messages
-          : i.kind === 'elicitation_result'
-            ? opts.elicitation
-            : i.kind === 'sampling_result'
-              ? opts.sampling
-              : i.kind === 'prompt_request' || i.kind === 'resource_request'
-                ? opts.requests
-                : i.kind === 'tool_call' && i.flow !== undefined && i.flow.labels.some((l) => sinks.has(l));
-      const request = (i.kind === 'prompt_request' || i.kind === 'resource_request') && opts.requests;
-      if (i.kind !== 'message' && i.kind !== 'tool_call' && !(i.kind === 'elicitation_result' && opts.elicitation) && !(i.kind === 'sampling_result' && opts.sampling) && !request) return no();
+      // Kinds read only when an option asks for them: that option (undefined for the others).
+      const optIn =
+        i.kind === 'elicitation_result'
+          ? opts.elicitation
+          : i.kind === 'sampling_result'
+            ? opts.sampling
+            : i.kind === 'prompt_request' || i.kind === 'resource_request'
+              ? opts.requests
+              : undefined;
+      if (optIn === false || (optIn === undefined && i.kind !== 'message' && i.kind !== 'tool_call')) return no();
       if (i.flow === undefined) return unknown('data_flow: no data-flow facts (the guard did not check this interaction)');
+      const isSink = optIn ?? (i.kind === 'message' ? opts.messages : i.flow.labels.some((l) => sinks.has(l)));
       if (!isSink || i.flow.leak === undefined) return no();
       const l = i.flow.leak;
       return {
