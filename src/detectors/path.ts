@@ -105,6 +105,8 @@ export function realPathOf(abs: string, memo?: Map<string, string | null>): stri
 
 /** A `..` segment. */
 const DOT_DOT = /(?:^|\/)\.\.(?:\/|$)/;
+/** A path up to and including its last `..` segment. */
+const LAST_DOT_DOT = /^.*(?:^|\/)\.\.(?=\/|$)/s;
 
 /**
  * The absolute texts the kernel walks for `text` when it holds a `..` segment (none otherwise: without `..`, the
@@ -131,8 +133,6 @@ function walkedPathOf(abs: string, memo: Map<string, string | null>): string | u
   const rest = abs.slice(m.index + m[0].length).replace(/^\/+/, '');
   return rest === '' ? head : realPathOf(`${head.replace(/\/$/, '')}/${rest}`, memo);
 }
-/** A path up to and including its last `..` segment. */
-const LAST_DOT_DOT = /^.*(?:^|\/)\.\.(?=\/|$)/s;
 
 /** Links followed at most in one resolution (Linux gives up with ELOOP after 40). */
 const MAX_LINK_HOPS = 40;
