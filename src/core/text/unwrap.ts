@@ -191,3 +191,29 @@ export function decodeWhole(s: string): string {
   }
   return cur;
 }
+
+/** Escapes and look-alike forms a plain reading undoes (the test is cheap; most texts skip everything). */
+const PLAIN_HINT = /[^\x00-\x7f]|&#|&(?:amp|lt|gt|quot|apos);|\\[ux]/i;
+const ENTITY = /&#(?:x([0-9a-f]{1,6})|(\d{1,7}));?|&(amp|lt|gt|quot|apos);/gi;
+const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+const ESCAPE = /\\u\{([0-9a-f]{1,6})\}|\\u([0-9a-f]{4})|\\x([0-9a-f]{2})/gi;
+/** Invisible format characters (zero-width space and joiners, soft hyphen, bidi controls, tag characters). */
+const FORMAT_CHARS = /\p{Cf}/gu;
+
+function fromCode(hex: string | undefined, dec: string | undefined): string {
+  const cp = hex !== undefined ? parseInt(hex, 16) : Number(dec);
+  return cp > 0 && cp <= 0x10ffff ? String.fromCodePoint(cp) : '';
+}
+
+/**
+ * `s` as a reader sees it once escapes are undone: HTML character references (`&#103;`, `&#x67;`, `&amp;`),
+ * backslash escapes (`\u0067`, `\u{67}`, `\x67`), compatibility forms folded (NFKC: full-width `ｇｈｐ＿` is `ghp_`)
+ * and invisible format characters (zero-width, soft hyphen, bidi) removed. The same string when there is nothing
+ * to undo.
+ */
+export function plainReading(s: string): string {
+  if (!PLAIN_HINT.test(s)) return s;
+  let t = s.replace(ENTITY, (_m, hex: string | undefined, dec: string | undefined, named: string | undefined) => (named !== undefined ? NAMED[named.toLowerCase()]! : fromCode(hex, dec)));
+  t = t.replace(ESCAPE, (_m, braced: string | undefined, four: string | undefined, two: string | undefined) => fromCode(braced ?? four ?? two, undefined));
+  return t.normalize('NFKC').replace(FORMAT_CHARS, '');
+}

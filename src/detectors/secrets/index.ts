@@ -1,7 +1,20 @@
 import { z } from 'zod';
 import { defineDetector } from '../registry.js';
 import { cutOrNo, FieldSelectorSchema, fromFindings, inspectedFields, mask, MAX_SPANS, type Finding } from '../common.js';
+import { plainReading, unwrapViews } from '../../core/text/unwrap.js';
 import { DEFAULT_MIN_ENTROPY, detectSpans, passwordOk, SECRET_KEY_NAME, SECRET_KINDS, type SecretKind } from './catalogue.js';
+
+/**
+ * The other readings of a text a credential can hide in: URL-decoded, base64 / base64url and hex runs decoded
+ * (nested, `unwrapViews`), and the text with HTML references, backslash escapes, full-width forms and zero-width
+ * characters undone (`plainReading`), itself decoded again. Without the text itself.
+ */
+export function encodedReadings(text: string): string[] {
+  const out = unwrapViews(text).slice(1);
+  const plain = plainReading(text);
+  if (plain !== text) for (const v of unwrapViews(plain)) if (!out.includes(v)) out.push(v);
+  return out;
+}
 
 /**
  * `secrets`: credentials in the selected text.
@@ -25,6 +38,10 @@ import { DEFAULT_MIN_ENTROPY, detectSpans, passwordOk, SECRET_KEY_NAME, SECRET_K
  *   `data:…;base64,` URIs, base64 runs of 200+ characters.
  * - `field` (default `any`); a missing field is `false`.
  *
+ * A field with nothing in clear is read again decoded: URL encoding, base64 / base64url and hex runs (nested up
+ * to 3 deep), HTML character references, `\u`/`\x` escapes, full-width forms and zero-width characters; a
+ * credential of a known format (not `high_entropy`) found there covers the whole field.
+ *
  * Inspects every field to its end (16 MiB in all; beyond it, nothing found is `unknown`). Evidence shows each caught secret masked (`ghp_…40`), never in
  * clear; spans cover the secrets themselves (not `password=`), for redaction.
  *
@@ -46,6 +63,7 @@ export const secretsDetector = defineDetector({
   create(opts) {
     const kinds = new Set<SecretKind>(opts.kinds ?? SECRET_KINDS);
     const passwords = kinds.has('password_assignment');
+    const encodedKinds = new Set([...kinds].filter((k) => k !== 'high_entropy'));
     const { field, min_entropy: minEntropy } = opts;
     return function secrets(i) {
       const findings: Finding[] = [];
@@ -65,6 +83,21 @@ export const secretsDetector = defineDetector({
           findings.push({ kind: span.kind, field: f.field, start: span.start, end: span.end, shown: mask(f.text.slice(span.start, span.end)) });
           if (findings.length >= MAX_SPANS) return fromFindings('secrets', findings);
         }
+      }
+      if (findings.length > 0) return fromFindings('secrets', findings);
+      // Nothing in clear: a credential may still be carried encoded (base64, hex, URL or HTML escapes, full-width or
+      // split by zero-width characters). A secret found in a reading covers its whole field (no offsets map back).
+      // Readings are matched against the known formats only: decoded content is often random-looking printable
+      // text, and a random token encoded is a high-entropy token in clear already.
+      if (encodedKinds.size === 0) return cutOrNo('secrets', fields);
+      for (const f of fields) {
+        for (const view of encodedReadings(f.text)) {
+          const span = detectSpans(view, { kinds: encodedKinds, minEntropy, limit: 1 })[0];
+          if (span === undefined) continue;
+          findings.push({ kind: span.kind, field: f.field, start: 0, end: f.text.length, shown: `${mask(view.slice(span.start, span.end))} (encoded)` });
+          break;
+        }
+        if (findings.length >= MAX_SPANS) break;
       }
       if (findings.length === 0) return cutOrNo('secrets', fields);
       return fromFindings('secrets', findings);
