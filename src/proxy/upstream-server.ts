@@ -92,13 +92,13 @@ export function createUpstreamServer(core: ProxyCore, session: SessionContext, o
     await ready();
     return handleComplete(core, session, req, fx(extra));
   });
-  server.setRequestHandler(SubscribeRequestSchema, async (req) => {
+  server.setRequestHandler(SubscribeRequestSchema, async (req, extra) => {
     await ready();
-    return handleSubscribe(core, session, req, true);
+    return handleSubscribe(core, session, req, true, fx(extra));
   });
-  server.setRequestHandler(UnsubscribeRequestSchema, async (req) => {
+  server.setRequestHandler(UnsubscribeRequestSchema, async (req, extra) => {
     await ready();
-    return handleSubscribe(core, session, req, false);
+    return handleSubscribe(core, session, req, false, fx(extra));
   });
   server.setRequestHandler(SetLevelRequestSchema, async (req) => {
     await ready();

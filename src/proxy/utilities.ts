@@ -11,12 +11,16 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { DownstreamError, errorMessage } from '../core/errors.js';
 import { forwardOptions, type ForwardExtra, type ProxyCore, type SessionContext } from './context.js';
-import { protocolError } from './denial.js';
+import { protocolError, requestDenialError } from './denial.js';
 import type { Downstream } from './downstream.js';
+import { refuseOverLimits } from './limits.js';
+import { ensureRecorded } from './refusals.js';
 
 /**
- * The protocol utilities the proxy forwards without a guard decision, because they carry no tool arguments, no
- * resource contents and no text for a model: logging levels, completions, resource subscriptions.
+ * The protocol utilities: logging levels (no guard decision: a level carries nothing), completions and resource
+ * subscriptions. These two send a client's values to a server (an argument being typed, a URI), so they are checked
+ * as the request they prepare: a prompt's completion as a `prompt_request` with the arguments so far, a template's
+ * as a `resource_request` for the URI the values fill in, a subscription as a `resource_request` for its URI.
  */
 
 /** Downstream failures as JSON-RPC errors with the downstream code kept. */
@@ -48,6 +52,24 @@ export async function handleSetLevel(core: ProxyCore, session: SessionContext, r
   return {};
 }
 
+/**
+ * A URI template with the values filled in, as the server would read it: each `{name}` (any RFC 6570 operator)
+ * takes its value as given; values the template has no place for are appended as a query, so none goes unread.
+ */
+export function fillTemplate(template: string, values: Record<string, string>): string {
+  const used = new Set<string>();
+  const uri = template.replace(/\{[+#./;?&]?([^{}]*)\}/g, (_m, names: string) =>
+    names
+      .split(',')
+      .map((n) => n.replace(/\*$|:\d+$/, ''))
+      .filter((n) => n in values)
+      .map((n) => (used.add(n), values[n]!))
+      .join(','),
+  );
+  const rest = Object.entries(values).filter(([n]) => !used.has(n));
+  return rest.length === 0 ? uri : `${uri}${uri.includes('?') ? '&' : '?'}${rest.map(([n, v]) => `${n}=${v}`).join('&')}`;
+}
+
 /** completion/complete: a prompt argument goes to the prompt's server, a template argument to the template's server. */
 export async function handleComplete(core: ProxyCore, session: SessionContext, request: CompleteRequest, extra: ForwardExtra): Promise<CompleteResult> {
   const ref = request.params.ref;
@@ -62,6 +84,17 @@ export async function handleComplete(core: ProxyCore, session: SessionContext, r
   const d = target ? core.pool.servers.get(target.server) : undefined;
   if (!target || !d) throw protocolError(ErrorCode.InvalidParams, `Unknown completion reference: ${ref.type === 'ref/prompt' ? `prompt ${ref.name}` : `resource ${ref.uri}`}.`);
   if (d.capabilities()?.completions === undefined) return { completion: { values: [], hasMore: false } };
+  // The partial value and the arguments already given leave for the server: checked as the request they prepare.
+  const values = { ...request.params.context?.arguments, [request.params.argument.name]: request.params.argument.value };
+  const who = { agent: session.agent, session: session.id, profile: session.profile, server: target.server };
+  const asked =
+    target.ref.type === 'ref/prompt'
+      ? { ...who, kind: 'prompt_request' as const, prompt: target.ref.name, arguments: values }
+      : { ...who, kind: 'resource_request' as const, uri: fillTemplate(target.ref.uri, values) };
+  const subject = { what: 'completion for', name: ref.type === 'ref/prompt' ? `prompt ${ref.name}` : `resource ${ref.uri}` };
+  await refuseOverLimits(core, asked, values, subject.name);
+  const decision = await ensureRecorded(core, asked, await core.guard.check(asked, extra.signal));
+  if (decision.decision === 'deny') throw requestDenialError(decision, subject);
   try {
     return await d.request({ method: 'completion/complete', params: { ...request.params, ref: target.ref } }, CompleteResultSchema, forwardOptions(undefined, extra, core.logger, session));
   } catch (err) {
@@ -73,13 +106,20 @@ export async function handleComplete(core: ProxyCore, session: SessionContext, r
  * resources/subscribe and resources/unsubscribe: the exposed URI is mapped to its server, which is subscribed
  * once, while at least one session is; its notifications/resources/updated reach the subscribed sessions.
  */
-export async function handleSubscribe(core: ProxyCore, session: SessionContext, request: SubscribeRequest | UnsubscribeRequest, on: boolean): Promise<Record<string, never>> {
+export async function handleSubscribe(core: ProxyCore, session: SessionContext, request: SubscribeRequest | UnsubscribeRequest, on: boolean, extra: ForwardExtra): Promise<Record<string, never>> {
   const exposed = request.params.uri;
   const target = core.pool.resolveUri(exposed);
   const d = target ? core.pool.servers.get(target.server) : undefined;
   if (!target || !d) throw protocolError(-32002, `Resource not found: ${exposed} (see resources/list).`);
   if (on && d.capabilities()?.resources?.subscribe !== true) {
     throw protocolError(ErrorCode.MethodNotFound, `Server "${target.server}" does not support resource subscriptions.`);
+  }
+  if (on) {
+    // The URI leaves for the server as a read's would: checked as a resource request (an unsubscribe only ever
+    // names a URI this check allowed, see below).
+    const asked = { agent: session.agent, session: session.id, profile: session.profile, server: target.server, kind: 'resource_request' as const, uri: target.uri };
+    const decision = await ensureRecorded(core, asked, await core.guard.check(asked, extra.signal));
+    if (decision.decision === 'deny') throw requestDenialError(decision, { what: 'subscription to resource', name: exposed });
   }
   const had = core.sessions.subscribed(exposed);
   core.sessions.subscribe(session, exposed, on);
