@@ -63,5 +63,10 @@ export const FlowFactsSchema = z.object({
   origin: LabelOriginSchema.optional(),
   /** Set when outgoing data carries enough fingerprints of private data this identity read. */
   leak: FlowLeakSchema.optional(),
+  /**
+   * Set when no leak was found but part of the outgoing data's readings went unchecked (over the fingerprint
+   * budget): why. A sink then fails closed.
+   */
+  cut: z.string().optional(),
 });
 export type FlowFacts = z.infer<typeof FlowFactsSchema>;

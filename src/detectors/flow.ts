@@ -73,7 +73,9 @@ defineDetector({
       if (optIn === false || (optIn === undefined && i.kind !== 'message' && i.kind !== 'tool_call')) return no();
       if (i.flow === undefined) return unknown('data_flow: no data-flow facts (the guard did not check this interaction)');
       const isSink = optIn ?? (i.kind === 'message' ? opts.messages : i.flow.labels.some((l) => sinks.has(l)));
-      if (!isSink || i.flow.leak === undefined) return no();
+      if (!isSink) return no();
+      // Readings left unchecked (over the budget) might carry the data: a sink fails closed.
+      if (i.flow.leak === undefined) return i.flow.cut === undefined ? no() : { value: 'true', score: 1, evidence: `data_flow: ${i.flow.cut}; not sent unchecked` };
       const l = i.flow.leak;
       return {
         value: 'true',

@@ -93,56 +93,68 @@ export class DataFlowStage {
               ? [i.uri]
               : [];
       if (outgoing.some((t) => t.length > 0)) {
-        const leak = await this.leakIn(i.agent, outgoing, returnsTo(i));
+        const { leak, cut } = await this.leakIn(i.agent, outgoing, returnsTo(i));
         if (leak) facts.leak = leak;
+        else if (cut !== undefined) facts.cut = cut;
       }
     }
     return { ...i, flow: facts };
   }
 
-  private async leakIn(agent: string, texts: string[], returning?: (source: FlowSource) => boolean): Promise<FlowFacts['leak']> {
+  private async leakIn(agent: string, texts: string[], returning?: (source: FlowSource) => boolean): Promise<{ leak?: FlowFacts['leak']; cut?: string }> {
     const fp = await this.fp();
     const hashes = new Set<string>();
     let budget = MAX_OUTGOING_CHARS;
+    let skipped = 0;
+    // A reading that normalises as one already taken adds no fingerprint (a URL-decoded '+' is a space, dropped).
+    const taken = new Set<string>();
     const add = (normalised: string) => {
-      if (budget <= 0 || normalised.length < this.options.k) return;
-      const s = normalised.slice(0, budget);
+      if (normalised.length < this.options.k || taken.has(normalised)) return;
+      // Over the budget, a reading inside one already fingerprinted (a decoded piece of a decoded field) is read.
+      if (normalised.length > budget && [...taken].some((t) => t.includes(normalised))) return;
+      taken.add(normalised);
+      const s = budget <= 0 ? '' : normalised.slice(0, budget);
       budget -= s.length;
-      fp.addNormalised(s, hashes);
+      skipped += normalised.length - s.length;
+      if (s.length > 0) fp.addNormalised(s, hashes);
     };
-    // Each field's decoded readings are fingerprinted on their own; the fields as they are only once, joined (a
-    // run shared within one field is also within the join, so nothing is lost, and data split across fields is
-    // found too). Then the fields decoded one by one and joined, and the joined text's own decodings (encoded,
-    // then split).
+    // The fields as they are, joined, come first (a run shared within one field is also within the join, so nothing
+    // is lost, and data split across fields is found too); then the fields decoded one by one and joined; then each
+    // field's decoded readings, and the joined text's own decodings (encoded, then split). In this order one field's
+    // readings cannot use up the budget before another field's text is read, and whatever the budget leaves unread
+    // is reported (`cut`): a sink then fails closed.
     const raw: string[] = [];
     const decoded: string[] = [];
     const rawViews: string[] = [];
+    const views: string[] = [];
     for (const t of texts) {
       if (t.length === 0) continue;
       const unwrapped = unwrapViews(t);
       rawViews.push(...unwrapped);
-      const views = unwrapped.map(normaliseForFingerprint);
-      raw.push(views[0]!);
+      raw.push(normaliseForFingerprint(unwrapped[0]!));
       const whole = decodeWhole(t);
       if (whole !== t) rawViews.push(whole);
       decoded.push(normaliseForFingerprint(whole));
-      for (const v of views.slice(1)) add(v);
+      for (const v of unwrapped.slice(1)) views.push(normaliseForFingerprint(v));
     }
     const joinedRaw = raw.join('');
     add(joinedRaw);
     const joinedDecoded = decoded.join('');
     if (joinedDecoded !== joinedRaw) add(joinedDecoded);
+    for (const v of views) add(v);
     if (raw.length > 1) for (const v of unwrapViews(texts.join('')).slice(1)) add(normaliseForFingerprint(v));
+    const cut = skipped > 0 ? `${skipped} characters of the outgoing data's decoded readings were not checked (over the ${MAX_OUTGOING_CHARS}-character budget)` : undefined;
+    const none = cut !== undefined ? { cut } : {};
     // Short private values: every piece that could be one, looked up exactly; one match is enough.
     const valueHash = await this.valueHash();
     for (const p of outgoingPieces(rawViews)) hashes.add(valueHash(p));
-    if (hashes.size === 0) return undefined;
+    if (hashes.size === 0) return none;
     const matches = (await this.deps.store.match(agent, [...hashes], this.now())).filter((m) => !returning?.(m.source));
-    if (matches.length === 0) return undefined;
+    if (matches.length === 0) return none;
     const matched = new Set(matches.flatMap((m) => m.hashes));
-    if (matched.size < this.options.min_matches && ![...matched].some(isValueHash)) return undefined;
+    if (matched.size < this.options.min_matches && ![...matched].some(isValueHash)) return none;
     matches.sort((a, b) => b.hashes.length - a.hashes.length || b.source.at - a.source.at);
-    return { matched: matched.size, of: hashes.size, source: matches[0]!.source, others: matches.length - 1 };
+    return { leak: { matched: matched.size, of: hashes.size, source: matches[0]!.source, others: matches.length - 1 } };
   }
 
   /**
