@@ -1,5 +1,6 @@
 /**
- * The readings of an outgoing string a guard can compute cheaply: the string itself, its URL-decoded form (a URL
+ * The readings of an outgoing string a guard can compute cheaply: the string itself, its plain reading (HTML
+ * references, backslash escapes, full-width forms and zero-width characters undone), its URL-decoded form (a URL
  * is read as its decoded path and query, parameter by parameter), and the decodings of base64 / base64url and hex
  * runs inside it, to a small depth. Used by data-flow matching so that encoding does not hide data.
  */
@@ -128,7 +129,7 @@ function safeDecode(s: string): string {
 }
 
 /**
- * Every reading of `s`: itself first, then decodings (URL parts, URL-decoded text, base64 and hex runs),
+ * Every reading of `s`: itself first, then decodings (plain reading, URL parts, URL-decoded text, base64 and hex runs),
  * recursively to depth 3 and at most 64 views.
  */
 export function unwrapViews(s: string): string[] {
@@ -139,6 +140,9 @@ export function unwrapViews(s: string): string[] {
     seen.add(text);
     out.push(text);
     if (depth >= MAX_DEPTH) return;
+    // HTML references, backslash escapes, full-width forms, zero-width characters undone.
+    const plain = plainReading(text);
+    if (plain !== text) visit(plain, depth + 1);
     for (const p of urlParts(text)) visit(p, depth + 1);
     const u = urlDecoded(text);
     if (u !== undefined) visit(u, depth + 1);

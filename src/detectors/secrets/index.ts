@@ -1,19 +1,16 @@
 import { z } from 'zod';
 import { defineDetector } from '../registry.js';
 import { cutOrNo, FieldSelectorSchema, fromFindings, inspectedFields, mask, MAX_SPANS, type Finding } from '../common.js';
-import { plainReading, unwrapViews } from '../../core/text/unwrap.js';
+import { unwrapViews } from '../../core/text/unwrap.js';
 import { DEFAULT_MIN_ENTROPY, detectSpans, passwordOk, SECRET_KEY_NAME, SECRET_KINDS, type SecretKind } from './catalogue.js';
 
 /**
- * The other readings of a text a credential can hide in: URL-decoded, base64 / base64url and hex runs decoded
- * (nested, `unwrapViews`), and the text with HTML references, backslash escapes, full-width forms and zero-width
- * characters undone (`plainReading`), itself decoded again. Without the text itself.
+ * The other readings of a text a credential can hide in (`unwrapViews`): the text with HTML references, backslash
+ * escapes, full-width forms and zero-width characters undone, URL-decoded, base64 / base64url and hex runs decoded,
+ * nested. Without the text itself.
  */
 export function encodedReadings(text: string): string[] {
-  const out = unwrapViews(text).slice(1);
-  const plain = plainReading(text);
-  if (plain !== text) for (const v of unwrapViews(plain)) if (!out.includes(v)) out.push(v);
-  return out;
+  return unwrapViews(text).slice(1);
 }
 
 /**

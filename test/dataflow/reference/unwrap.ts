@@ -4,6 +4,8 @@
  * runs inside it, to a small depth. Used by data-flow matching so that encoding does not hide data.
  */
 
+import { plainReading } from '../../../src/core/text/unwrap.js';
+
 const MAX_DEPTH = 3;
 const MAX_VIEWS = 64;
 const BASE64_RUN = /[A-Za-z0-9+/_-]{16,}={0,2}/g;
@@ -89,6 +91,9 @@ export function unwrapViews(s: string): string[] {
     seen.add(text);
     out.push(text);
     if (depth >= MAX_DEPTH) return;
+    // The plain reading is not what the fast path short-cuts: the reference takes it as it is.
+    const plain = plainReading(text);
+    if (plain !== text) visit(plain, depth + 1);
     for (const p of urlParts(text)) visit(p, depth + 1);
     const u = urlDecoded(text);
     if (u !== undefined) visit(u, depth + 1);
