@@ -7,7 +7,7 @@ import { distinctiveValues, outgoingPieces } from '../../src/core/text/short-val
 import * as ref from './reference/fingerprint.js';
 import * as refValues from './reference/short-values.js';
 import * as refUnwrap from './reference/unwrap.js';
-import { decodeWhole, unwrapViews } from '../../src/core/text/unwrap.js';
+import { decodeWhole, mayHaveReadings, unwrapViews } from '../../src/core/text/unwrap.js';
 
 /**
  * The fast paths of data-flow recording (one pass over char codes, winnowing with a ring of hashes, no intermediate
@@ -217,6 +217,16 @@ describe('fast decoded views equal the reference', () => {
         expect(decodeWhole(t)).toEqual(refUnwrap.decodeWhole(t));
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it('a text mayHaveReadings rules out has no reading but itself', () => {
+    const escapes = fc.constantFrom('&#103;', '&#x67;', '&amp;', '\\u0067', '\\x67', '%41', '+', 'ｇ', '\u200b', 'é', '://', 'https://x.example/a?b=c');
+    fc.assert(
+      fc.property(fc.oneof(bits, anyText, asciiText, fc.array(fc.oneof(escapes, fc.stringMatching(/^[A-Za-z0-9 .,;:=!?()'"*#$@[\]{}|~<>^`]{0,20}$/)), { maxLength: 8 }).map((b) => b.join(''))), (t) => {
+        if (!mayHaveReadings(t)) expect(unwrapViews(t)).toEqual([t]);
+      }),
+      { numRuns: 3000 },
     );
   });
 

@@ -61,6 +61,8 @@ describe('one secrets catalogue for detection and masking', () => {
   it('skips only texts the full scan finds nothing in (the prefilter and the per-pattern hints lose no secret)', () => {
     const piece = fc.oneof(
       fc.constantFrom(...SAMPLES, 'password', 'pwd=', 'Bearer ', 'eyJ', '://', ':', '@', '=', '"', ' ', '\n', '-----BEGIN ', 'PRIVATE KEY-----', 'AKIA', 'aws_secret=', 'ghp_', 'xoxb-', 'sk_live_', 'AIza', 'sk-ant-', 'sk-', 'Authorization: Token ', 'https://hooks.slack.com/services/T0A/B1C/'),
+      // Escaped and encoded forms (the masker reads a text's readings too).
+      fc.constantFrom('&#103;&#104;&#112;&#95;', '\\u0067\\u0068\\u0070\\u005f', 'ｇｈｐ＿', 'g\u200bh\u200bp\u200b_', '%67%68%70%5f', '+', Buffer.from('ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789').toString('hex')),
       fc.stringMatching(/^[A-Za-z0-9+_=/.-]{0,30}$/),
       fc.string({ maxLength: 20 }),
     );

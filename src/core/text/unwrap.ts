@@ -128,6 +128,26 @@ function safeDecode(s: string): string {
   }
 }
 
+/** A character some reading starts from: non-ASCII, `&`, a backslash, `%`, `+` (one negated class: a fast scan). */
+const ESCAPE_CHAR = /[^\x00-\x24\x27-\x2a\x2c-\x5b\x5d-\x7f]/;
+const BASE64_RUN_16 = /[A-Za-z0-9/_-]{16}/;
+
+/**
+ * Whether `s` may have a reading that is not a base64 or hex run: a plain reading, URL parts or URL decoding need
+ * a non-ASCII character, `&`, a backslash, `%`, `+` or `://`.
+ */
+export function mayHaveEscapes(s: string): boolean {
+  return ESCAPE_CHAR.test(s) || s.includes('://');
+}
+
+/**
+ * Whether `s` may have a reading other than itself: an escape (`mayHaveEscapes`) or a run of 16 base64 characters
+ * (every hex run of 24 holds one). False: `unwrapViews(s)` is `[s]`.
+ */
+export function mayHaveReadings(s: string): boolean {
+  return mayHaveEscapes(s) || BASE64_RUN_16.test(s);
+}
+
 /**
  * Every reading of `s`: itself first, then decodings (plain reading, URL parts, URL-decoded text, base64 and hex runs),
  * recursively to depth 3 and at most 64 views.

@@ -1,4 +1,5 @@
 import { segmentDensity, shannonEntropy } from '../../core/entropy.js';
+import { mayHaveEscapes, mayHaveReadings, unwrapViews } from '../../core/text/unwrap.js';
 
 /**
  * The one secrets catalogue: what the `secrets` detector reports and what the store masks before it keeps a text
@@ -292,12 +293,47 @@ function looseEntropySpans(text: string, out: SecretSpan[]): void {
 export function maskSpans(text: string): SecretSpan[] {
   // Every mask-only form needs a MASK_PREFILTER literal, and the loose entropy rule a 24-character token run,
   // which the detector's prefilter (a 15-character run) already looks for.
-  if (!MASK_PREFILTER.test(text) && !mayHoldSecret(text)) return [];
+  // Without a 15-character token run there is no base64 or hex run to decode: only escapes can hide a credential.
+  if (!MASK_PREFILTER.test(text) && !mayHoldSecret(text)) return mayHaveEscapes(text) ? encodedMaskSpans(text, []) : [];
   return scanMaskSpans(text);
+}
+
+/** The known formats (every kind but `high_entropy`): what the `secrets` detector looks for in a text's readings. */
+export const ENCODED_KINDS: ReadonlySet<SecretKind> = new Set(SECRET_KINDS.filter((k) => k !== 'high_entropy'));
+
+/**
+ * The kind of the first credential of a known format in one of `text`'s other readings (`unwrapViews`: escapes,
+ * full-width and zero-width forms undone, URL, base64 and hex decoded), if any.
+ */
+export function encodedSecretKind(text: string, kinds: ReadonlySet<SecretKind> = ENCODED_KINDS): SecretKind | undefined {
+  if (!mayHaveReadings(text)) return undefined;
+  const views = unwrapViews(text);
+  for (let v = 1; v < views.length; v++) {
+    const span = detectSpans(views[v]!, { kinds, limit: 1 })[0];
+    if (span !== undefined) return span.kind as SecretKind;
+  }
+  return undefined;
+}
+
+/**
+ * `spans`, or the whole text when one of its readings holds a credential the spans do not already show masked in
+ * clear form: the detector finds encoded credentials, so the masker must hide them (no offsets map back).
+ */
+function encodedMaskSpans(text: string, spans: SecretSpan[]): SecretSpan[] {
+  // Read with the spans already masked blanked out, so a credential in clear does not mask the whole text.
+  let rest = text;
+  for (let i = spans.length - 1; i >= 0; i--) rest = `${rest.slice(0, spans[i]!.start)} ${rest.slice(spans[i]!.end)}`;
+  const kind = encodedSecretKind(rest);
+  return kind === undefined ? spans : [{ start: 0, end: text.length, kind }];
 }
 
 /** `maskSpans` without its early exit (exported for the test that checks the exit loses nothing). */
 export function scanMaskSpans(text: string): SecretSpan[] {
+  return encodedMaskSpans(text, scanPlainMaskSpans(text));
+}
+
+/** The mask spans of the text as it is. */
+function scanPlainMaskSpans(text: string): SecretSpan[] {
   const spans = scanSpans(text);
   if (MASK_PREFILTER.test(text)) {
     for (const p of MASK_ONLY_PATTERNS) {
