@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import { defineDetector } from '../registry.js';
 import { cutOrNo, FieldSelectorSchema, fromFindings, inspectedFields, mask, MAX_SPANS, type Finding } from '../common.js';
-import { unwrapViews } from '../../core/text/unwrap.js';
+import { mayHaveReadings, unwrapViews } from '../../core/text/unwrap.js';
 import { DEFAULT_MIN_ENTROPY, detectSpans, passwordOk, SECRET_KEY_NAME, SECRET_KINDS, type SecretKind } from './catalogue.js';
 
 /**
  * The other readings of a text a credential can hide in (`unwrapViews`): the text with HTML references, backslash
  * escapes, full-width forms and zero-width characters undone, URL-decoded, base64 / base64url and hex runs decoded,
- * nested. Without the text itself.
+ * nested. Without the text itself (none, at the cost of two scans, for a text `mayHaveReadings` rules out).
  */
 export function encodedReadings(text: string): string[] {
-  return unwrapViews(text).slice(1);
+  return mayHaveReadings(text) ? unwrapViews(text).slice(1) : [];
 }
 
 /**
