@@ -28,7 +28,7 @@ const MAX_DEPTH = 32;
  * `title` and `description`, an embedded resource's `uri`, `text` and text-like `blob`, text-like image/audio
  * `data` (see `blob-text.ts`), and for block types this code does not know (structured content, elicitation and
  * sampling payloads, future types) every string leaf, and object keys other than plain words. Binary payloads,
- * `type`, `mimeType`, `annotations` and `_meta` are skipped. Depth-bounded.
+ * `type`, `mimeType`, `annotations` and `_meta` are skipped. Read at any depth (a stack below `MAX_DEPTH`).
  */
 export function contentText(content: string | readonly ContentBlock[] | undefined): string {
   if (content === undefined) return '';
@@ -44,7 +44,7 @@ const SKIP_KEYS = new Set(['type', 'mimeType', 'annotations', '_meta']);
 const BASE64_KEYS = new Set(['data', 'blob']);
 
 function collectText(value: unknown, out: string[], depth: number): void {
-  if (depth > MAX_DEPTH) return;
+  if (depth > MAX_DEPTH) return collectDeep(value, out);
   if (typeof value === 'string') {
     if (value.length > 0) out.push(value);
     return;
@@ -71,7 +71,41 @@ function collectText(value: unknown, out: string[], depth: number): void {
 }
 
 /**
- * Every string leaf under `value`, as `path: text` pairs (depth-bounded, so hostile nesting cannot recurse forever),
+ * `collectText` below `MAX_DEPTH`, with a stack instead of recursion: nesting deeper than the recursion goes is still
+ * read, in the same order, whatever its depth (a result nested 40 deep was not read at all).
+ */
+function collectDeep(root: unknown, out: string[]): void {
+  const stack: Array<{ v: unknown; mime?: string | undefined; key?: string }> = [{ v: root }];
+  while (stack.length > 0) {
+    const { v: value, mime, key } = stack.pop()!;
+    if (key !== undefined && BASE64_KEYS.has(key) && typeof value === 'string') {
+      const decoded = blobText(value, mime);
+      if (decoded.length > 0) out.push(decoded);
+      continue;
+    }
+    if (typeof value === 'string') {
+      if (value.length > 0) out.push(value);
+      continue;
+    }
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ v: value[i] });
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    const o = value as Record<string, unknown>;
+    const m = typeof o.mimeType === 'string' ? o.mimeType : undefined;
+    const entries = Object.entries(o).filter(([k]) => !SKIP_KEYS.has(k));
+    // Keys are read before the values under them, as `collectText` does: pushed as strings after their value.
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [k, v] = entries[i]!;
+      stack.push({ v, mime: m, key: k });
+      if (!(BASE64_KEYS.has(k) && typeof v === 'string') && (/[^A-Za-z_]/.test(k) || k.length > 40)) stack.push({ v: k });
+    }
+  }
+}
+
+/**
+ * Every string leaf under `value`, as `path: text` pairs (at any depth: below `MAX_DEPTH` with a stack, so hostile nesting cannot recurse forever),
  * then every object key under it, one per line, as the field `<prefix>{keys}`: a key reaches the server as surely as
  * a value does.
  */
@@ -85,7 +119,7 @@ export function stringLeaves(value: unknown, prefix = ''): FieldText[] {
 }
 
 function walkLeaves(value: unknown, prefix: string, depth: number, out: FieldText[], keys: string[]): void {
-  if (depth > MAX_DEPTH) return;
+  if (depth > MAX_DEPTH) return walkDeep(value, prefix, out, keys);
   if (typeof value === 'string') out.push({ field: prefix, text: value });
   else if (typeof value === 'number' || typeof value === 'boolean') out.push({ field: prefix, text: String(value) });
   else if (Array.isArray(value)) value.forEach((v, i) => walkLeaves(v, `${prefix}.${i}`, depth + 1, out, keys));
@@ -95,6 +129,33 @@ function walkLeaves(value: unknown, prefix: string, depth: number, out: FieldTex
       walkLeaves(v, `${prefix}.${k}`, depth + 1, out, keys);
     }
   }
+}
+
+/**
+ * `walkLeaves` below `MAX_DEPTH`, with a stack instead of recursion: every leaf under `value`, in order, as one field
+ * named by the path where the recursion stopped (one line each), and every key. Arguments nested deeper than the
+ * recursion goes (a `limits.max_argument_depth` over 32) were not read at all.
+ */
+function walkDeep(root: unknown, prefix: string, out: FieldText[], keys: string[]): void {
+  const leaves: string[] = [];
+  // A key is taken when it comes off the stack, just before the value under it (as `walkLeaves` takes them).
+  const stack: Array<{ v: unknown } | { key: string }> = [{ v: root }];
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    if ('key' in item) {
+      keys.push(item.key);
+      continue;
+    }
+    const value = item.v;
+    if (typeof value === 'string') leaves.push(value);
+    else if (typeof value === 'number' || typeof value === 'boolean') leaves.push(String(value));
+    else if (Array.isArray(value)) for (let i = value.length - 1; i >= 0; i--) stack.push({ v: value[i] });
+    else if (value && typeof value === 'object') {
+      const entries = Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) stack.push({ v: entries[i]![1] }, { key: entries[i]![0] });
+    }
+  }
+  if (leaves.length > 0) out.push({ field: prefix, text: leaves.join('\n') });
 }
 
 /** Value at a dotted path (`a.b.0.c`) inside an object, or undefined. */

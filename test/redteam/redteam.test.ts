@@ -137,7 +137,8 @@ for (const transport of ['stdio', 'http'] as const) {
       }
     });
 
-    it.each(['structured', 'blob', 'link', 'middle'])('results: an injection in the %s part of a result is not passed on', async (variant) => {
+    // 'deep': 40 objects down the structured result, below the depth the guard's text walk recursed to (passed on before).
+    it.each(['structured', 'deep', 'blob', 'link', 'middle'])('results: an injection in the %s part of a result is not passed on', async (variant) => {
       const r = await call('fetch_report', { variant });
       expect(isDenied(r), JSON.stringify(r).slice(0, 400)).toBe(true);
       expect(rulesOf(r)).toContain('no-injection-in-results');
