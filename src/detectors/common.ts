@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { DetectorConfigError } from '../core/errors.js';
 import type { Interaction } from '../core/types.js';
 import { isValidSelector, selectFields, type FieldText } from '../core/fields.js';
+import { isResultKind } from '../core/kinds.js';
+import { mayHaveReadings, unwrapViews } from '../core/text/unwrap.js';
 import type { DetectorContext, DetectorResult } from './types.js';
 
 /**
@@ -125,4 +127,14 @@ export function compileRegex(source: string, flags: string, ctx: DetectorContext
   } catch (err) {
     throw configError(ctx, `${what} does not compile: ${(err as Error).message}`, err);
   }
+}
+
+/**
+ * The other readings of a field's text a value can hide in, for what leaves (`unwrapViews`: HTML references and
+ * backslash escapes undone, full-width and zero-width forms folded, URL-decoded, base64 and hex runs decoded, nested;
+ * without the text itself). None for a result (a server's answer: injected text there is the injection detector's
+ * to decode, and a 10 MB result is not decoded twice) or for a text `mayHaveReadings` rules out.
+ */
+export function encodedReadings(i: Interaction, text: string): string[] {
+  return isResultKind(i.kind) || !mayHaveReadings(text) ? [] : unwrapViews(text).slice(1);
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineDetector } from './registry.js';
-import { FieldSelectorSchema, fromFindings, cutOrNo, inspectedFields, mask, MAX_SPANS, type Finding } from './common.js';
+import { FieldSelectorSchema, fromFindings, cutOrNo, encodedReadings, inspectedFields, mask, MAX_SPANS, type Finding } from './common.js';
 import { ibanValid, luhnValid } from './luhn.js';
 
 /**
@@ -19,6 +19,9 @@ import { ibanValid, luhnValid } from './luhn.js';
  *   - `national_id`: US SSN `123-45-6789` / `123 45 6789` (area not 000, 666 or 900–999, group not 00, serial not
  *     0000, and not the well-known 078-05-1120 / 219-09-9999), UK NINO `AB 12 34 56 C` (valid prefix letters).
  * - `field` (default `any`); a missing field is `false`.
+ *
+ * A field with nothing in clear is read again decoded (not in results): URL encoding, base64 and hex runs, HTML
+ * references, backslash escapes, full-width digits, zero-width splitting; a value found there covers the whole field.
  *
  * Inspects every field to its end (16 MiB in all; beyond it, nothing found is `unknown`). Evidence masks each value; spans cover them for redaction.
  *
@@ -95,6 +98,15 @@ const PATTERNS: PiiPattern[] = [
   },
 ];
 
+/** The first value of the patterns' kinds in `text`, if any. */
+function firstValue(text: string, patterns: readonly (typeof PATTERNS)[number][]): { kind: PiiKind; value: string } | undefined {
+  for (const p of patterns) {
+    p.re.lastIndex = 0;
+    for (const m of text.matchAll(p.re)) if (p.check(m[0])) return { kind: p.kind, value: m[0] };
+  }
+  return undefined;
+}
+
 export const piiDetector = defineDetector({
   type: 'pii',
   summary: 'true when personal data (e-mail, phone, payment card, IBAN, national id) appears',
@@ -120,6 +132,15 @@ export const piiDetector = defineDetector({
             if (findings.length >= MAX_SPANS) return fromFindings('pii', findings);
           }
         }
+      }
+      if (findings.length > 0) return fromFindings('pii', findings);
+      // Nothing in clear: a value may still leave encoded (URL, base64, hex, HTML or backslash escapes, full-width
+      // digits, zero-width splitting). A value found in a reading covers its whole field (no offsets map back).
+      for (const f of fields) {
+        const found = encodedReadings(i, f.text)
+          .map((view) => firstValue(view, patterns))
+          .find((v) => v !== undefined);
+        if (found) findings.push({ kind: found.kind, field: f.field, start: 0, end: f.text.length, shown: `${mask(found.value)} (encoded)` });
       }
       if (findings.length === 0) return cutOrNo('pii', fields);
       return fromFindings('pii', findings);

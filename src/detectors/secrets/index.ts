@@ -1,17 +1,7 @@
 import { z } from 'zod';
 import { defineDetector } from '../registry.js';
-import { cutOrNo, FieldSelectorSchema, fromFindings, inspectedFields, mask, MAX_SPANS, type Finding } from '../common.js';
-import { mayHaveReadings, unwrapViews } from '../../core/text/unwrap.js';
+import { cutOrNo, encodedReadings, FieldSelectorSchema, fromFindings, inspectedFields, mask, MAX_SPANS, type Finding } from '../common.js';
 import { DEFAULT_MIN_ENTROPY, detectSpans, passwordOk, SECRET_KEY_NAME, SECRET_KINDS, type SecretKind } from './catalogue.js';
-
-/**
- * The other readings of a text a credential can hide in (`unwrapViews`): the text with HTML references, backslash
- * escapes, full-width forms and zero-width characters undone, URL-decoded, base64 / base64url and hex runs decoded,
- * nested. Without the text itself (none, at the cost of two scans, for a text `mayHaveReadings` rules out).
- */
-export function encodedReadings(text: string): string[] {
-  return mayHaveReadings(text) ? unwrapViews(text).slice(1) : [];
-}
 
 /**
  * `secrets`: credentials in the selected text.
@@ -35,7 +25,7 @@ export function encodedReadings(text: string): string[] {
  *   `data:…;base64,` URIs, base64 runs of 200+ characters.
  * - `field` (default `any`); a missing field is `false`.
  *
- * A field with nothing in clear is read again decoded: URL encoding, base64 / base64url and hex runs (nested up
+ * A field with nothing in clear is read again decoded (not in results): URL encoding, base64 / base64url and hex runs (nested up
  * to 3 deep), HTML character references, `\u`/`\x` escapes, full-width forms and zero-width characters; a
  * credential of a known format (not `high_entropy`) found there covers the whole field.
  *
@@ -88,7 +78,7 @@ export const secretsDetector = defineDetector({
       // text, and a random token encoded is a high-entropy token in clear already.
       if (encodedKinds.size === 0) return cutOrNo('secrets', fields);
       for (const f of fields) {
-        for (const view of encodedReadings(f.text)) {
+        for (const view of encodedReadings(i, f.text)) {
           const span = detectSpans(view, { kinds: encodedKinds, minEntropy, limit: 1 })[0];
           if (span === undefined) continue;
           findings.push({ kind: span.kind, field: f.field, start: 0, end: f.text.length, shown: `${mask(view.slice(span.start, span.end))} (encoded)` });
