@@ -45,13 +45,18 @@ export function targetOf(d: Downstream, registry: UpstreamRegistry): Target | st
 
 const text = (t: string): ContentBlock => ({ type: 'text', text: t });
 
-/** Content blocks of a sampling request's messages (one block or an array each), system prompt first. */
+/**
+ * Content blocks of a sampling request's messages (one block or an array each), system prompt first, and the tools it
+ * offers the client's model (their names, descriptions and schemas are text that model reads, as a tool list is: one
+ * block of its own type, every string in it read).
+ */
 function samplingContent(params: Record<string, unknown>): ContentBlock[] {
   const blocks: ContentBlock[] = typeof params.systemPrompt === 'string' ? [text(params.systemPrompt)] : [];
   for (const m of (params.messages as Array<{ content?: unknown }> | undefined) ?? []) {
     const c = m.content;
     for (const b of Array.isArray(c) ? c : c === undefined ? [] : [c]) if (typeof b === 'object' && b !== null) blocks.push(b as ContentBlock);
   }
+  if (Array.isArray(params.tools) && params.tools.length > 0) blocks.push({ type: 'sampling_tools', tools: params.tools } as ContentBlock);
   return blocks;
 }
 
