@@ -1,14 +1,16 @@
 /**
  * Character-level injection signals: invisible Unicode that hides instructions from a human reviewer, terminal
- * control sequences, and encoded runs (base64, hex, URL-encoding, rot13) that are decoded so the phrase signals
+ * control sequences, and encoded runs (base64, hex, URL-encoding, rot13, HTML and backslash escapes, full-width
+ * letters) that are decoded so the phrase signals
  * can rescan them. Every scan is linear in the input and the decoding is bounded (count and length).
  */
 
+import { plainReading } from '../../core/text/unwrap.js';
 import { shortcuts } from './shortcuts.js';
 
 /** One decoded run: the encoding and the text it decodes to. */
 export interface DecodedRun {
-  encoding: 'base64' | 'hex' | 'url' | 'rot13' | 'spaced' | 'leet';
+  encoding: 'base64' | 'hex' | 'url' | 'rot13' | 'spaced' | 'leet' | 'escaped';
   text: string;
 }
 
@@ -126,7 +128,22 @@ export function decodeRuns(text: string): DecodedRun[] {
   }
   const leet = unleet(text.slice(0, MAX_RUN_LEN));
   if (leet !== undefined) push('leet', leet);
+  // HTML references, backslash escapes, full-width letters: text a model reads as plain (the whole window, when it
+  // holds enough of them to spell an order; a web page's few `&#8217;` stay as they are).
+  if (escapeCount(text) >= MIN_ESCAPES) push('escaped', plainReading(text));
   return out;
+}
+
+/** Escapes (`&#103;`, `&#x67;`, `\u0067`, `\x67`) or full-width forms a text must hold to be read as escaped. */
+const MIN_ESCAPES = 8;
+const ESCAPE = /&#x?[0-9a-f]{1,6};?|\\u\{?[0-9a-f]{2,6}|\\x[0-9a-f]{2}|[\uff01-\uff5e]/gi;
+
+/** How many escapes `text` holds, counting up to `MIN_ESCAPES`. */
+function escapeCount(text: string): number {
+  let n = 0;
+  ESCAPE.lastIndex = 0;
+  while (n < MIN_ESCAPES && ESCAPE.exec(text) !== null) n++;
+  return n;
 }
 
 /** The raw matches of one kind of run (before decoding), in order: the fast scan, or the plain regex without short cuts. */
