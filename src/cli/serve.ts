@@ -17,7 +17,7 @@ import type { Config } from '../config/schema.js';
 import { guardOptionsFromConfig } from '../config/guard.js';
 import type { Guard } from '../core/types.js';
 import { buildGuard } from '../guard/build.js';
-import { createInstructionsScreen, createToolScreen } from '../guard/tool-screen.js';
+import { createInstructionsScreen, createListingScreen, createToolScreen, type ListingScreen } from '../guard/tool-screen.js';
 import type { CompiledBook } from '../policy/compiled.js';
 import type { InstructionsHook, ToolsListedHook } from '../proxy/pool.js';
 import type { DecisionRecorder } from '../proxy/context.js';
@@ -38,6 +38,8 @@ export interface ProxyGuard {
   onToolsListed?: ToolsListedHook;
   /** The same screening for each server's `instructions`. */
   onInstructions?: InstructionsHook;
+  /** The same screening for prompts, resources, resource templates and completion values. */
+  onListed?: ListingScreen;
   /** The compiled policy book (the live view shows its rule texts). */
   book?: CompiledBook;
   /** Records the proxy's own refusals in the pipeline's audit chain. */
@@ -68,6 +70,7 @@ export async function proxyGuardFor(config: Config, logger: Logger): Promise<Pro
       return screen(server, tools);
     },
     onInstructions: createInstructionsScreen(built.store, logger),
+    onListed: createListingScreen(built.store, logger),
     record: (i, d) => built.pipeline.record(i, d),
     store: built.store,
     close: built.close,
@@ -86,6 +89,7 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
     ...(configured.guard ? { guard: configured.guard } : {}),
     ...(configured.onToolsListed ? { onToolsListed: configured.onToolsListed } : {}),
     ...(configured.onInstructions ? { onInstructions: configured.onInstructions } : {}),
+    ...(configured.onListed ? { onListed: configured.onListed } : {}),
     // Replicas on one PostgreSQL store: a tool approved on another replica is shown here within a second.
     ...(isPostgresUrl(loaded.config.store) ? { toolRecheckMs: 1_000 } : {}),
     ...(configured.record ? { record: configured.record } : {}),

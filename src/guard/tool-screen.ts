@@ -31,14 +31,13 @@ const SCREEN_SIGNALS = new Set(TOOL_DESCRIPTION_SIGNALS);
 /** Distinct tool texts whose injection score is remembered. */
 const SCORE_CACHE_LIMIT = 4096;
 
-export function createToolScreen(storeIn: GuardStore | Store, logger: Logger, opts: ToolScreenOptions = {}) {
+/** What the tool and listing screens share: the memo of scores by text and one audit row per server/item/reason. */
+function createTextScreen(storeIn: GuardStore | Store, logger: Logger, threshold: number) {
   const store = toGuardStore(storeIn);
-  const threshold = opts.poisonThreshold ?? 0.5;
-  const pin = opts.pin ?? true;
   const log = logger.child({ mod: 'tool-screen' });
   const reported = new Set<string>();
-  // The proxy re-screens every few seconds (approvals) and on every listing; a description's score depends only on
-  // its text, so each distinct text is scored once. Bounded: a server inventing descriptions cannot grow it forever.
+  // The proxy re-screens every few seconds (approvals) and on every listing; a text's score depends only on the
+  // text, so each distinct text is scored once. Bounded: a server inventing descriptions cannot grow it forever.
   const scores = new Map<string, ReturnType<typeof scoreInjection>>();
   const scoreOf = (text: string) => {
     let s = scores.get(text);
@@ -49,14 +48,30 @@ export function createToolScreen(storeIn: GuardStore | Store, logger: Logger, op
     }
     return s;
   };
-
-  const record = async (server: string, tool: string, why: string, rationale: string) => {
-    const key = `${server}\u0000${tool}\u0000${why}`;
-    if (reported.has(key)) return;
-    log.warn({ server, tool, why }, rationale);
-    await store.audit.append({ agent: 'quadguard', kind: 'admin', server, tool, decision: 'deny', rationale, source: `tool-screen:${why}` });
-    reported.add(key);
+  return {
+    store,
+    /** Why the text is poisoned ("signals, score N"), or undefined when it scores under the threshold. */
+    poison(text: string): string | undefined {
+      const p = scoreOf(text);
+      return p.score >= threshold ? `${[...new Set(p.findings.map((f) => f.signal))].join(', ')}, score ${p.score}` : undefined;
+    },
+    /** One log line and one admin audit row per server, item and reason in this process. */
+    async record(server: string, item: { tool?: string; uri?: string }, why: string, rationale: string, distinct = ''): Promise<void> {
+      const key = `${server}\u0000${item.tool ?? ''}\u0000${item.uri ?? ''}\u0000${why}\u0000${distinct}`;
+      if (reported.has(key)) return;
+      if (reported.size >= SCORE_CACHE_LIMIT * 4) reported.clear();
+      log.warn({ server, ...item, why }, rationale);
+      await store.audit.append({ agent: 'quadguard', kind: 'admin', server, ...item, decision: 'deny', rationale, source: `tool-screen:${why}` });
+      reported.add(key);
+    },
   };
+}
+
+export function createToolScreen(storeIn: GuardStore | Store, logger: Logger, opts: ToolScreenOptions = {}) {
+  const pin = opts.pin ?? true;
+  const screen = createTextScreen(storeIn, logger, opts.poisonThreshold ?? 0.5);
+  const store = screen.store;
+  const record = (server: string, tool: string, why: string, rationale: string) => screen.record(server, { tool }, why, rationale);
 
   return async function screenTools<T extends ToolDefinition>(server: string, tools: T[]): Promise<T[]> {
     const visible: T[] = [];
@@ -67,10 +82,9 @@ export function createToolScreen(storeIn: GuardStore | Store, logger: Logger, op
       const text = [tool.title, typeof annotationTitle === 'string' ? annotationTitle : undefined, tool.description, JSON.stringify(tool.inputSchema ?? {}), tool.outputSchema === undefined ? undefined : JSON.stringify(tool.outputSchema)]
         .filter(Boolean)
         .join('\n');
-      const poison = scoreOf(text);
-      if (poison.score >= threshold) {
-        const signals = poison.findings.map((f) => f.signal).join(', ');
-        await record(server, tool.name, 'poisoned', `tool ${server}__${tool.name} hidden: its description carries injected instructions (${signals}, score ${poison.score})`);
+      const poison = screen.poison(text);
+      if (poison !== undefined) {
+        await record(server, tool.name, 'poisoned', `tool ${server}__${tool.name} hidden: its description carries injected instructions (${poison})`);
         continue;
       }
       if (pin) {
@@ -120,3 +134,73 @@ export function createInstructionsScreen(storeIn: GuardStore | Store, logger: Lo
     return { withheld: why };
   };
 }
+
+/** The parts of a prompt, resource or template listing the screen reads (the MCP SDK's types fit them). */
+interface ListedPrompt {
+  name: string;
+  title?: string | undefined;
+  description?: string | undefined;
+  arguments?: { name: string; title?: string | undefined; description?: string | undefined }[] | undefined;
+}
+interface ListedResource {
+  uri: string;
+  name: string;
+  title?: string | undefined;
+  description?: string | undefined;
+}
+interface ListedTemplate {
+  uriTemplate: string;
+  name: string;
+  title?: string | undefined;
+  description?: string | undefined;
+}
+
+/**
+ * Screens the other listings a client host shows its model, with the signals and threshold of tool descriptions:
+ * - prompts (`prompts/list`): name, title, description and each argument's name, title and description;
+ * - resources (`resources/list`) and resource templates (`resources/templates/list`): name, title, description;
+ * - completion values (`completion/complete`): each suggested value, and all of them read together (an
+ *   injection split across values); a poisoned value is dropped, and when only the values together are poisoned,
+ *   all of them are.
+ * A poisoned item is hidden from its listing (the proxy then refuses a get or read of it) with one log line and
+ * one admin audit row per server, item and reason (source `tool-screen:prompt-poisoned`, `resource-poisoned`,
+ * `template-poisoned`, `completion-poisoned`). Scores are remembered by text, so a re-listing costs no scoring.
+ */
+export function createListingScreen(storeIn: GuardStore | Store, logger: Logger, opts: Pick<ToolScreenOptions, 'poisonThreshold'> = {}) {
+  const screen = createTextScreen(storeIn, logger, opts.poisonThreshold ?? 0.5);
+  const join = (parts: (string | undefined)[]) => parts.filter((p): p is string => typeof p === 'string' && p !== '').join('\n');
+  const hide = async <T>(server: string, items: T[], what: string, textOf: (i: T) => string, itemOf: (i: T) => { tool?: string; uri?: string }, label: (i: T) => string): Promise<T[]> => {
+    const visible: T[] = [];
+    for (const i of items) {
+      const poison = screen.poison(textOf(i));
+      if (poison === undefined) visible.push(i);
+      else await screen.record(server, itemOf(i), `${what}-poisoned`, `${what} ${label(i)} of server "${server}" hidden: its listing carries injected instructions (${poison})`);
+    }
+    return visible;
+  };
+  return {
+    prompts: <T extends ListedPrompt>(server: string, prompts: T[]) =>
+      hide(server, prompts, 'prompt', (p) => join([p.name, p.title, p.description, ...(p.arguments ?? []).flatMap((a) => [a.name, a.title, a.description])]), (p) => ({ tool: p.name }), (p) => p.name),
+    resources: <T extends ListedResource>(server: string, resources: T[]) =>
+      hide(server, resources, 'resource', (r) => join([r.name, r.title, r.description]), (r) => ({ uri: r.uri }), (r) => r.uri),
+    templates: <T extends ListedTemplate>(server: string, templates: T[]) =>
+      hide(server, templates, 'template', (t) => join([t.name, t.title, t.description]), (t) => ({ uri: t.uriTemplate }), (t) => t.uriTemplate),
+    /** The completion values to pass on for `ref` (a prompt name or a template URI) of `server`. */
+    async completions(server: string, ref: string, values: string[]): Promise<string[]> {
+      const kept: string[] = [];
+      for (const v of values) {
+        const poison = screen.poison(v);
+        if (poison === undefined) kept.push(v);
+        else await screen.record(server, { tool: ref }, 'completion-poisoned', `completion value for ${ref} of server "${server}" dropped: it carries injected instructions (${poison})`, v);
+      }
+      if (kept.length < 2) return kept;
+      const together = screen.poison(kept.join('\n'));
+      if (together === undefined) return kept;
+      await screen.record(server, { tool: ref }, 'completion-poisoned', `completion values for ${ref} of server "${server}" dropped: together they carry injected instructions (${together})`, kept.join('\n'));
+      return [];
+    },
+  };
+}
+
+/** The listing screen's hooks (see `createListingScreen`). */
+export type ListingScreen = ReturnType<typeof createListingScreen>;

@@ -8,7 +8,7 @@ import { buildProxyGuard } from './compose.js';
 import { ClientRoots } from './client-roots.js';
 import type { ProxyCore, SessionContext } from './context.js';
 import { startHttpUpstream, type HttpUpstream } from './http-upstream.js';
-import { DownstreamPool, type InstructionsHook, type ToolsListedHook } from './pool.js';
+import { DownstreamPool, type InstructionsHook, type ListingsHook, type ToolsListedHook } from './pool.js';
 import type { DecisionRecorder } from './refusals.js';
 import { createStdioUpstream } from './stdio-upstream.js';
 import { ToolFilter } from './tool-filter.js';
@@ -35,6 +35,12 @@ export interface ProxyOptions {
    * it was withheld. Absent: instructions are passed on unscreened (as tool descriptions are without a policy).
    */
   onInstructions?: InstructionsHook;
+  /**
+   * Screens each server's prompts, resources and resource templates after every (re-)listing (the items to expose;
+   * a hidden one cannot be got or read) and the completion values it suggests (docs/proxying.md). Absent: they are
+   * passed on unscreened.
+   */
+  onListed?: ListingsHook;
   /** Records the proxy's own refusals (unknown/hidden/filtered tools, limits, spoofed senders) in the audit log. */
   record?: DecisionRecorder;
   /** With `onToolsListed`: how often hidden/pinned tools are re-checked against the store (approvals). Default 3 s. */
@@ -72,7 +78,7 @@ export function createProxy(opts: ProxyOptions): GuardedProxy {
   const logger = opts.logger.child({ mod: 'proxy' });
   const filter = new ToolFilter(Object.fromEntries(Object.entries(config.servers).map(([k, s]) => [k, s.tools])));
   const guard = buildProxyGuard(filter, opts.guard, logger);
-  const pool = new DownstreamPool(config, filter, logger, opts.onToolsListed, opts.onInstructions);
+  const pool = new DownstreamPool(config, filter, logger, opts.onToolsListed, opts.onInstructions, opts.onListed);
   const registry = new UpstreamRegistry();
   const core: ProxyCore = { config, pool, guard, logger, sessions: registry, progress: new Map(), clientRoots: new ClientRoots(), ...(opts.record ? { record: opts.record } : {}) };
   const listeners: HttpUpstream[] = [];

@@ -30,6 +30,17 @@ export type ToolsListedHook = (server: string, tools: Tool[]) => Tool[] | Promis
  */
 export type InstructionsHook = (server: string, instructions: string) => Promise<{ text: string } | { withheld: string }>;
 
+/**
+ * Hooks that screen a server's other listings after every (re-)listing and return the items to expose, and the
+ * completion values it suggests (the ones to pass on). Throwing hides all of that server's items (fail closed).
+ */
+export interface ListingsHook {
+  prompts(server: string, prompts: Prompt[]): Promise<Prompt[]>;
+  resources(server: string, resources: Resource[]): Promise<Resource[]>;
+  templates(server: string, templates: ResourceTemplate[]): Promise<ResourceTemplate[]>;
+  completions(server: string, ref: string, values: string[]): Promise<string[]>;
+}
+
 /** A server's instructions as clients get them: passed on, or withheld (with the reason). */
 export type ServerInstructions = { server: string; text: string } | { server: string; withheld: string };
 
@@ -58,6 +69,10 @@ export class DownstreamPool extends EventEmitter {
   private readonly discovery: Promise<void>;
   private readonly collisions = new Map<string, NameCollision>();
   private readonly screenedInstructions = new Map<string, ServerInstructions>();
+  /** Prompts the listing screen hid, by exposed name. */
+  private hiddenPrompts = new Map<string, Route>();
+  /** Each server's resources and templates as screened at its last listing (absent: not screened, the catalog's). */
+  private readonly screenedResources = new Map<string, { resources: Resource[]; templates: ResourceTemplate[]; hiddenUris: Set<string>; hiddenTemplates: string[] }>();
 
   constructor(
     private readonly config: Config,
@@ -65,6 +80,7 @@ export class DownstreamPool extends EventEmitter {
     private readonly log: Logger,
     private readonly onToolsListed?: ToolsListedHook,
     private readonly onInstructions?: InstructionsHook,
+    private readonly onListed?: ListingsHook,
   ) {
     super();
     for (const [key, cfg] of Object.entries(config.servers)) {
@@ -170,8 +186,11 @@ export class DownstreamPool extends EventEmitter {
     // Serialise rebuilds so an older listing never overwrites a newer one.
     this.pending = this.pending.then(async () => {
       if (kind === 'tools') await this.rebuildTools();
-      if (kind === 'prompts') this.rebuildPrompts();
-      if (kind === 'resources') this.checkResourceCollisions();
+      if (kind === 'prompts') await this.rebuildPrompts();
+      if (kind === 'resources') {
+        await this.screenResources();
+        this.checkResourceCollisions();
+      }
       this.emit('changed', kind);
     });
     return this.pending;
@@ -217,11 +236,25 @@ export class DownstreamPool extends EventEmitter {
     this.exposedTools = next;
   }
 
-  private rebuildPrompts(): void {
+  /** Runs one listing hook over a server's items; a failing hook hides them all (fail closed). */
+  private async screened<T>(server: string, what: string, items: T[], hook: ((server: string, items: T[]) => Promise<T[]>) | undefined): Promise<T[]> {
+    if (!hook || items.length === 0) return items;
+    try {
+      return await hook(server, items);
+    } catch (err) {
+      this.log.error({ err, server }, `screening the server's ${what} failed; hiding them (fail closed)`);
+      return [];
+    }
+  }
+
+  private async rebuildPrompts(): Promise<void> {
     for (const k of [...this.collisions.keys()]) if (k.startsWith('prompt\u0000')) this.collisions.delete(k);
     const next = new Map<string, { route: Route; prompt: Prompt }>();
+    const hidden = new Map<string, Route>();
     for (const [key, d] of this.servers) {
-      for (const p of d.catalog.prompts) {
+      const visible = await this.screened(key, 'prompts', d.catalog.prompts, this.onListed?.prompts.bind(this.onListed));
+      for (const p of d.catalog.prompts) if (!visible.includes(p)) hidden.set(this.exposedName(key, p.name), { server: key, name: p.name });
+      for (const p of visible) {
         const exposed = this.exposedName(key, p.name);
         const taken = next.get(exposed)?.route.server;
         if (taken !== undefined) this.collide('prompt', exposed, taken, key);
@@ -229,6 +262,53 @@ export class DownstreamPool extends EventEmitter {
       }
     }
     this.exposedPrompts = next;
+    this.hiddenPrompts = hidden;
+  }
+
+  /** Screens every server's resources and templates (with no hook: nothing is recorded, the catalog is listed). */
+  private async screenResources(): Promise<void> {
+    if (!this.onListed) return;
+    for (const [key, d] of this.servers) {
+      const { resources, templates } = d.catalog;
+      const r = await this.screened(key, 'resources', resources, this.onListed.resources.bind(this.onListed));
+      const t = await this.screened(key, 'resource templates', templates, this.onListed.templates.bind(this.onListed));
+      this.screenedResources.set(key, {
+        resources: r,
+        templates: t,
+        hiddenUris: new Set(resources.filter((x) => !r.includes(x)).map((x) => x.uri)),
+        hiddenTemplates: templates.filter((x) => !t.includes(x)).map((x) => x.uriTemplate),
+      });
+    }
+  }
+
+  /**
+   * Why the listing screen hid the resource a server's own `uri` names, or undefined: the URI of a hidden resource,
+   * a hidden template itself, or a URI a hidden template matches (unless the server lists it among its visible
+   * resources).
+   */
+  hiddenResource(server: string, uri: string): string | undefined {
+    const s = this.screenedResources.get(server);
+    if (!s) return undefined;
+    if (s.hiddenUris.has(uri)) return 'its listing (name, title or description) carries injected instructions';
+    if (s.hiddenTemplates.length === 0 || s.resources.some((r) => r.uri === uri)) return undefined;
+    const template = s.hiddenTemplates.find((t) => t === uri || matchesTemplate(t, uri));
+    return template === undefined ? undefined : 'the listing of its resource template carries injected instructions';
+  }
+
+  /** The route of a prompt the listing screen hid (its listing carries injected instructions), by exposed name. */
+  hiddenPrompt(exposed: string): Route | undefined {
+    return this.hiddenPrompts.get(exposed);
+  }
+
+  /** The completion values of a server to pass on (screened when there is a listing screen; fails closed). */
+  async completionValues(server: string, ref: string, values: string[]): Promise<string[]> {
+    if (!this.onListed || values.length === 0) return values;
+    try {
+      return await this.onListed.completions(server, ref, values);
+    } catch (err) {
+      this.log.error({ err, server }, 'screening completion values failed; dropping them (fail closed)');
+      return [];
+    }
   }
 
   private checkResourceCollisions(): void {
@@ -276,7 +356,7 @@ export class DownstreamPool extends EventEmitter {
   resources(): Resource[] {
     const seen = new Set<string>();
     return [...this.servers].flatMap(([key, d]) =>
-      d.catalog.resources.flatMap((r) => {
+      (this.screenedResources.get(key)?.resources ?? (this.onListed ? [] : d.catalog.resources)).flatMap((r) => {
         const uri = this.exposedUri(key, r.uri);
         if (seen.has(uri)) return [];
         seen.add(uri);
@@ -288,7 +368,7 @@ export class DownstreamPool extends EventEmitter {
   /** Resource templates, `uriTemplate` prefixed for namespaced servers. */
   templates(): ResourceTemplate[] {
     return [...this.servers].flatMap(([key, d]) =>
-      d.catalog.templates.map((t) => (this.namespaced(key) ? { ...t, uriTemplate: prefixUri(key, t.uriTemplate), title: `[${key}] ${t.title ?? t.name}` } : t)),
+      (this.screenedResources.get(key)?.templates ?? (this.onListed ? [] : d.catalog.templates)).map((t) => (this.namespaced(key) ? { ...t, uriTemplate: prefixUri(key, t.uriTemplate), title: `[${key}] ${t.title ?? t.name}` } : t)),
     );
   }
 

@@ -46,6 +46,12 @@ export async function handleReadResource(core: ProxyCore, session: SessionContex
     const d = await refuse(core, asked, { rationale: `there is no resource ${exposedUri} on this proxy.`, rules: ['unknown-resource'], source: 'unknown' });
     throw protocolError(-32002, `Resource not found: ${exposedUri} (URIs look like <server>+<scheme>://…; see resources/list).${auditSuffix(d)}`);
   }
+  const hidden = core.pool.hiddenResource(target.server, target.uri);
+  if (hidden !== undefined) {
+    // Hidden by the listing screen (as a poisoned tool is): a refusal recorded as source hidden, naming why.
+    const d = await refuse(core, asked, { rationale: `resource ${exposedUri} is hidden by QuadGuard: ${hidden}.`, rules: ['resource-hidden'], source: 'hidden' });
+    throw protocolError(-32002, `Resource ${exposedUri} is hidden by QuadGuard: ${hidden} (see resources/list).${auditSuffix(d)}`);
+  }
   const subject = { what: 'read of resource', name: exposedUri };
 
   const pre = await ensureRecorded(core, asked, await core.guard.check(asked, extra.signal));
@@ -77,6 +83,13 @@ export async function handleGetPrompt(core: ProxyCore, session: SessionContext, 
   const asked = { ...base, kind: 'prompt_request' as const, arguments: request.params.arguments ?? {} };
   if (!route || !server) {
     const d = await refuse(core, asked, { rationale: `there is no prompt ${exposed} on this proxy.`, rules: ['unknown-prompt'], source: 'unknown' });
+    const hidden = core.pool.hiddenPrompt(exposed);
+    if (hidden) {
+      // Hidden by the listing screen (as a poisoned tool is): a refusal recorded as source hidden, naming why.
+      const why = 'its listing (title, description or an argument\'s) carries injected instructions';
+      const h = await refuse(core, { ...asked, server: hidden.server, prompt: hidden.name }, { rationale: `prompt ${exposed} is hidden by QuadGuard: ${why}.`, rules: ['prompt-hidden'], source: 'hidden' });
+      throw protocolError(ErrorCode.InvalidParams, `Prompt ${exposed} is hidden by QuadGuard: ${why}. Call prompts/list for the available prompts.${auditSuffix(h)}`);
+    }
     throw protocolError(ErrorCode.InvalidParams, `Unknown prompt: ${exposed}. Call prompts/list for the available prompts.${auditSuffix(d)}`);
   }
   await refuseOverLimits(core, asked, request.params.arguments, exposed);

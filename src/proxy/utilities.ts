@@ -81,6 +81,8 @@ export async function handleComplete(core: ProxyCore, session: SessionContext, r
     const r = core.pool.resolveUri(ref.uri);
     if (r) target = { server: r.server, ref: { ...ref, uri: r.uri } };
   }
+  // A template the listing screen hid is no reference a client may complete (as a hidden prompt is unknown).
+  if (target?.ref.type === 'ref/resource' && core.pool.hiddenResource(target.server, target.ref.uri) !== undefined) target = undefined;
   const d = target ? core.pool.servers.get(target.server) : undefined;
   if (!target || !d) throw protocolError(ErrorCode.InvalidParams, `Unknown completion reference: ${ref.type === 'ref/prompt' ? `prompt ${ref.name}` : `resource ${ref.uri}`}.`);
   if (d.capabilities()?.completions === undefined) return { completion: { values: [], hasMore: false } };
@@ -96,7 +98,13 @@ export async function handleComplete(core: ProxyCore, session: SessionContext, r
   const decision = await ensureRecorded(core, asked, await core.guard.check(asked, extra.signal));
   if (decision.decision === 'deny') throw requestDenialError(decision, subject);
   try {
-    return await d.request({ method: 'completion/complete', params: { ...request.params, ref: target.ref } }, CompleteResultSchema, forwardOptions(undefined, extra, core.logger, session));
+    const result = await d.request({ method: 'completion/complete', params: { ...request.params, ref: target.ref } }, CompleteResultSchema, forwardOptions(undefined, extra, core.logger, session));
+    // The suggested values reach the client's model as text: a value carrying injected instructions is dropped.
+    const kept = await core.pool.completionValues(target.server, ref.type === 'ref/prompt' ? ref.name : ref.uri, result.completion.values);
+    if (kept.length === result.completion.values.length) return result;
+    const dropped = result.completion.values.length - kept.length;
+    const { total, ...rest } = result.completion;
+    return { ...result, completion: { ...rest, values: kept, ...(total !== undefined ? { total: Math.max(kept.length, total - dropped) } : {}) } };
   } catch (err) {
     throw asMcpError(err);
   }
