@@ -194,9 +194,9 @@ export function createListingScreen(storeIn: GuardStore | Store, logger: Logger,
         else await screen.record(server, { tool: ref }, 'completion-poisoned', `completion value for ${ref} of server "${server}" dropped: it carries injected instructions (${poison})`, v);
       }
       if (kept.length < 2) return kept;
-      const together = screen.poison(kept.join('\n'));
+      const together = screen.poison(kept.join(' '));
       if (together === undefined) return kept;
-      await screen.record(server, { tool: ref }, 'completion-poisoned', `completion values for ${ref} of server "${server}" dropped: together they carry injected instructions (${together})`, kept.join('\n'));
+      await screen.record(server, { tool: ref }, 'completion-poisoned', `completion values for ${ref} of server "${server}" dropped: together they carry injected instructions (${together})`, kept.join(' '));
       return [];
     },
   };
