@@ -7,7 +7,8 @@ export type { DecisionRecorder } from './context.js';
 
 /**
  * Where the proxy itself refuses (not the policy pipeline), named in the audit row's `source`:
- * `filter` (servers.<key>.tools), `hidden` (a tool the tool screen hides: changed pin, poisoned description),
+ * `filter` (servers.<key>.tools), `hidden` (a tool the tool screen hides: changed pin, poisoned description; a prompt
+ * or resource the listing screen hides),
  * `unknown` (no such tool, prompt or resource server), `limits` (argument size or depth), `invalid` (arguments
  * the proxy cannot read), `identity` (a spoofed sender in guard_check_message).
  */
