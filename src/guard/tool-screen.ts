@@ -145,6 +145,7 @@ interface ListedPrompt {
 interface ListedResource {
   uri: string;
   name: string;
+  mimeType?: string | undefined;
   title?: string | undefined;
   description?: string | undefined;
 }
@@ -158,7 +159,8 @@ interface ListedTemplate {
 /**
  * Screens the other listings a client host shows its model, with the signals and threshold of tool descriptions:
  * - prompts (`prompts/list`): name, title, description and each argument's name, title and description;
- * - resources (`resources/list`) and resource templates (`resources/templates/list`): name, title, description;
+ * - resources (`resources/list`): name, title, description, MIME type; resource templates
+ *   (`resources/templates/list`): name, title, description;
  * - completion values (`completion/complete`): each suggested value, and all of them read together (an
  *   injection split across values); a poisoned value is dropped, and when only the values together are poisoned,
  *   all of them are.
@@ -182,7 +184,7 @@ export function createListingScreen(storeIn: GuardStore | Store, logger: Logger,
     prompts: <T extends ListedPrompt>(server: string, prompts: T[]) =>
       hide(server, prompts, 'prompt', (p) => join([p.name, p.title, p.description, ...(p.arguments ?? []).flatMap((a) => [a.name, a.title, a.description])]), (p) => ({ tool: p.name }), (p) => p.name),
     resources: <T extends ListedResource>(server: string, resources: T[]) =>
-      hide(server, resources, 'resource', (r) => join([r.name, r.title, r.description]), (r) => ({ uri: r.uri }), (r) => r.uri),
+      hide(server, resources, 'resource', (r) => join([r.name, r.title, r.description, r.mimeType]), (r) => ({ uri: r.uri }), (r) => r.uri),
     templates: <T extends ListedTemplate>(server: string, templates: T[]) =>
       hide(server, templates, 'template', (t) => join([t.name, t.title, t.description]), (t) => ({ uri: t.uriTemplate }), (t) => t.uriTemplate),
     /** The completion values to pass on for `ref` (a prompt name or a template URI) of `server`. */

@@ -49,6 +49,12 @@ function isOwnToolName(name: string): boolean {
   return name === 'guard_check_message' || name === 'guard.check_message';
 }
 
+/** The items of `all` that are not in `kept` (by identity: the hooks return the items they keep). */
+function without<T>(all: T[], kept: T[]): T[] {
+  const k = new Set(kept);
+  return all.filter((x) => !k.has(x));
+}
+
 /** Whether `uri` matches an RFC 6570 template (a malformed template matches nothing). */
 function matchesTemplate(template: string, uri: string): boolean {
   try {
@@ -253,7 +259,8 @@ export class DownstreamPool extends EventEmitter {
     const hidden = new Map<string, Route>();
     for (const [key, d] of this.servers) {
       const visible = await this.screened(key, 'prompts', d.catalog.prompts, this.onListed?.prompts.bind(this.onListed));
-      for (const p of d.catalog.prompts) if (!visible.includes(p)) hidden.set(this.exposedName(key, p.name), { server: key, name: p.name });
+      const kept = new Set(visible);
+      for (const p of d.catalog.prompts) if (!kept.has(p)) hidden.set(this.exposedName(key, p.name), { server: key, name: p.name });
       for (const p of visible) {
         const exposed = this.exposedName(key, p.name);
         const taken = next.get(exposed)?.route.server;
@@ -275,8 +282,8 @@ export class DownstreamPool extends EventEmitter {
       this.screenedResources.set(key, {
         resources: r,
         templates: t,
-        hiddenUris: new Set(resources.filter((x) => !r.includes(x)).map((x) => x.uri)),
-        hiddenTemplates: templates.filter((x) => !t.includes(x)).map((x) => x.uriTemplate),
+        hiddenUris: new Set(without(resources, r).map((x) => x.uri)),
+        hiddenTemplates: without(templates, t).map((x) => x.uriTemplate),
       });
     }
   }

@@ -119,6 +119,8 @@ export async function handleSubscribe(core: ProxyCore, session: SessionContext, 
   const target = core.pool.resolveUri(exposed);
   const d = target ? core.pool.servers.get(target.server) : undefined;
   if (!target || !d) throw protocolError(-32002, `Resource not found: ${exposed} (see resources/list).`);
+  const hidden = core.pool.hiddenResource(target.server, target.uri);
+  if (on && hidden !== undefined) throw protocolError(-32002, `Resource ${exposed} is hidden by QuadGuard: ${hidden} (see resources/list).`);
   if (on && d.capabilities()?.resources?.subscribe !== true) {
     throw protocolError(ErrorCode.MethodNotFound, `Server "${target.server}" does not support resource subscriptions.`);
   }

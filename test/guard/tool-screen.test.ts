@@ -51,6 +51,7 @@ describe('tool screen (pinning and description screening)', () => {
       { uri: 'a://ok', name: 'ok' },
       { uri: 'a://named', name: order },
       { uri: 'a://described', name: 'd', description: order },
+      { uri: 'a://typed', name: 't', mimeType: `text/plain; ${order}` },
     ];
     expect((await screen.resources('s', resources)).map((r) => r.uri)).toEqual(['a://ok']);
     const templates = [
@@ -60,7 +61,7 @@ describe('tool screen (pinning and description screening)', () => {
     expect((await screen.templates('s', templates)).map((t) => t.uriTemplate)).toEqual(['a://day/{d}']);
     const admin = store.audit.tail(50).filter((r) => r.kind === 'admin');
     expect(admin.map((r) => `${r.source} ${r.tool ?? r.uri ?? ''}`).sort()).toEqual(
-      ['tool-screen:prompt-poisoned by_argument', 'tool-screen:prompt-poisoned by_title', 'tool-screen:resource-poisoned a://described', 'tool-screen:resource-poisoned a://named', 'tool-screen:template-poisoned a://bad/{d}'].sort(),
+      ['tool-screen:prompt-poisoned by_argument', 'tool-screen:prompt-poisoned by_title', 'tool-screen:resource-poisoned a://described', 'tool-screen:resource-poisoned a://named', 'tool-screen:resource-poisoned a://typed', 'tool-screen:template-poisoned a://bad/{d}'].sort(),
     );
     store.close();
   });

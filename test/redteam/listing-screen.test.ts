@@ -45,6 +45,7 @@ describe('listing screen: prompts, resources, templates and completions', { time
       await expect(client.getPrompt({ name: 'hostile__summarise', arguments: { text: 'x' } })).rejects.toThrow(/hidden by QuadGuard/);
       await expect(client.readResource({ uri: 'hostile+hostile://notes' })).rejects.toThrow(/Resource hostile\+hostile:\/\/notes is hidden by QuadGuard: its listing .* carries injected instructions/);
       await expect(client.readResource({ uri: 'hostile+hostile://diary/monday' })).rejects.toThrow(/hidden by QuadGuard: the listing of its resource template carries injected instructions/);
+      await expect(client.subscribeResource({ uri: 'hostile+hostile://notes' })).rejects.toThrow(/hidden by QuadGuard/);
       await expect(client.complete({ ref: { type: 'ref/resource', uri: 'hostile+hostile://diary/{day}' }, argument: { name: 'day', value: 'mo' } })).rejects.toThrow(/Unknown completion reference/);
 
       // Completion values: the poisoned one is dropped, the others pass.
