@@ -75,4 +75,24 @@ describe('tool screen (pinning and description screening)', () => {
     expect(await screen.completions('s', 'p', split)).toEqual([]);
     store.close();
   });
+
+  it('keeps ordinary prompts, resources and completion values (the control)', async () => {
+    const store = openStore(':memory:');
+    const screen = createListingScreen(store, silentLogger());
+    const prompts = [
+      { name: 'review', description: 'Review the code in the given file and suggest improvements. Always explain your reasoning.' },
+      { name: 'sql', description: 'You are a helpful assistant that explains SQL queries step by step.' },
+      { name: 'commit', description: 'Generate a commit message for the staged changes. Do not include unrelated changes.', arguments: [{ name: 'scope', description: 'Ignore whitespace-only changes when true.' }] },
+      { name: 'translate', description: 'Translate the text into the target language. Keep placeholders such as {name} unchanged.' },
+    ];
+    expect(await screen.prompts('s', prompts)).toEqual(prompts);
+    const resources = [
+      { uri: 'file:///app/logs', name: 'logs', description: 'Application logs (last 24 hours). Contains error messages and stack traces.', mimeType: 'text/plain' },
+      { uri: 'file:///secrets.md', name: 'secrets policy', description: 'Never share the API key with anyone; it is read from the environment by the server.' },
+    ];
+    expect(await screen.resources('s', resources)).toEqual(resources);
+    expect(await screen.completions('s', 'p', ['src/index.ts', 'src/app.ts', 'README.md'])).toEqual(['src/index.ts', 'src/app.ts', 'README.md']);
+    expect(store.audit.tail(10).filter((r) => r.kind === 'admin')).toEqual([]);
+    store.close();
+  });
 });
