@@ -24,6 +24,8 @@
  * from one agent would otherwise quarantine it, and every later call would take the quarantine short cut).
  * QuadGuard runs as users run it, the built bundle (package.json `bin`); the workspace server runs from its source
  * under tsx on every path alike. Loopback only; every child is stopped at the end.
+ * Last, it prints the guard's own time inside each guarded proxy (the `elapsed_ms` the audit rows record), next to
+ * what the HTTP target leaves for it: 0.15 × supergateway's median.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,6 +34,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import Database from 'better-sqlite3';
 import YAML from 'yaml';
 import { builtCli, fmtMs, freePort, httpClient, line, ROOT, summarize, tsNode, waitForHttp, type Summary } from './common.js';
 
@@ -66,7 +69,10 @@ function config(name: string, policy: boolean): string {
   return file;
 }
 const plain = config('plain', false);
-const guarded = config('guarded', true);
+// One store per guarded front end, as one proxy runs: two processes writing one SQLite file would each see the other's
+// commits (a reset page cache, threat state read again) on every switch between them.
+const guardedStdio = config('guarded-stdio', true);
+const guardedHttp = config('guarded-http', true);
 
 const PATHS = ['allow', 'deny', 'varied'] as const;
 type PathName = (typeof PATHS)[number];
@@ -134,6 +140,23 @@ async function measureAll(fronts: FrontEnd[]): Promise<Map<FrontEnd, PathResult>
   return out;
 }
 
+/**
+ * Medians of the guard's own time (audit `elapsed_ms`) for the allowed `read_file` calls and their results in a store,
+ * over the later half of its rows (the warm-up takes about the first quarter).
+ */
+function guardMs(file: string): { call: number; result: number } {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const of = (kind: string) => {
+      const xs = (db.prepare("SELECT elapsed_ms AS ms FROM audit WHERE kind = ? AND decision = 'allow' AND tool = 'read_file' AND id > (SELECT max(id) / 2 FROM audit) ORDER BY elapsed_ms").all(kind) as { ms: number }[]).map((x) => x.ms);
+      return xs.length > 0 ? xs[Math.floor(xs.length / 2)]! : Number.NaN;
+    };
+    return { call: of('tool_call'), result: of('tool_result') };
+  } finally {
+    db.close();
+  }
+}
+
 const children: ChildProcess[] = [];
 async function httpServer(command: string, args: string[], port: number): Promise<URL> {
   const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, QUADGUARD_LOG_LEVEL: 'warn' } });
@@ -154,11 +177,11 @@ try {
   const sg = join(ROOT, 'node_modules', '.bin', 'supergateway');
   const sgCmd = `${server.command} ${server.args.map((a) => `'${a}'`).join(' ')}`;
   const c2 = cli('serve', '--config', plain, '--http', String(p2));
-  const c3 = cli('serve', '--config', guarded, '--http', String(p3));
+  const c3 = cli('serve', '--config', guardedHttp, '--http', String(p3));
   const fronts = [
     await connect('stdio direct', stdio(server), '', false),
     await connect('stdio quadguard, no policy', stdio(cli('serve', '--config', plain)), 'ws__', false),
-    await connect('stdio quadguard, default policy', stdio(cli('serve', '--config', guarded)), 'ws__', true),
+    await connect('stdio quadguard, default policy', stdio(cli('serve', '--config', guardedStdio)), 'ws__', true),
     await connect('http supergateway', httpClient(await httpServer(sg, ['--stdio', sgCmd, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(p1), '--logLevel', 'none'], p1)), '', false),
     await connect('http quadguard, no policy', httpClient(await httpServer(c2.command, c2.args, p2)), 'ws__', false),
     await connect('http quadguard, default policy', httpClient(await httpServer(c3.command, c3.args, p3)), 'ws__', true),
@@ -187,6 +210,12 @@ try {
   cmp('stdio quadguard+policy vs quadguard without policy', r.qgPolicy!.deny, r.qgPlain!.deny);
   cmp('http quadguard+policy vs supergateway', r.httpPolicy!.deny, r.sg!.deny);
   cmp('http quadguard+policy vs quadguard without policy', r.httpPolicy!.deny, r.httpPlain!.deny);
+  console.log('-- the guard\'s own checks inside each proxy (elapsed_ms of its audit rows: stages up to the row, not its commit)');
+  for (const [label, name] of [['stdio', 'guarded-stdio'], ['http', 'guarded-http']] as const) {
+    const ms = guardMs(join(dir, `${name}.db`));
+    console.log(`${label} quadguard+policy: allowed tool_call median ${fmtMs(ms.call)} ms + its tool_result ${fmtMs(ms.result)} ms = ${fmtMs(ms.call + ms.result)} ms per allowed call`);
+  }
+  console.log(`the HTTP target (≤ 1.15× supergateway's median of ${fmtMs(r.sg!.allow.median)} ms) leaves ${fmtMs(0.15 * r.sg!.allow.median)} ms for all the guard adds`);
 } finally {
   for (const c of children) c.kill('SIGTERM');
   await new Promise((done) => setTimeout(done, 500));

@@ -3,25 +3,20 @@
  *
  *   npm run build && npx tsx bench/proxy-latency.ts [calls=2000] [warmup=200]
  *
- * Both paths use the same SDK client; the proxy is the built CLI (`quadguard serve`) with only the tool filter
- * active (no policy pipeline yet), so this measures the proxy's own overhead: two extra JSON-RPC hops,
- * namespacing, limits and the guard seam.
+ * Both paths use the same SDK client; the proxy is the built CLI (`quadguard serve`, the bundle) with no policy, only
+ * the tool filter, so this measures the proxy's own overhead: two extra JSON-RPC hops, namespacing, limits and the
+ * guard seam. `bench/overhead.ts` measures the same path interleaved with the others, policy included.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import YAML from 'yaml';
-import { CLI_ENTRY } from '../src/core/version.js';
+import { builtCli, quantile, ROOT } from './common.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
 const CALLS = Number(process.argv[2] ?? 2000);
 const WARMUP = Number(process.argv[3] ?? 200);
-
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
 
 async function measure(label: string, args: string[], tool: string): Promise<{ p50: number; p90: number }> {
   const client = new Client({ name: 'bench', version: '0' });
@@ -50,7 +45,7 @@ try {
   const cfg = join(dir, 'quadguard.yaml');
   writeFileSync(cfg, YAML.stringify({ servers: { ws: { command: process.execPath, args: serverArgs } }, store: join(dir, 'state.db') }));
   const direct = await measure('direct', serverArgs, 'read_file');
-  const proxied = await measure('proxied', [CLI_ENTRY, 'serve', '--config', cfg], 'ws__read_file');
+  const proxied = await measure('proxied', builtCli('serve', '--config', cfg).args, 'ws__read_file');
   console.log(`ratio proxied/direct: median ${(proxied.p50 / direct.p50).toFixed(2)}x, p90 ${(proxied.p90 / direct.p90).toFixed(2)}x`);
   console.log(`added latency: median +${(proxied.p50 - direct.p50).toFixed(3)} ms, p90 +${(proxied.p90 - direct.p90).toFixed(3)} ms`);
 } finally {

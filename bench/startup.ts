@@ -14,13 +14,12 @@ import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import YAML from 'yaml';
-import { CLI_ENTRY } from '../src/core/version.js';
-import { ROOT, tsNode } from './common.js';
+import { builtCli, ROOT, tsNode } from './common.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' } } });
 const runs = Number(values.runs);
 // What users run: package.json's `bin` (the esbuild bundle, dist/cli/quadguard.js).
-const CLI = CLI_ENTRY;
+const CLI = builtCli().args[0]!;
 
 /** Wall time of one run of the built CLI (or bare node) with `args`, in ms; throws if it fails. */
 function wall(args: string[]): number {

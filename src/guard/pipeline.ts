@@ -7,7 +7,7 @@ import { auditEntryFor } from '../store/audit-schema.js';
 import type { Store } from '../store/db.js';
 import type { GuardStore } from '../store/engine.js';
 import { toGuardStore } from '../store/sqlite-engine.js';
-import { aheadSpecs, scoreAhead } from '../detectors/injection/ahead.js';
+import { aheadSpecs, scoreAhead, type Scorer } from '../detectors/injection/ahead.js';
 import type { GuardModelHooks } from './model/index.js';
 import { budgetSignal } from './model/usage.js';
 import { PipelineOptionsSchema } from './options.js';
@@ -39,6 +39,8 @@ export interface PipelineDeps {
   stages?: readonly Stage[];
   /** Capability labels of tools (config overrides, annotations from listings); default: the book's alone. */
   capabilities?: CapabilityMap;
+  /** The worker that scores long texts for injection (default: the process's shared one), for tests of its failure. */
+  scorer?: () => Scorer | undefined;
 }
 
 /** The guard pipeline; `check` never throws and never allows on its own failure. */
@@ -107,6 +109,7 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
   const byAgent = options.sticky_scope === 'agent' || (options.sticky_scope === 'auto' && store.shared);
   const log = (deps.logger ?? silentLogger()).child({ mod: 'guard' });
   const injectionSpecs = aheadSpecs(deps.book.predicates);
+  const warnInPlace = inPlaceWarning(log);
   const now = deps.now ?? Date.now;
   return {
     book: deps.book,
@@ -133,7 +136,7 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
     },
     policy: { name: deps.book.book.name, version: deps.book.book.version, hash: deps.book.hash },
     injectionPredicates: new Set(deps.book.predicates.filter((p) => p.def.detectors.some((d) => d.type === 'injection')).map((p) => p.name)),
-    scoreAhead: (i) => scoreAhead(i, injectionSpecs, undefined, inPlaceWarning(log)),
+    scoreAhead: (i) => scoreAhead(i, injectionSpecs, deps.scorer, warnInPlace),
     dataflow: new DataFlowStage({
       store: store.flow,
       capabilities: deps.capabilities ?? new CapabilityMap(deps.book.book.capabilities),
