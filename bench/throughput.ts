@@ -58,7 +58,9 @@ async function start(label: string, command: string, args: string[], prefix: str
 
 async function session(f: Front): Promise<Client> {
   const c = new Client({ name: 'bench', version: '0' });
-  await c.connect(httpClient(f.url));
+  await c.connect(httpClient(f.url)).catch((err: unknown) => {
+    throw new Error(`${f.label}: connect failed: ${(err as Error).message}: ${String((err as { cause?: unknown }).cause)}`);
+  });
   return c;
 }
 const call = async (f: Front, c: Client) => {
@@ -83,13 +85,16 @@ interface LevelResult {
  * machine falls on all of them alike), until each has run SECONDS; calls/s over its own slices, and latency summary.
  */
 async function level(fs: readonly Front[], n: number): Promise<Map<Front, LevelResult>> {
-  // The front ends' sessions are opened one front end at a time, as when each level ran alone.
-  const runs: Array<{ f: Front; clients: Client[]; ms: number[]; elapsed: number; before: number }> = [];
-  for (const f of fs) {
-    const clients = await Promise.all(Array.from({ length: n }, () => session(f)));
-    for (const c of clients) await call(f, c);
-    runs.push({ f, clients, ms: [], elapsed: 0, before: rssMiB(f.proc.pid!) });
-  }
+  // Every front end's sessions are opened at once (96 at the 32-session level). With Node's 5 s keep-alive, the
+  // client, too busy to read for 6 s, reused connections QuadGuard had closed ("other side closed"); it keeps idle
+  // connections 65 s since (docs/proxying.md, "HTTP front end: connections").
+  const runs = await Promise.all(
+    fs.map(async (f) => {
+      const clients = await Promise.all(Array.from({ length: n }, () => session(f)));
+      for (const c of clients) await call(f, c);
+      return { f, clients, ms: [] as number[], elapsed: 0, before: rssMiB(f.proc.pid!) };
+    }),
+  );
   while (runs.some((r) => r.elapsed < SECONDS * 1000)) {
     for (const r of runs) {
       if (r.elapsed >= SECONDS * 1000) continue;

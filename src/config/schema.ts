@@ -147,6 +147,12 @@ export const HttpConfigSchema = z.strictObject({
   stateless: z.boolean().default(false),
   /** Sessions idle longer than this are closed. */
   session_idle_ms: z.number().int().positive().default(30 * 60_000),
+  /**
+   * How long an idle keep-alive connection stays open (advertised to clients as `Keep-Alive: timeout=`).
+   * Node's default 5 s closed connections under the next request of a client too busy to read for 6 s. Behind a
+   * load balancer, keep it above the balancer's idle timeout.
+   */
+  keep_alive_ms: z.number().int().min(1000).max(3_600_000).default(65_000),
 });
 export type HttpConfig = z.infer<typeof HttpConfigSchema>;
 

@@ -162,8 +162,13 @@ export async function startHttpUpstream(
     const s = app.listen(opts.port, host, () => resolve(s));
     s.once('error', reject);
   });
+  // An idle keep-alive connection is closed keep_alive_ms (+1 s) after the server wrote its last response, however
+  // late the client reads that response. With Node's 5 s, a client too busy to read for 6 s (96 sessions opened at
+  // once on a loaded machine) sent its next request on a connection already closed: "other side closed", no
+  // answer (docs/proxying.md, "HTTP front end: connections"). Idle connections are not subject to headersTimeout.
+  http.keepAliveTimeout = cfg.keep_alive_ms;
   const port = (http.address() as AddressInfo).port;
-  log.info({ host, port, stateless: cfg.stateless, auth: tokens.size > 0 }, 'http listening');
+  log.info({ host, port, stateless: cfg.stateless, auth: tokens.size > 0, keepAliveMs: cfg.keep_alive_ms }, 'http listening');
   return {
     port,
     host,

@@ -39,7 +39,7 @@ describe('config validation', () => {
       { baseDir: dir, env: { PLANNER_TOKEN: 'p'.repeat(20) } },
     );
     expect(config.servers.files?.timeout_ms).toBe(60_000);
-    expect(config.http).toMatchObject({ host: '127.0.0.1', stateless: false, body_limit: '4mb' });
+    expect(config.http).toMatchObject({ host: '127.0.0.1', stateless: false, body_limit: '4mb', keep_alive_ms: 65_000 });
     expect(config.message_tool_name).toBe('strict');
     expect(config.store).toBe(join(dir, '.quadguard/state.db'));
     expect(tokens.get('p'.repeat(20))).toBe('planner');
@@ -54,6 +54,7 @@ describe('config validation', () => {
     [{ servers: { r: { command: 'x', timeout_ms: -5 } } }, /servers\.r\.timeout_ms: Too small/],
     [{ agents: { a: { token: { value: 'short' } } } }, /agents\.a\.token/],
     [{ http: { body_limit: 'lots' } }, /http\.body_limit/],
+    [{ http: { keep_alive_ms: 500 } }, /http\.keep_alive_ms: Too small/],
     [{ policy: 'no/such/policy' }, /policy: path .*no\/such\/policy does not exist/],
     [{ agents: { a: { token: { env: 'MISSING_TOKEN' } } } }, /agents\.a\.token\.env: environment variable MISSING_TOKEN is not set/],
     [{ nonsense: true }, /\(root\): Unrecognized key: "nonsense"/],
