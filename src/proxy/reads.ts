@@ -82,14 +82,14 @@ export async function handleGetPrompt(core: ProxyCore, session: SessionContext, 
   const base = { agent: session.agent, session: session.id, profile: session.profile, server: route?.server, prompt: route?.name ?? exposed };
   const asked = { ...base, kind: 'prompt_request' as const, arguments: request.params.arguments ?? {} };
   if (!route || !server) {
-    const d = await refuse(core, asked, { rationale: `there is no prompt ${exposed} on this proxy.`, rules: ['unknown-prompt'], source: 'unknown' });
     const hidden = core.pool.hiddenPrompt(exposed);
     if (hidden) {
-      // Hidden by the listing screen (as a poisoned tool is): a refusal recorded as source hidden, naming why.
+      // Hidden by the listing screen (as a poisoned tool is): one refusal, recorded as source hidden, naming why.
       const why = 'its listing (title, description or an argument\'s) carries injected instructions';
       const h = await refuse(core, { ...asked, server: hidden.server, prompt: hidden.name }, { rationale: `prompt ${exposed} is hidden by QuadGuard: ${why}.`, rules: ['prompt-hidden'], source: 'hidden' });
       throw protocolError(ErrorCode.InvalidParams, `Prompt ${exposed} is hidden by QuadGuard: ${why}. Call prompts/list for the available prompts.${auditSuffix(h)}`);
     }
+    const d = await refuse(core, asked, { rationale: `there is no prompt ${exposed} on this proxy.`, rules: ['unknown-prompt'], source: 'unknown' });
     throw protocolError(ErrorCode.InvalidParams, `Unknown prompt: ${exposed}. Call prompts/list for the available prompts.${auditSuffix(d)}`);
   }
   await refuseOverLimits(core, asked, request.params.arguments, exposed);

@@ -64,6 +64,9 @@ describe('listing screen: prompts, resources, templates and completions', { time
     // One row per item and reason, however often it was listed.
     expect(tail.match(/prompt sync_notes of server "hostile" hidden/g)).toHaveLength(1);
     expect(tail).not.toMatch(/(greeting|briefing|clean|page\/\{n\}) of server "hostile" hidden/);
+    // A get of a hidden prompt is one refusal, for why it is hidden (not also one for an unknown prompt).
+    expect(tail).toMatch(/prompt hostile__sync_notes is hidden by QuadGuard/);
+    expect(tail).not.toMatch(/there is no prompt hostile__sync_notes/);
   });
 
   it('without a policy the listings pass unscreened (as tool descriptions do)', async () => {
