@@ -67,6 +67,8 @@ describe('listing screen: prompts, resources, templates and completions', { time
     // A get of a hidden prompt is one refusal, for why it is hidden (not also one for an unknown prompt).
     expect(tail).toMatch(/prompt hostile__sync_notes is hidden by QuadGuard/);
     expect(tail).not.toMatch(/there is no prompt hostile__sync_notes/);
+    // A subscription to a hidden resource is a recorded refusal too, as a read of it is.
+    expect(tail.match(/resource hostile\+hostile:\/\/notes is hidden by QuadGuard/g)).toHaveLength(2);
   });
 
   it('without a policy the listings pass unscreened (as tool descriptions do)', async () => {
