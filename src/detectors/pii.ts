@@ -12,8 +12,8 @@ import { ibanValid, luhnValid } from './luhn.js';
  *     `(415) 555-0132` / `415-555-0132` / `1 415 555 0132`, and trunk-prefixed national numbers `020 7946 0958`,
  *     `030-12345678` (9–12 digits with at least one separator). Never dates (`2024-01-15`, `15.01.2024`), IPs,
  *     version strings or plain digit runs;
- *   - `card`: 13–19 digits (single spaces or dashes between digits allowed) that pass Luhn and start with a
- *     known issuer prefix (Visa 4, Mastercard 51–55/22–27, Amex 34/37, Discover 6011/64/65, JCB 35, Diners
+ *   - `card`: 13–19 digits (single spaces or dashes between digits, or dots between groups of four) that pass
+ *     Luhn and start with a known issuer prefix (Visa 4, Mastercard 51–55/22–27, Amex 34/37, Discover 6011/64/65, JCB 35, Diners
  *     30/36/38, UnionPay 62, Maestro 50/56–58/67);
  *   - `iban`: country code, check digits and 11–30 alphanumerics (optionally in groups of four), mod-97 valid;
  *   - `national_id`: US SSN `123-45-6789` / `123 45 6789` (area not 000, 666 or 900–999, group not 00, serial not
@@ -79,7 +79,9 @@ const PATTERNS: PiiPattern[] = [
     re: /(?<![\w.%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}(?![\w-])/g,
     check: (m) => !FILE_TLD.test(m),
   },
-  { kind: 'card', re: /(?<![\d.-])\d(?:[ -]?\d){12,18}(?![\d-]|\.\d)/g, check: cardOk },
+  // Single spaces or dashes anywhere, or dots between groups of four as printed on the card (4111.1111.1111.1111);
+  // not dots elsewhere, which dates, versions and addresses use.
+  { kind: 'card', re: /(?<![\d.-])(?:\d{4}(?:\.\d{4}){3}(?:\.\d{1,3})?|\d(?:[ -]?\d){12,18})(?![\d-]|\.\d)/g, check: cardOk },
   {
     kind: 'iban',
     re: /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,4})?|[A-Z0-9]{11,30})(?![A-Za-z0-9])/g,
