@@ -49,6 +49,12 @@ function isOwnToolName(name: string): boolean {
   return name === 'guard_check_message' || name === 'guard.check_message';
 }
 
+/** Why an item is hidden when the listing screen itself failed on its server's listing. */
+const SCREEN_FAILED = 'could not be screened for injected instructions (the screen failed; see the QuadGuard log)';
+
+/** A route the listing screen hid, and why. */
+export type HiddenRoute = Route & { why: string };
+
 /** The items of `all` that are not in `kept` (by identity: the hooks return the items they keep). */
 function without<T>(all: T[], kept: T[]): T[] {
   const k = new Set(kept);
@@ -75,10 +81,13 @@ export class DownstreamPool extends EventEmitter {
   private readonly discovery: Promise<void>;
   private readonly collisions = new Map<string, NameCollision>();
   private readonly screenedInstructions = new Map<string, ServerInstructions>();
-  /** Prompts the listing screen hid, by exposed name. */
-  private hiddenPrompts = new Map<string, Route>();
-  /** Each server's resources and templates as screened at its last listing (absent: not screened, the catalog's). */
-  private readonly screenedResources = new Map<string, { resources: Resource[]; templates: ResourceTemplate[]; hiddenUris: Set<string>; hiddenTemplates: string[] }>();
+  /** Prompts the listing screen hid, by exposed name, with why. */
+  private hiddenPrompts = new Map<string, HiddenRoute>();
+  /**
+   * Each server's resources and templates as screened at its last listing (absent: not screened, the catalog's), and
+   * which of the two the screen failed on (then every item of it is hidden).
+   */
+  private readonly screenedResources = new Map<string, { resources: Resource[]; templates: ResourceTemplate[]; hiddenUris: Set<string>; hiddenTemplates: string[]; failed: { resources: boolean; templates: boolean } }>();
 
   constructor(
     private readonly config: Config,
@@ -242,25 +251,26 @@ export class DownstreamPool extends EventEmitter {
     this.exposedTools = next;
   }
 
-  /** Runs one listing hook over a server's items; a failing hook hides them all (fail closed). */
-  private async screened<T>(server: string, what: string, items: T[], hook: ((server: string, items: T[]) => Promise<T[]>) | undefined): Promise<T[]> {
-    if (!hook || items.length === 0) return items;
+  /** Runs one listing hook over a server's items; a failing hook hides them all (fail closed) and says so. */
+  private async screened<T>(server: string, what: string, items: T[], hook: ((server: string, items: T[]) => Promise<T[]>) | undefined): Promise<{ items: T[]; failed: boolean }> {
+    if (!hook || items.length === 0) return { items, failed: false };
     try {
-      return await hook(server, items);
+      return { items: await hook(server, items), failed: false };
     } catch (err) {
       this.log.error({ err, server }, `screening the server's ${what} failed; hiding them (fail closed)`);
-      return [];
+      return { items: [], failed: true };
     }
   }
 
   private async rebuildPrompts(): Promise<void> {
     for (const k of [...this.collisions.keys()]) if (k.startsWith('prompt\u0000')) this.collisions.delete(k);
     const next = new Map<string, { route: Route; prompt: Prompt }>();
-    const hidden = new Map<string, Route>();
+    const hidden = new Map<string, HiddenRoute>();
     for (const [key, d] of this.servers) {
-      const visible = await this.screened(key, 'prompts', d.catalog.prompts, this.onListed?.prompts.bind(this.onListed));
+      const { items: visible, failed } = await this.screened(key, 'prompts', d.catalog.prompts, this.onListed?.prompts.bind(this.onListed));
       const kept = new Set(visible);
-      for (const p of d.catalog.prompts) if (!kept.has(p)) hidden.set(this.exposedName(key, p.name), { server: key, name: p.name });
+      const why = failed ? SCREEN_FAILED : 'its listing (title, description or an argument\'s) carries injected instructions';
+      for (const p of d.catalog.prompts) if (!kept.has(p)) hidden.set(this.exposedName(key, p.name), { server: key, name: p.name, why });
       for (const p of visible) {
         const exposed = this.exposedName(key, p.name);
         const taken = next.get(exposed)?.route.server;
@@ -280,10 +290,11 @@ export class DownstreamPool extends EventEmitter {
       const r = await this.screened(key, 'resources', resources, this.onListed.resources.bind(this.onListed));
       const t = await this.screened(key, 'resource templates', templates, this.onListed.templates.bind(this.onListed));
       this.screenedResources.set(key, {
-        resources: r,
-        templates: t,
-        hiddenUris: new Set(without(resources, r).map((x) => x.uri)),
-        hiddenTemplates: without(templates, t).map((x) => x.uriTemplate),
+        resources: r.items,
+        templates: t.items,
+        hiddenUris: new Set(without(resources, r.items).map((x) => x.uri)),
+        hiddenTemplates: without(templates, t.items).map((x) => x.uriTemplate),
+        failed: { resources: r.failed, templates: t.failed },
       });
     }
   }
@@ -296,14 +307,15 @@ export class DownstreamPool extends EventEmitter {
   hiddenResource(server: string, uri: string): string | undefined {
     const s = this.screenedResources.get(server);
     if (!s) return undefined;
-    if (s.hiddenUris.has(uri)) return 'its listing (name, title or description) carries injected instructions';
+    if (s.hiddenUris.has(uri)) return s.failed.resources ? SCREEN_FAILED : 'its listing (name, title or description) carries injected instructions';
     if (s.hiddenTemplates.length === 0 || s.resources.some((r) => r.uri === uri)) return undefined;
     const template = s.hiddenTemplates.find((t) => t === uri || matchesTemplate(t, uri));
-    return template === undefined ? undefined : 'the listing of its resource template carries injected instructions';
+    if (template === undefined) return undefined;
+    return s.failed.templates ? `its resource template ${SCREEN_FAILED}` : 'the listing of its resource template carries injected instructions';
   }
 
-  /** The route of a prompt the listing screen hid (its listing carries injected instructions), by exposed name. */
-  hiddenPrompt(exposed: string): Route | undefined {
+  /** The route of a prompt the listing screen hid, by exposed name, with why. */
+  hiddenPrompt(exposed: string): HiddenRoute | undefined {
     return this.hiddenPrompts.get(exposed);
   }
 

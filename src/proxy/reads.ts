@@ -85,7 +85,7 @@ export async function handleGetPrompt(core: ProxyCore, session: SessionContext, 
     const hidden = core.pool.hiddenPrompt(exposed);
     if (hidden) {
       // Hidden by the listing screen (as a poisoned tool is): one refusal, recorded as source hidden, naming why.
-      const why = 'its listing (title, description or an argument\'s) carries injected instructions';
+      const why = hidden.why;
       const h = await refuse(core, { ...asked, server: hidden.server, prompt: hidden.name }, { rationale: `prompt ${exposed} is hidden by QuadGuard: ${why}.`, rules: ['prompt-hidden'], source: 'hidden' });
       throw protocolError(ErrorCode.InvalidParams, `Prompt ${exposed} is hidden by QuadGuard: ${why}. Call prompts/list for the available prompts.${auditSuffix(h)}`);
     }
