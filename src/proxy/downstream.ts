@@ -76,6 +76,8 @@ export class Downstream extends EventEmitter {
   /** Resolves after the first connection attempt finishes (successfully or not). */
   readonly firstAttempt: Promise<void>;
   private client: Client | undefined;
+  /** The client whose connection is being made (its child started, its initialize not answered yet). */
+  private connecting: Client | undefined;
   private failures = 0;
   private timer: NodeJS.Timeout | undefined;
   private resolveFirst!: () => void;
@@ -117,9 +119,9 @@ export class Downstream extends EventEmitter {
     if (this.state === 'ready') await this.client?.sendRootsListChanged().catch((err: unknown) => this.log.debug({ err: errorMessage(err) }, 'roots list_changed failed'));
   }
 
-  /** pid of the stdio child, when there is one. */
+  /** pid of the stdio child, when there is one (a child still being initialised included). */
   get pid(): number | undefined {
-    const t = this.client?.transport;
+    const t = (this.client ?? this.connecting)?.transport;
     return t instanceof StdioClientTransport ? (t.pid ?? undefined) : undefined;
   }
 
@@ -191,8 +193,10 @@ export class Downstream extends EventEmitter {
     client.setRequestHandler(ElicitRequestSchema, ask);
     client.setRequestHandler(ListRootsRequestSchema, ask);
     client.onerror = (err) => this.log.debug({ err: errorMessage(err) }, 'downstream transport error');
+    this.connecting = client;
     try {
       await client.connect(this.makeTransport(), { timeout: this.cfg.connect_timeout_ms });
+      this.connecting = undefined;
       if ((this.state as DownstreamState) === 'closed') return void (await client.close().catch(() => {}));
       this.client = client;
       client.onclose = () => this.onClosed(client);
@@ -207,7 +211,8 @@ export class Downstream extends EventEmitter {
       this.emit('changed', 'prompts');
       this.emit('ready');
     } catch (err) {
-      this.log.warn({ err: errorMessage(err) }, 'downstream connect failed');
+      this.connecting = undefined;
+      if ((this.state as DownstreamState) !== 'closed') this.log.warn({ err: errorMessage(err) }, 'downstream connect failed');
       this.client = undefined;
       client.onclose = () => {};
       await client.close().catch(() => {});
@@ -344,10 +349,13 @@ export class Downstream extends EventEmitter {
   async close(): Promise<void> {
     this.state = 'closed';
     if (this.timer) clearTimeout(this.timer);
-    const c = this.client;
+    // A server still being initialised is stopped too: its child would otherwise outlive the proxy (one that hangs
+    // in initialize and ignores its closed stdin runs on after the proxy exits).
+    const clients = [this.client, this.connecting].filter((c): c is Client => c !== undefined);
     this.client = undefined;
+    this.connecting = undefined;
     this.resolveFirst();
-    if (c) {
+    for (const c of clients) {
       c.onclose = () => {};
       await c.close().catch(() => {});
     }

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load.js';
 import { createProxy } from '../../src/proxy/index.js';
 import { silentLogger } from '../../src/core/log.js';
-import { startFixtureServer } from '../support/proxy-harness.js';
+import { alive, startFixtureServer, waitFor } from '../support/proxy-harness.js';
 
 const RUNS = 50;
 const BATCH = 5;
@@ -74,7 +74,11 @@ describe('first list after connecting', () => {
       expect(names.some((n) => n.startsWith('hung__'))).toBe(false);
     } finally {
       await client.close();
+      const hung = proxy.pool.servers.get('hung')?.pid;
       await proxy.close();
+      // Closing the proxy stops the server still in its initialize too (it ignores its closed stdin).
+      expect(hung).toBeTypeOf('number');
+      await waitFor(() => !alive(hung!), 10_000, 'the hung server to be stopped');
     }
   }, 30_000);
 });
