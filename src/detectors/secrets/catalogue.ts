@@ -302,15 +302,14 @@ export function maskSpans(text: string): SecretSpan[] {
 export const ENCODED_KINDS: ReadonlySet<SecretKind> = new Set(SECRET_KINDS.filter((k) => k !== 'high_entropy'));
 
 /**
- * The kind of the first credential of a known format in one of `text`'s other readings (`unwrapViews`: escapes,
- * full-width and zero-width forms undone, URL, base64 and hex decoded), if any.
+ * The first credential of `kinds` (default: the known formats) in `readings`, a text's other readings (`unwrapViews`:
+ * escapes, full-width and zero-width forms undone, URL, base64 and hex decoded), with the reading it is in. The
+ * detector and the masker both look for encoded credentials through this.
  */
-export function encodedSecretKind(text: string, kinds: ReadonlySet<SecretKind> = ENCODED_KINDS): SecretKind | undefined {
-  if (!mayHaveReadings(text)) return undefined;
-  const views = unwrapViews(text);
-  for (let v = 1; v < views.length; v++) {
-    const span = detectSpans(views[v]!, { kinds, limit: 1 })[0];
-    if (span !== undefined) return span.kind as SecretKind;
+export function firstInReadings(readings: readonly string[], kinds: ReadonlySet<SecretKind> = ENCODED_KINDS, minEntropy?: number): { reading: string; span: SecretSpan } | undefined {
+  for (const reading of readings) {
+    const span = detectSpans(reading, { kinds, limit: 1, ...(minEntropy !== undefined ? { minEntropy } : {}) })[0];
+    if (span !== undefined) return { reading, span };
   }
   return undefined;
 }
@@ -323,8 +322,8 @@ function encodedMaskSpans(text: string, spans: SecretSpan[]): SecretSpan[] {
   // Read with the spans already masked blanked out, so a credential in clear does not mask the whole text.
   let rest = text;
   for (let i = spans.length - 1; i >= 0; i--) rest = `${rest.slice(0, spans[i]!.start)} ${rest.slice(spans[i]!.end)}`;
-  const kind = encodedSecretKind(rest);
-  return kind === undefined ? spans : [{ start: 0, end: text.length, kind }];
+  const found = mayHaveReadings(rest) ? firstInReadings(unwrapViews(rest).slice(1)) : undefined;
+  return found === undefined ? spans : [{ start: 0, end: text.length, kind: found.span.kind }];
 }
 
 /** `maskSpans` without its early exit (exported for the test that checks the exit loses nothing). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineDetector } from '../registry.js';
 import { cutOrNo, encodedReadings, FieldSelectorSchema, fromFindings, inspectedFields, mask, MAX_SPANS, type Finding } from '../common.js';
-import { DEFAULT_MIN_ENTROPY, detectSpans, passwordOk, SECRET_KEY_NAME, SECRET_KINDS, type SecretKind } from './catalogue.js';
+import { DEFAULT_MIN_ENTROPY, detectSpans, ENCODED_KINDS, firstInReadings, passwordOk, SECRET_KEY_NAME, SECRET_KINDS, type SecretKind } from './catalogue.js';
 
 /**
  * `secrets`: credentials in the selected text.
@@ -50,7 +50,7 @@ export const secretsDetector = defineDetector({
   create(opts) {
     const kinds = new Set<SecretKind>(opts.kinds ?? SECRET_KINDS);
     const passwords = kinds.has('password_assignment');
-    const encodedKinds = new Set([...kinds].filter((k) => k !== 'high_entropy'));
+    const encodedKinds = new Set([...kinds].filter((k) => ENCODED_KINDS.has(k)));
     const { field, min_entropy: minEntropy } = opts;
     return function secrets(i) {
       const findings: Finding[] = [];
@@ -78,12 +78,8 @@ export const secretsDetector = defineDetector({
       // text, and a random token encoded is a high-entropy token in clear already.
       if (encodedKinds.size === 0) return cutOrNo('secrets', fields);
       for (const f of fields) {
-        for (const view of encodedReadings(i, f.text)) {
-          const span = detectSpans(view, { kinds: encodedKinds, minEntropy, limit: 1 })[0];
-          if (span === undefined) continue;
-          findings.push({ kind: span.kind, field: f.field, start: 0, end: f.text.length, shown: `${mask(view.slice(span.start, span.end))} (encoded)` });
-          break;
-        }
+        const found = firstInReadings(encodedReadings(i, f.text), encodedKinds, minEntropy);
+        if (found) findings.push({ kind: found.span.kind, field: f.field, start: 0, end: f.text.length, shown: `${mask(found.reading.slice(found.span.start, found.span.end))} (encoded)` });
         if (findings.length >= MAX_SPANS) break;
       }
       if (findings.length === 0) return cutOrNo('secrets', fields);
