@@ -9,7 +9,7 @@ import {
   type ReadResourceResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { DownstreamError } from '../core/errors.js';
-import type { ContentBlock, Decision } from '../core/types.js';
+import type { ContentBlock, Decision, Interaction } from '../core/types.js';
 import { forwardOptions, stripProgressToken, type ForwardExtra, type ProxyCore, type SessionContext } from './context.js';
 import { requestDenialError, protocolError } from './denial.js';
 import { refuseOverLimits } from './limits.js';
@@ -47,11 +47,7 @@ export async function handleReadResource(core: ProxyCore, session: SessionContex
     throw protocolError(-32002, `Resource not found: ${exposedUri} (URIs look like <server>+<scheme>://…; see resources/list).${auditSuffix(d)}`);
   }
   const hidden = core.pool.hiddenResource(target.server, target.uri);
-  if (hidden !== undefined) {
-    // Hidden by the listing screen (as a poisoned tool is): a refusal recorded as source hidden, naming why.
-    const d = await refuse(core, asked, { rationale: `resource ${exposedUri} is hidden by QuadGuard: ${hidden}.`, rules: ['resource-hidden'], source: 'hidden' });
-    throw protocolError(-32002, `Resource ${exposedUri} is hidden by QuadGuard: ${hidden} (see resources/list).${auditSuffix(d)}`);
-  }
+  if (hidden !== undefined) await refuseHiddenResource(core, asked, exposedUri, hidden);
   const subject = { what: 'read of resource', name: exposedUri };
 
   const pre = await ensureRecorded(core, asked, await core.guard.check(asked, extra.signal));
@@ -69,6 +65,15 @@ export async function handleReadResource(core: ProxyCore, session: SessionContex
   if (post.decision === 'deny') throw requestDenialError(post, subject);
   const contents = post.replacement ? replacementContents(post, target.uri) : result.contents;
   return { ...result, contents: contents.map((c) => ({ ...c, uri: core.pool.exposedUri(target.server, c.uri) })) };
+}
+
+/**
+ * Refuses a read of (or a subscription to) a resource the listing screen hid: a refusal recorded as source hidden,
+ * naming why, as a call to a hidden tool is.
+ */
+export async function refuseHiddenResource(core: ProxyCore, asked: Interaction, exposedUri: string, why: string): Promise<never> {
+  const d = await refuse(core, asked, { rationale: `resource ${exposedUri} is hidden by QuadGuard: ${why}.`, rules: ['resource-hidden'], source: 'hidden' });
+  throw protocolError(-32002, `Resource ${exposedUri} is hidden by QuadGuard: ${why} (see resources/list).${auditSuffix(d)}`);
 }
 
 /**

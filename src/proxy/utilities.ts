@@ -14,7 +14,8 @@ import { forwardOptions, type ForwardExtra, type ProxyCore, type SessionContext 
 import { protocolError, requestDenialError } from './denial.js';
 import type { Downstream } from './downstream.js';
 import { refuseOverLimits } from './limits.js';
-import { auditSuffix, ensureRecorded, refuse } from './refusals.js';
+import { refuseHiddenResource } from './reads.js';
+import { ensureRecorded } from './refusals.js';
 
 /**
  * The protocol utilities: logging levels (no guard decision: a level carries nothing), completions and resource
@@ -121,11 +122,7 @@ export async function handleSubscribe(core: ProxyCore, session: SessionContext, 
   if (!target || !d) throw protocolError(-32002, `Resource not found: ${exposed} (see resources/list).`);
   const asked = { agent: session.agent, session: session.id, profile: session.profile, server: target.server, kind: 'resource_request' as const, uri: target.uri };
   const hidden = core.pool.hiddenResource(target.server, target.uri);
-  if (on && hidden !== undefined) {
-    // Refused and recorded as a read of it is (reads.ts).
-    const h = await refuse(core, asked, { rationale: `resource ${exposed} is hidden by QuadGuard: ${hidden}.`, rules: ['resource-hidden'], source: 'hidden' });
-    throw protocolError(-32002, `Resource ${exposed} is hidden by QuadGuard: ${hidden} (see resources/list).${auditSuffix(h)}`);
-  }
+  if (on && hidden !== undefined) await refuseHiddenResource(core, asked, exposed, hidden);
   if (on && d.capabilities()?.resources?.subscribe !== true) {
     throw protocolError(ErrorCode.MethodNotFound, `Server "${target.server}" does not support resource subscriptions.`);
   }
