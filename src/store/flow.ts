@@ -55,6 +55,15 @@ export function matchesFromRows(rows: Iterable<unknown>, into = new Map<string, 
   return into;
 }
 
+/**
+ * What a fingerprint row is kept once per (with the identity and the hash): the server the data was read from, or
+ * the URI naming where it came from (`agent:<sender>` for a message). A re-read from the same origin refreshes the
+ * row; the same data from another origin gets its own, so data returned to one origin still matches the other.
+ */
+export function originOf(source: FlowSource): string {
+  return source.server ?? source.uri ?? '';
+}
+
 /** SQLite lookups are batched so a query stays under SQLite's bound-parameter limit; batch sizes are bucketed
  * (padded by repeating a hash) so a handful of prepared statements serve every query. */
 const BUCKETS = [8, 64, 500] as const;
@@ -77,13 +86,16 @@ export class SqliteFlowStore implements FlowStore {
     this.sourcePut = db.prepare(
       'INSERT OR REPLACE INTO flow_sources (id, agent, session, kind, server, tool, uri, at, expires) VALUES (@id, @agent, @session, @kind, @server, @tool, @uri, @at, @expires)',
     );
-    this.fpPut = db.prepare('INSERT OR IGNORE INTO flow_fingerprints (agent, hash, source, expires) VALUES (?, ?, ?, ?)');
+    this.fpPut = db.prepare(
+      'INSERT INTO flow_fingerprints (agent, hash, origin, source, expires) VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent, hash, origin) DO UPDATE SET source = excluded.source, expires = excluded.expires',
+    );
     this.sweepFps = db.prepare('DELETE FROM flow_fingerprints WHERE expires <= ?');
     this.sweepSources = db.prepare('DELETE FROM flow_sources WHERE expires <= ?');
     // Built once: wrapping a new function in a transaction on every read cost more than a fingerprint's insert.
     this.recordTx = db.transaction((agent: string, source: FlowSource, fingerprints: readonly string[], expires: number) => {
       this.sourcePut.run({ id: source.id, agent, session: source.session, kind: source.kind, server: source.server ?? null, tool: source.tool ?? null, uri: source.uri ?? null, at: source.at, expires });
-      for (const h of fingerprints) this.fpPut.run(agent, h, source.id, expires);
+      const origin = originOf(source);
+      for (const h of fingerprints) this.fpPut.run(agent, h, origin, source.id, expires);
     });
   }
 

@@ -322,4 +322,44 @@ export const MIGRATIONS: readonly Migration[] = [
   );
   `,
   },
+  {
+    // Data flow that does not grow with traffic: one fingerprint row per identity, hash and origin (the server the
+    // data was read from, or the agent that sent the message), refreshed by a re-read instead of one row per read
+    // (a text re-read every minute stored up to 4,096 rows each time). The origin keeps what `returning` needs: data
+    // read from two servers still has a row naming each. The index on `expires` serves the sweep.
+    name: 'data flow: one fingerprint per identity, hash and origin (a re-read refreshes it); fingerprints swept by index',
+    sqlite: `
+  CREATE TABLE flow_fingerprints_v2 (
+    agent TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    source TEXT NOT NULL,
+    expires INTEGER NOT NULL,
+    PRIMARY KEY (agent, hash, origin)
+  ) STRICT, WITHOUT ROWID;
+  INSERT OR REPLACE INTO flow_fingerprints_v2 (agent, hash, origin, source, expires)
+    SELECT f.agent, f.hash, COALESCE(s.server, s.uri, ''), f.source, f.expires
+    FROM flow_fingerprints f JOIN flow_sources s ON s.id = f.source ORDER BY f.expires;
+  DROP TABLE flow_fingerprints;
+  ALTER TABLE flow_fingerprints_v2 RENAME TO flow_fingerprints;
+  CREATE INDEX flow_fingerprints_expires ON flow_fingerprints (expires);
+  `,
+    postgres: `
+  CREATE TABLE flow_fingerprints_v2 (
+    agent TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    source TEXT NOT NULL,
+    expires BIGINT NOT NULL,
+    PRIMARY KEY (agent, hash, origin)
+  );
+  INSERT INTO flow_fingerprints_v2 (agent, hash, origin, source, expires)
+    SELECT DISTINCT ON (f.agent, f.hash, COALESCE(s.server, s.uri, '')) f.agent, f.hash, COALESCE(s.server, s.uri, ''), f.source, f.expires
+    FROM flow_fingerprints f JOIN flow_sources s ON s.id = f.source
+    ORDER BY f.agent, f.hash, COALESCE(s.server, s.uri, ''), f.expires DESC;
+  DROP TABLE flow_fingerprints;
+  ALTER TABLE flow_fingerprints_v2 RENAME TO flow_fingerprints;
+  CREATE INDEX flow_fingerprints_expires ON flow_fingerprints (expires);
+  `,
+  },
 ];

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FlowSource } from '../../core/flow.js';
-import { matchesFromRows, type FlowMatch, type FlowStore } from '../flow.js';
+import { matchesFromRows, originOf, type FlowMatch, type FlowStore } from '../flow.js';
 import type { PgDb } from './connection.js';
 
 
@@ -32,9 +32,9 @@ export class PgFlowStore implements FlowStore {
       );
       // One statement for every fingerprint of the read (unnest of an array parameter).
       await q(
-        `INSERT INTO flow_fingerprints (agent, hash, source, expires) SELECT $1, h, $2, $3 FROM unnest($4::text[]) AS h
-         ON CONFLICT DO NOTHING`,
-        [agent, source.id, expires, [...new Set(fingerprints)]],
+        `INSERT INTO flow_fingerprints (agent, hash, origin, source, expires) SELECT $1, h, $2, $3, $4 FROM unnest($5::text[]) AS h
+         ON CONFLICT (agent, hash, origin) DO UPDATE SET source = excluded.source, expires = excluded.expires`,
+        [agent, originOf(source), source.id, expires, [...new Set(fingerprints)]],
       );
     });
   }
