@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Interaction } from '../core/types.js';
 import { maskPrefix, maskSecretKeys, maskSecrets } from './redact.js';
 
@@ -15,6 +16,11 @@ export const INTERACTION_CAP = 64 * 1024;
 
 /** Shortest per-string cap tried before giving up on a body (too many small strings to fit). */
 const MIN_STRING_CAP = 64;
+
+/** The key a recorded body is stored under once (`audit_body`): its SHA-256, base64url. */
+export function bodyDigest(body: string): string {
+  return createHash('sha256').update(body).digest('base64url');
+}
 
 /** The fields of an interaction that are recorded, in this order. */
 const FIELDS = ['kind', 'agent', 'session', 'server', 'tool', 'uri', 'prompt', 'arguments', 'content', 'sender', 'recipient'] as const;

@@ -14,7 +14,7 @@ import {
   type ParsedAuditEntry,
   type RawAuditRow,
 } from './audit-schema.js';
-import { recordInteraction, ROW_NAME_CAP, rowName, type InteractionRecord } from './audit-interaction.js';
+import { bodyDigest, recordInteraction, ROW_NAME_CAP, rowName, type InteractionRecord } from './audit-interaction.js';
 import { canonicalJson, sha256Hex } from '../core/canonical.js';
 import { maskPrefix, maskSecretKeys } from './redact.js';
 import { HeadAnchor, macEqual, readHead, rowMac, type AuditHead, type AuditKey } from './audit-key.js';
@@ -69,6 +69,7 @@ export class AuditLog {
   private readonly page: Database.Statement<[number, number], unknown>;
   private readonly tailStmt: Database.Statement<[number], unknown>;
   private readonly insertInteraction: Database.Statement;
+  private readonly insertBody: Database.Statement;
   private readonly interactionById: Database.Statement<[number], { body: string | null; masked: number; truncated: number }>;
   private readonly appendTx: (row: Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash' | 'mac'>, rec?: InteractionRecord) => { id: number; hash: string };
   private readonly firstKeyed: Database.Statement<[], { id: number }>;
@@ -102,8 +103,11 @@ export class AuditLog {
     this.byId = db.prepare('SELECT * FROM audit WHERE id = ?');
     this.page = db.prepare('SELECT * FROM audit WHERE id > ? ORDER BY id LIMIT ?');
     this.tailStmt = db.prepare('SELECT * FROM (SELECT * FROM audit ORDER BY id DESC LIMIT ?) ORDER BY id');
-    this.insertInteraction = db.prepare('INSERT INTO audit_interaction (id, body, masked, truncated) VALUES (?, ?, ?, ?)');
-    this.interactionById = db.prepare('SELECT body, masked, truncated FROM audit_interaction WHERE id = ?');
+    this.insertInteraction = db.prepare('INSERT INTO audit_interaction (id, body, masked, truncated, body_digest) VALUES (?, NULL, ?, ?, ?)');
+    this.insertBody = db.prepare('INSERT OR IGNORE INTO audit_body (digest, body) VALUES (?, ?)');
+    this.interactionById = db.prepare(
+      'SELECT coalesce(i.body, b.body) AS body, i.masked, i.truncated FROM audit_interaction i LEFT JOIN audit_body b ON b.digest = i.body_digest WHERE i.id = ?',
+    );
     const tx = db.transaction((fields: Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash' | 'mac'>, rec?: InteractionRecord) => {
       const head = this.head.get();
       // The next id follows the highest id ever used, so a deleted tail shows up as a gap.
@@ -117,7 +121,11 @@ export class AuditLog {
         f.rules, f.flagged, f.witness, f.threat, f.rationale, f.elapsed_ms, f.policy_hash, f.source, f.llm ?? null, prev, hash,
         this.key ? rowMac(this.key, hash) : null,
       );
-      if (rec) this.insertInteraction.run(id, rec.body, rec.masked ? 1 : 0, rec.truncated ? 1 : 0);
+      if (rec) {
+        const digest = rec.body !== null ? bodyDigest(rec.body) : null;
+        if (digest !== null) this.insertBody.run(digest, rec.body);
+        this.insertInteraction.run(id, rec.masked ? 1 : 0, rec.truncated ? 1 : 0, digest);
+      }
       return { id, hash };
     });
     this.appendTx = (row, rec) => tx.immediate(row, rec);

@@ -362,4 +362,27 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX flow_fingerprints_expires ON flow_fingerprints (expires);
   `,
   },
+  {
+    // Recorded interactions stored once per body: a re-read of the same file in a session recorded the same masked
+    // body on every call (up to 64 KiB each). Bodies live in `audit_body` under their SHA-256; a row names its body
+    // by digest (`body` stays for rows written before). Append-only like the rest of the log.
+    name: 'recorded interactions stored once per body (content-addressed audit_body)',
+    sqlite: `
+  CREATE TABLE audit_body (
+    digest TEXT PRIMARY KEY,
+    body TEXT NOT NULL
+  ) STRICT;
+  CREATE TRIGGER audit_body_no_update BEFORE UPDATE ON audit_body BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
+  CREATE TRIGGER audit_body_no_delete BEFORE DELETE ON audit_body BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
+  ALTER TABLE audit_interaction ADD COLUMN body_digest TEXT;
+  `,
+    postgres: `
+  CREATE TABLE audit_body (
+    digest TEXT PRIMARY KEY,
+    body TEXT NOT NULL
+  );
+  CREATE TRIGGER audit_body_no_update BEFORE UPDATE OR DELETE OR TRUNCATE ON audit_body EXECUTE FUNCTION quadguard_append_only();
+  ALTER TABLE audit_interaction ADD COLUMN body_digest TEXT;
+  `,
+  },
 ];

@@ -46,7 +46,7 @@ describe('red team: credentials sent as tool, server, prompt or recipient names'
     const db = new Database(store, { readonly: true });
     try {
       const rows = db.prepare('SELECT * FROM audit ORDER BY id').all() as Array<Record<string, unknown>>;
-      const bodies = db.prepare('SELECT body FROM audit_interaction').all() as Array<{ body: string | null }>;
+      const bodies = db.prepare('SELECT coalesce(i.body, b.body) AS body FROM audit_interaction i LEFT JOIN audit_body b ON b.digest = i.body_digest').all() as Array<{ body: string | null }>;
       // Every attempt above was recorded: five with the credential, the control with bob.
       expect(rows.filter((r) => [r.tool, r.server, r.recipient].some((v) => typeof v === 'string' && v.includes('REDACTED')))).toHaveLength(5);
       expect(rows.some((r) => r.recipient === 'bob')).toBe(true);

@@ -47,7 +47,7 @@ describe('red team: an encoded credential in the audit store', () => {
     await guard.close();
     const db = new Database(store, { readonly: true });
     try {
-      const text = JSON.stringify([db.prepare('SELECT * FROM audit').all(), db.prepare('SELECT body FROM audit_interaction').all()]);
+      const text = JSON.stringify([db.prepare('SELECT * FROM audit').all(), db.prepare('SELECT coalesce(i.body, b.body) AS body FROM audit_interaction i LEFT JOIN audit_body b ON b.digest = i.body_digest').all()]);
       expect(text).toContain('see you at noon');
       for (const [what, encoded] of ENCODED) expect(text.includes(JSON.stringify(encoded).slice(1, 25)), what).toBe(false);
     } finally {

@@ -3,7 +3,7 @@ import { StoreError } from '../../core/errors.js';
 import { auditFields, ChainWalker, parseRow, rowHash, type VerifyOptions, type VerifyResult } from '../audit.js';
 import { dbHeadMac, HeadAnchor, macEqual, readHead, rowMac, type AuditKey } from '../audit-key.js';
 import { formatAuditId, parseAuditId, type AuditEntry, type AuditRow } from '../audit-schema.js';
-import type { InteractionRecord } from '../audit-interaction.js';
+import { bodyDigest, type InteractionRecord } from '../audit-interaction.js';
 import type { AuditApi } from '../engine.js';
 import { inline, type PgDb, type Query } from './connection.js';
 
@@ -19,7 +19,8 @@ const N = COLUMNS.length;
  * two round trips: BEGIN + lock of the head, then this with COMMIT.
  */
 const INSERT = `WITH a AS (INSERT INTO audit (${COLUMNS.join(', ')}) VALUES (${PLACEHOLDERS}) RETURNING id),
-  i AS (INSERT INTO audit_interaction (id, body, masked, truncated) SELECT id, $${N + 2}::text, $${N + 3}::int, $${N + 4}::int FROM a WHERE $${N + 1}::boolean),
+  b AS (INSERT INTO audit_body (digest, body) SELECT $${N + 6}::text, $${N + 2}::text WHERE $${N + 6}::text IS NOT NULL ON CONFLICT (digest) DO NOTHING),
+  i AS (INSERT INTO audit_interaction (id, body, masked, truncated, body_digest) SELECT id, NULL, $${N + 3}::int, $${N + 4}::int, $${N + 6}::text FROM a WHERE $${N + 1}::boolean),
   h AS (UPDATE audit_head SET id = $1::bigint, hash = $${N - 1}::text, mac = $${N + 5}::text WHERE one)
   SELECT id FROM a`;
 const LOCK_HEAD = 'SELECT id, hash FROM audit_head WHERE one FOR UPDATE';
@@ -166,7 +167,8 @@ export class PgAuditLog implements AuditApi {
     const hash = rowHash(row);
     const full: Record<string, unknown> = { ...row, hash, mac: this.key ? rowMac(this.key, hash) : null };
     const params: unknown[] = COLUMNS.map((c) => full[c] ?? null);
-    params.push(rec !== undefined, rec?.body ?? null, rec?.masked ? 1 : 0, rec?.truncated ? 1 : 0, this.key ? dbHeadMac(this.key, id, hash) : null);
+    const body = rec?.body ?? null;
+    params.push(rec !== undefined, body, rec?.masked ? 1 : 0, rec?.truncated ? 1 : 0, this.key ? dbHeadMac(this.key, id, hash) : null, body !== null ? bodyDigest(body) : null);
     return { id, hash, params };
   }
 
@@ -181,7 +183,10 @@ export class PgAuditLog implements AuditApi {
   }
 
   async interaction(id: number): Promise<InteractionRecord | undefined> {
-    const r = await this.db.query('SELECT body, masked, truncated FROM audit_interaction WHERE id = $1', [id]);
+    const r = await this.db.query(
+      'SELECT coalesce(i.body, b.body) AS body, i.masked, i.truncated FROM audit_interaction i LEFT JOIN audit_body b ON b.digest = i.body_digest WHERE i.id = $1',
+      [id],
+    );
     const x = r.rows[0] as { body: string | null; masked: number; truncated: number } | undefined;
     return x === undefined ? undefined : { body: x.body, masked: x.masked === 1, truncated: x.truncated === 1 };
   }

@@ -54,8 +54,7 @@ describe.each(list)('data-flow store migration ($name)', (b) => {
   it('folds the rows an older store kept per read into one per identity, hash and origin, keeping the latest expiry', async () => {
     const loc = await b.fresh();
     (await b.open(loc)).close();
-    const n = MIGRATIONS.length;
-    const rewind = b.name === 'sqlite' ? `PRAGMA user_version = ${n - 1};` : `DELETE FROM quadguard_schema WHERE version = ${n};`;
+    const step = MIGRATIONS.find((m) => m.name.startsWith('data flow: one fingerprint per identity'))!;
     const script = `DROP TABLE flow_fingerprints;
        CREATE TABLE flow_fingerprints (agent TEXT NOT NULL, hash TEXT NOT NULL, source TEXT NOT NULL, expires BIGINT NOT NULL, PRIMARY KEY (agent, hash, source));
        INSERT INTO flow_sources (id, agent, session, kind, server, tool, uri, at, expires) VALUES
@@ -63,8 +62,9 @@ describe.each(list)('data-flow store migration ($name)', (b) => {
          ('r3', 'alice', 's1', 'message', NULL, NULL, 'agent:bob', 3, 700);
        INSERT INTO flow_fingerprints (agent, hash, source, expires) VALUES
          ('alice', 'h1', 'r1', 500), ('alice', 'h1', 'r2', 900), ('alice', 'h2', 'r1', 500), ('alice', 'h1', 'r3', 700);
-       ${rewind}`;
-    // One statement at a time: the SQLite helper prepares one.
+       ${b.name === 'sqlite' ? step.sqlite : step.postgres}`;
+    // The table as the step before wrote it, then the step's own SQL, one statement at a time (the SQLite helper
+    // prepares one).
     for (const sql of script.split(';').map((t) => t.trim()).filter(Boolean)) await b.attack(loc, sql);
     const store = await b.open(loc);
     try {
@@ -75,6 +75,30 @@ describe.each(list)('data-flow store migration ($name)', (b) => {
         ['h2', 'mail', 'r1', 500],
       ]);
       expect((await store.flow.match('alice', ['h2'], 100)).map((m) => m.source.id)).toEqual(['r1']);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe.each(list)('recorded interactions stored once per body ($name)', (b) => {
+  it('keeps one body for the same interaction recorded again, and every row still reads it', async () => {
+    const loc = await b.fresh();
+    const store = await b.open(loc);
+    try {
+      const read = { agent: 'a', session: 's', profile: {}, kind: 'tool_result', server: 'files', tool: 'read_file', content: [{ type: 'text', text: 'quarterly figures '.repeat(500) }] } as const;
+      const ids: number[] = [];
+      for (let n = 0; n < 20; n++) {
+        ids.push((await store.audit.append({ agent: 'a', session: 's', kind: 'tool_result', server: 'files', tool: 'read_file', decision: 'allow', rules: [], interaction: read as never })).id);
+      }
+      const other = (await store.audit.append({ agent: 'a', session: 's', kind: 'tool_result', server: 'files', tool: 'read_file', decision: 'allow', rules: [], interaction: { ...read, content: [{ type: 'text', text: 'other' }] } as never })).id;
+      const count = (await b.raw(loc, 'SELECT COUNT(*) AS n FROM audit_body')) as Array<{ n: number | string }>;
+      expect(Number(count[0]!.n)).toBe(2);
+      for (const id of [...ids, other]) {
+        const rec = await store.audit.interaction(id);
+        expect(JSON.parse(rec!.body!).content[0].text).toBe(id === other ? 'other' : 'quarterly figures '.repeat(500));
+      }
+      expect((await store.audit.verify()).ok).toBe(true);
     } finally {
       await store.close();
     }
