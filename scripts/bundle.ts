@@ -5,6 +5,8 @@
  *   dist/cli/injection-scorer.js   the injection scorer, the module the scoring worker thread loads
  *                                  (src/detectors/injection/ahead.ts finds it beside the chunk it runs from)
  *   dist/cli/chunk-*.js            code shared by the two, and every lazily imported command module
+ *   dist/cli/live.js               the live view's browser script (src/ui/client/, an IIFE for the browser), served
+ *                                  as /ui/live.js
  *   dist/bundle-meta.json          esbuild's metafile: which file went into which chunk, what each chunk imports
  *                                  (test/build/bundle.test.ts reads it to check the bundle is fresh and lazy)
  *
@@ -78,4 +80,19 @@ if (result.warnings.length > 0 || result.errors.length > 0) {
   process.exit(1);
 }
 chmodSync(join(OUT_DIR, 'quadguard.js'), 0o755);
+// The live view's browser script, from its TypeScript modules (type-checked by `npm run typecheck` with the DOM
+// library: src/ui/client/tsconfig.json). Not minified: what a person reads in the browser is what was written.
+const live = await build({
+  entryPoints: [join(ROOT, 'src', 'ui', 'client', 'main.ts')],
+  outfile: join(OUT_DIR, 'live.js'),
+  bundle: true,
+  format: 'iife',
+  platform: 'browser',
+  target: 'es2020',
+  logLevel: 'silent',
+});
+if (live.warnings.length > 0 || live.errors.length > 0) {
+  for (const m of [...live.errors, ...live.warnings]) console.error(`${m.location ? `${m.location.file}:${m.location.line}: ` : ''}${m.text}`);
+  process.exit(1);
+}
 writeFileSync(join(ROOT, 'dist', 'bundle-meta.json'), JSON.stringify(result.metafile));

@@ -5,10 +5,13 @@ import type { Store } from '../store/db.js';
 import type { GuardStore } from '../store/engine.js';
 import { toGuardStore } from '../store/sqlite-engine.js';
 import { hostCheck, requireToken } from './auth.js';
-import { CLIENT_JS } from './client.js';
 import { LiveFeed, type LiveEvent } from './feed.js';
 import { FAVICON_SVG, PAGE_HTML } from './page.js';
+import { kindsView } from './kinds.js';
+import { liveScript } from './script.js';
 import { policyInfo, type PolicyInfo } from './rules.js';
+
+const KINDS_VIEW = kindsView();
 
 /**
  * The live view's routes, all under `/ui`:
@@ -16,7 +19,7 @@ import { policyInfo, type PolicyInfo } from './rules.js';
  *   GET  /ui/                         the page (no data in it; it asks for the token if the link had none)
  *   GET  /ui/live.js                  its script
  *   GET  /ui/api/snapshot             { lastId, decisions (last 300 audit rows), agents, pins (pending), approvals,
- *                                     policy (name, version, hash, rule texts), now }
+ *                                     policy (name, version, hash, rule texts), kinds (src/ui/kinds.ts), now }
  *   GET  /ui/favicon.svg              the icon
  *   GET  /ui/api/decisions?after=N    audit rows with id > N (at most `limit`, default 200)
  *   GET  /ui/api/decisions/:id        { decision (audit row), interaction (masked, capped), masked, truncated }
@@ -93,7 +96,9 @@ export function createLiveViewRouter(opts: LiveViewOptions): LiveViewRouter {
     res.type('html').send(PAGE_HTML);
   });
   router.get('/ui/live.js', (_req, res) => {
-    res.type('text/javascript').send(CLIENT_JS);
+    const script = liveScript();
+    if (script.ok) res.type('text/javascript').send(script.text);
+    else res.status(503).type('text/plain').send(script.error);
   });
   router.get('/ui/favicon.svg', (_req, res) => {
     res.type('image/svg+xml').send(FAVICON_SVG);
@@ -114,6 +119,7 @@ export function createLiveViewRouter(opts: LiveViewOptions): LiveViewRouter {
       pins,
       approvals,
       policy,
+      kinds: KINDS_VIEW,
       now: Date.now(),
     });
   });

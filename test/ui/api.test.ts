@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/db.js';
-import { CLIENT_JS } from '../../src/ui/client.js';
+import { LIVE_SCRIPT } from '../../src/ui/script.js';
 import { startLiveView, type LiveViewServer } from '../../src/ui/server.js';
 import { CLI } from '../support/proxy-harness.js';
 import { openStream, rawRequest } from './support.js';
@@ -82,8 +82,11 @@ describe('live view API over real HTTP on 127.0.0.1', () => {
     expect(html).not.toContain('planner');
     const js = await fetch(`${base}/ui/live.js`);
     expect(js.headers.get('content-type')).toMatch(/javascript/);
-    expect(() => new Function(CLIENT_JS)).not.toThrow();
-    expect(CLIENT_JS).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
+    // The bundle of src/ui/client/ as built, parsed, and writing the page with textContent only.
+    const served = await js.text();
+    expect(served).toBe(readFileSync(LIVE_SCRIPT, 'utf8'));
+    expect(() => new Function(served)).not.toThrow();
+    expect(served).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
   });
 
   it('serves one decision with its recorded (masked) interaction, the proxy\'s rule texts, and the favicon', async () => {
