@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { EvalRunError, errorMessage, QuadGuardError } from '../core/errors.js';
 import { makeDecision, type Decision, type Witness } from '../core/types.js';
-import { stepToInteraction, summarizeStep, type DecisionLabel, type EvalCase, type StepKind } from './cases.js';
+import { caseCatalogue, stepToInteraction, summarizeStep, type DecisionLabel, type EvalCase, type StepKind } from './cases.js';
 import type { GuardFactory } from './guard-factory.js';
 import { llmUsageOf, type LlmUsage } from './llm-usage.js';
 
@@ -110,6 +110,8 @@ export async function runCase(evalCase: EvalCase, options: RunEvalOptions): Prom
   const session = `eval-${randomUUID()}`;
   const steps: StepResult[] = [];
   try {
+    // What the proxy would have learnt from the servers' tools/list before the session's first call.
+    for (const [server, tools] of caseCatalogue(evalCase)) handle.recordTools?.(server, tools);
     for (const [index, step] of evalCase.steps.entries()) {
       throwIfAborted(options.signal);
       const interaction = stepToInteraction(evalCase, step, session);
