@@ -9,7 +9,7 @@
  * field (`body`, `subject`, `description`, `review`, `comment`…) was written by whoever wrote that text.
  */
 
-export type SteeringKind = 'email' | 'domain' | 'iban' | 'number' | 'wallet' | 'id' | 'path' | 'command';
+export type SteeringKind = 'email' | 'domain' | 'iban' | 'number' | 'wallet' | 'id' | 'path' | 'command' | 'address';
 
 export interface FoundValue {
   kind: SteeringKind;
@@ -27,7 +27,7 @@ const FREE_TEXT_KEY = /(?:^|[^a-z])(?:body|content|text|message|msg|subject|desc
 const EMAIL = /[\p{L}\p{N}._%+-]{1,64}@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.\p{L}{2,}/gu;
 const URL_RE = /\b(?:[a-z][a-z0-9+.-]{1,9}:\/\/|www\.)[^\s'"<>`)\]}]+/gi;
 /** A bare domain (`evil-site.com`): labels of letters, digits and dashes, a final label of letters; file names excluded below. */
-const DOMAIN = /(?<![\p{L}\p{N}@._/-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,12}(?![\p{L}\p{N}_-]|\.[a-z0-9])/giu;
+const DOMAIN = /(?<![\p{L}\p{N}@._/-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,12}(?![\p{L}\p{N}_@-]|\.[a-z0-9])/giu;
 const FILE_EXT = /\.(?:txt|md|pdf|docx?|xlsx?|csv|json|ya?ml|py|js|ts|sh|html?|png|jpe?g|gif|zip|gz|tar|log|cfg|conf|ini|exe|dll|so|rb|go|rs|java|c|h|cpp|xml|eml)$/i;
 const IBAN = /\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]){10,30}\b/g;
 /** Account, card, phone numbers: 7+ digits, groups split by spaces, dashes, dots or brackets. */
@@ -36,6 +36,10 @@ const WALLET = /\b(?:0x[a-fA-F0-9]{40}|bc1[a-z0-9]{25,62}|[13][a-km-zA-HJ-NP-Z1-
 /** Ids: a token with a letter and a digit or underscore (`guest_amy01`, `789GHI`, `Important_Project`). */
 const ID = /(?<![\p{L}\p{N}_@./-])(?=[\w-]*[A-Za-z])(?=[\w-]*[\d_])[A-Za-z0-9][\w-]{3,63}(?![\p{L}\p{N}_@-])/gu;
 const PATH = /(?<![\p{L}\p{N}:/])(?:~|\.{1,2})?\/(?:[\w.*~-]+\/?)+/gu;
+/** A street address, number first (`123 Maine st`) or last (`Dalton Street 123`): where a parcel or a person goes. */
+const STREET = '(?:street|st|str|strasse|straße|road|rd|avenue|ave|av|boulevard|blvd|lane|ln|drive|dr|way|court|ct|place|pl|square|sq|parkway|pkwy|highway|hwy|terrace|rue|calle|via|weg|gasse)';
+const ADDRESS = new RegExp(`\\b\\d{1,6}\\s+(?:[\\p{L}][\\p{L}.'-]*\\s+){1,4}${STREET}\\b|\\b(?:[\\p{Lu}][\\p{L}'-]*\\s+){1,3}${STREET}\\.?\\s+\\d{1,6}\\b`, 'giu');
+const STREET_WORD = new RegExp(`\\b${STREET}\\b\\.?`, 'giu');
 /** A command: text in backticks, or a line starting with `$ `. */
 const COMMAND = /`([^`\n]{4,400})`|^\s*\$ (.{4,400})$/gm;
 
@@ -66,6 +70,13 @@ export function normaliseValue(kind: SteeringKind, raw: string): string | undefi
     }
     case 'command':
       return raw.trim().replace(/\s+/g, ' ').toLowerCase();
+    case 'address': {
+      // Number and street name, whatever the order and however the street type is written.
+      const words = raw.toLowerCase().replace(STREET_WORD, ' ').split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+      const num = words.filter((w) => /^\d+$/.test(w));
+      const name = words.filter((w) => !/^\d+$/.test(w));
+      return num.length === 1 && name.length > 0 ? `${num[0]} ${name.join(' ')}` : undefined;
+    }
   }
 }
 
@@ -86,6 +97,7 @@ export function valuesIn(text: string): Array<{ kind: SteeringKind; normalised: 
   for (const m of text.matchAll(ID)) push('id', m[0], m.index);
   for (const m of text.matchAll(PATH)) push('path', m[0], m.index);
   for (const m of text.matchAll(COMMAND)) push('command', (m[1] ?? m[2])!, m.index);
+  for (const m of text.matchAll(ADDRESS)) push('address', m[0], m.index);
   return out;
 }
 
@@ -181,9 +193,11 @@ function fieldOf(line: string, start: number, end: number): { key: string; whole
   const rightOk = /^\s*(?:$|[\t,}\]])/.test(right);
   const keyMatch = /['"]?([\w .-]{1,40}?)['"]?\s*[:=]\s*$/.exec(left);
   if (keyMatch) return { key: keyMatch[1]!.trim() || 'text', whole: rightOk };
+  // Inside a longer field: the nearest key before the value names it.
+  const before = [...left.matchAll(/['"]?([A-Za-z_][\w-]{0,39})['"]?\s*[:=]\s/g)].at(-1)?.[1];
   left = left.trimEnd();
   const cellStart = left === '' || left === '-' || /[\t[{,]$/.test(left) || /^\s*-$/.test(left);
-  return { key: 'item', whole: cellStart && rightOk };
+  return { key: before ?? 'item', whole: cellStart && rightOk };
 }
 
 /** The characters of `text` reversed (text written backwards). */
