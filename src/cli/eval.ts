@@ -166,7 +166,7 @@ export function describeWrongCase(c: CaseResult): string {
   const preds = [...new Set(denying.witness.flatMap((w) => Object.keys(w.predicates)))];
   const rules = denying.rules.length > 0 ? `rule ${denying.rules.join(', ')}` : 'no rule';
   const why = denying.error ? `error: ${denying.error}` : `${rules}${preds.length > 0 ? ` [${preds.join(', ')}]` : ''}`;
-  return `${head} at step ${denying.index + 1} ${denying.kind}: ${why} (${denying.source})`;
+  return `${head} at step ${denying.index + 1} ${denying.kind}${denying.held ? ' (held for approval)' : ''}: ${why} (${denying.source})`;
 }
 
 function pct(x: number): string {

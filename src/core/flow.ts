@@ -24,6 +24,16 @@ export const CapabilityLabelSchema = z.enum([
   'code_execution',
   /** Neither source nor sink (e.g. arithmetic, a clock). */
   'inert',
+  /** Its results hold content third parties can write (web pages, search results, received mail and messages, issues, reviews): docs/provenance.md. */
+  'untrusted_source',
+  /** Pays, transfers or trades money or assets. */
+  'payment',
+  /** Grants access to something or shares it (a guest, a member, a permission, a shared link). */
+  'access_grant',
+  /** Changes an account, its credentials or its settings (password, e-mail, address, recovery). */
+  'account_change',
+  /** Deletes or removes something (a file, a repository, a user, a record). */
+  'deletion',
 ]);
 export type CapabilityLabel = z.infer<typeof CapabilityLabelSchema>;
 
@@ -57,6 +67,21 @@ export const FlowLeakSchema = z.object({
 });
 export type FlowLeak = z.infer<typeof FlowLeakSchema>;
 
+/** The untrusted read a steered call's value or requested action came from (docs/provenance.md). */
+export const SteeringSchema = z.object({
+  /** `value`: a steering argument carries a value first seen there; `action`: that read asked for this tool's action; `overflow`: a read was too large to keep. */
+  by: z.enum(['value', 'action', 'overflow', 'trifecta']),
+  /** The argument that carries it (for `value`). */
+  argument: z.string().optional(),
+  /** The value, masked (for `value`), or the tool whose action was asked for. */
+  what: z.string(),
+  /** The field of the read it was written in (`body`, `description`, `text`). */
+  field: z.string().optional(),
+  source: FlowSourceSchema,
+});
+export type Steering = z.infer<typeof SteeringSchema>;
+
+
 export const FlowFactsSchema = z.object({
   /** Capability labels of the interaction's tool (empty for messages and resource reads). */
   labels: z.array(CapabilityLabelSchema),
@@ -68,5 +93,10 @@ export const FlowFactsSchema = z.object({
    * budget): why. A sink then fails closed.
    */
   cut: z.string().optional(),
+  /** What the call does that matters (payment, access grant, …), when it is a consequential action (docs/provenance.md). */
+  consequential: z.array(z.string()).optional(),
+  /** Set when a consequential call carries a value or performs an action that untrusted content supplied. */
+  steered: SteeringSchema.optional(),
 });
 export type FlowFacts = z.infer<typeof FlowFactsSchema>;
+

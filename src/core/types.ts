@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FlowFactsSchema } from './flow.js';
+import { FlowFactsSchema, SteeringSchema } from './flow.js';
 import { BOOK_KIND_NAMES, INTERACTION_KINDS, type InteractionKind } from './kinds.js';
 
 /**
@@ -289,6 +289,8 @@ export const DecisionDetailSchema = z.strictObject({
   approval: z.object({ id: z.string(), status: ApprovalStatusSchema, expiresAt: z.number() }).optional(),
   /** Data-flow source of the decision (shape owned by the data-flow work). */
   flow: z.unknown().optional(),
+  /** The untrusted read a held or denied call was steered by (docs/provenance.md). */
+  provenance: SteeringSchema.optional(),
 });
 export type DecisionDetail = z.infer<typeof DecisionDetailSchema>;
 

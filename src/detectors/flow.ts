@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CapabilityLabelSchema, type FlowSource } from '../core/flow.js';
+import { CapabilityLabelSchema, type FlowSource, type Steering } from '../core/flow.js';
 import { InteractionKindSchema } from '../core/types.js';
 import { defineDetector } from './registry.js';
 import { no, unknown } from './common.js';
@@ -82,6 +82,42 @@ defineDetector({
         score: 1,
         evidence: `data_flow: carries ${l.matched} fingerprints of private data read by ${describeSource(l.source)}${l.others > 0 ? ` and ${l.others} other read(s)` : ''}`,
       };
+    };
+  },
+});
+
+const ProvenanceOptionsSchema = z.strictObject({
+  /** Which findings count: a steering value, a requested action, a read too large to keep, the lethal trifecta. */
+  by: z.array(z.enum(['value', 'action', 'overflow', 'trifecta'])).min(1).default(['value', 'action', 'overflow']),
+});
+
+/** How a steered call is named in evidence: what, from which field of which read. */
+export function describeSteering(s: Steering): string {
+  const from = `${s.field !== undefined && s.field !== 'session' ? `the \`${s.field}\` field of ` : ''}${describeSource(s.source)}`;
+  switch (s.by) {
+    case 'value':
+      return `argument \`${s.argument ?? '?'}\` carries a value (${s.what}) first seen in untrusted content: ${from}`;
+    case 'action':
+      return `untrusted content asked for this action (${s.what}): ${from}`;
+    case 'overflow':
+      return `an untrusted read held more values or tools than are kept, so this call cannot be cleared: ${from}`;
+    case 'trifecta':
+      return `this session read ${s.what} before this send: ${from}`;
+  }
+}
+
+defineDetector({
+  type: 'provenance',
+  summary: 'true when a consequential tool call carries a value, or performs an action, that untrusted content supplied (docs/provenance.md)',
+  options: ProvenanceOptionsSchema,
+  create(opts) {
+    const by = new Set(opts.by);
+    return function provenance(i) {
+      if (i.kind !== 'tool_call') return no();
+      if (i.flow === undefined) return unknown('provenance: no data-flow facts (the guard did not check this interaction)');
+      const s = i.flow.steered;
+      if (s === undefined || !by.has(s.by)) return no();
+      return { value: 'true', score: 1, evidence: `provenance: ${describeSteering(s)}` };
     };
   },
 });

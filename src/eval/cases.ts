@@ -78,11 +78,45 @@ export const StepSchema = z.discriminatedUnion('kind', [
 export type Step = z.infer<typeof StepSchema>;
 export type StepKind = Step['kind'];
 
+/** One tool of the session's catalogue, as a server would list it (docs/eval-cases.md, `context.tools`). */
+export const CaseToolSchema = z.strictObject({
+  server: z.string().min(1),
+  name: z.string().min(1),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  inputSchema: z.record(z.string(), z.unknown()).optional(),
+  annotations: z.record(z.string(), z.unknown()).optional(),
+});
+export type CaseTool = z.infer<typeof CaseToolSchema>;
+
 /** Facts about the session: the acting agent, the user attributes rules may read, and informational extras. */
 export const CaseContextSchema = z.looseObject({
   agent: z.string().min(1).optional(),
   profile: ProfileSchema.optional(),
+  /**
+   * The tools the session's servers list (what the proxy would learn from tools/list). Absent: the tools the
+   * case's steps call, by name only.
+   */
+  tools: z.array(CaseToolSchema).max(10_000).optional(),
 });
+
+/** The session's tool catalogue of a case: `context.tools`, or else the tools its steps call. */
+export function caseCatalogue(evalCase: { context: CaseContext; steps: readonly Step[] }): Map<string, CaseTool[]> {
+  const byServer = new Map<string, CaseTool[]>();
+  const seen = new Set<string>();
+  const tools: CaseTool[] =
+    evalCase.context.tools ??
+    evalCase.steps.flatMap((s) => (s.kind === 'tool_call' || s.kind === 'tool_result' ? [{ server: s.server, name: s.tool }] : []));
+  for (const t of tools) {
+    const key = `${t.server}__${t.name}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    let list = byServer.get(t.server);
+    if (!list) byServer.set(t.server, (list = []));
+    list.push(t);
+  }
+  return byServer;
+}
 export type CaseContext = z.infer<typeof CaseContextSchema>;
 
 /** A case-level outcome: the expected one, or what the guard decided. */

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Guard } from '../core/types.js';
 import { buildGuard, prepareBook, type BuildGuardOptions, type PreparedBook } from '../guard/build.js';
+import type { CapabilityMap } from '../guard/capabilities.js';
 import type { GuardModelHooks } from '../guard/model/index.js';
 import type { CaseContext } from './cases.js';
 
@@ -12,6 +13,8 @@ import type { CaseContext } from './cases.js';
 /** A guard for one case, and how to release what it holds (a temp store, an LLM client) when the case ends. */
 export interface GuardHandle {
   guard: Guard;
+  /** Tells the guard a server's tool listing (the session's catalogue: annotations, action provenance). */
+  recordTools?: CapabilityMap['recordTools'];
   close?: () => Promise<void> | void;
 }
 
@@ -52,6 +55,6 @@ export function pipelineGuardFactory(policiesDir: string, run: CaseGuardSettings
       ...(run.settings ? { settings: run.settings } : {}),
       ...(run.modelFor ? { model: run.modelFor() } : {}),
     });
-    return { guard: built.pipeline, close: built.close };
+    return { guard: built.pipeline, close: built.close, recordTools: (server, tools) => built.capabilities.recordTools(server, tools) };
   };
 }

@@ -28,6 +28,11 @@ export interface GroupMetrics extends Confusion {
   fpr: number | null;
   f1: number | null;
   errors: number;
+  /** Of the stopped cases (tp, fp), those stopped by a hold for approval rather than a denial. */
+  tpHeld: number;
+  fpHeld: number;
+  /** Where cases were stopped: `<step kind> <held|denied>` → cases (e.g. `tool_call held`). */
+  stoppedAt: Record<string, number>;
 }
 
 /**
@@ -125,6 +130,9 @@ export function groupMetrics(cases: readonly CaseResult[]): GroupMetrics {
     fpr: ratio(fp, fp + tn),
     f1: ratio(2 * tp, 2 * tp + fp + fn),
     errors: cases.filter((c) => c.error !== undefined).length,
+    tpHeld: cases.filter((c) => c.expected === 'deny' && c.stopped?.how === 'held').length,
+    fpHeld: cases.filter((c) => c.expected === 'allow' && c.stopped?.how === 'held').length,
+    stoppedAt: stoppedAt(cases),
   };
 }
 
@@ -197,4 +205,14 @@ export function modelMetrics(cases: readonly CaseResult[]): ModelMetrics {
     promptTokensPerStep: perStep(promptTokens),
     completionTokensPerStep: perStep(completionTokens),
   };
+}
+
+function stoppedAt(cases: readonly CaseResult[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const c of cases) {
+    if (c.stopped === undefined) continue;
+    const key = `${c.stopped.kind} ${c.stopped.how}`;
+    out[key] = (out[key] ?? 0) + 1;
+  }
+  return out;
 }

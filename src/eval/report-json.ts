@@ -54,6 +54,7 @@ export function buildJsonReport(run: EvalRun, metrics: EvalMetrics, meta: Report
       flagged: c.flagged,
       rationale: c.rationale,
       ...(c.error !== undefined ? { error: c.error } : {}),
+      ...(c.stopped !== undefined ? { stopped: c.stopped } : {}),
     })),
   };
 }

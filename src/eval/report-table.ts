@@ -20,7 +20,7 @@ export function ms(value: number | null): string {
  * latency per step and model usage. Columns are padded for a monospace terminal; no colours, so it pipes cleanly.
  */
 export function renderTable(metrics: EvalMetrics): string {
-  const header = ['suite', 'n', 'acc', 'prec', 'recall', 'fpr', 'f1', 'tp', 'fp', 'tn', 'fn', 'errors'];
+  const header = ['suite', 'n', 'acc', 'prec', 'recall', 'fpr', 'f1', 'tp', 'fp', 'tn', 'fn', 'tp held', 'fp held', 'errors'];
   const row = (name: string, g: GroupMetrics) => [
     name,
     String(g.n),
@@ -33,10 +33,21 @@ export function renderTable(metrics: EvalMetrics): string {
     String(g.fp),
     String(g.tn),
     String(g.fn),
+    String(g.tpHeld),
+    String(g.fpHeld),
     String(g.errors),
   ];
   const rows = Object.entries(metrics.suites).map(([name, g]) => row(name, g));
   const out = [table([header, ...rows, row('overall', metrics.overall)], rows.length + 1)];
+  // Where each suite's cases were stopped (the step's kind) and how (held for approval or denied).
+  const where = Object.entries(metrics.suites).map(([name, g]) => [
+    name,
+    Object.entries(g.stoppedAt)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ') || '—',
+  ]);
+  out.push(table([['suite', 'stopped at (step kind, held or denied: cases)'], ...where]));
 
   const rules = Object.entries(metrics.rules)
     .sort((a, b) => b[1].fired - a[1].fired || a[0].localeCompare(b[0]))

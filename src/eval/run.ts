@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { EvalRunError, errorMessage, QuadGuardError } from '../core/errors.js';
 import { makeDecision, type Decision, type Witness } from '../core/types.js';
-import { stepToInteraction, summarizeStep, type DecisionLabel, type EvalCase, type StepKind } from './cases.js';
+import { caseCatalogue, stepToInteraction, summarizeStep, type DecisionLabel, type EvalCase, type StepKind } from './cases.js';
 import type { GuardFactory } from './guard-factory.js';
 import { llmUsageOf, type LlmUsage } from './llm-usage.js';
 
@@ -13,6 +13,8 @@ export interface StepResult {
   /** One-line description of the step's input, for reports. */
   summary: string;
   decision: DecisionLabel;
+  /** A denial that is a hold: the call waits for a person's approval (`effect: approve`), not refused for good. */
+  held: boolean;
   /** Enforced rules that caused a denial, and rules that were only flagged (monitor mode, unknown). */
   rules: string[];
   flagged: string[];
@@ -48,6 +50,16 @@ export interface CaseResult {
   rationale: string;
   /** Set when the guard threw on some step. */
   error?: string;
+  /** Where the case was stopped: the step (0-based), its kind, held or denied, and the rules. Absent when allowed. */
+  stopped?: StopPoint;
+}
+
+/** The step at which a case was stopped, and how. */
+export interface StopPoint {
+  step: number;
+  kind: StepKind;
+  how: 'held' | 'denied';
+  rules: string[];
 }
 
 /** Progress after each case, for progress bars. */
@@ -110,6 +122,8 @@ export async function runCase(evalCase: EvalCase, options: RunEvalOptions): Prom
   const session = `eval-${randomUUID()}`;
   const steps: StepResult[] = [];
   try {
+    // What the proxy would have learnt from the servers' tools/list before the session's first call.
+    for (const [server, tools] of caseCatalogue(evalCase)) handle.recordTools?.(server, tools);
     for (const [index, step] of evalCase.steps.entries()) {
       throwIfAborted(options.signal);
       const interaction = stepToInteraction(evalCase, step, session);
@@ -147,6 +161,7 @@ function stepResult(
     kind,
     summary,
     decision: d.decision,
+    held: d.decision === 'deny' && d.detail?.approval !== undefined && d.detail.approval.status === 'pending',
     // A guard typed as `Guard` may still hand back a decision built without `makeDecision`.
     rules: [...(d.rules ?? [])],
     flagged: [...(d.flagged ?? [])],
@@ -178,6 +193,7 @@ function caseResult(evalCase: EvalCase, steps: StepResult[]): CaseResult {
     witness: denying?.witness ?? [],
     rationale: (denying ?? steps[steps.length - 1])?.rationale ?? '',
     ...(error !== undefined ? { error } : {}),
+    ...(denying ? { stopped: { step: denying.index, kind: denying.kind, how: denying.held ? 'held' : 'denied', rules: denying.rules } } : {}),
   };
 }
 

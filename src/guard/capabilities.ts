@@ -1,6 +1,7 @@
 import { compileGlob, type GlobMatcher } from '../core/glob.js';
 import type { CapabilityLabel, LabelOrigin } from '../core/flow.js';
 import type { Capabilities } from '../policy/schema.js';
+import type { CatalogueTool } from './provenance-actions.js';
 
 /**
  * Capability labels of tools (docs/data-flow.md), from, in order: the config (per server and tool glob), the
@@ -38,10 +39,14 @@ export function labelsFromAnnotations(a: ToolAnnotations | undefined): { labels:
   const openWorld = a.openWorldHint !== false;
   if (a.readOnlyHint === true) {
     // A read-only tool returns data: private unless it reaches the open world by its own say-so, where the
-    // arguments (a URL, a query) leave and the answer is still treated as private (mail and drives are remote too).
-    return { labels: a.openWorldHint === true ? ['private_source', 'network_fetch'] : ['private_source'], because: hints };
+    // arguments (a URL, a query) leave and the answer is still treated as private (mail and drives are remote too);
+    // what the open world returns, third parties may have written (docs/provenance.md).
+    return { labels: a.openWorldHint === true ? ['private_source', 'network_fetch', 'untrusted_source'] : ['private_source'], because: hints };
   }
-  return { labels: openWorld ? ['external_send'] : ['file_write'], because: hints };
+  const acts: CapabilityLabel[] = openWorld ? ['external_send'] : ['file_write'];
+  // An explicit destructiveHint: the tool deletes or overwrites (a consequential action, docs/provenance.md).
+  if (a.destructiveHint === true) acts.push('deletion');
+  return { labels: acts, because: hints };
 }
 
 export class CapabilityMap {
@@ -49,6 +54,9 @@ export class CapabilityMap {
   private readonly overrides: Array<{ server: string; match: string; test: GlobMatcher; labels: CapabilityLabel[] }>;
   private readonly unlabelled: CapabilityLabel[];
   private readonly annotations = new Map<string, ToolAnnotations | undefined>();
+  /** The tools each server listed (or an eval case gave): the session's catalogue, for action provenance. */
+  private readonly tools = new Map<string, CatalogueTool>();
+  private catalogueVersion = 0;
 
   constructor(book: Capabilities | undefined, overrides: readonly CapabilityOverride[] = []) {
     this.book = (book?.tools ?? []).map((t) => ({ match: t.match, test: t.match.map((g) => compileGlob(g)), labels: t.labels }));
@@ -57,8 +65,24 @@ export class CapabilityMap {
   }
 
   /** Remembers the annotations of a server's tools as it listed them (called on every tools/list). */
-  recordTools(server: string, tools: ReadonlyArray<{ name: string; annotations?: unknown }>): void {
-    for (const t of tools) this.annotations.set(`${server}__${t.name}`, t.annotations as ToolAnnotations | undefined);
+  recordTools(server: string, tools: ReadonlyArray<{ name: string; annotations?: unknown; description?: unknown; title?: unknown; inputSchema?: unknown }>): void {
+    for (const t of tools) {
+      this.annotations.set(`${server}__${t.name}`, t.annotations as ToolAnnotations | undefined);
+      const props = (t.inputSchema as { properties?: unknown } | undefined)?.properties;
+      const words = [t.title, t.description].filter((x): x is string => typeof x === 'string').join('. ');
+      this.tools.set(`${server}__${t.name}`, {
+        server,
+        name: t.name,
+        ...(words ? { description: words.slice(0, 2000) } : {}),
+        ...(props !== null && typeof props === 'object' ? { args: Object.keys(props).slice(0, 64) } : {}),
+      });
+    }
+    this.catalogueVersion++;
+  }
+
+  /** The catalogue of tools listed so far, and a number that changes whenever it does. */
+  catalogue(): { size: number; version: number; tools: () => CatalogueTool[] } {
+    return { size: this.tools.size, version: this.catalogueVersion, tools: () => [...this.tools.values()] };
   }
 
   /** The labels of `<server>__<tool>`; `annotations` overrides what was recorded from the listing. */

@@ -108,9 +108,26 @@ export const DataFlowOptionsSchema = z.strictObject({
 });
 export type DataFlowOptions = z.infer<typeof DataFlowOptionsSchema>;
 
+/** Provenance (docs/provenance.md): values and requests from untrusted content, and the calls they steer. */
+export const ProvenanceOptionsSchema = z.strictObject({
+  /** Off: untrusted reads are not kept and no call is found steered. */
+  enabled: z.boolean().default(true),
+  /** `strict`: a steered consequential call is denied instead of held for a person's approval. */
+  profile: z.enum(['default', 'strict']).default('default'),
+  /** Opt-in lethal trifecta: untrusted content and private data in one session, then an external send, is held. */
+  trifecta: z.boolean().default(false),
+  /** Steering values kept per read at most; a read with more holds the identity's consequential calls (fail closed). */
+  max_values_per_read: z.number().int().positive().default(2048),
+  /** Tools of the catalogue matched against untrusted requests at most; a larger catalogue fails closed likewise. */
+  max_tools: z.number().int().positive().default(500),
+});
+export type ProvenanceOptions = z.infer<typeof ProvenanceOptionsSchema>;
+
 export const PipelineOptionsSchema = z.strictObject({
   /** Data-flow tracking: time to live, match threshold, fingerprint sizes. */
   flow: DataFlowOptionsSchema.partial().default({}),
+  /** Provenance: untrusted values and requests, and the consequential calls they steer. */
+  provenance: ProvenanceOptionsSchema.partial().default({}),
   /** Model use (with `llm:` configured): state expansion, threat watcher mode, observations, time budget. */
   model: ModelOptionsSchema.partial().default({}),
   /** The state tracker's candidate budget (top-k predicate retrieval). */

@@ -10,7 +10,8 @@ import { toGuardStore } from '../store/sqlite-engine.js';
 import { aheadSpecs, scoreAhead, type Scorer } from '../detectors/injection/ahead.js';
 import type { GuardModelHooks } from './model/index.js';
 import { budgetSignal } from './model/usage.js';
-import { PipelineOptionsSchema } from './options.js';
+import { DataFlowOptionsSchema, PipelineOptionsSchema, ProvenanceOptionsSchema } from './options.js';
+import { ProvenanceStage } from './provenance.js';
 import { GUARD_STAGES, newContext, runStages, type GuardEnv, type Stage } from './stages/index.js';
 import { CapabilityMap } from './capabilities.js';
 import { DataFlowStage } from './dataflow.js';
@@ -111,6 +112,7 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
   const injectionSpecs = aheadSpecs(deps.book.predicates);
   const warnInPlace = inPlaceWarning(log);
   const now = deps.now ?? Date.now;
+  const capabilities = deps.capabilities ?? new CapabilityMap(deps.book.book.capabilities);
   return {
     book: deps.book,
     store,
@@ -137,13 +139,16 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
     policy: { name: deps.book.book.name, version: deps.book.book.version, hash: deps.book.hash },
     injectionPredicates: new Set(deps.book.predicates.filter((p) => p.def.detectors.some((d) => d.type === 'injection')).map((p) => p.name)),
     scoreAhead: (i) => scoreAhead(i, injectionSpecs, deps.scorer, warnInPlace),
-    dataflow: new DataFlowStage({
+    dataflow: new DataFlowStage({ store: store.flow, capabilities, options: options.flow, now, logger: log }),
+    provenance: new ProvenanceStage({
       store: store.flow,
-      capabilities: deps.capabilities ?? new CapabilityMap(deps.book.book.capabilities),
-      options: options.flow,
+      capabilities,
+      options: ProvenanceOptionsSchema.parse(options.provenance),
+      ttlMs: DataFlowOptionsSchema.parse(options.flow).ttl_ms,
       now,
       logger: log,
     }),
     flowPredicates: new Set(deps.book.predicates.filter((p) => p.def.detectors.some((d) => d.type === 'data_flow')).map((p) => p.name)),
+    provenancePredicates: new Set(deps.book.predicates.filter((p) => p.def.detectors.some((d) => d.type === 'provenance')).map((p) => p.name)),
   };
 }

@@ -17,6 +17,7 @@ function result(
     kind: 'tool_call',
     summary: 's',
     decision: actual,
+    held: false,
     rules: extra.rules ?? [],
     flagged: extra.flagged ?? [],
     witness: [],

@@ -18,7 +18,7 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = CLI_ENTRY;
 
 /** `{command, args}` for a built bundled server. */
-export function server(name: 'workspace' | 'mail' | 'misbehaving', ...args: string[]): { command: string; args: string[] } {
+export function server(name: 'workspace' | 'mail' | 'misbehaving' | 'desk', ...args: string[]): { command: string; args: string[] } {
   return { command: process.execPath, args: [join(ROOT, 'dist', 'servers', `${name}.js`), ...args] };
 }
 

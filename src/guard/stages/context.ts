@@ -12,6 +12,7 @@ import type { Tracker, TrackResult } from '../tracker.js';
 import type { Verifier } from '../verifier.js';
 import type { ThreatWatcher } from '../watcher.js';
 import type { DataFlowStage } from '../dataflow.js';
+import type { ProvenanceStage } from '../provenance.js';
 
 /**
  * What the stages of the pipeline share. `GuardEnv` is built once per pipeline (the book, the store, the four
@@ -46,8 +47,11 @@ export interface GuardEnv {
   scoreAhead(i: Interaction): Promise<() => void>;
   /** Data flow: capability labels and leaks before tracking, fingerprints of reads after the audit. */
   dataflow: DataFlowStage;
+  provenance: ProvenanceStage;
   /** Predicates with a `data_flow` detector: a violation through them names the source read. */
   flowPredicates: ReadonlySet<string>;
+  /** Predicates with a `provenance` detector: a hold through them names the untrusted read. */
+  provenancePredicates: ReadonlySet<string>;
 }
 
 /** The threat watcher's result for this interaction. */

@@ -9,7 +9,9 @@ import { need, type Stage } from './context.js';
 export const flowInspect: Stage = {
   name: 'flowInspect',
   async run(ctx, env) {
-    ctx.interaction = await env.dataflow.inspect(ctx.interaction);
+    const i = await env.dataflow.inspect(ctx.interaction);
+    if (i.flow) await env.provenance.inspect(i, i.flow);
+    ctx.interaction = i;
   },
 };
 
@@ -25,12 +27,13 @@ export const flowRecord: Stage = {
   always: true,
   async run(ctx, env) {
     await env.dataflow.record(ctx.interaction, need(ctx.decision, 'the decision'));
+    await env.provenance.record(ctx.interaction, need(ctx.decision, 'the decision'));
   },
   // Private data whose fingerprints could not be kept would leave unseen later: withhold it now.
   failClosed: (_ctx, env) =>
     makeDecision({
       decision: 'deny',
-      rationale: 'Denied because the data-flow fingerprints of this read could not be recorded (fail closed); retry, or ask the operator to check the QuadGuard logs.',
+      rationale: 'Denied because the data-flow fingerprints or provenance of this read could not be recorded (fail closed); retry, or ask the operator to check the QuadGuard logs.',
       source: 'error',
       policy: env.policy,
     }),

@@ -1,0 +1,214 @@
+/**
+ * Steering values (docs/provenance.md): the values an action can be pointed with (a recipient, an account, a guest
+ * id, a URL, a path, a command), found in a text, each with the field it was written in and whether a third party
+ * could have written it there.
+ *
+ * Who writes a field is read from the result's shape, not from its words. A value that is the whole of a field of a
+ * structured result (a channel in a channel list, the recipient of a transaction, a mail's `From:` header) was put
+ * there by the provider; a value inside prose (a message body, a review, a bill's text, a page) or in a free-text
+ * field (`body`, `subject`, `description`, `review`, `comment`…) was written by whoever wrote that text.
+ */
+
+export type SteeringKind = 'email' | 'domain' | 'iban' | 'number' | 'wallet' | 'id' | 'path' | 'command' | 'address';
+
+export interface FoundValue {
+  kind: SteeringKind;
+  /** Normalised: what is hashed and compared. */
+  normalised: string;
+  /** The field it was written in (`text` for prose). */
+  field: string;
+  /** True when a third party could have written it (free text); false for a provider-written whole field. */
+  thirdParty: boolean;
+}
+
+/** Keys of fields whose text third parties write. */
+const FREE_TEXT_KEY = /(?:^|[^a-z])(?:body|content|text|message|msg|subject|desc|description|review|reviews|comment|comments|note|notes|bio|about|snippet|summary|title|caption|memo|remark|remarks|instructions?|event_name|task_name|status_text|reason|purpose)(?:$|[^a-z])/i;
+
+const EMAIL = /[\p{L}\p{N}._%+-]{1,64}@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.\p{L}{2,}/gu;
+const URL_RE = /\b(?:[a-z][a-z0-9+.-]{1,9}:\/\/|www\.)[^\s'"<>`)\]}]+/gi;
+/** A bare domain (`evil-site.com`): labels of letters, digits and dashes, a final label of letters; file names excluded below. */
+const DOMAIN = /(?<![\p{L}\p{N}@._/-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,12}(?![\p{L}\p{N}_@-]|\.[a-z0-9])/giu;
+const FILE_EXT = /\.(?:txt|md|pdf|docx?|xlsx?|csv|json|ya?ml|py|js|ts|sh|html?|png|jpe?g|gif|zip|gz|tar|log|cfg|conf|ini|exe|dll|so|rb|go|rs|java|c|h|cpp|xml|eml)$/i;
+const IBAN = /\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]){10,30}\b/g;
+/** Account, card, phone numbers: 7+ digits, groups split by spaces, dashes, dots or brackets. */
+const NUMBER = /(?<![\p{L}\p{N}])\+?\(?\d[\d ().-]{5,30}\d(?![\p{L}\p{N}])/gu;
+const WALLET = /\b(?:0x[a-fA-F0-9]{40}|bc1[a-z0-9]{25,62}|[13][a-km-zA-HJ-NP-Z1-9]{25,34})\b/g;
+/** Ids: a token with a letter and a digit or underscore (`guest_amy01`, `789GHI`, `Important_Project`). */
+const ID = /(?<![\p{L}\p{N}_@./-])(?=[\w-]*[A-Za-z])(?=[\w-]*[\d_])[A-Za-z0-9][\w-]{3,63}(?![\p{L}\p{N}_@-])/gu;
+const PATH = /(?<![\p{L}\p{N}:/])(?:~|\.{1,2})?\/(?:[\w.*~-]+\/?)+/gu;
+/** A street address, number first (`123 Maine st`) or last (`Dalton Street 123`): where a parcel or a person goes. */
+const STREET = '(?:street|st|str|strasse|straße|road|rd|avenue|ave|av|boulevard|blvd|lane|ln|drive|dr|way|court|ct|place|pl|square|sq|parkway|pkwy|highway|hwy|terrace|rue|calle|via|weg|gasse)';
+const ADDRESS = new RegExp(`\\b\\d{1,6}\\s+(?:[\\p{L}][\\p{L}.'-]*\\s+){1,4}${STREET}\\b|\\b(?:[\\p{Lu}][\\p{L}'-]*\\s+){1,3}${STREET}\\.?\\s+\\d{1,6}\\b`, 'giu');
+const STREET_WORD = new RegExp(`\\b${STREET}\\b\\.?`, 'giu');
+/** A command: text in backticks, or a line starting with `$ `. */
+const COMMAND = /`([^`\n]{4,400})`|^\s*\$ (.{4,400})$/gm;
+
+/** Field values at most this long can be provider-written ids; longer ones are prose. */
+const SHORT_FIELD = 120;
+
+export function normaliseValue(kind: SteeringKind, raw: string): string | undefined {
+  switch (kind) {
+    case 'email':
+      return raw.toLowerCase();
+    case 'domain': {
+      const host = raw.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').replace(/^[^@/]*@/, '').split(/[/?#:]/)[0]!.toLowerCase().replace(/^www\./, '').replace(/\.$/, '');
+      return host.includes('.') && !FILE_EXT.test(host) ? host : undefined;
+    }
+    case 'iban':
+      return raw.replace(/ /g, '').toUpperCase();
+    case 'number': {
+      const d = raw.replace(/\D/g, '');
+      return d.length >= 7 && d.length <= 24 && !/^(\d)\1+$/.test(d) && !/^(?:19|20)\d{6}$/.test(d) ? d : undefined;
+    }
+    case 'wallet':
+      return raw.toLowerCase();
+    case 'id':
+      return raw.length >= 4 && /[a-z]/i.test(raw) && !/^\d{4}-\d{2}/.test(raw) ? raw.toLowerCase() : undefined;
+    case 'path': {
+      const p = raw.replace(/\/\*+$/, '').replace(/\/+$/, '').toLowerCase();
+      return p.split('/').filter(Boolean).length >= 2 || p.startsWith('~/') ? p : undefined;
+    }
+    case 'command':
+      return raw.trim().replace(/\s+/g, ' ').toLowerCase();
+    case 'address': {
+      // Number and street name, whatever the order and however the street type is written.
+      const words = raw.toLowerCase().replace(STREET_WORD, ' ').split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+      const num = words.filter((w) => /^\d+$/.test(w));
+      const name = words.filter((w) => !/^\d+$/.test(w));
+      return num.length === 1 && name.length > 0 ? `${num[0]} ${name.join(' ')}` : undefined;
+    }
+  }
+}
+
+/** Every steering value in `text` with its kind and position (no field decision). */
+export function valuesIn(text: string): Array<{ kind: SteeringKind; normalised: string; start: number; end: number }> {
+  const out: Array<{ kind: SteeringKind; normalised: string; start: number; end: number }> = [];
+  const push = (kind: SteeringKind, raw: string, start: number) => {
+    const n = normaliseValue(kind, raw);
+    if (n !== undefined) out.push({ kind, normalised: n, start, end: start + raw.length });
+  };
+  // An address's domain is not kept apart: a mail domain (gmail.com) names millions of recipients.
+  for (const m of text.matchAll(EMAIL)) push('email', m[0], m.index);
+  for (const m of text.matchAll(URL_RE)) push('domain', m[0], m.index);
+  for (const m of text.matchAll(DOMAIN)) push('domain', m[0], m.index);
+  for (const m of text.matchAll(IBAN)) push('iban', m[0], m.index);
+  for (const m of text.matchAll(NUMBER)) push('number', m[0], m.index);
+  for (const m of text.matchAll(WALLET)) push('wallet', m[0], m.index);
+  for (const m of text.matchAll(ID)) push('id', m[0], m.index);
+  for (const m of text.matchAll(PATH)) push('path', m[0], m.index);
+  for (const m of text.matchAll(COMMAND)) push('command', (m[1] ?? m[2])!, m.index);
+  for (const m of text.matchAll(ADDRESS)) push('address', m[0], m.index);
+  return out;
+}
+
+/**
+ * The steering values of a result's text, each with its field and who could write it. `limit` bounds how many are
+ * returned; `overflow` says more were there (the caller fails closed).
+ */
+export function steeringValues(text: string, limit: number): { values: FoundValue[]; overflow: boolean } {
+  const seen = new Set<string>();
+  const values: FoundValue[] = [];
+  let overflow = false;
+  const add = (v: FoundValue) => {
+    const key = `${v.kind}\0${v.normalised}\0${v.thirdParty ? 1 : 0}`;
+    if (seen.has(key)) return;
+    if (values.length >= limit) {
+      overflow = true;
+      return;
+    }
+    seen.add(key);
+    values.push(v);
+  };
+  const json = parseJson(text);
+  if (json !== undefined) {
+    walkJson(json, '', (key, leaf) => {
+      const free = FREE_TEXT_KEY.test(key);
+      for (const v of valuesIn(leaf)) {
+        const whole = leaf.trim().length <= SHORT_FIELD && v.start <= leaf.length - leaf.trimStart().length + 1 && v.end >= leaf.trimEnd().length - 1;
+        add({ kind: v.kind, normalised: v.normalised, field: key || 'text', thirdParty: free || !whole });
+      }
+    });
+    return { values, overflow };
+  }
+  const lines = text.split('\n');
+  const structured = isStructured(lines);
+  let inHeader = headerLines(lines);
+  for (const line of lines) {
+    const lineStructured = structured || inHeader > 0;
+    if (inHeader > 0) inHeader--;
+    for (const v of valuesIn(line)) {
+      const f = lineStructured ? fieldOf(line, v.start, v.end) : { key: 'text', whole: false };
+      add({ kind: v.kind, normalised: v.normalised, field: f.key, thirdParty: !f.whole || FREE_TEXT_KEY.test(f.key) });
+    }
+    if (overflow) break;
+  }
+  return { values, overflow };
+}
+
+function parseJson(text: string): unknown {
+  const t = text.trim();
+  if (!(t.startsWith('{') || t.startsWith('['))) return undefined;
+  try {
+    return JSON.parse(t) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function walkJson(v: unknown, key: string, leaf: (key: string, text: string) => void, depth = 0): void {
+  if (depth > 64) return;
+  if (typeof v === 'string') leaf(key, v);
+  else if (typeof v === 'number') leaf(key, String(v));
+  else if (Array.isArray(v)) for (const x of v) walkJson(x, key, leaf, depth + 1);
+  else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walkJson(x, k, leaf, depth + 1);
+}
+
+const KEYED_LINE = /^\s*(?:-\s+)?['"]?[\w .'-]{1,40}['"]?\s*:\s/;
+const LIST_LINE = /^\s*-\s+\S/;
+
+/** A document of fields: starts as a dict or list, or most of its lines are `key: value`, list items or tab-separated cells. */
+function isStructured(lines: string[]): boolean {
+  const first = lines.find((l) => l.trim().length > 0)?.trim() ?? '';
+  if (first.startsWith('{') || first.startsWith('[')) return true;
+  const nonEmpty = lines.filter((l) => l.trim().length > 0);
+  if (nonEmpty.length === 0) return false;
+  const fields = nonEmpty.filter((l) => KEYED_LINE.test(l) || LIST_LINE.test(l) || l.includes('\t')).length;
+  return fields / nonEmpty.length >= 0.7;
+}
+
+/** A leading block of at least two `Key: value` lines before a blank line (a mail's headers): how many lines. */
+function headerLines(lines: string[]): number {
+  let n = 0;
+  while (n < lines.length && /^[A-Za-z][\w-]{0,30}:\s/.test(lines[n]!)) n++;
+  return n >= 2 && (n === lines.length || lines[n]!.trim() === '') ? n : 0;
+}
+
+/**
+ * The field of a value at [start, end) of a structured line: the key before it, and whether the value is the whole
+ * of that field (delimited by the line, a tab, quotes, a key separator, a list bullet or a comma of a dict or list).
+ */
+function fieldOf(line: string, start: number, end: number): { key: string; whole: boolean } {
+  let left = line.slice(0, start).replace(/['"]$/, '');
+  const right = line.slice(end).replace(/^['"]/, '');
+  const rightOk = /^\s*(?:$|[\t,}\]])/.test(right);
+  const keyMatch = /['"]?([\w .-]{1,40}?)['"]?\s*[:=]\s*$/.exec(left);
+  if (keyMatch) return { key: keyMatch[1]!.trim() || 'text', whole: rightOk };
+  // Inside a longer field: the nearest key before the value names it.
+  const before = [...left.matchAll(/['"]?([A-Za-z_][\w-]{0,39})['"]?\s*[:=]\s/g)].at(-1)?.[1];
+  left = left.trimEnd();
+  const cellStart = left === '' || left === '-' || /[\t[{,]$/.test(left) || /^\s*-$/.test(left);
+  return { key: before ?? 'item', whole: cellStart && rightOk };
+}
+
+/** The characters of `text` reversed (text written backwards). */
+export function reversed(text: string): string {
+  return [...text].reverse().join('');
+}
+
+/** rot13 of the letters of `text`. */
+export function rot13(text: string): string {
+  return text.replace(/[a-z]/gi, (c) => {
+    const base = c <= 'Z' ? 65 : 97;
+    return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
+  });
+}

@@ -1,0 +1,201 @@
+import { createHmac } from 'node:crypto';
+import { contentText, stringLeaves } from '../core/fields.js';
+import type { FlowFacts, FlowSource, Steering } from '../core/flow.js';
+import type { Logger } from '../core/log.js';
+import { reversed, rot13, steeringValues, valuesIn, normaliseValue, type FoundValue } from '../core/text/steering-values.js';
+import { unwrapViews } from '../core/text/unwrap.js';
+import { contentOf, serverOf, type Decision, type Interaction } from '../core/types.js';
+import type { FlowStore } from '../store/flow.js';
+import type { CapabilityMap } from './capabilities.js';
+import { consequentialOf, isUntrustedSource } from './consequential.js';
+import { ActionIndex } from './provenance-actions.js';
+import type { ProvenanceOptions } from './options.js';
+
+/**
+ * The provenance stage (docs/provenance.md), beside data flow and over the same store:
+ *
+ * - `record` (after an allowed result of an untrusted source): keeps keyed hashes of the steering values third
+ *   parties wrote in it (per field), and marks the session's tools it asks for, under the reading identity.
+ * - `inspect` (a consequential tool call, before predicates): looks up whether its steering arguments carry such a
+ *   value, or whether untrusted content asked for this tool; the answer goes on `Interaction.flow.steered`.
+ *
+ * Nothing is kept in clear: values are HMAC-SHA256 under a key derived from the store's flow key, prefixed `p`.
+ */
+
+/** Argument names whose text is a message's content, not where it goes: not steering. */
+const FREE_ARG = /(?:^|[^a-z])(?:body|content|text|message|msg|subject|title|description|desc|comment|note|notes|summary|caption|memo|reason|html|markdown|prompt|query|keywords?)(?:$|[^a-z])/i;
+/** Arguments that are a command or code (kept whole as a command value too). */
+const COMMAND_ARG = /(?:^|[^a-z])(?:command|cmd|script|code|shell|line)(?:$|[^a-z])/i;
+/** Texts longer than this are not read backwards or in rot13 (the plain and decoded readings still are). */
+const MAX_SHIFTED_READING = 256 * 1024;
+
+export interface ProvenanceDeps {
+  store: FlowStore;
+  capabilities: CapabilityMap;
+  options: ProvenanceOptions;
+  ttlMs: number;
+  now: () => number;
+  logger: Logger;
+}
+
+export class ProvenanceStage {
+  private hasher: Promise<(s: string) => string> | undefined;
+  private index: { size: number; version: number; index: ActionIndex } | undefined;
+
+  constructor(private readonly deps: ProvenanceDeps) {}
+
+  private hash(): Promise<(s: string) => string> {
+    this.hasher ??= this.deps.store.key().then((key) => {
+      const k = createHmac('sha256', key).update('quadguard provenance v1').digest();
+      return (s: string) => `p${createHmac('sha256', k).update(s).digest('hex').slice(0, 16)}`;
+    });
+    this.hasher.catch(() => (this.hasher = undefined));
+    return this.hasher;
+  }
+
+  private actions(): ActionIndex | undefined {
+    const cat = this.deps.capabilities.catalogue();
+    if (cat.size > this.deps.options.max_tools) return undefined;
+    if (this.index?.version !== cat.version) this.index = { size: cat.size, version: cat.version, index: new ActionIndex(cat.tools()) };
+    return this.index.index;
+  }
+
+  /** Sets `flow.consequential` and, for a consequential call steered by untrusted content, `flow.steered`. */
+  async inspect(i: Interaction, facts: FlowFacts): Promise<void> {
+    if (!this.deps.options.enabled || i.kind !== 'tool_call') return;
+    const consequential = consequentialOf(facts.labels, facts.origin, i.tool);
+    if (consequential.length === 0) return;
+    facts.consequential = consequential;
+    const h = await this.hash();
+    const wanted = new Map<string, { by: Steering['by']; argument?: string; what: string }>();
+    for (const leaf of stringLeaves(i.arguments ?? {})) {
+      const field = leaf.field.replace(/\{keys\}$/, '').replace(/^\./, '');
+      if (leaf.field.endsWith('{keys}') || FREE_ARG.test(field)) continue;
+      const found = valuesIn(leaf.text);
+      const whole = leaf.text.trim();
+      if (COMMAND_ARG.test(field)) found.push({ kind: 'command', normalised: normaliseValue('command', whole)!, start: 0, end: whole.length });
+      if (/^[\w-]{4,64}$/.test(whole) && /[a-z]/i.test(whole)) found.push({ kind: 'id', normalised: whole.toLowerCase(), start: 0, end: whole.length });
+      for (const v of found) wanted.set(h(valueKey(v.kind, v.normalised)), { by: 'value', argument: field, what: mask(v.normalised) });
+    }
+    const qualified = `${i.server}__${i.tool}`;
+    wanted.set(h(`a\0${qualified}`), { by: 'action', what: qualified });
+    wanted.set(h('o\0'), { by: 'overflow', what: 'a read too large to keep' });
+    if (this.deps.options.trifecta && consequential.some((c) => c === 'external_send' || c === 'public_sink')) {
+      wanted.set(h(`u\0${i.session}`), { by: 'trifecta', what: 'untrusted content' });
+      wanted.set(h(`r\0${i.session}`), { by: 'trifecta', what: 'private data' });
+    }
+    const matches = await this.deps.store.match(i.agent, [...wanted.keys()], this.deps.now());
+    if (matches.length === 0) return;
+    const order: Steering['by'][] = ['value', 'action', 'overflow'];
+    const hits = matches.flatMap((m) => m.hashes.map((hh) => ({ ...wanted.get(hh)!, source: m.source })));
+    for (const by of order) {
+      const hit = hits.filter((x) => x.by === by).sort((a, b) => a.source.at - b.source.at)[0];
+      if (hit) {
+        facts.steered = steering(hit);
+        return;
+      }
+    }
+    const tri = hits.filter((x) => x.by === 'trifecta');
+    if (new Set(tri.map((x) => x.what)).size === 2) facts.steered = steering({ ...tri[0]!, what: 'untrusted content and private data in this session' });
+  }
+
+  /**
+   * After an allowed, audited interaction: an untrusted result's third-party values and the tools it asks for are
+   * kept under the reading identity. Throws when they cannot be stored (the caller fails closed).
+   */
+  async record(i: Interaction, decision: Decision): Promise<void> {
+    if (!this.deps.options.enabled || decision.decision !== 'allow') return;
+    const content = contentOf(i);
+    if (content === undefined) return;
+    const untrusted = this.untrustedRead(i);
+    const h = await this.hash();
+    const now = this.deps.now();
+    const expires = now + this.deps.ttlMs;
+    const base: FlowSource = {
+      id: decision.auditId ?? `prov-${now}-${Math.random().toString(36).slice(2)}`,
+      kind: i.kind,
+      session: i.session,
+      at: now,
+      ...(serverOf(i) !== undefined ? { server: serverOf(i)! } : {}),
+      ...(i.kind === 'tool_result' ? { tool: i.tool } : {}),
+      ...('uri' in i && i.uri !== undefined ? { uri: i.uri } : {}),
+    };
+    if (!untrusted) {
+      if (this.deps.options.trifecta && this.privateRead(i)) await this.deps.store.recordRead(i.agent, { ...base, id: `${base.id}#private` }, [h(`r\0${i.session}`)], expires);
+      return;
+    }
+    const text = decision.replacement ? contentText(decision.replacement) : contentText(content);
+    const byField = new Map<string, Set<string>>();
+    const add = (field: string, hash: string) => {
+      let s = byField.get(field);
+      if (!s) byField.set(field, (s = new Set()));
+      s.add(hash);
+    };
+    add('session', h(`u\0${i.session}`));
+    const limit = this.deps.options.max_values_per_read;
+    let overflow = false;
+    const take = (values: FoundValue[], suffix = '') => {
+      for (const v of values) if (v.thirdParty) add(`${v.field}${suffix}`, h(valueKey(v.kind, v.normalised)));
+    };
+    const plain = steeringValues(text, limit);
+    overflow ||= plain.overflow;
+    take(plain.values);
+    // Hidden readings (decoded runs, rot13, text written backwards) are prose by nature: every value is a third party's.
+    const hidden = [...unwrapViews(text).slice(1), ...(text.length <= MAX_SHIFTED_READING ? [rot13(text), reversed(text)] : [])];
+    for (const r of hidden) {
+      const vals = valuesIn(r);
+      if (vals.length > limit) overflow = true;
+      for (const v of vals.slice(0, limit)) add('text (encoded)', h(valueKey(v.kind, v.normalised)));
+    }
+    const index = this.actions();
+    if (index === undefined) overflow = true;
+    else {
+      const asked = new Set<string>();
+      for (const reading of [text, ...hidden]) for (const t of index.requested(reading)) asked.add(`${t.server}__${t.name}`);
+      for (const q of asked) add('text (request)', h(`a\0${q}`));
+    }
+    if (overflow) {
+      this.deps.logger.warn({ session: i.session, agent: i.agent }, 'an untrusted read held more steering values or tools than are kept; consequential calls of this identity are held (fail closed)');
+      add('overflow', h('o\0'));
+    }
+    for (const [field, hashes] of byField) {
+      await this.deps.store.recordRead(i.agent, { ...base, id: `${base.id}#${field}`, uri: `${base.uri ?? base.tool ?? base.kind}#${field}` }, [...hashes], expires);
+    }
+  }
+
+  private untrustedRead(i: Interaction): boolean {
+    if (i.kind === 'tool_result') {
+      const l = this.deps.capabilities.labelsOf(i.server, i.tool);
+      return isUntrustedSource(l.labels, l.origin);
+    }
+    // Resources and prompts are whatever the server holds: untrusted unless the config says the server is trusted.
+    return i.kind === 'resource_result' || i.kind === 'prompt_result';
+  }
+
+  private privateRead(i: Interaction): boolean {
+    if (i.kind !== 'tool_result') return false;
+    return this.deps.capabilities.labelsOf(i.server, i.tool).labels.includes('private_source');
+  }
+}
+
+function valueKey(kind: string, normalised: string): string {
+  // Numbers, IBANs and wallets are one family (an account written either way); the other kinds stand alone.
+  const family = kind === 'iban' || kind === 'number' || kind === 'wallet' ? 'acct' : kind;
+  return `v\0${family}\0${normalised}`;
+}
+
+/** `gue…01`: enough to recognise a value in the witness, not enough to read it. */
+function mask(v: string): string {
+  return v.length <= 6 ? `${v.slice(0, 1)}…` : `${v.slice(0, 3)}…${v.slice(-2)}`;
+}
+
+function steering(hit: { by: Steering['by']; argument?: string; what: string; source: FlowSource }): Steering {
+  const field = hit.source.uri?.split('#').at(-1);
+  return {
+    by: hit.by,
+    what: hit.what,
+    ...(hit.argument !== undefined ? { argument: hit.argument } : {}),
+    ...(field !== undefined ? { field } : {}),
+    source: { ...hit.source, id: hit.source.id.replace(/#[^#]*$/, ''), ...(hit.source.uri ? { uri: hit.source.uri.replace(/#[^#]*$/, '') } : {}) },
+  };
+}
