@@ -77,11 +77,16 @@ export const secretsDetector = defineDetector({
       // Readings are matched against the known formats only: decoded content is often random-looking printable
       // text, and a random token encoded is a high-entropy token in clear already.
       if (encodedKinds.size === 0) return cutOrNo('secrets', fields);
+      let unread: string | undefined;
       for (const f of fields) {
-        const found = firstInReadings(encodedReadings(i, f.text), encodedKinds, minEntropy);
+        const readings = encodedReadings(i, f.text);
+        const found = firstInReadings(readings.views, encodedKinds, minEntropy);
         if (found) findings.push({ kind: found.span.kind, field: f.field, start: 0, end: f.text.length, shown: `${mask(found.reading.slice(found.span.start, found.span.end))} (encoded)` });
+        else if (readings.unread !== undefined) unread ??= `${f.field}: ${readings.unread}`;
         if (findings.length >= MAX_SPANS) break;
       }
+      // A reading left unread may hold a credential: not sent unchecked.
+      if (findings.length === 0 && unread !== undefined) return { value: 'true', score: 1, evidence: `secrets: ${unread}; not sent unchecked` };
       if (findings.length === 0) return cutOrNo('secrets', fields);
       return fromFindings('secrets', findings);
     };
