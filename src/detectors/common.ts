@@ -3,7 +3,7 @@ import { DetectorConfigError } from '../core/errors.js';
 import type { Interaction } from '../core/types.js';
 import { isValidSelector, selectFields, type FieldText } from '../core/fields.js';
 import { isResultKind } from '../core/kinds.js';
-import { mayHaveReadings, unwrapViews } from '../core/text/unwrap.js';
+import { mayHaveReadingsUnder, readingsOf, SECRET_READINGS } from '../core/text/readings.js';
 import type { DetectorContext, DetectorResult } from './types.js';
 
 /**
@@ -130,11 +130,14 @@ export function compileRegex(source: string, flags: string, ctx: DetectorContext
 }
 
 /**
- * The other readings of a field's text a value can hide in, for what leaves (`unwrapViews`: HTML references and
- * backslash escapes undone, full-width and zero-width forms folded, URL-decoded, base64 and hex runs decoded, nested;
- * without the text itself). None for a result (a server's answer: injected text there is the injection detector's
- * to decode, and a 10 MB result is not decoded twice) or for a text `mayHaveReadings` rules out.
+ * The other readings of a field's text a value can hide in, for what leaves (SECRET_READINGS of the one table of
+ * readings: escapes undone, full-width and zero-width forms folded, URL, base64, base32, hex and char codes decoded,
+ * doubled and interleaved letters undone, nested; without the text itself), and what was left unread (nested too
+ * deep, over the budget): the caller fails closed on it. None for a result (a server's answer: injected text there
+ * is the injection detector's to decode, and a 10 MB result is not decoded twice) or for a text no row applies to.
  */
-export function encodedReadings(i: Interaction, text: string): string[] {
-  return isResultKind(i.kind) || !mayHaveReadings(text) ? [] : unwrapViews(text).slice(1);
+export function encodedReadings(i: Interaction, text: string): { views: string[]; unread?: string } {
+  if (isResultKind(i.kind) || !mayHaveReadingsUnder(text, SECRET_READINGS)) return { views: [] };
+  const r = readingsOf(text, SECRET_READINGS);
+  return r.unread === undefined ? { views: r.views.slice(1) } : { views: r.views.slice(1), unread: r.unread };
 }

@@ -138,12 +138,15 @@ export const piiDetector = defineDetector({
       if (findings.length > 0) return fromFindings('pii', findings);
       // Nothing in clear: a value may still leave encoded (URL, base64, hex, HTML or backslash escapes, full-width
       // digits, zero-width splitting). A value found in a reading covers its whole field (no offsets map back).
+      let unread: string | undefined;
       for (const f of fields) {
-        const found = encodedReadings(i, f.text)
-          .map((view) => firstValue(view, patterns))
-          .find((v) => v !== undefined);
+        const readings = encodedReadings(i, f.text);
+        const found = readings.views.map((view) => firstValue(view, patterns)).find((v) => v !== undefined);
         if (found) findings.push({ kind: found.kind, field: f.field, start: 0, end: f.text.length, shown: `${mask(found.value)} (encoded)` });
+        else if (readings.unread !== undefined) unread ??= `${f.field}: ${readings.unread}`;
       }
+      // A reading left unread may hold personal data: not sent unchecked.
+      if (findings.length === 0 && unread !== undefined) return { value: 'true', score: 1, evidence: `pii: ${unread}; not sent unchecked` };
       if (findings.length === 0) return cutOrNo('pii', fields);
       return fromFindings('pii', findings);
     };

@@ -3,8 +3,8 @@ import { contentText, stringLeaves } from '../core/fields.js';
 import type { CapabilityLabel, FlowFacts, FlowSource } from '../core/flow.js';
 import type { Logger } from '../core/log.js';
 import { createFingerprinter, normaliseForFingerprint, type Fingerprinter } from '../core/text/fingerprint.js';
-import { createValueHasher, distinctiveValues, isValueHash, outgoingPieces } from '../core/text/short-values.js';
-import { decodeWhole, unwrapViews } from '../core/text/unwrap.js';
+import { createValueHasher, distinctiveValues, isValueHash, outgoingPieces, shortLines } from '../core/text/short-values.js';
+import { decodeWhole, OUTGOING_READINGS, privateForms, readingsOf } from '../core/text/readings.js';
 import { contentOf, serverOf, type Decision, type Interaction } from '../core/types.js';
 import { describeSource } from '../detectors/flow.js';
 import type { FlowStore } from '../store/flow.js';
@@ -33,6 +33,14 @@ const RECENT_READS = 4096;
 const REFRESH_MS = 60_000;
 /** Texts up to this many characters are keyed as they are, to find a recent read without fingerprinting them. */
 const TEXT_KEY_MAX_CHARS = 256 * 1024;
+/** Characters of a private read whose rot13, reversed and reversed-word forms are fingerprinted too. */
+const FORMS_MAX_CHARS = 64 * 1024;
+/** Normalised characters of what one identity sent through one field kept, to read pieces sent over many calls. */
+const TRAIL_CHARS = 2048;
+/** Views of one field (the field, its URL parameters, its decodings) followed over calls. */
+const TRAIL_VIEWS = 16;
+/** Identities whose trails are kept (oldest forgotten first). */
+const TRAIL_AGENTS = 1024;
 
 export interface DataFlowDeps {
   store: FlowStore;
@@ -58,6 +66,14 @@ export class DataFlowStage {
    */
   private readonly recentText = new Map<string, string>();
   private readonly textKeyMax: number;
+  /**
+   * Per identity: what it sent, per (destination, field, view), normalised and joined over calls (the last
+   * TRAIL_CHARS characters, with when it was last added to). Private data sent in small pieces over many calls is
+   * whole again in the trail.
+   */
+  private readonly trails = new Map<string, Map<string, { text: string; at: number }>>();
+  /** (identity, destination) → the views of its send under check, added to the trails if it is allowed. */
+  private readonly pendingTrails = new Map<string, Array<[string, string]>>();
 
   constructor(private readonly deps: DataFlowDeps) {
     this.options = DataFlowOptionsSchema.parse(deps.options ?? {});
@@ -93,7 +109,7 @@ export class DataFlowStage {
               ? [i.uri]
               : [];
       if (outgoing.some((t) => t.length > 0)) {
-        const { leak, cut } = await this.leakIn(i.agent, outgoing, returnsTo(i));
+        const { leak, cut } = await this.leakIn(i.agent, outgoing, returnsTo(i), destinationOf(i));
         if (leak) facts.leak = leak;
         else if (cut !== undefined) facts.cut = cut;
       }
@@ -101,11 +117,12 @@ export class DataFlowStage {
     return { ...i, flow: facts };
   }
 
-  private async leakIn(agent: string, texts: string[], returning?: (source: FlowSource) => boolean): Promise<{ leak?: FlowFacts['leak']; cut?: string }> {
+  private async leakIn(agent: string, texts: string[], returning?: (source: FlowSource) => boolean, destination = ''): Promise<{ leak?: FlowFacts['leak']; cut?: string }> {
     const fp = await this.fp();
     const hashes = new Set<string>();
     let budget = MAX_OUTGOING_CHARS;
     let skipped = 0;
+    let unread: string | undefined;
     // A reading that normalises as one already taken adds no fingerprint (a URL-decoded '+' is a space, dropped).
     const taken = new Set<string>();
     const add = (normalised: string) => {
@@ -118,6 +135,11 @@ export class DataFlowStage {
       skipped += normalised.length - s.length;
       if (s.length > 0) fp.addNormalised(s, hashes);
     };
+    const read = (t: string): string[] => {
+      const r = readingsOf(t, OUTGOING_READINGS);
+      if (r.unread !== undefined) unread ??= r.unread;
+      return r.views;
+    };
     // The fields as they are, joined, come first (a run shared within one field is also within the join, so nothing
     // is lost, and data split across fields is found too); then the fields decoded one by one and joined; then each
     // field's decoded readings, and the joined text's own decodings (encoded, then split). In this order one field's
@@ -127,27 +149,41 @@ export class DataFlowStage {
     const decoded: string[] = [];
     const rawViews: string[] = [];
     const views: string[] = [];
-    for (const t of texts) {
-      if (t.length === 0) continue;
-      const unwrapped = unwrapViews(t);
+    const trailViews: Array<[string, string]> = [];
+    texts.forEach((t, field) => {
+      if (t.length === 0) return;
+      const unwrapped = read(t);
       rawViews.push(...unwrapped);
       raw.push(normaliseForFingerprint(unwrapped[0]!));
       const whole = decodeWhole(t);
       if (whole !== t) rawViews.push(whole);
       decoded.push(normaliseForFingerprint(whole));
       for (const v of unwrapped.slice(1)) views.push(normaliseForFingerprint(v));
-    }
+      unwrapped.slice(0, TRAIL_VIEWS).forEach((v, n) => trailViews.push([`${destination}|${field}|${n}`, normaliseForFingerprint(v)]));
+    });
     const joinedRaw = raw.join('');
     add(joinedRaw);
     const joinedDecoded = decoded.join('');
     if (joinedDecoded !== joinedRaw) add(joinedDecoded);
     for (const v of views) add(v);
-    if (raw.length > 1) for (const v of unwrapViews(texts.join('')).slice(1)) add(normaliseForFingerprint(v));
-    const cut = skipped > 0 ? `${skipped} characters of the outgoing data's decoded readings were not checked (over the ${MAX_OUTGOING_CHARS}-character budget)` : undefined;
+    if (raw.length > 1) {
+      for (const v of read(texts.join('')).slice(1)) add(normaliseForFingerprint(v));
+      // Numbers sent one per field (an array of char codes) are read together.
+      for (const v of read(texts.join(' ')).slice(1)) add(normaliseForFingerprint(v));
+    }
+    // Pieces sent over many calls: each field's views joined to what this identity sent there before.
+    for (const t of this.trailed(agent, destination, trailViews)) add(t);
+    const cut =
+      skipped > 0
+        ? `${skipped} characters of the outgoing data's decoded readings were not checked (over the ${MAX_OUTGOING_CHARS}-character budget)`
+        : unread !== undefined
+          ? `the outgoing data's readings were not all made (${unread})`
+          : undefined;
     const none = cut !== undefined ? { cut } : {};
     // Short private values: every piece that could be one, looked up exactly; one match is enough.
     const valueHash = await this.valueHash();
     for (const p of outgoingPieces(rawViews)) hashes.add(valueHash(p));
+    for (const v of rawViews) for (const l of shortLines(v)) hashes.add(valueHash(l));
     if (hashes.size === 0) return none;
     const matches = (await this.deps.store.match(agent, [...hashes], this.now())).filter((m) => !returning?.(m.source));
     if (matches.length === 0) return none;
@@ -162,6 +198,7 @@ export class DataFlowStage {
    * Throws when they cannot be stored (the caller fails closed).
    */
   async record(i: Interaction, decision: Decision): Promise<void> {
+    if (this.options.enabled) this.commitTrail(i, decision);
     if (!this.options.enabled || decision.decision !== 'allow') return;
     const read = this.privateRead(i);
     if (!read) return;
@@ -181,7 +218,10 @@ export class DataFlowStage {
     }
     const fp = await this.fp();
     const valueHash = await this.valueHash();
-    const hashes = [...fp.ofBounded(text, this.options.max_per_read), ...distinctiveValues(text).map(valueHash)];
+    // The text, and its forms a sender could turn it into to hide it (rot13, reversed, words in reverse order), so
+    // the outgoing text as it is matches them; short distinctive values and lines, matched exactly.
+    const forms = privateForms(text, FORMS_MAX_CHARS).flatMap((f) => fp.ofBounded(f, this.options.max_per_read));
+    const hashes = [...new Set([...fp.ofBounded(text, this.options.max_per_read), ...forms, ...distinctiveValues(text).map(valueHash), ...shortLines(text).map(valueHash)])];
     if (hashes.length === 0) return;
     const now = this.now();
     const key = createHash('sha256').update(who).update(hashes.join(',')).digest('base64');
@@ -205,6 +245,42 @@ export class DataFlowStage {
     if (now - this.lastSweep > 60_000) {
       this.lastSweep = now;
       await this.deps.store.sweep(now).catch((err: unknown) => this.deps.logger.warn({ err }, 'sweeping expired data-flow fingerprints failed'));
+    }
+  }
+
+  /**
+   * The trail of each `[key, normalised view]` with the view appended (what this identity sent there before, then
+   * now), when there was a trail. The views are added to the trails only once the send is allowed (`record`), so a
+   * denied send never makes a later one look like a leak. Trails older than the TTL are left out.
+   */
+  private trailed(agent: string, destination: string, trailViews: Array<[string, string]>): string[] {
+    const now = this.now();
+    const mine = this.trails.get(agent);
+    remember(this.pendingTrails, JSON.stringify([agent, destination]), trailViews);
+    const out: string[] = [];
+    for (const [key, v] of trailViews) {
+      const before = mine?.get(key);
+      if (v.length > 0 && before !== undefined && now - before.at < this.options.ttl_ms) out.push(before.text + v);
+    }
+    return out;
+  }
+
+  /** After a decision on an outgoing interaction: an allowed send's views join its identity's trails. */
+  private commitTrail(i: Interaction, decision: Decision): void {
+    const key = JSON.stringify([i.agent, destinationOf(i)]);
+    const pending = this.pendingTrails.get(key);
+    if (pending === undefined) return;
+    this.pendingTrails.delete(key);
+    if (decision.decision !== 'allow') return;
+    const now = this.now();
+    const mine = this.trails.get(i.agent) ?? new Map<string, { text: string; at: number }>();
+    remember(this.trails, i.agent, mine);
+    if (this.trails.size > TRAIL_AGENTS) this.trails.delete(this.trails.keys().next().value!);
+    for (const [k, v] of pending) {
+      if (v.length === 0) continue;
+      const before = mine.get(k);
+      const prev = before !== undefined && now - before.at < this.options.ttl_ms ? before.text : '';
+      remember(mine, k, { text: (prev + v).slice(-TRAIL_CHARS), at: now });
     }
   }
 
@@ -280,6 +356,11 @@ function leaves(args: Record<string, unknown> | undefined): string[] {
   const last = all.at(-1);
   if (last === undefined || !last.field.endsWith('{keys}')) return all.map((l) => l.text);
   return [`${last.text}\n`, ...all.slice(0, -1).map((l) => l.text)];
+}
+
+/** Where an outgoing interaction sends its data, for the trails of pieces sent over many calls. */
+function destinationOf(i: Interaction): string {
+  return `${serverOf(i) ?? ''}/${toolOf(i) ?? i.kind}`;
 }
 
 /** The tool of a tool call or result. */

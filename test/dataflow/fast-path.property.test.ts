@@ -7,7 +7,7 @@ import { distinctiveValues, outgoingPieces } from '../../src/core/text/short-val
 import * as ref from './reference/fingerprint.js';
 import * as refValues from './reference/short-values.js';
 import * as refUnwrap from './reference/unwrap.js';
-import { decodeWhole, mayHaveReadings, unwrapViews } from '../../src/core/text/unwrap.js';
+import { decodeWhole, mayHaveReadings, unwrapViews } from '../../src/core/text/readings.js';
 
 /**
  * The fast paths of data-flow recording (one pass over char codes, winnowing with a ring of hashes, no intermediate

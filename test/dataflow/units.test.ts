@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/log.js';
 import fc from 'fast-check';
 import { createFingerprinter, normaliseForFingerprint, winnow } from '../../src/core/text/fingerprint.js';
-import { decodeWhole, unwrapViews } from '../../src/core/text/unwrap.js';
+import { decodeWhole, unwrapViews } from '../../src/core/text/readings.js';
 import { makeDecision, type Interaction } from '../../src/core/types.js';
 import { CapabilityMap, labelsFromAnnotations } from '../../src/guard/capabilities.js';
 import { DataFlowStage } from '../../src/guard/dataflow.js';

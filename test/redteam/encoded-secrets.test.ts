@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/detectors/index.js';
 import type { Interaction } from '../../src/core/types.js';
 import { buildGuard, type BuiltGuard } from '../../src/guard/build.js';
-import { plainReading } from '../../src/core/text/unwrap.js';
+import { plainReading } from '../../src/core/text/readings.js';
 
 const DEFAULT_BOOK = join(import.meta.dirname, '../../policies/default');
 const pem = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;

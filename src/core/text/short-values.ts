@@ -206,3 +206,35 @@ export function createValueHasher(flowKey: Buffer): (normalised: string) => stri
 export function isValueHash(h: string): boolean {
   return h.charCodeAt(0) === 116; // 't'
 }
+
+/** Normalised lengths of a short line kept: below, common phrases; above, the gram fingerprints match it often enough. */
+const MIN_LINE = 20;
+const MAX_LINE = 96;
+/** Lines kept per read. */
+export const MAX_LINES_PER_READ = 256;
+
+/**
+ * The short distinctive lines of a text, normalised: each line and sentence (and, for a `Label: value` line, its
+ * value) of 20–96 letters and digits with three words or more and something particular in it — a digit, or a
+ * capitalised word after the first (a name, a project, a place). A private line this short yields fewer gram
+ * fingerprints than `min_matches`, so a read keeps it whole, and a send is cut the same way and looked up exactly:
+ * a ~35-character private line sent unchanged (as a line, a sentence, a field or a URL parameter) is found.
+ * Boilerplate ("Please let me know if you have any questions.") has neither and is not kept.
+ */
+export function shortLines(text: string, max = MAX_LINES_PER_READ): string[] {
+  const out = new Set<string>();
+  for (const part of text.split(/\r?\n|(?<=[.!?;])\s+/)) {
+    if (out.size >= max) break;
+    const line = part.trim();
+    if (line.length < MIN_LINE || line.length > 4 * MAX_LINE) continue;
+    const value = /^[\w -]{1,30}:\s+(.+)$/.exec(line)?.[1];
+    for (const l of value !== undefined ? [line, value] : [line]) {
+      const n = normaliseForFingerprint(l);
+      if (n.length < MIN_LINE || n.length > MAX_LINE) continue;
+      const words = l.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w));
+      if (words.length < 3 || !(/\d/.test(l) || words.slice(1).some((w) => /^\p{Lu}/u.test(w)))) continue;
+      out.add(n);
+    }
+  }
+  return [...out];
+}

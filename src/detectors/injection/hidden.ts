@@ -5,12 +5,13 @@
  * can rescan them. Every scan is linear in the input and the decoding is bounded (count and length).
  */
 
-import { plainReading } from '../../core/text/unwrap.js';
+import { readingsOf, type ReadingLimits, type ReadingName } from '../../core/text/readings.js';
+export { rot13 } from '../../core/text/readings.js';
 import { shortcuts } from './shortcuts.js';
 
 /** One decoded run: the encoding and the text it decodes to. */
 export interface DecodedRun {
-  encoding: 'base64' | 'hex' | 'url' | 'rot13' | 'spaced' | 'leet' | 'escaped';
+  encoding: 'base64' | 'hex' | 'url' | 'rot13' | 'spaced' | 'leet' | 'escaped' | 'base32' | 'char-codes' | 'doubled' | 'interleaved' | 'url-parts' | 'reversed' | 'reversed-words';
   text: string;
 }
 
@@ -83,56 +84,9 @@ export function decodeTagChars(text: string): string {
 const MAX_RUNS = 8;
 const MAX_RUN_LEN = 16_384;
 const BASE64_RUN = /[A-Za-z0-9+/_-]{24,}={0,2}/g;
-const HEX_RUN = /(?:\\x|0x)?(?:[0-9a-fA-F]{2}(?:\\x|\s)?){16,}/g;
 const URL_RUN = /[^\s%]{0,24}(?:%[0-9a-fA-F]{2}[^\s%]{0,24}){6,}/g;
 /** URL_RUN tried at one position only (see urlRuns). */
 const URL_RUN_AT = /[^\s%]{0,24}(?:%[0-9a-fA-F]{2}[^\s%]{0,24}){6,}/y;
-
-/**
- * Decodes up to 8 encoded runs (base64, hex, URL-encoding) into printable text; rot13 is tried on the text as a
- * whole when it mentions rot13 or looks like shifted English. Runs that decode to binary are dropped.
- */
-export function decodeRuns(text: string): DecodedRun[] {
-  const out: DecodedRun[] = [];
-  const push = (encoding: DecodedRun['encoding'], decoded: string | undefined): void => {
-    if (decoded !== undefined && out.length < MAX_RUNS && isMostlyText(decoded)) out.push({ encoding, text: decoded });
-  };
-  for (const m of runMatches(text, 'base64')) {
-    if (out.length >= MAX_RUNS) break;
-    const run = m.slice(0, MAX_RUN_LEN);
-    // Identifiers and hex digests match the alphabet too; real base64 of prose mixes cases and digits.
-    if (!/[a-z]/.test(run) || !/[A-Z]/.test(run)) continue;
-    push('base64', Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8'));
-  }
-  for (const m of text.matchAll(HEX_RUN)) {
-    if (out.length >= MAX_RUNS) break;
-    const hex = m[0].slice(0, MAX_RUN_LEN).replace(/\\x|0x|\s/g, '');
-    push('hex', Buffer.from(hex.length % 2 ? hex.slice(0, -1) : hex, 'hex').toString('utf8'));
-  }
-  for (const run of runMatches(text, 'url')) {
-    if (out.length >= MAX_RUNS) break;
-    try {
-      push('url', decodeURIComponent(run.slice(0, MAX_RUN_LEN)));
-    } catch {
-      // malformed escapes: not a payload we can read
-    }
-  }
-  if (/\brot-?13\b/i.test(text)) push('rot13', rot13(text.slice(0, MAX_RUN_LEN)));
-  for (const m of text.matchAll(SPACED_RUN)) {
-    if (out.length >= MAX_RUNS) break;
-    // Wide gaps (or a separator followed by a space) end a word; single separators join its letters.
-    // Letters joined by a separator ("I-g-n-o-r-e a-l-l"): a space ends a word; letters joined by spaces: two do.
-    const run = m[0].slice(0, MAX_RUN_LEN);
-    const gap = /[A-Za-z][-.*_][A-Za-z]/.test(run) ? / +/g : / {2,}/g;
-    push('spaced', run.replace(gap, '\u0000').replace(/[ .*_-]/g, '').replace(/\u0000/g, ' '));
-  }
-  const leet = unleet(text.slice(0, MAX_RUN_LEN));
-  if (leet !== undefined) push('leet', leet);
-  // HTML references, backslash escapes, full-width letters: text a model reads as plain (the whole window, when it
-  // holds enough of them to spell an order; a web page's few `&#8217;` stay as they are).
-  if (escapeCount(text) >= MIN_ESCAPES) push('escaped', plainReading(text));
-  return out;
-}
 
 /** Escapes (`&#103;`, `&#x67;`, `\u0067`, `\x67`) or full-width forms a text must hold to be read as escaped. */
 const MIN_ESCAPES = 8;
@@ -146,6 +100,48 @@ function escapeCount(text: string): number {
   return n;
 }
 
+/**
+ * The injection detector's limits on the one table of readings (core/text/readings.ts): the encodings nest up to 4
+ * deep; rot13 is read when the text names it, a URL-encoded text when it holds six escapes, HTML and backslash
+ * escapes when it holds eight (a web page's few `&#8217;` stay as they are). Over the budget or deeper, the text
+ * is left unread: the detector fails closed on it (`encoded_payload`).
+ */
+export const INJECTION_READINGS: ReadingLimits = {
+  rows: ['plain', 'url', 'base64', 'hex', 'hex-bytes', 'base32', 'char-codes', 'spaced', 'leet', 'rot13'],
+  depth: 4,
+  maxViews: 256,
+  maxChars: 2 * 1024 * 1024,
+  minBase64: 24,
+  alignments: 1,
+  maxRun: MAX_RUN_LEN,
+  gate: {
+    plain: (t) => escapeCount(t) >= MIN_ESCAPES,
+    url: (t) => (t.match(/%[0-9a-fA-F]{2}/g)?.length ?? 0) >= 6,
+    rot13: (t) => /\brot-?13\b/i.test(t),
+  },
+};
+
+const ENCODING: Partial<Record<ReadingName, DecodedRun['encoding']>> = { plain: 'escaped', 'hex-bytes': 'hex' };
+
+/**
+ * What a text hides, read through INJECTION_READINGS: every reading that is readable text (nested ones included;
+ * an intermediate encoding that is not text is read on but not returned), at most 8, and what was left unread.
+ */
+export function readRuns(text: string): { runs: DecodedRun[]; unread?: string } {
+  const r = readingsOf(text, INJECTION_READINGS);
+  const runs: DecodedRun[] = [];
+  for (let v = 1; v < r.views.length && runs.length < MAX_RUNS; v++) {
+    const name = r.names[v]!;
+    if (isMostlyText(r.views[v]!)) runs.push({ encoding: ENCODING[name] ?? (name as DecodedRun['encoding']), text: r.views[v]! });
+  }
+  return r.unread === undefined ? { runs } : { runs, unread: r.unread };
+}
+
+/** The readable texts `readRuns` finds (at most 8). */
+export function decodeRuns(text: string): DecodedRun[] {
+  return readRuns(text).runs;
+}
+
 /** The raw matches of one kind of run (before decoding), in order: the fast scan, or the plain regex without short cuts. */
 export function* runMatches(text: string, kind: 'base64' | 'url'): Generator<string> {
   if (shortcuts.on) {
@@ -154,7 +150,6 @@ export function* runMatches(text: string, kind: 'base64' | 'url'): Generator<str
   }
   for (const m of text.matchAll(kind === 'url' ? URL_RUN : BASE64_RUN)) yield m[0];
 }
-
 
 /**
  * The matches of BASE64_RUN in one pass over the characters: a match is a whole run of 24 or more alphabet
@@ -228,26 +223,6 @@ function isHex(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
 }
 
-/** Letters separated by single spaces, words by two or more ("I g n o r e  a l l"): at least 8 letters. */
-const SPACED_RUN = /(?:\b[A-Za-z](?: {1,3}|[-.*_] ?)){7,}[A-Za-z]\b/g;
-/** Digits standing for letters inside words ("1gn0r3"). */
-const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's' };
-const LEET_WORD = /\b(?=[A-Za-z0-9@$]*[A-Za-z])(?=[A-Za-z0-9@$]*[013457@$])[A-Za-z0-9@$]{3,}\b/g;
-
-/**
- * Leetspeak undone: only when at least three words mix letters with digit stand-ins (versions, ids and hashes
- * rarely do that three times in prose), those words get their letters back.
- */
-function unleet(text: string): string | undefined {
-  let n = 0;
-  for (const m of text.matchAll(LEET_WORD)) {
-    if (/^[0-9a-f]+$/i.test(m[0]) && m[0].length >= 8) continue;
-    if (/[A-Za-z]/.test(m[0]) && /\d/.test(m[0]) && ++n >= 3) break;
-  }
-  if (n < 3) return undefined;
-  return text.replace(LEET_WORD, (w) => (/^[0-9a-f]{8,}$/i.test(w) ? w : w.replace(/[013457@$]/g, (c) => LEET[c] ?? c)));
-}
-
 /** Words that mark a sentence as talking *about* a phrase it quotes (reports, articles, awareness mails). */
 const REPORTING =
   /\b(?:such as|like|for example|for instance|e\.g\.|phrases?|wording|string|text|says?|said|saying|wrote|writes?|typing|typed|attacks?|attackers?|injections?|injected|malicious|poisoned|tested|category|example|payloads?|someone|somebody|put|posted|hid|hidden|embedded|contained|containing|included)\b/i;
@@ -270,14 +245,6 @@ export function unquoteDiscussion(text: string): string {
       return line.replace(QUOTED_SPAN, '"…"');
     })
     .join('\n');
-}
-
-/** The rot13 of a text (letters only). */
-export function rot13(text: string): string {
-  return text.replace(/[A-Za-z]/g, (c) => {
-    const base = c <= 'Z' ? 65 : 97;
-    return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
-  });
 }
 
 /** True when a decoded string is readable text (mostly letters and spaces), not binary noise. */

@@ -3,7 +3,7 @@ import { DetectorConfigError } from '../../core/errors.js';
 import { isValidSelector } from '../../core/fields.js';
 import { inspectedFields } from '../common.js';
 import { answerDirective, codePayload, embeddedTask } from './directive.js';
-import { decodeRuns, decodeTagChars, scanHidden, stripInvisible, unquoteDiscussion } from './hidden.js';
+import { readRuns, decodeTagChars, scanHidden, stripInvisible, unquoteDiscussion } from './hidden.js';
 import { directive, isInstructional, isToolDescription } from './imperative.js';
 import { type Finding, findHints, matchFamily, PHRASE_SIGNALS } from './phrases.js';
 import { shortcuts } from './shortcuts.js';
@@ -130,8 +130,11 @@ function scoreWindow(text: string, enabled: ReadonlySet<InjectionSignal>, depth:
   if (findings.some((f) => CONTEXTUAL.has(f.signal)) && (channel === 'instructions' || isToolDescription(visible) || (!order?.aimedAtAi && isInstructional(visible, order?.sentence ?? findings.find((f) => f.signal === 'answer_directive')?.sentence)))) {
     damp(findings);
   }
-  if (enabled.has('encoded_payload') && depth < 2) {
-    for (const run of decodeRuns(visible)) {
+  // The readings nest (core/text/readings.ts), so a decoded text is scored without being decoded again; what the
+  // readings leave unread (nested too deep, over their budget) fails closed.
+  if (enabled.has('encoded_payload') && depth < 1) {
+    const { runs, unread } = readRuns(visible);
+    for (const run of runs) {
       const inner = scoreInjection(run.text, enabled, depth + 1, channel);
       if (inner.score >= 0.5) {
         const what = [...new Set(inner.findings.map((f) => f.signal))].join('+');
@@ -139,6 +142,7 @@ function scoreWindow(text: string, enabled: ReadonlySet<InjectionSignal>, depth:
         break;
       }
     }
+    if (unread !== undefined && !findings.some((f) => f.signal === 'encoded_payload')) findings.push({ signal: 'encoded_payload', detail: `unread: ${unread}`, weight: 0.7 });
   }
   // Sentences stay inside: callers get signals and details, never the text that carried them.
   return { score: combine(findings), findings: strongestPerSignal(findings).map(({ sentence: _s, ...f }) => f) };

@@ -1,5 +1,5 @@
 import { segmentDensity, shannonEntropy } from '../../core/entropy.js';
-import { mayHaveEscapes, mayHaveReadings, unwrapViews } from '../../core/text/unwrap.js';
+import { mayHaveEscapes, mayHaveReadingsUnder, readingsOf, SECRET_READINGS } from '../../core/text/readings.js';
 
 /**
  * The one secrets catalogue: what the `secrets` detector reports and what the store masks before it keeps a text
@@ -294,7 +294,7 @@ export function maskSpans(text: string): SecretSpan[] {
   // Every mask-only form needs a MASK_PREFILTER literal, and the loose entropy rule a 24-character token run,
   // which the detector's prefilter (a 15-character run) already looks for.
   // Without a 15-character token run there is no base64 or hex run to decode: only escapes can hide a credential.
-  if (!MASK_PREFILTER.test(text) && !mayHoldSecret(text)) return mayHaveEscapes(text) ? encodedMaskSpans(text, []) : [];
+  if (!MASK_PREFILTER.test(text) && !mayHoldSecret(text)) return mayHaveEscapes(text) || mayHaveReadingsUnder(text, SECRET_READINGS) ? encodedMaskSpans(text, []) : [];
   return scanMaskSpans(text);
 }
 
@@ -322,7 +322,11 @@ function encodedMaskSpans(text: string, spans: SecretSpan[]): SecretSpan[] {
   // Read with the spans already masked blanked out, so a credential in clear does not mask the whole text.
   let rest = text;
   for (let i = spans.length - 1; i >= 0; i--) rest = `${rest.slice(0, spans[i]!.start)} ${rest.slice(spans[i]!.end)}`;
-  const found = mayHaveReadings(rest) ? firstInReadings(unwrapViews(rest).slice(1)) : undefined;
+  if (!mayHaveReadingsUnder(rest, SECRET_READINGS)) return spans;
+  const readings = readingsOf(rest, SECRET_READINGS);
+  // A reading left unread may hold a credential: the whole text is masked.
+  if (readings.unread !== undefined) return [{ start: 0, end: text.length, kind: 'unread_encoding' }];
+  const found = firstInReadings(readings.views.slice(1));
   return found === undefined ? spans : [{ start: 0, end: text.length, kind: found.span.kind }];
 }
 

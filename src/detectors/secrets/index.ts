@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineDetector } from '../registry.js';
 import { cutOrNo, encodedReadings, FieldSelectorSchema, fromFindings, inspectedFields, mask, MAX_SPANS, type Finding } from '../common.js';
+import { readingsOf, SECRET_READINGS } from '../../core/text/readings.js';
 import { DEFAULT_MIN_ENTROPY, detectSpans, ENCODED_KINDS, firstInReadings, passwordOk, SECRET_KEY_NAME, SECRET_KINDS, type SecretKind } from './catalogue.js';
 
 /**
@@ -25,9 +26,12 @@ import { DEFAULT_MIN_ENTROPY, detectSpans, ENCODED_KINDS, firstInReadings, passw
  *   `data:…;base64,` URIs, base64 runs of 200+ characters.
  * - `field` (default `any`); a missing field is `false`.
  *
- * A field with nothing in clear is read again decoded (not in results): URL encoding, base64 / base64url and hex runs (nested up
- * to 3 deep), HTML character references, `\u`/`\x` escapes, full-width forms and zero-width characters; a
- * credential of a known format (not `high_entropy`) found there covers the whole field.
+ * A field with nothing in clear is read again through the readings of what leaves (not in results; docs/inspection.md):
+ * URL encoding, base64 / base64url, base32, hex and hex bytes, char codes, HTML character references, `\u`/`\x`
+ * escapes, full-width forms, zero-width characters, doubled and interleaved letters, nested up to 8 deep; a credential
+ * of a known format (not `high_entropy`) found there covers the whole field. A reading left unread (nested deeper, over
+ * the budget) is `true`: not sent unchecked. The arguments of one call are also read joined (in their order and
+ * reversed), for the formats whose match is the credential itself: a key split between a file name and its content.
  *
  * Inspects every field to its end (16 MiB in all; beyond it, nothing found is `unknown`). Evidence shows each caught secret masked (`ghp_…40`), never in
  * clear; spans cover the secrets themselves (not `password=`), for redaction.
@@ -42,6 +46,9 @@ export const SecretsOptionsSchema = z.strictObject({
 export type SecretsOptions = z.infer<typeof SecretsOptionsSchema>;
 
 export { looksRandom } from './catalogue.js';
+
+/** Kinds looked for in the join of a call's arguments: formats whose whole match is the credential. */
+const JOINED_KINDS: ReadonlySet<SecretKind> = new Set(['aws_access_key', 'github_token', 'slack_token', 'stripe_key', 'google_api_key', 'openai_key', 'anthropic_key', 'private_key', 'jwt']);
 
 export const secretsDetector = defineDetector({
   type: 'secrets',
@@ -77,11 +84,32 @@ export const secretsDetector = defineDetector({
       // Readings are matched against the known formats only: decoded content is often random-looking printable
       // text, and a random token encoded is a high-entropy token in clear already.
       if (encodedKinds.size === 0) return cutOrNo('secrets', fields);
+      let unread: string | undefined;
       for (const f of fields) {
-        const found = firstInReadings(encodedReadings(i, f.text), encodedKinds, minEntropy);
+        const readings = encodedReadings(i, f.text);
+        const found = firstInReadings(readings.views, encodedKinds, minEntropy);
         if (found) findings.push({ kind: found.span.kind, field: f.field, start: 0, end: f.text.length, shown: `${mask(found.reading.slice(found.span.start, found.span.end))} (encoded)` });
+        else if (readings.unread !== undefined) unread ??= `${f.field}: ${readings.unread}`;
         if (findings.length >= MAX_SPANS) break;
       }
+      // The fields of one call read together as well as apart: a credential split between two arguments (a file
+      // name and its content) is whole in their join, in one order or the other. Only the known formats whose
+      // match is the credential itself: a join glues unrelated values, which the entropy and context rules misread.
+      if (findings.length === 0) {
+        const args = fields.filter((f) => f.field.startsWith('arguments.') && f.text.length > 0).map((f) => f.text);
+        const joinKinds = new Set([...encodedKinds].filter((k) => JOINED_KINDS.has(k)));
+        if (args.length > 1 && joinKinds.size > 0) {
+          for (const joined of [args.join(''), [...args].reverse().join('')]) {
+            const found = firstInReadings(readingsOf(joined, SECRET_READINGS).views, joinKinds, minEntropy);
+            if (found) {
+              findings.push({ kind: found.span.kind, field: 'arguments', start: 0, end: 0, shown: `${mask(found.reading.slice(found.span.start, found.span.end))} (split across arguments)` });
+              break;
+            }
+          }
+        }
+      }
+      // A reading left unread may hold a credential: not sent unchecked.
+      if (findings.length === 0 && unread !== undefined) return { value: 'true', score: 1, evidence: `secrets: ${unread}; not sent unchecked` };
       if (findings.length === 0) return cutOrNo('secrets', fields);
       return fromFindings('secrets', findings);
     };

@@ -92,7 +92,10 @@ function nestedScript(inv: Omit<Invocation, 'position' | 'pipeline' | 'start' | 
 /** Every invocation in `text`, nested scripts and substitutions included (to `maxDepth` levels). */
 export function invocations(text: string, maxDepth = 2, depth = 0, span?: [number, number]): Invocation[] {
   const out: Invocation[] = [];
-  for (const pipe of parseShell(text)) {
+  // `$IFS` (and `${IFS}`, `${IFS%?}`…) expands to white space: a shell splits words there (`rm${IFS}-rf${IFS}/x`).
+  // Same length, so offsets stay those of the text.
+  const split = text.includes('IFS') ? text.replace(/\$\{IFS[^}]*\}|\$IFS(?![A-Za-z0-9_])/g, (m) => ' '.repeat(m.length)) : text;
+  for (const pipe of parseShell(split)) {
     const line: Invocation[] = [];
     for (const cmd of pipe) {
       const peeled = peel(cmd);

@@ -31,8 +31,14 @@ import {
  * Categories (`categories`, default the first five):
  * - `destructive_delete`: `rm -r/-R/-f/--recursive/--force`, `find … -delete|-exec rm`, `shred`/`srm`/`wipe` on a
  *   target outside `sandbox`, or any `rm` of `/`, `~`, `*`, `.`, `$HOME`, a system directory itself or a glob in it
- *   (these even inside the sandbox), or a plain `rm` of a file under a system directory. Targets with unexpanded
- *   variables, or read by `xargs`, count as outside.
+ *   (these even inside the sandbox), or a plain `rm` of a file under a system directory; and, by a model of what an
+ *   invocation destroys (destroys.ts), any removal, truncation or overwrite of a file outside `sandbox`: `unlink`,
+ *   `truncate`, `tee` (not `-a`), `dd of=`, `cp`/`install`/`ln -f` onto it, `mv` (source or destination),
+ *   `sed -i`/`perl -i`/`ruby -i`, truncating redirections (`>`, `>|`, `&>`, `2>`), and `python -c`/`node -e`/`perl
+ *   -e`/`ruby -e`/`php -r` code calling a remove or write-over function on a path it spells (a computed path counts
+ *   as outside). A relative target that does not climb out is the server's working directory (not flagged), except
+ *   for `unlink` and `truncate`, read as `rm -f` is. `$IFS` splits words. Targets with unexpanded variables, or read
+ *   by `xargs`, count as outside.
  * - `permission_change`: `chmod`/`chown`/`chgrp`/`chattr`/`setfacl`/`chflags` on `/`, `~` or anything under a system
  *   directory (/etc, /usr, /bin, /sbin, /lib*, /boot, /var, /opt, /root, /dev, /proc, /sys, /System, /Library…)
  *   not in the sandbox; any `chmod` that sets setuid/setgid.

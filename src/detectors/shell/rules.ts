@@ -1,5 +1,6 @@
 import { SHELLS, type Invocation } from './commands.js';
 import { isUnder, lexicalPath, type LexicalPath } from '../posix-path.js';
+import { destroys } from './destroys.js';
 
 /**
  * The checks of `shell_risk`, one function per category. Each gets one invocation and the compiled sandbox and
@@ -94,7 +95,7 @@ export function destructiveDelete(inv: Invocation, sandbox: Sandbox): string | u
   } else if (['shred', 'srm', 'wipe'].includes(inv.name)) {
     strong = true;
     targets = operands(inv.args).filter((t) => !DEVICE.test(t));
-  } else return undefined;
+  } else return destroysOutside(inv, sandbox);
   if (inv.viaXargs) return strong ? `${inv.name} on targets read from stdin (xargs)` : undefined;
   for (const text of targets) {
     const t = target(text);
@@ -103,6 +104,29 @@ export function destructiveDelete(inv: Invocation, sandbox: Sandbox): string | u
     const inside = inSandbox(t, sandbox);
     if (strong && !inside) return `${show(inv)}: ${text} is outside the sandbox`;
     if (!strong && !inside && underSystem(t.path)) return `${show(inv)}: ${text} is a system file`;
+  }
+  return destroysOutside(inv, sandbox);
+}
+
+/**
+ * A file outside the sandbox that `inv` removes, truncates or overwrites by the model of destroying operations
+ * (destroys.ts: truncate, unlink, tee, dd, cp/install/ln -f onto it, mv, sed/perl -i, redirections, interpreter
+ * one-liners). A relative target that does not climb out (`| tee build.log`, `sed -i … src/a.c`) is written in the
+ * working directory the server chose: not flagged, except by a program that only destroys (`unlink`, `truncate`),
+ * which is read as `rm -f` is. A path computed in code, a variable or `xargs` counts as outside; block devices are
+ * `disk_destroy`'s.
+ */
+function destroysOutside(inv: Invocation, sandbox: Sandbox): string | undefined {
+  for (const d of destroys(inv)) {
+    if (d.unknownTarget || (inv.viaXargs && d.targets.length === 0)) return `${show(inv)} ${d.how}`;
+    for (const text of d.targets) {
+      const t = target(text);
+      if (DEVICE.test(text)) continue;
+      if (critical(t)) return `${show(inv)} ${d.how} ${text}`;
+      if (inSandbox(t, sandbox)) continue;
+      if (!d.removal && !/[$`]/.test(text) && t.path !== undefined && t.path.root === '.' && !t.path.escapes) continue;
+      return `${show(inv)} ${d.how} ${text}, outside the sandbox`;
+    }
   }
   return undefined;
 }

@@ -4,7 +4,7 @@
  * runs inside it, to a small depth. Used by data-flow matching so that encoding does not hide data.
  */
 
-import { plainReading } from '../../../src/core/text/unwrap.js';
+import { plainReading } from '../../../src/core/text/readings.js';
 
 const MAX_DEPTH = 3;
 const MAX_VIEWS = 64;

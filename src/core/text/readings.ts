@@ -1,0 +1,598 @@
+/**
+ * The one table of readings (docs/inspection.md, "Readings"): every way a text can carry another text that the
+ * guard knows how to undo, one row each (`READINGS`: a name, a cheap `mayApply` test, a `decode`). Consumers —
+ * data flow, secrets, PII, injection — differ only in their limits (`ReadingLimits`: which rows, how deep, how many
+ * views, how long a run), and `readingsOf` applies a consumer's rows recursively and says what it left unread
+ * (nesting deeper than its depth, more views than its budget): the caller then fails closed. A new encoding is one
+ * row here.
+ */
+
+/** The depth and view budget of `unwrapViews` (the encodings data flow and the masker read). */
+const MAX_DEPTH = 3;
+const MAX_VIEWS = 64;
+
+/** Characters of base64 and base64url (1), also hex digits (2), and `=` (4). */
+const RUN_CLASS = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-') RUN_CLASS[c.charCodeAt(0)] = 1;
+for (const c of '0123456789abcdefABCDEF') RUN_CLASS[c.charCodeAt(0)] = 3;
+RUN_CLASS[61] = 4;
+
+/**
+ * The matches, as (start, end) pairs, of `/[A-Za-z0-9+/_-]{16,}={0,2}/g` (`bit` 1, `min` 16, `pad` 2) or of
+ * `/[0-9a-fA-F]{24,}/g` (`bit` 2, `min` 24, `pad` 0) in `s`, in one pass: each maximal run of the class long enough,
+ * with the padding that follows it — the leftmost match of such a pattern is always a whole maximal run.
+ */
+function runs(s: string, bit: number, min: number, pad: number): number[] {
+  const out: number[] = [];
+  let start = -1;
+  for (let i = 0; i <= s.length; i++) {
+    const c = i < s.length ? s.charCodeAt(i) : 0;
+    if (c < 128 && (RUN_CLASS[c]! & bit) !== 0) {
+      if (start < 0) start = i;
+      continue;
+    }
+    if (start >= 0 && i - start >= min) {
+      let end = i;
+      while (end - i < pad && end < s.length && s.charCodeAt(end) === 61) end++;
+      out.push(start, end);
+      // The padding is part of the match: the next run starts after it.
+      i = end - 1;
+    }
+    start = -1;
+  }
+  return out;
+}
+
+/**
+ * Whether `s` may hold a line of 40 or more base64 characters (`=` included) ended by a line break: what joining
+ * wrapped base64 needs. Without one, the join would change nothing.
+ */
+function mayHaveWrappedBase64(s: string): boolean {
+  // From each line break (found natively) back over the 40 characters before it (before a `\r` ending the line).
+  for (let j = s.indexOf('\n'); j >= 0; j = s.indexOf('\n', j + 1)) {
+    const end = j > 0 && s.charCodeAt(j - 1) === 13 ? j - 1 : j;
+    if (end < 40) continue;
+    let i = end - 1;
+    while (i >= end - 40) {
+      const c = s.charCodeAt(i);
+      if (c >= 128 || RUN_CLASS[c] === 0) break;
+      i--;
+    }
+    if (i < end - 40) return true;
+  }
+  return false;
+}
+
+/** Whether decoded bytes look like text (so random tokens do not become noise views). */
+function printable(s: string): boolean {
+  if (s.length === 0) return false;
+  let bad = 0;
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (c === 0xfffd || (c < 0x20 && c !== 9 && c !== 10 && c !== 13)) bad++;
+  }
+  return bad / s.length < 0.05;
+}
+
+/** Mostly printable ASCII: the stricter test for a short field decoded as a whole (short base64 is ambiguous). */
+function texty(s: string): boolean {
+  if (s.length === 0) return false;
+  let ok = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if ((c >= 0x20 && c < 0x7f) || c === 9 || c === 10 || c === 13) ok++;
+  }
+  return ok / s.length >= 0.85;
+}
+
+function urlDecoded(s: string): string | undefined {
+  if (!/%[0-9a-fA-F]{2}|\+/.test(s)) return undefined;
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    // Partly malformed escapes: decode those that are well formed.
+    return s.replace(/\+/g, ' ').replace(/(?:%[0-9a-fA-F]{2})+/g, (m) => {
+      try {
+        return decodeURIComponent(m);
+      } catch {
+        return m;
+      }
+    });
+  }
+}
+
+function base64Decoded(run: string): string | undefined {
+  const b64 = run.replace(/-/g, '+').replace(/_/g, '/');
+  const text = Buffer.from(b64, 'base64').toString('utf8');
+  return printable(text) ? text : undefined;
+}
+
+/** A URL's decoded path, query values and fragment, when `s` is an absolute URL. */
+function urlParts(s: string): string[] {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(s.trim())) return [];
+  try {
+    const u = new URL(s.trim());
+    const parts = [u.hostname, safeDecode(u.pathname)];
+    for (const [k, v] of u.searchParams) parts.push(k, v);
+    if (u.hash) parts.push(safeDecode(u.hash.slice(1)));
+    // Labels of the host (data smuggled as subdomains) read as one text.
+    parts.push(u.hostname.split('.').join(' '));
+    return parts;
+  } catch {
+    return [];
+  }
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** A character some reading starts from: non-ASCII, `&`, a backslash, `%`, `+` (one negated class: a fast scan). */
+const ESCAPE_CHAR = /[^\x00-\x24\x27-\x2a\x2c-\x5b\x5d-\x7f]/;
+const BASE64_RUN_16 = /[A-Za-z0-9/_-]{16}/;
+/** What a base64 or hex row needs: a run of 16 characters of base64 (`+` included). */
+const TOKEN_RUN_16 = /[A-Za-z0-9+/_-]{16}/;
+
+/**
+ * Whether `s` may have a reading that is not a base64 or hex run: a plain reading, URL parts or URL decoding need
+ * a non-ASCII character, `&`, a backslash, `%`, `+` or `://`.
+ */
+export function mayHaveEscapes(s: string): boolean {
+  return ESCAPE_CHAR.test(s) || s.includes('://');
+}
+
+/**
+ * Whether `s` may have a reading other than itself: an escape (`mayHaveEscapes`) or a run of 16 base64 characters
+ * (every hex run of 24 holds one). False: `unwrapViews(s)` is `[s]`.
+ */
+export function mayHaveReadings(s: string): boolean {
+  return mayHaveEscapes(s) || BASE64_RUN_16.test(s);
+}
+
+/**
+ * A field decoded as a whole, repeatedly (at most 3 times): URL encoding, then base64 / base64url, then hex, while
+ * the whole field is one of them and decodes to text. Used to join fields that were split and then encoded one by
+ * one.
+ */
+export function decodeWhole(s: string): string {
+  let cur = s;
+  for (let n = 0; n < MAX_DEPTH; n++) {
+    const t = cur.trim();
+    const compact = t.replace(/\s+/g, '');
+    let next: string | undefined;
+    if (/%[0-9a-fA-F]{2}/.test(t)) next = urlDecoded(t);
+    else if (compact.length >= 8 && /^(?:[0-9a-fA-F]{2})+$/.test(compact) && printable(Buffer.from(compact, 'hex').toString('utf8'))) {
+      next = Buffer.from(compact, 'hex').toString('utf8');
+    } else if (compact.length >= 8 && /^[A-Za-z0-9+/_-]+={0,2}$/.test(compact) && /[A-Z0-9+/=_-]/.test(compact) && compact.length % 4 !== 1) {
+      const d = base64Decoded(compact);
+      next = d !== undefined && texty(d) ? d : undefined;
+    }
+    if (next === undefined || next === cur) return cur;
+    cur = next;
+  }
+  return cur;
+}
+
+/** Escapes and look-alike forms a plain reading undoes (the test is cheap; most texts skip everything). */
+const PLAIN_HINT = /[^\x00-\x7f]|&#|&(?:amp|lt|gt|quot|apos);|\\[ux]/i;
+const ENTITY = /&#(?:x([0-9a-f]{1,6})|(\d{1,7}));?|&(amp|lt|gt|quot|apos);/gi;
+const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+const ESCAPE = /\\u\{([0-9a-f]{1,6})\}|\\u([0-9a-f]{4})|\\x([0-9a-f]{2})/gi;
+/** Invisible format characters (zero-width space and joiners, soft hyphen, bidi controls, tag characters). */
+const FORMAT_CHARS = /\p{Cf}/gu;
+
+function fromCode(hex: string | undefined, dec: string | undefined): string {
+  const cp = hex !== undefined ? parseInt(hex, 16) : Number(dec);
+  return cp > 0 && cp <= 0x10ffff ? String.fromCodePoint(cp) : '';
+}
+
+/**
+ * `s` as a reader sees it once escapes are undone: HTML character references (`&#103;`, `&#x67;`, `&amp;`),
+ * backslash escapes (`\u0067`, `\u{67}`, `\x67`), compatibility forms folded (NFKC: full-width `ｇｈｐ＿` is `ghp_`)
+ * and invisible format characters (zero-width, soft hyphen, bidi) removed. The same string when there is nothing
+ * to undo.
+ */
+export function plainReading(s: string): string {
+  if (!PLAIN_HINT.test(s)) return s;
+  let t = s.replace(ENTITY, (_m, hex: string | undefined, dec: string | undefined, named: string | undefined) => (named !== undefined ? NAMED[named.toLowerCase()]! : fromCode(hex, dec)));
+  t = t.replace(ESCAPE, (_m, braced: string | undefined, four: string | undefined, two: string | undefined) => fromCode(braced ?? four ?? two, undefined));
+  return t.normalize('NFKC').replace(FORMAT_CHARS, '');
+}
+
+/** The rot13 of a text (letters only). */
+export function rot13(text: string): string {
+  return text.replace(/[A-Za-z]/g, (c) => {
+    const base = c <= 'Z' ? 65 : 97;
+    return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
+  });
+}
+
+/** Base32 (RFC 4648) of one run, or undefined when it is not text. */
+function base32Decoded(run: string): string | undefined {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  const bytes: number[] = [];
+  let bits = 0;
+  let value = 0;
+  for (const ch of run.toUpperCase().replace(/=+$/, '')) {
+    const v = alphabet.indexOf(ch);
+    if (v < 0) return undefined;
+    value = (value << 5) | v;
+    bits += 5;
+    if (bits >= 8) {
+      bytes.push((value >>> (bits - 8)) & 0xff);
+      bits -= 8;
+    }
+  }
+  const text = Buffer.from(bytes).toString('utf8');
+  return texty(text) ? text : undefined;
+}
+
+/** A run of eight or more numbers (1–7 digits) separated by commas, semicolons or white space: char codes. */
+const NUMBER_RUN = /(?:\d{1,7}[ \t\r\n]*[,;]?[ \t\r\n]*){7,}\d{1,7}/g;
+const NUMBER_HINT = /\d[\s,;]+\d{1,7}[\s,;]+\d{1,7}[\s,;]+\d/;
+
+/** Numbers read as character codes (`80, 114, 111` or `[80,114,111]`), when every one is a character. */
+function charCodesDecoded(run: string): string | undefined {
+  const codes = run.split(/[\s,;]+/).filter((n) => n.length > 0).map(Number);
+  if (codes.some((c) => c > 0x10ffff || (c < 32 && c !== 9 && c !== 10 && c !== 13))) return undefined;
+  const text = String.fromCodePoint(...codes);
+  return texty(text) ? text : undefined;
+}
+
+/** Bytes written as hex pairs with `\x` / `0x` prefixes or separators between them (`\x41\x42`, `0x41, 0x42`, `41 42`). */
+const HEX_BYTES = /(?:\\x|0x)[0-9a-fA-F]{2}(?:[\s,;]*(?:\\x|0x)[0-9a-fA-F]{2}){11,}|(?<![0-9a-fA-F])[0-9a-fA-F]{2}(?:[ \t:,;-]+[0-9a-fA-F]{2}){11,}(?![0-9a-fA-F])/g;
+
+/**
+ * Share of the letters and digits of `s` that come in doubled pairs (`PPrroojjeecctt`), counting pairs from the
+ * left; with their count.
+ */
+function doubledShare(s: string): number {
+  let pairs = 0;
+  let total = 0;
+  for (let i = 0; i < s.length; ) {
+    const c = s.charCodeAt(i);
+    const alnum = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c > 127;
+    if (!alnum) {
+      i++;
+      continue;
+    }
+    if (s.charCodeAt(i + 1) === c) {
+      pairs++;
+      total += 2;
+      i += 2;
+    } else {
+      total++;
+      i++;
+    }
+  }
+  return total >= 16 ? (2 * pairs) / total : 0;
+}
+
+/**
+ * The offset (0 or 1) of a separator that every other character of `s` is (`P-r-o-j-e-c-t`, `PxRxOxJ`): at least 90%
+ * of the characters at that parity are one and the same, and it is not the majority at the other parity; −1 if none.
+ */
+function interleaveOffset(s: string): number {
+  if (s.length < 16) return -1;
+  // Both parities' first three characters differ among themselves (most text): neither is a separator.
+  if ((s[1] !== s[3] || s[3] !== s[5]) && (s[0] !== s[2] || s[2] !== s[4]) && (s[7] !== s[9] || s[9] !== s[11]) && (s[6] !== s[8] || s[8] !== s[10])) return -1;
+  for (const off of [1, 0]) {
+    const counts = new Map<number, number>();
+    let n = 0;
+    for (let i = off; i < s.length; i += 2, n++) counts.set(s.charCodeAt(i), (counts.get(s.charCodeAt(i)) ?? 0) + 1);
+    let top = -1;
+    let topCount = 0;
+    for (const [c, k] of counts) if (k > topCount) [top, topCount] = [c, k];
+    if (topCount < 0.9 * n) continue;
+    let other = 0;
+    let m = 0;
+    for (let i = 1 - off; i < s.length; i += 2, m++) if (s.charCodeAt(i) === top) other++;
+    if (other < 0.5 * m) return off;
+  }
+  return -1;
+}
+
+/** Letters separated by single spaces, words by two or more ("I g n o r e  a l l"): at least 8 letters. */
+const SPACED_RUN = /(?:\b[A-Za-z](?: {1,3}|[-.*_] ?)){7,}[A-Za-z]\b/g;
+/** Digits standing for letters inside words ("1gn0r3"). */
+const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's' };
+const LEET_WORD = /\b(?=[A-Za-z0-9@$]*[A-Za-z])(?=[A-Za-z0-9@$]*[013457@$])[A-Za-z0-9@$]{3,}\b/g;
+
+/**
+ * Leetspeak undone: only when at least three words mix letters with digit stand-ins (versions, ids and hashes
+ * rarely do that three times in prose), those words get their letters back.
+ */
+function unleet(text: string): string | undefined {
+  let n = 0;
+  for (const m of text.matchAll(LEET_WORD)) {
+    if (/^[0-9a-f]+$/i.test(m[0]) && m[0].length >= 8) continue;
+    if (/[A-Za-z]/.test(m[0]) && /\d/.test(m[0]) && ++n >= 3) break;
+  }
+  if (n < 3) return undefined;
+  return text.replace(LEET_WORD, (w) => (/^[0-9a-f]{8,}$/i.test(w) ? w : w.replace(/[013457@$]/g, (c) => LEET[c] ?? c)));
+}
+
+export const READING_NAMES = [
+  'plain',
+  'url-parts',
+  'url',
+  'base64',
+  'hex',
+  'hex-bytes',
+  'base32',
+  'char-codes',
+  'doubled',
+  'interleaved',
+  'spaced',
+  'leet',
+  'rot13',
+  'reversed',
+  'reversed-words',
+] as const;
+export type ReadingName = (typeof READING_NAMES)[number];
+
+/** How far one consumer reads (each consumer's constant below). */
+export interface ReadingLimits {
+  /** The rows it applies, in this order. */
+  rows: readonly ReadingName[];
+  /** Readings of readings, at most this deep; one more level that still decodes is left unread. */
+  depth: number;
+  /** Views (the text itself included) at most; one more is left unread. */
+  maxViews: number;
+  /** Characters of all views together at most; a view beyond is left unread. */
+  maxChars: number;
+  /** Shortest base64 run decoded. */
+  minBase64: number;
+  /** Alignments of a base64 run tried (a run may start mid-word, glued to the field before it). */
+  alignments: number;
+  /** Characters of one run decoded at most (the rest of a longer run is not decoded). */
+  maxRun: number;
+  /** A consumer's own extra condition on a row, on the text the row would read. */
+  gate?: Partial<Record<ReadingName, (text: string) => boolean>>;
+}
+
+/** One reading: a name, a cheap test (false: `decode` gives nothing), the decoding (new texts, possibly none). */
+export interface Reading {
+  name: ReadingName;
+  /** Whether what it decodes may itself be encoded (read again, to the consumer's depth). */
+  nests: boolean;
+  mayApply: (text: string) => boolean;
+  decode: (text: string, limits: ReadingLimits) => string[];
+}
+
+/** Line-wrapped base64 (lines of 40 or more base64 characters) joined; other white space is kept. */
+function unwrapBase64Lines(text: string): string {
+  return mayHaveWrappedBase64(text) ? text.replace(/([A-Za-z0-9+/_=-]{40,})\r?\n[ \t]*(?=[A-Za-z0-9+/_-])/g, '$1') : text;
+}
+
+const one = (s: string | undefined, text: string): string[] => (s !== undefined && s !== text ? [s] : []);
+
+/** The table. Order matters only for the order of the views. */
+export const READINGS: readonly Reading[] = [
+  // HTML references, backslash escapes, full-width forms, zero-width characters undone.
+  { name: 'plain', nests: true, mayApply: (t) => PLAIN_HINT.test(t), decode: (t) => one(plainReading(t), t) },
+  // A URL read as its host, decoded path, query names and values, fragment, and host labels as words.
+  { name: 'url-parts', nests: true, mayApply: (t) => t.includes('://'), decode: (t) => urlParts(t) },
+  { name: 'url', nests: true, mayApply: (t) => /%[0-9a-fA-F]{2}|\+/.test(t), decode: (t) => one(urlDecoded(t), t) },
+  {
+    name: 'base64',
+    nests: true,
+    mayApply: (t) => TOKEN_RUN_16.test(t) || mayHaveWrappedBase64(t),
+    decode(t, limits) {
+      const out: string[] = [];
+      const compact = unwrapBase64Lines(t);
+      const b64 = runs(compact, 1, limits.minBase64, 2);
+      for (let r = 0; r < b64.length; r += 2) {
+        const m = compact.slice(b64[r], Math.min(b64[r + 1]!, b64[r]! + limits.maxRun));
+        // A run may start mid-word (a field joined to the one before it): try the alignments of the encoding.
+        for (let off = 0; off < limits.alignments && m.length - off >= limits.minBase64; off++) {
+          const d = base64Decoded(m.slice(off));
+          if (d !== undefined) out.push(d);
+        }
+      }
+      return out;
+    },
+  },
+  {
+    name: 'hex',
+    nests: true,
+    mayApply: (t) => TOKEN_RUN_16.test(t) || mayHaveWrappedBase64(t),
+    decode(t, limits) {
+      const out: string[] = [];
+      const compact = unwrapBase64Lines(t);
+      const hex = runs(compact, 2, 24, 0);
+      for (let r = 0; r < hex.length; r += 2) {
+        const m = compact.slice(hex[r], Math.min(hex[r + 1]!, hex[r]! + limits.maxRun));
+        for (let off = 0; off < 2; off++) {
+          const run = m.slice(off, off + Math.floor((m.length - off) / 2) * 2);
+          const d = Buffer.from(run, 'hex').toString('utf8');
+          if (printable(d)) out.push(d);
+        }
+      }
+      return out;
+    },
+  },
+  {
+    name: 'hex-bytes',
+    nests: true,
+    mayApply: (t) => /[0-9a-fA-F]{2}[\s,;:-]+(?:\\x|0x)?[0-9a-fA-F]{2}[\s,;:-]|\\x[0-9a-fA-F]{2}|0x[0-9a-fA-F]{2}/.test(t),
+    decode(t, limits) {
+      const out: string[] = [];
+      for (const m of t.matchAll(HEX_BYTES)) {
+        const d = Buffer.from(m[0].slice(0, limits.maxRun).replace(/\\x|0x|[\s,;:-]/g, ''), 'hex').toString('utf8');
+        if (texty(d)) out.push(d);
+      }
+      return out;
+    },
+  },
+  {
+    name: 'base32',
+    nests: true,
+    mayApply: (t) => /[A-Z2-7]{16}|[a-z2-7]{16}/.test(t),
+    decode(t, limits) {
+      const out: string[] = [];
+      for (const m of t.matchAll(/(?<![A-Za-z0-9])(?:[A-Z2-7]{16,}|[a-z2-7]{16,})={0,6}(?![A-Za-z0-9])/g)) {
+        const d = base32Decoded(m[0].slice(0, limits.maxRun));
+        if (d !== undefined) out.push(d);
+      }
+      return out;
+    },
+  },
+  {
+    name: 'char-codes',
+    nests: true,
+    mayApply: (t) => NUMBER_HINT.test(t),
+    decode(t, limits) {
+      const out: string[] = [];
+      for (const m of t.matchAll(NUMBER_RUN)) {
+        const d = charCodesDecoded(m[0].slice(0, limits.maxRun));
+        if (d !== undefined) out.push(d);
+      }
+      return out;
+    },
+  },
+  { name: 'doubled', nests: true, mayApply: (t) => doubledShare(t) >= 0.8, decode: (t) => one(t.replace(/([\p{L}\p{N}])\1/gu, '$1'), t) },
+  {
+    name: 'interleaved',
+    nests: true,
+    mayApply: (t) => interleaveOffset(t) >= 0,
+    decode(t) {
+      const off = interleaveOffset(t);
+      let s = '';
+      for (let i = 1 - off; i < t.length; i += 2) s += t[i];
+      return one(s, t);
+    },
+  },
+  {
+    // Letters joined by a separator ("I-g-n-o-r-e a-l-l"): a space ends a word; letters joined by spaces: two do.
+    name: 'spaced',
+    nests: false,
+    mayApply: (t) => /[A-Za-z](?: {1,3}|[-.*_] ?)[A-Za-z](?: {1,3}|[-.*_] ?)[A-Za-z]/.test(t),
+    decode(t, limits) {
+      const out: string[] = [];
+      for (const m of t.matchAll(SPACED_RUN)) {
+        const run = m[0].slice(0, limits.maxRun);
+        const gap = /[A-Za-z][-.*_][A-Za-z]/.test(run) ? / +/g : / {2,}/g;
+        out.push(run.replace(gap, '\u0000').replace(/[ .*_-]/g, '').replace(/\u0000/g, ' '));
+      }
+      return out;
+    },
+  },
+  { name: 'leet', nests: false, mayApply: (t) => /\d/.test(t), decode: (t, limits) => one(unleet(t.slice(0, limits.maxRun)), t) },
+  { name: 'rot13', nests: false, mayApply: (t) => /[A-Za-z]{3}/.test(t), decode: (t, limits) => one(rot13(t.slice(0, limits.maxRun)), t) },
+  { name: 'reversed', nests: false, mayApply: (t) => t.length >= 8, decode: (t, limits) => one([...t.slice(0, limits.maxRun)].reverse().join(''), t) },
+  { name: 'reversed-words', nests: false, mayApply: (t) => /\S\s+\S/.test(t), decode: (t, limits) => one(t.slice(0, limits.maxRun).split(/(\s+)/).reverse().join(''), t) },
+];
+
+const ROWS = new Map(READINGS.map((r) => [r.name, r]));
+
+/** The views of a text under one consumer's limits, and what was left unread (the caller fails closed on it). */
+export interface Readings {
+  /** The text itself first, then its readings, depth first. */
+  views: string[];
+  /** The row each view came from (`undefined` for the text itself). */
+  names: Array<ReadingName | undefined>;
+  /** Why some reading was not made: nesting deeper than the depth, or over the view or character budget. */
+  unread?: string;
+}
+
+/**
+ * Every reading of `s` under `limits`: itself first, then, depth first, what each row decodes (rows that nest are
+ * read again to `limits.depth`; the others are applied to every view, once). A reading that would still decode at
+ * the depth limit, or one over the view or character budget, is not made and is named in `unread`.
+ */
+export function readingsOf(s: string, limits: ReadingLimits): Readings {
+  const views: string[] = [];
+  const names: Array<ReadingName | undefined> = [];
+  const seen = new Set<string>();
+  let chars = 0;
+  let unread: string | undefined;
+  const rows = limits.rows.map((n) => ROWS.get(n)!);
+  const nesting = rows.filter((r) => r.nests);
+  const last = rows.filter((r) => !r.nests);
+  const applies = (r: Reading, text: string) => r.mayApply(text) && (limits.gate?.[r.name]?.(text) ?? true);
+  const take = (text: string, name: ReadingName | undefined): boolean => {
+    if (seen.has(text)) return false;
+    if (views.length >= limits.maxViews || chars + text.length > limits.maxChars) {
+      unread ??= `${name ?? 'a'} reading over the budget (${limits.maxViews} readings, ${limits.maxChars} characters)`;
+      return false;
+    }
+    seen.add(text);
+    views.push(text);
+    names.push(name);
+    chars += text.length;
+    return true;
+  };
+  const visit = (text: string, depth: number, name: ReadingName | undefined) => {
+    if (!take(text, name)) return;
+    for (const r of nesting) {
+      if (!applies(r, text)) continue;
+      for (const d of r.decode(text, limits)) {
+        if (depth >= limits.depth) {
+          if (!seen.has(d)) unread ??= `${r.name} reading nested deeper than ${limits.depth}`;
+          continue;
+        }
+        visit(d, depth + 1, r.name);
+      }
+    }
+  };
+  visit(s, 0, undefined);
+  if (last.length > 0) {
+    const decoded = views.length;
+    for (let v = 0; v < decoded; v++) {
+      for (const r of last) if (applies(r, views[v]!)) for (const d of r.decode(views[v]!, limits)) take(d, r.name);
+    }
+  }
+  return unread === undefined ? { views, names } : { views, names, unread };
+}
+
+/** Whether any row of `limits` applies to `s` (false: `readingsOf(s, limits).views` is `[s]`). */
+export function mayHaveReadingsUnder(s: string, limits: ReadingLimits): boolean {
+  return limits.rows.some((n) => {
+    const r = ROWS.get(n)!;
+    return r.mayApply(s) && (limits.gate?.[n]?.(s) ?? true);
+  });
+}
+
+/** The encodings data flow and the masker read (the reference in test/dataflow/reference/unwrap.ts). */
+export const UNWRAP_READINGS: ReadingLimits = { rows: ['plain', 'url-parts', 'url', 'base64', 'hex'], depth: MAX_DEPTH, maxViews: MAX_VIEWS, maxChars: Infinity, minBase64: 16, alignments: 4, maxRun: Infinity };
+
+/** What leaves (arguments, messages): every encoding, nested deep, for data flow. */
+export const OUTGOING_READINGS: ReadingLimits = {
+  rows: ['plain', 'url-parts', 'url', 'base64', 'hex', 'hex-bytes', 'base32', 'char-codes', 'doubled', 'interleaved'],
+  depth: 8,
+  maxViews: 4096,
+  maxChars: 16 * 1024 * 1024,
+  minBase64: 16,
+  alignments: 4,
+  maxRun: Infinity,
+};
+
+/** Credentials and personal data in what leaves: the same encodings (a credential is read at any depth up to 8). */
+export const SECRET_READINGS: ReadingLimits = { ...OUTGOING_READINGS, maxViews: 1024, maxChars: 4 * 1024 * 1024 };
+
+/**
+ * Forms of a private text kept beside it (data flow records their fingerprints too): readings that are their own
+ * inverse or whose inverse is their sibling, so matching the outgoing text as it is finds private data sent rot13'd,
+ * reversed or with its words in reverse order — no extra reading of every outgoing text.
+ */
+export const PRIVATE_FORMS: readonly ReadingName[] = ['rot13', 'reversed', 'reversed-words'];
+
+/** The forms of `text` (its first `maxChars` characters) named in PRIVATE_FORMS. */
+export function privateForms(text: string, maxChars: number): string[] {
+  const t = text.slice(0, maxChars);
+  const limits = { ...UNWRAP_READINGS, maxRun: maxChars };
+  return PRIVATE_FORMS.flatMap((n) => ROWS.get(n)!.decode(t, limits));
+}
+
+/**
+ * Every reading of `s` under UNWRAP_READINGS: itself first, then decodings (plain reading, URL parts, URL-decoded
+ * text, base64 and hex runs), recursively to depth 3 and at most 64 views.
+ */
+export function unwrapViews(s: string): string[] {
+  return readingsOf(s, UNWRAP_READINGS).views;
+}
