@@ -62,7 +62,8 @@ export class A2ADownstream {
       cardResolver: resolver,
     });
     try {
-      const card = await resolver.resolve(this.config.url);
+      // The card is `.well-known/agent-card.json` under the base URL: resolved against it with a trailing slash.
+      const card = await resolver.resolve(this.config.url.endsWith('/') ? this.config.url : `${this.config.url}/`);
       const client = await factory.createFromAgentCard(card);
       this.logger.info({ agent: this.name, card: card.name, transport: client.transport.protocolName }, 'a2a agent card read');
       return { client, card, at: Date.now() };

@@ -18,6 +18,7 @@ import type {
 import type { RequestOptions } from '@a2a-js/sdk/client';
 import { ExtendedAgentCardNotConfiguredError, PushNotificationNotSupportedError } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext, User } from '@a2a-js/sdk/server';
+import { a2aAnswerServer } from '../core/flow.js';
 import type { Decision, Guard, Interaction, Profile } from '../core/types.js';
 import type { Logger } from '../core/log.js';
 import type { DecisionRecorder } from '../proxy/context.js';
@@ -49,9 +50,7 @@ export interface A2AGuardDeps {
 }
 
 /** The server key answers of agent `name` are recorded under (`a2a:<name>`), apart from any MCP server's. */
-export function answerServer(name: string): string {
-  return `a2a:${name}`;
-}
+export const answerServer = a2aAnswerServer;
 
 /**
  * The A2A request handler QuadGuard serves for one downstream agent and one binding (the SDK's JSON-RPC and

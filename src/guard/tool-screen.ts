@@ -160,9 +160,9 @@ interface ListedTemplate {
 interface ListedSkill {
   id: string;
   name: string;
-  description: string;
-  tags: string[];
-  examples: string[];
+  description?: string | undefined;
+  tags?: string[] | undefined;
+  examples?: string[] | undefined;
 }
 
 /**
@@ -198,7 +198,7 @@ export function createListingScreen(storeIn: GuardStore | Store, logger: Logger,
     templates: <T extends ListedTemplate>(server: string, templates: T[]) =>
       hide(server, templates, 'template', (t) => join([t.name, t.title, t.description]), (t) => ({ uri: t.uriTemplate }), (t) => t.uriTemplate),
     skills: <T extends ListedSkill>(server: string, skills: T[]) =>
-      hide(server, skills, 'skill', (k) => join([k.name, k.description, ...k.tags, ...k.examples]), (k) => ({ tool: k.id }), (k) => k.id),
+      hide(server, skills, 'skill', (k) => join([k.name, k.description, ...(k.tags ?? []), ...(k.examples ?? [])]), (k) => ({ tool: k.id }), (k) => k.id),
     /** The completion values to pass on for `ref` (a prompt name or a template URI) of `server`. */
     async completions(server: string, ref: string, values: string[]): Promise<string[]> {
       const kept: string[] = [];
