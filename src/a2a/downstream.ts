@@ -6,6 +6,8 @@ import { AgentUnavailableError } from './errors.js';
 
 /** How long a downstream card (and the client built from it) is used before it is read again. */
 const CARD_TTL_MS = 60_000;
+/** Task owners remembered per agent (the oldest forgotten first). */
+const MAX_OWNED_TASKS = 50_000;
 
 /**
  * One downstream A2A agent: its card, read from `<url>/.well-known/agent-card.json`, and an `@a2a-js/sdk` client
@@ -47,6 +49,26 @@ export class A2ADownstream {
       if (this.current === mine) this.current = undefined;
       throw err;
     }
+  }
+
+  /**
+   * Which caller each task was created for. QuadGuard reaches the agent as one client for every caller, so the
+   * agent cannot keep one caller's tasks from another: QuadGuard does (a task another caller created is not found;
+   * a task QuadGuard has not seen, e.g. from before a restart, is passed on).
+   */
+  private readonly owners = new Map<string, string>();
+
+  /** Records `caller` as the owner of `taskId` (the first caller to see a task owns it). */
+  own(taskId: string, caller: string): void {
+    if (taskId === '' || this.owners.has(taskId)) return;
+    this.owners.set(taskId, caller);
+    if (this.owners.size > MAX_OWNED_TASKS) this.owners.delete(this.owners.keys().next().value!);
+  }
+
+  /** Whether `caller` may see `taskId`: it owns it, or no caller is known to. */
+  mayUse(taskId: string, caller: string): boolean {
+    const owner = this.owners.get(taskId);
+    return owner === undefined || owner === caller;
   }
 
   /** Forgets the card and client (after a call could not reach the agent). */

@@ -16,7 +16,7 @@ import type {
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
 import type { RequestOptions } from '@a2a-js/sdk/client';
-import { ExtendedAgentCardNotConfiguredError, PushNotificationNotSupportedError } from '@a2a-js/sdk/errors';
+import { ExtendedAgentCardNotConfiguredError, PushNotificationNotSupportedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext, User } from '@a2a-js/sdk/server';
 import { a2aAnswerServer } from '../core/flow.js';
 import type { Decision, Guard, Interaction, Profile } from '../core/types.js';
@@ -84,6 +84,7 @@ export class GuardedAgentHandler implements A2ARequestHandler {
     const caller = callerOf(ctx);
     await this.checkSend(caller, params);
     const result = await this.call((client, opts) => client.sendMessage(params, opts));
+    this.agent.own('messageId' in result ? result.taskId : result.id, caller.agent);
     return this.checkAnswer(caller, 'SendMessage', sessionOf(caller, this.agent.name, contextOfResult(result)), read().result(result), result);
   }
 
@@ -95,23 +96,28 @@ export class GuardedAgentHandler implements A2ARequestHandler {
 
   async getTask(params: GetTaskRequest, ctx: ServerCallContext): Promise<Task> {
     const caller = callerOf(ctx);
+    this.mustOwn(params.id, caller);
     const task = await this.call((client, opts) => client.getTask(params, opts));
     return this.checkAnswer(caller, 'GetTask', sessionOf(caller, this.agent.name, task.contextId), read().task(task), task);
   }
 
   async cancelTask(params: CancelTaskRequest, ctx: ServerCallContext): Promise<Task> {
     const caller = callerOf(ctx);
+    this.mustOwn(params.id, caller);
     const task = await this.call((client, opts) => client.cancelTask(params, opts));
     return this.checkAnswer(caller, 'CancelTask', sessionOf(caller, this.agent.name, task.contextId), read().task(task), task);
   }
 
   async listTasks(params: ListTasksRequest, ctx: ServerCallContext): Promise<ListTasksResponse> {
     const caller = callerOf(ctx);
-    const list = await this.call((client, opts) => client.listTasks(params, opts));
+    const all = await this.call((client, opts) => client.listTasks(params, opts));
+    // Other callers' tasks are left out (the page's sizes are the agent's).
+    const list = { ...all, tasks: all.tasks.filter((t) => this.agent.mayUse(t.id, caller.agent)) };
     return this.checkAnswer(caller, 'ListTasks', sessionOf(caller, this.agent.name, params.contextId), read().taskList(list), list);
   }
 
   async *resubscribe(params: SubscribeToTaskRequest, ctx: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    this.mustOwn(params.id, callerOf(ctx));
     yield* this.guardStream(callerOf(ctx), 'SubscribeToTask', '', (client) => client.resubscribeTask(params));
   }
 
@@ -141,6 +147,11 @@ export class GuardedAgentHandler implements A2ARequestHandler {
     throw new PushNotificationNotSupportedError(
       `QuadGuard refuses push notifications for A2A agent "${this.agent.name}": a webhook sends the agent's answers where the guard does not read them. Poll with GetTask or stream instead, or set a2a.agents.${this.agent.name}.push_notifications: true in the QuadGuard config.`,
     );
+  }
+
+  /** A task another caller created is not found for this one (the agent sees one client, QuadGuard, for all). */
+  private mustOwn(taskId: string, caller: Caller): void {
+    if (!this.agent.mayUse(taskId, caller.agent)) throw new TaskNotFoundError(`Task ${taskId} not found`);
   }
 
   /** The caller's send as a `message` to the agent; throws the denial (the agent never sees a refused message). */
@@ -201,6 +212,7 @@ export class GuardedAgentHandler implements A2ARequestHandler {
         if (next.done) return;
         const event = next.value;
         context = contextOfEvent(event) || context;
+        this.agent.own(taskOfEvent(event), caller.agent);
         yield await this.checkAnswer(caller, method, sessionOf(caller, this.agent.name, context), read().event(event), event);
       }
     } finally {
@@ -252,6 +264,13 @@ function sessionOf(caller: Caller, agent: string, contextId: string | undefined)
 
 function contextOfResult(r: Message | Task): string {
   return r.contextId;
+}
+
+function taskOfEvent(e: StreamResponse): string {
+  const p = e.payload;
+  if (!p) return '';
+  if (p.$case === 'task') return p.value.id;
+  return p.value.taskId;
 }
 
 function contextOfEvent(e: StreamResponse): string {

@@ -150,6 +150,17 @@ describe('e2e: the A2A proxy', () => {
     }
   }, 60_000);
 
+  it("keeps one caller's tasks from another (the agent sees one client, QuadGuard)", async () => {
+    const mine = (await guarded.sendMessage(send('task alice only'))) as Task;
+    const bob = await as('bob');
+    expect((await failure(bob.getTask({ tenant: '', id: mine.id }))).name).toMatch(/TaskNotFoundError$/);
+    expect((await failure(bob.cancelTask({ tenant: '', id: mine.id, metadata: undefined }))).name).toMatch(/TaskNotFoundError$/);
+    expect((await collect(bob.resubscribeTask({ tenant: '', id: mine.id }))).error?.name).toMatch(/TaskNotFoundError$/);
+    const listed = await bob.listTasks({ tenant: '', contextId: '', status: 0, pageToken: '', statusTimestampAfter: undefined });
+    expect(listed.tasks.map((t) => t.id)).not.toContain(mine.id);
+    expect(Task.toJSON(await guarded.getTask({ tenant: '', id: mine.id }))).toMatchObject({ id: mine.id });
+  }, 30_000);
+
   it('refuses a credential in any part of a send, and the agent never receives it; repeated, the sender is quarantined', async () => {
     const carol = await as('carol');
     const sends = [
