@@ -21,6 +21,8 @@ import { createInstructionsScreen, createListingScreen, createToolScreen, type L
 import type { CompiledBook } from '../policy/compiled.js';
 import type { InstructionsHook, ToolsListedHook } from '../proxy/pool.js';
 import type { DecisionRecorder } from '../proxy/context.js';
+import type { A2AGateway, CardScreen } from '../a2a/index.js';
+import type { Application, RequestHandler } from 'express';
 
 /** In serve mode stdout is the protocol: everything console prints goes to stderr instead. */
 export function redirectConsoleToStderr(): void {
@@ -112,18 +114,35 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
     // On a PostgreSQL store the view reads the shared chain: it shows the decisions of every replica.
     const ui = opts.ui === false || loaded.config.policy === undefined ? undefined : liveViewForProxy(loaded, logger, process.env, configured.book, configured.store);
     if (ui) (proxy as { close: () => Promise<void> }).close = ((c) => () => c().finally(() => ui.close()))(proxy.close);
+    // The A2A proxy (docs/a2a.md) under /a2a on the same listener, guarded by the same guard, when agents are configured.
+    const a2a = Object.keys(loaded.config.a2a.agents).length > 0 ? await a2aGatewayFor(loaded, proxy.guard, configured, logger) : undefined;
+    const extraRoutes = ui || a2a ? (app: Application, hooks: { auth: RequestHandler }) => {
+      ui?.extraRoutes(app);
+      a2a?.mount(app, hooks);
+    } : undefined;
     try {
-      const listener = await proxy.serveHttp({ port: opts.http, ...(opts.host !== undefined ? { host: opts.host } : {}), ...(ui ? { extraRoutes: ui.extraRoutes } : {}) });
+      const listener = await proxy.serveHttp({ port: opts.http, ...(opts.host !== undefined ? { host: opts.host } : {}), ...(extraRoutes ? { extraRoutes } : {}) });
       ui?.announce(listener);
     } catch (err) {
       await proxy.close();
       throw err;
     }
   } else {
+    if (Object.keys(loaded.config.a2a.agents).length > 0) logger.warn({ agents: Object.keys(loaded.config.a2a.agents) }, 'a2a agents are served only over HTTP (serve --http); not served on stdio');
     if (!loaded.config.agents[opts.agent]) logger.warn({ agent: opts.agent }, 'agent not in config: empty profile');
     await proxy.serveStdio(opts.agent, () => process.exit(0));
   }
   return proxy;
+}
+
+/** The A2A proxy for a config, guarded by the proxy's guard; its cards screened as tool descriptions are. */
+async function a2aGatewayFor(loaded: LoadedConfig, guard: Guard, configured: ProxyGuard, logger: Logger): Promise<A2AGateway> {
+  const { answerServer, createA2AGateway } = await import('../a2a/index.js');
+  const { onListed, onInstructions } = configured;
+  const screen: CardScreen | undefined = onListed && onInstructions
+    ? { skills: (name, skills) => onListed.skills(answerServer(name), skills), description: (name, text) => onInstructions(answerServer(name), text) }
+    : undefined;
+  return createA2AGateway({ config: loaded.config, guard, record: configured.record, logger, screen, authenticated: loaded.tokens.size > 0 });
 }
 
 /**

@@ -77,6 +77,17 @@ export function validateConfig(raw: unknown, opts: { file?: string; baseDir?: st
     }
   }
 
+  // An A2A agent's bearer token is read now, as OAuth secrets are, and kept as a value.
+  for (const [name, a] of Object.entries(config.a2a.agents)) {
+    const secret = a.bearer_token;
+    if (!secret || 'value' in secret) continue;
+    const field = `a2a.agents.${name}.bearer_token.${'env' in secret ? 'env' : 'file'}`;
+    const read = 'env' in secret ? (env[secret.env] ? { token: env[secret.env]! } : { problem: `environment variable ${secret.env} is not set or empty` }) : readTokenFile(abs(secret.file));
+    if ('problem' in read) problems.push(`  ${field}: ${read.problem}`);
+    else if (read.token.length === 0) problems.push(`  ${field}: the token is empty`);
+    else a.bearer_token = { value: read.token };
+  }
+
   const tokens = new Map<string, string>();
   for (const [name, agent] of Object.entries(config.agents)) {
     // Tokens only matter over HTTP; `serve` on stdio passes tokens: false so an unset variable does not stop it.

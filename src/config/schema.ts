@@ -156,6 +156,38 @@ export const HttpConfigSchema = z.strictObject({
 });
 export type HttpConfig = z.infer<typeof HttpConfigSchema>;
 
+/**
+ * One downstream A2A agent (docs/a2a.md): its base URL (the card is read from `/.well-known/agent-card.json` there)
+ * and what QuadGuard sends to reach it. Callers reach it through QuadGuard at `/a2a/<name>`.
+ */
+export const A2AAgentSchema = z.strictObject({
+  /** The agent's base URL. */
+  url: z.url({ protocol: /^https?$/, error: 'url must be an http:// or https:// URL' }),
+  /** Extra HTTP headers sent on every request to the agent (card included). */
+  headers: z.record(z.string(), z.string()).default({}),
+  /** A bearer token sent as `Authorization: Bearer …` to the agent: { env: NAME }, { file: PATH } or { value: TOKEN }. */
+  bearer_token: SecretSourceSchema.optional(),
+  /** Per-request timeout of the methods that answer once (streams are not timed). */
+  timeout_ms: z.number().int().positive().max(3_600_000).default(60_000),
+  /**
+   * Whether callers may configure push notifications (webhooks the agent calls back). A webhook is a route out of
+   * the guard's sight, so it is refused unless this is true.
+   */
+  push_notifications: z.boolean().default(false),
+});
+export type A2AAgentConfig = z.infer<typeof A2AAgentSchema>;
+
+/** The A2A proxy (docs/a2a.md): downstream agents by name, served on the HTTP front end at `/a2a/<name>`. */
+export const A2AConfigSchema = z.strictObject({
+  /** Agents by name; the name is the path segment (`/a2a/<name>`) and the recipient of what callers send. */
+  agents: z.record(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'A2A agent name must be 1–32 characters of a-z, 0-9 and "-", starting with a letter (it is a URL path segment)'), A2AAgentSchema).default({}),
+  /** The URL callers reach QuadGuard at, for the rewritten cards (default: the scheme and Host of the card request). */
+  public_url: z.url({ protocol: /^https?$/, error: 'public_url must be an http:// or https:// URL' }).optional(),
+  /** Accept A2A v0.3 callers (method names such as message/send) through the SDK's compatibility layer. */
+  v0_3: z.boolean().default(true),
+});
+export type A2AConfig = z.infer<typeof A2AConfigSchema>;
+
 /** Limits applied to tools/call arguments before the guard and before any downstream server sees them. */
 export const LimitsConfigSchema = z.strictObject({
   /** Deepest nesting of tools/call arguments accepted. */
@@ -192,6 +224,8 @@ export const ConfigSchema = z.strictObject({
   agents: z.record(z.string().regex(AGENT_NAME_RE, AGENT_NAME_RULE), AgentConfigSchema).default({}),
   http: HttpConfigSchema.default(HttpConfigSchema.parse({})),
   limits: LimitsConfigSchema.default(LimitsConfigSchema.parse({})),
+  /** Downstream A2A agents, proxied and guarded on the HTTP front end at /a2a/<name> (docs/a2a.md). */
+  a2a: A2AConfigSchema.default(A2AConfigSchema.parse({})),
   /** `strict` lists `guard_check_message`; `dotted` lists `guard.check_message`. Both names are always callable. */
   message_tool_name: z.enum(['strict', 'dotted']).default('strict'),
   /** Guard pipeline settings: tracker budget, threat watcher, denial thresholds (see src/guard/options.ts). */

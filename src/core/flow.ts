@@ -6,6 +6,15 @@ import { z } from 'zod';
  * `data_flow` detectors read it. Neither the proxy nor a client ever sets it.
  */
 
+/**
+ * The server key an A2A agent's answers are read under (`a2a:<name>`; docs/a2a.md): apart from every MCP server's
+ * (whose keys have no colon), and known to the data-flow stage, for which an agent's own answer sent back to it in
+ * a message is no leak.
+ */
+export function a2aAnswerServer(agent: string): string {
+  return `a2a:${agent}`;
+}
+
 /** Capability labels of a tool. */
 export const CapabilityLabelSchema = z.enum([
   /** Its results are private data (mail, files, records): fingerprinted per identity when read. */

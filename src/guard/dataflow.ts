@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { contentText, stringLeaves } from '../core/fields.js';
-import type { CapabilityLabel, FlowFacts, FlowSource } from '../core/flow.js';
+import { a2aAnswerServer, type CapabilityLabel, type FlowFacts, type FlowSource } from '../core/flow.js';
 import type { Logger } from '../core/log.js';
 import { createFingerprinter, normaliseForFingerprint, type Fingerprinter } from '../core/text/fingerprint.js';
 import { createValueHasher, distinctiveValues, isValueHash, outgoingPieces, shortLines } from '../core/text/short-values.js';
@@ -332,14 +332,16 @@ function remember<V>(map: Map<string, V>, key: string, value: V): void {
 }
 
 /**
- * Reads whose data goes back where it came from, so passing it on leaks nothing: a message quoted back to the agent
- * that sent it, an elicitation answer, a sampling reply, a prompt's arguments or a resource URI holding what the same
+ * Reads whose data goes back where it came from, so passing it on leaks nothing: a message (or an A2A agent's answer)
+ * quoted back to the agent that sent it, an elicitation answer, a sampling reply, a prompt's arguments or a resource URI holding what the same
  * server gave (its tools, resources or prompts).
  */
 function returnsTo(i: Interaction): ((source: FlowSource) => boolean) | undefined {
   if (i.kind === 'message' && i.recipient !== undefined) {
     const back = `agent:${i.recipient}`;
-    return (s) => s.kind === 'message' && s.uri === back;
+    const answers = a2aAnswerServer(i.recipient);
+    // What the agent said (a message it sent, or its answer over A2A) quoted back to it.
+    return (s) => (s.kind === 'message' && s.uri === back) || s.server === answers;
   }
   if ((i.kind === 'elicitation_result' || i.kind === 'sampling_result' || i.kind === 'prompt_request' || i.kind === 'resource_request') && i.server !== undefined) return (s) => s.server === i.server;
   return undefined;

@@ -156,17 +156,27 @@ interface ListedTemplate {
   description?: string | undefined;
 }
 
+/** The parts of an A2A agent card's skill the screen reads. */
+interface ListedSkill {
+  id: string;
+  name: string;
+  description?: string | undefined;
+  tags?: string[] | undefined;
+  examples?: string[] | undefined;
+}
+
 /**
  * Screens the other listings a client host shows its model, with the signals and threshold of tool descriptions:
  * - prompts (`prompts/list`): name, title, description and each argument's name, title and description;
  * - resources (`resources/list`): name, title, description, MIME type; resource templates
  *   (`resources/templates/list`): name, title, description;
+ * - A2A agent skills (the card a caller's model reads, docs/a2a.md): name, description, tags and examples;
  * - completion values (`completion/complete`): each suggested value, and all of them read together (an
  *   injection split across values); a poisoned value is dropped, and when only the values together are poisoned,
  *   all of them are.
  * A poisoned item is hidden from its listing (the proxy then refuses a get or read of it) with one log line and
  * one admin audit row per server, item and reason (source `tool-screen:prompt-poisoned`, `resource-poisoned`,
- * `template-poisoned`, `completion-poisoned`). Scores are remembered by text, so a re-listing costs no scoring.
+ * `template-poisoned`, `skill-poisoned`, `completion-poisoned`). Scores are remembered by text, so a re-listing costs no scoring.
  */
 export function createListingScreen(storeIn: GuardStore | Store, logger: Logger, opts: Pick<ToolScreenOptions, 'poisonThreshold'> = {}) {
   const screen = createTextScreen(storeIn, logger, opts.poisonThreshold ?? 0.5);
@@ -187,6 +197,8 @@ export function createListingScreen(storeIn: GuardStore | Store, logger: Logger,
       hide(server, resources, 'resource', (r) => join([r.name, r.title, r.description, r.mimeType]), (r) => ({ uri: r.uri }), (r) => r.uri),
     templates: <T extends ListedTemplate>(server: string, templates: T[]) =>
       hide(server, templates, 'template', (t) => join([t.name, t.title, t.description]), (t) => ({ uri: t.uriTemplate }), (t) => t.uriTemplate),
+    skills: <T extends ListedSkill>(server: string, skills: T[]) =>
+      hide(server, skills, 'skill', (k) => join([k.name, k.description, ...(k.tags ?? []), ...(k.examples ?? [])]), (k) => ({ tool: k.id }), (k) => k.id),
     /** The completion values to pass on for `ref` (a prompt name or a template URI) of `server`. */
     async completions(server: string, ref: string, values: string[]): Promise<string[]> {
       const kept: string[] = [];

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express, { type Application, type NextFunction, type Request, type Response } from 'express';
+import express, { type Application, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -43,7 +43,7 @@ export async function startHttpUpstream(
   core: ProxyCore,
   registry: UpstreamRegistry,
   tokens: Map<string, string>,
-  opts: { port: number; host?: string | undefined; extraRoutes?: (app: Application) => void },
+  opts: { port: number; host?: string | undefined; extraRoutes?: (app: Application, hooks: { auth: RequestHandler }) => void },
 ): Promise<HttpUpstream> {
   const cfg = core.config.http;
   const host = opts.host ?? cfg.host;
@@ -136,8 +136,9 @@ export async function startHttpUpstream(
     if (s) await (s.transport as SSEServerTransport).handlePostMessage(req, res, req.body);
   });
 
-  // Other routes on the same listener (the live view under /ui), behind the same Host-header validation.
-  opts.extraRoutes?.(app);
+  // Other routes on the same listener (the live view under /ui, the A2A proxy under /a2a), behind the same Host-header
+  // validation; `auth` is this front end's authentication, for routes that serve agents.
+  opts.extraRoutes?.(app, { auth });
 
   // Body-parser failures become JSON-RPC errors, never Express's HTML pages.
   app.use((err: { type?: string; status?: number; message?: string }, _req: Request, res: Response, _next: NextFunction) => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { Application } from 'express';
+import type { Application, RequestHandler } from 'express';
 import type { LoadedConfig } from '../config/load.js';
 import type { Guard } from '../core/types.js';
 import type { Logger } from '../core/log.js';
@@ -58,9 +58,10 @@ export interface GuardedProxy {
   serveTransport(transport: Transport, session: SessionContext): Promise<void>;
   /**
    * Serves Streamable HTTP on /mcp and legacy SSE on /sse + /messages; `extraRoutes` adds routes to the same
-   * express app (after Host validation, before the error handler), e.g. the live view.
+   * express app (after Host validation, before the error handler), e.g. the live view, with the front end's
+   * authentication (`auth`) for routes that serve agents (the A2A proxy).
    */
-  serveHttp(opts: { port: number; host?: string; extraRoutes?: (app: Application) => void }): Promise<HttpUpstream>;
+  serveHttp(opts: { port: number; host?: string; extraRoutes?: (app: Application, hooks: { auth: RequestHandler }) => void }): Promise<HttpUpstream>;
   /** Closes upstream sessions, HTTP listeners and every downstream child. Idempotent. */
   close(): Promise<void>;
 }

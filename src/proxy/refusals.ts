@@ -19,7 +19,7 @@ export type RefusalSource = 'filter' | 'hidden' | 'unknown' | 'limits' | 'invali
  * `auditId` and pass through; a denial from the tool filter or a fail-closed wrapper is recorded here. A failing
  * audit write is logged and the denial stands (it denies anyway).
  */
-export async function ensureRecorded(core: ProxyCore, interaction: Interaction, decision: Decision): Promise<Decision> {
+export async function ensureRecorded(core: Pick<ProxyCore, 'record' | 'logger'>, interaction: Interaction, decision: Decision): Promise<Decision> {
   if (decision.decision !== 'deny' || decision.auditId !== undefined || !core.record) return decision;
   try {
     await core.record(interaction, decision);

@@ -21,6 +21,7 @@ const LAYERS: Record<string, number> = {
   replay: 7,
   install: 7,
   ui: 7,
+  a2a: 8, // the A2A proxy: uses the MCP proxy's HTTP authentication, denial text and recorder
   cli: 9,
   '(root)': 10, // src/index.ts, the public API
 };
