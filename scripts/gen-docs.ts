@@ -351,6 +351,16 @@ object per line of a \`.jsonl\` file (a directory: every \`*.jsonl\` in it, by n
 fresh guard; its steps share the agent, profile and session, so trajectory rules see the earlier steps. A case is
 denied when any step is denied, and replay of the case stops at that step.
 
+A step held for a person's approval (a rule with \`effect: approve\`, e.g. \`hold-untrusted-steering\`) stops the case
+as a denial does, and is counted apart: the table's \`tp held\` / \`fp held\` columns, the "stopped at" table (per
+suite: the kind of step and whether it was held or denied), and per case in \`--json\` \`stopped\` =
+\`{ step, kind, how: held | denied, rules }\` with \`steps[].held\`. A hold on benign work costs one approval; a
+denial costs the task.
+
+The session's tool catalogue (what the proxy learns from \`tools/list\`; provenance matches requests in untrusted
+content against it, docs/provenance.md) is \`context.tools\` when given (\`{server, name, title?, description?,
+inputSchema?, annotations?}\`), else the tools the case's steps call, by name only.
+
 The \`policy\` of a case names a book folder under \`--policies\` (default: the shipped \`policies/\`, found
 wherever \`quadguard\` is installed, so \`policy: default\` works from any directory).
 

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { loadConfigFile } from '../config/load.js';
 import { errorMessage, StoreError } from '../core/errors.js';
 import { CapabilityMap, type ToolAnnotations } from '../guard/capabilities.js';
+import { consequentialOf, isUntrustedSource } from '../guard/consequential.js';
 import { loadBook } from '../policy/load.js';
 import { capabilityOverrides } from '../config/guard.js';
 import { operatorName } from './agents.js';
@@ -33,10 +34,13 @@ export function registerToolsCommands(program: Command): void {
         for (const p of pins) {
           const annotations = parseAnnotations(p.definition);
           const l = capabilities?.labelsOf(p.server, p.tool, annotations);
-          if (opts.json) process.stdout.write(`${JSON.stringify({ ...p, ...(l ? { labels: l.labels, labelOrigin: l.origin, labelBecause: l.because } : {}) })}\n`);
+          // Provenance (docs/provenance.md): whether its results count as untrusted, and what consequential action it is.
+          const prov = l ? { untrusted: isUntrustedSource(l.labels, l.origin), consequential: consequentialOf(l.labels, l.origin, p.tool) } : undefined;
+          if (opts.json) process.stdout.write(`${JSON.stringify({ ...p, ...(l ? { labels: l.labels, labelOrigin: l.origin, labelBecause: l.because, ...prov } : {}) })}\n`);
           else {
             const change = p.status === 'pending' ? ` → ${p.pendingHash!.slice(0, 12)}` : '';
-            const labels = l ? `  ${l.labels.join(',')} (${l.origin}: ${l.because})` : '';
+            const derived = prov ? [...(prov.untrusted && !l!.labels.includes('untrusted_source') ? ['untrusted_source'] : []), ...(prov.consequential.length > 0 ? [`consequential:${prov.consequential.join('+')}`] : [])] : [];
+            const labels = l ? `  ${l.labels.join(',')} (${l.origin}: ${l.because})${derived.length > 0 ? ` [${derived.join(', ')}]` : ''}` : '';
             process.stdout.write(`${p.server}__${p.tool}  ${p.status.padEnd(8)}  ${p.hash.slice(0, 12)}${change}${labels}  ${isoTime(p.updatedAt)}\n`);
           }
         }

@@ -29,6 +29,8 @@ const VERBS: ReadonlyArray<[CapabilityLabel, RegExp]> = [
     /^(?:send|post|reply|forward|publish|tweet|retweet|upload|create|update|edit|modify|manage|set|add|schedule|move|copy|write|change|give|book|enable|disable|lock|control|start|stop|submit|sign|approve|apply|invoke|call|dial|generate|follow|like|comment|message|notify|assign|register|make|place|put|patch|upsert|insert)$/,
   ],
 ];
+/** Words of the lists above that are as often nouns (a product's or an object's name) as verbs. */
+const NOUNISH = /^(?:access|guest|member|money|transaction|lock|message|comment|order|like|call|control|book|set|make|place|command|terminal|shell|script|password|passwords|credential|credentials|payment|payments|permission|permissions|collaborator|recovery)$/;
 const READ_VERB = /^(?:get|list|read|search|find|view|fetch|query|check|lookup|retrieve|show|describe|download|browse|open|navigate|inspect|analyze|analyse|count|compute|calculate|convert|translate|summarize|summarise|preview|peek|status|history|watch|scan|detect|verify)$/;
 
 /** The words of a tool name: camelCase and snake_case split, lower case. */
@@ -47,9 +49,11 @@ export function consequentialByName(tool: string): CapabilityLabel[] {
   const acts = new Set<CapabilityLabel>();
   for (const w of words) for (const [label, re] of VERBS) if (re.test(w)) acts.add(label);
   if (acts.size === 0) return [];
-  // `get_access_history`, `view_payments`: a read verb first names a read of those things, not the act.
-  const firstVerb = words.find((w) => READ_VERB.test(w) || VERBS.some(([, re]) => re.test(w)));
-  if (firstVerb !== undefined && READ_VERB.test(firstVerb)) return [];
+  // `get_access_history`, `SmartLockViewAccessHistory`: a read verb before any verb that acts names a read of those
+  // things (words that are also nouns, like lock or access, do not count as acting here).
+  const read = words.findIndex((w) => READ_VERB.test(w));
+  const act = words.findIndex((w) => !NOUNISH.test(w) && VERBS.some(([, re]) => re.test(w)));
+  if (read >= 0 && (act < 0 || read < act)) return [];
   return [...acts];
 }
 

@@ -2,7 +2,7 @@
  * Action provenance (docs/provenance.md): which of the session's own tools an untrusted text asks for. The request is
  * matched against the tools' own words (the tokens of a tool's name, its description and its argument names), not
  * against a list of phrases, so what counts is whether the text names what a tool does, in whatever sentence shape.
- * Tokens are folded (case, accents) and compared on their first five letters, so inflections and many cognates
+ * Tokens are folded (case, accents) and compared on their first four letters, so inflections and many cognates
  * across languages (transfer/transférer, access/accès, permanent) match too.
  */
 
@@ -19,13 +19,13 @@ const NOISE = new Set(
     'what when where which who will with you your all any get list read view data info information detail details new tool api by id ids').split(' '),
 );
 
-/** Tokens of a text: letters and digits, camelCase and snake_case split, folded, noise dropped, cut to a 5-letter stem. */
+/** Tokens of a text: letters and digits, camelCase and snake_case split, folded, noise dropped, cut to a 4-letter stem. */
 export function actionTokens(text: string): string[] {
   const spaced = text.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2');
   const out: string[] = [];
   for (const w of spaced.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
     if (w.length < 3 || NOISE.has(w) || /^\d+$/.test(w)) continue;
-    out.push(w.length > 5 ? w.slice(0, 5) : w.replace(/(?:es|s)$/, ''));
+    out.push(w.slice(0, 4));
   }
   return out;
 }

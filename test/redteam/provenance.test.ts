@@ -13,10 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { metaDecision } from '../e2e/helpers.js';
 import { CLI, connectStdio, ROOT, server, writeConfig } from '../support/proxy-harness.js';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
 const run = promisify(execFile);
 const rot13 = (s: string) => s.replace(/[a-z]/gi, (c) => String.fromCharCode(((c.charCodeAt(0) - (c <= 'Z' ? 65 : 97) + 13) % 26) + (c <= 'Z' ? 65 : 97)));
@@ -191,7 +190,6 @@ describe('provenance through the built CLI: steered consequential calls are held
     expect(decisionOf(r)?.rules).toContain('hold-lethal-trifecta');
   }, 30_000);
 
-  afterAll(() => undefined);
 });
 
 describe('without provenance the same attacks are not held (the holds above are its doing)', () => {

@@ -131,11 +131,11 @@ export function steeringValues(text: string, limit: number): { values: FoundValu
     return { values, overflow };
   }
   const lines = text.split('\n');
-  const structured = isStructured(lines);
-  let inHeader = headerLines(lines);
-  for (const line of lines) {
-    const lineStructured = structured || inHeader > 0;
-    if (inHeader > 0) inHeader--;
+  // A block of headers and a blank line (a mail, an HTTP message): the headers are fields, what follows is prose.
+  const header = headerLines(lines);
+  const structured = header === 0 && isStructured(lines);
+  for (const [n, line] of lines.entries()) {
+    const lineStructured = structured || n < header;
     for (const v of valuesIn(line)) {
       const f = lineStructured ? fieldOf(line, v.start, v.end) : { key: 'text', whole: false };
       add({ kind: v.kind, normalised: v.normalised, field: f.key, thirdParty: !f.whole || FREE_TEXT_KEY.test(f.key) });
@@ -176,11 +176,11 @@ function isStructured(lines: string[]): boolean {
   return fields / nonEmpty.length >= 0.7;
 }
 
-/** A leading block of at least two `Key: value` lines before a blank line (a mail's headers): how many lines. */
+/** A leading block of at least two `Key: value` lines ended by a blank line (a mail's headers): how many lines. */
 function headerLines(lines: string[]): number {
   let n = 0;
   while (n < lines.length && /^[A-Za-z][\w-]{0,30}:\s/.test(lines[n]!)) n++;
-  return n >= 2 && (n === lines.length || lines[n]!.trim() === '') ? n : 0;
+  return n >= 2 && n < lines.length && lines[n]!.trim() === '' ? n : 0;
 }
 
 /**
