@@ -68,5 +68,12 @@ export const FlowFactsSchema = z.object({
    * budget): why. A sink then fails closed.
    */
   cut: z.string().optional(),
+  /**
+   * Fields of a tool call that give a credential as a credential (named for one) to a tool that is not a sink, and
+   * not to another server than the one it was first used with: the `secrets` detector takes them for what they are.
+   */
+  credentials: z.array(z.string()).optional(),
+  /** Set when a credential this identity gave before is misused: in free text, or to another server. */
+  credentialMisuse: z.strictObject({ field: z.string(), why: z.string() }).optional(),
 });
 export type FlowFacts = z.infer<typeof FlowFactsSchema>;
