@@ -73,6 +73,12 @@ export const FlowFactsSchema = z.object({
    * not to another server than the one it was first used with: the `secrets` detector takes them for what they are.
    */
   credentials: z.array(z.string()).optional(),
+  /**
+   * A message's recipient as the sender's principal (`principal`), the principal writing to its own agent
+   * (`from_principal`), or an agent the config lets receive the sender's private data (`allowed_agent`); absent for
+   * any other recipient (src/guard/principals.ts).
+   */
+  audience: z.enum(['principal', 'from_principal', 'allowed_agent']).optional(),
   /** Set when a credential this identity gave before is misused: in free text, or to another server. */
   credentialMisuse: z.strictObject({ field: z.string(), why: z.string() }).optional(),
 });

@@ -9,6 +9,7 @@ import { contentOf, serverOf, type Decision, type Interaction } from '../core/ty
 import { describeSource } from '../detectors/flow.js';
 import type { FlowStore } from '../store/flow.js';
 import { nameWords, type CapabilityMap } from './capabilities.js';
+import { Principals } from './principals.js';
 import { createCredentialHasher, CREDENTIAL_SINKS, CREDENTIAL_URI_PREFIX, credentialArgs, freeTextPieces, type CredentialArg } from './credentials.js';
 import { DataFlowOptionsSchema, type DataFlowOptions, type OptionsInput } from './options.js';
 
@@ -54,6 +55,8 @@ export interface DataFlowDeps {
   options?: OptionsInput<DataFlowOptions>;
   now?: () => number;
   logger: Logger;
+  /** Whom each agent acts for and may share with (config `agents.<name>.principal`, `share_private_with`). */
+  principals?: Principals;
   /** Texts up to this many characters are keyed directly (`record`); 0 fingerprints every read (tests). */
   textKeyMaxChars?: number;
 }
@@ -79,11 +82,13 @@ export class DataFlowStage {
    */
   private readonly recentText = new Map<string, string>();
   private readonly textKeyMax: number;
+  private readonly principals: Principals;
 
   constructor(private readonly deps: DataFlowDeps) {
     this.options = DataFlowOptionsSchema.parse(deps.options ?? {});
     this.now = deps.now ?? Date.now;
     this.textKeyMax = deps.textKeyMaxChars ?? TEXT_KEY_MAX_CHARS;
+    this.principals = deps.principals ?? new Principals();
   }
 
   /** Keyed hashes of short distinctive values (`core/text/short-values.ts`), under a key derived from the flow key. */
@@ -110,7 +115,10 @@ export class DataFlowStage {
     const tool = toolOf(i);
     const labels = tool !== undefined ? this.deps.capabilities.labelsOf(serverOf(i), tool) : undefined;
     const facts: FlowFacts = { labels: labels?.labels ?? [], ...(labels ? { origin: labels.origin } : {}) };
-    if (this.options.enabled) {
+    const audience = i.kind === 'message' && i.recipient !== undefined ? this.principals.audience(i.sender ?? i.agent, i.recipient) : undefined;
+    if (audience !== undefined) facts.audience = audience;
+    // A message between an agent and its principal, or to an agent allowed the sender's data, passes nothing on.
+    if (this.options.enabled && audience === undefined) {
       const outgoing =
         i.kind === 'message' || i.kind === 'sampling_result'
           ? [contentText(i.content)]

@@ -13,6 +13,7 @@ import { budgetSignal } from './model/usage.js';
 import { PipelineOptionsSchema } from './options.js';
 import { GUARD_STAGES, newContext, runStages, type GuardEnv, type Stage } from './stages/index.js';
 import { CapabilityMap } from './capabilities.js';
+import type { Principals } from './principals.js';
 import { DataFlowStage } from './dataflow.js';
 import { createTracker } from './tracker.js';
 import { createVerifier } from './verifier.js';
@@ -39,6 +40,8 @@ export interface PipelineDeps {
   stages?: readonly Stage[];
   /** Capability labels of tools (config overrides, annotations from listings); default: the book's alone. */
   capabilities?: CapabilityMap;
+  /** Whom each agent acts for (messages to and from it are no data passed on); default: every agent's is `user`. */
+  principals?: Principals;
   /** The worker that scores long texts for injection (default: the process's shared one), for tests of its failure. */
   scorer?: () => Scorer | undefined;
 }
@@ -140,6 +143,7 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
     dataflow: new DataFlowStage({
       store: store.flow,
       capabilities: deps.capabilities ?? new CapabilityMap(deps.book.book.capabilities),
+      ...(deps.principals ? { principals: deps.principals } : {}),
       options: options.flow,
       now,
       logger: log,
