@@ -118,5 +118,6 @@ describe('principals', () => {
     expect(unknownRecipient(agents, 'assistant', 'ann')).toBeUndefined();
     expect(unknownRecipient(agents, 'assistant', 'mallory')).toMatch(/no agent of this proxy's config/);
     expect(unknownRecipient({}, 'assistant', 'mallory')).toBeUndefined();
+    expect(unknownRecipient({ assistant: { principal: 'user' } }, 'assistant', 'mallory')).toBeUndefined();
   });
 });
