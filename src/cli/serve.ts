@@ -220,7 +220,7 @@ export function registerServeCommands(program: Command): void {
     .command('wrap')
     .description('Guard a single stdio MCP server without a config file: quadguard wrap [options] -- <command> [args...]')
     .option('--policy <path>', 'policy book folder or file (default: the shipped policies/default)')
-    .option('--no-policy', 'enforce no policy (only tool lists); not recommended')
+    .option('--no-policy', 'no guard: calls, results and messages pass unchecked and unaudited, listings unscreened; only the argument limits (depth, size) and the --agent/--agents check still apply. Not recommended')
     .option('--store <file|url>', 'state and audit store, a SQLite file or postgres://user@host:port/db (default: ./quadguard.config.yaml\'s store:, else $QUADGUARD_HOME/state.db, i.e. ~/.quadguard/state.db)')
     .option('--agent <name>', 'agent identity of the stdio client', process.env.QUADGUARD_AGENT ?? 'local')
     .option('--agents <names>', 'the known agents, comma-separated (repeatable): --agent must be one of them (default: $QUADGUARD_AGENTS, else the agents: of ./quadguard.config.yaml, else any valid name)', (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)])

@@ -30,6 +30,7 @@ export async function guardOptionsFromConfig(config: Config, logger: Logger): Pr
     ...(config.policy_public_key ? { publicKeyPath: config.policy_public_key } : {}),
     ...(config.guard ? { settings: config.guard } : {}),
     capabilityOverrides: capabilityOverrides(config),
+    principals: Object.fromEntries(Object.entries(config.agents).map(([name, a]) => [name, { principal: a.principal, share_private_with: a.share_private_with }])),
     ...(client ? { model: createGuardModel(client, config.guard?.model ?? {}, logger) } : {}),
     ...(embedder ? { embedder, indexFolder: (hash: string) => join(dirname(config.store), 'index', hash.slice(0, 16)) } : {}),
   };

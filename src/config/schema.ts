@@ -132,6 +132,13 @@ export const AgentConfigSchema = z.strictObject({
   token: TokenSourceSchema.optional(),
   /** Attributes rules read as `profile.*` (role, age, …); bound to the identity, never taken from the client. */
   profile: z.record(z.string(), z.unknown()).default({}),
+  /**
+   * The person (or identity) this agent acts for: a message between the agent and its principal is the agent taking
+   * a task or returning its work, not data passed on to another agent (docs/data-flow.md). Default `user`.
+   */
+  principal: z.string().min(1).default('user'),
+  /** Other agents that may receive private data this agent read, in a message; any other agent may not. */
+  share_private_with: z.array(z.string().min(1)).default([]),
 });
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 

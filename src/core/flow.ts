@@ -106,6 +106,19 @@ export const FlowFactsSchema = z.object({
   consequential: z.array(z.string()).optional(),
   /** Set when a consequential call carries a value or performs an action that untrusted content supplied. */
   steered: SteeringSchema.optional(),
+  /**
+   * Fields of a tool call that give a credential as a credential (named for one) to a tool that is not a sink, and
+   * not to another server than the one it was first used with: the `secrets` detector takes them for what they are.
+   */
+  credentials: z.array(z.string()).optional(),
+  /**
+   * A message's recipient as the sender's principal (`principal`), the principal writing to its own agent
+   * (`from_principal`), or an agent the config lets receive the sender's private data (`allowed_agent`); absent for
+   * any other recipient (src/guard/principals.ts).
+   */
+  audience: z.enum(['principal', 'from_principal', 'allowed_agent']).optional(),
+  /** Set when a credential this identity gave before is misused: in free text, or to another server. */
+  credentialMisuse: z.strictObject({ field: z.string(), why: z.string() }).optional(),
 });
 export type FlowFacts = z.infer<typeof FlowFactsSchema>;
 

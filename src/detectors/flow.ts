@@ -8,6 +8,8 @@ import { no, unknown } from './common.js';
  * Data-flow detectors (docs/data-flow.md). Both read `Interaction.flow`, which the guard's data-flow stage sets
  * before predicates run; without it (e.g. `policy explain` outside the guard) they answer `unknown`.
  *
+ * - `audience`: true when a message goes to the sender's principal (`principal`), from the recipient's principal
+ *   (`from_principal`), or to an agent the config lets receive the sender's private data (`allowed_agent`).
  * - `capability`: true when the interaction's tool carries one of `labels` (from config, book or annotations).
  * - `data_flow`: true when the outgoing interaction carries enough fingerprints of private data this identity
  *   read (by any earlier read, in any session), and it goes to a sink: a tool with one of `sinks`, with
@@ -31,6 +33,10 @@ const DataFlowOptionsSchema = z.strictObject({
   requests: z.boolean().default(false),
 });
 
+const AudienceOptionsSchema = z.strictObject({
+  is: z.array(z.enum(['principal', 'from_principal', 'allowed_agent'])).min(1),
+});
+
 /** `mail__read_email (audit 12)`: how a source read is named in evidence and remediation. */
 export function describeSource(s: FlowSource): string {
   const what = s.tool !== undefined ? `${s.server ?? ''}${s.server ? '__' : ''}${s.tool}` : s.uri !== undefined ? s.uri : s.kind;
@@ -50,6 +56,22 @@ defineDetector({
       const hit = i.flow.labels.find((l) => labels.has(l));
       if (hit === undefined) return no();
       return { value: 'true', score: 1, evidence: `capability: ${hit} (from ${i.flow.origin ?? 'unknown'})` };
+    };
+  },
+});
+
+defineDetector({
+  type: 'audience',
+  summary: "true when a message goes between an agent and its principal (or to an agent allowed its data), as `is` lists",
+  options: AudienceOptionsSchema,
+  create(opts) {
+    const wanted = new Set(opts.is);
+    return function audience(i) {
+      if (i.kind !== 'message') return no();
+      if (i.flow === undefined) return unknown('audience: no data-flow facts (the guard did not check this message)');
+      const a = i.flow.audience;
+      if (a === undefined || !wanted.has(a)) return no();
+      return { value: 'true', score: 1, evidence: `audience: ${a === 'principal' ? `${i.recipient} is the principal of ${i.sender ?? i.agent}` : a === 'from_principal' ? `${i.sender ?? i.agent} is the principal of ${i.recipient}` : `${i.recipient} may receive ${i.sender ?? i.agent}'s private data (share_private_with)`}` };
     };
   },
 });

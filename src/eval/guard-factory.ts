@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Guard } from '../core/types.js';
 import { buildGuard, prepareBook, type BuildGuardOptions, type PreparedBook } from '../guard/build.js';
 import type { CapabilityMap } from '../guard/capabilities.js';
 import type { GuardModelHooks } from '../guard/model/index.js';
+import { openGuardStore } from '../store/open.js';
 import type { CaseContext } from './cases.js';
 
 /**
@@ -32,9 +34,17 @@ export interface CaseGuardSettings {
 }
 
 /**
+ * The data-flow key of every case's store. Winnowing keeps the fingerprints whose keyed hash is smallest in each
+ * window, so with a random key per store (the default) how many fingerprints a read and a send share, and with it a
+ * decision near `min_matches`, changed from run to run. One fixed key makes every case decide the same way on every
+ * run and in any company. Nothing outlives the case's memory store, so a known key protects nothing less.
+ */
+export const EVAL_FLOW_KEY: Buffer = createHash('sha256').update('quadguard/eval/flow-key/v1').digest();
+
+/**
  * The guard factory the CLI uses: the real pipeline (`buildGuard`) with policy books read from `policiesDir`, a
- * fresh in-memory store per case (Γ, τ and quarantine start empty), and each compiled book and its index shared
- * across the cases of the run.
+ * fresh in-memory store per case (Γ, τ, quarantine and data flow start empty, under the same flow key: see
+ * EVAL_FLOW_KEY), and each compiled book and its index shared across the cases of the run.
  *
  * @example
  * const guardFor = pipelineGuardFactory('./policies');
@@ -50,11 +60,18 @@ export function pipelineGuardFactory(policiesDir: string, run: CaseGuardSettings
       prepared.set(dir, book);
       book.catch(() => prepared.delete(dir));
     }
-    const built = await buildGuard({
-      policy: await book,
-      ...(run.settings ? { settings: run.settings } : {}),
-      ...(run.modelFor ? { model: run.modelFor() } : {}),
-    });
-    return { guard: built.pipeline, close: built.close, recordTools: (server, tools) => built.capabilities.recordTools(server, tools) };
+    const store = await openGuardStore(':memory:', undefined, { flowKey: EVAL_FLOW_KEY });
+    try {
+      const built = await buildGuard({
+        policy: await book,
+        store,
+        ...(run.settings ? { settings: run.settings } : {}),
+        ...(run.modelFor ? { model: run.modelFor() } : {}),
+      });
+      return { guard: built.pipeline, close: () => store.close(), recordTools: (server, tools) => built.capabilities.recordTools(server, tools) };
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
   };
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { EvalRunError, errorMessage, QuadGuardError } from '../core/errors.js';
 import { makeDecision, type Decision, type Witness } from '../core/types.js';
@@ -81,7 +81,8 @@ export interface EvalRun {
 
 /**
  * Replays each case, in order, through a fresh guard from `guardFor` (state never leaks between cases; each case
- * also gets its own session id). Within a case the steps share agent, profile and session, so trajectory rules
+ * also gets its own session id, derived from its id). With the CLI's factory the run is deterministic: the same
+ * cases give the same decisions whatever ran before them and on every run (guard-factory.ts, EVAL_FLOW_KEY). Within a case the steps share agent, profile and session, so trajectory rules
  * see earlier steps.
  *
  * A case is denied when any step is denied, and replay of that case STOPS at the first denial: a denied action
@@ -119,7 +120,9 @@ export async function runCase(evalCase: EvalCase, options: RunEvalOptions): Prom
       cause: err,
     });
   }
-  const session = `eval-${randomUUID()}`;
+  // Named by the case, so that the same case replays with the same session (the guard keys nothing across cases by it:
+  // every case has its own store).
+  const session = `eval-${createHash('sha256').update(evalCase.id).digest('hex').slice(0, 16)}`;
   const steps: StepResult[] = [];
   try {
     // What the proxy would have learnt from the servers' tools/list before the session's first call.

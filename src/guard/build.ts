@@ -11,6 +11,7 @@ import { prepareBook, type PreparedBook } from './book.js';
 import { CapabilityMap, type CapabilityOverride } from './capabilities.js';
 import type { GuardModelHooks } from './model/index.js';
 import { GUARD_DEFAULTS, PipelineOptionsSchema } from './options.js';
+import { AgentPrincipalSchema, Principals } from './principals.js';
 import { GuardPipeline } from './pipeline.js';
 import type { Stage } from './stages/index.js';
 
@@ -48,6 +49,8 @@ export const BuildGuardOptionsSchema = z.strictObject({
   now: z.custom<() => number>(isFunction).optional(),
   /** Capability labels from the config (per server and tool glob); they override the book's and annotations. */
   capabilityOverrides: z.array(z.custom<CapabilityOverride>(isObject)).default([]),
+  /** Per agent: its principal and the agents it may share private data with (config `agents`); default principal `user`. */
+  principals: z.record(z.string(), AgentPrincipalSchema).default({}),
   /** The stages to run (default GUARD_STAGES); `policy explain` adds one that reads the verifier's outcomes. */
   stages: z.custom<readonly Stage[]>((v) => Array.isArray(v), 'expected a list of stages').optional(),
 });
@@ -109,6 +112,7 @@ export async function buildGuard(input: BuildGuardOptions): Promise<BuiltGuard> 
     options: o.settings,
     ...(o.model ? { model: o.model } : {}),
     ...(o.now ? { now: o.now } : {}),
+    principals: new Principals(o.principals),
     ...(o.stages ? { stages: o.stages } : {}),
   });
   if (typeof o.policy === 'string') {

@@ -1,12 +1,19 @@
 import { compileGlob, type GlobMatcher } from '../core/glob.js';
 import type { CapabilityLabel, LabelOrigin } from '../core/flow.js';
-import type { Capabilities } from '../policy/schema.js';
+import { DEFAULT_READ_WORDS, DEFAULT_SEND_WORDS, type Capabilities } from '../policy/schema.js';
 import type { CatalogueTool } from './provenance-actions.js';
+
+/** The words of a tool name: `GmailSendEmail`, `send_email`, `send-email` all give send and email. */
+export function nameWords(name: string): string[] {
+  return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+}
 
 /**
  * Capability labels of tools (docs/data-flow.md), from, in order: the config (per server and tool glob), the
  * book's `capabilities.tools` (globs on `<server>__<tool>`), the tool's MCP annotations as the server listed
- * them, and last the book's `unlabelled` labels.
+ * them, and last the book's `unlabelled` labels (plus `external_send` when a `send_words` word is in its name).
+ * Labels from annotations or the default are the server's word or a guess: they never make a tool safe for another
+ * server's private data (the data-flow stage treats such a tool as a sink for it, see dataflow.ts).
  */
 
 /** The MCP tool annotations that say what a tool does (hints from the server; the config and book can override). */
@@ -53,15 +60,19 @@ export class CapabilityMap {
   private readonly book: Array<{ match: string[]; test: GlobMatcher[]; labels: CapabilityLabel[] }>;
   private readonly overrides: Array<{ server: string; match: string; test: GlobMatcher; labels: CapabilityLabel[] }>;
   private readonly unlabelled: CapabilityLabel[];
+  private readonly sendWords: ReadonlySet<string>;
+  private readonly readWords: ReadonlySet<string>;
   private readonly annotations = new Map<string, ToolAnnotations | undefined>();
   /** The tools each server listed (or an eval case gave): the session's catalogue, for action provenance. */
   private readonly tools = new Map<string, CatalogueTool>();
   private catalogueVersion = 0;
 
-  constructor(book: Capabilities | undefined, overrides: readonly CapabilityOverride[] = []) {
+  constructor(book: Partial<Capabilities> | undefined, overrides: readonly CapabilityOverride[] = []) {
     this.book = (book?.tools ?? []).map((t) => ({ match: t.match, test: t.match.map((g) => compileGlob(g)), labels: t.labels }));
     this.overrides = overrides.map((o) => ({ ...o, test: compileGlob(o.match) }));
-    this.unlabelled = book?.unlabelled ?? ['private_source', 'external_send'];
+    this.unlabelled = book?.unlabelled ?? ['private_source'];
+    this.sendWords = new Set((book?.send_words ?? DEFAULT_SEND_WORDS).map((w) => w.toLowerCase()));
+    this.readWords = new Set((book?.read_words ?? DEFAULT_READ_WORDS).map((w) => w.toLowerCase()));
   }
 
   /** Remembers the annotations of a server's tools as it listed them (called on every tools/list). */
@@ -96,6 +107,11 @@ export class CapabilityMap {
     }
     const fromHints = labelsFromAnnotations(annotations ?? this.annotations.get(qualified));
     if (fromHints) return { ...fromHints, origin: 'annotations' };
+    const words = nameWords(tool);
+    const word = words.some((w) => this.readWords.has(w)) ? undefined : words.find((w) => this.sendWords.has(w));
+    if (word !== undefined && !this.unlabelled.includes('external_send')) {
+      return { labels: [...this.unlabelled, 'external_send'], origin: 'unlabelled', because: `capabilities.unlabelled; "${word}" in its name (capabilities.send_words)` };
+    }
     return { labels: this.unlabelled, origin: 'unlabelled', because: 'capabilities.unlabelled' };
   }
 }

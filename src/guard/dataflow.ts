@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { contentText, stringLeaves } from '../core/fields.js';
-import { a2aAnswerServer, type CapabilityLabel, type FlowFacts, type FlowSource } from '../core/flow.js';
+import { a2aAnswerServer, type CapabilityLabel, type FlowFacts, type FlowSource, type LabelOrigin } from '../core/flow.js';
 import type { Logger } from '../core/log.js';
 import { createFingerprinter, normaliseForFingerprint, type Fingerprinter } from '../core/text/fingerprint.js';
 import { createValueHasher, distinctiveValues, isValueHash, outgoingPieces, shortLines } from '../core/text/short-values.js';
@@ -8,7 +8,9 @@ import { decodeWhole, OUTGOING_READINGS, privateForms, readingsOf } from '../cor
 import { contentOf, serverOf, type Decision, type Interaction } from '../core/types.js';
 import { describeSource } from '../detectors/flow.js';
 import type { FlowStore } from '../store/flow.js';
-import type { CapabilityMap } from './capabilities.js';
+import { nameWords, type CapabilityMap } from './capabilities.js';
+import { Principals } from './principals.js';
+import { createCredentialHasher, CREDENTIAL_SINKS, CREDENTIAL_URI_PREFIX, credentialArgs, freeTextPieces, type CredentialArg } from './credentials.js';
 import { DataFlowOptionsSchema, type DataFlowOptions, type OptionsInput } from './options.js';
 
 /**
@@ -27,6 +29,19 @@ import { DataFlowOptionsSchema, type DataFlowOptions, type OptionsInput } from '
 const OUTGOING: ReadonlySet<CapabilityLabel> = new Set(['external_send', 'public_sink', 'network_fetch', 'file_write', 'code_execution']);
 /** Characters of outgoing text fingerprinted at most per interaction (argument limits bound it already). */
 const MAX_OUTGOING_CHARS = 2 * 1024 * 1024;
+/** Where labels are the server's own word or a default guess: never enough to clear a tool for another server's data. */
+const UNSURE: ReadonlySet<LabelOrigin> = new Set(['annotations', 'unlabelled']);
+/** Labels that make a tool call a sink of data read (file writes are judged by their path, code by its rules). */
+const DATA_SINKS: ReadonlySet<CapabilityLabel> = new Set(['external_send', 'public_sink', 'network_fetch']);
+/**
+ * Argument names that say where a call goes: a recipient, an account, a channel, a user. Their value, read earlier
+ * (the IBAN of the bill the user pays, the sender of the mail answered), is the address, not data that leaves;
+ * private data written INTO an address (`<value>@attacker.example`) still counts, as does the same value in a body.
+ */
+const ADDRESS_WORDS = new Set(['to', 'cc', 'bcc', 'recipient', 'recipients', 'receiver', 'receivers', 'payee', 'beneficiary', 'iban', 'account', 'channel', 'user', 'username', 'email', 'emails', 'contact', 'member', 'guest', 'handle', 'phone']);
+/** Longest argument value taken for an address. */
+const MAX_ADDRESS = 256;
+
 /** Reads remembered as recently recorded, to skip storing the same read again (oldest forgotten first). */
 const RECENT_READS = 4096;
 /** A re-read of the same data is stored again only after this long (at most a tenth of the TTL). */
@@ -48,6 +63,8 @@ export interface DataFlowDeps {
   options?: OptionsInput<DataFlowOptions>;
   now?: () => number;
   logger: Logger;
+  /** Whom each agent acts for and may share with (config `agents.<name>.principal`, `share_private_with`). */
+  principals?: Principals;
   /** Texts up to this many characters are keyed directly (`record`); 0 fingerprints every read (tests). */
   textKeyMaxChars?: number;
 }
@@ -56,6 +73,13 @@ export class DataFlowStage {
   readonly options: DataFlowOptions;
   private fingerprinter: Promise<Fingerprinter> | undefined;
   private valueHasher: Promise<(normalised: string) => string> | undefined;
+  private credentialHasher: Promise<(normalised: string) => string> | undefined;
+  /**
+   * Identities that gave a credential through this guard: only their calls and messages are searched for one in
+   * free text (an extra lookup). Per process: a credential given through another replica is still followed to
+   * sinks as private data, and to another server by its field.
+   */
+  private readonly credentialAgents = new Set<string>();
   private readonly now: () => number;
   private lastSweep = 0;
   /** (identity, session, fingerprints) of reads stored recently → when; see `record`. */
@@ -74,11 +98,13 @@ export class DataFlowStage {
   private readonly trails = new Map<string, Map<string, { text: string; at: number }>>();
   /** (identity, destination) → the views of its send under check, added to the trails if it is allowed. */
   private readonly pendingTrails = new Map<string, Array<[string, string]>>();
+  private readonly principals: Principals;
 
   constructor(private readonly deps: DataFlowDeps) {
     this.options = DataFlowOptionsSchema.parse(deps.options ?? {});
     this.now = deps.now ?? Date.now;
     this.textKeyMax = deps.textKeyMaxChars ?? TEXT_KEY_MAX_CHARS;
+    this.principals = deps.principals ?? new Principals();
   }
 
   /** Keyed hashes of short distinctive values (`core/text/short-values.ts`), under a key derived from the flow key. */
@@ -86,6 +112,12 @@ export class DataFlowStage {
     this.valueHasher ??= this.deps.store.key().then(createValueHasher);
     this.valueHasher.catch(() => (this.valueHasher = undefined));
     return this.valueHasher;
+  }
+
+  private credentialHash(): Promise<(normalised: string) => string> {
+    this.credentialHasher ??= this.deps.store.key().then(createCredentialHasher);
+    this.credentialHasher.catch(() => (this.credentialHasher = undefined));
+    return this.credentialHasher;
   }
 
   private fp(): Promise<Fingerprinter> {
@@ -99,7 +131,10 @@ export class DataFlowStage {
     const tool = toolOf(i);
     const labels = tool !== undefined ? this.deps.capabilities.labelsOf(serverOf(i), tool) : undefined;
     const facts: FlowFacts = { labels: labels?.labels ?? [], ...(labels ? { origin: labels.origin } : {}) };
-    if (this.options.enabled) {
+    const audience = i.kind === 'message' && i.recipient !== undefined ? this.principals.audience(i.sender ?? i.agent, i.recipient) : undefined;
+    if (audience !== undefined) facts.audience = audience;
+    // A message between an agent and its principal, or to an agent allowed the sender's data, passes nothing on.
+    if (this.options.enabled && audience === undefined) {
       const outgoing =
         i.kind === 'message' || i.kind === 'sampling_result'
           ? [contentText(i.content)]
@@ -109,15 +144,95 @@ export class DataFlowStage {
               ? [i.uri]
               : [];
       if (outgoing.some((t) => t.length > 0)) {
-        const { leak, cut } = await this.leakIn(i.agent, outgoing, returnsTo(i), destinationOf(i));
+        const { leak, cut } = await this.leakIn(i.agent, outgoing, returnsTo(i), destinationOf(i), i.kind === 'tool_call' ? addressValues(i.arguments) : undefined);
         if (leak) facts.leak = leak;
         else if (cut !== undefined) facts.cut = cut;
+      } else if (i.kind === 'tool_call' && facts.origin !== undefined && UNSURE.has(facts.origin) && !facts.labels.some((l) => DATA_SINKS.has(l))) {
+        // A tool that is no sink by its own server's word (its annotations) or by default still receives what it is
+        // given: another server's private data reaching it leaves that server's keeping (the red team's read-only,
+        // closed-world tool). Data it gave itself may go back to it, and so may names and ids (short values): a lookup
+        // of what an earlier result named is not exfiltration; runs of private text are.
+        const server = serverOf(i);
+        const { leak } = await this.leakIn(i.agent, leaves(i.arguments), (src) => src.server === server, undefined, undefined, false);
+        if (leak) {
+          facts.leak = leak;
+          facts.labels = [...facts.labels, 'external_send'];
+        }
       }
+      if (i.kind === 'tool_call' || i.kind === 'message') Object.assign(facts, await this.credentialFacts(i, facts.labels));
     }
     return { ...i, flow: facts };
   }
 
-  private async leakIn(agent: string, texts: string[], returning?: (source: FlowSource) => boolean, destination = ''): Promise<{ leak?: FlowFacts['leak']; cut?: string }> {
+  /**
+   * Credentials in context (credentials.ts): which credential fields of a call are given as credentials, and whether
+   * a credential this identity gave before turns up in free text or at another server.
+   */
+  private async credentialFacts(i: Interaction, labels: readonly CapabilityLabel[]): Promise<Pick<FlowFacts, 'credentials' | 'credentialMisuse'>> {
+    const creds: CredentialArg[] = i.kind === 'tool_call' ? credentialArgs(i.arguments) : [];
+    const searchFree = this.credentialAgents.has(i.agent);
+    if (creds.length === 0 && !searchFree) return {};
+    const hash = await this.credentialHash();
+    const credFields = new Set(creds.map((c) => c.field));
+    const free =
+      !searchFree ? [] : i.kind === 'message' ? [contentText(i.content)] : i.kind === 'tool_call' ? stringLeaves(i.arguments ?? {}, 'arguments').filter((l) => !credFields.has(l.field)).map((l) => l.text) : [];
+    const freeHashes = new Set(freeTextPieces(free).map(hash));
+    const credHashes = creds.map((c) => hash(c.normalised));
+    const matches = await this.deps.store.match(i.agent, [...new Set([...credHashes, ...freeHashes])], this.now());
+    const inFree = matches.find((m) => m.hashes.some((h) => freeHashes.has(h)));
+    if (inFree) return { credentialMisuse: { field: i.kind === 'message' ? 'content' : 'arguments', why: `a credential first given to ${describeSource(inFree.source)} is in free text` } };
+    const sink = labels.find((l) => CREDENTIAL_SINKS.has(l));
+    const server = serverOf(i);
+    const given: string[] = [];
+    for (const [n, c] of creds.entries()) {
+      const first = matches.filter((m) => m.hashes.includes(credHashes[n]!)).sort((a, b) => a.source.at - b.source.at)[0];
+      if (first !== undefined && first.source.server !== server) {
+        return { credentialMisuse: { field: c.field, why: `this credential was first given to ${describeSource(first.source)}, not to server ${server ?? '(none)'}` } };
+      }
+      if (sink === undefined) given.push(c.field);
+    }
+    return given.length > 0 ? { credentials: given } : {};
+  }
+
+  /** After an allowed call that gave credentials as credentials: their first use (server, field), kept per identity. */
+  private async recordCredentials(i: Interaction): Promise<void> {
+    if (i.kind !== 'tool_call' || !i.flow?.credentials?.length) return;
+    const fields = new Set(i.flow.credentials);
+    const creds = credentialArgs(i.arguments).filter((c) => fields.has(c.field));
+    const hash = await this.credentialHash();
+    const valueHash = await this.valueHash();
+    const now = this.now();
+    const known = new Set((await this.deps.store.match(i.agent, creds.map((c) => hash(c.normalised)), now)).flatMap((m) => m.hashes));
+    for (const c of creds) {
+      const h = hash(c.normalised);
+      if (known.has(h)) continue;
+      const source: FlowSource = {
+        id: `credential-${h}-${randomUUID()}`,
+        kind: i.kind,
+        session: i.session,
+        at: now,
+        ...(i.server !== undefined ? { server: i.server } : {}),
+        tool: i.tool,
+        uri: `${CREDENTIAL_URI_PREFIX}${c.field}`,
+      };
+      // The value's short-value hash too: from now on the credential is private data the data-flow rules follow to sinks.
+      await this.deps.store.recordRead(i.agent, source, c.normalised.length >= 6 ? [h, valueHash(c.normalised)] : [h], now + this.options.ttl_ms);
+    }
+    this.credentialAgents.add(i.agent);
+  }
+
+  /**
+   * `addresses`: the normalised values of the call's addressing arguments (addressValues); a short value that is the
+   * whole of one is where the call goes, not data it carries. `shortValues` false: only runs of text count.
+   */
+  private async leakIn(
+    agent: string,
+    texts: string[],
+    returning?: (source: FlowSource) => boolean,
+    destination = '',
+    addresses?: ReadonlySet<string>,
+    shortValues = true,
+  ): Promise<{ leak?: FlowFacts['leak']; cut?: string }> {
     const fp = await this.fp();
     const hashes = new Set<string>();
     let budget = MAX_OUTGOING_CHARS;
@@ -181,9 +296,11 @@ export class DataFlowStage {
           : undefined;
     const none = cut !== undefined ? { cut } : {};
     // Short private values: every piece that could be one, looked up exactly; one match is enough.
-    const valueHash = await this.valueHash();
-    for (const p of outgoingPieces(rawViews)) hashes.add(valueHash(p));
-    for (const v of rawViews) for (const l of shortLines(v)) hashes.add(valueHash(l));
+    if (shortValues) {
+      const valueHash = await this.valueHash();
+      for (const p of outgoingPieces(rawViews)) if (!addresses?.has(p)) hashes.add(valueHash(p));
+      for (const v of rawViews) for (const l of shortLines(v)) if (!addresses?.has(l)) hashes.add(valueHash(l));
+    }
     if (hashes.size === 0) return none;
     const matches = (await this.deps.store.match(agent, [...hashes], this.now())).filter((m) => !returning?.(m.source));
     if (matches.length === 0) return none;
@@ -200,6 +317,7 @@ export class DataFlowStage {
   async record(i: Interaction, decision: Decision): Promise<void> {
     if (this.options.enabled) this.commitTrail(i, decision);
     if (!this.options.enabled || decision.decision !== 'allow') return;
+    await this.recordCredentials(i);
     const read = this.privateRead(i);
     if (!read) return;
     const text = decision.replacement ? contentText(decision.replacement) : contentText(contentOf(i));
@@ -363,6 +481,31 @@ function leaves(args: Record<string, unknown> | undefined): string[] {
 /** Where an outgoing interaction sends its data, for the trails of pieces sent over many calls. */
 function destinationOf(i: Interaction): string {
   return `${serverOf(i) ?? ''}/${toolOf(i) ?? i.kind}`;
+}
+
+/**
+ * The normalised values of a call's addressing arguments (ADDRESS_WORDS in the name: `to`, `recipient`,
+ * `to_account_id`, `channel`, `user_email`), and their pieces that hold at least 60% of them, less any that also
+ * appear in one of its other arguments.
+ */
+export function addressValues(args: Record<string, unknown> | undefined): Set<string> {
+  const out = new Set<string>();
+  if (args === undefined) return out;
+  const other: string[] = [];
+  for (const leaf of stringLeaves(args, 'arguments')) {
+    if (leaf.field.endsWith('{keys}')) continue;
+    const key = leaf.field.split('.').findLast((part) => !/^\d+$/.test(part)) ?? '';
+    if (leaf.text.length <= MAX_ADDRESS && nameWords(key).some((w) => ADDRESS_WORDS.has(w))) {
+      // The address whole, and its pieces as outgoing text is cut that hold most of it (an IBAN written in groups);
+      // a value that is only part of it (private digits in the local part of an e-mail address) is data.
+      const whole = normaliseForFingerprint(leaf.text);
+      out.add(whole);
+      for (const p of outgoingPieces([leaf.text])) if (p.length * 10 >= whole.length * 6) out.add(p);
+    } else other.push(normaliseForFingerprint(leaf.text));
+  }
+  const rest = other.join('\n');
+  for (const a of out) if (a.length === 0 || rest.includes(a)) out.delete(a);
+  return out;
 }
 
 /** The tool of a tool call or result. */

@@ -14,6 +14,7 @@ import { DataFlowOptionsSchema, PipelineOptionsSchema, ProvenanceOptionsSchema }
 import { ProvenanceStage } from './provenance.js';
 import { GUARD_STAGES, newContext, runStages, type GuardEnv, type Stage } from './stages/index.js';
 import { CapabilityMap } from './capabilities.js';
+import type { Principals } from './principals.js';
 import { DataFlowStage } from './dataflow.js';
 import { createTracker } from './tracker.js';
 import { createVerifier } from './verifier.js';
@@ -40,6 +41,8 @@ export interface PipelineDeps {
   stages?: readonly Stage[];
   /** Capability labels of tools (config overrides, annotations from listings); default: the book's alone. */
   capabilities?: CapabilityMap;
+  /** Whom each agent acts for (messages to and from it are no data passed on); default: every agent's is `user`. */
+  principals?: Principals;
   /** The worker that scores long texts for injection (default: the process's shared one), for tests of its failure. */
   scorer?: () => Scorer | undefined;
 }
@@ -139,7 +142,7 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
     policy: { name: deps.book.book.name, version: deps.book.book.version, hash: deps.book.hash },
     injectionPredicates: new Set(deps.book.predicates.filter((p) => p.def.detectors.some((d) => d.type === 'injection')).map((p) => p.name)),
     scoreAhead: (i) => scoreAhead(i, injectionSpecs, deps.scorer, warnInPlace),
-    dataflow: new DataFlowStage({ store: store.flow, capabilities, options: options.flow, now, logger: log }),
+    dataflow: new DataFlowStage({ store: store.flow, capabilities, ...(deps.principals ? { principals: deps.principals } : {}), options: options.flow, now, logger: log }),
     provenance: new ProvenanceStage({
       store: store.flow,
       capabilities,

@@ -3,7 +3,7 @@ import { contentText, stringLeaves } from '../core/fields.js';
 import type { FlowFacts, FlowSource, Steering } from '../core/flow.js';
 import type { Logger } from '../core/log.js';
 import { reversed, rot13, steeringValues, valuesIn, normaliseValue, type FoundValue } from '../core/text/steering-values.js';
-import { unwrapViews } from '../core/text/unwrap.js';
+import { unwrapViews } from '../core/text/readings.js';
 import { contentOf, serverOf, type Decision, type Interaction } from '../core/types.js';
 import type { FlowStore } from '../store/flow.js';
 import type { CapabilityMap } from './capabilities.js';

@@ -76,11 +76,31 @@ export type Rule = z.infer<typeof RuleSchema>;
  * matching entry wins; a config's per-server `capabilities` override them, and they override MCP annotations.
  * `unlabelled` is what a tool with neither labels nor annotations is treated as.
  */
+/** `capabilities.send_words` when a book gives none. */
+export const DEFAULT_SEND_WORDS: string[] = [
+  'send', 'post', 'publish', 'share', 'upload', 'tweet', 'retweet', 'reply', 'forward', 'invite', 'comment', 'notify', 'broadcast',
+  'transfer', 'withdraw', 'pay', 'wire', 'submit', 'email', 'mail', 'message', 'sms', 'webhook',
+];
+
+/** `capabilities.read_words` when a book gives none. */
+export const DEFAULT_READ_WORDS: string[] = [
+  'get', 'list', 'read', 'search', 'find', 'view', 'fetch', 'check', 'lookup', 'query', 'describe', 'show', 'retrieve', 'count', 'download',
+];
+
 export const CapabilitiesSchema = z.strictObject({
   tools: z
     .array(z.strictObject({ match: z.array(z.string().min(1)).min(1), labels: z.array(CapabilityLabelSchema).min(1), note: z.string().optional() }))
     .default([]),
-  unlabelled: z.array(CapabilityLabelSchema).default(['private_source', 'external_send']),
+  unlabelled: z.array(CapabilityLabelSchema).default(['private_source']),
+  /**
+   * Words that, in the name of a tool with neither labels nor annotations (split at `_`, `-`, `.` and case changes:
+   * `GmailSendEmail` is gmail, send, email), declare that it sends: such a tool is also an `external_send`. Any other
+   * unlabelled tool (and any tool whose own annotations say it reads or stays in a closed world) is a sink only for
+   * private data read from another server (docs/data-flow.md).
+   */
+  send_words: z.array(z.string().min(1)).default(DEFAULT_SEND_WORDS),
+  /** Words that, in the same name, say the tool reads (`GmailReadEmail`, `get_post`): then no send word counts. */
+  read_words: z.array(z.string().min(1)).default(DEFAULT_READ_WORDS),
 });
 export type Capabilities = z.infer<typeof CapabilitiesSchema>;
 

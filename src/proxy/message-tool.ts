@@ -80,5 +80,23 @@ export async function handleMessageTool(core: ProxyCore, session: SessionContext
       recipient,
     );
   }
+  const unknown = unknownRecipient(core.config.agents, session.agent, recipient);
+  if (unknown !== undefined) {
+    return messageResult(await refuse(core, interaction, { rationale: unknown, rules: ['recipient-must-be-known'], source: 'identity' }), recipient);
+  }
   return messageResult(await ensureRecorded(core, interaction, await core.guard.check(interaction, signal)), recipient);
+}
+
+/**
+ * Recipients are identities: when the config lists agents (other than the sender), a message goes to one of them or
+ * to a principal one of them acts for (the sender's own user); anything else is no one the guard knows, and is
+ * refused. Without such a roster every name is taken as given.
+ */
+export function unknownRecipient(agents: Readonly<Record<string, { principal: string }>>, sender: string, recipient: string): string | undefined {
+  const names = Object.keys(agents);
+  // A roster of the sender alone (what `wrap` declares) names no recipient: there is nothing to check against.
+  if (!names.some((n) => n !== sender) || Object.hasOwn(agents, recipient)) return undefined;
+  if (Object.values(agents).some((a) => a.principal === recipient)) return undefined;
+  const principal = agents[sender]?.principal;
+  return `the recipient "${recipient}" is no agent of this proxy's config (agents: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''}) and no principal one of them acts for${principal ? ` (${sender} acts for "${principal}")` : ''}; add it under agents: in the config, or send the message to a listed agent.`;
 }

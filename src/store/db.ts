@@ -35,9 +35,15 @@ export interface StoreOptions {
    * proxy, so no decision waits for a checkpoint. Default false (CLI commands and tests open a store briefly).
    */
   backgroundCheckpoint?: boolean;
+  /**
+   * The data-flow key a store that has none yet takes (32 bytes; default random). Only for reproducible runs:
+   * `quadguard eval` gives every case's fresh memory store the same key, so which fingerprints winnowing keeps, and
+   * so every data-flow decision, is the same on every run. A store that already has a key keeps it.
+   */
+  flowKey?: Buffer;
 }
 
-const DEFAULTS: Required<Omit<StoreOptions, 'auditKeyFile'>> = { mustExist: false, synchronous: 'NORMAL', busyTimeoutMs: 5000, backgroundCheckpoint: false };
+const DEFAULTS: Required<Omit<StoreOptions, 'auditKeyFile' | 'flowKey'>> = { mustExist: false, synchronous: 'NORMAL', busyTimeoutMs: 5000, backgroundCheckpoint: false };
 
 /** Commits between SQLite's own checkpoints while the background checkpointer runs: only a bound, should it lag. */
 const FALLBACK_AUTOCHECKPOINT = 10_000;
@@ -99,7 +105,7 @@ export function openStore(path: string, logger: Logger = silentLogger(), options
     state,
     pins: new PinStore(db, audit),
     approvals: new ApprovalStore(db, audit),
-    flow: new SqliteFlowStore(db),
+    flow: new SqliteFlowStore(db, opts.flowKey),
     close() {
       const entry = open.get(file);
       if (entry && entry.store === store && --entry.refs > 0) return;
@@ -149,7 +155,7 @@ function openAuditKey(db: Database.Database, file: string, opts: StoreOptions): 
   return key;
 }
 
-function connect(file: string, memory: boolean, opts: Required<Omit<StoreOptions, 'auditKeyFile'>>): Database.Database {
+function connect(file: string, memory: boolean, opts: Required<Omit<StoreOptions, 'auditKeyFile' | 'flowKey'>>): Database.Database {
   if (!memory) {
     if (opts.mustExist && !existsSync(file)) {
       throw new StoreError('store_not_found', `no QuadGuard store at ${file} (pass --store FILE or --config FILE)`);

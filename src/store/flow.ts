@@ -80,7 +80,9 @@ export class SqliteFlowStore implements FlowStore {
   private readonly matchStmts = new Map<number, Database.Statement>();
   private readonly recordTx: (agent: string, source: FlowSource, fingerprints: readonly string[], expires: number) => void;
 
-  constructor(private readonly db: Database.Database) {
+  /** `seedKey`: the key to take when the store has none yet (see `StoreOptions.flowKey`); default random. */
+  constructor(private readonly db: Database.Database, private readonly seedKey?: Buffer) {
+    if (seedKey !== undefined && seedKey.length !== 32) throw new RangeError(`the data-flow key must be 32 bytes, got ${seedKey.length}`);
     this.keyGet = db.prepare('SELECT key FROM flow_key WHERE id = 1');
     this.keyPut = db.prepare('INSERT OR IGNORE INTO flow_key (id, key) VALUES (1, ?)');
     this.sourcePut = db.prepare(
@@ -103,7 +105,7 @@ export class SqliteFlowStore implements FlowStore {
     if (this.cachedKey) return this.cachedKey;
     let row = this.keyGet.get();
     if (!row) {
-      this.keyPut.run(randomBytes(32));
+      this.keyPut.run(this.seedKey ?? randomBytes(32));
       row = this.keyGet.get();
     }
     this.cachedKey = Buffer.from(row!.key);

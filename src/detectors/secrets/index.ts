@@ -61,7 +61,15 @@ export const secretsDetector = defineDetector({
     const { field, min_entropy: minEntropy } = opts;
     return function secrets(i) {
       const findings: Finding[] = [];
-      const fields = inspectedFields(i, field);
+      // Credentials in context (src/guard/credentials.ts), from the data-flow stage: a credential this identity gave
+      // before, now in free text or at another server, is a leak whatever it looks like; a credential given as one
+      // (in a field named for it, to a tool that is not a sink, at the server it was first given to) is not.
+      const misuse = i.flow?.credentialMisuse;
+      if (misuse !== undefined && (field === 'any' || misuse.field.split('.')[0] === field)) {
+        findings.push({ kind: 'password_assignment', field: misuse.field, start: 0, end: 0, shown: `(${misuse.why})` });
+      }
+      const given = new Set(i.flow?.credentials ?? []);
+      const fields = inspectedFields(i, field).filter((f) => !given.has(f.field));
       for (const f of fields) {
         const taken: Array<[number, number]> = [];
         const overlaps = (s: number, e: number): boolean => taken.some(([a, b]) => s < b && e > a);
