@@ -210,6 +210,10 @@ describe('e2e: the A2A proxy', () => {
       expect(err.message, verb).toContain('Blocked by QuadGuard: the answer of A2A agent helper to SendMessage was not allowed');
       expect(err.message).not.toContain('id_rsa');
     }
+    // Over HTTP+JSON the denial is a 403 with the same text.
+    const rest = await failure((await as('erin', 'HTTP+JSON')).sendMessage(send('inject-artifact')));
+    expect(rest.message).toContain('Blocked by QuadGuard: the answer of A2A agent helper to SendMessage was not allowed');
+    expect((rest as Error & { statusCode?: number }).statusCode).toBe(403);
     // The same answers reach a direct caller: the agent really sent them.
     expect(JSON.stringify(Message.toJSON((await direct.sendMessage(send('inject-answer'))) as Message))).toContain('id_rsa');
   }, 30_000);
