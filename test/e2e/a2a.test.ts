@@ -11,6 +11,7 @@ import type { Client } from '@a2a-js/sdk/client';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectHttp } from '../../src/cli/demos/kit.js';
+import { openStore } from '../../src/store/db.js';
 import { a2aClient, startA2AAgent, type A2AAgentProcess } from '../support/a2a.js';
 import { makeSandbox, ROOT, server, startHttpProxy, writeConfig, type HttpProxy } from '../support/proxy-harness.js';
 import { text } from './helpers.js';
@@ -210,6 +211,10 @@ describe('e2e: the A2A proxy', () => {
       expect(err.message, verb).toContain('Blocked by QuadGuard: the answer of A2A agent helper to SendMessage was not allowed');
       expect(err.message).not.toContain('id_rsa');
     }
+    // Over HTTP+JSON the denial is a 403 with the same text.
+    const rest = await failure((await as('erin', 'HTTP+JSON')).sendMessage(send('inject-artifact')));
+    expect(rest.message).toContain('Blocked by QuadGuard: the answer of A2A agent helper to SendMessage was not allowed');
+    expect((rest as Error & { statusCode?: number }).statusCode).toBe(403);
     // The same answers reach a direct caller: the agent really sent them.
     expect(JSON.stringify(Message.toJSON((await direct.sendMessage(send('inject-answer'))) as Message))).toContain('id_rsa');
   }, 30_000);
@@ -251,6 +256,21 @@ describe('e2e: the A2A proxy', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'message/send', params: { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: `key ${CREDENTIAL}` }] } } }),
     });
     expect(JSON.stringify(await refused.json())).toContain('Blocked by QuadGuard');
+  });
+
+  it('records both directions in the audit chain, with the ids quoted to the callers', async () => {
+    const err = await failure((await as('erin')).sendMessage(send('inject-answer')));
+    const quoted = /Decision id: (\S+)/.exec(err.message)?.[1];
+    const store = openStore(join(sb.dir, 'state.db'));
+    try {
+      const rows = [...store.audit.iterate(1)];
+      const answer = rows.find((r) => `${r.id}-${r.hash.slice(0, 8)}` === quoted);
+      expect(answer).toMatchObject({ agent: 'erin', kind: 'tool_result', server: 'a2a:helper', tool: 'SendMessage', decision: 'deny' });
+      expect(rows.some((r) => r.agent === 'carol' && r.kind === 'message' && r.decision === 'deny')).toBe(true);
+      expect(rows.some((r) => r.agent === 'alice' && r.kind === 'message' && r.decision === 'allow')).toBe(true);
+    } finally {
+      store.close();
+    }
   });
 
   it('answers clearly when an agent is down, and keeps serving the others', async () => {
