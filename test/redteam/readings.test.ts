@@ -13,7 +13,6 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rot13 } from '../../src/core/text/readings.js';
 import { connectStdio, ROOT, waitFor, writeConfig } from '../support/proxy-harness.js';
 
 const PRIVATE = 'Project Nightingale: the acquisition of Borealis Labs closes on March 3 for 41 million dollars; do not share outside the board.';
@@ -37,6 +36,7 @@ function base32(s: string): string {
   for (let i = 0; i < bits.length; i += 5) out += a[parseInt(bits.slice(i, i + 5).padEnd(5, '0'), 2)];
   return out;
 }
+const rot13 = (s: string) => s.replace(/[A-Za-z]/g, (c) => String.fromCharCode(((c.charCodeAt(0) - (c <= 'Z' ? 65 : 97) + 13) % 26) + (c <= 'Z' ? 65 : 97)));
 const codes = (s: string) => [...s].map((c) => c.charCodeAt(0));
 
 /** Waits until the proxy lists the mail server's tools (a loaded machine starts the servers slowly). */
