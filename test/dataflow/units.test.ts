@@ -90,7 +90,8 @@ describe('decoded views', () => {
 describe('capability labels', () => {
   it('follow MCP annotations and their defaults', () => {
     expect(labelsFromAnnotations({ readOnlyHint: true })?.labels).toEqual(['private_source']);
-    expect(labelsFromAnnotations({ readOnlyHint: true, openWorldHint: true })?.labels).toEqual(['private_source', 'network_fetch']);
+    expect(labelsFromAnnotations({ readOnlyHint: true, openWorldHint: true })?.labels).toEqual(['private_source', 'network_fetch', 'untrusted_source']);
+    expect(labelsFromAnnotations({ destructiveHint: true, openWorldHint: false })?.labels).toEqual(['file_write', 'deletion']);
     expect(labelsFromAnnotations({ openWorldHint: true })?.labels).toEqual(['external_send']);
     expect(labelsFromAnnotations({ destructiveHint: false })?.labels).toEqual(['external_send']);
     expect(labelsFromAnnotations({ readOnlyHint: false, openWorldHint: false })?.labels).toEqual(['file_write']);

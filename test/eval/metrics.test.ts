@@ -93,9 +93,9 @@ describe('computeMetrics', () => {
     expect(a.f1).toBeCloseTo(2 / 3, 12);
 
     // b: no denials at all → precision undefined; one missed denial → recall 0, F1 0
-    expect(m.suites.b).toEqual({ n: 2, tp: 0, fp: 0, tn: 1, fn: 1, accuracy: 0.5, precision: null, recall: 0, fpr: 0, f1: 0, errors: 0 });
+    expect(m.suites.b).toEqual({ n: 2, tp: 0, fp: 0, tn: 1, fn: 1, accuracy: 0.5, precision: null, recall: 0, fpr: 0, f1: 0, errors: 0, tpHeld: 0, fpHeld: 0, stoppedAt: {} });
     // c: nothing expected or produced as deny → precision, recall and F1 all undefined
-    expect(m.suites.c).toEqual({ n: 2, tp: 0, fp: 0, tn: 2, fn: 0, accuracy: 1, precision: null, recall: null, fpr: 0, f1: null, errors: 0 });
+    expect(m.suites.c).toEqual({ n: 2, tp: 0, fp: 0, tn: 2, fn: 0, accuracy: 1, precision: null, recall: null, fpr: 0, f1: null, errors: 0, tpHeld: 0, fpHeld: 0, stoppedAt: {} });
   });
 
   it('computes per-rule firing, precision and recall on expect.rules', () => {
@@ -130,7 +130,7 @@ describe('computeMetrics', () => {
 
   it('reports nulls, not NaN, for an empty run', () => {
     const e = computeMetrics([]);
-    expect(e.overall).toEqual({ n: 0, tp: 0, fp: 0, tn: 0, fn: 0, accuracy: null, precision: null, recall: null, fpr: null, f1: null, errors: 0 });
+    expect(e.overall).toEqual({ n: 0, tp: 0, fp: 0, tn: 0, fn: 0, accuracy: null, precision: null, recall: null, fpr: null, f1: null, errors: 0, tpHeld: 0, fpHeld: 0, stoppedAt: {} });
     expect(e.latency).toEqual({ steps: 0, meanMs: null, medianMs: null, p99Ms: null, maxMs: null });
     expect(e.model.callsPerStep).toBeNull();
     expect(JSON.stringify(e)).not.toContain('NaN');

@@ -143,14 +143,14 @@ describe('provenance through the built CLI: steered consequential calls are held
       expect(held(r), `${s.name}: ${textOf(r)}`).toBe(true);
       expect(decisionOf(r)?.rationale).toMatch(/steered by untrusted content/);
       expect(lines(w.ledger).length + lines(w.outbox).length).toBe(before);
-    }, 30_000);
+    }, 120_000);
   }
 
   for (const s of CONTROLS) {
     it(`allows ${s.name}`, async () => {
       const r = await play(config, `control-${++n}`, s);
       expect(passed(r), `${s.name}: ${textOf(r)}`).toBe(true);
-    }, 30_000);
+    }, 120_000);
   }
 
   it('a held call is approved in one step and its identical retry passes once', async () => {
@@ -169,14 +169,14 @@ describe('provenance through the built CLI: steered consequential calls are held
     } finally {
       await client.close();
     }
-  }, 30_000);
+  }, 120_000);
 
   it('the strict profile denies what the default profile holds', async () => {
     const r = await play(w.config({ provenance: { profile: 'strict' } }), 'strict', ATTACKS[0]!);
     expect((r as CallToolResult).isError).toBe(true);
     expect(decisionOf(r)?.rationale).toMatch(/strict provenance profile/);
     expect(textOf(r)).not.toMatch(/quadguard approve/);
-  }, 30_000);
+  }, 120_000);
 
   it('the lethal trifecta (opt-in): untrusted content and private data in one session, then a send, is held', async () => {
     const s: Scenario = {
@@ -188,7 +188,7 @@ describe('provenance through the built CLI: steered consequential calls are held
     const r = await play(w.config({ provenance: { trifecta: true } }), 'trifecta-on', s);
     expect(held(r), textOf(r)).toBe(true);
     expect(decisionOf(r)?.rules).toContain('hold-lethal-trifecta');
-  }, 30_000);
+  }, 120_000);
 
 });
 
@@ -199,6 +199,6 @@ describe('without provenance the same attacks are not held (the holds above are 
     it(`does not hold ${s.name} with guard.provenance.enabled false`, async () => {
       const r = await play(w.config({ provenance: { enabled: false } }), `off-${++n}`, s);
       expect(held(r), `${s.name}: ${textOf(r)}`).toBe(false);
-    }, 30_000);
+    }, 120_000);
   }
 });
