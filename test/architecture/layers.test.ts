@@ -21,6 +21,7 @@ const LAYERS: Record<string, number> = {
   replay: 7,
   install: 7,
   ui: 7,
+  ops: 8,
   cli: 9,
   '(root)': 10, // src/index.ts, the public API
 };

@@ -3,6 +3,7 @@ import { StoreError } from '../../core/errors.js';
 import type { Logger } from '../../core/log.js';
 import { redactUrl } from '../location.js';
 import { MIGRATIONS } from '../migrations.js';
+import { faultReason, reportStoreFault } from '../faults.js';
 
 export { redactUrl } from '../location.js';
 
@@ -28,6 +29,9 @@ export interface PgOptions {
 
 type Defaults = Required<Omit<PgOptions, 'auditKeyFile' | 'auditKeyEnv' | 'auditHeadFile'>>;
 const DEFAULTS: Defaults = { poolSize: 10, connectTimeoutMs: 3000, queryTimeoutMs: 5000, mustExist: false, migrate: true };
+
+/** How much later than the server's statement_timeout the client gives up on a statement, ms. */
+const CLIENT_TIMEOUT_MARGIN_MS = 1000;
 
 /** BIGINT columns (ids, milliseconds) fit a double: read them as numbers, as SQLite does. */
 const INT8 = 20;
@@ -55,7 +59,12 @@ export class PgDb {
       connectionString: url,
       max: opts.poolSize,
       connectionTimeoutMillis: opts.connectTimeoutMs,
-      query_timeout: opts.queryTimeoutMs,
+      // The server stops a statement (and a wait for a lock) itself, so the connection is free for the ROLLBACK
+      // at once; the client-side timeout is only the backstop for a server that answers nothing at all.
+      statement_timeout: opts.queryTimeoutMs,
+      lock_timeout: opts.queryTimeoutMs,
+      idle_in_transaction_session_timeout: opts.queryTimeoutMs * 2,
+      query_timeout: opts.queryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
       idleTimeoutMillis: 30_000,
       types,
       application_name: 'quadguard',
@@ -126,10 +135,15 @@ export class PgDb {
       this.ok();
       return out;
     } catch (err) {
-      try {
-        await client.query('ROLLBACK');
-      } catch {
-        broken = true;
+      // A statement the client gave up on may still run on this connection: a ROLLBACK would queue behind it.
+      // Drop the connection instead (the server rolls the transaction back when it goes).
+      if (/Query read timeout/i.test((err as Error).message)) broken = true;
+      else {
+        try {
+          await client.query('ROLLBACK');
+        } catch {
+          broken = true;
+        }
       }
       if (err instanceof StoreError) throw err;
       throw this.fail(err);
@@ -187,7 +201,9 @@ export class PgDb {
     const connection = /^(08|57P)|^E(CONN|HOST|NET|PIPE|TIMEDOUT)/.test(e.code ?? '') || /ECONNREFUSED|ECONNRESET|timeout|terminat|Connection/i.test(e.message);
     if (connection) this.lost(err);
     const what = connection ? 'cannot reach' : 'error from';
-    return new StoreError(connection ? 'store_unavailable' : 'store_write_failed', `${what} the PostgreSQL store ${this.location}: ${e.message}`, { cause: err });
+    const wrapped = new StoreError(connection ? 'store_unavailable' : 'store_write_failed', `${what} the PostgreSQL store ${this.location}: ${e.message}`, { cause: err });
+    reportStoreFault({ engine: 'postgres', op: 'query', reason: faultReason(wrapped) ?? 'error', err: wrapped });
+    return wrapped;
   }
 }
 
