@@ -3,9 +3,14 @@ import { StoreError } from '../core/errors.js';
 import type { Store } from './db.js';
 import type { ApprovalApi, AuditApi, GuardStore, PinApi, StateApi } from './engine.js';
 import { faultReason, isSqliteBusy, reportStoreFault } from './faults.js';
+import type { FlowStore } from './flow.js';
 
 /** The longest pause between two tries of a locked write, ms. */
 const MAX_PAUSE_MS = 50;
+/** After a call gave up on a lock, how long other calls try it once only, ms (renewed by each that fails). */
+const LOCKED_OUT_MS = 2000;
+/** When a call of each store last gave up on a lock. */
+const lockedOut = new WeakMap<Store, number>();
 
 /**
  * Runs one synchronous store call. A lock held by another process (SQLITE_BUSY) is waited for off the event loop:
@@ -13,20 +18,26 @@ const MAX_PAUSE_MS = 50;
  * asynchronously and tries again, for at most `Store.lockWaitMs` in all, so other sessions keep being answered
  * while one waits. A failure is reported as a fault (counted, `/readyz`) and names the store.
  */
-async function call<R>(store: Store, op: string, fn: () => R): Promise<R> {
+async function call<R>(store: Store, op: string, fn: () => R | Promise<R>): Promise<R> {
   const started = Date.now();
+  // While the lock is known to be held past the wait (a call gave up on it moments ago), the others do not queue
+  // up behind it for the whole wait again: one interaction's reads and writes would add up to several waits.
+  const budget = Date.now() - (lockedOut.get(store) ?? 0) < LOCKED_OUT_MS ? 0 : store.lockWaitMs;
   for (let pause = 2; ; pause = Math.min(pause * 2, MAX_PAUSE_MS)) {
     try {
-      return fn();
+      const out = await fn();
+      if (budget === 0) lockedOut.delete(store);
+      return out;
     } catch (err) {
-      if (isSqliteBusy(err) && Date.now() - started + pause < store.lockWaitMs) {
+      if (isSqliteBusy(err) && Date.now() - started + pause < budget) {
         await sleep(pause);
         continue;
       }
+      if (isSqliteBusy(err)) lockedOut.set(store, Date.now());
       const reason = faultReason(err);
       if (reason === undefined) throw err;
       reportStoreFault({ engine: 'sqlite', op, reason, err });
-      const waited = reason === 'busy' ? ` (another process held the lock for more than ${store.lockWaitMs} ms)` : '';
+      const waited = reason === 'busy' ? ` (another process holds its write lock; waited ${Date.now() - started} ms, at most ${store.lockWaitMs})` : '';
       const code = err instanceof StoreError ? err.code : 'store_write_failed';
       throw new StoreError(code, `the SQLite store ${store.path} failed${waited}: ${(err as Error).message}`, { cause: err });
     }
@@ -40,7 +51,14 @@ async function call<R>(store: Store, op: string, fn: () => R): Promise<R> {
  */
 export function sqliteGuardStore(store: Store): GuardStore {
   const { audit, state, pins, approvals } = store;
-  const c = <R>(op: string, fn: () => R) => call(store, op, fn);
+  const c = <R>(op: string, fn: () => R | Promise<R>) => call(store, op, fn);
+  const { flow } = store;
+  const f: FlowStore = {
+    key: () => c('flow.key', () => flow.key()),
+    recordRead: (agent, source, fingerprints, expires) => c('flow.recordRead', () => flow.recordRead(agent, source, fingerprints, expires)),
+    match: (agent, fingerprints, now) => c('flow.match', () => flow.match(agent, fingerprints, now)),
+    sweep: (now) => c('flow.sweep', () => flow.sweep(now)),
+  };
   const a: AuditApi = {
     append: (e) => c('audit.append', () => audit.append(e)),
     get: (id) => c('audit.get', () => audit.get(id)),
@@ -91,7 +109,7 @@ export function sqliteGuardStore(store: Store): GuardStore {
     state: s,
     pins: p,
     approvals: ap,
-    flow: store.flow,
+    flow: f,
     sqlite: store,
     close: async () => store.close(),
   } as GuardStore & { sqlite: Store };

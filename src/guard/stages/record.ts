@@ -43,7 +43,8 @@ export const audit: Stage = {
   },
   failClosed(ctx, env, err) {
     // Truthful: the answer says the row is missing and which store failed, so the operator knows where to look.
-    const why = `the ${env.store.engine === 'postgres' ? 'PostgreSQL' : 'SQLite'} store ${env.store.location} failed: ${errorMessage(err).replace(/^store_\w+: /, '').slice(0, 240)}`;
+    const message = errorMessage(err).replace(/^store_\w+: /, '').slice(0, 300);
+    const why = message.includes(env.store.location) ? message : `the ${env.store.engine === 'postgres' ? 'PostgreSQL' : 'SQLite'} store ${env.store.location} failed: ${message}`;
     const decision = ctx.decision;
     if (decision && decision.decision !== 'allow') {
       return { ...decision, rationale: `${decision.rationale} This denial could not be recorded in the audit log (${why}).` };
