@@ -30,6 +30,10 @@ export interface PgOptions {
 type Defaults = Required<Omit<PgOptions, 'auditKeyFile' | 'auditKeyEnv' | 'auditHeadFile'>>;
 const DEFAULTS: Defaults = { poolSize: 10, connectTimeoutMs: 3000, queryTimeoutMs: 5000, mustExist: false, migrate: true };
 
+/** After a statement timed out waiting, how long transactions use the short lock timeout, ms. */
+const LOCK_TROUBLE_MS = 2000;
+const SHORT_LOCK_TIMEOUT_MS = 200;
+
 /** How much later than the server's statement_timeout the client gives up on a statement, ms. */
 const CLIENT_TIMEOUT_MARGIN_MS = 1000;
 
@@ -50,6 +54,8 @@ export class PgDb {
   readonly pool: pg.Pool;
   readonly location: string;
   private healthy = true;
+  /** When a statement last timed out waiting (lock_timeout, statement_timeout); 0: not lately. */
+  private lockTroubleAt = 0;
   private readonly log: Logger;
 
   constructor(url: string, logger: Logger, opts: Defaults) {
@@ -92,11 +98,12 @@ export class PgDb {
     return this.inTransaction(async (client) => {
       const q: Query = async (text, params) => client.query(text, params as unknown[]);
       let first: pg.QueryResult | undefined;
+      const open = this.begin();
       if (begin) {
-        const r = (await client.query(`BEGIN; ${begin}`)) as unknown as pg.QueryResult[];
-        first = r[1];
+        const r = (await client.query(`${open.sql}; ${begin}`)) as unknown as pg.QueryResult[];
+        first = r[open.results];
       } else {
-        await client.query('BEGIN');
+        await client.query(open.sql);
       }
       const out = await fn(q, first);
       await client.query('COMMIT');
@@ -111,11 +118,22 @@ export class PgDb {
    */
   async lockedWrite<R>(begin: string, write: (first: pg.QueryResult) => { sql: string; value: R }): Promise<R> {
     return this.inTransaction(async (client) => {
-      const r = (await client.query(`BEGIN; ${begin}`)) as unknown as pg.QueryResult[];
-      const { sql, value } = write(r[1]!);
+      const open = this.begin();
+      const r = (await client.query(`${open.sql}; ${begin}`)) as unknown as pg.QueryResult[];
+      const { sql, value } = write(r[open.results]!);
       await client.query(`${sql}; COMMIT`);
       return value;
     });
+  }
+
+  /**
+   * How a transaction starts. After a wait for a lock timed out moments ago (a table locked by someone else), the
+   * next transactions give up on the lock quickly: the steps of one interaction (its state, then its audit row)
+   * would otherwise each wait the whole bound in turn. `results`: how many results come before the caller's own.
+   */
+  private begin(): { sql: string; results: number } {
+    if (Date.now() - this.lockTroubleAt > LOCK_TROUBLE_MS) return { sql: 'BEGIN', results: 1 };
+    return { sql: `BEGIN; SET LOCAL lock_timeout = ${SHORT_LOCK_TIMEOUT_MS}`, results: 2 };
   }
 
   /**
@@ -133,6 +151,7 @@ export class PgDb {
     try {
       const out = await run(client);
       this.ok();
+      this.lockTroubleAt = 0;
       return out;
     } catch (err) {
       // A statement the client gave up on may still run on this connection: a ROLLBACK would queue behind it.
@@ -200,6 +219,7 @@ export class PgDb {
     const e = err as Error & { code?: string };
     const connection = /^(08|57P)|^E(CONN|HOST|NET|PIPE|TIMEDOUT)/.test(e.code ?? '') || /ECONNREFUSED|ECONNRESET|timeout|terminat|Connection/i.test(e.message);
     if (connection) this.lost(err);
+    if (e.code === '55P03' || e.code === '57014') this.lockTroubleAt = Date.now();
     const what = connection ? 'cannot reach' : 'error from';
     const wrapped = new StoreError(connection ? 'store_unavailable' : 'store_write_failed', `${what} the PostgreSQL store ${this.location}: ${e.message}`, { cause: err });
     reportStoreFault({ engine: 'postgres', op: 'query', reason: faultReason(wrapped) ?? 'error', err: wrapped });
