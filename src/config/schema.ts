@@ -144,7 +144,9 @@ export type AgentConfig = z.infer<typeof AgentConfigSchema>;
  */
 export const JwtAuthSchema = z
   .strictObject({
+    /** The JWKS as a file (relative to the config), read at start and at each reload. */
     jwks_file: z.string().min(1).optional(),
+    /** The JWKS URL (https; http only on a loopback host), fetched on first use and cached `cache_ms`. */
     jwks_url: z.url({ protocol: /^https?$/, error: 'jwks_url must be an https:// URL' }).optional(),
     /** The `iss` every token must carry. */
     issuer: z.string().min(1),
