@@ -20,7 +20,7 @@ import { buildGuard, type BuiltGuard } from '../guard/build.js';
 import { GUARD_STAGES } from '../guard/stages/index.js';
 import type { ForwardedRequest } from '../proxy/downstream.js';
 import type { HttpUpstream } from '../proxy/http-upstream.js';
-import { chain, createAuth, opsAccess, storeGauges } from '../ops/auth.js';
+import { chain, createAuth, opsAccess, storeGauges, type ServiceAuth } from '../ops/auth.js';
 import { createDrain } from '../ops/drain.js';
 import { healthRoutes, watchStore } from '../ops/health.js';
 import { LiveGuard, type GuardGeneration } from '../ops/live-guard.js';
@@ -131,6 +131,14 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
   const metrics = opts.http !== undefined ? createServiceMetrics() : undefined;
   const tracing = await startTracing(logger, VERSION);
   const configured = await proxyGuardFor(loaded.config, logger, { metrics, tracing });
+  let auth: ServiceAuth | undefined;
+  try {
+    // Before any server starts: a bad JWKS file stops start-up with nothing left running.
+    auth = opts.http !== undefined ? createAuth(loaded, configured.store, metrics, logger) : undefined;
+  } catch (err) {
+    await configured.close();
+    throw err;
+  }
   const proxy = createProxy({
     config: loaded,
     logger,
@@ -167,7 +175,6 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
     const lines = collisions.map((c) => `  ${c.kind} "${c.name}" is exposed by both "${c.servers[0]}" and "${c.servers[1]}"`);
     throw new ConfigError('config_invalid', `two servers expose the same name:\n${lines.join('\n')}\nSet namespace: true on one of them (names become <server>__<name>, URIs <server>+<uri>), or hide the tool with tools.deny.`);
   }
-  const auth = opts.http !== undefined ? createAuth(loaded, configured.store, metrics, logger) : undefined;
   const reload = createReload(loaded, configured, proxy.pool, logger, metrics, opts.http === undefined ? { tokens: false } : {}, auth);
   process.on('SIGHUP', () => void reload());
   if (opts.pidFile) writePidFile(opts.pidFile);

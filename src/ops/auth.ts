@@ -16,8 +16,11 @@ export interface ServiceAuth {
   handler: RequestHandler;
   /** Whether anyone can be refused (static tokens or JWTs configured). */
   configured(): boolean;
-  /** Takes the agents' tokens and the JWT settings of a re-read config. */
-  update(fresh: LoadedConfig): void;
+  /**
+   * Reads the agents' tokens and the JWT settings of a re-read config (a bad JWKS file throws here, changing
+   * nothing); the returned function puts them in force.
+   */
+  prepare(fresh: LoadedConfig): () => void;
 }
 
 /**
@@ -51,9 +54,12 @@ export function createAuth(loaded: LoadedConfig, store: GuardStore | undefined, 
       onJwt: recordJwt,
     }),
     configured: () => tokens.size > 0 || jwt !== undefined,
-    update(fresh) {
-      jwt = verifierOf(fresh.config.http.jwt);
-      tokens = fresh.tokens;
+    prepare(fresh) {
+      const nextJwt = verifierOf(fresh.config.http.jwt);
+      return () => {
+        jwt = nextJwt;
+        tokens = fresh.tokens;
+      };
     },
   };
 }

@@ -43,8 +43,9 @@ export function createReload(
     try {
       const fresh = loadConfigFile(loaded.file, process.env, loadOpts);
       if (!target.reload) throw new Error('this proxy runs without a policy; restart it to add one');
+      const commitAuth = auth?.prepare(fresh);
       const hash = await target.reload(fresh.config);
-      auth?.update(fresh);
+      commitAuth?.();
       loaded.config.agents = fresh.config.agents;
       loaded.tokens = fresh.tokens;
       if (JSON.stringify(fresh.config.servers) !== JSON.stringify(loaded.config.servers) || fresh.config.http.host !== loaded.config.http.host) {
