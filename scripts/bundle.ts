@@ -40,7 +40,9 @@ const OUT_DIR = join(ROOT, 'dist', 'cli');
  *   fail only the day one is configured);
  * - vectra: loaded only for a dense embedder, and it pulls in a large tree (openai, cheerio, …) of its own.
  */
-const EXTERNAL = ['better-sqlite3', 'pg', 'pg-native', 'yaml', 'pino', 'vectra'];
+// The OpenTelemetry packages load only when OTLP export is asked for (src/ops/tracing.ts): from node_modules, as
+// published (bundled, their CommonJS builds lost named exports behind esbuild's dynamic-import wrapper).
+const EXTERNAL = ['better-sqlite3', 'pg', 'pg-native', 'yaml', 'pino', 'vectra', '@opentelemetry/*'];
 
 /** Bundled CommonJS packages (commander, express, …) call `require` for Node's built-ins; an ES module has none. */
 const REQUIRE_SHIM = "import { createRequire as __quadguardCreateRequire } from 'node:module'; const require = __quadguardCreateRequire(import.meta.url);";

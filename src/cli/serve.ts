@@ -16,7 +16,17 @@ import { VERSION } from '../core/version.js';
 import type { Config } from '../config/schema.js';
 import { guardOptionsFromConfig } from '../config/guard.js';
 import type { Guard } from '../core/types.js';
-import { buildGuard } from '../guard/build.js';
+import { buildGuard, type BuiltGuard } from '../guard/build.js';
+import { GUARD_STAGES } from '../guard/stages/index.js';
+import type { ForwardedRequest } from '../proxy/downstream.js';
+import type { HttpUpstream } from '../proxy/http-upstream.js';
+import { chain, createAuth, opsAccess, storeGauges, type ServiceAuth } from '../ops/auth.js';
+import { createDrain } from '../ops/drain.js';
+import { healthRoutes, watchStore } from '../ops/health.js';
+import { LiveGuard, type GuardGeneration } from '../ops/live-guard.js';
+import { createServiceMetrics, meteredGuard, type ServiceMetrics } from '../ops/metrics.js';
+import { createReload, writePidFile } from '../ops/reload.js';
+import { startTracing, type Tracing } from '../ops/tracing.js';
 import { createInstructionsScreen, createListingScreen, createToolScreen, type ListingScreen } from '../guard/tool-screen.js';
 import type { CompiledBook } from '../policy/compiled.js';
 import type { InstructionsHook, ToolsListedHook } from '../proxy/pool.js';
@@ -48,7 +58,20 @@ export interface ProxyGuard {
   record?: DecisionRecorder;
   /** The guard's store (the live view reads and acts on the same one, SQLite or PostgreSQL). */
   store?: GuardStore;
-  close(): void;
+  /** The swappable guard (reload); `pin` binds a request to the generation it started with. */
+  live?: LiveGuard<BuiltGuard>;
+  /**
+   * Builds the guard of a re-read config on the same store (its book verified as at start-up) and swaps it in for
+   * new requests; throws, keeping the running guard, when the book fails to load or verify. Returns the book hash.
+   */
+  reload?(fresh: Config): Promise<string>;
+  close(): void | Promise<void>;
+}
+
+/** What the service layer adds to every decision: counts and times (`/metrics`) and spans (OTLP). */
+export interface GuardObservers {
+  metrics?: ServiceMetrics | undefined;
+  tracing?: Tracing | undefined;
 }
 
 /**
@@ -56,35 +79,68 @@ export interface ProxyGuard {
  * on every downstream listing, and the recorder of the proxy's own refusals. Without a policy only the per-server
  * tool lists decide. Any error here stops start-up: a proxy that was asked to enforce a policy never runs without it.
  */
-export async function proxyGuardFor(config: Config, logger: Logger): Promise<ProxyGuard> {
+export async function proxyGuardFor(config: Config, logger: Logger, observers: GuardObservers = {}): Promise<ProxyGuard> {
   if (config.policy === undefined) {
     logger.warn('no policy configured: only the per-server tool allow/deny lists are enforced');
     return { close() {} };
   }
-  const built = await buildGuard(await guardOptionsFromConfig(config, logger));
+  const { metrics, tracing } = observers;
+  const stages = tracing ? { stages: tracing.stages(GUARD_STAGES) } : {};
+  const built = await buildGuard({ ...(await guardOptionsFromConfig(config, logger)), ...stages });
+  const generation = (b: BuiltGuard): GuardGeneration<BuiltGuard> => {
+    let guard: Guard = b.pipeline;
+    if (metrics) guard = meteredGuard(guard, metrics);
+    if (tracing) guard = tracing.guard(guard);
+    const record: DecisionRecorder = metrics
+      ? (i, d) => {
+          metrics.decision(i.kind, d);
+          return b.pipeline.record(i, d);
+        }
+      : (i, d) => b.pipeline.record(i, d);
+    return { guard, record, policyHash: b.book.hash, extra: b };
+  };
+  const live = new LiveGuard(generation(built));
   const screen = createToolScreen(built.store, logger);
   return {
-    guard: built.pipeline,
+    guard: live.guard,
+    live,
     book: built.book,
     // Every listing also tells the data-flow stage the tools' MCP annotations (capability labels by default).
     onToolsListed: (server, tools) => {
-      built.capabilities.recordTools(server, tools);
+      live.generation.extra.capabilities.recordTools(server, tools);
       return screen(server, tools);
     },
     onInstructions: createInstructionsScreen(built.store, logger),
     onListed: createListingScreen(built.store, logger),
-    record: (i, d) => built.pipeline.record(i, d),
+    record: live.record,
     store: built.store,
+    async reload(fresh) {
+      if (fresh.policy === undefined) throw new ConfigError('config_invalid', 'the re-read config names no policy; a running guard is never dropped by a reload (restart to run without one)');
+      const next = await buildGuard({ ...(await guardOptionsFromConfig({ ...fresh, store: config.store }, logger)), store: built.store, ...stages });
+      live.swap(generation(next));
+      return next.book.hash;
+    },
     close: built.close,
   };
 }
 
 /** Starts the proxy for a loaded config, on stdio or HTTP, and stops it (and every child) on signals. */
-export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http?: number; host?: string; ui?: boolean; storeSource?: StoreSource }, logger: Logger): Promise<GuardedProxy> {
+export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http?: number; host?: string; ui?: boolean; storeSource?: StoreSource; pidFile?: string }, logger: Logger): Promise<GuardedProxy> {
   // One line that says where everything is, so `audit`/`ui` can be pointed at the same store (see `quadguard status`).
   logger.info({ version: VERSION, config: loaded.file ?? null, store: loaded.config.store, storeFrom: opts.storeSource ?? 'config', policy: loaded.config.policy ?? null }, 'quadguard starting');
   if (opts.http === undefined) checkStdioAgent(opts.agent, Object.keys(loaded.config.agents));
-  const configured = await proxyGuardFor(loaded.config, logger);
+  // Metrics are served on the HTTP front end; traces only when the OTLP variables ask for them.
+  const metrics = opts.http !== undefined ? createServiceMetrics() : undefined;
+  const tracing = await startTracing(logger, VERSION);
+  const configured = await proxyGuardFor(loaded.config, logger, { metrics, tracing });
+  let auth: ServiceAuth | undefined;
+  try {
+    // Before any server starts: a bad JWKS file stops start-up with nothing left running.
+    auth = opts.http !== undefined ? createAuth(loaded, configured.store, metrics, logger) : undefined;
+  } catch (err) {
+    await configured.close();
+    throw err;
+  }
   const proxy = createProxy({
     config: loaded,
     logger,
@@ -96,8 +152,23 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
     ...(isPostgresUrl(loaded.config.store) ? { toolRecheckMs: 1_000 } : {}),
     ...(configured.record ? { record: configured.record } : {}),
   });
+  const storeWatch = configured.store ? watchStore(configured.store, metrics) : undefined;
   const stop = proxy.close.bind(proxy);
-  (proxy as { close: () => Promise<void> }).close = () => stop().finally(() => configured.close());
+  (proxy as { close: () => Promise<void> }).close = () =>
+    stop()
+      .finally(() => configured.close())
+      .finally(() => {
+        storeWatch?.stop();
+        return tracing?.shutdown();
+      });
+  if (metrics || tracing) {
+    for (const [key, d] of proxy.pool.servers) {
+      d.on('forwarded', (f: ForwardedRequest) => {
+        metrics?.forwarded(key, f.method, f.outcome, f.seconds);
+        tracing?.forwarded(key, f.method, f.outcome, f.seconds);
+      });
+    }
+  }
   // Names that stay as they are (namespace: false) may collide: refuse to start rather than hide one silently.
   await proxy.pool.ready();
   const collisions = proxy.pool.nameCollisions();
@@ -106,22 +177,56 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
     const lines = collisions.map((c) => `  ${c.kind} "${c.name}" is exposed by both "${c.servers[0]}" and "${c.servers[1]}"`);
     throw new ConfigError('config_invalid', `two servers expose the same name:\n${lines.join('\n')}\nSet namespace: true on one of them (names become <server>__<name>, URIs <server>+<uri>), or hide the tool with tools.deny.`);
   }
+  const reload = createReload(loaded, configured, proxy.pool, logger, metrics, opts.http === undefined ? { tokens: false } : {}, auth);
+  process.on('SIGHUP', () => void reload());
+  if (opts.pidFile) writePidFile(opts.pidFile);
   const exit = (code: number) => () => void proxy.close().finally(() => process.exit(code));
-  process.once('SIGTERM', exit(0));
   process.once('SIGINT', exit(0));
   if (opts.http !== undefined) {
+    // SIGTERM drains: new requests get 503 + Retry-After, those in flight finish (at most http.drain_ms), then the
+    // audit head is written as the store closes, every server is stopped, and the process exits 0.
+    const drain = createDrain();
+    process.once('SIGTERM', () => {
+      logger.info({ inflight: drain.inflight(), drainMs: loaded.config.http.drain_ms }, 'SIGTERM: draining (new requests get 503)');
+      void drain
+        .drain(loaded.config.http.drain_ms)
+        .then((finished) => logger.info({ finished, left: drain.inflight() }, finished ? 'drained: every request finished' : 'drain time is up: closing with requests in flight'))
+        .then(() => proxy.close())
+        .catch((err: unknown) => logger.error({ err }, 'closing after the drain failed'))
+        .finally(() => process.exit(0));
+    });
     // The live view (issue #7) under /ui on the same listener, unless --no-ui; without a policy nothing is recorded.
     // On a PostgreSQL store the view reads the shared chain: it shows the decisions of every replica.
     const ui = opts.ui === false || loaded.config.policy === undefined ? undefined : liveViewForProxy(loaded, logger, process.env, configured.book, configured.store);
     if (ui) (proxy as { close: () => Promise<void> }).close = ((c) => () => c().finally(() => ui.close()))(proxy.close);
     // The A2A proxy (docs/a2a.md) under /a2a on the same listener, guarded by the same guard, when agents are configured.
     const a2a = Object.keys(loaded.config.a2a.agents).length > 0 ? await a2aGatewayFor(loaded, proxy.guard, configured, logger) : undefined;
-    const extraRoutes = ui || a2a ? (app: Application, hooks: { auth: RequestHandler }) => {
-      ui?.extraRoutes(app);
-      a2a?.mount(app, hooks);
-    } : undefined;
+    let listener: HttpUpstream | undefined;
+    const health = healthRoutes({
+      ...(storeWatch ? { store: storeWatch.check } : {}),
+      servers: () => [...proxy.pool.servers].map(([server, d]) => ({ server, state: d.state, required: loaded.config.servers[server]?.required ?? false })),
+      draining: () => drain.draining,
+      ...(metrics ? { metrics } : {}),
+      allowed: opsAccess(loaded.config.http.ops_access, auth!.handler),
+    });
+    metrics?.observe({
+      sessions: () => listener?.sessions() ?? 0,
+      servers: () => [...proxy.pool.servers].map(([server, d]) => ({ server, state: d.state })),
+      ...(configured.store ? storeGauges(configured.store) : {}),
+    });
     try {
-      const listener = await proxy.serveHttp({ port: opts.http, ...(opts.host !== undefined ? { host: opts.host } : {}), ...(extraRoutes ? { extraRoutes } : {}) });
+      listener = await proxy.serveHttp({
+        port: opts.http,
+        ...(opts.host !== undefined ? { host: opts.host } : {}),
+        extraRoutes: (app: Application, hooks: { auth: RequestHandler }) => {
+          health(app);
+          ui?.extraRoutes(app);
+          a2a?.mount(app, hooks);
+        },
+        gate: drain.gate,
+        auth: { handler: auth!.handler, configured: auth!.configured() },
+        ...(configured.live || tracing ? { around: chain(configured.live?.pin, tracing?.receive) } : {}),
+      });
       ui?.announce(listener);
     } catch (err) {
       await proxy.close();
@@ -129,6 +234,7 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
     }
   } else {
     if (Object.keys(loaded.config.a2a.agents).length > 0) logger.warn({ agents: Object.keys(loaded.config.a2a.agents) }, 'a2a agents are served only over HTTP (serve --http); not served on stdio');
+    process.once('SIGTERM', exit(0));
     if (!loaded.config.agents[opts.agent]) logger.warn({ agent: opts.agent }, 'agent not in config: empty profile');
     await proxy.serveStdio(opts.agent, () => process.exit(0));
   }
@@ -205,7 +311,8 @@ export function registerServeCommands(program: Command): void {
     .option('--agent <name>', 'agent identity of the stdio client', process.env.QUADGUARD_AGENT ?? 'local')
     .option('--no-ui', 'with --http: do not serve the live view under /ui (token: $QUADGUARD_UI_TOKEN, else printed)')
     .option('--store <file>', 'state store, overriding the config\'s store: (see `quadguard status`)')
-    .action(async (o: { config?: string; http?: number; host?: string; agent: string; ui: boolean; store?: string }) => {
+    .option('--pid-file <file>', 'write the process id here (for `quadguard reload --pid-file`)')
+    .action(async (o: { config?: string; http?: number; host?: string; agent: string; ui: boolean; store?: string; pidFile?: string }) => {
       redirectConsoleToStderr();
       const logger = createRootLogger();
       const file = findConfigFile(o);
@@ -214,6 +321,22 @@ export function registerServeCommands(program: Command): void {
       const loaded = loadConfigFile(file, process.env, o.http === undefined ? { tokens: false } : {});
       if (o.store) loaded.config.store = resolveStoreLocation({ store: o.store }).path;
       await runProxy(loaded, { ...o, storeSource: o.store ? 'flag' : 'config' }, logger);
+    });
+
+  program
+    .command('reload')
+    .description('Make a running `quadguard serve` re-read its config and policy book (SIGHUP); a book that fails keeps the old one')
+    .option('--pid <pid>', 'the process id of the proxy', (v) => Number(v))
+    .option('--pid-file <file>', 'the file `serve --pid-file` wrote')
+    .action((o: { pid?: number; pidFile?: string }) => {
+      const pid = o.pid ?? (o.pidFile ? Number(readFileSync(o.pidFile, 'utf8').trim()) : NaN);
+      if (!Number.isInteger(pid) || pid <= 0) throw new ConfigError('config_invalid', 'reload: give the proxy\'s --pid, or the --pid-file that `serve --pid-file` wrote');
+      try {
+        process.kill(pid, 'SIGHUP');
+      } catch (err) {
+        throw new ConfigError('config_invalid', `reload: cannot signal process ${pid}: ${(err as Error).message} (is the proxy running?)`, { cause: err });
+      }
+      process.stdout.write(`sent SIGHUP to ${pid}: the proxy logs "reloaded" or why the old book was kept\n`);
     });
 
   program

@@ -54,6 +54,7 @@ export function validateConfig(raw: unknown, opts: { file?: string; baseDir?: st
   if (store.problem !== undefined) problems.push(store.problem);
   else config.store = store.location;
   if (config.audit_key && 'file' in config.audit_key) config.audit_key.file = abs(config.audit_key.file);
+  if (config.http.jwt?.jwks_file !== undefined) config.http.jwt.jwks_file = abs(config.http.jwt.jwks_file);
   else if (config.audit_key && 'env' in config.audit_key) {
     const v = env[config.audit_key.env];
     if (!isPostgresUrl(config.store)) problems.push('  audit_key.env: a SQLite store keeps its audit key in a file (audit_key.file, or the default beside the store)');

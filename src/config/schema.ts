@@ -95,6 +95,8 @@ export const ServerConfigSchema = z
      * URIs stay exactly as the server gives them (a name two servers would then share is an error at start).
      */
     namespace: z.boolean().default(true),
+    /** `GET /readyz` answers 503 while this server is not connected (docs/operations.md). */
+    required: z.boolean().default(false),
   })
   .superRefine((s, ctx) => {
     if ((s.command === undefined) === (s.url === undefined)) {
@@ -142,6 +144,40 @@ export const AgentConfigSchema = z.strictObject({
 });
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 
+/**
+ * Signed client identities (docs/operations.md): bearer JWTs verified against a JWKS, a file (relative to the
+ * config) or an https URL (fetched and cached; http only on a loopback host). The claim `claim` names the agent,
+ * which must be one of `agents:`.
+ */
+export const JwtAuthSchema = z
+  .strictObject({
+    /** The JWKS as a file (relative to the config), read at start and at each reload. */
+    jwks_file: z.string().min(1).optional(),
+    /** The JWKS URL (https; http only on a loopback host), fetched on first use and cached `cache_ms`. */
+    jwks_url: z.url({ protocol: /^https?$/, error: 'jwks_url must be an https:// URL' }).optional(),
+    /** The `iss` every token must carry. */
+    issuer: z.string().min(1),
+    /** The `aud` every token must carry (one of them). */
+    audience: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+    /** The claim that names the agent. */
+    claim: z.string().min(1).default('sub'),
+    /** Clock skew allowed on exp/nbf/iat, seconds. */
+    clock_skew_s: z.number().int().min(0).max(600).default(30),
+    /** Accepted signature algorithms (never `none`). */
+    algorithms: z.array(z.enum(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'])).min(1).default(['RS256', 'ES256', 'EdDSA', 'Ed25519']),
+    /** How long a fetched JWKS is used before it is fetched again, ms. */
+    cache_ms: z.number().int().min(1000).default(10 * 60_000),
+  })
+  .superRefine((j, ctx) => {
+    if ((j.jwks_file === undefined) === (j.jwks_url === undefined)) ctx.addIssue({ code: 'custom', message: 'give exactly one of jwks_file or jwks_url', path: ['jwks_file'] });
+    if (j.jwks_url !== undefined) {
+      const u = new URL(j.jwks_url);
+      const loopback = u.hostname === 'localhost' || u.hostname === '[::1]' || u.hostname.startsWith('127.');
+      if (u.protocol !== 'https:' && !loopback) ctx.addIssue({ code: 'custom', message: 'jwks_url must be https:// (http:// only on a loopback host)', path: ['jwks_url'] });
+    }
+  });
+export type JwtAuthConfig = z.infer<typeof JwtAuthSchema>;
+
 /** Upstream HTTP options (Streamable HTTP on /mcp, legacy SSE on /sse + /messages). */
 export const HttpConfigSchema = z.strictObject({
   /** Bind address of `serve --http`; a non-loopback address requires agent tokens. */
@@ -160,6 +196,15 @@ export const HttpConfigSchema = z.strictObject({
    * load balancer, keep it above the balancer's idle timeout.
    */
   keep_alive_ms: z.number().int().min(1000).max(3_600_000).default(65_000),
+  /** Bearer JWTs from an identity provider, besides the agents' static tokens. */
+  jwt: JwtAuthSchema.optional(),
+  /** On SIGTERM, how long in-flight requests may run before the proxy closes anyway, ms. */
+  drain_ms: z.number().int().min(0).max(600_000).default(10_000),
+  /**
+   * Who may read /healthz, /readyz and /metrics: `loopback` (default: a client on this host, no token; others need
+   * an agent's token) or `any` (no token from anywhere: behind a load balancer on a private network).
+   */
+  ops_access: z.enum(['loopback', 'any']).default('loopback'),
 });
 export type HttpConfig = z.infer<typeof HttpConfigSchema>;
 

@@ -58,6 +58,14 @@ export interface DownstreamPeer {
  */
 const CLIENT_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } };
 
+/** How a forwarded request ended (the `forwarded` event, for metrics). */
+export type ForwardOutcome = 'ok' | 'error' | 'timeout';
+export interface ForwardedRequest {
+  method: string;
+  outcome: ForwardOutcome;
+  seconds: number;
+}
+
 /** Connection state of one downstream server. */
 export type DownstreamState = 'connecting' | 'ready' | 'down' | 'closed';
 
@@ -276,11 +284,18 @@ export class Downstream extends EventEmitter {
     const { origin, asTask, ...sdkOpts } = opts;
     const timeout = sdkOpts.timeout ?? this.cfg.timeout_ms;
     if (origin) this.inflight.push(origin);
+    // Metrics (src/ops/) listen for each forwarded request's outcome and time; nothing is measured without them.
+    const started = this.listenerCount('forwarded') > 0 ? performance.now() : undefined;
+    let outcome: ForwardOutcome = 'error';
     try {
-      if (asTask && req.method === 'tools/call') return (await this.callAsTask(c, req.params ?? {}, schema, { ...sdkOpts, timeout })) as z.infer<S>;
-      return (await c.request(req as never, schema as never, { ...sdkOpts, timeout })) as z.infer<S>;
+      const out = asTask && req.method === 'tools/call'
+        ? ((await this.callAsTask(c, req.params ?? {}, schema, { ...sdkOpts, timeout })) as z.infer<S>)
+        : ((await c.request(req as never, schema as never, { ...sdkOpts, timeout })) as z.infer<S>);
+      outcome = 'ok';
+      return out;
     } catch (err) {
       const code = (err as { code?: unknown }).code;
+      if (code === -32001) outcome = 'timeout';
       if (code === -32001) {
         void this.checkAlive();
         throw new DownstreamError('downstream_timeout', `server "${this.key}" did not answer ${req.method} within ${timeout} ms.`, { cause: err });
@@ -296,6 +311,7 @@ export class Downstream extends EventEmitter {
       throw err;
     } finally {
       if (origin) this.inflight.splice(this.inflight.indexOf(origin), 1);
+      if (started !== undefined) this.emit('forwarded', { method: req.method, outcome, seconds: (performance.now() - started) / 1000 } satisfies ForwardedRequest);
     }
   }
 

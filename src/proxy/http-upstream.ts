@@ -18,7 +18,26 @@ import { createUpstreamServer } from './upstream-server.js';
 export interface HttpUpstream {
   port: number;
   host: string;
+  /** Open MCP sessions (Streamable HTTP and SSE). */
+  sessions(): number;
   close(): Promise<void>;
+}
+
+/** What the service layer (src/ops/) adds to the HTTP front end; every part optional. */
+export interface HttpFrontEndOptions {
+  port: number;
+  host?: string | undefined;
+  /**
+   * Other routes on the same listener (the live view, health and metrics, the A2A proxy), behind Host-header
+   * validation; `auth` is the front end's authentication, for routes that serve agents.
+   */
+  extraRoutes?: (app: Application, hooks: { auth: RequestHandler }) => void;
+  /** Runs first on /mcp, /sse and /messages (drain: 503 while stopping). */
+  gate?: RequestHandler;
+  /** Authentication (default: `bearerAuth` of the agents' static tokens); `configured`: it can refuse anyone. */
+  auth?: { handler: RequestHandler; configured: boolean };
+  /** Runs around the handling of each authenticated MCP request, after its body is read (the guard it started with). */
+  around?: RequestHandler;
 }
 
 interface LiveSession {
@@ -43,12 +62,13 @@ export async function startHttpUpstream(
   core: ProxyCore,
   registry: UpstreamRegistry,
   tokens: Map<string, string>,
-  opts: { port: number; host?: string | undefined; extraRoutes?: (app: Application, hooks: { auth: RequestHandler }) => void },
+  opts: HttpFrontEndOptions,
 ): Promise<HttpUpstream> {
   const cfg = core.config.http;
   const host = opts.host ?? cfg.host;
   const log = core.logger.child({ mod: 'http' });
-  if (tokens.size === 0) {
+  const authConfigured = opts.auth?.configured ?? tokens.size > 0;
+  if (!authConfigured) {
     if (!isLoopback(host)) {
       throw new ConfigError('config_insecure', `refusing to serve HTTP on ${host} without authentication: configure agents.<name>.token, or bind to 127.0.0.1`);
     }
@@ -86,9 +106,12 @@ export async function startHttpUpstream(
   if (!isLoopback(host) && host !== '0.0.0.0' && host !== '::') allowed.push(host);
   app.use(hostHeaderValidation(allowed));
   const json = express.json({ limit: cfg.body_limit, type: () => true });
-  const auth = bearerAuth(tokens);
+  const auth = opts.auth?.handler ?? bearerAuth(tokens);
+  const pass: RequestHandler = (_req, _res, next) => next();
+  const gate = opts.gate ?? pass;
+  const around = opts.around ?? pass;
 
-  app.all('/mcp', auth, json, async (req: Request, res: Response) => {
+  app.all('/mcp', gate, auth, json, around, async (req: Request, res: Response) => {
     const sid = req.headers['mcp-session-id'];
     if (cfg.stateless) {
       if (req.method !== 'POST') return sendJsonRpcError(res, 405, -32000, 'Method not allowed: this proxy runs stateless (POST only)');
@@ -122,7 +145,7 @@ export async function startHttpUpstream(
     await transport.handleRequest(req, res, req.body);
   });
 
-  app.get('/sse', auth, async (_req: Request, res: Response) => {
+  app.get('/sse', gate, auth, async (_req: Request, res: Response) => {
     const transport = new SSEServerTransport('/messages', res);
     const ctx = newSession(res, transport.sessionId);
     const server = createUpstreamServer(core, ctx);
@@ -130,7 +153,7 @@ export async function startHttpUpstream(
     res.on('close', () => drop(transport.sessionId));
     await server.connect(transport);
   });
-  app.post('/messages', auth, json, async (req: Request, res: Response) => {
+  app.post('/messages', gate, auth, json, around, async (req: Request, res: Response) => {
     const sid = typeof req.query.sessionId === 'string' ? req.query.sessionId : '';
     const s = lookup(sid, res);
     if (s) await (s.transport as SSEServerTransport).handlePostMessage(req, res, req.body);
@@ -169,10 +192,11 @@ export async function startHttpUpstream(
   // answer (docs/proxying.md, "HTTP front end: connections"). Idle connections are not subject to headersTimeout.
   http.keepAliveTimeout = cfg.keep_alive_ms;
   const port = (http.address() as AddressInfo).port;
-  log.info({ host, port, stateless: cfg.stateless, auth: tokens.size > 0, keepAliveMs: cfg.keep_alive_ms }, 'http listening');
+  log.info({ host, port, stateless: cfg.stateless, auth: authConfigured, keepAliveMs: cfg.keep_alive_ms }, 'http listening');
   return {
     port,
     host,
+    sessions: () => sessions.size,
     async close() {
       clearInterval(sweep);
       for (const id of [...sessions.keys()]) drop(id);

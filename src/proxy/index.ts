@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { Application, RequestHandler } from 'express';
 import type { LoadedConfig } from '../config/load.js';
 import type { Guard } from '../core/types.js';
 import type { Logger } from '../core/log.js';
 import { buildProxyGuard } from './compose.js';
 import { ClientRoots } from './client-roots.js';
 import type { ProxyCore, SessionContext } from './context.js';
-import { startHttpUpstream, type HttpUpstream } from './http-upstream.js';
+import { startHttpUpstream, type HttpFrontEndOptions, type HttpUpstream } from './http-upstream.js';
 import { DownstreamPool, type InstructionsHook, type ListingsHook, type ToolsListedHook } from './pool.js';
 import type { DecisionRecorder } from './refusals.js';
 import { createStdioUpstream } from './stdio-upstream.js';
@@ -61,7 +60,7 @@ export interface GuardedProxy {
    * express app (after Host validation, before the error handler), e.g. the live view, with the front end's
    * authentication (`auth`) for routes that serve agents (the A2A proxy).
    */
-  serveHttp(opts: { port: number; host?: string; extraRoutes?: (app: Application, hooks: { auth: RequestHandler }) => void }): Promise<HttpUpstream>;
+  serveHttp(opts: HttpFrontEndOptions): Promise<HttpUpstream>;
   /** Closes upstream sessions, HTTP listeners and every downstream child. Idempotent. */
   close(): Promise<void>;
 }

@@ -77,6 +77,10 @@ function matchesTemplate(template: string, uri: string): boolean {
 export class DownstreamPool extends EventEmitter {
   readonly servers = new Map<string, Downstream>();
   private exposedTools = new Map<string, { route: Route; tool: Tool }>();
+  /** Each server's tools as the hook last passed them (kept when a later screening fails: a store blip). */
+  private readonly screenedTools = new Map<string, Tool[]>();
+  /** Servers whose last tool screening failed (their new or changed tools wait for the store). */
+  private readonly screenFailed = new Set<string>();
   private exposedPrompts = new Map<string, { route: Route; prompt: Prompt }>();
   private readonly discovery: Promise<void>;
   private readonly collisions = new Map<string, NameCollision>();
@@ -233,9 +237,17 @@ export class DownstreamPool extends EventEmitter {
       if (this.onToolsListed) {
         try {
           tools = await this.onToolsListed(key, tools);
+          this.screenedTools.set(key, tools);
+          this.screenFailed.delete(key);
         } catch (err) {
-          this.log.error({ err, server: key }, 'onToolsListed hook failed; hiding this server\'s tools (fail closed)');
-          tools = [];
+          // Most often the store is unreachable for a moment (the pin check reads it). A tool that passed before
+          // with the very same definition stays: hiding it would tell clients it is unknown and make the audit
+          // claim its definition changed. Only new or changed tools wait (fail closed) until the store answers.
+          const before = new Map((this.screenedTools.get(key) ?? []).map((t) => [t.name, JSON.stringify(t)]));
+          const kept = tools.filter((t) => before.get(t.name) === JSON.stringify(t));
+          if (!this.screenFailed.has(key)) this.log.error({ err, server: key, kept: kept.length, held: tools.length - kept.length }, 'screening the server\'s tools failed; keeping those screened before, holding back new or changed ones (fail closed)');
+          this.screenFailed.add(key);
+          tools = kept;
         }
       }
       for (const t of tools) {
@@ -344,6 +356,11 @@ export class DownstreamPool extends EventEmitter {
   }
 
   /** Whether server `key` listed a tool of this (downstream) name, exposed or not (hidden by the filter or the hook). */
+  /** Whether the last screening of this server's tools failed (the store did not answer). */
+  toolScreenFailed(key: string): boolean {
+    return this.screenFailed.has(key);
+  }
+
   hasDownstreamTool(key: string, name: string): boolean {
     return this.servers.get(key)?.catalog.tools.some((t) => t.name === name) ?? false;
   }

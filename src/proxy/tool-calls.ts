@@ -36,11 +36,14 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
     const filtered = await core.pool.filter.check({ ...asked, server: route.server, tool: route.name });
     if (filtered.decision === 'deny') return toolDenial(await ensureRecorded(core, asked, filtered), { what: 'call to tool', name }, { hasOutputSchema: false });
     const hidden = core.pool.hasDownstreamTool(route.server, route.name);
+    const unscreened = hidden && core.pool.toolScreenFailed(route.server);
     const d = await refuse(core, asked, {
-      rationale: hidden
+      rationale: unscreened
+        ? `tool ${name} is new or changed and could not be checked against its pin: QuadGuard's store did not answer. It is held back until the store answers again; retry shortly.`
+        : hidden
         ? `tool ${name} is hidden by QuadGuard: its definition changed since it was pinned, or its description carries injected instructions; it cannot be called until an operator approves it (\`quadguard tools list\`).`
         : `server "${route.server}" has no tool ${route.name}.`,
-      rules: [hidden ? 'tool-hidden' : 'unknown-tool'],
+      rules: [unscreened ? 'tool-unscreened' : hidden ? 'tool-hidden' : 'unknown-tool'],
       source: hidden ? 'hidden' : 'unknown',
     });
     throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the available tools.${auditSuffix(d)}`);

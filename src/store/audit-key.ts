@@ -1,7 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { StoreError } from '../core/errors.js';
+import { faultReason, reportStoreFault } from './faults.js';
 
 /**
  * The audit chain's key and its signed head, both kept outside the database.
@@ -47,6 +48,7 @@ export function auditKeyPaths(storeFile: string, keyFile?: string): { file: stri
  * and creating is not allowed (read-only commands).
  */
 export function loadAuditKey(paths: { file: string; headFile: string }, create: boolean): AuditKey | undefined {
+  refuseFolder(paths.file);
   if (!existsSync(paths.file)) {
     if (!create) return undefined;
     const key = randomBytes(32);
@@ -66,6 +68,19 @@ export function loadAuditKey(paths: { file: string; headFile: string }, create: 
     throw new StoreError('store_open_failed', `the audit key ${paths.file} is not 64 hex digits; restore it from your backup`);
   }
   return { key: Buffer.from(text, 'hex'), ...paths };
+}
+
+/** A key path that names a folder fails with what to do, not a bare EISDIR. */
+function refuseFolder(file: string): void {
+  let folder: boolean;
+  try {
+    folder = statSync(file).isDirectory();
+  } catch {
+    return; // absent or unreadable: the read or the create says so
+  }
+  if (folder) {
+    throw new StoreError('store_open_failed', `the audit key path ${file} is a folder, not a file: point audit_key.file (or QUADGUARD_AUDIT_KEY_FILE) at the key file itself, e.g. ${join(file, 'audit.key')}`);
+  }
 }
 
 /** A fresh in-memory key (`:memory:` stores). */
@@ -157,6 +172,7 @@ export function sharedAuditKey(
   if (inline !== undefined) return { key: parseAuditKey(inline, 'in QUADGUARD_AUDIT_KEY'), file: '(QUADGUARD_AUDIT_KEY)', headFile };
   const file = opts.keyFile ?? nonEmpty(env.QUADGUARD_AUDIT_KEY_FILE);
   if (file === undefined) return undefined;
+  refuseFolder(file);
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -211,9 +227,10 @@ export class HeadAnchor {
     this.writtenAt = Date.now();
     try {
       writeHead(this.key, { ...this.snapshot(pending), ts: this.writtenAt });
-    } catch {
+    } catch (err) {
       // The chain in the database is intact; a missed head write only weakens truncation detection until the next.
       this.pending = pending;
+      reportStoreFault({ engine: 'file', op: 'audit.head', reason: faultReason(err) ?? 'error', err });
     }
   }
 }

@@ -23,8 +23,14 @@ export interface StoreOptions {
    * on power loss. `FULL` also survives power loss, at about 4× the cost of a single append.
    */
   synchronous?: 'NORMAL' | 'FULL';
-  /** How long a writer waits for another process's lock, ms. Default 5000. */
+  /** How long a writer waits for another process's lock, ms, in all. Default 5000. */
   busyTimeoutMs?: number;
+  /**
+   * How long one try of a locked write blocks the event loop (SQLite's own busy timeout), ms; the async calls of
+   * `GuardStore` (sqlite-engine.ts) sleep between tries until `busyTimeoutMs`. Default: `busyTimeoutMs` (a CLI
+   * command waits in one go); the proxy uses 20, so one session's wait for a lock never freezes the others.
+   */
+  lockSliceMs?: number;
   /**
    * The audit key file (audit-key.ts). Default: `QUADGUARD_AUDIT_KEY_FILE`, else `<store>.key` beside the database;
    * created (0600) on first open unless `mustExist`.
@@ -43,7 +49,8 @@ export interface StoreOptions {
   flowKey?: Buffer;
 }
 
-const DEFAULTS: Required<Omit<StoreOptions, 'auditKeyFile' | 'flowKey'>> = { mustExist: false, synchronous: 'NORMAL', busyTimeoutMs: 5000, backgroundCheckpoint: false };
+type Defaults = Required<Omit<StoreOptions, 'auditKeyFile' | 'lockSliceMs' | 'flowKey'>> & { lockSliceMs?: number };
+const DEFAULTS: Defaults = { mustExist: false, synchronous: 'NORMAL', busyTimeoutMs: 5000, backgroundCheckpoint: false };
 
 /** Commits between SQLite's own checkpoints while the background checkpointer runs: only a bound, should it lag. */
 const FALLBACK_AUTOCHECKPOINT = 10_000;
@@ -59,6 +66,8 @@ export interface Store {
   readonly approvals: ApprovalStore;
   /** Data flow: per-identity fingerprints of private data read (docs/data-flow.md). */
   readonly flow: FlowStore;
+  /** How long a call waits for another process's lock in all, ms (`StoreOptions.busyTimeoutMs`). */
+  readonly lockWaitMs: number;
   /** Checkpoints the WAL (TRUNCATE) and closes the connection, once every `openStore` of this path has closed. */
   close(): void;
 }
@@ -91,7 +100,7 @@ export function openStore(path: string, logger: Logger = silentLogger(), options
   const db = connect(file, memory, opts);
   let closed = false;
   const audit = new AuditLog(db, memory ? ephemeralAuditKey() : openAuditKey(db, file, opts));
-  const state = new StateStore(db, audit);
+  const state = new StateStore(db, audit, log);
   let checkpointer: Checkpointer | undefined;
   if (!memory && opts.backgroundCheckpoint) {
     db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT}`);
@@ -101,6 +110,7 @@ export function openStore(path: string, logger: Logger = silentLogger(), options
   }
   const store: Store = {
     path: file,
+    lockWaitMs: opts.busyTimeoutMs,
     audit,
     state,
     pins: new PinStore(db, audit),
@@ -117,7 +127,11 @@ export function openStore(path: string, logger: Logger = silentLogger(), options
       } catch (err) {
         log.warn({ err }, 'writing the pending burst counts at close failed');
       }
-      audit.flushHead();
+      try {
+        audit.flushHead();
+      } catch (err) {
+        log.warn({ err }, 'writing the signed audit head at close failed');
+      }
       void checkpointer?.stop();
       try {
         if (!memory) db.pragma('wal_checkpoint(TRUNCATE)');
@@ -155,7 +169,7 @@ function openAuditKey(db: Database.Database, file: string, opts: StoreOptions): 
   return key;
 }
 
-function connect(file: string, memory: boolean, opts: Required<Omit<StoreOptions, 'auditKeyFile' | 'flowKey'>>): Database.Database {
+function connect(file: string, memory: boolean, opts: Defaults): Database.Database {
   if (!memory) {
     if (opts.mustExist && !existsSync(file)) {
       throw new StoreError('store_not_found', `no QuadGuard store at ${file} (pass --store FILE or --config FILE)`);
@@ -171,7 +185,7 @@ function connect(file: string, memory: boolean, opts: Required<Omit<StoreOptions
     db = new Database(file);
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${opts.synchronous}`);
-    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs))}`);
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(Math.min(opts.lockSliceMs ?? opts.busyTimeoutMs, opts.busyTimeoutMs)))}`);
     db.pragma('foreign_keys = ON');
     migrate(db, file);
     return db;

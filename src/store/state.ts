@@ -2,7 +2,9 @@ import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import { StoreError } from '../core/errors.js';
 import { TruthSchema, type Truth } from '../core/types.js';
+import type { Logger } from '../core/log.js';
 import type { AuditLog } from './audit.js';
+import { faultReason, reportStoreFault } from './faults.js';
 import type { AuditEntry } from './audit-schema.js';
 
 export { toolDefinitionHash } from './tool-hash.js';
@@ -77,7 +79,7 @@ export class StateStore {
   private readonly threats = new Map<string, ThreatState>();
   private threatVersion: number | undefined;
 
-  constructor(private readonly db: Database.Database, private readonly audit: AuditLog) {
+  constructor(private readonly db: Database.Database, private readonly audit: AuditLog, private readonly log?: Logger) {
     this.stickyAll = db.prepare('SELECT name, value FROM sticky WHERE session = ?');
     this.stickyPut = db.prepare(
       `INSERT INTO sticky (session, name, value, updated_at) VALUES (?, ?, ?, ?)
@@ -235,10 +237,7 @@ export class StateStore {
       if (!mine) this.burstPending.set(agent, (mine = { buckets: new Map(), cutoff }));
       mine.buckets.set(bucket, (mine.buckets.get(bucket) ?? 0) + 1);
       mine.cutoff = cutoff;
-      if (!this.burstTimer) {
-        this.burstTimer = setTimeout(() => this.flushBurst(), BURST_FLUSH_MS);
-        this.burstTimer.unref();
-      }
+      this.armBurstFlush(BURST_FLUSH_MS);
     }
     let pending = 0;
     for (const [b, n] of mine?.buckets ?? []) if (b > cutoff) pending += n;
@@ -250,21 +249,57 @@ export class StateStore {
     return read.rate + pending;
   }
 
-  /** Writes the pending burst counts in one transaction and sweeps buckets that left the window. */
+  /**
+   * The write-behind timer. Its write may fail (the file locked by another process past the busy timeout, a full
+   * disk): the counts stay pending, the fault is logged and reported, and the write is tried again later. Nothing
+   * thrown from a timer may end the proxy.
+   */
+  private armBurstFlush(ms: number): void {
+    if (this.burstTimer) return;
+    this.burstTimer = setTimeout(() => {
+      this.burstTimer = undefined;
+      try {
+        this.flushBurst();
+      } catch (err) {
+        const reason = faultReason(err) ?? 'error';
+        reportStoreFault({ engine: 'sqlite', op: 'state.flushBurst', reason, err });
+        this.log?.warn({ err: (err as Error).message, reason }, 'writing the burst counts failed; kept in memory, trying again');
+        this.armBurstFlush(BURST_RETRY_MS);
+      }
+    }, ms);
+    this.burstTimer.unref();
+  }
+
+  /**
+   * Writes the pending burst counts in one transaction and sweeps buckets that left the window. On failure the
+   * counts stay pending (merged with any counted meanwhile) and the error is thrown.
+   */
   flushBurst(): void {
     if (this.burstTimer) clearTimeout(this.burstTimer);
     this.burstTimer = undefined;
     if (this.burstPending.size === 0) return;
     const pending = [...this.burstPending];
     this.burstPending.clear();
+    try {
+      this.tx(() => {
+        for (const [agent, { buckets, cutoff }] of pending) {
+          for (const [bucket, n] of buckets) if (bucket > cutoff) this.burstAddMany.run(agent, bucket, n);
+          this.burstSweep.run(agent, cutoff);
+        }
+      })();
+    } catch (err) {
+      for (const [agent, was] of pending) {
+        const now = this.burstPending.get(agent);
+        if (!now) {
+          this.burstPending.set(agent, was);
+          continue;
+        }
+        for (const [b, n] of was.buckets) now.buckets.set(b, (now.buckets.get(b) ?? 0) + n);
+      }
+      throw err;
+    }
     // What was pending is in the file now: the next count reads it there.
     this.burstRead.clear();
-    this.tx(() => {
-      for (const [agent, { buckets, cutoff }] of pending) {
-        for (const [bucket, n] of buckets) if (bucket > cutoff) this.burstAddMany.run(agent, bucket, n);
-        this.burstSweep.run(agent, cutoff);
-      }
-    })();
   }
 
   /** Every agent with a threat record, by name. */
@@ -287,6 +322,8 @@ const THREAT_CACHE_MAX = 10_000;
 
 /** How long a SQLite process keeps burst counts before writing them (see StateStore.countRequest). */
 export const BURST_FLUSH_MS = 250;
+/** How long the write-behind waits before it tries a failed write again. */
+const BURST_RETRY_MS = 1000;
 /** How long a process reuses its read of the file's burst count (a fraction of the flush interval). */
 export const BURST_READ_MS = 100;
 

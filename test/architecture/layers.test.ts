@@ -22,6 +22,7 @@ const LAYERS: Record<string, number> = {
   install: 7,
   ui: 7,
   a2a: 8, // the A2A proxy: uses the MCP proxy's HTTP authentication, denial text and recorder
+  ops: 8,
   cli: 9,
   '(root)': 10, // src/index.ts, the public API
 };

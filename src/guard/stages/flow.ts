@@ -1,3 +1,4 @@
+import { errorMessage } from '../../core/errors.js';
 import { makeDecision } from '../../core/types.js';
 import { need, type Stage } from './context.js';
 
@@ -30,10 +31,10 @@ export const flowRecord: Stage = {
     await env.provenance.record(ctx.interaction, need(ctx.decision, 'the decision'));
   },
   // Private data whose fingerprints could not be kept would leave unseen later: withhold it now.
-  failClosed: (_ctx, env) =>
+  failClosed: (_ctx, env, err) =>
     makeDecision({
       decision: 'deny',
-      rationale: 'Denied because the data-flow fingerprints or provenance of this read could not be recorded (fail closed); retry, or ask the operator to check the QuadGuard logs.',
+      rationale: `Denied because the data-flow fingerprints or provenance of this read could not be recorded (${errorMessage(err).replace(/^store_\w+: /, '').slice(0, 300)}; fail closed); retry, or ask the operator to check the QuadGuard logs.`,
       source: 'error',
       policy: env.policy,
     }),

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../core/errors.js';
 import { makeDecision } from '../../core/types.js';
 import { auditEntryFor } from '../../store/audit-schema.js';
 import { need, type Stage } from './context.js';
@@ -40,9 +41,14 @@ export const audit: Stage = {
     const decision = need(ctx.decision, 'the decision');
     decision.auditId = (await env.store.audit.append(auditEntryFor(ctx.interaction, decision))).auditId;
   },
-  failClosed(ctx, env) {
+  failClosed(ctx, env, err) {
+    // Truthful: the answer says the row is missing and which store failed, so the operator knows where to look.
+    const message = errorMessage(err).replace(/^store_\w+: /, '').slice(0, 300);
+    const why = message.includes(env.store.location) ? message : `the ${env.store.engine === 'postgres' ? 'PostgreSQL' : 'SQLite'} store ${env.store.location} failed: ${message}`;
     const decision = ctx.decision;
-    if (decision && decision.decision !== 'allow') return decision;
-    return makeDecision({ decision: 'deny', rationale: 'Denied because the decision could not be recorded in the audit log (fail closed).', source: 'error', policy: env.policy });
+    if (decision && decision.decision !== 'allow') {
+      return { ...decision, rationale: `${decision.rationale} This denial could not be recorded in the audit log (${why}).` };
+    }
+    return makeDecision({ decision: 'deny', rationale: `Denied because the decision could not be recorded in the audit log (fail closed): ${why}.`, source: 'error', policy: env.policy });
   },
 };

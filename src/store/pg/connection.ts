@@ -3,6 +3,7 @@ import { StoreError } from '../../core/errors.js';
 import type { Logger } from '../../core/log.js';
 import { redactUrl } from '../location.js';
 import { MIGRATIONS } from '../migrations.js';
+import { faultReason, reportStoreFault } from '../faults.js';
 
 export { redactUrl } from '../location.js';
 
@@ -29,6 +30,13 @@ export interface PgOptions {
 type Defaults = Required<Omit<PgOptions, 'auditKeyFile' | 'auditKeyEnv' | 'auditHeadFile'>>;
 const DEFAULTS: Defaults = { poolSize: 10, connectTimeoutMs: 3000, queryTimeoutMs: 5000, mustExist: false, migrate: true };
 
+/** After a statement timed out waiting, how long transactions use the short lock timeout, ms. */
+const LOCK_TROUBLE_MS = 2000;
+const SHORT_LOCK_TIMEOUT_MS = 200;
+
+/** How much later than the server's statement_timeout the client gives up on a statement, ms. */
+const CLIENT_TIMEOUT_MARGIN_MS = 1000;
+
 /** BIGINT columns (ids, milliseconds) fit a double: read them as numbers, as SQLite does. */
 const INT8 = 20;
 const types = {
@@ -46,6 +54,8 @@ export class PgDb {
   readonly pool: pg.Pool;
   readonly location: string;
   private healthy = true;
+  /** When a statement last timed out waiting (lock_timeout, statement_timeout); 0: not lately. */
+  private lockTroubleAt = 0;
   private readonly log: Logger;
 
   constructor(url: string, logger: Logger, opts: Defaults) {
@@ -55,7 +65,12 @@ export class PgDb {
       connectionString: url,
       max: opts.poolSize,
       connectionTimeoutMillis: opts.connectTimeoutMs,
-      query_timeout: opts.queryTimeoutMs,
+      // The server stops a statement (and a wait for a lock) itself, so the connection is free for the ROLLBACK
+      // at once; the client-side timeout is only the backstop for a server that answers nothing at all.
+      statement_timeout: opts.queryTimeoutMs,
+      lock_timeout: opts.queryTimeoutMs,
+      idle_in_transaction_session_timeout: opts.queryTimeoutMs * 2,
+      query_timeout: opts.queryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
       idleTimeoutMillis: 30_000,
       types,
       application_name: 'quadguard',
@@ -83,11 +98,12 @@ export class PgDb {
     return this.inTransaction(async (client) => {
       const q: Query = async (text, params) => client.query(text, params as unknown[]);
       let first: pg.QueryResult | undefined;
+      const open = this.begin();
       if (begin) {
-        const r = (await client.query(`BEGIN; ${begin}`)) as unknown as pg.QueryResult[];
-        first = r[1];
+        const r = (await client.query(`${open.sql}; ${begin}`)) as unknown as pg.QueryResult[];
+        first = r[open.results];
       } else {
-        await client.query('BEGIN');
+        await client.query(open.sql);
       }
       const out = await fn(q, first);
       await client.query('COMMIT');
@@ -102,11 +118,22 @@ export class PgDb {
    */
   async lockedWrite<R>(begin: string, write: (first: pg.QueryResult) => { sql: string; value: R }): Promise<R> {
     return this.inTransaction(async (client) => {
-      const r = (await client.query(`BEGIN; ${begin}`)) as unknown as pg.QueryResult[];
-      const { sql, value } = write(r[1]!);
+      const open = this.begin();
+      const r = (await client.query(`${open.sql}; ${begin}`)) as unknown as pg.QueryResult[];
+      const { sql, value } = write(r[open.results]!);
       await client.query(`${sql}; COMMIT`);
       return value;
     });
+  }
+
+  /**
+   * How a transaction starts. After a wait for a lock timed out moments ago (a table locked by someone else), the
+   * next transactions give up on the lock quickly: the steps of one interaction (its state, then its audit row)
+   * would otherwise each wait the whole bound in turn. `results`: how many results come before the caller's own.
+   */
+  private begin(): { sql: string; results: number } {
+    if (Date.now() - this.lockTroubleAt > LOCK_TROUBLE_MS) return { sql: 'BEGIN', results: 1 };
+    return { sql: `BEGIN; SET LOCAL lock_timeout = ${SHORT_LOCK_TIMEOUT_MS}`, results: 2 };
   }
 
   /**
@@ -124,12 +151,18 @@ export class PgDb {
     try {
       const out = await run(client);
       this.ok();
+      this.lockTroubleAt = 0;
       return out;
     } catch (err) {
-      try {
-        await client.query('ROLLBACK');
-      } catch {
-        broken = true;
+      // A statement the client gave up on may still run on this connection: a ROLLBACK would queue behind it.
+      // Drop the connection instead (the server rolls the transaction back when it goes).
+      if (/Query read timeout/i.test((err as Error).message)) broken = true;
+      else {
+        try {
+          await client.query('ROLLBACK');
+        } catch {
+          broken = true;
+        }
       }
       if (err instanceof StoreError) throw err;
       throw this.fail(err);
@@ -186,8 +219,11 @@ export class PgDb {
     const e = err as Error & { code?: string };
     const connection = /^(08|57P)|^E(CONN|HOST|NET|PIPE|TIMEDOUT)/.test(e.code ?? '') || /ECONNREFUSED|ECONNRESET|timeout|terminat|Connection/i.test(e.message);
     if (connection) this.lost(err);
+    if (e.code === '55P03' || e.code === '57014') this.lockTroubleAt = Date.now();
     const what = connection ? 'cannot reach' : 'error from';
-    return new StoreError(connection ? 'store_unavailable' : 'store_write_failed', `${what} the PostgreSQL store ${this.location}: ${e.message}`, { cause: err });
+    const wrapped = new StoreError(connection ? 'store_unavailable' : 'store_write_failed', `${what} the PostgreSQL store ${this.location}: ${e.message}`, { cause: err });
+    reportStoreFault({ engine: 'postgres', op: 'query', reason: faultReason(wrapped) ?? 'error', err: wrapped });
+    return wrapped;
   }
 }
 

@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { LoadedConfig } from '../config/load.js';
+import type { JwtAuthConfig } from '../config/schema.js';
+import type { Logger } from '../core/log.js';
+import { bearerAuth } from '../proxy/http-auth.js';
+import { createJwtVerifier, type JwtIdentity, type JwtVerifier } from '../proxy/http-jwt.js';
+import type { GuardStore } from '../store/engine.js';
+import type { ServiceMetrics } from './metrics.js';
+
+/** Tokens whose identity the audit already recorded (one admin row per token), at most this many remembered. */
+const RECORDED_TOKENS_MAX = 10_000;
+
+/** The HTTP front end's authentication, whose tokens and JWT settings a reload replaces. */
+export interface ServiceAuth {
+  handler: RequestHandler;
+  /** Whether anyone can be refused (static tokens or JWTs configured). */
+  configured(): boolean;
+  /**
+   * Reads the agents' tokens and the JWT settings of a re-read config (a bad JWKS file throws here, changing
+   * nothing); the returned function puts them in force.
+   */
+  prepare(fresh: LoadedConfig): () => void;
+}
+
+/**
+ * Static agent tokens and, with `http.jwt`, signed tokens; refusals counted by reason and logged without the
+ * token; the first request of each JWT writes one audit row naming the agent and the token's issuer.
+ */
+export function createAuth(loaded: LoadedConfig, store: GuardStore | undefined, metrics: ServiceMetrics | undefined, logger: Logger): ServiceAuth {
+  const log = logger.child({ mod: 'auth' });
+  const verifierOf = (cfg: JwtAuthConfig | undefined): JwtVerifier | undefined => (cfg ? createJwtVerifier(cfg, (name) => Object.hasOwn(loaded.config.agents, name)) : undefined);
+  let tokens = loaded.tokens;
+  let jwt = verifierOf(loaded.config.http.jwt);
+  const recorded = new Set<string>();
+  const recordJwt = (id: JwtIdentity, token: string) => {
+    const key = createHash('sha256').update(token).digest('hex').slice(0, 32);
+    if (recorded.has(key)) return;
+    if (recorded.size >= RECORDED_TOKENS_MAX) recorded.clear();
+    recorded.add(key);
+    log.info({ agent: id.agent, issuer: id.issuer }, 'agent authenticated with a signed token');
+    void store?.audit
+      .append({ agent: id.agent, kind: 'admin', tool: 'authenticate', decision: 'allow', rationale: `authenticated with a JWT issued by ${id.issuer}${id.id ? ` (jti ${id.id})` : ''}`, source: 'auth:jwt' })
+      .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'recording a signed-token identity failed'));
+  };
+  return {
+    handler: bearerAuth({
+      tokens: () => tokens,
+      jwt: () => jwt,
+      onRefused: (reason) => {
+        metrics?.authRefused(reason);
+        log.info({ reason }, 'bearer token refused');
+      },
+      onJwt: recordJwt,
+    }),
+    configured: () => tokens.size > 0 || jwt !== undefined,
+    prepare(fresh) {
+      const nextJwt = verifierOf(fresh.config.http.jwt);
+      return () => {
+        jwt = nextJwt;
+        tokens = fresh.tokens;
+      };
+    },
+  };
+}
+
+/** Whether a request comes from this host. */
+function fromLoopback(req: Request): boolean {
+  const a = req.socket.remoteAddress ?? '';
+  return a === '::1' || a.startsWith('127.') || a.startsWith('::ffff:127.');
+}
+
+/**
+ * Who may read /healthz, /readyz and /metrics: a client on this host without a token; others with an agent's
+ * token (or anyone with `http.ops_access: any`).
+ */
+export function opsAccess(access: 'loopback' | 'any', auth: RequestHandler): RequestHandler {
+  return function opsAccess(req: Request, res: Response, next: NextFunction) {
+    if (access === 'any' || fromLoopback(req)) return next();
+    return auth(req, res, next);
+  };
+}
+
+/** Express handlers run one after the other as one (absent ones skipped). */
+export function chain(...handlers: Array<RequestHandler | undefined>): RequestHandler {
+  const list = handlers.filter((h): h is RequestHandler => h !== undefined);
+  return function chained(req, res, next) {
+    const step = (i: number): void => {
+      if (i === list.length) return next();
+      void list[i]!(req, res, (err?: unknown) => (err ? next(err) : step(i + 1)));
+    };
+    step(0);
+  };
+}
+
+/** The store-backed gauges: holds waiting, quarantined agents, and whether the store answers. */
+export function storeGauges(store: GuardStore) {
+  return {
+    holdsWaiting: async () => (await store.approvals.list({ status: 'pending', limit: 10_000 })).length,
+    quarantined: async () => (await store.state.listAgents()).filter((a) => a.quarantined).length,
+    storeUp: async () => {
+      try {
+        await store.audit.tail(1);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import { writeFileSync } from 'node:fs';
+import { loadConfigFile, type LoadedConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { errorMessage } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
+import type { GuardStore } from '../store/engine.js';
+import type { ServiceAuth } from './auth.js';
+import type { ServiceMetrics } from './metrics.js';
+
+/** What a reload acts on. */
+export interface Reloadable {
+  reload?(fresh: Config): Promise<string>;
+  store?: GuardStore;
+}
+
+/**
+ * SIGHUP and `quadguard reload` (docs/operations.md): re-reads the config file and its policy book (signature
+ * verified as at start-up) and swaps the guard for new requests; agents' tokens, profiles and JWT settings follow.
+ * A config or book that fails keeps everything as it was, and says why in the log, the metrics
+ * (`quadguard_reloads_total{outcome="failed"}`) and an audit row. Servers, the store and the listener stay as they
+ * started (a change there is logged: it needs a restart).
+ */
+export function createReload(
+  loaded: LoadedConfig,
+  target: Reloadable,
+  pool: { recheckTools(): Promise<void> },
+  logger: Logger,
+  metrics: ServiceMetrics | undefined,
+  loadOpts: { tokens?: boolean },
+  auth: ServiceAuth | undefined,
+): () => Promise<boolean> {
+  const log = logger.child({ mod: 'reload' });
+  let running: Promise<boolean> | undefined;
+  const audit = (decision: 'allow' | 'deny', rationale: string) =>
+    void target.store?.audit
+      .append({ agent: 'quadguard', kind: 'admin', tool: 'reload', decision, rationale, source: 'reload' })
+      .catch((err: unknown) => log.warn({ err: errorMessage(err) }, 'recording the reload failed'));
+  const once = async (): Promise<boolean> => {
+    if (!loaded.file) {
+      log.warn('reload asked, but the config was not read from a file (wrap): nothing to re-read');
+      return false;
+    }
+    try {
+      const fresh = loadConfigFile(loaded.file, process.env, loadOpts);
+      if (!target.reload) throw new Error('this proxy runs without a policy; restart it to add one');
+      const commitAuth = auth?.prepare(fresh);
+      const hash = await target.reload(fresh.config);
+      commitAuth?.();
+      loaded.config.agents = fresh.config.agents;
+      loaded.tokens = fresh.tokens;
+      if (JSON.stringify(fresh.config.servers) !== JSON.stringify(loaded.config.servers) || fresh.config.http.host !== loaded.config.http.host) {
+        log.warn('the servers or the listener changed in the config: they take effect at the next restart');
+      }
+      metrics?.reload('ok');
+      log.info({ policy: fresh.config.policy, hash: hash.slice(0, 12) }, 'reloaded: new requests use the new policy book');
+      audit('allow', `configuration and policy book reloaded (book ${hash.slice(0, 12)})`);
+      void pool.recheckTools().catch(() => {});
+      return true;
+    } catch (err) {
+      const why = errorMessage(err);
+      metrics?.reload('failed');
+      log.error({ err: why }, 'reload failed: the running policy book is kept');
+      audit('deny', `reload refused, running policy book kept: ${why.slice(0, 1500)}`);
+      return false;
+    }
+  };
+  // Two signals close together run one after the other, never interleaved.
+  return () => (running = (running ?? Promise.resolve(true)).then(once, once));
+}
+
+/** Writes this process's id, for `quadguard reload --pid-file`. */
+export function writePidFile(file: string): void {
+  writeFileSync(file, `${process.pid}\n`);
+}

@@ -1,0 +1,74 @@
+import { readFileSync } from 'node:fs';
+import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import type { JwtAuthConfig } from '../config/schema.js';
+import { ConfigError } from '../core/errors.js';
+
+/** A verified token: the agent it names and who issued it. */
+export interface JwtIdentity {
+  agent: string;
+  issuer: string;
+  /** The token's `jti`, when it has one (the audit records each token once). */
+  id?: string;
+}
+
+/**
+ * Why a token was refused: a bounded reason for logs and metrics. The client only hears `expired` or `invalid`
+ * (RFC 6750 `invalid_token`), never which claim or key did not match.
+ */
+export type JwtRefusal = 'expired' | 'audience' | 'issuer' | 'signature' | 'no_key' | 'algorithm' | 'malformed' | 'claims' | 'unknown_agent' | 'jwks_unavailable';
+
+export type JwtResult = { ok: true; identity: JwtIdentity } | { ok: false; reason: JwtRefusal };
+
+/** Verifies bearer JWTs against one JWKS; see `JwtAuthSchema`. */
+export type JwtVerifier = (token: string) => Promise<JwtResult>;
+
+/** Whether a bearer token has the shape of a compact JWS (three base64url parts). */
+export function looksLikeJwt(token: string): boolean {
+  return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token);
+}
+
+/**
+ * The JWT verifier of `http.jwt`: signature against the JWKS (a file read now, or a URL fetched on first use and
+ * cached `cache_ms`), issuer, audience, expiry and not-before within `clock_skew_s`, only the listed algorithms
+ * (`alg: none` never), and the agent claim naming one of `agents` (`isAgent`). A bad JWKS file stops start-up.
+ */
+export function createJwtVerifier(cfg: JwtAuthConfig, isAgent: (name: string) => boolean): JwtVerifier {
+  const keys: JWTVerifyGetKey = cfg.jwks_file !== undefined
+    ? createLocalJWKSet(readJwksFile(cfg.jwks_file))
+    : createRemoteJWKSet(new URL(cfg.jwks_url!), { cacheMaxAge: cfg.cache_ms, cooldownDuration: 30_000, timeoutDuration: 5000 });
+  const options = { issuer: cfg.issuer, audience: cfg.audience, clockTolerance: cfg.clock_skew_s, algorithms: cfg.algorithms };
+  return async function verifyJwt(token) {
+    let payload: Record<string, unknown>;
+    try {
+      payload = (await jwtVerify(token, keys, options)).payload;
+    } catch (err) {
+      return { ok: false, reason: refusalOf(err) };
+    }
+    const agent = payload[cfg.claim];
+    if (typeof agent !== 'string' || !isAgent(agent)) return { ok: false, reason: 'unknown_agent' };
+    return { ok: true, identity: { agent, issuer: String(payload.iss), ...(typeof payload.jti === 'string' ? { id: payload.jti.slice(0, 200) } : {}) } };
+  };
+}
+
+function refusalOf(err: unknown): JwtRefusal {
+  if (err instanceof errors.JWTExpired) return 'expired';
+  if (err instanceof errors.JWTClaimValidationFailed) return err.claim === 'aud' ? 'audience' : err.claim === 'iss' ? 'issuer' : 'claims';
+  if (err instanceof errors.JWSSignatureVerificationFailed) return 'signature';
+  if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys) return 'no_key';
+  if (err instanceof errors.JOSEAlgNotAllowed || err instanceof errors.JOSENotSupported) return 'algorithm';
+  if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid || (err as { code?: string }).code === 'ERR_JOSE_GENERIC') return 'jwks_unavailable';
+  return 'malformed';
+}
+
+function readJwksFile(file: string): { keys: Array<Record<string, unknown>> } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ConfigError('config_invalid', `http.jwt.jwks_file ${file}: cannot read it as JSON (${(err as Error).message}); it must hold a JWKS, { "keys": [ … ] }`, { cause: err });
+  }
+  const keys = (raw as { keys?: unknown } | null)?.keys;
+  if (!Array.isArray(keys) || keys.length === 0) throw new ConfigError('config_invalid', `http.jwt.jwks_file ${file}: not a JWKS (expected { "keys": [ … ] } with at least one public key)`);
+  if (keys.some((k) => typeof k === 'object' && k !== null && 'd' in k)) throw new ConfigError('config_insecure', `http.jwt.jwks_file ${file} holds a private key ("d"): publish only the public keys`);
+  return { keys: keys as Array<Record<string, unknown>> };
+}
