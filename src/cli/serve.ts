@@ -121,7 +121,8 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
     }
   } else {
     if (!loaded.config.agents[opts.agent]) logger.warn({ agent: opts.agent }, 'agent not in config: empty profile');
-    await proxy.serveStdio(opts.agent, () => process.exit(0));
+    // stdin ended (the client quit): the guard's store is closed too, so the signed audit head is written.
+    await proxy.serveStdio(opts.agent, () => void Promise.resolve(configured.close()).finally(() => process.exit(0)));
   }
   return proxy;
 }

@@ -7,6 +7,7 @@ import { loadBook } from '../policy/load.js';
 import { capabilityOverrides } from '../config/guard.js';
 import { operatorName } from './agents.js';
 import { isoTime, storeOptions, withStore, type StoreCliOptions } from './store-options.js';
+import { printable, printableJson } from '../core/printable.js';
 
 /** `server__tool` or `server tool` → the pair; server keys never contain `__`, so the first `__` splits. */
 export function parseToolRef(first: string, second?: string): { server: string; tool: string } {
@@ -33,11 +34,11 @@ export function registerToolsCommands(program: Command): void {
         for (const p of pins) {
           const annotations = parseAnnotations(p.definition);
           const l = capabilities?.labelsOf(p.server, p.tool, annotations);
-          if (opts.json) process.stdout.write(`${JSON.stringify({ ...p, ...(l ? { labels: l.labels, labelOrigin: l.origin, labelBecause: l.because } : {}) })}\n`);
+          if (opts.json) process.stdout.write(`${printableJson(JSON.stringify({ ...p, ...(l ? { labels: l.labels, labelOrigin: l.origin, labelBecause: l.because } : {}) }))}\n`);
           else {
             const change = p.status === 'pending' ? ` → ${p.pendingHash!.slice(0, 12)}` : '';
             const labels = l ? `  ${l.labels.join(',')} (${l.origin}: ${l.because})` : '';
-            process.stdout.write(`${p.server}__${p.tool}  ${p.status.padEnd(8)}  ${p.hash.slice(0, 12)}${change}${labels}  ${isoTime(p.updatedAt)}\n`);
+            process.stdout.write(`${printable(`${p.server}__${p.tool}  ${p.status.padEnd(8)}  ${p.hash.slice(0, 12)}${change}${labels}  ${isoTime(p.updatedAt)}`)}\n`);
           }
         }
         if (pins.length === 0 && !opts.json) process.stderr.write(opts.pending ? 'no pending tools\n' : 'no pinned tools\n');

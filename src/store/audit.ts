@@ -332,7 +332,10 @@ export class ChainWalker {
     const own = key?.headFile ? this.heads.find((h) => h.file === key.headFile)?.head : undefined;
     const fromHeads = this.heads.length > 0 ? Math.min(...this.heads.map((h) => h.head.keyedSince)) : undefined;
     this.keyedSince = Math.min(fromHeads ?? Number.POSITIVE_INFINITY, ctx.firstKeyed ?? Number.POSITIVE_INFINITY);
-    if (!key) {
+    if (!key && ctx.firstKeyed !== undefined) {
+      // Rows carry MACs, so a key wrote them: without it a deleted key file and a recomputed chain would pass.
+      early ??= this.bad(ctx.firstKeyed, `rows from ${ctx.firstKeyed} on carry MACs, but no audit key is at hand to check them (its file was deleted or moved?): the log cannot be verified; give the key (QUADGUARD_AUDIT_KEY, or the key file beside the store)`);
+    } else if (!key) {
       warnings.push('no audit key available: only the unkeyed hash chain was checked (a full rewrite would pass)');
     } else if (!Number.isFinite(this.keyedSince)) {
       if (ctx.rowCount > 0 && ctx.macsRequired) {

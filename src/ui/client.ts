@@ -36,10 +36,14 @@ export const CLIENT_JS = String.raw`(function () {
   let chartsDirty = false;
 
   function $(id) { return document.getElementById(id); }
+  // Control, bidi and zero-width characters in names from clients and servers are shown as escapes (as
+  // core/printable.ts does for the CLI): a newline or a right-to-left override cannot make a cell read otherwise.
+  const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+  function shown(text) { return String(text).replace(UNPRINTABLE, function (c) { return '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'); }); }
   function el(tag, cls, text) {
     const e = document.createElement(tag);
     if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
+    if (text !== undefined && text !== null) e.textContent = shown(text);
     return e;
   }
   function svg(tag, attrs, text) {
