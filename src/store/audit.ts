@@ -332,10 +332,7 @@ export class ChainWalker {
     const own = key?.headFile ? this.heads.find((h) => h.file === key.headFile)?.head : undefined;
     const fromHeads = this.heads.length > 0 ? Math.min(...this.heads.map((h) => h.head.keyedSince)) : undefined;
     this.keyedSince = Math.min(fromHeads ?? Number.POSITIVE_INFINITY, ctx.firstKeyed ?? Number.POSITIVE_INFINITY);
-    if (!key && ctx.firstKeyed !== undefined) {
-      // Rows carry MACs, so a key wrote them: without it a deleted key file and a recomputed chain would pass.
-      early ??= this.bad(ctx.firstKeyed, `rows from ${ctx.firstKeyed} on carry MACs, but no audit key is at hand to check them (its file was deleted or moved?): the log cannot be verified; give the key (QUADGUARD_AUDIT_KEY, or the key file beside the store)`);
-    } else if (!key) {
+    if (!key) {
       warnings.push('no audit key available: only the unkeyed hash chain was checked (a full rewrite would pass)');
     } else if (!Number.isFinite(this.keyedSince)) {
       if (ctx.rowCount > 0 && ctx.macsRequired) {
@@ -406,6 +403,11 @@ export class ChainWalker {
       if (!held.startsWith(anchor.hash.toLowerCase())) {
         return this.bad(anchor.id, `row ${anchor.id} does not have the anchored hash ${anchor.hash}: the log was rewritten from there`);
       }
+    }
+    // Rows carry MACs, so a key wrote them: without it, a deleted key file and a recomputed chain would pass. The walk
+    // above still names a break it finds first; a chain that looks whole is not reported as verified.
+    if (!this.ctx.key && this.ctx.firstKeyed !== undefined) {
+      return this.bad(this.ctx.firstKeyed, `rows from ${this.ctx.firstKeyed} on carry MACs, but no audit key is at hand to check them (was its file deleted or moved?): the log cannot be verified; give the key (QUADGUARD_AUDIT_KEY, or the key file beside the store)`);
     }
     return this.ok();
   }

@@ -3,8 +3,9 @@
  * stdio `quadguard serve` in front of servers/side-channels.ts, then `quadguard audit …` on the same store).
  * - class 10: a tool name a client makes up is stored as sent; a newline in it forged a complete-looking allow row
  *   in `audit tail`, and an ANSI escape reached the operator's terminal (fails before: both printed raw);
- * - class 11: the signed head was not written when the stdio client quit (stdin ended), so the last rows could be
- *   cut undetected; with the key file deleted, `audit verify` warned and exited 0 although rows carry MACs.
+ * - class 11: with the key file deleted, `audit verify` warned and exited 0 although rows carry MACs (fails before).
+ *   The head is now also written when the stdio client quits (stdin ended); that case is a control here: before, the
+ *   head's one-second timer usually fired while the proxy stopped its servers, so it passed before too.
  * Controls: ordinary rows print as before; verify with the key passes.
  */
 import { readFileSync, rmSync } from 'node:fs';

@@ -163,9 +163,11 @@ describe('red team: logs reach only the session they concern, over HTTP (class 2
   it("a log sent after alice's call, with no request in flight, reaches neither session and is recorded", async () => {
     const [alice] = clients;
     await alice!.callTool({ name: 'log_later', arguments: { text: 'alice: invoice 7731 for Jane Holloway', delay_ms: 200 } });
-    await waitFor(async () => (await runCli(['audit', 'tail', '-n', '20', '--store', store])).stdout.includes('log-no-session'), 15_000, 'the recorded refusal');
+    // Before, bob got it within a few milliseconds of the server sending it.
+    await new Promise((r) => setTimeout(r, 1500));
     expect(seen.b.join('\n')).not.toContain('Jane Holloway');
     expect(seen.a.join('\n')).not.toContain('Jane Holloway');
+    await waitFor(async () => (await runCli(['audit', 'tail', '-n', '20', '--store', store])).stdout.includes('log-no-session'), 15_000, 'the recorded refusal');
   }, 30_000);
 
   it("control: a log sent during alice's call reaches alice only", async () => {
