@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { isoTime, storeOptions, withStore, type StoreCliOptions } from './store-options.js';
+import { printable, printableJson } from '../core/printable.js';
 
 /** Who runs an admin command, for the audit row (`--by` overrides). */
 export function operatorName(): string {
@@ -22,10 +23,10 @@ export function registerAgentsCommands(program: Command): void {
       await withStore(opts, async (store) => {
         const list = (await store.state.listAgents()).filter((a) => !opts.quarantined || a.quarantined);
         for (const a of list) {
-          if (opts.json) process.stdout.write(`${JSON.stringify(a)}\n`);
+          if (opts.json) process.stdout.write(`${printableJson(JSON.stringify(a))}\n`);
           else {
             const q = a.quarantined ? `QUARANTINED (${a.reason ?? 'no reason'})` : 'active';
-            process.stdout.write(`${a.agent}  tau ${a.tau.toFixed(3)}  level ${a.level}  ${q}  ${isoTime(a.updatedAt)}\n`);
+            process.stdout.write(`${printable(`${a.agent}  tau ${a.tau.toFixed(3)}  level ${a.level}  ${q}  ${isoTime(a.updatedAt)}`)}\n`);
           }
         }
         if (list.length === 0 && !opts.json) process.stderr.write('no agents recorded\n');

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Approval } from '../store/approvals.js';
 import { operatorName } from './agents.js';
 import { isoTime, storeOptions, withStore, type StoreCliOptions } from './store-options.js';
+import { printable, printableJson } from '../core/printable.js';
 
 /** One line of `approvals list`: id, status, agent, target, rules, expiry, who decided. */
 export function formatApprovalLine(a: Approval): string {
@@ -22,7 +23,7 @@ export function registerApproveCommands(program: Command): void {
       await withStore(opts, async (store) => {
         const by = opts.by ?? operatorName();
         const a = opts.deny ? await store.approvals.deny(id, by) : await store.approvals.approve(id, by);
-        process.stdout.write(`${a.status} ${a.id}: ${a.kind} ${a.server ?? ''}${a.server && a.tool ? '__' : ''}${a.tool ?? ''} of ${a.agent}${a.status === 'approved' ? `; its identical retry passes once until ${isoTime(a.expires)}` : ''}\n`);
+        process.stdout.write(`${printable(`${a.status} ${a.id}: ${a.kind} ${a.server ?? ''}${a.server && a.tool ? '__' : ''}${a.tool ?? ''} of ${a.agent}${a.status === 'approved' ? `; its identical retry passes once until ${isoTime(a.expires)}` : ''}`)}\n`);
       });
     });
 
@@ -42,7 +43,7 @@ export function registerApproveCommands(program: Command): void {
     .action(async (opts: StoreCliOptions & { pending?: boolean; json?: boolean }) => {
       await withStore(opts, async (store) => {
         const list = await store.approvals.list(opts.pending ? { status: 'pending' } : {});
-        for (const a of list) process.stdout.write(`${opts.json ? JSON.stringify(a) : formatApprovalLine(a)}\n`);
+        for (const a of list) process.stdout.write(`${opts.json ? printableJson(JSON.stringify(a)) : printable(formatApprovalLine(a))}\n`);
         if (list.length === 0 && !opts.json) process.stderr.write(opts.pending ? 'no pending approvals\n' : 'no approvals recorded\n');
       });
     });

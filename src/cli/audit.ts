@@ -2,11 +2,19 @@ import { createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { StoreError } from '../core/errors.js';
+import { printable, printableJson } from '../core/printable.js';
 import type { AuditRow } from '../store/audit.js';
 import { isoTime, storeOptions, withStore, type StoreCliOptions } from './store-options.js';
 
-/** One line of `audit tail`: id, time, verdict, kind, agent, target, rules, who decided (unless the pipeline), rationale. */
+/**
+ * One line of `audit tail`: id, time, verdict, kind, agent, target, rules, who decided (unless the pipeline),
+ * rationale. Every control character in it is escaped (core/printable.ts): a name from a client cannot forge a row.
+ */
 export function formatAuditLine(r: AuditRow): string {
+  return printable(auditLine(r));
+}
+
+function auditLine(r: AuditRow): string {
   const target = r.kind === 'admin'
     ? `${r.tool ?? ''}${r.server ? ` ${r.server}` : ''}`
     : r.uri ?? (r.server || r.tool ? `${r.server ?? ''}__${r.tool ?? ''}` : r.recipient ? `→ ${r.recipient}` : '-');
@@ -29,7 +37,7 @@ export function registerAuditCommands(program: Command): void {
     .option('--json', 'one JSON object per line')
     .action(async (opts: StoreCliOptions & { lines: number; json?: boolean }) => {
       await withStore(opts, async (store) => {
-        for (const r of await store.audit.tail(opts.lines)) process.stdout.write(`${opts.json ? JSON.stringify(r) : formatAuditLine(r)}\n`);
+        for (const r of await store.audit.tail(opts.lines)) process.stdout.write(`${opts.json ? printableJson(JSON.stringify(r)) : formatAuditLine(r)}\n`);
       });
     });
 
@@ -38,7 +46,7 @@ export function registerAuditCommands(program: Command): void {
       await withStore(opts, async (store) => {
         const row = await store.audit.get(id);
         if (!row) throw new StoreError('store_row_not_found', `no audit row ${id} (see \`quadguard audit tail\`)`);
-        process.stdout.write(`${JSON.stringify(row, null, 2)}\n`);
+        process.stdout.write(`${printableJson(JSON.stringify(row, null, 2))}\n`);
       });
     },
   );
@@ -51,14 +59,14 @@ export function registerAuditCommands(program: Command): void {
       await withStore(opts, async (store) => {
         const r = await store.audit.verify({ ...(opts.anchor ? { anchor: opts.anchor } : {}), ...(opts.head ? { heads: opts.head } : {}) });
         for (const w of r.warnings) process.stderr.write(`quadguard: warning: ${w}\n`);
-        if (opts.json) process.stdout.write(`${JSON.stringify(r)}\n`);
+        if (opts.json) process.stdout.write(`${printableJson(JSON.stringify(r))}\n`);
         else if (r.ok) {
           const head = r.head ? `; head ${r.head.id}:${r.head.hash}` : '';
           const heads = r.heads === 1 ? ' and a valid signed head' : r.heads ? ` and ${r.heads} valid signed heads` : '';
           const keyed = r.keyed ? `, ${r.keyed} with valid MACs${heads}` : '';
           process.stdout.write(`audit log ok: ${r.rows} rows${keyed}${head}\n`);
         } else {
-          process.stdout.write(`audit log TAMPERED: first bad row ${r.firstBad!.id}: ${r.firstBad!.reason} (${r.rows} rows verified before it)\n`);
+          process.stdout.write(`${printable(`audit log TAMPERED: first bad row ${r.firstBad!.id}: ${r.firstBad!.reason} (${r.rows} rows verified before it)`)}\n`);
         }
         if (!r.ok) process.exitCode = 1;
       });

@@ -236,7 +236,8 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
     if (Object.keys(loaded.config.a2a.agents).length > 0) logger.warn({ agents: Object.keys(loaded.config.a2a.agents) }, 'a2a agents are served only over HTTP (serve --http); not served on stdio');
     process.once('SIGTERM', exit(0));
     if (!loaded.config.agents[opts.agent]) logger.warn({ agent: opts.agent }, 'agent not in config: empty profile');
-    await proxy.serveStdio(opts.agent, () => process.exit(0));
+    // stdin ended (the client quit): the guard's store is closed too, so the signed audit head is written.
+    await proxy.serveStdio(opts.agent, () => void Promise.resolve(configured.close()).finally(() => process.exit(0)));
   }
   return proxy;
 }

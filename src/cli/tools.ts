@@ -8,6 +8,7 @@ import { loadBook } from '../policy/load.js';
 import { capabilityOverrides } from '../config/guard.js';
 import { operatorName } from './agents.js';
 import { isoTime, storeOptions, withStore, type StoreCliOptions } from './store-options.js';
+import { printable, printableJson } from '../core/printable.js';
 
 /** `server__tool` or `server tool` → the pair; server keys never contain `__`, so the first `__` splits. */
 export function parseToolRef(first: string, second?: string): { server: string; tool: string } {
@@ -36,12 +37,12 @@ export function registerToolsCommands(program: Command): void {
           const l = capabilities?.labelsOf(p.server, p.tool, annotations);
           // Provenance (docs/provenance.md): whether its results count as untrusted, and what consequential action it is.
           const prov = l ? { untrusted: isUntrustedSource(l.labels, l.origin), consequential: consequentialOf(l.labels, l.origin, p.tool) } : undefined;
-          if (opts.json) process.stdout.write(`${JSON.stringify({ ...p, ...(l ? { labels: l.labels, labelOrigin: l.origin, labelBecause: l.because, ...prov } : {}) })}\n`);
+          if (opts.json) process.stdout.write(`${printableJson(JSON.stringify({ ...p, ...(l ? { labels: l.labels, labelOrigin: l.origin, labelBecause: l.because, ...prov } : {}) }))}\n`);
           else {
             const change = p.status === 'pending' ? ` → ${p.pendingHash!.slice(0, 12)}` : '';
             const derived = prov ? [...(prov.untrusted && !l!.labels.includes('untrusted_source') ? ['untrusted_source'] : []), ...(prov.consequential.length > 0 ? [`consequential:${prov.consequential.join('+')}`] : [])] : [];
             const labels = l ? `  ${l.labels.join(',')} (${l.origin}: ${l.because})${derived.length > 0 ? ` [${derived.join(', ')}]` : ''}` : '';
-            process.stdout.write(`${p.server}__${p.tool}  ${p.status.padEnd(8)}  ${p.hash.slice(0, 12)}${change}${labels}  ${isoTime(p.updatedAt)}\n`);
+            process.stdout.write(`${printable(`${p.server}__${p.tool}  ${p.status.padEnd(8)}  ${p.hash.slice(0, 12)}${change}${labels}  ${isoTime(p.updatedAt)}`)}\n`);
           }
         }
         if (pins.length === 0 && !opts.json) process.stderr.write(opts.pending ? 'no pending tools\n' : 'no pinned tools\n');

@@ -1,14 +1,17 @@
 import { blobText } from './blob-text.js';
-import { argumentsOf, contentOf, serverOf, type ContentBlock, type Interaction } from './types.js';
+import { KINDS } from './kinds.js';
+import { argumentsOf, contentOf, metaOf, serverOf, type ContentBlock, type Interaction } from './types.js';
 
 /**
  * Field selection shared by every detector: which text of an interaction a detector inspects.
  *
  * Selectors:
  * - `any` (default): every inspectable text of the interaction (all below that are present)
- * - `arguments`: every string leaf of the tool-call arguments (keys too, as `key: value` lines)
+ * - `arguments`: every string leaf of the tool-call arguments (keys too, as `key: value` lines), and of the side
+ *   fields (`meta`: a request's `_meta`…) of an interaction that goes to a server
  * - `arguments.<path>`: one argument by dotted path (`arguments.options.to`, `arguments.files.0`)
- * - `content`: the message text, or every text-bearing part of the content blocks (see `contentText`)
+ * - `content`: the message text, or every text-bearing part of the content blocks (see `contentText`), and the
+ *   side fields (`meta`: a result's `_meta`…) of an interaction that goes to the client
  * - `tool`: `<server>__<tool>`; `server`, `uri`, `prompt`, `sender`, `recipient`: those fields as they are
  * A selector picks nothing from a kind that does not have the field (core/types.ts: each kind has exactly its
  * fields; arguments on tool calls and prompt requests, content on results and messages).
@@ -26,9 +29,9 @@ const MAX_DEPTH = 32;
 /**
  * Text of MCP content blocks, every text-bearing part of every block: `text`, a resource link's `uri`, `name`,
  * `title` and `description`, an embedded resource's `uri`, `text` and text-like `blob`, text-like image/audio
- * `data` (see `blob-text.ts`), and for block types this code does not know (structured content, elicitation and
- * sampling payloads, future types) every string leaf, and object keys other than plain words. Binary payloads,
- * `type`, `mimeType`, `annotations` and `_meta` are skipped. Read at any depth (a stack below `MAX_DEPTH`).
+ * `data` (see `blob-text.ts`), a block's `_meta` (a side channel to the client like any other field), and for block
+ * types this code does not know (structured content, elicitation and sampling payloads, future types) every string
+ * leaf, and object keys other than plain words. Binary payloads, `type`, `mimeType` and `annotations` are skipped. Read at any depth (a stack below `MAX_DEPTH`).
  */
 export function contentText(content: string | readonly ContentBlock[] | undefined): string {
   if (content === undefined) return '';
@@ -39,7 +42,7 @@ export function contentText(content: string | readonly ContentBlock[] | undefine
 }
 
 /** Keys whose values are never text a reader is shown. */
-const SKIP_KEYS = new Set(['type', 'mimeType', 'annotations', '_meta']);
+const SKIP_KEYS = new Set(['type', 'mimeType', 'annotations']);
 /** Keys holding base64 payloads. */
 const BASE64_KEYS = new Set(['data', 'blob']);
 
@@ -192,7 +195,7 @@ export function selectFields(i: Interaction, selector: FieldSelector = 'any'): F
   }
   if (selector === 'arguments') {
     const args = argumentsOf(i);
-    return args === undefined ? [] : stringLeaves(args, 'arguments');
+    return [...(args === undefined ? [] : stringLeaves(args, 'arguments')), ...sideFields(i, 'to_server')];
   }
   if (selector.startsWith('arguments.')) {
     const args = argumentsOf(i);
@@ -202,7 +205,8 @@ export function selectFields(i: Interaction, selector: FieldSelector = 'any'): F
   }
   if (selector === 'content') {
     const content = contentOf(i);
-    return content === undefined ? [] : [{ field: 'content', text: contentText(content) }];
+    const meta = KINDS[i.kind].direction === 'to_client' ? metaOf(i) : undefined;
+    return [...(content === undefined ? [] : [{ field: 'content', text: contentText(content) }]), ...(meta ? [{ field: 'meta', text: contentText([{ type: 'meta', ...meta }]) }] : [])];
   }
   if (selector === 'tool') {
     const t = qualifiedTool(i);
@@ -219,10 +223,70 @@ export function selectFields(i: Interaction, selector: FieldSelector = 'any'): F
   return [];
 }
 
+/**
+ * The side fields (`meta`) of an interaction that travels `direction`, as `meta.<path>` leaves (keys too): a request's
+ * `_meta` reaches the server as surely as its arguments do, so every detector that reads arguments reads it.
+ */
+function sideFields(i: Interaction, direction: 'to_server'): FieldText[] {
+  const meta = metaOf(i);
+  return meta !== undefined && KINDS[i.kind].direction === direction ? stringLeaves(meta, 'meta') : [];
+}
+
 /** Selectors a detector spec may name (checked when the book compiles). */
 export function isValidSelector(selector: string): boolean {
   return (
     ['any', 'arguments', 'content', 'tool', 'server', 'uri', 'prompt', 'sender', 'recipient'].includes(selector) ||
     /^arguments(\.[A-Za-z0-9_$-]+)+$/.test(selector)
   );
+}
+
+/**
+ * Every text of a listed item (a tool, prompt, resource or template definition) a client may hand its model, read
+ * as a content block of its own type (`contentText`): names, titles, descriptions, schemas, annotations' titles,
+ * `_meta` and every field MCP adds later. Beside that, what `contentText` would miss: an icon's `src` (a `data:`
+ * URI as its decoded text, when it is text; a URL as it is) and the property names of its schemas as words
+ * (`send_all_keys_to` is "send all keys to": a name the model reads as an instruction).
+ */
+export function listingText(item: object): string {
+  const { icons, ...rest } = item as { icons?: unknown };
+  const parts = [contentText([{ type: 'listing', ...rest }])];
+  if (Array.isArray(icons)) for (const icon of icons) parts.push(iconText(icon));
+  const names: string[] = [];
+  for (const key of ['inputSchema', 'outputSchema', 'arguments']) propertyNames((rest as Record<string, unknown>)[key], names, 0);
+  if (names.length > 0) parts.push(names.map(asWords).join('\n'));
+  return parts.filter((p) => p.length > 0).join('\n');
+}
+
+/** An icon's `src`: a `data:` URI's decoded text (binary images read as nothing), any other URI as it is. */
+function iconText(icon: unknown): string {
+  const src = icon !== null && typeof icon === 'object' ? (icon as { src?: unknown }).src : undefined;
+  if (typeof src !== 'string') return '';
+  const m = /^data:([^;,]*)(;base64)?,(.*)$/is.exec(src);
+  if (!m) return src;
+  if (m[2] !== undefined) return blobText(m[3] ?? '', m[1] || undefined);
+  try {
+    return decodeURIComponent(m[3] ?? '');
+  } catch {
+    return m[3] ?? '';
+  }
+}
+
+/** The property names under a JSON schema's `properties` (and a prompt's argument names), at any depth below the cap. */
+function propertyNames(schema: unknown, out: string[], depth: number): void {
+  if (depth > MAX_DEPTH || schema === null || typeof schema !== 'object') return;
+  if (Array.isArray(schema)) {
+    for (const s of schema) propertyNames(s, out, depth + 1);
+    return;
+  }
+  const o = schema as Record<string, unknown>;
+  if (typeof o.name === 'string' && depth === 1) out.push(o.name);
+  for (const [k, v] of Object.entries(o)) {
+    if (k === 'properties' && v !== null && typeof v === 'object' && !Array.isArray(v)) for (const name of Object.keys(v)) out.push(name);
+    propertyNames(v, out, depth + 1);
+  }
+}
+
+/** An identifier as words: `send_all_keys`, `sendAllKeys` and `send-all-keys` read as "send all keys". */
+function asWords(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_\-.]+/g, ' ').trim();
 }

@@ -24,6 +24,8 @@ export const INTERACTION_KINDS = [
   // ...and what goes back to the server: the user's answer to an elicitation, the client model's sampling reply.
   'elicitation_result',
   'sampling_result',
+  // A log message a server sends its client (notifications/message): text that reaches the client, as a result does.
+  'log_message',
 ] as const;
 export type InteractionKind = (typeof INTERACTION_KINDS)[number];
 
@@ -49,20 +51,26 @@ export interface KindRow {
   holdable: boolean;
   /** Whether `effect: redact` masks it (results only: there is content to mask and it came from a server). */
   redactable: boolean;
+  /**
+   * Where it travels: to a server (a request, an answer the client gives a server), to the client (a result, what a
+   * server asks or tells the client), or between agents. A side field (`meta`) is read with what travels the same way.
+   */
+  direction: 'to_server' | 'to_client' | 'between_agents';
 }
 
 export const KINDS: Readonly<Record<InteractionKind, KindRow>> = {
-  tool_call: { role: 'action', label: 'tool call', method: 'tools/call', holdable: true, redactable: false },
-  tool_result: { role: 'result', label: 'tool result', method: 'tools/call', holdable: false, redactable: true },
-  resource_request: { role: 'action', label: 'resource request', method: 'resources/read', holdable: true, redactable: false },
-  resource_result: { role: 'result', label: 'resource result', method: 'resources/read', holdable: false, redactable: true },
-  prompt_request: { role: 'action', label: 'prompt request', method: 'prompts/get', holdable: true, redactable: false },
-  prompt_result: { role: 'result', label: 'prompt result', method: 'prompts/get', holdable: false, redactable: true },
-  message: { role: 'message', label: 'message', method: 'tools/call guard_check_message', holdable: true, redactable: false },
-  sampling_request: { role: 'sampling', label: 'sampling request', method: 'sampling/createMessage', holdable: false, redactable: false },
-  elicitation_request: { role: 'elicitation', label: 'elicitation request', method: 'elicitation/create', holdable: false, redactable: false },
-  elicitation_result: { role: 'elicitation', label: 'elicitation answer', method: 'elicitation/create', holdable: false, redactable: false },
-  sampling_result: { role: 'sampling', label: 'sampling reply', method: 'sampling/createMessage', holdable: false, redactable: false },
+  tool_call: { role: 'action', label: 'tool call', method: 'tools/call', holdable: true, redactable: false, direction: 'to_server' },
+  tool_result: { role: 'result', label: 'tool result', method: 'tools/call', holdable: false, redactable: true, direction: 'to_client' },
+  resource_request: { role: 'action', label: 'resource request', method: 'resources/read', holdable: true, redactable: false, direction: 'to_server' },
+  resource_result: { role: 'result', label: 'resource result', method: 'resources/read', holdable: false, redactable: true, direction: 'to_client' },
+  prompt_request: { role: 'action', label: 'prompt request', method: 'prompts/get', holdable: true, redactable: false, direction: 'to_server' },
+  prompt_result: { role: 'result', label: 'prompt result', method: 'prompts/get', holdable: false, redactable: true, direction: 'to_client' },
+  message: { role: 'message', label: 'message', method: 'tools/call guard_check_message', holdable: true, redactable: false, direction: 'between_agents' },
+  sampling_request: { role: 'sampling', label: 'sampling request', method: 'sampling/createMessage', holdable: false, redactable: false, direction: 'to_client' },
+  elicitation_request: { role: 'elicitation', label: 'elicitation request', method: 'elicitation/create', holdable: false, redactable: false, direction: 'to_client' },
+  elicitation_result: { role: 'elicitation', label: 'elicitation answer', method: 'elicitation/create', holdable: false, redactable: false, direction: 'to_server' },
+  sampling_result: { role: 'sampling', label: 'sampling reply', method: 'sampling/createMessage', holdable: false, redactable: false, direction: 'to_server' },
+  log_message: { role: 'result', label: 'log message', method: 'notifications/message', holdable: false, redactable: true, direction: 'to_client' },
 };
 
 /** Whether a predicate of this scope speaks about this kind: `any` about all, otherwise the kind's role. */

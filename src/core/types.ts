@@ -36,6 +36,12 @@ const base = {
   profile: ProfileSchema.default({}),
   /** Set by the guard's data-flow stage before predicates run (capability labels, leaked private data); never by the proxy. */
   flow: FlowFactsSchema.optional(),
+  /**
+   * The message's side fields as they travel (core/side-fields.ts): a request's or result's `_meta` (without the
+   * progress token), and every other field beside the kind's own. Read with the arguments when the kind goes to a
+   * server, with the content when it goes to the client (`KINDS[kind].direction`).
+   */
+  meta: z.record(z.string(), z.unknown()).optional(),
 };
 
 /** tools/call before forwarding: the server's own tool name (un-namespaced) and the arguments as sent. */
@@ -159,6 +165,18 @@ export const SamplingResultSchema = z.object({
 });
 
 /**
+ * A log message a server sends its client (notifications/message), before it reaches the session it concerns:
+ * `content` is its `data` (a text block, or a block holding the structured data), `logger` the server's logger name.
+ */
+export const LogMessageSchema = z.object({
+  kind: z.literal('log_message'),
+  ...base,
+  server: z.string().optional(),
+  logger: z.string().optional(),
+  content: ContentSchema.optional(),
+});
+
+/**
  * One interaction, by kind: each kind has exactly its fields (core/kinds.ts says what each kind is). Unknown keys
  * are dropped when parsing, so a `content` given with a request is not seen by any detector.
  */
@@ -174,6 +192,7 @@ export const InteractionSchema = z.discriminatedUnion('kind', [
   ElicitationRequestSchema,
   ElicitationResultSchema,
   SamplingResultSchema,
+  LogMessageSchema,
 ]);
 export type Interaction = z.infer<typeof InteractionSchema>;
 export type InteractionInput = z.input<typeof InteractionSchema>;
@@ -210,6 +229,11 @@ export function argumentsOf(i: Interaction): Record<string, unknown> | undefined
   return 'arguments' in i ? i.arguments : undefined;
 }
 
+/** The side fields of an interaction (see `meta` above), if any. */
+export function metaOf(i: Interaction): Record<string, unknown> | undefined {
+  return i.meta !== undefined && Object.keys(i.meta).length > 0 ? i.meta : undefined;
+}
+
 /** The content of a result or message (or a sampling request or reply). */
 export function contentOf(i: Interaction): string | ContentBlock[] | undefined {
   return 'content' in i ? i.content : undefined;
@@ -236,6 +260,8 @@ export function targetOf(i: Interaction): string | undefined {
     case 'elicitation_result':
     case 'sampling_result':
       return undefined;
+    case 'log_message':
+      return i.logger;
   }
 }
 

@@ -1,3 +1,4 @@
+import { listingText } from '../core/fields.js';
 import { scoreInjection, TOOL_DESCRIPTION_SIGNALS } from '../detectors/injection/index.js';
 import type { Logger } from '../core/log.js';
 import type { Store } from '../store/db.js';
@@ -76,12 +77,11 @@ export function createToolScreen(storeIn: GuardStore | Store, logger: Logger, op
   return async function screenTools<T extends ToolDefinition>(server: string, tools: T[]): Promise<T[]> {
     const visible: T[] = [];
     for (const tool of tools) {
-      // Every text of the definition a client may hand its model: the titles (its own and the annotations'), the
-      // description and both schemas (descriptions, titles, enums and defaults inside them).
+      // Every text of the definition a client may hand its model (core/fields.ts `listingText`: the titles, the
+      // description, both schemas with their property names, `_meta`, icons, and any field added later) and the
+      // annotations' title.
       const annotationTitle = (tool.annotations as { title?: unknown } | undefined)?.title;
-      const text = [tool.title, typeof annotationTitle === 'string' ? annotationTitle : undefined, tool.description, JSON.stringify(tool.inputSchema ?? {}), tool.outputSchema === undefined ? undefined : JSON.stringify(tool.outputSchema)]
-        .filter(Boolean)
-        .join('\n');
+      const text = [listingText(tool), typeof annotationTitle === 'string' ? annotationTitle : undefined].filter(Boolean).join('\n');
       const poison = screen.poison(text);
       if (poison !== undefined) {
         await record(server, tool.name, 'poisoned', `tool ${server}__${tool.name} hidden: its description carries injected instructions (${poison})`);
@@ -167,10 +167,10 @@ interface ListedSkill {
 
 /**
  * Screens the other listings a client host shows its model, with the signals and threshold of tool descriptions:
- * - prompts (`prompts/list`): name, title, description and each argument's name, title and description;
- * - resources (`resources/list`): name, title, description, MIME type; resource templates
- *   (`resources/templates/list`): name, title, description;
- * - A2A agent skills (the card a caller's model reads, docs/a2a.md): name, description, tags and examples;
+ * - prompts (`prompts/list`), resources (`resources/list`, with the MIME type) and resource templates
+ *   (`resources/templates/list`): every text of the item (core/fields.ts `listingText`: names, titles,
+ *   descriptions, each argument's, `_meta`, icons, any field added later);
+ * - A2A agent skills (the card a caller's model reads, docs/a2a.md): every text of the skill, the same way;
  * - completion values (`completion/complete`): each suggested value, and all of them read together (an
  *   injection split across values); a poisoned value is dropped, and when only the values together are poisoned,
  *   all of them are.
@@ -192,13 +192,13 @@ export function createListingScreen(storeIn: GuardStore | Store, logger: Logger,
   };
   return {
     prompts: <T extends ListedPrompt>(server: string, prompts: T[]) =>
-      hide(server, prompts, 'prompt', (p) => join([p.name, p.title, p.description, ...(p.arguments ?? []).flatMap((a) => [a.name, a.title, a.description])]), (p) => ({ tool: p.name }), (p) => p.name),
+      hide(server, prompts, 'prompt', (p) => listingText(p), (p) => ({ tool: p.name }), (p) => p.name),
     resources: <T extends ListedResource>(server: string, resources: T[]) =>
-      hide(server, resources, 'resource', (r) => join([r.name, r.title, r.description, r.mimeType]), (r) => ({ uri: r.uri }), (r) => r.uri),
+      hide(server, resources, 'resource', (r) => join([listingText(r), r.mimeType]), (r) => ({ uri: r.uri }), (r) => r.uri),
     templates: <T extends ListedTemplate>(server: string, templates: T[]) =>
-      hide(server, templates, 'template', (t) => join([t.name, t.title, t.description]), (t) => ({ uri: t.uriTemplate }), (t) => t.uriTemplate),
+      hide(server, templates, 'template', (t) => listingText(t), (t) => ({ uri: t.uriTemplate }), (t) => t.uriTemplate),
     skills: <T extends ListedSkill>(server: string, skills: T[]) =>
-      hide(server, skills, 'skill', (k) => join([k.name, k.description, ...(k.tags ?? []), ...(k.examples ?? [])]), (k) => ({ tool: k.id }), (k) => k.id),
+      hide(server, skills, 'skill', (k) => listingText(k), (k) => ({ tool: k.id }), (k) => k.id),
     /** The completion values to pass on for `ref` (a prompt name or a template URI) of `server`. */
     async completions(server: string, ref: string, values: string[]): Promise<string[]> {
       const kept: string[] = [];

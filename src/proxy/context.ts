@@ -5,6 +5,7 @@ import type { Logger } from '../core/log.js';
 import type { ClientRoots } from './client-roots.js';
 import type { DownstreamPool } from './pool.js';
 import type { ForwardExtra, ForwardOptions, SessionContext } from './session.js';
+import { rowName } from '../store/audit-interaction.js';
 
 export type { ForwardExtra, ForwardOptions, Origin, SessionContext } from './session.js';
 
@@ -53,7 +54,7 @@ export interface SessionDirectory {
  * request (the SDK then sends notifications/cancelled), and progress is relayed with the upstream token restored.
  */
 export function forwardOptions(upstreamToken: string | number | undefined, extra: ForwardExtra, log: Logger, session?: SessionContext): ForwardOptions {
-  const opts: ForwardOptions = { signal: extra.signal, resetTimeoutOnProgress: true, ...(session ? { origin: { session, extra } } : {}) };
+  const opts: ForwardOptions = { signal: ownCancellation(extra.signal, log, session), resetTimeoutOnProgress: true, ...(session ? { origin: { session, extra } } : {}) };
   if (upstreamToken !== undefined) {
     opts.onprogress = (p) =>
       void extra
@@ -61,6 +62,27 @@ export function forwardOptions(upstreamToken: string | number | undefined, extra
         .catch((err: unknown) => log.debug({ err }, 'progress relay failed'));
   }
   return opts;
+}
+
+/** The reason every downstream cancellation gives (notifications/cancelled `reason`). */
+export const CANCEL_REASON = 'the client cancelled the request';
+
+/**
+ * The upstream request's signal as the downstream request sees it: aborted when it is, but with QuadGuard's own
+ * reason. The SDK aborts a request with the `reason` of the client's notifications/cancelled, and would send that
+ * text on to the server as its own cancellation's reason: a side channel from the client to the server that no
+ * check reads. The client's reason is logged (masked and capped), never forwarded.
+ */
+function ownCancellation(signal: AbortSignal, log: Logger, session: SessionContext | undefined): AbortSignal {
+  const own = new AbortController();
+  const abort = () => {
+    const reason: unknown = signal.reason;
+    if (typeof reason === 'string' && reason.length > 0) log.info({ session: session?.id, reason: rowName(reason.slice(0, 200)) }, 'the client cancelled a request; its reason was not forwarded');
+    own.abort(CANCEL_REASON);
+  };
+  if (signal.aborted) abort();
+  else signal.addEventListener('abort', abort, { once: true });
+  return own.signal;
 }
 
 /** Request `_meta` minus the upstream progress token (the SDK sets its own when relaying progress). */

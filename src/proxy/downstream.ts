@@ -19,6 +19,7 @@ import {
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
   type Progress,
+  ProgressNotificationSchema,
   type Result,
   type ServerCapabilities,
   ToolListChangedNotificationSchema,
@@ -203,7 +204,7 @@ export class Downstream extends EventEmitter {
     client.onerror = (err) => this.log.debug({ err: errorMessage(err) }, 'downstream transport error');
     this.connecting = client;
     try {
-      await client.connect(this.makeTransport(), { timeout: this.cfg.connect_timeout_ms });
+      await client.connect(progressFirst(client, this.makeTransport()), { timeout: this.cfg.connect_timeout_ms });
       this.connecting = undefined;
       if ((this.state as DownstreamState) === 'closed') return void (await client.close().catch(() => {}));
       this.client = client;
@@ -376,6 +377,21 @@ export class Downstream extends EventEmitter {
       await c.close().catch(() => {});
     }
   }
+}
+
+/**
+ * Hands the server's progress notifications to the SDK client as they are read. The SDK runs notification
+ * handlers a microtask later but a response at once, so the last progress of a call, read in the same chunk as its
+ * answer, found its handler already gone and was dropped: a long call's final progress never reached the client.
+ * The SDK's own (deferred) progress handler is removed, so each notification is handled once.
+ */
+function progressFirst(client: Client, transport: Transport): Transport {
+  const sdk = client as unknown as { _onprogress(n: unknown): void };
+  client.removeNotificationHandler('notifications/progress');
+  transport.onmessage = (m) => {
+    if (ProgressNotificationSchema.safeParse(m).success) sdk._onprogress(m);
+  };
+  return transport;
 }
 
 /** A private key as the SDK takes it: a JWK given as JSON text becomes an object, a PEM stays text. */

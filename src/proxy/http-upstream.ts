@@ -124,7 +124,10 @@ export async function startHttpUpstream(
     }
     if (typeof sid === 'string') {
       const s = lookup(sid, res);
-      return s ? (s.transport as StreamableHTTPServerTransport).handleRequest(req, res, req.body) : undefined;
+      if (!s) return undefined;
+      // A legacy SSE session's id sent here (or the reverse, below) is a client error, not the proxy's.
+      if (!(s.transport instanceof StreamableHTTPServerTransport)) return sendJsonRpcError(res, 400, -32600, 'Bad Request: this Mcp-Session-Id names a legacy SSE session; post its messages to /messages?sessionId=…, or initialize a Streamable HTTP session on /mcp');
+      return s.transport.handleRequest(req, res, req.body);
     }
     if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
       return sendJsonRpcError(res, 400, -32600, 'Bad Request: no Mcp-Session-Id header; send an initialize request first');
@@ -156,7 +159,9 @@ export async function startHttpUpstream(
   app.post('/messages', gate, auth, json, around, async (req: Request, res: Response) => {
     const sid = typeof req.query.sessionId === 'string' ? req.query.sessionId : '';
     const s = lookup(sid, res);
-    if (s) await (s.transport as SSEServerTransport).handlePostMessage(req, res, req.body);
+    if (!s) return;
+    if (!(s.transport instanceof SSEServerTransport)) return sendJsonRpcError(res, 400, -32600, 'Bad Request: this sessionId names a Streamable HTTP session; send its requests to /mcp with the Mcp-Session-Id header');
+    await s.transport.handlePostMessage(req, res, req.body);
   });
 
   // Other routes on the same listener (the live view under /ui, the A2A proxy under /a2a), behind the same Host-header

@@ -114,6 +114,8 @@ export function createProxy(opts: ProxyOptions): GuardedProxy {
       const ctx: SessionContext = { id: `stdio-${randomUUID()}`, agent, profile: config.agents[agent]?.profile ?? {}, authenticated: false };
       const server = createUpstreamServer(core, ctx);
       registry.add(server, ctx);
+      // The stdio client owns every server connection: what a server says outside a request concerns it.
+      registry.owner = ctx;
       const transport = createStdioUpstream(
         logger,
         () => {

@@ -60,3 +60,16 @@ export async function refuseOverLimits(core: ProxyCore, interaction: Interaction
   const d = await refuse(core, recorded, { rationale: v.message, rules: [v.rule], source: 'limits' });
   throw protocolError(ErrorCode.InvalidParams, `${v.message}${auditSuffix(d)}`);
 }
+
+/**
+ * The side fields of a request (its `_meta`, core/types.ts `meta`) under the same limits as arguments: a `_meta`
+ * nested thousands deep is refused with InvalidParams (recorded, source `limits`) instead of overflowing a reader.
+ */
+export async function refuseOverLimitsMeta(core: ProxyCore, interaction: Interaction, what: string): Promise<void> {
+  const v = interaction.meta === undefined ? undefined : argumentLimitViolation(interaction.meta, core.config.limits, `the _meta of ${what}`);
+  if (!v) return;
+  // Recorded without the side fields when they are too deep (walking them is the risk), and without arguments then.
+  const { meta: _m, ...rest } = interaction;
+  const d = await refuse(core, v.tooDeep ? (rest as Interaction) : interaction, { rationale: v.message.replace(/^arguments of /, ''), rules: [v.rule], source: 'limits' });
+  throw protocolError(ErrorCode.InvalidParams, `${v.message.replace(/^arguments of /, '')}${auditSuffix(d)}`);
+}

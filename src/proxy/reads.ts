@@ -12,9 +12,10 @@ import { DownstreamError } from '../core/errors.js';
 import type { ContentBlock, Decision, Interaction } from '../core/types.js';
 import { forwardOptions, stripProgressToken, type ForwardExtra, type ProxyCore, type SessionContext } from './context.js';
 import { requestDenialError, protocolError } from './denial.js';
-import { refuseOverLimits } from './limits.js';
+import { refuseOverLimits, refuseOverLimitsMeta } from './limits.js';
 import { auditSuffix, ensureRecorded, refuse } from './refusals.js';
 import { rewriteBlockUris } from './namespacing.js';
+import { messageSideFields, requestSideFields, withMeta } from './side-fields.js';
 
 /** Downstream failures on read methods are JSON-RPC errors (brief §4.3), with the downstream code kept. */
 function asMcpError(err: unknown): unknown {
@@ -41,7 +42,8 @@ export async function handleReadResource(core: ProxyCore, session: SessionContex
   const target = core.pool.resolveUri(exposedUri);
   const server = target ? core.pool.servers.get(target.server) : undefined;
   const base = { agent: session.agent, session: session.id, profile: session.profile, server: target?.server, uri: target?.uri ?? exposedUri };
-  const asked = { ...base, kind: 'resource_request' as const };
+  const asked = { ...base, kind: 'resource_request' as const, ...withMeta(requestSideFields(request.params._meta)) };
+  await refuseOverLimitsMeta(core, asked, `resource ${exposedUri}`);
   if (!target || !server) {
     const d = await refuse(core, asked, { rationale: `there is no resource ${exposedUri} on this proxy.`, rules: ['unknown-resource'], source: 'unknown' });
     throw protocolError(-32002, `Resource not found: ${exposedUri} (URIs look like <server>+<scheme>://…; see resources/list).${auditSuffix(d)}`);
@@ -60,7 +62,7 @@ export async function handleReadResource(core: ProxyCore, session: SessionContex
     throw asMcpError(err);
   }
   const blocks = result.contents.map((c) => ({ type: 'resource', resource: c }) as ContentBlock);
-  const answered = { ...base, kind: 'resource_result' as const, content: blocks };
+  const answered = { ...base, kind: 'resource_result' as const, content: blocks, ...withMeta(messageSideFields(result, ['contents'])) };
   const post = await ensureRecorded(core, answered, await core.guard.check(answered, extra.signal));
   if (post.decision === 'deny') throw requestDenialError(post, subject);
   const contents = post.replacement ? replacementContents(post, target.uri) : result.contents;
@@ -85,7 +87,8 @@ export async function handleGetPrompt(core: ProxyCore, session: SessionContext, 
   const route = core.pool.prompt(exposed);
   const server = route ? core.pool.servers.get(route.server) : undefined;
   const base = { agent: session.agent, session: session.id, profile: session.profile, server: route?.server, prompt: route?.name ?? exposed };
-  const asked = { ...base, kind: 'prompt_request' as const, arguments: request.params.arguments ?? {} };
+  const asked = { ...base, kind: 'prompt_request' as const, arguments: request.params.arguments ?? {}, ...withMeta(requestSideFields(request.params._meta)) };
+  await refuseOverLimitsMeta(core, asked, `prompt ${exposed}`);
   if (!route || !server) {
     const hidden = core.pool.hiddenPrompt(exposed);
     if (hidden) {
@@ -112,7 +115,7 @@ export async function handleGetPrompt(core: ProxyCore, session: SessionContext, 
   // The prompt's description reaches the client too: the guard reads it as one more block (never sent back).
   const blocks = result.messages.map((m) => m.content as ContentBlock);
   if (typeof result.description === 'string') blocks.push({ type: 'prompt_description', description: result.description });
-  const answered = { ...base, kind: 'prompt_result' as const, content: blocks };
+  const answered = { ...base, kind: 'prompt_result' as const, content: blocks, ...withMeta(messageSideFields(result, ['messages', 'description'])) };
   const post = await ensureRecorded(core, answered, await core.guard.check(answered, extra.signal));
   if (post.decision === 'deny') throw requestDenialError(post, subject);
   const messages = post.replacement ? post.replacement.filter((b) => b.type !== 'prompt_description').map((b) => ({ role: 'user' as const, content: b as GetPromptResult['messages'][number]['content'] })) : result.messages;

@@ -10,9 +10,10 @@ export type { DecisionRecorder } from './context.js';
  * `filter` (servers.<key>.tools), `hidden` (a tool the tool screen hides: changed pin, poisoned description; a prompt
  * or resource the listing screen hides),
  * `unknown` (no such tool, prompt or resource server), `limits` (argument size or depth), `invalid` (arguments
- * the proxy cannot read), `identity` (a spoofed sender in guard_check_message).
+ * the proxy cannot read), `identity` (a spoofed sender in guard_check_message), `routing` (a server's log message
+ * no session can be said to concern).
  */
-export type RefusalSource = 'filter' | 'hidden' | 'unknown' | 'limits' | 'invalid' | 'identity';
+export type RefusalSource = 'filter' | 'hidden' | 'unknown' | 'limits' | 'invalid' | 'identity' | 'routing';
 
 /**
  * Makes sure a denial is a recorded decision, whoever decided it: denials the pipeline recorded already carry an

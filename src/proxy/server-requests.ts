@@ -6,41 +6,23 @@ import {
   ElicitResultSchema,
   ErrorCode,
   ListRootsResultSchema,
-  type LoggingLevel,
   type Result,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type ContentBlock, type InteractionInput, InteractionSchema } from '../core/types.js';
-import type { Origin, ProxyCore } from './context.js';
+import type { ProxyCore } from './context.js';
 import { denialText, GUARD_DENIED_CODE, protocolError, requestDenialError } from './denial.js';
 import { ensureRecorded } from './refusals.js';
 import { answeredDirs } from './roots.js';
 import type { Downstream, DownstreamPeer, ServerToClientRequest } from './downstream.js';
-import type { LiveUpstream, UpstreamRegistry } from './sessions.js';
-
-/** Where a server's request goes: the session (and, when known, the upstream request it was made for). */
-interface Target {
-  session: LiveUpstream;
-  origin?: Origin;
-}
+import type { LiveUpstream, Target, UpstreamRegistry } from './sessions.js';
+import { deliverServerLog } from './server-logs.js';
 
 /**
- * The session a server's request or log message belongs to. The downstream wire does not say which of the proxy's
- * requests caused it, so: the session of the requests the server is working on now, when they all come from one
- * session (the newest of them, so HTTP clients get it on that request's stream); with none in flight, the only
- * live session. Otherwise (several sessions share the server and have requests in flight, or nobody is
- * connected) there is no safe answer and the caller refuses rather than guess.
+ * The session a server's request belongs to (`UpstreamRegistry.targetOf`): with no request in flight, the owner of
+ * the connection (stdio) or the only live session.
  */
 export function targetOf(d: Downstream, registry: UpstreamRegistry): Target | string {
-  const origins = d.origins().filter((o) => registry.get(o.session) !== undefined);
-  const sessions = new Set(origins.map((o) => o.session));
-  if (sessions.size === 1) {
-    const origin = origins[origins.length - 1]!;
-    return { session: registry.get(origin.session)!, origin };
-  }
-  if (sessions.size > 1) return `server "${d.key}" is serving requests of ${sessions.size} sessions at once, so QuadGuard cannot tell which client should answer`;
-  const all = registry.all();
-  if (all.length === 1) return { session: all[0]! };
-  return all.length === 0 ? 'no client is connected to QuadGuard' : `server "${d.key}" has no request in flight and ${all.length} clients are connected, so QuadGuard cannot tell which client should answer`;
+  return registry.targetOf(d, 'only-live');
 }
 
 const text = (t: string): ContentBlock => ({ type: 'text', text: t });
@@ -162,13 +144,8 @@ export function createDownstreamPeer(core: ProxyCore, registry: UpstreamRegistry
       }
     },
     notify(d, n) {
-      if (n.method === 'notifications/message') {
-        const p = n.params as { level: LoggingLevel; logger?: string; data: unknown };
-        const logger = core.pool.namespaced(d.key) ? (p.logger ? `${d.key}/${p.logger}` : d.key) : p.logger;
-        const target = targetOf(d, registry);
-        registry.log({ ...p, ...(logger !== undefined ? { logger } : {}) }, typeof target === 'string' ? undefined : target.origin);
-        return;
-      }
+      // A log message: checked, and delivered only to the session it concerns (server-logs.ts).
+      if (n.method === 'notifications/message') return void deliverServerLog(core, registry, d, n.params);
       if (n.method === 'notifications/elicitation/complete') {
         // A URL-mode elicitation finished: tell the session the server is working for (or the only one).
         const target = targetOf(d, registry);

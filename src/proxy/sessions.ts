@@ -1,6 +1,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { Origin, SessionContext, SessionDirectory } from './context.js';
+import type { Downstream } from './downstream.js';
 
 /** RFC 5424 severities in MCP's order, least severe first. */
 const LEVELS: readonly string[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
@@ -15,6 +16,12 @@ export interface LiveUpstream {
   subscriptions: Set<string>;
 }
 
+/** Where a server's request or log message goes: the session (and, when known, the upstream request it was made for). */
+export interface Target {
+  session: LiveUpstream;
+  origin?: Origin;
+}
+
 /**
  * The live upstream sessions, so downstream list changes, log messages and resource updates reach the right
  * clients, and a server's request can find the session it belongs to. Sessions leave when they close.
@@ -23,6 +30,12 @@ export class UpstreamRegistry implements SessionDirectory {
   private readonly live = new Map<SessionContext, LiveUpstream>();
   /** Called after a session left, with the URIs it was subscribed to (so servers can be unsubscribed). */
   onLeave: ((subscriptions: Set<string>) => void) | undefined;
+  /**
+   * The session that owns every downstream connection, when there is one: a stdio proxy serves one client for its
+   * whole life, so what its servers say outside any request is still about that client. HTTP sessions share the
+   * servers: none owns them.
+   */
+  owner: SessionContext | undefined;
 
   /** Tracks a session until its server closes. */
   add(server: Server, ctx: SessionContext): void {
@@ -80,20 +93,38 @@ export class UpstreamRegistry implements SessionDirectory {
   }
 
   /**
-   * Delivers a server's log message: to the session of `origin` on that request's stream when the server is
-   * working for exactly one session, else to every session; each session only at or above the level it set.
+   * The session a server's request or log message belongs to. The downstream wire does not say which of the proxy's
+   * requests caused it, so: the session of the requests the server is working on now, when they all come from one
+   * session (the newest of them, so HTTP clients get it on that request's stream). With none in flight: the owner
+   * of the connection (stdio), and for a request (`fallback: 'only-live'`) also the only live session. Otherwise
+   * (several sessions have requests in flight, or nobody is connected, or a log between the requests of HTTP
+   * sessions) there is no safe answer: the reason, and the caller refuses rather than guess.
    */
-  log(params: { level: LoggingLevel; logger?: string; data: unknown }, origin: Origin | undefined): void {
-    const target = origin ? this.live.get(origin.session) : undefined;
-    if (origin && target) return this.logTo(target, params, origin);
-    for (const s of this.all()) this.logTo(s, params);
+  targetOf(d: Downstream, fallback: 'only-live' | 'owner'): Target | string {
+    const origins = d.origins().filter((o) => this.get(o.session) !== undefined);
+    const sessions = new Set(origins.map((o) => o.session));
+    if (sessions.size === 1) {
+      const origin = origins[origins.length - 1]!;
+      return { session: this.get(origin.session)!, origin };
+    }
+    if (sessions.size > 1) return `server "${d.key}" is serving requests of ${sessions.size} sessions at once, so QuadGuard cannot tell which client it concerns`;
+    const owner = this.owner ? this.get(this.owner) : undefined;
+    if (owner) return { session: owner };
+    const all = this.all();
+    if (fallback === 'only-live' && all.length === 1) return { session: all[0]! };
+    if (all.length === 0) return 'no client is connected to QuadGuard';
+    return `server "${d.key}" has no request in flight and ${all.length === 1 ? 'the connected client does not own it' : `${all.length} clients are connected`}, so QuadGuard cannot tell which client it concerns`;
   }
 
-  /** Sends one log message to one session (on `origin`'s stream when given), if it is at or above the session's level. */
+  /**
+   * Sends one log message to one session, if it is at or above the session's level: on `origin`'s stream when
+   * given, and on the session's own channel when that request was already answered (its stream is gone).
+   */
   logTo(s: LiveUpstream, params: { level: LoggingLevel; logger?: string; data: unknown }, origin?: Origin): void {
     if (s.level !== undefined && LEVELS.indexOf(params.level) < LEVELS.indexOf(s.level)) return;
-    const sent = origin ? origin.extra.sendNotification({ method: 'notifications/message', params }) : s.server.sendLoggingMessage(params);
-    void sent.catch(() => {});
+    const direct = () => s.server.sendLoggingMessage(params).catch(() => {});
+    if (!origin) return void direct();
+    void origin.extra.sendNotification({ method: 'notifications/message', params }).catch(direct);
   }
 
   /** Sends notifications/resources/updated to every session subscribed to the exposed URI. */

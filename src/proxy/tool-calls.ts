@@ -3,12 +3,13 @@ import { DownstreamError, errorMessage } from '../core/errors.js';
 import type { ContentBlock } from '../core/types.js';
 import { forwardOptions, stripProgressToken, type ForwardExtra, type ProxyCore, type SessionContext } from './context.js';
 import { applyToolReplacement, downstreamFailure, toolDenial, protocolError } from './denial.js';
-import { refuseOverLimits } from './limits.js';
+import { refuseOverLimits, refuseOverLimitsMeta } from './limits.js';
 import { auditSuffix, ensureRecorded, refuse } from './refusals.js';
 import { relativePathNote, rootsBeforeFirstCall, serverRoots } from './roots.js';
 import { schemaPathKeys } from '../core/schema-paths.js';
 import { handleMessageTool, isMessageTool } from './message-tool.js';
 import { rewriteContentUris, splitExposedName } from './namespacing.js';
+import { messageSideFields, requestSideFields, withMeta } from './side-fields.js';
 
 /** Type of the block that carries a result's `structuredContent` to the guard (never sent to a client). */
 export const STRUCTURED_BLOCK = 'structured_content';
@@ -25,8 +26,9 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
   const route = exposed?.route ?? splitExposedName(name);
   const server = route ? core.pool.servers.get(route.server) : undefined;
   const base = { agent: session.agent, session: session.id, profile: session.profile, server: route?.server, tool: route?.name ?? name };
-  const asked = { ...base, kind: 'tool_call' as const, arguments: isRecord(args) ? args : {} };
+  const asked = { ...base, kind: 'tool_call' as const, arguments: isRecord(args) ? args : {}, ...withMeta(requestSideFields(_meta)) };
   // Refusals the proxy makes itself come first, so the guard never records an allow for a call that is refused.
+  await refuseOverLimitsMeta(core, asked, `tool ${name}`);
   if (!route || !server) {
     const d = await refuse(core, asked, { rationale: `there is no tool ${name} on this proxy.`, rules: ['unknown-tool'], source: 'unknown' });
     throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the available tools.${auditSuffix(d)}`);
@@ -83,7 +85,7 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
   // The guard reads everything the client gets: the content blocks and the structured result (as one more block of
   // its own type, which a replacement never carries back: applyToolReplacement drops structuredContent).
   const inspected = result.structuredContent === undefined ? (result.content as ContentBlock[]) : [...(result.content as ContentBlock[]), { type: STRUCTURED_BLOCK, structuredContent: result.structuredContent }];
-  const answered = { ...base, kind: 'tool_result' as const, content: inspected };
+  const answered = { ...base, kind: 'tool_result' as const, content: inspected, ...withMeta(messageSideFields(result, TOOL_RESULT_OWN)) };
   let res = await ensureRecorded(core, answered, await core.guard.check(answered, extra.signal));
   if (res.replacement) res = { ...res, replacement: res.replacement.filter((b) => b.type !== STRUCTURED_BLOCK) };
   if (res.decision === 'deny') {
@@ -93,6 +95,9 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
   result = applyToolReplacement(result, res);
   return { ...result, content: rewriteContentUris(result.content, (u) => core.pool.exposedUri(route.server, u)) ?? [] };
 }
+
+/** The fields of a tool result the `tool_result` interaction carries itself; the rest are side fields. */
+const TOOL_RESULT_OWN = ['content', 'structuredContent', 'isError'];
 
 /** Whether the server says its tool can only be called as an MCP task (the proxy then runs it as one downstream). */
 function requiresTask(tool: Tool | undefined): boolean {

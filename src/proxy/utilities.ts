@@ -13,9 +13,10 @@ import { DownstreamError, errorMessage } from '../core/errors.js';
 import { forwardOptions, type ForwardExtra, type ProxyCore, type SessionContext } from './context.js';
 import { protocolError, requestDenialError } from './denial.js';
 import type { Downstream } from './downstream.js';
-import { refuseOverLimits } from './limits.js';
+import { refuseOverLimits, refuseOverLimitsMeta } from './limits.js';
 import { refuseHiddenResource } from './reads.js';
 import { ensureRecorded } from './refusals.js';
+import { requestSideFields, withMeta } from './side-fields.js';
 
 /**
  * The protocol utilities: logging levels (no guard decision: a level carries nothing), completions and resource
@@ -89,13 +90,14 @@ export async function handleComplete(core: ProxyCore, session: SessionContext, r
   if (d.capabilities()?.completions === undefined) return { completion: { values: [], hasMore: false } };
   // The partial value and the arguments already given leave for the server: checked as the request they prepare.
   const values = { ...request.params.context?.arguments, [request.params.argument.name]: request.params.argument.value };
-  const who = { agent: session.agent, session: session.id, profile: session.profile, server: target.server };
+  const who = { agent: session.agent, session: session.id, profile: session.profile, server: target.server, ...withMeta(requestSideFields(request.params._meta)) };
   const asked =
     target.ref.type === 'ref/prompt'
       ? { ...who, kind: 'prompt_request' as const, prompt: target.ref.name, arguments: values }
       : { ...who, kind: 'resource_request' as const, uri: fillTemplate(target.ref.uri, values) };
   const subject = { what: 'completion for', name: ref.type === 'ref/prompt' ? `prompt ${ref.name}` : `resource ${ref.uri}` };
   await refuseOverLimits(core, asked, values, subject.name);
+  await refuseOverLimitsMeta(core, asked, subject.name);
   const decision = await ensureRecorded(core, asked, await core.guard.check(asked, extra.signal));
   if (decision.decision === 'deny') throw requestDenialError(decision, subject);
   try {

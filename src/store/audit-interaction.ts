@@ -23,7 +23,7 @@ export function bodyDigest(body: string): string {
 }
 
 /** The fields of an interaction that are recorded, in this order. */
-const FIELDS = ['kind', 'agent', 'session', 'server', 'tool', 'uri', 'prompt', 'arguments', 'content', 'sender', 'recipient'] as const;
+const FIELDS = ['kind', 'agent', 'session', 'server', 'tool', 'uri', 'prompt', 'logger', 'arguments', 'content', 'meta', 'sender', 'recipient'] as const;
 
 /** What goes in the side table for one audit row. */
 export interface InteractionRecord {
@@ -86,7 +86,7 @@ const CLEAR_IN_ROW: ReadonlySet<string> = new Set(['kind', 'agent', 'session']);
  * split from it, a message's recipient), which the row masks too (`rowName`): a credential sent as a tool name is
  * a credential in the store.
  */
-const NAME_FIELDS: ReadonlySet<string> = new Set(['server', 'tool', 'recipient', 'prompt', 'sender']);
+const NAME_FIELDS: ReadonlySet<string> = new Set(['server', 'tool', 'recipient', 'prompt', 'sender', 'logger']);
 
 /**
  * A client-chosen name as the audit row keeps it in its column: `maskPrefix(s, ROW_NAME_CAP)` (masked, cut at the

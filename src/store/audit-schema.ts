@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { argumentsOf, contentOf, InteractionKindSchema, serverOf, stringListCopy, WitnessSchema, type Decision, type Interaction } from '../core/types.js';
+import { argumentsOf, contentOf, InteractionKindSchema, metaOf, serverOf, stringListCopy, WitnessSchema, type Decision, type Interaction } from '../core/types.js';
 
 /**
  * What an audit row records: the interaction kinds (core/kinds.ts), plus `admin` (release, quarantine, pin
@@ -208,10 +208,11 @@ export function auditEntryFor(interaction: Interaction, decision: Decision): Aud
     kind: interaction.kind,
     server: serverOf(interaction),
     // The target column: the tool, or the prompt's name; resources go in `uri`, a message's recipient in `recipient`.
-    tool: interaction.kind === 'tool_call' || interaction.kind === 'tool_result' ? interaction.tool : interaction.kind === 'prompt_request' || interaction.kind === 'prompt_result' ? interaction.prompt : undefined,
+    tool: interaction.kind === 'tool_call' || interaction.kind === 'tool_result' ? interaction.tool : interaction.kind === 'prompt_request' || interaction.kind === 'prompt_result' ? interaction.prompt : interaction.kind === 'log_message' ? interaction.logger : undefined,
     uri: interaction.kind === 'resource_request' || interaction.kind === 'resource_result' ? interaction.uri : undefined,
     recipient: interaction.kind === 'message' ? interaction.recipient : undefined,
-    payload: argumentsOf(interaction) ?? contentOf(interaction),
+    // Side fields (a request's or result's `_meta`) are recorded beside what they travelled with.
+    payload: metaOf(interaction) === undefined ? (argumentsOf(interaction) ?? contentOf(interaction)) : { ...(argumentsOf(interaction) ?? { content: contentOf(interaction) }), _meta: interaction.meta },
     interaction,
     decision: decision.decision,
     rationale: decision.rationale,

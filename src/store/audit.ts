@@ -412,6 +412,11 @@ export class ChainWalker {
         return this.bad(anchor.id, `row ${anchor.id} does not have the anchored hash ${anchor.hash}: the log was rewritten from there`);
       }
     }
+    // Rows carry MACs, so a key wrote them: without it, a deleted key file and a recomputed chain would pass. The walk
+    // above still names a break it finds first; a chain that looks whole is not reported as verified.
+    if (!this.ctx.key && this.ctx.firstKeyed !== undefined) {
+      return this.bad(this.ctx.firstKeyed, `rows from ${this.ctx.firstKeyed} on carry MACs, but no audit key is at hand to check them (was its file deleted or moved?): the log cannot be verified; give the key (QUADGUARD_AUDIT_KEY, or the key file beside the store)`);
+    }
     return this.ok();
   }
 

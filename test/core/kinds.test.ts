@@ -16,7 +16,7 @@ describe('the kinds table', () => {
 
   it('derives the predicate scopes from the roles', () => {
     expect(SCOPE_KINDS.action).toEqual(['tool_call', 'resource_request', 'prompt_request']);
-    expect(SCOPE_KINDS.result).toEqual(['tool_result', 'resource_result', 'prompt_result']);
+    expect(SCOPE_KINDS.result).toEqual(['tool_result', 'resource_result', 'prompt_result', 'log_message']);
     expect(SCOPE_KINDS.message).toEqual(['message']);
     expect(SCOPE_KINDS.any).toEqual(INTERACTION_KINDS);
     for (const k of INTERACTION_KINDS) expect(scopeCovers('any', k)).toBe(true);
