@@ -49,20 +49,26 @@ export interface KindRow {
   holdable: boolean;
   /** Whether `effect: redact` masks it (results only: there is content to mask and it came from a server). */
   redactable: boolean;
+  /**
+   * How the injection detector reads its text: `instructions` when giving the model orders is what the text is for
+   * (a message, a call's arguments, the messages of a prompt the user picked), so orders alone weigh less there;
+   * `data` otherwise (results, resources, what a server asks of the client), where an order is suspect.
+   */
+  reads_as: 'instructions' | 'data';
 }
 
 export const KINDS: Readonly<Record<InteractionKind, KindRow>> = {
-  tool_call: { role: 'action', label: 'tool call', method: 'tools/call', holdable: true, redactable: false },
-  tool_result: { role: 'result', label: 'tool result', method: 'tools/call', holdable: false, redactable: true },
-  resource_request: { role: 'action', label: 'resource request', method: 'resources/read', holdable: true, redactable: false },
-  resource_result: { role: 'result', label: 'resource result', method: 'resources/read', holdable: false, redactable: true },
-  prompt_request: { role: 'action', label: 'prompt request', method: 'prompts/get', holdable: true, redactable: false },
-  prompt_result: { role: 'result', label: 'prompt result', method: 'prompts/get', holdable: false, redactable: true },
-  message: { role: 'message', label: 'message', method: 'tools/call guard_check_message', holdable: true, redactable: false },
-  sampling_request: { role: 'sampling', label: 'sampling request', method: 'sampling/createMessage', holdable: false, redactable: false },
-  elicitation_request: { role: 'elicitation', label: 'elicitation request', method: 'elicitation/create', holdable: false, redactable: false },
-  elicitation_result: { role: 'elicitation', label: 'elicitation answer', method: 'elicitation/create', holdable: false, redactable: false },
-  sampling_result: { role: 'sampling', label: 'sampling reply', method: 'sampling/createMessage', holdable: false, redactable: false },
+  tool_call: { role: 'action', label: 'tool call', method: 'tools/call', holdable: true, redactable: false, reads_as: 'instructions' },
+  tool_result: { role: 'result', label: 'tool result', method: 'tools/call', holdable: false, redactable: true, reads_as: 'data' },
+  resource_request: { role: 'action', label: 'resource request', method: 'resources/read', holdable: true, redactable: false, reads_as: 'data' },
+  resource_result: { role: 'result', label: 'resource result', method: 'resources/read', holdable: false, redactable: true, reads_as: 'data' },
+  prompt_request: { role: 'action', label: 'prompt request', method: 'prompts/get', holdable: true, redactable: false, reads_as: 'data' },
+  prompt_result: { role: 'result', label: 'prompt result', method: 'prompts/get', holdable: false, redactable: true, reads_as: 'instructions' },
+  message: { role: 'message', label: 'message', method: 'tools/call guard_check_message', holdable: true, redactable: false, reads_as: 'instructions' },
+  sampling_request: { role: 'sampling', label: 'sampling request', method: 'sampling/createMessage', holdable: false, redactable: false, reads_as: 'data' },
+  elicitation_request: { role: 'elicitation', label: 'elicitation request', method: 'elicitation/create', holdable: false, redactable: false, reads_as: 'data' },
+  elicitation_result: { role: 'elicitation', label: 'elicitation answer', method: 'elicitation/create', holdable: false, redactable: false, reads_as: 'data' },
+  sampling_result: { role: 'sampling', label: 'sampling reply', method: 'sampling/createMessage', holdable: false, redactable: false, reads_as: 'data' },
 };
 
 /** Whether a predicate of this scope speaks about this kind: `any` about all, otherwise the kind's role. */

@@ -12,6 +12,7 @@ import { foldConfusables } from './confusables.js';
 import { defineDetector } from '../registry.js';
 import type { DetectorResult } from '../types.js';
 import type { Interaction } from '../../core/types.js';
+import { KINDS } from '../../core/kinds.js';
 
 /**
  * `injection`: prompt-injection heuristics for messages, tool results, resource contents and tool descriptions.
@@ -57,7 +58,15 @@ const INSTRUCTIONAL_FACTOR = 0.55;
  * Signals suited to tool descriptions (tool-poisoning scans): descriptions legitimately tell the model how to use
  * the tool, in the imperative, and what to put in its answer, so these stay off.
  */
-const NOT_FOR_TOOL_DESCRIPTIONS: ReadonlySet<InjectionSignal> = new Set(['answer_directive', 'code_payload', 'embedded_task', 'directive']);
+const NOT_FOR_TOOL_DESCRIPTIONS: ReadonlySet<InjectionSignal> = new Set(['answer_directive', 'code_payload', 'embedded_task', 'directive', 'addressed_to_ai']);
+/**
+ * Signals for what a server writes to the model by design (its instructions; tool, prompt and resource
+ * descriptions; completion values): they read what works against the user (overriding the user or earlier
+ * instructions, secrecy from the user, fake system markers, hidden or encoded text, exfiltration and credential-file
+ * actions, tool hijacking), never that the text speaks to the model, which is what such text is for. The
+ * address-shaped families (`addressed_to_ai`, `directive`, `answer_directive`, `embedded_task`, `code_payload`)
+ * stay off.
+ */
 export const TOOL_DESCRIPTION_SIGNALS: readonly InjectionSignal[] = INJECTION_SIGNALS.filter((s) => !NOT_FOR_TOOL_DESCRIPTIONS.has(s));
 
 /**
@@ -198,9 +207,9 @@ export function signalsKeyOf(enabled: ReadonlySet<InjectionSignal>): string {
   return [...enabled].sort().join(',');
 }
 
-/** Who gives orders in an interaction's text: a message or a call is read as instructions, the rest as data. */
+/** Who gives orders in an interaction's text (the kinds table's `reads_as`). */
 export function channelOf(kind: Interaction['kind']): InjectionChannel {
-  return kind === 'message' || kind === 'tool_call' ? 'instructions' : 'data';
+  return KINDS[kind].reads_as;
 }
 
 /**
