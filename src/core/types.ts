@@ -289,6 +289,8 @@ export const DecisionDetailSchema = z.strictObject({
   approval: z.object({ id: z.string(), status: ApprovalStatusSchema, expiresAt: z.number() }).optional(),
   /** Data-flow source of the decision (shape owned by the data-flow work). */
   flow: z.unknown().optional(),
+  /** A refusal for rate (source `rate`): how long to wait before the same request may pass. */
+  retryAfterMs: z.number().int().positive().optional(),
 });
 export type DecisionDetail = z.infer<typeof DecisionDetailSchema>;
 
