@@ -8,11 +8,13 @@ import { directive, isInstructional, isToolDescription } from './imperative.js';
 import { type Finding, findHints, matchFamily, PHRASE_SIGNALS } from './phrases.js';
 import { shortcuts } from './shortcuts.js';
 import { toolHijack } from './tool-poison.js';
+import { exfiltrationRequest } from './exfiltration.js';
+import { recordReadings } from './records.js';
 import { foldConfusables } from './confusables.js';
 import { defineDetector } from '../registry.js';
 import type { DetectorResult } from '../types.js';
 import type { Interaction } from '../../core/types.js';
-import { KINDS } from '../../core/kinds.js';
+import { isResultKind, KINDS } from '../../core/kinds.js';
 
 /**
  * `injection`: prompt-injection heuristics for messages, tool results, resource contents and tool descriptions.
@@ -133,6 +135,7 @@ function scoreWindow(text: string, enabled: ReadonlySet<InjectionSignal>, depth:
   if (enabled.has('code_payload')) push(findings, codePayload(visible));
   if (enabled.has('embedded_task')) push(findings, embeddedTask(visible));
   if (enabled.has('tool_hijack')) push(findings, toolHijack(visible));
+  if (enabled.has('action_command')) push(findings, exfiltrationRequest(visible));
   const order = enabled.has('directive') ? directive(visible) : undefined;
   if (order) findings.push({ signal: order.signal, detail: order.detail, weight: order.weight });
   // An order aimed at an AI stands out even in a how-to; other context-dependent findings are weighed down there.
@@ -147,6 +150,14 @@ function scoreWindow(text: string, enabled: ReadonlySet<InjectionSignal>, depth:
         findings.push({ signal: 'encoded_payload', detail: `${run.encoding} hiding ${what}`, weight: Math.max(0.7, inner.score) });
         break;
       }
+    }
+  }
+  // A record's fields read together (a mail's subject and body): what its pieces carry only as one order counts.
+  if (depth === 0) {
+    const records = recordReadings(visible);
+    if (records !== '') {
+      const together = scoreWindow(records, enabled, depth + 1, channel);
+      if (together.score > combine(findings)) for (const f of together.findings) findings.push({ ...f, detail: `${f.detail} (fields of one record read together)` });
     }
   }
   // Sentences stay inside: callers get signals and details, never the text that carried them.
@@ -239,6 +250,43 @@ function scoreOnce(text: string, enabled: ReadonlySet<InjectionSignal>, key: str
   return result;
 }
 
+/** A text without its leading header block ("Key: value" lines up to a blank line), when it has one. */
+function withoutHeaders(text: string): string {
+  const m = /^(?:[ \t]*[A-Za-z][\w-]{0,30}[ \t]*:[^\n]{0,300}\n){2,20}[ \t]*\n/.exec(text);
+  return m ? text.slice(m[0].length) : text;
+}
+
+/** How much of the previous result (its end) and of this one (its start) are read together. */
+const ACROSS_RESULTS = 2_000;
+const SESSIONS_KEPT = 4_096;
+
+/**
+ * The end of the last result each session (agent and session) was given, so an injection split over two results
+ * is read as one text. Per detector and per process (replicas each keep their own); bounded: the oldest session is
+ * let go past `SESSIONS_KEPT`.
+ */
+class PreviousResults {
+  private readonly tails = new Map<string, string>();
+  private key(i: Interaction): string {
+    return `${i.agent}\u0000${i.session ?? ''}`;
+  }
+  /**
+   * The previous tail joined with this result's head (its header block left out, as a mail's From/To/Subject lines
+   * stand between two bodies), or undefined when there is none (or it is the same text).
+   */
+  joined(i: Interaction, text: string): string | undefined {
+    const tail = this.tails.get(this.key(i));
+    if (tail === undefined || tail === text.slice(-ACROSS_RESULTS)) return undefined;
+    return `${tail}\n\n${withoutHeaders(text).slice(0, ACROSS_RESULTS)}`;
+  }
+  remember(i: Interaction, text: string): void {
+    const key = this.key(i);
+    this.tails.delete(key);
+    if (this.tails.size >= SESSIONS_KEPT) this.tails.delete(this.tails.keys().next().value as string);
+    this.tails.set(key, text.slice(-ACROSS_RESULTS));
+  }
+}
+
 export const injectionDetector = defineDetector({
   type: 'injection',
   summary: 'prompt-injection heuristics (overrides, role markers, hidden text, encoded payloads, task hijacking); true when score ≥ threshold',
@@ -251,6 +299,7 @@ export const injectionDetector = defineDetector({
     }
     const enabled: ReadonlySet<InjectionSignal> = new Set(options.signals ?? CONTENT_SIGNALS);
     const signalsKey = signalsKeyOf(enabled);
+    const previous = new PreviousResults();
     return function injection(interaction): DetectorResult {
       const fields = inspectedFields(interaction, options.field);
       // Nothing to read: no injection can be carried, which is a decided "false" (not "unknown").
@@ -265,7 +314,24 @@ export const injectionDetector = defineDetector({
           bestField = f.field;
         }
       }
-      const hit = best.score >= options.threshold;
+      let hit = best.score >= options.threshold;
+      // Over two results: the tail of the session's last result and the head of this one, read as one text.
+      if (isResultKind(interaction.kind) && fields.length > 0) {
+        const text = fields.map((f) => f.text).join('\n');
+        if (!hit) {
+          const joined = previous.joined(interaction, text);
+          if (joined !== undefined) {
+            const s = scoreInjection(joined, enabled, 0, channel);
+            if (s.score >= options.threshold) {
+              hit = true;
+              best = { score: s.score, findings: s.findings.map((f) => ({ ...f, detail: `${f.detail} (read with the previous result)` })) };
+              bestField = 'content';
+            }
+          }
+        }
+        // A result that is refused never reaches the model: only what passed is remembered.
+        if (!hit) previous.remember(interaction, text);
+      }
       if (!hit && fields.cut !== undefined) return { value: 'unknown', score: best.score, evidence: `injection: ${fields.cut}; below threshold in the part read` };
       const evidence = best.findings.length
         ? `${bestField}: score ${best.score.toFixed(2)} (${best.findings.map((f) => `${f.signal}: ${f.detail}`).join('; ')})`
