@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, filesystemServer, makeSandbox, ROOT, writeConfig } from '../support/proxy-harness.js';
+import { CLI, filesystemServer, makeSandbox, ROOT, waitFor, writeConfig } from '../support/proxy-harness.js';
 
 const require = createRequire(import.meta.url);
 const everythingDir = dirname(require.resolve('@modelcontextprotocol/server-everything/package.json'));
@@ -59,7 +59,12 @@ beforeAll(async () => {
   }));
   client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: `file://${sb.fsDir}`, name: 'project' }] }));
   await client.connect(transport);
-}, 60_000);
+  // Both servers discovered (on a loaded machine the first list may come before a child has answered).
+  await waitFor(async () => {
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    return names.includes('everything__echo') && names.includes('files__read_text_file');
+  }, 60_000, 'both servers listed');
+}, 120_000);
 
 afterAll(async () => {
   await client?.close().catch(() => undefined);

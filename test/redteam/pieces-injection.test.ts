@@ -15,7 +15,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metaDecision, text } from '../e2e/helpers.js';
-import { CLI, connectStdio, makeSandbox, ROOT, server, writeConfig } from '../support/proxy-harness.js';
+import { CLI, connectStdio, makeSandbox, ROOT, server, waitFor, writeConfig } from '../support/proxy-harness.js';
 
 const INBOX = [
   // Subject and body: neither alone is an order to the assistant, together they are.
@@ -47,13 +47,19 @@ describe('red team #27 classes 6 and 7: injections in pieces, and in an elicitat
   });
   afterAll(() => rmSync(sb.dir, { recursive: true, force: true }));
 
+  // Both servers discovered (on a loaded machine the first list may come before a child has answered).
+  const listed = (c: Client) =>
+    waitFor(async () => {
+      const names = (await c.listTools()).tools.map((t) => t.name);
+      return names.includes('mail__read_email') && names.includes('hostile__confirm_booking');
+    }, 60_000, 'both servers listed');
   const read = async (c: Awaited<ReturnType<typeof connectStdio>>['client'], id: string) => (await c.callTool({ name: 'mail__read_email', arguments: { id } })) as CallToolResult;
   const refusedForInjection = (r: CallToolResult) => r.isError === true && (metaDecision(r)?.rules ?? []).includes('no-injection-in-results');
 
   it('refuses an order split between subject and body, over two mails, asked politely, or in an image URL; ordinary mails pass', async () => {
     const { client } = await connectStdio(cfg);
     try {
-      await client.listTools();
+      await listed(client);
       for (const id of ['split', 'polite', 'image']) {
         const r = await read(client, id);
         expect(refusedForInjection(r), `${id}: ${text(r)}`).toBe(true);
@@ -78,8 +84,8 @@ describe('red team #27 classes 6 and 7: injections in pieces, and in an elicitat
     const a = await connectStdio(cfg, 'reader-a');
     const b = await connectStdio(cfg, 'reader-b');
     try {
-      await a.client.listTools();
-      await b.client.listTools();
+      await listed(a.client);
+      await listed(b.client);
       expect((await read(a.client, 'first')).isError).toBeFalsy();
       expect((await read(b.client, 'lunch')).isError).toBeFalsy();
       expect((await read(b.client, 'invoice')).isError).toBeFalsy();
@@ -98,7 +104,7 @@ describe('red team #27 classes 6 and 7: injections in pieces, and in an elicitat
     });
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--config', cfg, '--agent', 'tester'], env: { PATH: process.env.PATH ?? '' }, stderr: 'pipe' }));
     try {
-      await client.listTools();
+      await listed(client);
       const poisoned = (await client.callTool({ name: 'hostile__confirm_booking', arguments: { variant: 'poisoned' } })) as CallToolResult;
       expect(text(poisoned)).toMatch(/elicitation failed: .*no-injection-in-elicitation/s);
       expect(asked).toEqual([]);
