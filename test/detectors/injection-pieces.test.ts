@@ -70,6 +70,11 @@ describe('two results of one session read together', () => {
     expect(r.value).toBe('true');
     expect(r.evidence).toMatch(/read with the previous result/);
   });
+  it('does not add up the weak findings of two ordinary results (only what the join itself reads counts)', () => {
+    const d = compileDetector({ type: 'injection' }, { path: 'p' });
+    expect(d(result('s1', 'Dear customer,\nPlease include your order number in your reply so we can find your purchase quickly.\nBest, Support')).value).toBe('false');
+    expect(d(result('s1', 'Hi team,\nPlease review the attached budget and send your comments by Thursday.\nWhat time works for a call next week?\nThanks, Priya')).value).toBe('false');
+  });
   it('reads each session on its own, and a piece alone passes', () => {
     const d = compileDetector({ type: 'injection' }, { path: 'p' });
     expect(d(result('s1', first)).value).toBe('false');

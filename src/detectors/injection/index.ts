@@ -250,6 +250,9 @@ function scoreOnce(text: string, enabled: ReadonlySet<InjectionSignal>, key: str
   return result;
 }
 
+const weightOf = (s: InjectionScore, signal: string): number => s.findings.find((f) => f.signal === signal)?.weight ?? 0;
+const noisyOr = (findings: readonly Finding[]): number => Math.round((1 - findings.reduce((keep, f) => keep * (1 - f.weight), 1)) * 1000) / 1000;
+
 /** A text without its leading header block ("Key: value" lines up to a blank line), when it has one. */
 function withoutHeaders(text: string): string {
   const m = /^(?:[ \t]*[A-Za-z][\w-]{0,30}[ \t]*:[^\n]{0,300}\n){2,20}[ \t]*\n/.exec(text);
@@ -266,24 +269,19 @@ const SESSIONS_KEPT = 4_096;
  * let go past `SESSIONS_KEPT`.
  */
 class PreviousResults {
-  private readonly tails = new Map<string, string>();
+  private readonly tails = new Map<string, { tail: string; weights: Map<string, number> }>();
   private key(i: Interaction): string {
     return `${i.agent}\u0000${i.session ?? ''}`;
   }
-  /**
-   * The previous tail joined with this result's head (its header block left out, as a mail's From/To/Subject lines
-   * stand between two bodies), or undefined when there is none (or it is the same text).
-   */
-  joined(i: Interaction, text: string): string | undefined {
-    const tail = this.tails.get(this.key(i));
-    if (tail === undefined || tail === text.slice(-ACROSS_RESULTS)) return undefined;
-    return `${tail}\n\n${withoutHeaders(text).slice(0, ACROSS_RESULTS)}`;
+  /** The session's last result: its end, and the weight of each signal it gave alone. */
+  get(i: Interaction): { tail: string; weights: Map<string, number> } | undefined {
+    return this.tails.get(this.key(i));
   }
-  remember(i: Interaction, text: string): void {
+  remember(i: Interaction, text: string, score: InjectionScore): void {
     const key = this.key(i);
     this.tails.delete(key);
     if (this.tails.size >= SESSIONS_KEPT) this.tails.delete(this.tails.keys().next().value as string);
-    this.tails.set(key, text.slice(-ACROSS_RESULTS));
+    this.tails.set(key, { tail: text.slice(-ACROSS_RESULTS), weights: new Map(score.findings.map((f) => [f.signal, f.weight])) });
   }
 }
 
@@ -319,18 +317,22 @@ export const injectionDetector = defineDetector({
       if (isResultKind(interaction.kind) && fields.length > 0) {
         const text = fields.map((f) => f.text).join('\n');
         if (!hit) {
-          const joined = previous.joined(interaction, text);
-          if (joined !== undefined) {
-            const s = scoreInjection(joined, enabled, 0, channel);
-            if (s.score >= options.threshold) {
+          const before = previous.get(interaction);
+          if (before !== undefined && before.tail !== text.slice(-ACROSS_RESULTS)) {
+            const s = scoreInjection(`${before.tail}\n\n${withoutHeaders(text).slice(0, ACROSS_RESULTS)}`, enabled, 0, channel);
+            // Only what the join itself reads counts (a finding stronger than either piece gave): two ordinary
+            // results' weak findings must not add up to an alarm.
+            const emergent = s.findings.filter((f) => f.weight > Math.max(before.weights.get(f.signal) ?? 0, weightOf(best, f.signal)));
+            const score = noisyOr(emergent);
+            if (score >= options.threshold) {
               hit = true;
-              best = { score: s.score, findings: s.findings.map((f) => ({ ...f, detail: `${f.detail} (read with the previous result)` })) };
+              best = { score, findings: emergent.map((f) => ({ ...f, detail: `${f.detail} (read with the previous result)` })) };
               bestField = 'content';
             }
           }
         }
         // A result that is refused never reaches the model: only what passed is remembered.
-        if (!hit) previous.remember(interaction, text);
+        if (!hit) previous.remember(interaction, text, best);
       }
       if (!hit && fields.cut !== undefined) return { value: 'unknown', score: best.score, evidence: `injection: ${fields.cut}; below threshold in the part read` };
       const evidence = best.findings.length
