@@ -43,6 +43,8 @@ beforeAll(async () => {
     },
     policy: join(ROOT, 'policies', 'default'),
     store: join(sb.dir, 'state.db'),
+    // initialize waits for discovery so the instructions are known; a loaded machine may take longer than 10 s.
+    discovery_timeout_ms: 90_000,
   });
   const transport = new StdioClientTransport({
     command: process.execPath,
