@@ -56,21 +56,27 @@ export interface KindRow {
    * server asks or tells the client), or between agents. A side field (`meta`) is read with what travels the same way.
    */
   direction: 'to_server' | 'to_client' | 'between_agents';
+  /**
+   * How the injection detector reads its text: `instructions` when giving the model orders is what the text is for
+   * (a message, a call's arguments, the messages of a prompt the user picked), so orders alone weigh less there;
+   * `data` otherwise (results, resources, what a server asks of the client), where an order is suspect.
+   */
+  reads_as: 'instructions' | 'data';
 }
 
 export const KINDS: Readonly<Record<InteractionKind, KindRow>> = {
-  tool_call: { role: 'action', label: 'tool call', method: 'tools/call', holdable: true, redactable: false, direction: 'to_server' },
-  tool_result: { role: 'result', label: 'tool result', method: 'tools/call', holdable: false, redactable: true, direction: 'to_client' },
-  resource_request: { role: 'action', label: 'resource request', method: 'resources/read', holdable: true, redactable: false, direction: 'to_server' },
-  resource_result: { role: 'result', label: 'resource result', method: 'resources/read', holdable: false, redactable: true, direction: 'to_client' },
-  prompt_request: { role: 'action', label: 'prompt request', method: 'prompts/get', holdable: true, redactable: false, direction: 'to_server' },
-  prompt_result: { role: 'result', label: 'prompt result', method: 'prompts/get', holdable: false, redactable: true, direction: 'to_client' },
-  message: { role: 'message', label: 'message', method: 'tools/call guard_check_message', holdable: true, redactable: false, direction: 'between_agents' },
-  sampling_request: { role: 'sampling', label: 'sampling request', method: 'sampling/createMessage', holdable: false, redactable: false, direction: 'to_client' },
-  elicitation_request: { role: 'elicitation', label: 'elicitation request', method: 'elicitation/create', holdable: false, redactable: false, direction: 'to_client' },
-  elicitation_result: { role: 'elicitation', label: 'elicitation answer', method: 'elicitation/create', holdable: false, redactable: false, direction: 'to_server' },
-  sampling_result: { role: 'sampling', label: 'sampling reply', method: 'sampling/createMessage', holdable: false, redactable: false, direction: 'to_server' },
-  log_message: { role: 'result', label: 'log message', method: 'notifications/message', holdable: false, redactable: true, direction: 'to_client' },
+  tool_call: { role: 'action', label: 'tool call', method: 'tools/call', holdable: true, redactable: false, direction: 'to_server', reads_as: 'instructions' },
+  tool_result: { role: 'result', label: 'tool result', method: 'tools/call', holdable: false, redactable: true, direction: 'to_client', reads_as: 'data' },
+  resource_request: { role: 'action', label: 'resource request', method: 'resources/read', holdable: true, redactable: false, direction: 'to_server', reads_as: 'data' },
+  resource_result: { role: 'result', label: 'resource result', method: 'resources/read', holdable: false, redactable: true, direction: 'to_client', reads_as: 'data' },
+  prompt_request: { role: 'action', label: 'prompt request', method: 'prompts/get', holdable: true, redactable: false, direction: 'to_server', reads_as: 'data' },
+  prompt_result: { role: 'result', label: 'prompt result', method: 'prompts/get', holdable: false, redactable: true, direction: 'to_client', reads_as: 'instructions' },
+  message: { role: 'message', label: 'message', method: 'tools/call guard_check_message', holdable: true, redactable: false, direction: 'between_agents', reads_as: 'instructions' },
+  sampling_request: { role: 'sampling', label: 'sampling request', method: 'sampling/createMessage', holdable: false, redactable: false, direction: 'to_client', reads_as: 'data' },
+  elicitation_request: { role: 'elicitation', label: 'elicitation request', method: 'elicitation/create', holdable: false, redactable: false, direction: 'to_client', reads_as: 'data' },
+  elicitation_result: { role: 'elicitation', label: 'elicitation answer', method: 'elicitation/create', holdable: false, redactable: false, direction: 'to_server', reads_as: 'data' },
+  sampling_result: { role: 'sampling', label: 'sampling reply', method: 'sampling/createMessage', holdable: false, redactable: false, direction: 'to_server', reads_as: 'data' },
+  log_message: { role: 'result', label: 'log message', method: 'notifications/message', holdable: false, redactable: true, direction: 'to_client', reads_as: 'data' },
 };
 
 /** Whether a predicate of this scope speaks about this kind: `any` about all, otherwise the kind's role. */

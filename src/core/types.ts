@@ -317,6 +317,8 @@ export const DecisionDetailSchema = z.strictObject({
   flow: z.unknown().optional(),
   /** The untrusted read a held or denied call was steered by (docs/provenance.md). */
   provenance: SteeringSchema.optional(),
+  /** A refusal for rate (source `rate`): how long to wait before the same request may pass. */
+  retryAfterMs: z.number().int().positive().optional(),
 });
 export type DecisionDetail = z.infer<typeof DecisionDetailSchema>;
 

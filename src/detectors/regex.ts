@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineDetector } from './registry.js';
+import { negatedAt } from './negation.js';
 import { FieldSelectorSchema, compileRegex, configError, fromFindings, cutOrNo, inspectedFields, mask, MAX_SPANS, type Finding } from './common.js';
 
 /**
@@ -9,6 +10,8 @@ import { FieldSelectorSchema, compileRegex, configError, fromFindings, cutOrNo, 
  *   `DetectorConfigError`).
  * - `flags`: any of `i m s u v` (each once; `u` and `v` exclusive). `g` is added internally.
  * - `field`: selector (default `any`). A missing field means nothing to see: `false`.
+ * - `skip_negated`: a match governed by a negation of giving in its clause ("do not give us your PIN") is not
+ *   counted (default false).
  *
  * Every field is inspected to its end (up to `MAX_TOTAL_CHARS`, 16 MiB in all; beyond it, nothing found is `unknown`). Evidence shows the match masked (a pattern
  * may well catch secrets); spans cover every match (up to 100).
@@ -22,6 +25,11 @@ export const RegexOptionsSchema = z.strictObject({
     .regex(/^[imsuv]*$/, 'flags may contain only i, m, s, u, v')
     .optional(),
   field: FieldSelectorSchema.default('any'),
+  /**
+   * Skip a match a negation of giving governs in its own clause ("do not give us your PIN" warns, it does not ask;
+   * see negation.ts). For patterns that model a request for the thing they name.
+   */
+  skip_negated: z.boolean().default(false),
 });
 export type RegexOptions = z.infer<typeof RegexOptionsSchema>;
 
@@ -42,6 +50,7 @@ export const regexDetector = defineDetector({
         re.lastIndex = 0;
         for (const m of f.text.matchAll(re)) {
           const start = m.index;
+          if (opts.skip_negated && negatedAt(f.text, start)) continue;
           findings.push({ kind: 'match', field: f.field, start, end: start + m[0].length, shown: mask(m[0]) });
           if (findings.length >= MAX_SPANS) break;
         }

@@ -16,7 +16,7 @@ export const GUARD_DEFAULTS = {
     alpha: 0.6,
     level_bounds: [0.15, 0.35, 0.55, 0.8] as [number, number, number, number],
     burst_window_ms: 10_000,
-    burst_threshold: 150,
+    burst_threshold: 600,
     severity_risk: { low: 0.2, medium: 0.45, high: 0.75, critical: 1 },
     quarantine: true,
   },
@@ -55,9 +55,9 @@ export const WatcherOptionsSchema = z.strictObject({
   /** Sliding window of the burst analysis. */
   burst_window_ms: z.number().int().positive().default(D.watcher.burst_window_ms),
   /**
-   * Requests (calls, messages, read requests; results are not counted again) in the window an agent may make
-   * before the rate counts as risk; risk is 1 at twice this. 150 in 10 s: a coding agent at 10 calls a second for
-   * minutes stays below it, a flood of 30+ a second does not.
+   * Requests (calls, messages, read requests; results are not counted again) in the window an agent may make; the
+   * ones above it are refused with a retry-after (slowed, not scored: rate is not threat). 600 in 10 s: a scripted
+   * client at 50 calls a second is not slowed, a runaway loop at 60+ a second is (docs/proxying.md).
    */
   burst_threshold: z.number().int().positive().default(D.watcher.burst_threshold),
   /** Risk of a violation of each severity (enforced or not: an attempt is evidence). */

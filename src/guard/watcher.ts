@@ -3,9 +3,10 @@ import { WatcherOptionsSchema, type OptionsInput, type WatcherOptions } from './
 
 /**
  * The threat watcher (QuadSentinel §4.2): a score τ(agent) ∈ [0, 1] updated after every interaction by
- * τ ← α·τ + (1−α)·risk, where risk comes from the violations' severity, injection evidence and the agent's
- * request rate over a sliding window (Sentinel Agents' burst analysis, 10 s by default). τ maps to a level 0–4;
- * a higher level widens the tracker's k and lowers the referee's denial threshold; level 4 quarantines.
+ * τ ← α·τ + (1−α)·risk, where risk comes from the violations' severity and injection evidence. τ maps to a level
+ * 0–4; a higher level widens the tracker's k and lowers the referee's denial threshold; level 4 quarantines. The
+ * agent's request rate over a sliding window (10 s by default) is measured here too, but it is not threat: a burst
+ * is slowed (stages/rate-limit.ts), never scored.
  */
 
 /** What the watcher sees of one interaction. */
@@ -52,15 +53,16 @@ export class ThreatWatcher {
     this.options = WatcherOptionsSchema.parse(options);
   }
 
-  /** Risk of one interaction in [0, 1]: the strongest of severity, injection and burst evidence. */
+  /**
+   * Risk of one interaction in [0, 1]: the strongest of severity and injection evidence. The rate is not risk: a
+   * burst (`burst`) is slowed by the rate-limit stage (a refusal with a retry-after), never scored.
+   */
   riskOf(evidence: ThreatEvidence, rate: number): { risk: number; burst: boolean } {
     const o = this.options;
     let risk = 0;
     for (const s of evidence.violations) risk = Math.max(risk, o.severity_risk[s]);
     risk = Math.max(risk, Math.min(1, Math.max(0, evidence.injectionScore)));
-    const burst = rate > o.burst_threshold;
-    if (burst) risk = Math.max(risk, Math.min(1, (rate - o.burst_threshold) / o.burst_threshold));
-    return { risk, burst };
+    return { risk, burst: rate > o.burst_threshold };
   }
 
   /** τ ← α·τ + (1−α)·risk given the previous τ and the agent's request `rate` in the window. Pure. */

@@ -32,6 +32,7 @@ export function decisionPayload(d: Decision): Record<string, unknown> {
     auditId: d.auditId,
     policy: d.policy,
     ...(d.detail.approval !== undefined ? { approval: d.detail.approval } : {}),
+    ...(d.detail.retryAfterMs !== undefined ? { retryAfterMs: d.detail.retryAfterMs } : {}),
   };
 }
 
@@ -53,10 +54,13 @@ export const DEFAULT_REMEDIATION = 'do not retry this as is; choose a different 
  */
 export function denialText(d: Decision, s: DenialSubject): string {
   const held = d.detail.approval !== undefined;
+  const slowed = d.detail.retryAfterMs !== undefined;
   const subject = [s.what, s.name].filter((x) => x.length > 0).join(' ');
   const lines = [held
     ? `Held for approval by QuadGuard: the ${subject} needs a person's approval.`
-    : `Blocked by QuadGuard: the ${subject} was not allowed.`];
+    : slowed
+      ? `Slowed by QuadGuard: the ${subject} was not carried out; retry after ${d.detail.retryAfterMs} ms.`
+      : `Blocked by QuadGuard: the ${subject} was not allowed.`];
   let why = d.rationale.replace(/^(Denied by policy|Held for approval by QuadGuard): /, '').trim();
   why = why.charAt(0).toUpperCase() + why.slice(1);
   const unnamedRules = d.rules.filter((r) => !why.includes(`\`${r}\``));
@@ -99,9 +103,13 @@ export function protocolError(code: number, message: string, data?: unknown): Mc
   return err;
 }
 
-/** A denied resources/read or prompts/get as an `McpError` with a self-contained message and the decision in `data`. */
+/**
+ * A denied resources/read or prompts/get as an `McpError` with a self-contained message and the decision in `data`;
+ * a refusal for rate also carries `data.retryAfterMs`.
+ */
 export function requestDenialError(d: Decision, s: DenialSubject): McpError {
-  return protocolError(GUARD_DENIED_CODE, denialText(d, s), { [DECISION_META_KEY]: decisionPayload(d) });
+  const retry = d.detail.retryAfterMs !== undefined ? { retryAfterMs: d.detail.retryAfterMs } : {};
+  return protocolError(GUARD_DENIED_CODE, denialText(d, s), { [DECISION_META_KEY]: decisionPayload(d), ...retry });
 }
 
 /**

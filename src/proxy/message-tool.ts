@@ -49,6 +49,7 @@ export function messageResult(d: Decision, recipient?: string): CallToolResult {
     violated_rules: d.rules,
     witness: d.witness,
     threat_level: d.threatLevel ?? 0,
+    ...(d.detail.retryAfterMs !== undefined ? { retry_after_ms: d.detail.retryAfterMs } : {}),
     // The same one message every other surface shows for a denial (src/proxy/denial.ts).
     ...(d.decision === 'deny' ? { message: denialText(d, { what: 'message', name: recipient ? `to ${recipient}` : '' }) } : {}),
   };

@@ -121,7 +121,7 @@ export const PAGE_HTML = `<!doctype html>
     <section id="quarantine-section" aria-labelledby="quarantine-h"><h2 id="quarantine-h">Quarantined agents</h2><ul class="items" id="quarantined"></ul><p class="empty" id="quarantined-empty">none</p></section>
     <section id="pins-section" aria-labelledby="pins-h"><h2 id="pins-h">Changed tools awaiting approval</h2><ul class="items" id="pins"></ul><p class="empty" id="pins-empty">none</p></section>
     <section id="threat-section" aria-labelledby="threat-h"><h2 id="threat-h">Threat level by agent</h2>
-      <p class="legend"><b>τ (tau)</b>: an agent's threat score, 0 to 1, raised by policy violations, injected content and request bursts, and decaying while it behaves. Its <b>level</b> 0–4 is τ in bands (green 0–1, amber 2, red 3–4); at level 4 the agent is quarantined until a person releases it. All charts share one time axis (UTC); the level holds until the next change.</p>
+      <p class="legend"><b>τ (tau)</b>: an agent's threat score, 0 to 1, raised by policy violations and injected content (request bursts are slowed, not scored), and decaying while it behaves. Its <b>level</b> 0–4 is τ in bands (green 0–1, amber 2, red 3–4); at level 4 the agent is quarantined until a person releases it. All charts share one time axis (UTC); the level holds until the next change.</p>
       <p class="legend">Vertical axis: threat level 0–4. Horizontal axis: time (UTC), the same for every agent.</p><div id="threat"></div><p class="empty" id="threat-empty">no agents yet</p></section>
   </div>
   <section id="decisions-section" aria-labelledby="decisions-h"><h2 id="decisions-h">Decisions (times in UTC)</h2>

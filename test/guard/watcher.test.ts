@@ -32,8 +32,18 @@ describe('threat watcher burst analysis', () => {
   it('leaves a coding agent at 10 calls a second for a minute at level 0 (call and result count once)', () => {
     expect(drive(new ThreatWatcher(), 'coder', 10, 60, true)).toBe(0);
   });
-  it('still quarantines a flood (40 calls a second)', () => {
-    expect(drive(new ThreatWatcher(), 'flooder', 40, 20, true)).toBe(4);
+  it('never raises the level for rate alone: a flood of 200 calls a second for a minute stays at level 0, flagged as a burst', () => {
+    expect(drive(new ThreatWatcher(), 'flooder', 200, 60, true)).toBe(0);
+    const update = watch(new ThreatWatcher({ burst_threshold: 10 }));
+    let last = update('f', 0, { violations: [], injectionScore: 0, now: 0 });
+    for (let t = 1; t <= 20; t++) last = update('f', 0, { violations: [], injectionScore: 0, now: t });
+    expect(last).toMatchObject({ burst: true, level: 0, tau: 0 });
+  });
+  it('still raises the level on threat evidence (violations, injections)', () => {
+    const w = new ThreatWatcher();
+    let tau = 0;
+    for (let i = 0; i < 10; i++) tau = w.score(tau, { violations: ['critical'], injectionScore: 0, now: i }, 1).tau;
+    expect(w.score(tau, { violations: [], injectionScore: 0.9, now: 11 }, 1).level).toBe(4);
   });
   it('does not count a result as a request', () => {
     const update = watch(new ThreatWatcher());

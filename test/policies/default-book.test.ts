@@ -74,6 +74,7 @@ describe('default policy book: structure', () => {
       'no-private-data-in-requests',
       'no-harmful-assistance',
       'no-secret-elicitation',
+      'no-injection-in-elicitation',
       'no-injection-in-sampling',
       'no-secret-in-elicitation-answer',
       'no-private-data-in-elicitation-answer',

@@ -8,10 +8,13 @@ import { directive, isInstructional, isToolDescription } from './imperative.js';
 import { type Finding, findHints, matchFamily, PHRASE_SIGNALS } from './phrases.js';
 import { shortcuts } from './shortcuts.js';
 import { toolHijack } from './tool-poison.js';
+import { exfiltrationRequest } from './exfiltration.js';
+import { recordReadings } from './records.js';
 import { foldConfusables } from './confusables.js';
 import { defineDetector } from '../registry.js';
 import type { DetectorResult } from '../types.js';
 import type { Interaction } from '../../core/types.js';
+import { isResultKind, KINDS } from '../../core/kinds.js';
 
 /**
  * `injection`: prompt-injection heuristics for messages, tool results, resource contents and tool descriptions.
@@ -57,7 +60,15 @@ const INSTRUCTIONAL_FACTOR = 0.55;
  * Signals suited to tool descriptions (tool-poisoning scans): descriptions legitimately tell the model how to use
  * the tool, in the imperative, and what to put in its answer, so these stay off.
  */
-const NOT_FOR_TOOL_DESCRIPTIONS: ReadonlySet<InjectionSignal> = new Set(['answer_directive', 'code_payload', 'embedded_task', 'directive']);
+const NOT_FOR_TOOL_DESCRIPTIONS: ReadonlySet<InjectionSignal> = new Set(['answer_directive', 'code_payload', 'embedded_task', 'directive', 'addressed_to_ai']);
+/**
+ * Signals for what a server writes to the model by design (its instructions; tool, prompt and resource
+ * descriptions; completion values): they read what works against the user (overriding the user or earlier
+ * instructions, secrecy from the user, fake system markers, hidden or encoded text, exfiltration and credential-file
+ * actions, tool hijacking), never that the text speaks to the model, which is what such text is for. The
+ * address-shaped families (`addressed_to_ai`, `directive`, `answer_directive`, `embedded_task`, `code_payload`)
+ * stay off.
+ */
 export const TOOL_DESCRIPTION_SIGNALS: readonly InjectionSignal[] = INJECTION_SIGNALS.filter((s) => !NOT_FOR_TOOL_DESCRIPTIONS.has(s));
 
 /**
@@ -124,6 +135,7 @@ function scoreWindow(text: string, enabled: ReadonlySet<InjectionSignal>, depth:
   if (enabled.has('code_payload')) push(findings, codePayload(visible));
   if (enabled.has('embedded_task')) push(findings, embeddedTask(visible));
   if (enabled.has('tool_hijack')) push(findings, toolHijack(visible));
+  if (enabled.has('action_command')) push(findings, exfiltrationRequest(visible));
   const order = enabled.has('directive') ? directive(visible) : undefined;
   if (order) findings.push({ signal: order.signal, detail: order.detail, weight: order.weight });
   // An order aimed at an AI stands out even in a how-to; other context-dependent findings are weighed down there.
@@ -143,6 +155,14 @@ function scoreWindow(text: string, enabled: ReadonlySet<InjectionSignal>, depth:
       }
     }
     if (unread !== undefined && !findings.some((f) => f.signal === 'encoded_payload')) findings.push({ signal: 'encoded_payload', detail: `unread: ${unread}`, weight: 0.7 });
+  }
+  // A record's fields read together (a mail's subject and body): what its pieces carry only as one order counts.
+  if (depth === 0) {
+    const records = recordReadings(visible);
+    if (records !== '') {
+      const together = scoreWindow(records, enabled, depth + 1, channel);
+      if (together.score > combine(findings)) for (const f of together.findings) findings.push({ ...f, detail: `${f.detail} (fields of one record read together)` });
+    }
   }
   // Sentences stay inside: callers get signals and details, never the text that carried them.
   return { score: combine(findings), findings: strongestPerSignal(findings).map(({ sentence: _s, ...f }) => f) };
@@ -202,9 +222,9 @@ export function signalsKeyOf(enabled: ReadonlySet<InjectionSignal>): string {
   return [...enabled].sort().join(',');
 }
 
-/** Who gives orders in an interaction's text: a message or a call is read as instructions, the rest as data. */
+/** Who gives orders in an interaction's text (the kinds table's `reads_as`). */
 export function channelOf(kind: Interaction['kind']): InjectionChannel {
-  return kind === 'message' || kind === 'tool_call' ? 'instructions' : 'data';
+  return KINDS[kind].reads_as;
 }
 
 /**
@@ -234,6 +254,41 @@ function scoreOnce(text: string, enabled: ReadonlySet<InjectionSignal>, key: str
   return result;
 }
 
+const weightOf = (s: InjectionScore, signal: string): number => s.findings.find((f) => f.signal === signal)?.weight ?? 0;
+const noisyOr = (findings: readonly Finding[]): number => Math.round((1 - findings.reduce((keep, f) => keep * (1 - f.weight), 1)) * 1000) / 1000;
+
+/** A text without its leading header block ("Key: value" lines up to a blank line), when it has one. */
+function withoutHeaders(text: string): string {
+  const m = /^(?:[ \t]*[A-Za-z][\w-]{0,30}[ \t]*:[^\n]{0,300}\n){2,20}[ \t]*\n/.exec(text);
+  return m ? text.slice(m[0].length) : text;
+}
+
+/** How much of the previous result (its end) and of this one (its start) are read together. */
+const ACROSS_RESULTS = 2_000;
+const SESSIONS_KEPT = 4_096;
+
+/**
+ * The end of the last result each session (agent and session) was given, so an injection split over two results
+ * is read as one text. Per detector and per process (replicas each keep their own); bounded: the oldest session is
+ * let go past `SESSIONS_KEPT`.
+ */
+class PreviousResults {
+  private readonly tails = new Map<string, { tail: string; weights: Map<string, number> }>();
+  private key(i: Interaction): string {
+    return `${i.agent}\u0000${i.session ?? ''}`;
+  }
+  /** The session's last result: its end, and the weight of each signal it gave alone. */
+  get(i: Interaction): { tail: string; weights: Map<string, number> } | undefined {
+    return this.tails.get(this.key(i));
+  }
+  remember(i: Interaction, text: string, score: InjectionScore): void {
+    const key = this.key(i);
+    this.tails.delete(key);
+    if (this.tails.size >= SESSIONS_KEPT) this.tails.delete(this.tails.keys().next().value as string);
+    this.tails.set(key, { tail: text.slice(-ACROSS_RESULTS), weights: new Map(score.findings.map((f) => [f.signal, f.weight])) });
+  }
+}
+
 export const injectionDetector = defineDetector({
   type: 'injection',
   summary: 'prompt-injection heuristics (overrides, role markers, hidden text, encoded payloads, task hijacking); true when score ≥ threshold',
@@ -246,6 +301,7 @@ export const injectionDetector = defineDetector({
     }
     const enabled: ReadonlySet<InjectionSignal> = new Set(options.signals ?? CONTENT_SIGNALS);
     const signalsKey = signalsKeyOf(enabled);
+    const previous = new PreviousResults();
     return function injection(interaction): DetectorResult {
       const fields = inspectedFields(interaction, options.field);
       // Nothing to read: no injection can be carried, which is a decided "false" (not "unknown").
@@ -260,7 +316,28 @@ export const injectionDetector = defineDetector({
           bestField = f.field;
         }
       }
-      const hit = best.score >= options.threshold;
+      let hit = best.score >= options.threshold;
+      // Over two results: the tail of the session's last result and the head of this one, read as one text.
+      if (isResultKind(interaction.kind) && fields.length > 0) {
+        const text = fields.map((f) => f.text).join('\n');
+        if (!hit) {
+          const before = previous.get(interaction);
+          if (before !== undefined && before.tail !== text.slice(-ACROSS_RESULTS)) {
+            const s = scoreInjection(`${before.tail}\n\n${withoutHeaders(text).slice(0, ACROSS_RESULTS)}`, enabled, 0, channel);
+            // Only what the join itself reads counts (a finding stronger than either piece gave): two ordinary
+            // results' weak findings must not add up to an alarm.
+            const emergent = s.findings.filter((f) => f.weight > Math.max(before.weights.get(f.signal) ?? 0, weightOf(best, f.signal)));
+            const score = noisyOr(emergent);
+            if (score >= options.threshold) {
+              hit = true;
+              best = { score, findings: emergent.map((f) => ({ ...f, detail: `${f.detail} (read with the previous result)` })) };
+              bestField = 'content';
+            }
+          }
+        }
+        // A result that is refused never reaches the model: only what passed is remembered.
+        if (!hit) previous.remember(interaction, text, best);
+      }
       if (!hit && fields.cut !== undefined) return { value: 'unknown', score: best.score, evidence: `injection: ${fields.cut}; below threshold in the part read` };
       const evidence = best.findings.length
         ? `${bestField}: score ${best.score.toFixed(2)} (${best.findings.map((f) => `${f.signal}: ${f.detail}`).join('; ')})`

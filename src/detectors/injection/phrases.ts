@@ -118,11 +118,18 @@ const ROLE_MARKER: Omit<WeightedPattern, 'hint' | 'hintIds'>[] = [
 ];
 
 const AI_NOUN = '(?:AI|A\\.I\\.|assistant|model|agent|LLM|language model|chatbot|bot|GPT|copilot)';
+const VOCATIVE_HEAD = '(?:note to|message (?:for|to)|instructions? (?:for|to)|important for)(?: the)?';
 
 const ADDRESSED_TO_AI: Omit<WeightedPattern, 'hint' | 'hintIds'>[] = [
   { re: new RegExp(`\\b(?:to|for)\\s+you,?\\s+the\\s+(?:AI\\s+)?${AI_NOUN}\\b`, 'i'), weight: 0.75, detail: 'to you, the assistant' },
+  // A vocative, not a mention: "dear/hey/attention AI" anywhere; "note/message/instructions for the AI" as a heading
+  // (at a line or sentence start, after a determiner, or followed by a colon or comma), not as the object of a
+  // sentence that talks about the model ("the client passed the server instructions to the LLM").
   {
-    re: new RegExp(`\\b(?:dear|hey|attention|note to(?: the)?|message (?:for|to)(?: the)?|instructions? (?:for|to)(?: the)?|important for(?: the)?)\\s+(?:AI\\s+)?${AI_NOUN}s?\\b`, 'i'),
+    re: new RegExp(
+      `\\b(?:dear|hey|attention)\\s+(?:AI\\s+)?${AI_NOUN}s?\\b|(?:^|[\\n([<*#>:.!?]\\s*|\\b(?:an?|this|the|my|our)\\s+(?:(?:important|urgent|special|short|quick|private)\\s+)?)${VOCATIVE_HEAD}\\s+(?:AI\\s+)?${AI_NOUN}s?\\b|\\b${VOCATIVE_HEAD}\\s+(?:AI\\s+)?${AI_NOUN}s?\\s*[:,;\u2014\u2013-]`,
+      'i',
+    ),
     weight: 0.7,
     detail: 'vocative to the AI',
   },

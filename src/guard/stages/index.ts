@@ -6,6 +6,7 @@ import { holds } from './holds.js';
 import { modelExpansion } from './model-expansion.js';
 import { quarantine } from './quarantine.js';
 import { quarantineGate } from './quarantine-gate.js';
+import { rateLimit } from './rate-limit.js';
 import { audit, observe, stamp } from './record.js';
 import { redaction } from './redaction.js';
 import { referee } from './referee.js';
@@ -18,7 +19,7 @@ import { watcher } from './watcher.js';
  * The guard pipeline as an ordered list of named stages over one context (QuadSentinel Algorithm 1):
  *
  *   flowInspect → quarantineGate → tracking (tracker + verifier) → modelExpansion → watcher → threatStep
- *   → quarantine → referee → holds → redaction → stickyCommit → flowAnnotate → observe → stamp → audit
+ *   → quarantine → rateLimit → referee → holds → redaction → stickyCommit → flowAnnotate → observe → stamp → audit
  *   → flowRecord
  *
  * The watcher runs after the verifier because its risk is the violations' severity; the tracker's budget uses
@@ -33,6 +34,7 @@ export const GUARD_STAGES: readonly Stage[] = [
   watcher,
   threatStep,
   quarantine,
+  rateLimit,
   referee,
   holds,
   redaction,

@@ -13,9 +13,8 @@ export const quarantine: Stage = {
     if (threat.level < 4 || !env.watcher.options.quarantine) return;
     const i = ctx.interaction;
     const violated = need(ctx.outcomes, 'the outcomes').filter((o) => o.status === 'violated');
-    const reason = threat.burst
-      ? `request burst: ${threat.rate} requests in ${env.watcher.options.burst_window_ms / 1000} s`
-      : `threat level 4 after violations of ${violated.map((o) => o.id).join(', ') || 'the policy'}`;
+    // The rate never raises τ (stages/rate-limit.ts): the reason is always the threat evidence.
+    const reason = violated.length > 0 ? `threat level 4 after violations of ${violated.map((o) => o.id).join(', ')}` : 'threat level 4 after violations of the policy and injected content';
     await env.store.state.quarantine(i.agent, reason);
     env.log.warn({ agent: i.agent, reason }, 'agent quarantined');
     ctx.decision = makeDecision({

@@ -21,12 +21,13 @@ describe('stage quarantine (threat level 4)', () => {
     expect((await env.store.state.getThreat('assistant')).quarantined).toBe(true);
   });
 
-  it('names a burst as the reason', async () => {
+  it('names the threat evidence as the reason, never the rate (rate is not threat)', async () => {
     env = await envFor();
     const ctx = await through(env, violating, [quarantineGate, tracking, watcher]);
     ctx.threat = { tau: 0.9, level: 4, burst: true, rate: 99 };
     await quarantine.run(ctx, env);
-    expect(ctx.decision?.rationale).toMatch(/request burst: 99 requests in 10 s/);
+    expect(ctx.decision?.rationale).toMatch(/threat level 4 after violations of .*no-delete-outside-sandbox/);
+    expect(ctx.decision?.rationale).not.toMatch(/burst/);
   });
 
   it('does nothing below level 4, or with quarantine turned off', async () => {

@@ -1,0 +1,40 @@
+/**
+ * One record read as one text: a mail's subject and its body are fields of one message, and an order split
+ * between them ("Subject: Assistant, an urgent task" / "Forward every message to …") is one order. The sentence
+ * readers stop at a field's border (a quote, a line, a header), so the scorer also reads each record as
+ * "<subject> — <body>" (a dash, not a stop: "Note. Forward …" would read the subject as a label): in JSON or Python-literal results (`"subject": "…", … "body": "…"`) and in plain-text mail
+ * (a `Subject:` header, then the body after the headers). Bounded: at most `MAX_RECORDS` records, each field cut.
+ */
+const MAX_RECORDS = 20;
+const MAX_HEAD = 300;
+const MAX_BODY = 2000;
+/** How far after a subject its body may start (other fields between them: from, date, id). */
+const BODY_REACH = 1500;
+
+const Q = `["']`;
+const VALUE = (max: number) => `${Q}((?:[^"'\\\\\\n]|\\\\.|(?<=\\w)'(?=\\w)){1,${max}})${Q}`;
+const HEAD_FIELD = new RegExp(`${Q}(?:subject|title|headline|topic)${Q}\\s*:\\s*${VALUE(MAX_HEAD)}`, 'gi');
+const BODY_FIELD = new RegExp(`${Q}(?:body|content|text|message|snippet|preview|description)${Q}\\s*:\\s*${VALUE(MAX_BODY)}`, 'i');
+const MAIL_SUBJECT = /^[ \t]*subject[ \t]*:[ \t]*(.{1,300})$/gim;
+
+/** The records of `text` read across their fields, one per line pair; '' when it has none. */
+export function recordReadings(text: string): string {
+  const out: string[] = [];
+  for (const m of text.matchAll(HEAD_FIELD)) {
+    if (out.length >= MAX_RECORDS) break;
+    const after = text.slice(m.index + m[0].length, m.index + m[0].length + BODY_REACH + MAX_BODY);
+    const body = BODY_FIELD.exec(after);
+    if (body && body.index <= BODY_REACH) out.push(`${unescape(m[1] as string)} — ${unescape(body[1] as string)}`);
+  }
+  for (const m of text.matchAll(MAIL_SUBJECT)) {
+    if (out.length >= MAX_RECORDS) break;
+    const rest = text.slice(m.index + m[0].length);
+    // The body starts after the headers' blank line (or right after the subject line when there is none).
+    const blank = /\n[ \t]*\n/.exec(rest);
+    const body = (blank && blank.index < BODY_REACH ? rest.slice(blank.index + blank[0].length) : rest).slice(0, MAX_BODY).trim();
+    if (body) out.push(`${(m[1] as string).trim()} — ${body}`);
+  }
+  return out.join('\n\n');
+}
+
+const unescape = (s: string) => s.replace(/\\n/g, '\n').replace(/\\(["'\\])/g, '$1');
