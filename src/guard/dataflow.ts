@@ -48,6 +48,8 @@ const RECENT_READS = 4096;
 const REFRESH_MS = 60_000;
 /** Texts up to this many characters are keyed as they are, to find a recent read without fingerprinting them. */
 const TEXT_KEY_MAX_CHARS = 256 * 1024;
+/** The numbers of all fields read together as char codes (the fields' other readings are read one by one). */
+const CHAR_CODES_ONLY = { ...OUTGOING_READINGS, rows: ['char-codes'] as const, depth: 1 };
 /** Characters of a private read whose rot13, reversed and reversed-word forms are fingerprinted too. */
 const FORMS_MAX_CHARS = 64 * 1024;
 /** Normalised characters of what one identity sent through one field kept, to read pieces sent over many calls. */
@@ -284,7 +286,7 @@ export class DataFlowStage {
     if (raw.length > 1) {
       for (const v of read(texts.join('')).slice(1)) add(normaliseForFingerprint(v));
       // Numbers sent one per field (an array of char codes) are read together.
-      for (const v of read(texts.join(' ')).slice(1)) add(normaliseForFingerprint(v));
+      for (const v of readingsOf(texts.join(' '), CHAR_CODES_ONLY).views.slice(1)) add(normaliseForFingerprint(v));
     }
     // Pieces sent over many calls: each field's views joined to what this identity sent there before.
     for (const t of this.trailed(agent, destination, trailViews)) add(t);

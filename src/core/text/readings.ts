@@ -211,23 +211,66 @@ export function rot13(text: string): string {
   });
 }
 
+/** Base32 (RFC 4648) digit values by char code, either case; 255: not a digit. */
+const BASE32 = new Uint8Array(128).fill(255);
+for (let v = 0; v < 32; v++) {
+  const c = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.charCodeAt(v);
+  BASE32[c] = v;
+  if (v < 26) BASE32[c + 32] = v;
+}
+
+/**
+ * The matches of `/(?<![A-Za-z0-9])(?:[A-Z2-7]{16,}|[a-z2-7]{16,})={0,6}(?![A-Za-z0-9])/g` in one linear pass: whole
+ * runs of letters and digits, each all upper or all lower case base32 digits, 16 or more, with their padding.
+ */
+function base32Runs(s: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < s.length; ) {
+    if (!isAlnum(s.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    let j = i;
+    let upper = true;
+    let lower = true;
+    for (; j < s.length && isAlnum(s.charCodeAt(j)); j++) {
+      const c = s.charCodeAt(j);
+      const digit = c >= 50 && c <= 55;
+      if (!digit && !(c >= 65 && c <= 90)) upper = false;
+      if (!digit && !(c >= 97 && c <= 122)) lower = false;
+    }
+    let end = j;
+    while (end < s.length && end - j < 6 && s.charCodeAt(end) === 61) end++;
+    if ((upper || lower) && j - i >= 16 && !(end < s.length && isAlnum(s.charCodeAt(end)))) out.push(s.slice(i, end));
+    i = Math.max(end, i + 1);
+  }
+  return out;
+}
+
+function isAlnum(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
+
 /** Base32 (RFC 4648) of one run, or undefined when it is not text. */
 function base32Decoded(run: string): string | undefined {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  const bytes: number[] = [];
+  let end = run.length;
+  while (end > 0 && run.charCodeAt(end - 1) === 61) end--;
+  const bytes = Buffer.allocUnsafe(Math.floor((end * 5) / 8));
+  let n = 0;
   let bits = 0;
   let value = 0;
-  for (const ch of run.toUpperCase().replace(/=+$/, '')) {
-    const v = alphabet.indexOf(ch);
-    if (v < 0) return undefined;
-    value = (value << 5) | v;
+  for (let i = 0; i < end; i++) {
+    const c = run.charCodeAt(i);
+    const v = c < 128 ? BASE32[c]! : 255;
+    if (v === 255) return undefined;
+    value = ((value << 5) | v) & 0xfff;
     bits += 5;
     if (bits >= 8) {
-      bytes.push((value >>> (bits - 8)) & 0xff);
+      bytes[n++] = (value >>> (bits - 8)) & 0xff;
       bits -= 8;
     }
   }
-  const text = Buffer.from(bytes).toString('utf8');
+  const text = bytes.toString('utf8', 0, n);
   return texty(text) ? text : undefined;
 }
 
@@ -253,6 +296,9 @@ const HEX_BYTES = /(?:\\x|0x)[0-9a-fA-F]{2}(?:[\s,;]*(?:\\x|0x)[0-9a-fA-F]{2}){1
 function doubledShare(s: string): number {
   let pairs = 0;
   let total = 0;
+  // Pairs of the same character as the pair before (`AAAA`, `4444`) are a run, not doubled letters.
+  let prev = -1;
+  let repeats = 0;
   for (let i = 0; i < s.length; ) {
     const c = s.charCodeAt(i);
     const alnum = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c > 127;
@@ -262,14 +308,17 @@ function doubledShare(s: string): number {
     }
     if (s.charCodeAt(i + 1) === c) {
       pairs++;
+      if (c === prev) repeats++;
+      prev = c;
       total += 2;
       i += 2;
     } else {
+      prev = -1;
       total++;
       i++;
     }
   }
-  return total >= 16 ? (2 * pairs) / total : 0;
+  return total >= 16 && repeats < pairs / 2 ? (2 * pairs) / total : 0;
 }
 
 /**
@@ -343,7 +392,7 @@ export interface ReadingLimits {
   depth: number;
   /** Views (the text itself included) at most; one more is left unread. */
   maxViews: number;
-  /** Characters of all views together at most; a view beyond is left unread. */
+  /** Characters of all decoded views together at most, plus four times the text's length; a view beyond is left unread. */
   maxChars: number;
   /** Shortest base64 run decoded. */
   minBase64: number;
@@ -435,8 +484,8 @@ export const READINGS: readonly Reading[] = [
     mayApply: (t) => /[A-Z2-7]{16}|[a-z2-7]{16}/.test(t),
     decode(t, limits) {
       const out: string[] = [];
-      for (const m of t.matchAll(/(?<![A-Za-z0-9])(?:[A-Z2-7]{16,}|[a-z2-7]{16,})={0,6}(?![A-Za-z0-9])/g)) {
-        const d = base32Decoded(m[0].slice(0, limits.maxRun));
+      for (const run of base32Runs(t)) {
+        const d = base32Decoded(run.slice(0, limits.maxRun));
         if (d !== undefined) out.push(d);
       }
       return out;
@@ -510,6 +559,8 @@ export function readingsOf(s: string, limits: ReadingLimits): Readings {
   const names: Array<ReadingName | undefined> = [];
   const seen = new Set<string>();
   let chars = 0;
+  // Decodings are no longer than what they decode: the budget grows with the text, so a long text is read as a short one is.
+  const maxChars = limits.maxChars + 4 * s.length;
   let unread: string | undefined;
   const rows = limits.rows.map((n) => ROWS.get(n)!);
   const nesting = rows.filter((r) => r.nests);
@@ -517,14 +568,15 @@ export function readingsOf(s: string, limits: ReadingLimits): Readings {
   const applies = (r: Reading, text: string) => r.mayApply(text) && (limits.gate?.[r.name]?.(text) ?? true);
   const take = (text: string, name: ReadingName | undefined): boolean => {
     if (seen.has(text)) return false;
-    if (views.length >= limits.maxViews || chars + text.length > limits.maxChars) {
-      unread ??= `${name ?? 'a'} reading over the budget (${limits.maxViews} readings, ${limits.maxChars} characters)`;
+    // The text itself is always taken: the budget is for what the readings add.
+    if (name !== undefined && (views.length >= limits.maxViews || chars + text.length > maxChars)) {
+      unread ??= `${name ?? 'a'} reading over the budget (${limits.maxViews} readings, ${maxChars} characters)`;
       return false;
     }
     seen.add(text);
     views.push(text);
     names.push(name);
-    chars += text.length;
+    if (name !== undefined) chars += text.length;
     return true;
   };
   const visit = (text: string, depth: number, name: ReadingName | undefined) => {
