@@ -80,6 +80,8 @@ describe('default policy book: structure', () => {
       'no-private-data-in-elicitation-answer',
       'no-secret-in-sampling-reply',
       'no-private-data-in-sampling-reply',
+      'hold-untrusted-steering',
+      'hold-lethal-trifecta',
     ]);
   });
 
