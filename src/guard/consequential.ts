@@ -15,8 +15,9 @@ export const CONSEQUENTIAL_LABELS: ReadonlySet<CapabilityLabel> = new Set([
   'account_change',
   'code_execution',
   'deletion',
-  'file_write',
 ]);
+// Not `file_write`: reading a README or a page and then writing files is what coding agents do all day, and a write
+// is judged by where it goes (the book's sandbox and public-place rules), not by who mentioned writing.
 
 const VERBS: ReadonlyArray<[CapabilityLabel, RegExp]> = [
   ['payment', /^(?:pay|payment|payments|transfer|transfers|withdraw|deposit|purchase|buy|sell|trade|order|checkout|refund|donate|tip|money|transaction|invest|swap|mint)$/],

@@ -193,7 +193,7 @@ describe('server-filesystem through serve with the default policy: ordinary file
     await call('get_file_info', { path: join(sb.fsDir, 'a.txt') });
     await call('directory_tree', { path: sb.fsDir });
     await call('read_multiple_files', { paths: [join(sb.fsDir, 'a.txt'), join(sb.fsDir, 'notes', 'todo.md')] });
-    expect(readFileSync(join(sb.fsDir, 'notes', 'todo.md'), 'utf8')).toContain('buy oat milk');
     expect(refusals).toEqual([]);
+    expect(readFileSync(join(sb.fsDir, 'notes', 'todo.md'), 'utf8')).toContain('buy oat milk');
   }, 60_000);
 });
