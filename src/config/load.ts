@@ -129,9 +129,10 @@ function readTokenFile(file: string, whole = false): { token: string } | { probl
 /**
  * Reads a YAML or JSON config file (by extension; YAML otherwise) and validates it. Relative paths in it
  * (policy, policy_public_key, store, cwd, token files, and stdio servers' working folder) are resolved against
- * the file's folder. `tokens: false` skips agent tokens (stdio serving does not use them).
+ * the file's folder. `tokens: false` skips agent tokens (stdio serving does not use them); `servers` replaces the
+ * file's servers (`wrap --config`).
  */
-export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env, opts: { tokens?: boolean } = {}): LoadedConfig {
+export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env, opts: { tokens?: boolean; servers?: Record<string, unknown> } = {}): LoadedConfig {
   const path = resolve(file);
   let text: string;
   try {
@@ -145,5 +146,7 @@ export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
   } catch (err) {
     throw new ConfigError('config_parse_error', `${path} does not parse: ${(err as Error).message}`, { location: { file: path } });
   }
+  // `wrap --config`: the file's policy, store, agents and guard settings around the one server wrap was given.
+  if (opts.servers !== undefined && raw !== null && typeof raw === 'object' && !Array.isArray(raw)) raw = { ...raw, servers: opts.servers };
   return validateConfig(raw, { file: path, baseDir: dirname(path), env, ...(opts.tokens === false ? { tokens: false } : {}) });
 }
