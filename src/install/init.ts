@@ -16,7 +16,7 @@ export const INIT_AGENT = 'assistant';
 /**
  * The stdio agents init declares: \`local\` (serve's default) and one per client \`install\` knows, named as install
  * names them (\`--agent claude-code\`, …), so the README's client entries and installed entries start against this
- * config. test/install/readme-clients.test.ts checks the README uses only these names.
+ * config. test/e2e/readme-clients.test.ts checks the README uses only these names, and starts its entries.
  */
 export const INIT_STDIO_AGENTS = ['local', ...ClientNameSchema.options] as const;
 export const INIT_TOKEN_FILE = `.quadguard/${INIT_AGENT}.token`;
