@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { basename, join, resolve } from 'node:path';
 import YAML from 'yaml';
 import { PACKAGE_ROOT } from '../core/version.js';
@@ -77,11 +78,30 @@ export async function proxyGuardFor(config: Config, logger: Logger): Promise<Pro
   };
 }
 
+/**
+ * Fails before any server starts when the HTTP port is taken, naming the port and the flag that picks another
+ * (port 0, any free port, is never taken). The listener itself is opened later; a port taken in between still
+ * fails there.
+ */
+export async function checkPortFree(port: number, host: string): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') reject(new ConfigError('config_invalid', `port ${port} on ${host} is already in use (another quadguard serve?); stop that process, or pick another port: quadguard serve --http ${port === 65535 ? 8787 : port + 1}`));
+      else if (err.code === 'EACCES') reject(new ConfigError('config_invalid', `port ${port} on ${host} needs privileges this user lacks; pick a port above 1023: quadguard serve --http 8787`));
+      else reject(new ConfigError('config_invalid', `cannot listen on ${host}:${port}: ${err.message}`));
+    });
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
+}
+
 /** Starts the proxy for a loaded config, on stdio or HTTP, and stops it (and every child) on signals. */
 export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http?: number; host?: string; ui?: boolean; storeSource?: StoreSource }, logger: Logger): Promise<GuardedProxy> {
   // One line that says where everything is, so `audit`/`ui` can be pointed at the same store (see `quadguard status`).
   logger.info({ version: VERSION, config: loaded.file ?? null, store: loaded.config.store, storeFrom: opts.storeSource ?? 'config', policy: loaded.config.policy ?? null }, 'quadguard starting');
   if (opts.http === undefined) checkStdioAgent(opts.agent, Object.keys(loaded.config.agents));
+  else await checkPortFree(opts.http, opts.host ?? loaded.config.http.host);
   const configured = await proxyGuardFor(loaded.config, logger);
   const proxy = createProxy({
     config: loaded,
