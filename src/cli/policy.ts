@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { PolicyError } from '../core/errors.js';
 import { addCompileSubcommand } from './compile.js';
+import { addPolicyAddSubcommand } from './policy-add.js';
 import { AnyInteractionSchema, type Interaction } from '../core/types.js';
 import type { Explanation } from '../guard/explain.js';
 // The modules `policy check` needs, not the policy barrel (signing, explanation): loaded per command below.
@@ -159,4 +160,5 @@ export function registerPolicyCommands(program: Command): void {
     });
 
   addCompileSubcommand(policy);
+  addPolicyAddSubcommand(policy);
 }
