@@ -1,10 +1,10 @@
 /**
  * Messages a new user meets in the first hour (issue #28), through the built CLI: a taken HTTP port names the port
  * and the flag for another; `install` in a folder whose project file has no servers writes nothing and points to
- * `--scope user`.
+ * `--scope user`; `status --config` says which servers cannot start.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,5 +46,14 @@ describe('first-hour messages', () => {
       expect(r.stdout).toContain(`quadguard install --client ${client} --scope user --all`);
     }
     for (const f of ['.mcp.json', '.cursor/mcp.json', '.vscode/mcp.json']) expect(existsSync(join(dir, f))).toBe(false);
+  });
+
+  it('status --config names each server and whether it can start; one that cannot makes it exit 1', () => {
+    const cfg = join(dir, 'broken.yaml');
+    writeFileSync(cfg, 'servers:\n  broken:\n    command: no-such-mcp-server\n  ok:\n    command: node\n    args: [x.js]\n');
+    const r = cli(['status', '--config', cfg]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain('server:     broken: CANNOT START: "no-such-mcp-server" is not an executable file and not on PATH: fix servers.broken.command');
+    expect(r.stdout).toMatch(/server: {5}ok: can start: \S*node x\.js/);
   });
 });
