@@ -32,7 +32,7 @@ test "$(quadguard --version)" = "$(node -p "require('$ROOT/package.json').versio
 
 echo "== quadguard demo (from an empty folder)"
 quadguard demo > "$WORK/demo.txt"
-grep -q 'Blocked by QuadGuard' "$WORK/demo.txt" || { cat "$WORK/demo.txt"; echo "error: the demo shows no denial" >&2; exit 1; }
+grep -q '✗ DENY' "$WORK/demo.txt" || { cat "$WORK/demo.txt"; echo "error: the demo shows no denial" >&2; exit 1; }
 
 echo "== init, then one guarded call over stdio"
 quadguard init > /dev/null
