@@ -2,7 +2,7 @@ import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { ConfigError, PolicyError } from '../core/errors.js';
+import { ConfigError, LlmError, PolicyError } from '../core/errors.js';
 import type { LlmConfig } from '../llm/config.js';
 
 /**
@@ -24,6 +24,9 @@ export interface CompileCommandOptions {
   name?: string;
   timeoutMs?: string;
 }
+
+/** What works without a model, said wherever compile stops for the lack of one. */
+export const OFFLINE_HINT = 'Without a model: `quadguard policy add <book> "<sentence>"` compiles common rules offline (recipients limited to domains, paths limited to folders, a tool never called or always approved, a rate per tool, data from one server never sent to another), or write the rule in <book>/book.yaml yourself (README, "A first policy"); `quadguard policy check`, `explain` and `eval` need no model.';
 
 /** Compile runs offline and long answers are slow: the default per-attempt timeout of this command. */
 export const COMPILE_TIMEOUT_MS = 180_000;
@@ -61,7 +64,14 @@ export async function runCompile(policyFile: string, opts: CompileCommandOptions
   }
   const outDir = resolve(opts.out);
   const name = opts.name ?? sanitizeName(basename(outDir));
-  const { book, reviewSheet, usage } = await compilePolicy(client, markdown, { name, source: 'policy.md' });
+  let compiled: Awaited<ReturnType<typeof compilePolicy>>;
+  try {
+    compiled = await compilePolicy(client, markdown, { name, source: 'policy.md' });
+  } catch (err) {
+    if (err instanceof LlmError) throw new LlmError(err.code, `${err.message}\n${OFFLINE_HINT}`, { cause: err });
+    throw err;
+  }
+  const { book, reviewSheet, usage } = compiled;
   await mkdir(outDir, { recursive: true });
   const header = `# Compiled by \`quadguard policy compile\` from policy.md with ${client.model('strong')}.\n# Review REVIEW.md, run \`quadguard policy check\`, then sign.\n`;
   const { stringify } = await import('yaml');
@@ -88,12 +98,12 @@ export async function resolveLlmConfig(opts: CompileCommandOptions): Promise<Llm
       throw new ConfigError('config_unreadable', `cannot read ${opts.config}: ${(err as Error).message}`, { cause: err, location: { file: opts.config } });
     }
     const section = doc && typeof doc === 'object' && 'llm' in doc ? (doc as { llm: unknown }).llm : doc;
-    if (!section || typeof section !== 'object') throw new ConfigError('config_invalid', `${opts.config}: no llm: section`, { location: { file: opts.config } });
+    if (!section || typeof section !== 'object') throw new ConfigError('config_invalid', `${opts.config}: no llm: section (compile needs a model endpoint).\n${OFFLINE_HINT}`, { location: { file: opts.config } });
     raw = { ...(section as Record<string, unknown>) };
     if (opts.model !== undefined) raw.models = { ...((raw.models as object) ?? {}), strong: opts.model };
   } else {
     if (opts.baseUrl === undefined || opts.model === undefined) {
-      throw new ConfigError('config_invalid', 'give --config FILE, or both --base-url URL and --model NAME');
+      throw new ConfigError('config_invalid', `compile drafts a book with a model: give --config FILE (with an llm: section), or both --base-url URL and --model NAME.\n${OFFLINE_HINT}`);
     }
     raw = { base_url: opts.baseUrl, models: { light: opts.model, strong: opts.model } };
   }

@@ -20,7 +20,8 @@ export const SHIPPED_POLICIES = join(PACKAGE_ROOT, 'policies');
 /** Options of `quadguard eval`, as commander hands them over. */
 export interface EvalCommandOptions {
   cases: string;
-  policies: string;
+  /** Folders of policy books, searched in order (the CLI adds the shipped policies/ last). */
+  policies: string | string[];
   json?: string;
   html?: string;
   suite?: string;
@@ -38,7 +39,7 @@ export interface EvalCommandDeps {
    * Guard factory for a policies directory and the run's settings (from `--config`); defaults to the real
    * pipeline (`pipelineGuardFactory`).
    */
-  guardFactory?: (policiesDir: string, settings: CaseGuardSettings) => GuardFactory;
+  guardFactory?: (policiesDir: string | string[], settings: CaseGuardSettings) => GuardFactory;
   /** Where the results table goes (default stdout). */
   stdout?: { write(chunk: string): unknown };
   /** Where progress and notices go (default stderr). */
@@ -59,7 +60,7 @@ export function registerEvalCommand(program: Command, deps: EvalCommandDeps = {}
     .command('eval')
     .description('replay labeled evaluation cases through the guard and report its accuracy')
     .requiredOption('--cases <path>', 'a .jsonl case file, or a directory of them')
-    .option('--policies <dir>', "directory of policy books named by the cases' policy field (default: the shipped policies/)", SHIPPED_POLICIES)
+    .option('--policies <dir...>', "folders of policy books named by the cases' policy field, searched in order, then the shipped policies/ (repeat the flag or list several)")
     .option('--json <out>', 'write the full report as JSON')
     .option('--html <out>', 'write a self-contained HTML report')
     .option('--suite <name>', 'only the cases of this suite')
@@ -67,8 +68,10 @@ export function registerEvalCommand(program: Command, deps: EvalCommandDeps = {}
     .option('--quiet', 'no progress bar or notices on stderr')
     .option('--config <file>', "a QuadGuard config file: its llm: section turns the model layer on, its guard: section tunes the pipeline")
     .option('--fail-under <accuracy>', 'exit 1 when overall accuracy is below this (0.95 or 95%), for CI', parseAccuracy)
-    .action(async (opts: EvalCommandOptions) => {
-      const report = await runEvalCommand(opts, deps);
+    .action(async (opts: Omit<EvalCommandOptions, 'policies'> & { policies?: string[] }) => {
+      // Your books first, the shipped ones after: cases may mix `default` with a book of your own.
+      const policies = [...(opts.policies ?? []).flatMap((p) => p.split(',')).filter(Boolean), SHIPPED_POLICIES];
+      const report = await runEvalCommand({ ...opts, policies }, deps);
       if (opts.failUnder !== undefined) {
         const acc = report.overall.accuracy ?? 0;
         if (acc < opts.failUnder) {
@@ -115,7 +118,7 @@ export async function runEvalCommand(opts: EvalCommandOptions, deps: EvalCommand
   const report = buildJsonReport(run, metrics, {
     generatedAt: new Date().toISOString(),
     cases: opts.cases,
-    policiesDir: opts.policies,
+    policiesDir: typeof opts.policies === 'string' ? opts.policies : opts.policies.join(', '),
     ...(opts.suite !== undefined ? { suite: opts.suite } : {}),
     ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
     elapsedMs: run.elapsedMs,

@@ -34,6 +34,7 @@ function printReport(r: RegisterReport, verb: 'wrap' | 'restore', dryRun: boolea
   for (const n of r.notes) out(`note: ${n}`);
   if (r.backup) out(`backup: ${r.backup}`);
   if (r.sidecar) out(`originals: ${r.sidecar}`);
+  if (r.noServers) return 1;
   if (dryRun) out('dry run: nothing written');
   else if (r.written) out(`${r.created ? 'created' : 'updated'} ${r.file}${r.changed.length > 0 ? '; restart the client to apply' : ''}`);
   else out(`nothing to change in ${r.file}`);

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import Database from 'better-sqlite3';
 import { openStore } from '../store/db.js';
 import { isPostgresUrl } from '../store/location.js';
 import { MIGRATIONS } from '../store/migrations.js';
+import { openDatabase, pragma } from '../store/sqlite.js';
 import { resolveStorePath } from '../store/store-path.js';
 import { storeOptions, type StoreCliOptions } from './store-options.js';
 
@@ -40,9 +40,9 @@ export function registerMigrateCommand(program: Command): void {
 }
 
 function sqliteVersion(file: string): number {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
+  const db = openDatabase(file, { readonly: true, fileMustExist: true });
   try {
-    return db.pragma('user_version', { simple: true }) as number;
+    return pragma(db, 'user_version', { simple: true }) as number;
   } finally {
     db.close();
   }

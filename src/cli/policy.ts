@@ -1,7 +1,9 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { PolicyError } from '../core/errors.js';
 import { addCompileSubcommand } from './compile.js';
+import { addPolicyAddSubcommand } from './policy-add.js';
 import { AnyInteractionSchema, type Interaction } from '../core/types.js';
 import type { Explanation } from '../guard/explain.js';
 // The modules `policy check` needs, not the policy barrel (signing, explanation): loaded per command below.
@@ -76,9 +78,16 @@ export function registerPolicyCommands(program: Command): void {
     .description('Validate and lint a policy book (directory with book.yaml/book.json, or a file)')
     .action(async (book: string) => {
       try {
-        const { warnings, compiled } = await loadBook(book);
+        const { warnings, compiled, file } = await loadBook(book);
         for (const w of warnings) process.stdout.write(`${formatDiagnostic(w)}\n`);
-        process.stdout.write(`${book}: ok: ${compiled.book.name}@${compiled.book.version}, ${compiled.predicates.length} predicates, ${compiled.rules.length} rules, ${warnings.length} warning(s), hash ${compiled.hash.slice(0, 16)}\n`);
+        // A signed book edited since: serve (with policy_public_key) refuses it, so check says so now.
+        const { signatureState } = await import('../policy/sign.js');
+        const sig = await signatureState(file, compiled);
+        if (sig && !sig.matches) {
+          process.stdout.write(`${sig.sigFile}: the signature no longer matches: the book changed since it was signed (signed hash ${sig.signedHash.slice(0, 16) || 'unreadable'}, now ${compiled.hash.slice(0, 16)}); \`quadguard serve\` will refuse it. After reviewing the change: quadguard policy sign ${book} --key <private.pem>\n`);
+          process.exitCode = 1;
+        }
+        process.stdout.write(`${book}: ${sig && !sig.matches ? 'valid but not signed as it is' : 'ok'}: ${compiled.book.name}@${compiled.book.version}, ${compiled.predicates.length} predicates, ${compiled.rules.length} rules, ${warnings.length} warning(s), hash ${compiled.hash.slice(0, 16)}${sig?.matches ? ', signed' : ''}\n`);
       } catch (e) {
         if (!(e instanceof PolicyBookError)) throw e;
         for (const d of [...e.errors, ...e.warnings]) process.stdout.write(`${formatDiagnostic(d)}\n`);
@@ -143,6 +152,7 @@ export function registerPolicyCommands(program: Command): void {
     .action(async (opts: { out: string }) => {
       const { generateSigningKeys } = await import('../policy/sign.js');
       const keys = generateSigningKeys();
+      await mkdir(dirname(resolve(opts.out)), { recursive: true });
       // `wx`: never overwrite an existing key; the private key is readable by its owner only.
       await writeFile(`${opts.out}.key.pem`, keys.privateKeyPem, { flag: 'wx', mode: 0o600 });
       await writeFile(`${opts.out}.pub.pem`, keys.publicKeyPem, { flag: 'wx' });
@@ -150,4 +160,5 @@ export function registerPolicyCommands(program: Command): void {
     });
 
   addCompileSubcommand(policy);
+  addPolicyAddSubcommand(policy);
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { createServer } from 'node:net';
+import { basename, join, resolve } from 'node:path';
 import YAML from 'yaml';
 import { PACKAGE_ROOT } from '../core/version.js';
 import { type Command, Option } from 'commander';
@@ -124,11 +125,30 @@ export async function proxyGuardFor(config: Config, logger: Logger, observers: G
   };
 }
 
+/**
+ * Fails before any server starts when the HTTP port is taken, naming the port and the flag that picks another
+ * (port 0, any free port, is never taken). The listener itself is opened later; a port taken in between still
+ * fails there.
+ */
+export async function checkPortFree(port: number, host: string): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') reject(new ConfigError('config_invalid', `port ${port} on ${host} is already in use (another quadguard serve?); stop that process, or pick another port: quadguard serve --http ${port === 65535 ? 8787 : port + 1}`));
+      else if (err.code === 'EACCES') reject(new ConfigError('config_invalid', `port ${port} on ${host} needs privileges this user lacks; pick a port above 1023: quadguard serve --http 8787`));
+      else reject(new ConfigError('config_invalid', `cannot listen on ${host}:${port}: ${err.message}`));
+    });
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
+}
+
 /** Starts the proxy for a loaded config, on stdio or HTTP, and stops it (and every child) on signals. */
 export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http?: number; host?: string; ui?: boolean; storeSource?: StoreSource; pidFile?: string }, logger: Logger): Promise<GuardedProxy> {
   // One line that says where everything is, so `audit`/`ui` can be pointed at the same store (see `quadguard status`).
   logger.info({ version: VERSION, config: loaded.file ?? null, store: loaded.config.store, storeFrom: opts.storeSource ?? 'config', policy: loaded.config.policy ?? null }, 'quadguard starting');
   if (opts.http === undefined) checkStdioAgent(opts.agent, Object.keys(loaded.config.agents));
+  else await checkPortFree(opts.http, opts.host ?? loaded.config.http.host);
   // Metrics are served on the HTTP front end; traces only when the OTLP variables ask for them.
   const metrics = opts.http !== undefined ? createServiceMetrics() : undefined;
   const tracing = await startTracing(logger, VERSION);
@@ -343,7 +363,8 @@ export function registerServeCommands(program: Command): void {
   program
     .command('wrap')
     .description('Guard a single stdio MCP server without a config file: quadguard wrap [options] -- <command> [args...]')
-    .option('--policy <path>', 'policy book folder or file (default: the shipped policies/default)')
+    .option('-c, --config <file>', "take the policy, store, agents and guard settings from this config (an `init` folder's; its servers are not started)")
+    .option('--policy <path>', 'policy book folder or file (default: the config\'s policy:, else the shipped policies/default)')
     .option('--no-policy', 'no guard: calls, results and messages pass unchecked and unaudited, listings unscreened; only the argument limits (depth, size) and the --agent/--agents check still apply. Not recommended')
     .option('--store <file|url>', 'state and audit store, a SQLite file or postgres://user@host:port/db (default: ./quadguard.config.yaml\'s store:, else $QUADGUARD_HOME/state.db, i.e. ~/.quadguard/state.db)')
     .option('--agent <name>', 'agent identity of the stdio client', process.env.QUADGUARD_AGENT ?? 'local')
@@ -355,18 +376,30 @@ export function registerServeCommands(program: Command): void {
     .argument('<command...>', 'the server command and its arguments (after --)')
     // Everything after the server command is the server's, even without "--" (some clients strip it).
     .passThroughOptions()
-    .action(async (cmd: string[], o: { policy?: string | false; store?: string; agent: string; agents?: string[]; name?: string; prefix?: boolean; env?: string[]; timeout?: number }) => {
+    .action(async (cmd: string[], o: { config?: string; policy?: string | false; store?: string; agent: string; agents?: string[]; name?: string; prefix?: boolean; env?: string[]; timeout?: number }) => {
       redirectConsoleToStderr();
       const logger = createRootLogger();
-      // Before anything starts: a quarantined agent cannot come back under a new --agent name by restarting.
-      checkStdioAgent(o.agent, wrapKnownAgents(o.agents));
       const [command, ...args] = cmd as [string, ...string[]];
       const env = Object.fromEntries((o.env ?? []).flatMap((k) => (process.env[k] !== undefined ? [[k, process.env[k]!]] : [])));
-      const server = { command, args, env, namespace: o.prefix === true, ...(o.timeout ? { timeout_ms: o.timeout } : {}) };
+      // The server runs where the client started wrap (a config would otherwise run it in the config's folder).
+      const server = { command, args, env, cwd: process.cwd(), namespace: o.prefix === true, ...(o.timeout ? { timeout_ms: o.timeout } : {}) };
+      const key = o.name ?? wrapServerKey(command, args);
+      if (o.config !== undefined) {
+        // An `init` folder's config: its policy, store, agents and guard settings; only the server comes from here.
+        const loaded = loadConfigFile(resolve(o.config), process.env, { tokens: false, servers: { [key]: server } });
+        checkStdioAgent(o.agent, o.agents ?? Object.keys(loaded.config.agents));
+        if (o.policy === false) delete loaded.config.policy;
+        else if (o.policy !== undefined) loaded.config.policy = resolve(o.policy);
+        if (o.store) loaded.config.store = resolveStoreLocation({ store: o.store }).path;
+        await runProxy(loaded, { agent: o.agent, storeSource: o.store ? 'flag' : 'config' }, logger);
+        return;
+      }
+      // Before anything starts: a quarantined agent cannot come back under a new --agent name by restarting.
+      checkStdioAgent(o.agent, wrapKnownAgents(o.agents));
       const where = resolveStoreLocation({ store: o.store });
       const policy = o.policy === false ? undefined : (o.policy ?? join(PACKAGE_ROOT, 'policies', 'default'));
       // The agent is declared (with an empty profile) so that is not reported as a surprise at every start.
-      const loaded = validateConfig({ servers: { [o.name ?? wrapServerKey(command, args)]: server }, agents: { [o.agent]: {} }, store: where.path, ...(policy ? { policy } : {}) }, { file: 'wrap options' });
+      const loaded = validateConfig({ servers: { [key]: server }, agents: { [o.agent]: {} }, store: where.path, ...(policy ? { policy } : {}) }, { file: 'wrap options' });
       await runProxy(loaded, { agent: o.agent, storeSource: where.source }, logger);
     });
 

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadConfigFile } from '../config/load.js';
 import { errorMessage } from '../core/errors.js';
@@ -18,7 +18,22 @@ export interface StatusReport {
   policy: string | null;
   policyKey: string | null;
   tokens: { agent: string; source: string }[];
+  /** Each configured server and whether it can start: a stdio command found (or not), a remote URL (not probed). */
+  servers: { name: string; state: 'startable' | 'cannot_start' | 'remote'; detail: string }[];
   problem: string | null;
+}
+
+/** A stdio command as spawn would find it: a path (against the server's folder), else the first match on PATH. */
+function findCommand(command: string, cwd: string): string | undefined {
+  const candidates = command.includes('/') || isAbsolute(command) ? [resolve(cwd, command)] : (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((d) => join(d, command));
+  return candidates.find((c) => {
+    try {
+      accessSync(c, constants.X_OK);
+      return statSync(c).isFile();
+    } catch {
+      return false;
+    }
+  });
 }
 
 const FROM: Record<StoreSource, string> = {
@@ -41,6 +56,7 @@ export function statusReport(opts: { store?: string; config?: string }): StatusR
     policy: where.config ? null : join(PACKAGE_ROOT, 'policies', 'default'),
     policyKey: null,
     tokens: [],
+    servers: [],
     problem: null,
   };
   if (where.config) {
@@ -48,6 +64,16 @@ export function statusReport(opts: { store?: string; config?: string }): StatusR
       const { config } = loadConfigFile(where.config, process.env, { tokens: false });
       report.policy = config.policy ?? null;
       report.policyKey = config.policy_public_key ?? null;
+      for (const [name, srv] of Object.entries(config.servers)) {
+        if (srv.command === undefined) {
+          report.servers.push({ name, state: 'remote', detail: `${srv.url ?? ''} (not probed)` });
+          continue;
+        }
+        const found = findCommand(srv.command, srv.cwd ?? process.cwd());
+        report.servers.push(found
+          ? { name, state: 'startable', detail: `${found}${srv.args?.length ? ` ${srv.args.join(' ')}` : ''}` }
+          : { name, state: 'cannot_start', detail: `"${srv.command}" is not an executable file and not on PATH: fix servers.${name}.command (or install it); its tools will be missing` });
+      }
       for (const [agent, a] of Object.entries(config.agents)) {
         if (!a.token) continue;
         report.tokens.push({ agent, source: 'env' in a.token ? `env ${a.token.env}` : 'file' in a.token ? `file ${a.token.file}` : 'literal value in the config' });
@@ -63,7 +89,7 @@ export function statusReport(opts: { store?: string; config?: string }): StatusR
 export function registerStatusCommand(program: Command): void {
   program
     .command('status')
-    .description('print the version and the config, store, policy and key file the other commands would use from here')
+    .description('print the version and the config, store, policy, key file and servers (whether each can start) the other commands would use from here')
     .option('--store <file>', 'as the other commands take it')
     .option('--config <file>', 'as the other commands take it (default: ./quadguard.config.yaml if present)')
     .option('--json', 'print the report as JSON')
@@ -79,9 +105,11 @@ export function registerStatusCommand(program: Command): void {
           `policy:     ${r.policy ?? '(none: tool lists only)'}${r.config ? '' : '  (what `wrap` uses by default)'}`,
           `policy key: ${r.policyKey ?? '(none: the policy is not signature-checked)'}`,
           ...r.tokens.map((t) => `token:      ${t.agent}: ${t.source}`),
+          ...r.servers.map((v) => `server:     ${v.name}: ${v.state === 'startable' ? 'can start' : v.state === 'remote' ? 'remote' : 'CANNOT START'}: ${v.detail}`),
         ];
         process.stdout.write(`${lines.join('\n')}\n`);
       }
+      if (r.servers.some((v) => v.state === 'cannot_start')) process.exitCode = 1;
       if (r.problem) {
         process.stderr.write(`quadguard: ${r.problem}\n`);
         process.exitCode = 1;

@@ -15,27 +15,91 @@ export interface LoadedConfig {
   tokens: Map<string, string>;
 }
 
-/** Prefixes each zod issue with the dotted path of the field it is about, one issue per line. */
-export function formatIssues(error: z.ZodError): string {
-  return error.issues
-    .map((i) => {
-      const path = i.path.map(String).join('.') || '(root)';
-      // A bad record key (server or agent name) carries the key schema's own message one level down.
-      const inner = i.code === 'invalid_key' ? i.issues.map((x) => x.message).join('; ') : '';
-      return `  ${path}: ${inner || i.message}`;
-    })
-    .join('\n');
+/** Where a config path is in its file (1-based), when the file was YAML or JSON text. */
+export type Locate = (path: readonly PropertyKey[]) => { line: number; col: number } | undefined;
+
+/** The keys an object schema at `path` of `schema` accepts (through optional, default, record, array and union). */
+function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  // zod 4's internal definition: every wrapper exposes what it wraps under one of these.
+  const def = (schema as unknown as { _zod: { def: Record<string, unknown> } })._zod.def;
+  const inner = (def.innerType ?? def.in ?? def.schema) as z.ZodType | undefined;
+  if (inner && def.type !== 'object') return knownKeys(inner, path);
+  if (def.type === 'union') return [...new Set((def.options as z.ZodType[]).flatMap((o) => knownKeys(o, path)))];
+  if (def.type === 'object') {
+    const shape = def.shape as Record<string, z.ZodType>;
+    if (path.length === 0) return Object.keys(shape);
+    const next = shape[String(path[0])];
+    return next ? knownKeys(next, path.slice(1)) : [];
+  }
+  if (def.type === 'record' && path.length > 0) return knownKeys(def.valueType as z.ZodType, path.slice(1));
+  if (def.type === 'array' && path.length > 0) return knownKeys(def.element as z.ZodType, path.slice(1));
+  return [];
+}
+
+/** Edit distance with transpositions (`flie` → `file` is one edit), for "did you mean". */
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+function unknownKey(key: string, known: string[]): string {
+  const near = known.map((k) => ({ k, d: distance(key.toLowerCase(), k.toLowerCase()) })).sort((x, y) => x.d - y.d)[0];
+  const guess = near && near.d <= Math.max(1, Math.floor(key.length / 3)) ? `; did you mean "${near.k}"?` : '';
+  return `unknown key "${key}"${guess || (known.length > 0 ? ` (known here: ${known.join(', ')})` : '')}`;
+}
+
+/**
+ * One line per mistake, each with the dotted path of the field, its line:column when known, and for a misspelt key
+ * the key it was probably meant to be. A check that fails only because of a misspelt key beside it (`comand` makes
+ * "give command or url" fail too) is not reported twice.
+ */
+export function formatIssues(error: z.ZodError, locate?: Locate): string {
+  const issues = error.issues;
+  const misspelt = new Set(issues.filter((i) => i.code === 'unrecognized_keys').map((i) => i.path.map(String).join('.')));
+  const lines: string[] = [];
+  const at = (path: readonly PropertyKey[]) => {
+    const where = locate?.(path);
+    return where ? ` (line ${where.line}, col ${where.col})` : '';
+  };
+  for (const i of issues) {
+    const path = i.path.map(String).join('.') || '(root)';
+    if (i.code === 'unrecognized_keys') {
+      for (const key of i.keys) lines.push(`  ${[...i.path, key].map(String).join('.')}${at([...i.path, key])}: ${unknownKey(key, knownKeys(ConfigSchema, i.path))}`);
+      continue;
+    }
+    if (i.code === 'custom' && misspelt.has(i.path.slice(0, -1).map(String).join('.'))) continue;
+    if (i.code === 'invalid_union') {
+      // Every alternative refused the same unknown keys: the mistake is the key, not the whole value.
+      const branches = i.errors.map((b) => b.find((x) => x.code === 'unrecognized_keys' && x.path.length === 0) as { keys: string[] } | undefined);
+      if (branches.length > 0 && branches.every((b) => b !== undefined)) {
+        const known = [...new Set(i.errors.flatMap((b) => b.filter((x) => x.code === 'invalid_type' && x.path.length === 1).map((x) => String(x.path[0]))))];
+        for (const key of branches[0]!.keys) lines.push(`  ${path}.${key}${at([...i.path, key])}: ${unknownKey(key, known)}`);
+        continue;
+      }
+    }
+    // A bad record key (server or agent name) carries the key schema's own message one level down.
+    const inner = i.code === 'invalid_key' ? i.issues.map((x) => x.message).join('; ') : '';
+    lines.push(`  ${path}${at(i.path)}: ${inner || i.message}`);
+  }
+  return lines.join('\n');
 }
 
 /**
  * Validates an already-parsed document, resolves relative paths against `baseDir`, checks that the policy path
  * exists and reads agent tokens from the environment. Throws `ConfigError('config_invalid')` naming each field.
  */
-export function validateConfig(raw: unknown, opts: { file?: string; baseDir?: string; env?: NodeJS.ProcessEnv; tokens?: boolean } = {}): LoadedConfig {
+export function validateConfig(raw: unknown, opts: { file?: string; baseDir?: string; env?: NodeJS.ProcessEnv; tokens?: boolean; locate?: Locate } = {}): LoadedConfig {
   const where = opts.file ?? 'config';
   const parsed = ConfigSchema.safeParse(raw ?? {});
   if (!parsed.success) {
-    throw new ConfigError('config_invalid', `${where} is invalid:\n${formatIssues(parsed.error)}`, opts.file ? { location: { file: opts.file } } : {});
+    throw new ConfigError('config_invalid', `${where} is invalid:\n${formatIssues(parsed.error, opts.locate)}`, opts.file ? { location: { file: opts.file } } : {});
   }
   const config = parsed.data;
   const base = opts.baseDir ?? process.cwd();
@@ -141,9 +205,10 @@ function readTokenFile(file: string, whole = false): { token: string } | { probl
 /**
  * Reads a YAML or JSON config file (by extension; YAML otherwise) and validates it. Relative paths in it
  * (policy, policy_public_key, store, cwd, token files, and stdio servers' working folder) are resolved against
- * the file's folder. `tokens: false` skips agent tokens (stdio serving does not use them).
+ * the file's folder. `tokens: false` skips agent tokens (stdio serving does not use them); `servers` replaces the
+ * file's servers (`wrap --config`).
  */
-export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env, opts: { tokens?: boolean } = {}): LoadedConfig {
+export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env, opts: { tokens?: boolean; servers?: Record<string, unknown> } = {}): LoadedConfig {
   const path = resolve(file);
   let text: string;
   try {
@@ -152,10 +217,28 @@ export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
     throw new ConfigError('config_unreadable', `cannot read config file ${path}: ${(err as Error).message}`, { cause: err });
   }
   let raw: unknown;
+  let locate: Locate | undefined;
   try {
-    raw = path.endsWith('.json') ? JSON.parse(text) : YAML.parse(text, { prettyErrors: true });
+    if (path.endsWith('.json')) raw = JSON.parse(text);
+    else {
+      // JSON is YAML too, but only YAML files are read this way: positions for the errors below.
+      const lineCounter = new YAML.LineCounter();
+      const doc = YAML.parseDocument(text, { prettyErrors: true, lineCounter });
+      if (doc.errors.length > 0) throw doc.errors[0]!;
+      raw = doc.toJS();
+      locate = (p) => {
+        const node = doc.getIn(p as unknown[], true) as { range?: [number, number, number] } | undefined;
+        // A key that is there: its own position (the pair's key node), else the value's.
+        const parent = p.length > 0 ? (doc.getIn(p.slice(0, -1) as unknown[], true) as { items?: Array<{ key?: { value?: unknown; range?: [number, number, number] } }> } | undefined) : undefined;
+        const keyNode = parent?.items?.find((it) => it.key?.value === p[p.length - 1])?.key;
+        const offset = keyNode?.range?.[0] ?? node?.range?.[0];
+        return offset === undefined ? undefined : lineCounter.linePos(offset);
+      };
+    }
   } catch (err) {
     throw new ConfigError('config_parse_error', `${path} does not parse: ${(err as Error).message}`, { location: { file: path } });
   }
-  return validateConfig(raw, { file: path, baseDir: dirname(path), env, ...(opts.tokens === false ? { tokens: false } : {}) });
+  // `wrap --config`: the file's policy, store, agents and guard settings around the one server wrap was given.
+  if (opts.servers !== undefined && raw !== null && typeof raw === 'object' && !Array.isArray(raw)) raw = { ...raw, servers: opts.servers };
+  return validateConfig(raw, { file: path, baseDir: dirname(path), env, ...(opts.tokens === false ? { tokens: false } : {}), ...(locate ? { locate } : {}) });
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Guard } from '../core/types.js';
 import { buildGuard, prepareBook, type BuildGuardOptions, type PreparedBook } from '../guard/build.js';
@@ -42,18 +43,21 @@ export interface CaseGuardSettings {
 export const EVAL_FLOW_KEY: Buffer = createHash('sha256').update('quadguard/eval/flow-key/v1').digest();
 
 /**
- * The guard factory the CLI uses: the real pipeline (`buildGuard`) with policy books read from `policiesDir`, a
- * fresh in-memory store per case (Γ, τ, quarantine and data flow start empty, under the same flow key: see
- * EVAL_FLOW_KEY), and each compiled book and its index shared across the cases of the run.
+ * The guard factory the CLI uses: the real pipeline (`buildGuard`) with policy books read from `policiesDir` (a
+ * folder, or several searched in order), a fresh in-memory store per case (Γ, τ, quarantine and data flow start
+ * empty, under the same flow key: see EVAL_FLOW_KEY), and each compiled book and its index shared across the cases
+ * of the run.
  *
  * @example
  * const guardFor = pipelineGuardFactory('./policies');
  * const { guard, close } = await guardFor('default', { agent: 'assistant' });
  */
-export function pipelineGuardFactory(policiesDir: string, run: CaseGuardSettings = {}): GuardFactory {
+export function pipelineGuardFactory(policiesDir: string | readonly string[], run: CaseGuardSettings = {}): GuardFactory {
   const prepared = new Map<string, Promise<PreparedBook>>();
+  const folders = typeof policiesDir === 'string' ? [policiesDir] : policiesDir;
   return async function pipelineGuardFor(policyName) {
-    const dir = join(policiesDir, policyName);
+    // The first folder that has a book of that name: a run may mix the shipped books with one's own.
+    const dir = folders.map((f) => join(f, policyName)).find((d) => existsSync(d)) ?? join(folders[0] ?? '.', policyName);
     let book = prepared.get(dir);
     if (!book) {
       book = prepareBook(dir);

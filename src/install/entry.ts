@@ -16,8 +16,8 @@ export interface Launcher {
 /** What to wrap with. */
 export interface WrapOptions {
   launcher: Launcher;
-  /** Absolute policy book path. */
-  policy: string;
+  /** Absolute policy book path (`--policy`), or the `init` config whose policy, store and agents wrap takes (`--config`). */
+  guard: { policy: string } | { config: string };
   /** Agent identity the host's sessions get (the client name). */
   agent: string;
 }
@@ -88,7 +88,7 @@ export function serverKeyFor(name: string): string | undefined {
  * `env` name is passed through with `--env`.
  *
  * @example
- * wrapEntry('fs', { command: 'npx', args: ['-y', 'server-fs', '/tmp'] }, { launcher: { command: 'node', prefix: ['/q/cli.js'] }, policy: '/q/policies/default', agent: 'cursor' })
+ * wrapEntry('fs', { command: 'npx', args: ['-y', 'server-fs', '/tmp'] }, { launcher: { command: 'node', prefix: ['/q/cli.js'] }, guard: { policy: '/q/policies/default' }, agent: 'cursor' })
  * // { command: 'node', args: ['/q/cli.js', 'wrap', '--policy', '/q/policies/default', '--agent', 'cursor', '--name', 'fs', '--', 'npx', '-y', 'server-fs', '/tmp'] }
  */
 export function wrapEntry(name: string, entry: StdioEntry, opts: WrapOptions): StdioEntry {
@@ -97,8 +97,7 @@ export function wrapEntry(name: string, entry: StdioEntry, opts: WrapOptions): S
   const args = [
     ...opts.launcher.prefix,
     'wrap',
-    '--policy',
-    opts.policy,
+    ...('config' in opts.guard ? ['--config', opts.guard.config] : ['--policy', opts.guard.policy]),
     '--agent',
     opts.agent,
     ...(key ? ['--name', key] : []),

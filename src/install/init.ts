@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { PACKAGE_ROOT } from '../core/version.js';
+import { ClientNameSchema } from './clients.js';
 import { InstallError } from './errors.js';
 import { writeAtomic } from './fs-safe.js';
 
@@ -12,6 +13,12 @@ const POLICY_FILES = ['book.yaml', 'policy.md'] as const;
 
 /** The HTTP agent init creates, and its token file (relative to the config). */
 export const INIT_AGENT = 'assistant';
+/**
+ * The stdio agents init declares: \`local\` (serve's default) and one per client \`install\` knows, named as install
+ * names them (\`--agent claude-code\`, …), so the README's client entries and installed entries start against this
+ * config. test/e2e/readme-clients.test.ts checks the README uses only these names, and starts its entries.
+ */
+export const INIT_STDIO_AGENTS = ['local', ...ClientNameSchema.options] as const;
 export const INIT_TOKEN_FILE = `.quadguard/${INIT_AGENT}.token`;
 
 /**
@@ -46,10 +53,10 @@ policy: ${INIT_POLICY_DIR}               # your copy of the default book; after 
 
 store: .quadguard/state.db          # state and the append-only audit log (SQLite); \`quadguard audit tail\` from this folder reads it
 
-agents:
-  local:                            # stdio: quadguard serve --agent local (the default)
+agents:                             # stdio clients name themselves with --agent; each is its own identity
+  local:                            # quadguard serve (the default --agent)
     profile: { role: assistant }
-  ${INIT_AGENT}:                        # HTTP: the bearer token in ${INIT_TOKEN_FILE} (mode 0600) identifies this agent
+${ClientNameSchema.options.map((c) => `  ${c}:${' '.repeat(Math.max(1, 33 - c.length))}# quadguard serve --agent ${c} (the name install gives it)\n    profile: { role: assistant }\n`).join('')}  ${INIT_AGENT}:                        # HTTP: the bearer token in ${INIT_TOKEN_FILE} (mode 0600) identifies this agent
     token: { file: ${INIT_TOKEN_FILE} }
     profile: { role: assistant }
   # planner:                        # another HTTP agent, token from the environment (at least 16 characters)

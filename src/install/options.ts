@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { loadConfigFile } from '../config/load.js';
 import { CLI_ENTRY, PACKAGE_ROOT } from '../core/version.js';
+import { DEFAULT_CONFIG_FILE } from '../store/store-path.js';
 import { CLIENTS, locateConfig, type ClientName, type ClientSpec, type ConfigLocation, type Environment, type Scope } from './clients.js';
 import type { Launcher } from './entry.js';
 import { InstallError } from './errors.js';
@@ -36,6 +38,8 @@ export interface RegisterReport {
   created: boolean;
   backup?: string | undefined;
   sidecar?: string | undefined;
+  /** The file has no servers, so nothing was done (the CLI exits 1: the user's servers are elsewhere). */
+  noServers?: boolean | undefined;
   /** Set when no selection was given: the servers, for the CLI to list. */
   listing?: Array<{ name: string; kind: string; note?: string }> | undefined;
 }
@@ -61,6 +65,26 @@ export function resolvePolicy(policy: string | undefined, env: Environment): str
   const abs = policy === undefined ? DEFAULT_POLICY : resolve(env.cwd, policy);
   if (!existsSync(abs)) throw new InstallError('install_usage', `--policy: ${abs} does not exist (give a policy book folder or file)`);
   return abs;
+}
+
+/**
+ * What wrapped entries guard with: `--policy` when given; else the `quadguard.config.yaml` of the folder install
+ * runs in (an \`init\` folder: its policy, store and agents), which must load and declare the client's agent; else
+ * the shipped default book.
+ */
+export function resolveGuard(policy: string | undefined, agent: string, env: Environment): { policy: string } | { config: string } {
+  const config = join(env.cwd, DEFAULT_CONFIG_FILE);
+  if (policy !== undefined || !existsSync(config)) return { policy: resolvePolicy(policy, env) };
+  let agents: string[];
+  try {
+    agents = Object.keys(loadConfigFile(config, process.env, { tokens: false }).config.agents);
+  } catch (err) {
+    throw new InstallError('install_usage', `${config} (the config wrapped servers would use): ${(err as Error).message}\nFix it, or pass --policy to use a book instead of this folder's config`, { cause: err });
+  }
+  if (agents.length > 0 && !agents.includes(agent)) {
+    throw new InstallError('install_usage', `${config} declares no agent "${agent}" (it has ${agents.join(', ')}), and wrapped servers would start as that agent; add it under agents: (\`quadguard init\` writes one per client), or pass --policy`);
+  }
+  return { config };
 }
 
 /** Spec and file location of a run. */

@@ -74,10 +74,33 @@ export function verifyCompiled(compiled: CompiledBook, sig: BookSignature, publi
   const id = keyId(key);
   if (sig.keyId !== id) throw new PolicyError('policy_signature_invalid', `book was signed by key ${sig.keyId}, not by the given key ${id}`);
   if (sig.hash !== compiled.hash) {
-    throw new PolicyError('policy_signature_invalid', `book content changed since it was signed (hash ${compiled.hash.slice(0, 12)}…, signed ${sig.hash.slice(0, 12)}…)`);
+    throw new PolicyError('policy_signature_invalid', `book content changed since it was signed (hash ${compiled.hash.slice(0, 12)}…, signed ${sig.hash.slice(0, 12)}…); after reviewing the change, sign it again: quadguard policy sign <book> --key <private.pem>`);
   }
   const ok = verify(null, Buffer.from(canonicalBook(compiled.book), 'utf8'), key, Buffer.from(sig.signature, 'base64'));
   if (!ok) throw new PolicyError('policy_signature_invalid', 'signature does not verify with the given key');
+}
+
+/**
+ * The signature file beside a book and whether it still covers the book's content (the hash it signed), without
+ * a key: `undefined` when the book is unsigned. `policy check` and `policy add` use it to say a book needs signing.
+ */
+export async function signatureState(file: string, compiled: CompiledBook): Promise<{ sigFile: string; matches: boolean; signedHash: string } | undefined> {
+  const sigFile = signaturePath(file);
+  let text: string;
+  try {
+    text = await readFile(sigFile, 'utf8');
+  } catch {
+    return undefined;
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    raw = undefined;
+  }
+  const parsed = BookSignatureSchema.safeParse(raw);
+  const signedHash = parsed.success ? parsed.data.hash : '';
+  return { sigFile, matches: signedHash === compiled.hash, signedHash };
 }
 
 /** Loads, compiles and signs the book at `path`; writes the signature beside it and returns its path. */

@@ -299,7 +299,8 @@ export class Downstream extends EventEmitter {
       if (code === -32001) outcome = 'timeout';
       if (code === -32001) {
         void this.checkAlive();
-        throw new DownstreamError('downstream_timeout', `server "${this.key}" did not answer ${req.method} within ${timeout} ms.`, { cause: err });
+        const setting = sdkOpts.timeout === undefined ? ` (the setting servers.${this.key}.timeout_ms, or wrap --timeout MS)` : '';
+        throw new DownstreamError('downstream_timeout', `server "${this.key}" did not answer ${req.method} within ${timeout} ms${setting}.`, { cause: err });
       }
       if (code === -32000 || this.client !== c) {
         throw new DownstreamError('downstream_closed', `server "${this.key}" closed the connection during ${req.method} (it may have crashed); it is being restarted.`, { cause: err });

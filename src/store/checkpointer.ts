@@ -18,9 +18,12 @@ const WORKER_SOURCE = `
 const { workerData, parentPort } = require('node:worker_threads');
 const Database = require(workerData.module);
 const db = new Database(workerData.file, { fileMustExist: true });
-db.pragma('busy_timeout = 0');
+db.exec('PRAGMA busy_timeout = 0');
+// One statement for the worker's life: a throw-away one per tick (db.pragma) would be garbage, and on Node 24 a
+// better-sqlite3 12 Statement collected by a background GC aborts the process (see src/store/sqlite.ts).
+const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 const timer = setInterval(() => {
-  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch { /* busy: the next tick tries again */ }
+  try { checkpoint.run(); } catch { /* busy: the next tick tries again */ }
 }, workerData.everyMs);
 parentPort.once('message', () => { clearInterval(timer); db.close(); parentPort.close(); });
 `;

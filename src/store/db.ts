@@ -1,6 +1,6 @@
 import { mkdirSync, existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { StoreError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/log.js';
 import { ApprovalStore } from './approvals.js';
@@ -12,6 +12,7 @@ import { rmSync } from 'node:fs';
 import { SqliteFlowStore, type FlowStore } from './flow.js';
 import { MIGRATIONS } from './migrations.js';
 import { PinStore } from './pins.js';
+import { openDatabase, pragma } from './sqlite.js';
 import { StateStore } from './state.js';
 
 /** Options of `openStore`; every default is here. */
@@ -103,9 +104,9 @@ export function openStore(path: string, logger: Logger = silentLogger(), options
   const state = new StateStore(db, audit, log);
   let checkpointer: Checkpointer | undefined;
   if (!memory && opts.backgroundCheckpoint) {
-    db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT}`);
+    pragma(db, `wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT}`);
     checkpointer = startCheckpointer(file, log, () => {
-      if (!closed) db.pragma('wal_autocheckpoint = 1000');
+      if (!closed) pragma(db, 'wal_autocheckpoint = 1000');
     });
   }
   const store: Store = {
@@ -134,7 +135,7 @@ export function openStore(path: string, logger: Logger = silentLogger(), options
       }
       void checkpointer?.stop();
       try {
-        if (!memory) db.pragma('wal_checkpoint(TRUNCATE)');
+        if (!memory) pragma(db, 'wal_checkpoint(TRUNCATE)');
       } catch (err) {
         log.warn({ err }, 'WAL checkpoint at close failed');
       }
@@ -182,11 +183,11 @@ function connect(file: string, memory: boolean, opts: Defaults): Database.Databa
   }
   let db: Database.Database | undefined;
   try {
-    db = new Database(file);
-    db.pragma('journal_mode = WAL');
-    db.pragma(`synchronous = ${opts.synchronous}`);
-    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(Math.min(opts.lockSliceMs ?? opts.busyTimeoutMs, opts.busyTimeoutMs)))}`);
-    db.pragma('foreign_keys = ON');
+    db = openDatabase(file);
+    pragma(db, 'journal_mode = WAL');
+    pragma(db, `synchronous = ${opts.synchronous}`);
+    pragma(db, `busy_timeout = ${Math.max(0, Math.floor(Math.min(opts.lockSliceMs ?? opts.busyTimeoutMs, opts.busyTimeoutMs)))}`);
+    pragma(db, 'foreign_keys = ON');
     migrate(db, file);
     return db;
   } catch (err) {
@@ -200,7 +201,7 @@ function connect(file: string, memory: boolean, opts: Defaults): Database.Databa
 
 /** Runs the migrations this file has not seen yet, each in its own transaction. */
 function migrate(db: Database.Database, file: string): void {
-  const version = db.pragma('user_version', { simple: true }) as number;
+  const version = pragma(db, 'user_version', { simple: true }) as number;
   if (version > MIGRATIONS.length) {
     throw new StoreError(
       'store_version_unsupported',
@@ -210,7 +211,7 @@ function migrate(db: Database.Database, file: string): void {
   for (let v = version; v < MIGRATIONS.length; v++) {
     db.transaction(() => {
       db.exec(MIGRATIONS[v]!.sqlite);
-      db.pragma(`user_version = ${v + 1}`);
+      pragma(db, `user_version = ${v + 1}`);
     }).immediate();
   }
 }

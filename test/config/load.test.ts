@@ -46,7 +46,7 @@ describe('config validation', () => {
   });
 
   it.each([
-    [{ servers: { files: { command: 'x', bogus: 1 } } }, /servers\.files: Unrecognized key: "bogus"/],
+    [{ servers: { files: { command: 'x', bogus: 1 } } }, /servers\.files\.bogus: unknown key "bogus" \(known here: command, args/],
     [{ servers: { files: {} } }, /servers\.files\.command: give exactly one of "command" \(stdio\) or "url"/],
     [{ servers: { Files_1: { command: 'x' } } }, /servers\.Files_1: server key must be/],
     [{ servers: { r: { url: 'ftp://x' } } }, /servers\.r\.url: url must be an http/],
@@ -57,7 +57,7 @@ describe('config validation', () => {
     [{ http: { keep_alive_ms: 500 } }, /http\.keep_alive_ms: Too small/],
     [{ policy: 'no/such/policy' }, /policy: path .*no\/such\/policy does not exist/],
     [{ agents: { a: { token: { env: 'MISSING_TOKEN' } } } }, /agents\.a\.token\.env: environment variable MISSING_TOKEN is not set/],
-    [{ nonsense: true }, /\(root\): Unrecognized key: "nonsense"/],
+    [{ nonsense: true }, /nonsense: unknown key "nonsense" \(known here: servers, policy/],
   ])('names the field: %j', (raw, pattern) => {
     const err = errorOf(raw);
     expect(err.code).toBe('config_invalid');
@@ -115,7 +115,20 @@ describe('quadguard serve with a bad config', () => {
     const r = spawnSync(process.execPath, [CLI, 'serve', '--config', f], { encoding: 'utf8', input: '', timeout: 20_000 });
     expect(r.status).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/config_invalid: .*bad\.yaml is invalid:\n {2}servers\.files\.timeout_ms: Invalid input: expected number, received string/);
+    expect(r.stderr).toMatch(/config_invalid: .*bad\.yaml is invalid:\n {2}servers\.files\.timeout_ms \(line 4, col 5\): Invalid input: expected number, received string/);
+  });
+
+  it('one error per mistake, each at its line and column, a misspelt key with the key it was meant to be', () => {
+    const f = join(dir, 'typos.yaml');
+    writeFileSync(f, 'servers:\n  files:\n    comand: node\n    args: [x]\nagents:\n  assistant:\n    token: { flie: a.token }\nstroe: x.db\n');
+    const r = spawnSync(process.execPath, [CLI, 'serve', '--config', f], { encoding: 'utf8', input: '', timeout: 20_000 });
+    expect(r.status).toBe(1);
+    const lines = r.stderr.trimEnd().split('\n').slice(1);
+    expect(lines).toEqual([
+      '  servers.files.comand (line 3, col 5): unknown key "comand"; did you mean "command"?',
+      '  agents.assistant.token.flie (line 7, col 14): unknown key "flie"; did you mean "file"?',
+      '  stroe (line 8, col 1): unknown key "stroe"; did you mean "store"?',
+    ]);
   });
 
   it('refuses unauthenticated HTTP on a non-loopback address', () => {

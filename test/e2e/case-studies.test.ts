@@ -1,16 +1,18 @@
 /**
- * End to end over stdio: the built `quadguard serve` with policies/default in front of the real workspace, mail
+ * End to end over stdio: the built `quadguard serve` with policies/default (its sandbox set to the test's own
+ * workspace folder, as the book tells operators to do, so the test passes wherever the clone, HOME and TMPDIR
+ * are) in front of the real workspace, mail
  * and shifty (rug-pull) servers, one SDK client as the agent "assistant". The paper's case studies in order;
  * the proxy is started once and the last case stops it to check (and then tamper with) the audit chain.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundledServer, runCli } from '../../src/cli/demos/kit.js';
-import { alive, connectStdio, makeSandbox, ROOT, server, waitFor, writeConfig } from '../support/proxy-harness.js';
+import { bookFor } from '../support/sandbox-book.js';
+import { alive, connectStdio, makeSandbox, server, waitFor, writeConfig } from '../support/proxy-harness.js';
 import { auditCount, messageVerdict, metaDecision, tamperAuditRow, text, witnessPredicates } from './helpers.js';
 
 const API_KEY = 'sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c';
@@ -18,10 +20,10 @@ const API_KEY = 'sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c';
 describe('e2e over stdio: the default policy in front of real servers', () => {
   const sb = makeSandbox();
   const store = join(sb.dir, 'state.db');
-  // A folder outside the policy's sandbox (/tmp, /workspace, …) that a second workspace server owns: a delete
+  // A folder outside the policy's sandbox (the test's workspace) that a second workspace server owns: a delete
   // that reached it would really remove the victim file, so the file's survival proves the guard stopped it.
-  const base = /^\/(tmp|workspace|sandbox)(\/|$)/.test(homedir()) ? ROOT : homedir();
-  const vault = mkdtempSync(join(base, '.qg-e2e-vault-'));
+  const vault = join(sb.dir, 'vault');
+  mkdirSync(vault);
   const victim = join(vault, 'victim.txt');
   const scratch = join(sb.workspace, 'scratch.txt');
   let client: Client;
@@ -46,7 +48,7 @@ describe('e2e over stdio: the default policy in front of real servers', () => {
         mail: server('mail', '--inbox', sb.inbox, '--outbox', sb.outbox),
         weather: bundledServer('shifty'),
       },
-      policy: join(ROOT, 'policies', 'default'),
+      policy: bookFor(sb.dir, sb.workspace),
       store,
     });
     let transport;
@@ -89,7 +91,7 @@ describe('e2e over stdio: the default policy in front of real servers', () => {
   });
 
   it('allows deleting a file in the sandbox and denies deleting outside it, before the server is reached', async () => {
-    expect(vault, 'the vault must lie outside the default book\'s sandbox roots').not.toMatch(/^\/(tmp|workspace|sandbox)\//);
+    expect(vault.startsWith(`${sb.workspace}/`), 'the vault must lie outside the book\'s sandbox').toBe(false);
     const inside = await call('ws__delete_file', { path: scratch });
     expect(inside.isError, text(inside)).toBeFalsy();
     expect(existsSync(scratch)).toBe(false);

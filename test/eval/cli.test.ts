@@ -11,7 +11,7 @@ import { aCase, fixtureCases, HOSTILE_ID, tempDir, testGuardFactory, writeJsonl 
 async function evalCli(args: string[], deps: EvalCommandDeps = {}) {
   const out: string[] = [];
   const err: string[] = [];
-  const policiesSeen: string[] = [];
+  const policiesSeen: Array<string | string[]> = [];
   const program = new Command('quadguard').exitOverride().configureOutput({ writeErr: () => {} });
   registerEvalCommand(program, {
     guardFactory: (dir) => {
@@ -33,7 +33,7 @@ describe('quadguard eval', () => {
     const jsonOut = join(dir, 'out', 'report.json');
     const { stdout, stderr, policiesSeen } = await evalCli(['--cases', dir, '--json', jsonOut]);
 
-    expect(policiesSeen).toEqual([SHIPPED_POLICIES]); // found relative to the package, whatever the cwd
+    expect(policiesSeen).toEqual([[SHIPPED_POLICIES]]); // found relative to the package, whatever the cwd
     expect(stdout).toMatch(/^suite\s+n\s+acc\s+prec\s+recall\s+fpr\s+f1/m);
     expect(stdout).toMatch(/^overall\s+7\s+57\.1%\s+50\.0%\s+66\.7%\s+50\.0%\s+57\.1%\s+2\s+2\s+2\s+1\s+0$/m);
     expect(stdout).toMatch(/^no-destructive-shell\s+2\s+1\s+1\s+50\.0%/m);
@@ -72,7 +72,7 @@ describe('quadguard eval', () => {
     expect(stderr).toBe('');
     const report = JSON.parse(await readFile(jsonOut, 'utf8')) as JsonReport;
     expect(report.cases.map((c) => c.id)).toEqual(['shell/benign', 'shell/rmrf']);
-    expect(report.meta).toMatchObject({ suite: 'shell', limit: 2, policiesDir: '/books' });
+    expect(report.meta).toMatchObject({ suite: 'shell', limit: 2, policiesDir: `/books, ${SHIPPED_POLICIES}` });
     expect(await readFile(htmlOut, 'utf8')).toMatch(/^<!doctype html>/);
   });
 

@@ -36,6 +36,22 @@ describe('pipelineGuardFactory: the real pipeline per eval case', () => {
     await second.close?.();
   });
 
+  it('searches several folders in order: a run mixes a book of its own with the shipped ones', async () => {
+    const mine = mkdtempSync(join(tmpdir(), 'qg-eval-mine-'));
+    try {
+      cpSync(DEFAULT_BOOK, join(mine, 'my-book'), { recursive: true });
+      const guardFor = pipelineGuardFactory([mine, join(DEFAULT_BOOK, '..')]);
+      for (const name of ['my-book', 'default']) {
+        const g = await guardFor(name, { agent: 'assistant' });
+        expect((g.guard as GuardPipeline).book.book.name).toBeTruthy();
+        await g.close?.();
+      }
+      await expect(pipelineGuardFactory([mine])('default', { agent: 'assistant' })).rejects.toThrow();
+    } finally {
+      rmSync(mine, { recursive: true, force: true });
+    }
+  });
+
   it('applies the run settings and fresh model hooks to every case guard', async () => {
     let made = 0;
     const modelFor = (): GuardModelHooks => {

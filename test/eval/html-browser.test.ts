@@ -1,17 +1,17 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, hasChromium, requireChromium } from '../support/chromium.js';
 import { runEvalCommand } from '../../src/cli/eval.js';
 import { fixtureCases, HOSTILE_ID, tempDir, testGuardFactory, writeJsonl } from './support.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
 /** Set to a .png path to keep a full-page screenshot of the rendered report (for looking at it during work). */
 const SCREENSHOT = process.env.QUADGUARD_EVAL_SCREENSHOT;
 
-describe.skipIf(!hasChromium)(`HTML report in headless Chromium${hasChromium ? '' : ` (skipped: ${CHROMIUM} not installed)`}`, () => {
+requireChromium('the HTML report tests');
+
+describe.skipIf(!hasChromium)(`HTML report in headless Chromium`, () => {
   let browser: Browser;
   beforeAll(async () => {
     browser = await chromium.launch({

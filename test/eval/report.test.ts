@@ -1,9 +1,9 @@
 /// <reference lib="dom" />
-import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { CHROMIUM, hasChromium, requireChromium } from '../support/chromium.js';
 import { EvalCaseSchema } from '../../src/eval/cases.js';
 import { histogramBins } from '../../src/eval/html-charts.js';
 import { escapeHtml, html, trusted } from '../../src/eval/html.js';
@@ -14,7 +14,6 @@ import { renderTable } from '../../src/eval/report-table.js';
 import { runEval } from '../../src/eval/run.js';
 import { fixtureCases, testGuardFactory } from './support.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 
 async function fixtureReport() {
   const cases = fixtureCases().map((c) => EvalCaseSchema.parse(c));
@@ -81,7 +80,9 @@ describe('renderHtmlReport', () => {
   });
 });
 
-describe.skipIf(!existsSync(CHROMIUM))('the HTML report at 390 px in headless Chromium', () => {
+requireChromium('the 390 px report test');
+
+describe.skipIf(!hasChromium)('the HTML report at 390 px in headless Chromium', () => {
   it('has no page-wide horizontal overflow, and charts and the suite table keep readable text', async () => {
     const { report } = await fixtureReport();
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'] });

@@ -24,7 +24,7 @@ describe('quadguard init', () => {
     expect(loaded.tokens.get(token)).toBe(INIT_AGENT);
     expect(loaded.config.store).toBe(join(sb.env.cwd, '.quadguard', 'state.db'));
     expect(loaded.config.servers.workspace).toMatchObject({ command: 'node', args: [join(PACKAGE_ROOT, 'dist', 'servers', 'workspace.js'), '--root', 'quadguard-sandbox'], cwd: sb.env.cwd, tools: { deny: ['delete_*'] } });
-    expect(Object.keys(loaded.config.agents)).toEqual(['local', INIT_AGENT]);
+    expect(Object.keys(loaded.config.agents)).toEqual(['local', 'claude-desktop', 'claude-code', 'cursor', 'vscode', INIT_AGENT]);
   });
 
   it('copies the default book so the user can edit it, and the copy loads', async () => {

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLI_PATH, DEFAULT_POLICY, InstallError, installClient, sidecarPath, uninstallClient, type ClientName } from '../../src/install/index.js';
+import { CLI_PATH, DEFAULT_POLICY, InstallError, initProject, installClient, sidecarPath, uninstallClient, type ClientName } from '../../src/install/index.js';
 import { parseJson } from '../../src/install/jsonc.js';
 import { FS_ENTRY, sandbox } from './helpers.js';
 
@@ -206,7 +206,7 @@ describe('selection, options and locations', () => {
     expect(read(file)).toBe(text2);
   });
 
-  it('default locations per client and platform; Claude Desktop needs its folder; project files are created', () => {
+  it('default locations per client and platform; Claude Desktop needs its folder; no empty project file is created', () => {
     const desktop = catchInstall(() => installClient({ client: 'claude-desktop', select: { all: true }, env: sb.env }));
     expect(desktop.code).toBe('install_client_missing');
     expect(desktop.message).toContain(join(sb.env.home, '.config', 'Claude'));
@@ -219,14 +219,39 @@ describe('selection, options and locations', () => {
     expect(catchInstall(() => installClient({ client: 'claude-desktop', scope: 'project', select: { all: true }, env: mac })).code).toBe('install_usage');
 
     const r = installClient({ client: 'vscode', select: { all: true }, env: sb.env });
-    expect(r).toMatchObject({ file: join(sb.env.cwd, '.vscode', 'mcp.json'), created: true, written: true });
-    expect(JSON.parse(read(r.file))).toEqual({ servers: {} });
-    expect(r.notes[0]).toMatch(/no servers in .* yet/);
+    expect(r).toMatchObject({ file: join(sb.env.cwd, '.vscode', 'mcp.json'), created: false, written: false, noServers: true });
+    expect(existsSync(r.file)).toBe(false);
+    expect(r.notes[0]).toContain('nothing written');
+    expect(r.notes[0]).toContain('quadguard install --client vscode --scope user --all');
     const cursorUser = catchInstall(() => installClient({ client: 'cursor', scope: 'user', select: { all: true }, env: sb.env }));
     expect(cursorUser.code).toBe('install_client_missing');
     expect(cursorUser.message).toContain(join(sb.env.home, '.cursor', 'mcp.json'));
     expect(installClient({ client: 'claude-code', select: { all: true }, dryRun: true, env: sb.env }).file).toBe(join(sb.env.cwd, '.mcp.json'));
     expect(existsSync(join(sb.env.cwd, '.mcp.json'))).toBe(false);
+  });
+
+  it('in an `init` folder, wrapped entries take that folder\'s config (its policy, store and agents); --policy overrides it', () => {
+    initProject({ dir: sb.env.cwd });
+    const file = sb.write('project/.mcp.json', text);
+    const r = installClient({ client: 'claude-code', select: { names: ['a'] }, env: sb.env });
+    const config = join(sb.env.cwd, 'quadguard.config.yaml');
+    expect(r.notes).toContain(`wrapped servers use ${config} (its policy, store and agents; --policy to use a book instead)`);
+    expect(servers(file).a).toEqual({ command: process.execPath, args: [CLI_PATH, 'wrap', '--config', config, '--agent', 'claude-code', '--name', 'a', '--', 'srv-a'] });
+    const pinned = installClient({ client: 'claude-code', select: { names: ['My_Server.v2'] }, policy: DEFAULT_POLICY, env: sb.env });
+    expect(pinned.changed).toEqual(['My_Server.v2']);
+    expect(servers(file)['My_Server.v2']!.args).toContain('--policy');
+  });
+
+  it('in a folder whose config lacks the client\'s agent, or does not load, install stops before writing and says why', () => {
+    const file = sb.write('project/.mcp.json', text);
+    sb.write('project/quadguard.config.yaml', 'agents:\n  local: {}\n');
+    const missing = catchInstall(() => installClient({ client: 'cursor', configFile: file, select: { all: true }, env: sb.env }));
+    expect(missing.message).toMatch(/declares no agent "cursor" \(it has local\).*add it under agents:/);
+    sb.write('project/quadguard.config.yaml', 'agents:\n  cursor: {}\nsevers: {}\n');
+    const bad = catchInstall(() => installClient({ client: 'cursor', configFile: file, select: { all: true }, env: sb.env }));
+    expect(bad.code).toBe('install_usage');
+    expect(bad.message).toContain('severs');
+    expect(read(file)).toBe(text);
   });
 
   it('uninstall notices an entry edited since install and still restores the original', () => {

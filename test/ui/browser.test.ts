@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, hasChromium, requireChromium } from '../support/chromium.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { makeSandbox, server, startHttpProxy, waitFor, writeConfig } from '../support/proxy-harness.js';
 import { writeBook } from '../approvals/support.js';
@@ -16,8 +17,6 @@ import { writeBook } from '../approvals/support.js';
  * decide, within one click, at 1400 px and at 390 px. No assertion looks at pixels: everything is read from the
  * DOM and computed styles (screenshots are written to $QUADGUARD_UI_SCREENSHOT* for a person to look at).
  */
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
 const AGENT_TOKEN = 'writer-token-0123456789abcdef00';
 const UI_TOKEN = 'live-view-token-0123456789abcdef';
 const HOSTILE = '<img src=x onerror="window.__pwned=1"><b>bold</b>';
@@ -37,7 +36,9 @@ function contrast(fg: string, bg: string): number {
   return (a + 0.05) / (b + 0.05);
 }
 
-describe.skipIf(!hasChromium)(`live view in headless Chromium, on quadguard serve --http${hasChromium ? '' : ` (skipped: ${CHROMIUM} not installed)`}`, () => {
+requireChromium('the live view tests');
+
+describe.skipIf(!hasChromium)(`live view in headless Chromium, on quadguard serve --http`, () => {
   const sb = makeSandbox();
   const publicDir = join(sb.dir, 'public');
   const storePath = join(sb.dir, 'state.db');

@@ -92,7 +92,8 @@ export async function runTour(t: Transcript): Promise<number> {
     // The demo folder is removed below; its store is kept where the reader can open it.
     const kept = join(quadguardHome(), 'demo-tour.db');
     mkdirSync(quadguardHome(), { recursive: true });
-    for (const ext of ['', '-wal']) {
+    // With its audit key and signed head, so `audit verify --store` checks the keyed chain without a warning.
+    for (const ext of ['', '-wal', '.key', '.head']) {
       rmSync(`${kept}${ext}`, { force: true });
       if (existsSync(join(dir, `state.db${ext}`))) copyFileSync(join(dir, `state.db${ext}`), `${kept}${ext}`);
     }
