@@ -289,7 +289,16 @@ export class DataFlowStage {
       for (const v of readingsOf(texts.join(' '), CHAR_CODES_ONLY).views.slice(1)) add(normaliseForFingerprint(v));
     }
     // Pieces sent over many calls: each field's views joined to what this identity sent there before.
-    for (const t of this.trailed(agent, destination, trailViews)) add(t);
+    // Only what the join adds counts: what was sent there before (allowed then) is not sent again by this call.
+    for (const { before, joined } of this.trailed(agent, destination, trailViews)) {
+      if (joined.length > budget) continue;
+      const prior = new Set<string>();
+      fp.addNormalised(before, prior);
+      const all = new Set<string>();
+      fp.addNormalised(joined, all);
+      budget -= joined.length;
+      for (const h of all) if (!prior.has(h)) hashes.add(h);
+    }
     const cut =
       skipped > 0
         ? `${skipped} characters of the outgoing data's decoded readings were not checked (over the ${MAX_OUTGOING_CHARS}-character budget)`
@@ -373,14 +382,14 @@ export class DataFlowStage {
    * now), when there was a trail. The views are added to the trails only once the send is allowed (`record`), so a
    * denied send never makes a later one look like a leak. Trails older than the TTL are left out.
    */
-  private trailed(agent: string, destination: string, trailViews: Array<[string, string]>): string[] {
+  private trailed(agent: string, destination: string, trailViews: Array<[string, string]>): Array<{ before: string; joined: string }> {
     const now = this.now();
     const mine = this.trails.get(agent);
     remember(this.pendingTrails, JSON.stringify([agent, destination]), trailViews);
-    const out: string[] = [];
+    const out: Array<{ before: string; joined: string }> = [];
     for (const [key, v] of trailViews) {
       const before = mine?.get(key);
-      if (v.length > 0 && before !== undefined && now - before.at < this.options.ttl_ms) out.push(before.text + v);
+      if (v.length > 0 && before !== undefined && now - before.at < this.options.ttl_ms) out.push({ before: before.text, joined: before.text + v });
     }
     return out;
   }

@@ -87,7 +87,10 @@ export class ProvenanceStage {
     const matches = await this.deps.store.match(i.agent, [...wanted.keys()], this.deps.now());
     if (matches.length === 0) return;
     const order: Steering['by'][] = ['value', 'action', 'overflow'];
-    const hits = matches.flatMap((m) => m.hashes.map((hh) => ({ ...wanted.get(hh)!, source: m.source })));
+    // A tool's own earlier result is not a third party steering it: a call passing on what the same tool returned
+    // (a page token, an id, its own name in its answer) is how such tools are used.
+    const own = (src: { server?: string | undefined; tool?: string | undefined }) => src.server === i.server && src.tool === i.tool;
+    const hits = matches.filter((m) => !own(m.source)).flatMap((m) => m.hashes.map((hh) => ({ ...wanted.get(hh)!, source: m.source })));
     for (const by of order) {
       const hit = hits.filter((x) => x.by === by).sort((a, b) => a.source.at - b.source.at)[0];
       if (hit) {
@@ -151,7 +154,9 @@ export class ProvenanceStage {
     if (index === undefined) overflow = true;
     else {
       const asked = new Set<string>();
-      for (const reading of [text, ...hidden]) for (const t of index.requested(reading)) asked.add(`${t.server}__${t.name}`);
+      // Field names of structured results (`"reply":`, `role:`) are the service's words, not a request: only values
+      // and prose are read for one.
+      for (const reading of [text, ...hidden]) for (const t of index.requested(withoutKeys(reading))) asked.add(`${t.server}__${t.name}`);
       for (const q of asked) add('text (request)', h(`a\0${q}`));
     }
     if (overflow) {
@@ -198,4 +203,9 @@ function steering(hit: { by: Steering['by']; argument?: string; what: string; so
     ...(field !== undefined ? { field } : {}),
     source: { ...hit.source, id: hit.source.id.replace(/#[^#]*$/, ''), ...(hit.source.uri ? { uri: hit.source.uri.replace(/#[^#]*$/, '') } : {}) },
   };
+}
+
+/** A text without the keys of JSON, YAML or Python-repr fields (`"key":`, `'key':`, `key:` at a line's start). */
+function withoutKeys(text: string): string {
+  return text.replace(/["'][\w .-]{1,64}["']\s*:/g, ' ').replace(/^\s*[\w-]{1,64}:(?=\s)/gm, ' ');
 }

@@ -56,11 +56,12 @@ describe('e2e: the audit agrees with what clients received, refusal by refusal',
 
   beforeAll(async () => {
     const cfg = writeConfig(sb.dir, {
-      servers: { ws: { ...server('workspace', '--root', sb.workspace), tools: { deny: ['write_file'] } }, weather: bundledServer('shifty') },
+      servers: { ws: { ...server('workspace', '--root', sb.workspace), tools: { deny: ['write_file'] } }, weather: { ...bundledServer('shifty'), capabilities: { '*': ['private_source'] } } },
       policy: join(ROOT, 'policies', 'default'),
       store: storeFile,
       limits: { max_argument_bytes: 4000, max_argument_depth: 8 },
-      agents: { alice: { token: { env: 'ALICE_TOKEN' } }, mallory: { token: { env: 'MALLORY_TOKEN' } } },
+      // planner: a configured agent, so a message to it is one between known agents (a recipient outside the list is refused).
+      agents: { alice: { token: { env: 'ALICE_TOKEN' } }, mallory: { token: { env: 'MALLORY_TOKEN' } }, planner: {} },
     });
     proxy = await startHttpProxy(cfg, { ...TOKENS, QUADGUARD_UI_TOKEN: UI_TOKEN });
     alice = await connectHttp(proxy.url, TOKENS.ALICE_TOKEN, 'e2e');

@@ -35,7 +35,7 @@ describe('quadguard eval', () => {
 
     expect(policiesSeen).toEqual([[SHIPPED_POLICIES]]); // found relative to the package, whatever the cwd
     expect(stdout).toMatch(/^suite\s+n\s+acc\s+prec\s+recall\s+fpr\s+f1/m);
-    expect(stdout).toMatch(/^overall\s+7\s+57\.1%\s+50\.0%\s+66\.7%\s+50\.0%\s+57\.1%\s+2\s+2\s+2\s+1\s+0$/m);
+    expect(stdout).toMatch(/^overall\s+7\s+57\.1%\s+50\.0%\s+66\.7%\s+50\.0%\s+57\.1%\s+2\s+2\s+2\s+1\s+0\s+0\s+0$/m);
     expect(stdout).toMatch(/^no-destructive-shell\s+2\s+1\s+1\s+50\.0%/m);
     expect(stdout).toContain('time per step: median');
     expect(stderr).toContain('eval: 7/7 cases (100%), 3 wrong');

@@ -94,30 +94,26 @@ describe('guard pipeline on the default book (paper case studies, A.3)', () => {
     expect((await g.pipeline.check(send('See you at the review on Thursday, I will bring the printed agenda.'))).rules).not.toContain('no-read-then-exfiltrate');
   });
 
-  it('raises a flooding agent to a higher threat level, then quarantines it, and the quarantine survives a restart', async () => {
+  it('slows a flooding agent with a retry-after, never raises its threat or quarantines it for rate alone (rate is not threat)', async () => {
     const call = interaction({ kind: 'tool_call', server: 'files', tool: 'list_directory', arguments: { path: '/tmp' }, agent: 'flooder' });
     let level = 0;
-    let quarantinedAt = -1;
+    let slowed = 0;
+    let quarantined = 0;
     for (let n = 0; n < 800; n++) {
       now += 10; // 100 calls per second
       const d = await g.pipeline.check(call);
       level = Math.max(level, d.threatLevel ?? 0);
-      if (d.source === 'quarantine') {
-        quarantinedAt = n;
-        break;
-      }
+      if (d.source === 'quarantine') quarantined++;
+      if (d.decision === 'deny' && d.detail?.retryAfterMs !== undefined) slowed++;
     }
-    expect(level).toBeGreaterThanOrEqual(2);
-    expect(quarantinedAt).toBeGreaterThan(0);
+    expect(slowed).toBeGreaterThan(0);
+    expect(quarantined).toBe(0);
+    expect(level).toBe(0);
     const other = await g.pipeline.check({ ...call, agent: 'calm' });
     expect(other.decision).toBe('allow');
-
-    g.close();
-    g = await buildGuard({ policy: DEFAULT_BOOK, store: join(dir, 'state.db') });
-    const after = await g.pipeline.check(call);
-    expect(after.decision).toBe('deny');
-    expect(after.source).toBe('quarantine');
-    expect(after.rationale).toMatch(/agents release flooder/);
+    // Once the window has passed, the same agent is served again.
+    now += 20_000;
+    expect((await g.pipeline.check(call)).decision).toBe('allow');
   });
 
   it('records every decision in a hash chain that verifies', async () => {

@@ -43,7 +43,8 @@ describe('server-to-client requests through quadguard serve (default policy)', (
     fixture = await startFixtureServer();
     const cfg = writeConfig(sb.dir, {
       // The same server twice: once with its own names, once namespaced (conf2__tool, conf2+test://…).
-      servers: { conf: { url: fixture.url, namespace: false }, conf2: { url: fixture.url } },
+      // The user's own test server: its results are private data, not third-party content (no provenance holds).
+      servers: { conf: { url: fixture.url, namespace: false, capabilities: { '*': ['private_source'] } }, conf2: { url: fixture.url, capabilities: { '*': ['private_source'] } } },
       policy: join(ROOT, 'policies', 'default'),
       store: join(sb.dir, 'state.db'),
     });

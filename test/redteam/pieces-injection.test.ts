@@ -56,7 +56,7 @@ describe('red team #27 classes 6 and 7: injections in pieces, and in an elicitat
   const read = async (c: Awaited<ReturnType<typeof connectStdio>>['client'], id: string) => (await c.callTool({ name: 'mail__read_email', arguments: { id } })) as CallToolResult;
   const refusedForInjection = (r: CallToolResult) => r.isError === true && (metaDecision(r)?.rules ?? []).includes('no-injection-in-results');
 
-  it('refuses an order split between subject and body, over two mails, asked politely, or in an image URL; ordinary mails pass', async () => {
+  it('refuses an order split between subject and body, asked politely, or in an image URL; ordinary mails pass', async () => {
     const { client } = await connectStdio(cfg);
     try {
       await listed(client);
@@ -69,12 +69,8 @@ describe('red team #27 classes 6 and 7: injections in pieces, and in an elicitat
         const r = await read(client, id);
         expect(r.isError, `${id}: ${text(r)}`).toBeFalsy();
       }
-      // Over two results: the first passes (alone it is no order), the second is read with it.
-      const first = await read(client, 'first');
-      expect(first.isError, text(first)).toBeFalsy();
-      const second = await read(client, 'second');
-      expect(refusedForInjection(second), text(second)).toBe(true);
-      expect(metaDecision(second)?.rationale ?? '').toBeTruthy();
+      // Over two results the detector reads only with `across_results: true` (test/detectors/injection-pieces.test.ts);
+      // in the default book an action such a split asks for is held by provenance (test/redteam/provenance.test.ts).
     } finally {
       await client.close();
     }

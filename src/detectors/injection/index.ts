@@ -82,6 +82,12 @@ export const InjectionOptionsSchema = z.strictObject({
   threshold: z.number().min(0).max(1).default(0.5),
   /** Signal families to use (default: all but `tool_hijack`, which is for tool descriptions). */
   signals: z.array(z.enum(INJECTION_SIGNALS)).min(1).optional(),
+  /**
+   * Also read the end of the session's previous result with the start of this one (an order split over two
+   * results). Off by default: a mail asking for a reply, then the reply's own result, read as one text, looked like
+   * an order; an action such a split asks for is held by provenance (docs/provenance.md) whatever its wording.
+   */
+  across_results: z.boolean().default(false),
 });
 export type InjectionOptions = z.infer<typeof InjectionOptionsSchema>;
 
@@ -318,7 +324,7 @@ export const injectionDetector = defineDetector({
       }
       let hit = best.score >= options.threshold;
       // Over two results: the tail of the session's last result and the head of this one, read as one text.
-      if (isResultKind(interaction.kind) && fields.length > 0) {
+      if (options.across_results && isResultKind(interaction.kind) && fields.length > 0) {
         const text = fields.map((f) => f.text).join('\n');
         if (!hit) {
           const before = previous.get(interaction);
