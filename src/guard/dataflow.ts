@@ -289,7 +289,9 @@ export class DataFlowStage {
       for (const v of readingsOf(texts.join(' '), CHAR_CODES_ONLY).views.slice(1)) add(normaliseForFingerprint(v));
     }
     // Pieces sent over many calls: each field's views joined to what this identity sent there before.
-    // Only what the join adds counts: what was sent there before (allowed then) is not sent again by this call.
+    // The trail's fingerprints count only with one this call adds: what was sent there before (allowed then) is
+    // not sent again by this call, so a match made of it alone is no leak.
+    const fresh = new Set(hashes);
     for (const { before, joined } of this.trailed(agent, destination, trailViews)) {
       if (joined.length > budget) continue;
       const prior = new Set<string>();
@@ -297,7 +299,10 @@ export class DataFlowStage {
       const all = new Set<string>();
       fp.addNormalised(joined, all);
       budget -= joined.length;
-      for (const h of all) if (!prior.has(h)) hashes.add(h);
+      for (const h of all) {
+        hashes.add(h);
+        if (!prior.has(h)) fresh.add(h);
+      }
     }
     const cut =
       skipped > 0
@@ -309,14 +314,20 @@ export class DataFlowStage {
     // Short private values: every piece that could be one, looked up exactly; one match is enough.
     if (shortValues) {
       const valueHash = await this.valueHash();
-      for (const p of outgoingPieces(rawViews)) if (!addresses?.has(p)) hashes.add(valueHash(p));
-      for (const v of rawViews) for (const l of shortLines(v)) if (!addresses?.has(l)) hashes.add(valueHash(l));
+      const take = (value: string) => {
+        const h = valueHash(value);
+        hashes.add(h);
+        fresh.add(h);
+      };
+      for (const p of outgoingPieces(rawViews)) if (!addresses?.has(p)) take(p);
+      for (const v of rawViews) for (const l of shortLines(v)) if (!addresses?.has(l)) take(l);
     }
     if (hashes.size === 0) return none;
     const matches = (await this.deps.store.match(agent, [...hashes], this.now())).filter((m) => !returning?.(m.source));
     if (matches.length === 0) return none;
     const matched = new Set(matches.flatMap((m) => m.hashes));
     if (matched.size < this.options.min_matches && ![...matched].some(isValueHash)) return none;
+    if (![...matched].some((h) => fresh.has(h))) return none;
     matches.sort((a, b) => b.hashes.length - a.hashes.length || b.source.at - a.source.at);
     return { leak: { matched: matched.size, of: hashes.size, source: matches[0]!.source, others: matches.length - 1 } };
   }
