@@ -51,12 +51,13 @@ describe('recording stages (observe, stamp, audit)', () => {
     expect(await env.store.audit.tail(1)).toHaveLength(0);
   });
 
-  it("audit's fail-closed decision: an unrecorded allow is denied, a denial stands", () => {
+  it("audit's fail-closed decision: an unrecorded allow is denied, a denial stands and says it was not recorded", () => {
     const allowed = newContext(i);
     allowed.decision = makeDecision({ decision: 'allow', rationale: 'ok' });
     expect(audit.failClosed?.(allowed, env, new Error('disk full'))).toMatchObject({ decision: 'deny', source: 'error', rationale: expect.stringMatching(/could not be recorded/) });
     const denied = newContext(i);
     denied.decision = makeDecision({ decision: 'deny', rationale: 'no' });
-    expect(audit.failClosed?.(denied, env, new Error('disk full'))).toBe(denied.decision);
+    // The denial stands, and says truthfully that it could not be recorded.
+    expect(audit.failClosed?.(denied, env, new Error('disk full'))).toMatchObject({ decision: 'deny', rationale: expect.stringMatching(/^no .*could not be recorded/) });
   });
 });
