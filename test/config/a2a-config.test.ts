@@ -12,7 +12,7 @@ describe('config: a2a.agents', () => {
     const bad = () => validateConfig({ a2a: { agents: { 'Bad Name': { url: 'http://x' }, ok: { url: 'ftp://x' } }, typo: true } });
     expect(bad).toThrow(/A2A agent name must be 1–32 characters/);
     expect(bad).toThrow(/a2a\.agents\.ok\.url: url must be an http:\/\/ or https:\/\/ URL/);
-    expect(bad).toThrow(/a2a: Unrecognized key: "typo"/);
+    expect(bad).toThrow(/a2a\.typo: unknown key "typo"/);
     expect(() => validateConfig({ a2a: { agents: { w: { url: 'http://x', bearer_token: { env: 'NOPE_UNSET' } } } } }, { env: {} })).toThrow(/a2a\.agents\.w\.bearer_token\.env: environment variable NOPE_UNSET is not set/);
   });
 });
