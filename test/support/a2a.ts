@@ -2,10 +2,8 @@
  * A2A test helpers: the scripted agent (`servers/a2a-agent.ts`, built) as a child process on a free loopback port,
  * and `@a2a-js/sdk` clients to it, directly or through QuadGuard with a bearer token.
  */
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { Client, ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
-import { ROOT } from './proxy-harness.js';
+import { startPortServer } from './proxy-harness.js';
 
 export interface A2AAgentProcess {
   url: string;
@@ -17,34 +15,9 @@ export interface A2AAgentProcess {
 
 /** Starts the scripted agent (`--poisoned-skill` adds a skill whose description carries an injection). */
 export async function startA2AAgent(...args: string[]): Promise<A2AAgentProcess> {
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'servers', 'a2a-agent.js'), '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
-  const port = await new Promise<number>((res, rej) => {
-    const t = setTimeout(() => rej(new Error(`a2a agent did not start:\n${err}`)), 20_000);
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /\{"port":(\d+)\}/.exec(out);
-      if (m) {
-        clearTimeout(t);
-        res(Number(m[1]));
-      }
-    });
-    child.once('exit', (code) => rej(new Error(`a2a agent exited with ${code}:\n${err}`)));
-  });
+  const { port, stop } = await startPortServer('a2a-agent', args, 'a2a agent');
   const url = `http://127.0.0.1:${port}`;
-  return {
-    url,
-    port,
-    received: async () => (await (await fetch(`${url}/received`)).json()) as string[],
-    stop: () =>
-      new Promise<void>((r) => {
-        if (child.exitCode !== null) return r();
-        child.once('exit', () => r());
-        child.kill('SIGTERM');
-      }),
-  };
+  return { url, port, received: async () => (await (await fetch(`${url}/received`)).json()) as string[], stop };
 }
 
 /** A fetch that sends `Authorization: Bearer <token>` (none without a token). */

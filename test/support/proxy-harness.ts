@@ -128,16 +128,17 @@ export async function waitFor(fn: () => boolean | Promise<boolean>, ms = 10_000,
   throw new Error(`timed out waiting for ${what}`);
 }
 
-/** The conformance fixture server (`servers/conformance.ts`, built) as a child serving Streamable HTTP on a free port. */
-export async function startFixtureServer(initDelayMs = 0): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'servers', 'conformance.js'), '--port', '0', '--init-delay-ms', String(initDelayMs)], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+/**
+ * A built server of this project (`dist/servers/<script>.js --port 0 …`) as a child that prints `{"port":N}` on
+ * stdout once it listens; its port, and a stop that waits for its exit.
+ */
+export async function startPortServer(script: string, args: readonly string[], what: string): Promise<{ port: number; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'servers', `${script}.js`), '--port', '0', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
   const port = await new Promise<number>((res, rej) => {
-    const t = setTimeout(() => rej(new Error(`fixture server did not start:\n${err}`)), 20_000);
+    const t = setTimeout(() => rej(new Error(`${what} did not start:\n${err}`)), 20_000);
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
       const m = /\{"port":(\d+)\}/.exec(out);
@@ -146,10 +147,10 @@ export async function startFixtureServer(initDelayMs = 0): Promise<{ url: string
         res(Number(m[1]));
       }
     });
-    child.once('exit', (code) => rej(new Error(`fixture server exited with ${code}:\n${err}`)));
+    child.once('exit', (code) => rej(new Error(`${what} exited with ${code}:\n${err}`)));
   });
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    port,
     stop: () =>
       new Promise<void>((r) => {
         if (child.exitCode !== null) return r();
@@ -157,4 +158,10 @@ export async function startFixtureServer(initDelayMs = 0): Promise<{ url: string
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** The conformance fixture server (`servers/conformance.ts`, built) as a child serving Streamable HTTP on a free port. */
+export async function startFixtureServer(initDelayMs = 0): Promise<{ url: string; stop: () => Promise<void> }> {
+  const { port, stop } = await startPortServer('conformance', ['--init-delay-ms', String(initDelayMs)], 'fixture server');
+  return { url: `http://127.0.0.1:${port}/mcp`, stop };
 }
