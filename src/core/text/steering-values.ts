@@ -205,10 +205,3 @@ export function reversed(text: string): string {
   return [...text].reverse().join('');
 }
 
-/** rot13 of the letters of `text`. */
-export function rot13(text: string): string {
-  return text.replace(/[a-z]/gi, (c) => {
-    const base = c <= 'Z' ? 65 : 97;
-    return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
-  });
-}
