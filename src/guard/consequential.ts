@@ -1,4 +1,5 @@
 import type { CapabilityLabel, LabelOrigin } from '../core/flow.js';
+import { nameWords } from './capabilities.js';
 
 /**
  * Consequential actions (docs/provenance.md): what a tool call does that a person would want to have asked for
@@ -34,15 +35,6 @@ const VERBS: ReadonlyArray<[CapabilityLabel, RegExp]> = [
 const NOUNISH = /^(?:access|guest|member|money|transaction|lock|message|comment|order|like|call|control|book|set|make|place|command|terminal|shell|script|password|passwords|credential|credentials|payment|payments|permission|permissions|collaborator|recovery)$/;
 const READ_VERB = /^(?:get|list|read|search|find|view|fetch|query|check|lookup|retrieve|show|describe|download|browse|open|navigate|inspect|analyze|analyse|count|compute|calculate|convert|translate|summarize|summarise|preview|peek|status|history|watch|scan|detect|verify)$/;
 
-/** The words of a tool name: camelCase and snake_case split, lower case. */
-function nameWords(name: string): string[] {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter(Boolean);
-}
 
 /** The consequential classes of a tool name alone (for unlabelled tools). */
 export function consequentialByName(tool: string): CapabilityLabel[] {
