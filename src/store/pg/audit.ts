@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { StoreError } from '../../core/errors.js';
-import { auditFields, ChainWalker, parseRow, rowHash, type VerifyOptions, type VerifyResult } from '../audit.js';
+import { ChainWalker, type VerifyOptions, type VerifyResult } from '../audit-chain.js';
+import { AUDIT_COLUMNS, auditFields, parseRow, rowHash, rowValues } from '../audit-row.js';
 import { dbHeadMac, HeadAnchor, macEqual, readHead, rowMac, type AuditKey } from '../audit-key.js';
 import { formatAuditId, parseAuditId, type AuditEntry, type AuditRow } from '../audit-schema.js';
 import { bodyDigest, type InteractionRecord } from '../audit-interaction.js';
@@ -8,17 +9,13 @@ import type { AuditApi } from '../engine.js';
 import { inline, type PgDb, type Query } from './connection.js';
 
 const PAGE = 500;
-const COLUMNS = [
-  'id', 'ts', 'agent', 'session', 'kind', 'server', 'tool', 'uri', 'recipient', 'digest', 'preview', 'size', 'decision',
-  'rules', 'flagged', 'witness', 'threat', 'rationale', 'elapsed_ms', 'policy_hash', 'source', 'llm', 'prev_hash', 'hash', 'mac',
-] as const;
-const PLACEHOLDERS = COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
-const N = COLUMNS.length;
+const PLACEHOLDERS = AUDIT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
+const N = AUDIT_COLUMNS.length;
 /**
  * One statement writes the row, its interaction and the new chain head (a data-modifying CTE), so an append is
  * two round trips: BEGIN + lock of the head, then this with COMMIT.
  */
-const INSERT = `WITH a AS (INSERT INTO audit (${COLUMNS.join(', ')}) VALUES (${PLACEHOLDERS}) RETURNING id),
+const INSERT = `WITH a AS (INSERT INTO audit (${AUDIT_COLUMNS.join(', ')}) VALUES (${PLACEHOLDERS}) RETURNING id),
   b AS (INSERT INTO audit_body (digest, body) SELECT $${N + 6}::text, $${N + 2}::text WHERE $${N + 6}::text IS NOT NULL ON CONFLICT (digest) DO NOTHING),
   i AS (INSERT INTO audit_interaction (id, body, masked, truncated, body_digest) SELECT id, NULL, $${N + 3}::int, $${N + 4}::int, $${N + 6}::text FROM a WHERE $${N + 1}::boolean),
   h AS (UPDATE audit_head SET id = $1::bigint, hash = $${N - 1}::text, mac = $${N + 5}::text WHERE one)
@@ -165,8 +162,7 @@ export class PgAuditLog implements AuditApi {
     const id = Number(head.id) + 1;
     const row = { id, ...fields, prev_hash: head.hash };
     const hash = rowHash(row);
-    const full: Record<string, unknown> = { ...row, hash, mac: this.key ? rowMac(this.key, hash) : null };
-    const params: unknown[] = COLUMNS.map((c) => full[c] ?? null);
+    const params = rowValues({ ...row, llm: fields.llm ?? null, hash, mac: this.key ? rowMac(this.key, hash) : null });
     const body = rec?.body ?? null;
     params.push(rec !== undefined, body, rec?.masked ? 1 : 0, rec?.truncated ? 1 : 0, this.key ? dbHeadMac(this.key, id, hash) : null, body !== null ? bodyDigest(body) : null);
     return { id, hash, params };

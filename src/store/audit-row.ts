@@ -1,0 +1,126 @@
+import { z } from 'zod';
+import { StoreError } from '../core/errors.js';
+import { canonicalJson, sha256Hex } from '../core/canonical.js';
+import {
+  AuditEntrySchema,
+  AuditRowSchema,
+  quickAuditEntry,
+  RawAuditRowSchema,
+  type AuditEntry,
+  type AuditRow,
+  type ParsedAuditEntry,
+  type RawAuditRow,
+} from './audit-schema.js';
+import { recordInteraction, ROW_NAME_CAP, rowName, type InteractionRecord } from './audit-interaction.js';
+import { maskPrefix, maskSecretKeys } from './redact.js';
+
+/**
+ * An audit row as both engines build, hash and store it: the columns of a new row from an entry (`auditFields`),
+ * the chain hash (`rowHash`), the one list of columns every INSERT names (`AUDIT_COLUMNS`), and the parser of a
+ * stored row.
+ */
+
+/** Size caps: a row stays small whatever passes through the proxy. */
+const CAP = { preview: 240, rationale: 2000, uri: 1000, name: ROW_NAME_CAP, witness: 8000, list: 100 } as const;
+
+/** The columns of the audit table in the order every engine's INSERT names them (the one list). */
+export const AUDIT_COLUMNS = [
+  'id', 'ts', 'agent', 'session', 'kind', 'server', 'tool', 'uri', 'recipient', 'digest', 'preview', 'size', 'decision',
+  'rules', 'flagged', 'witness', 'threat', 'rationale', 'elapsed_ms', 'policy_hash', 'source', 'llm', 'prev_hash', 'hash', 'mac',
+] as const satisfies readonly (keyof RawAuditRow)[];
+
+/** The columns of a new row that the entry decides: all but the id, the chain hashes and the MAC. */
+export type AuditFields = Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash' | 'mac'>;
+
+/** A row's values in `AUDIT_COLUMNS` order (positional parameters: binding 25 named ones costs more than the insert). */
+export function rowValues(row: RawAuditRow): unknown[] {
+  return AUDIT_COLUMNS.map((c) => row[c] ?? null);
+}
+
+/** The columns of a new row (all but id, the chain hashes and the MAC), and its interaction record: shared by both engines. */
+export function auditFields(entry: AuditEntry): { fields: AuditFields; rec: InteractionRecord | undefined } {
+  const e = quickAuditEntry(entry) ?? parseEntry(entry);
+  const payload = e.payload === undefined ? undefined : canonicalJson(e.payload);
+  // The preview is of the payload with values under secret-sounding keys replaced (the digest is of the payload).
+  const keyed = maskSecretKeys(e.payload);
+  const text = payload === undefined ? undefined : typeof e.payload === 'string' ? e.payload : keyed === e.payload ? payload : canonicalJson(keyed);
+  const fields = {
+    ts: e.ts ?? Date.now(),
+    agent: capName(e.agent),
+    session: capName(e.session),
+    kind: e.kind,
+    // Names a client chooses (a tools/call or prompts/get name, the server prefix split from it, a recipient) are
+    // masked as any other text the store keeps; the agent and session come from the proxy and its config.
+    server: e.server === undefined ? null : rowName(e.server),
+    tool: e.tool === undefined ? null : rowName(e.tool),
+    uri: e.uri === undefined ? null : maskPrefix(e.uri, CAP.uri),
+    recipient: e.recipient === undefined ? null : rowName(e.recipient),
+    digest: payload === undefined ? null : sha256Hex(payload),
+    preview: text === undefined ? null : maskPrefix(text, CAP.preview),
+    size: payload === undefined ? null : Buffer.byteLength(payload),
+    decision: e.decision,
+    rules: JSON.stringify(e.rules.slice(0, CAP.list).map(capName)),
+    flagged: JSON.stringify(e.flagged.slice(0, CAP.list).map(capName)),
+    witness: capWitness(e.witness),
+    threat: e.threatLevel ?? null,
+    rationale: maskPrefix(e.rationale, CAP.rationale),
+    elapsed_ms: e.elapsedMs ?? null,
+    policy_hash: e.policyHash === undefined ? null : capName(e.policyHash),
+    source: capName(e.source),
+    llm: e.llm === undefined ? null : JSON.stringify(e.llm),
+  };
+  return { fields, rec: e.interaction === undefined ? undefined : recordInteraction(e.interaction) };
+}
+
+function parseEntry(entry: AuditEntry): ParsedAuditEntry {
+  const parsed = AuditEntrySchema.safeParse(entry);
+  if (!parsed.success) throw new StoreError('store_invalid_entry', `audit entry is invalid: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
+
+/** Columns added after the chain began (migration 4 on). */
+const LATER_COLUMNS = new Set<string>(['llm']);
+
+/** Every hashed column, sorted: the key order of the canonical row JSON. The MAC covers the hash, not the reverse. */
+const HASHED_COLUMNS = Object.keys(RawAuditRowSchema.shape).filter((k) => k !== 'hash' && k !== 'mac').sort() as (keyof Omit<RawAuditRow, 'hash' | 'mac'>)[];
+
+/**
+ * The chain hash of a row: sha256 of its `prev_hash` followed by the canonical JSON of its columns (all but
+ * `hash`, keys sorted). Columns are strings, numbers or null, so native `JSON.stringify` over an object built in
+ * sorted key order is exactly `canonicalJson(row)`, at a fraction of the cost (this runs on every append).
+ */
+export function rowHash(row: Omit<RawAuditRow, 'hash' | 'llm' | 'mac'> & { llm?: string | null; mac?: string | null }): string {
+  const sorted: Record<string, unknown> = {};
+  for (const k of HASHED_COLUMNS) {
+    // Columns added by later migrations join the hash only when set, so rows written before them still verify.
+    if (LATER_COLUMNS.has(k) && (row[k] ?? null) === null) continue;
+    sorted[k] = row[k] ?? null;
+  }
+  return sha256Hex(row.prev_hash + JSON.stringify(sorted));
+}
+
+export function parseRow(raw: unknown): AuditRow {
+  const r = AuditRowSchema.safeParse(raw);
+  if (!r.success) {
+    const id = (raw as { id?: unknown } | undefined)?.id;
+    throw new StoreError('store_corrupt_row', `audit row ${String(id)} is malformed: ${z.prettifyError(r.error)}; run \`quadguard audit verify\``);
+  }
+  return r.data;
+}
+
+function capName(s: string): string {
+  return s.length > CAP.name ? `${s.slice(0, CAP.name)}…` : s;
+}
+
+/** Witnesses hold predicate names and truth values only; still capped, dropping whole witnesses past the cap. */
+function capWitness(witness: AuditRow['witness']): string {
+  const kept: AuditRow['witness'] = [];
+  let size = 2;
+  for (const w of witness.slice(0, CAP.list)) {
+    const s = JSON.stringify(w).length + 1;
+    if (size + s > CAP.witness) break;
+    kept.push(w);
+    size += s;
+  }
+  return JSON.stringify(kept);
+}
