@@ -99,6 +99,8 @@ export async function buildGuard(input: BuildGuardOptions): Promise<BuiltGuard> 
   // A guard lives as long as its proxy: its SQLite file is checkpointed in the background, never inside a decision.
   const store = typeof o.store === 'string' ? await openGuardStore(o.store, logger, {
         backgroundCheckpoint: true,
+        // Decisions are answered once their row is in the audit journal, committed in groups (audit-journal.ts).
+        auditJournal: true,
         // A lock held by another process is waited for in short tries between which other sessions are answered.
         lockSliceMs: 20,
         ...(o.auditKey && 'file' in o.auditKey ? { auditKeyFile: o.auditKey.file } : {}),

@@ -1,17 +1,22 @@
 import { once } from 'node:events';
 import type Database from 'better-sqlite3';
 import { StoreError } from '../core/errors.js';
-import { formatAuditId, parseAuditId, type AuditEntry, type AuditRow } from './audit-schema.js';
+import { formatAuditId, parseAuditId, type AuditEntry, type AuditRow, type RawAuditRow } from './audit-schema.js';
 import { bodyDigest, type InteractionRecord } from './audit-interaction.js';
-import { HeadAnchor, rowMac, type AuditKey } from './audit-key.js';
+import { HeadAnchor, macEqual, rowMac, type AuditKey } from './audit-key.js';
 import { ChainWalker, GENESIS_HASH, type VerifyOptions, type VerifyResult } from './audit-chain.js';
 import { AUDIT_COLUMNS, auditFields, parseRow, rowHash, rowValues, type AuditFields } from './audit-row.js';
+import type { AuditJournal, JournalRow } from './audit-journal.js';
 
 export * from './audit-schema.js';
 export { ChainWalker, GENESIS_HASH, type ChainContext, type VerifyOptions, type VerifyResult } from './audit-chain.js';
 export { AUDIT_COLUMNS, auditFields, parseRow, rowHash } from './audit-row.js';
 
 const PAGE = 500;
+/** After a group commit failed (the store locked by another process, a full disk), when it is tried again, ms. */
+const JOURNAL_RETRY_MS = 100;
+/** Pending rows past which an append commits the group first (a store that keeps failing bounds the memory). */
+const JOURNAL_MAX_PENDING = 10_000;
 
 /** How often, at most, the signed head is written to its file (ms); it is also written at close. */
 const HEAD_INTERVAL_MS = 1000;
@@ -20,10 +25,12 @@ const HEAD_INTERVAL_MS = 1000;
  * The append-only, hash-chained decisions log. Every row carries `hash = sha256(prev_hash ‖ canonical row JSON)`
  * where the row JSON includes its own id, so editing, deleting or renumbering a row breaks the chain.
  *
- * Durability choice: no batching. Each `append` is one synchronous IMMEDIATE transaction (~10–30 µs with WAL and
- * `synchronous=NORMAL`), so a denial is committed — it survives a crash of the proxy — before the denial is
- * returned, the row id is known to the caller (`Decision.auditId`), and a second process (the CLI releasing an
- * agent) can append to the same chain safely because the chain head is read inside the write lock.
+ * Durability: `append` (a mutation's row, the CLI's) is one IMMEDIATE transaction, the chain head read inside the
+ * write lock, so several processes extend one chain. A proxy's decisions go through `appendDecision` and the
+ * journal (audit-journal.ts): chained in memory after the last row, written to the journal in one write (as durable
+ * against a crash of the proxy as a commit with WAL and `synchronous=NORMAL`), answered, and committed in groups.
+ * A row whose place another process took meanwhile is chained again at commit (`reconcile`); on open, the journals
+ * of dead processes are replayed (db.ts).
  */
 export class AuditLog {
   private readonly head: Database.Statement<[], { id: number | null; hash: string | null; seq: number | null }>;
@@ -38,6 +45,13 @@ export class AuditLog {
   private readonly firstKeyed: Database.Statement<[], { id: number }>;
   private readonly count: Database.Statement<[], { n: number }>;
   private readonly anchor: HeadAnchor | undefined;
+  private readonly hashById: Database.Statement<[number], { hash: string }>;
+  private readonly commitTx: Database.Transaction<(rows: JournalRow[]) => { rechained: number; forged: number; last: { id: number; hash: string } | undefined }>;
+  private journal: AuditJournal | undefined;
+  private hooks: { onFault: (err: unknown, pending: number) => void; onRechained: (rechained: number, of: number) => void } | undefined;
+  /** Rows written to the journal and not yet known to be committed, in chain order. */
+  private pending: JournalRow[] = [];
+  private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
 
   /**
    * `key`: the audit key (audit-key.ts). Without one, rows are appended without MACs and `verify` checks the
@@ -66,22 +80,166 @@ export class AuditLog {
     this.interactionById = db.prepare(
       'SELECT coalesce(i.body, b.body) AS body, i.masked, i.truncated FROM audit_interaction i LEFT JOIN audit_body b ON b.digest = i.body_digest WHERE i.id = ?',
     );
+    this.hashById = db.prepare('SELECT hash FROM audit WHERE id = ?');
     const tx = db.transaction((fields: AuditFields, rec?: InteractionRecord) => {
-      const head = this.head.get();
-      // The next id follows the highest id ever used, so a deleted tail shows up as a gap.
-      const id = Math.max(head?.id ?? 0, head?.seq ?? 0) + 1;
-      const prev = head?.hash ?? GENESIS_HASH;
-      const row = { id, ...fields, prev_hash: prev };
-      const hash = rowHash(row);
-      this.insert.run(rowValues({ ...row, llm: fields.llm ?? null, hash, mac: this.key ? rowMac(this.key, hash) : null }));
-      if (rec) {
-        const digest = rec.body !== null ? bodyDigest(rec.body) : null;
-        if (digest !== null) this.insertBody.run(digest, rec.body);
-        this.insertInteraction.run(id, rec.masked ? 1 : 0, rec.truncated ? 1 : 0, digest);
-      }
-      return { id, hash };
+      // A mutation's row (quarantine, release, approvals) follows the journal's rows: they were answered first.
+      this.commitPending();
+      const next = this.after(this.head.get(), fields);
+      this.insertRow({ row: next, rec });
+      return { id: next.id, hash: next.hash };
     });
     this.appendTx = (row, rec) => tx.immediate(row, rec);
+    this.commitTx = db.transaction((rows: JournalRow[]) => this.reconcile(rows));
+  }
+
+  /** The chained, MACed row after `head` (the highest id ever used, so a deleted tail shows up as a gap). */
+  private after(head: { id: number | null; hash: string | null; seq: number | null } | undefined, fields: AuditFields): RawAuditRow {
+    const id = Math.max(head?.id ?? 0, head?.seq ?? 0) + 1;
+    const row = { id, ...fields, llm: fields.llm ?? null, prev_hash: head?.hash ?? GENESIS_HASH };
+    const hash = rowHash(row);
+    return { ...row, hash, mac: this.key ? rowMac(this.key, hash) : null };
+  }
+
+  private insertRow({ row, rec }: JournalRow): void {
+    this.insert.run(rowValues(row));
+    if (rec) {
+      const digest = rec.body !== null ? bodyDigest(rec.body) : null;
+      if (digest !== null) this.insertBody.run(digest, rec.body);
+      this.insertInteraction.run(row.id, rec.masked ? 1 : 0, rec.truncated ? 1 : 0, digest);
+    }
+  }
+
+  /**
+   * Inserts journal rows not yet in the store, in order, inside the caller's transaction. A row the store holds
+   * (same id, same hash) is skipped; one that links to the store's head is inserted as written; one whose place
+   * another process took meanwhile (it appended to the same file) is chained again after the head, with a new id,
+   * hash and MAC. Returns the number chained again and the last row inserted.
+   */
+  private reconcile(rows: JournalRow[]): { rechained: number; forged: number; last: { id: number; hash: string } | undefined } {
+    let rechained = 0;
+    let forged = 0;
+    let last: { id: number; hash: string } | undefined;
+    let head = this.head.get();
+    for (const j of rows) {
+      if (this.hashById.get(j.row.id)?.hash === j.row.hash) continue;
+      const { hash: _hash, mac: _mac, ...rest } = j.row;
+      // A journal is a file beside the store: a row is taken only with its hash and, under a key, the key's MAC.
+      if (rowHash(rest) !== j.row.hash || (this.key && (j.row.mac === null || !macEqual(j.row.mac, rowMac(this.key, j.row.hash))))) {
+        forged++;
+        continue;
+      }
+      const next = Math.max(head?.id ?? 0, head?.seq ?? 0) + 1;
+      let row: RawAuditRow;
+      if (next === j.row.id && (head?.hash ?? GENESIS_HASH) === j.row.prev_hash) row = j.row;
+      else {
+        const { id: _id, prev_hash: _prev, ...fields } = rest;
+        row = this.after(head, fields);
+        rechained++;
+      }
+      this.insertRow({ row, rec: j.rec });
+      head = { id: row.id, hash: row.hash, seq: row.id };
+      last = { id: row.id, hash: row.hash };
+    }
+    return { rechained, forged, last };
+  }
+
+  /**
+   * Journals the decisions' rows from now on (the proxy): `appendDecision` writes the chained row to `journal` and
+   * returns; the rows are committed in groups once the turn of the event loop has answered, before any read of the log, before a
+   * mutation's own row, and at close. `onFault`: a group commit failed (it is tried again); `onRechained`: rows
+   * answered with an auditId were chained again at commit, because another process appended to the file meanwhile.
+   */
+  attachJournal(journal: AuditJournal, hooks: { onFault: (err: unknown, pending: number) => void; onRechained: (rechained: number, of: number) => void }): void {
+    this.journal = journal;
+    this.hooks = hooks;
+  }
+
+  /** Rows of orphaned journals (audit-journal.ts): inserts those the store lacks; returns how many were chained again, and how many
+   * were refused (a hash or MAC that does not match: the file was edited). */
+  replay(rows: JournalRow[]): { rechained: number; forged: number; last: { id: number; hash: string } | undefined } {
+    const done = this.commitTx.immediate(rows);
+    if (done.last) this.noteHead(done.last.id, done.last.hash);
+    return done;
+  }
+
+  /**
+   * Commits the journal's pending rows now. Inside a transaction of the caller (a mutation's row), they join it
+   * and stay pending until a commit outside one finds them in the store (that transaction might roll back).
+   */
+  commitPending(): void {
+    if (this.pending.length === 0) return;
+    if (this.db.inTransaction) {
+      this.reconcile(this.pending);
+      this.schedule();
+      return;
+    }
+    const rows = this.pending;
+    const done = this.commitTx.immediate(rows);
+    this.pending = [];
+    this.journal?.clear();
+    if (done.last) this.noteHead(done.last.id, done.last.hash);
+    if (done.rechained > 0) this.hooks?.onRechained(done.rechained, rows.length);
+  }
+
+  /**
+   * Commits the group once this turn of the event loop has answered (every row journaled in the turn joins it),
+   * or after `JOURNAL_RETRY_MS` when the last commit failed.
+   */
+  private schedule(retry = false): void {
+    if (this.timer !== undefined) return;
+    const run = () => {
+      this.timer = undefined;
+      this.settle();
+    };
+    this.timer = retry ? setTimeout(run, JOURNAL_RETRY_MS) : setImmediate(run);
+    this.timer.unref();
+  }
+
+  /** Commits what is pending (before a read, so this process reads what it answered); a failure leaves it pending. */
+  private settle(): void {
+    try {
+      this.commitPending();
+    } catch (err) {
+      this.hooks?.onFault(err, this.pending.length);
+      this.schedule(true);
+    }
+  }
+
+  /**
+   * Records one decision's entry. With a journal (the proxy): the row is chained after the last pending row (or the
+   * store's head), written to the journal in one write, and committed once the turn of the event loop has answered; without one, as
+   * `append`. Throws `store_write_failed` when the journal does not take it (the caller fails closed).
+   */
+  appendDecision(entry: AuditEntry): { id: number; auditId: string; hash: string } {
+    if (!this.journal) return this.append(entry);
+    const { fields, rec } = auditFields(entry);
+    try {
+      if (this.pending.length >= JOURNAL_MAX_PENDING) this.commitPending();
+      const prev = this.pending.at(-1)?.row;
+      const row = this.after(prev ? { id: prev.id, hash: prev.hash, seq: prev.id } : this.head.get(), fields);
+      const j: JournalRow = rec ? { row, rec } : { row };
+      this.journal.write(j);
+      this.pending.push(j);
+      this.schedule();
+      return { id: row.id, auditId: formatAuditId(row.id, row.hash), hash: row.hash };
+    } catch (err) {
+      throw new StoreError('store_write_failed', `cannot append to the audit log: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  /** Commits the pending rows and closes the journal (removed when nothing is left in it, else left to replay). */
+  closeJournal(): void {
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer as NodeJS.Timeout);
+      clearImmediate(this.timer as NodeJS.Immediate);
+    }
+    this.timer = undefined;
+    try {
+      this.commitPending();
+    } finally {
+      this.journal?.close(this.pending.length === 0);
+      this.journal = undefined;
+    }
   }
 
   /** Records one entry; returns its id, stable string id and chain hash. Throws `store_invalid_entry` on a bad entry. */
@@ -98,6 +256,7 @@ export class AuditLog {
 
   /** One row by numeric id or stable string id (`42` or `42-3fa9c1d2`); undefined when absent or the hash prefix differs. */
   get(id: number | string): AuditRow | undefined {
+    this.settle();
     const ref = typeof id === 'number' ? { id } : parseAuditId(id);
     if (!ref) throw new StoreError('store_invalid_id', `not an audit id: ${String(id)} (expected 42 or 42-3fa9c1d2)`);
     const raw = this.byId.get(ref.id);
@@ -113,17 +272,20 @@ export class AuditLog {
    * unmasked payload, which the store never keeps.
    */
   interaction(id: number): InteractionRecord | undefined {
+    this.settle();
     const r = this.interactionById.get(id);
     return r === undefined ? undefined : { body: r.body, masked: r.masked === 1, truncated: r.truncated === 1 };
   }
 
   /** The last `n` rows, oldest first. */
   tail(n: number): AuditRow[] {
+    this.settle();
     return this.tailStmt.all(Math.max(0, Math.floor(n))).map(parseRow);
   }
 
   /** Every row with id ≥ `fromId`, in id order, read in pages so the connection is never held between steps. */
   *iterate(fromId = 1): Generator<AuditRow> {
+    this.settle();
     for (const raw of this.rawPages(fromId - 1)) yield parseRow(raw);
   }
 
@@ -136,6 +298,7 @@ export class AuditLog {
    * The checks are `ChainWalker`'s, shared with PostgreSQL.
    */
   verify(options: VerifyOptions = {}): VerifyResult {
+    this.settle();
     const warnings: string[] = [];
     const triggers = this.db
       .prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name IN ('audit_no_update', 'audit_no_delete')")

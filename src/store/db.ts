@@ -6,6 +6,8 @@ import { silentLogger, type Logger } from '../core/log.js';
 import { ApprovalStore } from './approvals.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { AuditLog } from './audit.js';
+import { AuditJournal, journalDir, orphanJournals } from './audit-journal.js';
+import { faultReason, reportStoreFault } from './faults.js';
 import { isPostgresUrl, redactUrl } from './location.js';
 import { auditKeyPaths, ephemeralAuditKey, loadAuditKey, type AuditKey } from './audit-key.js';
 import { rmSync } from 'node:fs';
@@ -48,9 +50,14 @@ export interface StoreOptions {
    * so every data-flow decision, is the same on every run. A store that already has a key keeps it.
    */
   flowKey?: Buffer;
+  /**
+   * Journal the decisions' audit rows (audit-journal.ts) and commit them in groups: for the proxy, which answers
+   * once a row is in its journal. Default false (every append commits before it returns).
+   */
+  auditJournal?: boolean;
 }
 
-type Defaults = Required<Omit<StoreOptions, 'auditKeyFile' | 'lockSliceMs' | 'flowKey'>> & { lockSliceMs?: number };
+type Defaults = Required<Omit<StoreOptions, 'auditKeyFile' | 'lockSliceMs' | 'flowKey' | 'auditJournal'>> & { auditJournal?: boolean } & { lockSliceMs?: number };
 const DEFAULTS: Defaults = { mustExist: false, synchronous: 'NORMAL', busyTimeoutMs: 5000, backgroundCheckpoint: false };
 
 /** Commits between SQLite's own checkpoints while the background checkpointer runs: only a bound, should it lag. */
@@ -102,6 +109,7 @@ export function openStore(path: string, logger: Logger = silentLogger(), options
   let closed = false;
   const audit = new AuditLog(db, memory ? ephemeralAuditKey() : openAuditKey(db, file, opts));
   const state = new StateStore(db, audit, log);
+  if (!memory) openJournal(audit, file, opts, log);
   let checkpointer: Checkpointer | undefined;
   if (!memory && opts.backgroundCheckpoint) {
     pragma(db, `wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT}`);
@@ -129,6 +137,11 @@ export function openStore(path: string, logger: Logger = silentLogger(), options
         log.warn({ err }, 'writing the pending burst counts at close failed');
       }
       try {
+        audit.closeJournal();
+      } catch (err) {
+        log.warn({ err }, 'committing the audit journal at close failed: its rows are replayed when the store is next opened');
+      }
+      try {
         audit.flushHead();
       } catch (err) {
         log.warn({ err }, 'writing the signed audit head at close failed');
@@ -145,6 +158,36 @@ export function openStore(path: string, logger: Logger = silentLogger(), options
   if (!memory) open.set(file, { store, refs: 1 });
   log.debug({ file }, 'store opened');
   return store;
+}
+
+/**
+ * Replays the audit journals of processes that ended without committing them (a `kill -9`, a power cut), then,
+ * for the proxy, journals this process's decisions. A journal that cannot be replayed (the store is locked) stays
+ * for the next open; the open goes on.
+ */
+function openJournal(audit: AuditLog, file: string, opts: Defaults, log: Logger): void {
+  const dir = journalDir(file);
+  for (const orphan of orphanJournals(dir)) {
+    try {
+      const done = audit.replay(orphan.rows);
+      rmSync(orphan.file, { force: true });
+      const refused = done.forged + orphan.bad;
+      const msg = `replayed the audit journal ${orphan.file} of a process that ended without committing it`;
+      if (refused > 0) log.warn({ journal: orphan.file, refused }, `${msg}: ${refused} line(s) refused (malformed, or a hash or MAC that does not match: the file was edited)`);
+      else log.info({ journal: orphan.file, rows: orphan.rows.length, rechained: done.rechained }, msg);
+    } catch (err) {
+      log.warn({ err, journal: orphan.file }, 'replaying an audit journal failed; it is tried again at the next open');
+    }
+  }
+  if (!opts.auditJournal) return;
+  audit.attachJournal(new AuditJournal(dir, opts.synchronous === 'FULL'), {
+    onFault: (err, pending) => {
+      reportStoreFault({ engine: 'sqlite', op: 'audit.commit', reason: faultReason(err) ?? 'error', err });
+      log.warn({ err, pending }, 'committing the audit journal failed; its rows are kept in the journal and tried again');
+    },
+    onRechained: (rechained, of) =>
+      log.warn({ rechained, of }, 'another process appended to the audit log while this one had journaled rows: they were chained after it, so auditIds already answered for them name other rows'),
+  });
 }
 
 /**

@@ -60,7 +60,7 @@ export function sqliteGuardStore(store: Store): GuardStore {
     sweep: (now) => c('flow.sweep', () => flow.sweep(now)),
   };
   const a: AuditApi = {
-    append: (e) => c('audit.append', () => audit.append(e)),
+    append: (e) => c('audit.append', () => audit.appendDecision(e)),
     get: (id) => c('audit.get', () => audit.get(id)),
     interaction: (id) => c('audit.interaction', () => audit.interaction(id)),
     tail: (n) => c('audit.tail', () => audit.tail(n)),
