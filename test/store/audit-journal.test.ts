@@ -1,0 +1,124 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AUDIT_COLUMNS } from '../../src/store/audit-row.js';
+import { journalDir } from '../../src/store/audit-journal.js';
+import { openStore, RawAuditRowSchema } from '../../src/store/index.js';
+import { entry, tempDir } from './helpers.js';
+
+let t: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  t = tempDir();
+});
+afterEach(() => t.cleanup());
+
+const ownJournal = (file: string) => join(journalDir(file), `${process.pid}.ndjson`);
+const rows = (file: string) => {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare('SELECT id, rationale, hash FROM audit ORDER BY id').all() as Array<{ id: number; rationale: string; hash: string }>;
+  } finally {
+    db.close();
+  }
+};
+/** The pid of a process that has ended. */
+const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid!;
+/** A copy of the store folder (database, key, signed head) under another name. */
+function copyStore(file: string): string {
+  const to = join(t.dir, 'copy');
+  cpSync(dirname(file), to, { recursive: true, filter: (src) => !src.includes('.audit-journal') });
+  return join(to, 'state.db');
+}
+
+describe('audit journal (SQLite)', () => {
+  it('writes the column list once: it is every column of a stored row', () => {
+    expect([...AUDIT_COLUMNS].sort()).toEqual(Object.keys(RawAuditRowSchema.shape).sort());
+  });
+
+  it('answers from the journal, commits the group after the turn, and the chain verifies', async () => {
+    const s = openStore(t.file, undefined, { auditJournal: true });
+    const answered = [1, 2, 3].map((i) => s.audit.appendDecision(entry(i)));
+    expect(answered.map((a) => a.id)).toEqual([1, 2, 3]);
+    // Answered, in the journal, not yet in the database.
+    expect(rows(t.file)).toHaveLength(0);
+    expect(readFileSync(ownJournal(t.file), 'utf8').trim().split('\n')).toHaveLength(3);
+    await new Promise((r) => setImmediate(r));
+    expect(rows(t.file).map((r) => r.hash)).toEqual(answered.map((a) => a.hash));
+    expect(statSync(ownJournal(t.file)).size).toBe(0);
+    // A mutation's row, and a read, follow the pending rows.
+    s.audit.appendDecision(entry(4));
+    s.audit.append(entry(5));
+    expect(s.audit.tail(2).map((r) => r.rationale)).toEqual(['decision 4', 'decision 5']);
+    const v = s.audit.verify();
+    expect(v.ok, JSON.stringify(v)).toBe(true);
+    expect(v.rows).toBe(5);
+    s.close();
+    expect(existsSync(ownJournal(t.file))).toBe(false);
+  });
+
+  it('replays the journal of a process that died, as written when the store has not moved', () => {
+    const s = openStore(t.file);
+    s.audit.append(entry(1));
+    s.close();
+    const copy = copyStore(t.file);
+    const j = openStore(t.file, undefined, { auditJournal: true });
+    const answered = [2, 3, 4].map((i) => j.audit.appendDecision(entry(i)));
+    const journal = readFileSync(ownJournal(t.file));
+    j.close();
+    // The copy is the store as a kill -9 left it: the rows in a dead process's journal only.
+    mkdirSync(journalDir(copy), { recursive: true });
+    writeFileSync(join(journalDir(copy), `${deadPid()}.ndjson`), journal);
+    const c = openStore(copy);
+    const v = c.audit.verify();
+    c.close();
+    expect(v.ok, JSON.stringify(v)).toBe(true);
+    expect(rows(copy).slice(1).map((r) => [r.id, r.hash])).toEqual(answered.map((a) => [a.id, a.hash]));
+    expect(rows(copy).map((r) => r.hash)).toEqual(rows(t.file).map((r) => r.hash));
+    // Replayed once: the file is gone, a second open adds nothing.
+    openStore(copy).close();
+    expect(rows(copy)).toHaveLength(4);
+  });
+
+  it('chains a dead process journal again after rows another process appended meanwhile, and refuses an edited line', () => {
+    const s = openStore(t.file);
+    s.audit.append(entry(1));
+    s.close();
+    const copy = copyStore(t.file);
+    const j = openStore(t.file, undefined, { auditJournal: true });
+    for (const i of [2, 3, 4]) j.audit.appendDecision(entry(i));
+    const lines = readFileSync(ownJournal(t.file), 'utf8').trim().split('\n');
+    j.close();
+    // Another process took row 2 before the journal was replayed.
+    const other = openStore(copy);
+    other.audit.append(entry(99));
+    other.close();
+    // And someone edited one journaled row (without the key, its MAC no longer matches).
+    lines[1] = lines[1]!.replace('decision 3', 'decision 3 (approved by the CISO)');
+    mkdirSync(journalDir(copy), { recursive: true });
+    writeFileSync(join(journalDir(copy), `${deadPid()}.ndjson`), `${lines.join('\n')}\n`);
+    const c = openStore(copy);
+    const v = c.audit.verify();
+    c.close();
+    expect(v.ok, JSON.stringify(v)).toBe(true);
+    expect(rows(copy).map((r) => r.rationale)).toEqual(['decision 1', 'decision 99', 'decision 2', 'decision 4']);
+    expect(readdirSync(journalDir(copy))).toEqual([]);
+  });
+
+  it('leaves a live process journal alone', () => {
+    const s = openStore(t.file);
+    s.audit.append(entry(1));
+    s.close();
+    const copy = copyStore(t.file);
+    const j = openStore(t.file, undefined, { auditJournal: true });
+    j.audit.appendDecision(entry(2));
+    const journal = readFileSync(ownJournal(t.file));
+    j.close();
+    mkdirSync(journalDir(copy), { recursive: true });
+    // pid 1 always runs.
+    writeFileSync(join(journalDir(copy), '1.ndjson'), journal);
+    openStore(copy).close();
+    expect(rows(copy)).toHaveLength(1);
+  });
+});
