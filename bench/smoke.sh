@@ -21,6 +21,7 @@ run bench/dataflow.ts 150
 run bench/large-result.ts --sizes 1 --rounds 1
 run bench/flow-large.ts --sizes 1 --rounds 1
 run bench/store-growth.ts --calls 400 --files 10
+run bench/soak.ts --seconds 3 --age-calls 100
 run bench/startup.ts --runs 1
 run bench/stdio-drive.ts 200 policy --vary 50
 run bench/llm-latency.ts 20

@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { InteractionSchema, type Interaction } from '../src/core/types.js';
 import { buildGuard } from '../src/guard/build.js';
+import { AUDIT_COLUMNS } from '../src/store/audit-row.js';
 import { ROOT } from './common.js';
 
 const { values } = parseArgs({ options: { calls: { type: 'string', default: '3000' }, sessions: { type: 'string', default: '16' }, files: { type: 'string', default: '40' } } });
@@ -74,9 +75,12 @@ try {
     }
     if ((c + 1) % 1000 === 0) process.stderr.write(`store-growth: ${c + 1}/${calls} calls\n`);
   }
-  guard.close();
+  await guard.close();
   const db = new Database(file, { readonly: true });
   const rows = (db.prepare('SELECT COUNT(*) AS n FROM flow_fingerprints').get() as { n: number }).n;
+  // What an audit row holds: the mean bytes of each column (text as stored, numbers as their digits).
+  const auditRows = (db.prepare('SELECT COUNT(*) AS n FROM audit').get() as { n: number }).n;
+  const columns = db.prepare(`SELECT ${AUDIT_COLUMNS.map((c) => `avg(length(${c})) AS ${c}`).join(', ')} FROM audit`).get() as Record<string, number | null>;
   db.close();
   const end = bytes();
   console.log(`store growth: ${calls} private reads of ${files} files by ${sessions} sessions, one simulated second per ${sessions} calls`);
@@ -85,6 +89,9 @@ try {
     console.log(`  after it: ${calls - callsAtMinute} calls, ${((end - atMinute) / 1024).toFixed(0)} KiB, ${((end - atMinute) / (calls - callsAtMinute) / 1024).toFixed(2)} KiB per call`);
   }
   console.log(`  fingerprint rows at the end: ${rows}; largest tables: ${tables().map((t) => `${t.name} ${(t.bytes / 1024).toFixed(0)} KiB`).join(', ')}`);
+  if (calls > callsAtMinute && callsAtMinute > 0) console.log(`  bytes per call after the first minute: ${((end - atMinute) / (calls - callsAtMinute)).toFixed(0)} B (target ≤ 1024 B)`);
+  const sizes = Object.entries(columns).filter(([, v]) => v !== null).sort((a, b) => b[1]! - a[1]!);
+  console.log(`  audit rows: ${auditRows} (${(auditRows / calls).toFixed(2)} per call); mean bytes per column: ${sizes.map(([k, v]) => `${k} ${v!.toFixed(0)}`).join(', ')}; sum ${sizes.reduce((n, [, v]) => n + v!, 0).toFixed(0)} B`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
