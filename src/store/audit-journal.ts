@@ -77,6 +77,45 @@ function running(pid: number): boolean {
   }
 }
 
+/** The parsed lines of a journal file; a line that does not parse, or is not complete yet, is counted as bad. */
+function readJournal(file: string): { rows: JournalRow[]; bad: number } {
+  const rows: JournalRow[] = [];
+  let bad = 0;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return { rows, bad };
+  }
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    let parsed: ReturnType<typeof JournalRowSchema.safeParse>;
+    try {
+      parsed = JournalRowSchema.safeParse(JSON.parse(line));
+    } catch {
+      bad++;
+      continue;
+    }
+    if (parsed.success) rows.push(parsed.data);
+    else bad++;
+  }
+  return { rows, bad };
+}
+
+/** The journals in `dir` of other processes that run now, with their rows (see `AuditLog.absorbLiveJournals`). */
+export function liveJournals(dir: string): Array<{ file: string; rows: JournalRow[] }> {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .map((name) => /^(\d+)\.ndjson$/.exec(name))
+    .filter((m): m is RegExpExecArray => m !== null && Number(m[1]) !== process.pid && running(Number(m[1])))
+    .map((m) => ({ file: join(dir, m[0]), rows: readJournal(join(dir, m[0])).rows }));
+}
+
 /**
  * The journals in `dir` whose process no longer runs (this process's own pid too: a file under it is a previous
  * process's that had the same pid, as a container's pid 1 does), with their rows in order. A line that does not
@@ -94,20 +133,7 @@ export function orphanJournals(dir: string): Array<{ file: string; rows: Journal
     const m = /^(\d+)\.ndjson$/.exec(name);
     if (!m || running(Number(m[1]))) continue;
     const file = join(dir, name);
-    const rows: JournalRow[] = [];
-    let bad = 0;
-    for (const line of readFileSync(file, 'utf8').split('\n')) {
-      if (line === '') continue;
-      let parsed: ReturnType<typeof JournalRowSchema.safeParse>;
-      try {
-        parsed = JournalRowSchema.safeParse(JSON.parse(line));
-      } catch {
-        bad++;
-        continue;
-      }
-      if (parsed.success) rows.push(parsed.data);
-      else bad++;
-    }
+    const { rows, bad } = readJournal(file);
     out.push({ file, rows, bad });
   }
   return out;

@@ -6,7 +6,7 @@ import { bodyDigest, type InteractionRecord } from './audit-interaction.js';
 import { HeadAnchor, macEqual, rowMac, type AuditKey } from './audit-key.js';
 import { ChainWalker, GENESIS_HASH, type VerifyOptions, type VerifyResult } from './audit-chain.js';
 import { AUDIT_COLUMNS, auditFields, parseRow, rowHash, rowValues, type AuditFields } from './audit-row.js';
-import type { AuditJournal, JournalRow } from './audit-journal.js';
+import { liveJournals, type AuditJournal, type JournalRow } from './audit-journal.js';
 
 export * from './audit-schema.js';
 export { ChainWalker, GENESIS_HASH, type ChainContext, type VerifyOptions, type VerifyResult } from './audit-chain.js';
@@ -82,8 +82,9 @@ export class AuditLog {
     );
     this.hashById = db.prepare('SELECT hash FROM audit WHERE id = ?');
     const tx = db.transaction((fields: AuditFields, rec?: InteractionRecord) => {
-      // A mutation's row (quarantine, release, approvals) follows the journal's rows: they were answered first.
+      // A mutation's row (quarantine, release, approvals) follows the journals' rows: they were answered first.
       this.commitPending();
+      this.absorbLiveJournals();
       const next = this.after(this.head.get(), fields);
       this.insertRow({ row: next, rec });
       return { id: next.id, hash: next.hash };
@@ -115,7 +116,7 @@ export class AuditLog {
    * another process took meanwhile (it appended to the same file) is chained again after the head, with a new id,
    * hash and MAC. Returns the number chained again and the last row inserted.
    */
-  private reconcile(rows: JournalRow[]): { rechained: number; forged: number; last: { id: number; hash: string } | undefined } {
+  private reconcile(rows: JournalRow[], rechain = true): { rechained: number; forged: number; last: { id: number; hash: string } | undefined } {
     let rechained = 0;
     let forged = 0;
     let last: { id: number; hash: string } | undefined;
@@ -131,6 +132,7 @@ export class AuditLog {
       const next = Math.max(head?.id ?? 0, head?.seq ?? 0) + 1;
       let row: RawAuditRow;
       if (next === j.row.id && (head?.hash ?? GENESIS_HASH) === j.row.prev_hash) row = j.row;
+      else if (!rechain) break;
       else {
         const { id: _id, prev_hash: _prev, ...fields } = rest;
         row = this.after(head, fields);
@@ -153,6 +155,20 @@ export class AuditLog {
     this.journal = journal;
     this.hooks = hooks;
   }
+
+  /**
+   * Inside a direct append's write lock: the rows other running proxies have journaled (answered) and not yet
+   * committed go in first, as they were written, so this row does not take their place (they would be chained
+   * again, and the auditIds they were answered with would name other rows). Rows that do not link are left to
+   * their process.
+   */
+  private absorbLiveJournals(): void {
+    if (this.journalFolder === undefined) return;
+    for (const j of liveJournals(this.journalFolder)) this.reconcile(j.rows, false);
+  }
+
+  /** The folder of this store's journals (every file store: its direct appends take in what running proxies journaled). */
+  journalFolder: string | undefined;
 
   /** Rows of orphaned journals (audit-journal.ts): inserts those the store lacks; returns how many were chained again, and how many
    * were refused (a hash or MAC that does not match: the file was edited). */
@@ -215,10 +231,18 @@ export class AuditLog {
     const { fields, rec } = auditFields(entry);
     try {
       if (this.pending.length >= JOURNAL_MAX_PENDING) this.commitPending();
+      // After the last pending row, unless the store is already past it: another process's direct append took in
+      // the pending rows (absorbLiveJournals) and added its own, and this row follows that.
       const prev = this.pending.at(-1)?.row;
-      const row = this.after(prev ? { id: prev.id, hash: prev.hash, seq: prev.id } : this.head.get(), fields);
+      const stored = this.head.get();
+      const row = this.after(prev && prev.id > Math.max(stored?.id ?? 0, stored?.seq ?? 0) ? { id: prev.id, hash: prev.hash, seq: prev.id } : stored, fields);
       const j: JournalRow = rec ? { row, rec } : { row };
-      this.journal.write(j);
+      try {
+        this.journal.write(j);
+      } catch (err) {
+        const full = (err as NodeJS.ErrnoException).code === 'ENOSPC' ? ' (the disk is full)' : '';
+        throw new StoreError('store_write_failed', `cannot write the audit journal ${this.journal.file}${full}: ${(err as Error).message}`, { cause: err });
+      }
       this.pending.push(j);
       this.schedule();
       return { id: row.id, auditId: formatAuditId(row.id, row.hash), hash: row.hash };

@@ -167,6 +167,7 @@ export function openStore(path: string, logger: Logger = silentLogger(), options
  */
 function openJournal(audit: AuditLog, file: string, opts: Defaults, log: Logger): void {
   const dir = journalDir(file);
+  audit.journalFolder = dir;
   for (const orphan of orphanJournals(dir)) {
     try {
       const done = audit.replay(orphan.rows);

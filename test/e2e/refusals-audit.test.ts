@@ -112,7 +112,10 @@ describe('e2e: the audit agrees with what clients received, refusal by refusal',
     expect(metaDecision(q)?.rationale).toMatch(/quarantined/);
 
     // Call by call: the rows of the calls (not results, not admin rows), in order, say what each client received.
-    const rows = [...store.audit.iterate(firstId + 1)].filter((r) => (r.kind === 'tool_call' || r.kind === 'message') && (r.agent === 'alice' || r.agent === 'mallory'));
+    const callRows = () => [...store.audit.iterate(firstId + 1)].filter((r) => (r.kind === 'tool_call' || r.kind === 'message') && (r.agent === 'alice' || r.agent === 'mallory'));
+    // The proxy answers once a row is in its audit journal and commits it right after (docs/operations.md).
+    await waitFor(() => callRows().length >= seen.length, 5000, 'the rows of every call to be committed').catch(() => {});
+    const rows = callRows();
     const report = seen.map((s, i) => `${s.label}: client ${s.refused ? 'refused' : 'served'}; audit ${rows[i] ? `${rows[i]!.decision}/${rows[i]!.source} ${rows[i]!.tool ?? rows[i]!.kind}` : 'nothing'}`).join('\n');
     expect(rows.length, report).toBe(seen.length);
     seen.forEach((s, i) => {
