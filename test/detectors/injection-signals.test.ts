@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { scoreInjection, TOOL_DESCRIPTION_SIGNALS } from '../../src/detectors/injection/index.js';
-import { decodeRuns, rot13, scanHidden } from '../../src/detectors/injection/hidden.js';
+import { rot13 } from '../../src/core/text/readings.js';
+import { controlSequence } from '../../src/detectors/injection/control-sequence.js';
+import { decodeRuns } from '../../src/detectors/injection/encoded-payload.js';
+import { hiddenUnicode } from '../../src/detectors/injection/hidden-unicode.js';
+
+const scanHidden = (text: string) => [...hiddenUnicode(text), ...controlSequence(text)];
 
 const signals = (text: string): string[] => scoreInjection(text).findings.map((f) => f.signal);
 
