@@ -13,6 +13,9 @@ import type { DetectorResult } from '../types.js';
 import type { Interaction } from '../../core/types.js';
 import { isResultKind, KINDS } from '../../core/kinds.js';
 
+export { CONTENT_SIGNALS, INJECTION_SIGNALS, TOOL_DESCRIPTION_SIGNALS, type InjectionSignal } from './signals.js';
+export type { Finding } from './finding.js';
+
 /**
  * `injection`: prompt-injection heuristics for messages, tool results, resource contents and tool descriptions.
  *
@@ -21,8 +24,9 @@ import { isResultKind, KINDS } from '../../core/kinds.js';
  * rescanned; whatever they hide counts as `encoded_payload`. Evidence names the signals, never quotes the text.
  *
  * `directive` models the shape of an injected order (an imperative aimed at the AI, at "the user" or at the
- * reader's output, with override, target or content cues; see imperative.ts). Context-dependent signals
- * weigh less inside a text that is itself instructions. Attack phrases quoted in a sentence that talks *about*
+ * reader's output, with override, target or content cues; see directive.ts). Context-dependent signals
+ * weigh less inside a text that is itself instructions. Each signal is one row of signals.ts and one file named
+ * after it. Attack phrases quoted in a sentence that talks *about*
  * them ("attackers write 'ignore previous instructions'") are not read as orders.
  *
  * @example
@@ -32,9 +36,6 @@ import { isResultKind, KINDS } from '../../core/kinds.js';
  *   - { type: injection, signals: [override, role_marker, hidden_unicode] }   # only the loud ones
  * ```
  */
-
-export { CONTENT_SIGNALS, INJECTION_SIGNALS, TOOL_DESCRIPTION_SIGNALS, type InjectionSignal } from './signals.js';
-export type { Finding } from './finding.js';
 
 const INSTRUCTIONAL_FACTOR = 0.55;
 
