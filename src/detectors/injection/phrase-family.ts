@@ -7,7 +7,7 @@
  * Each pattern carries its hints: literals of which any text it matches holds at least one, compared like a
  * case-insensitive regex (see literals.ts; "\\b" marks a literal that starts a word). A text holding none of a
  * pattern's hints cannot match it, so the pattern is skipped: one pass over a text (`findHints`, an automaton over
- * the hints of every family) answers every hint. test/detectors/injection-shortcuts.test.ts checks each hint against
+ * the hints of every family) answers every hint. test/detectors/injection-fast-paths.test.ts checks each hint against
  * strings generated from its pattern, and each family against its reference without hints.
  */
 
