@@ -1,5 +1,4 @@
 import { OPENER_WORDS, ORDER_OPENING_RE, ORDER_VERB_HEADS } from './lexicon.js';
-import type { CompiledPattern } from './phrase-family.js';
 
 /**
  * The injection scorer's fast paths, in one module: each gives exactly the answer of a plain computation, cheaper
@@ -147,7 +146,7 @@ export function mayHoldTags(text: string): boolean {
   return text.includes('\uDB40');
 }
 
-/** A phrase pattern can only match a text holding one of its hints (`hints` is findHints of the text). */
-export function hinted(p: CompiledPattern, hints: Uint8Array): boolean {
-  return p.hintIds.some((id) => hints[id] === 1);
+/** A phrase pattern can only match a text holding one of its hints (`hints` is findHints of the text, by id). */
+export function hinted(hintIds: readonly number[], hints: Uint8Array): boolean {
+  return hintIds.some((id) => hints[id] === 1);
 }

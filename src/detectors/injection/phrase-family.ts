@@ -77,7 +77,7 @@ export function matchFamily(signal: string, patterns: readonly CompiledPattern[]
   let best: Finding | undefined;
   for (const p of patterns) {
     if (best && p.weight <= best.weight) continue;
-    if (!hinted(p, hints)) continue;
+    if (!hinted(p.hintIds, hints)) continue;
     if (p.re.test(text)) best = { signal, detail: p.detail, weight: p.weight };
   }
   return best;

@@ -5,7 +5,6 @@
  * with the scorer's fast-path module swapped for this one.
  */
 import { OPENER_WORDS, ORDER_OPENING_RE, ORDER_VERB_HEADS } from '../../../src/detectors/injection/lexicon.js';
-import type { CompiledPattern } from '../../../src/detectors/injection/phrase-family.js';
 
 /** `text.split` at the lookbehind form of `re` (/[marks]\s+(?=[next])/g becomes /(?<=[marks])\s+(?=[next])/). */
 export function splitAfterMarks(text: string, re: RegExp): string[] {
@@ -44,4 +43,4 @@ export const mentionsYou = (_s: string): boolean => true;
 export const mayHideUnicode = (_text: string): boolean => true;
 export const mayHoldControls = (_text: string): boolean => true;
 export const mayHoldTags = (_text: string): boolean => true;
-export const hinted = (_p: CompiledPattern, _hints: Uint8Array): boolean => true;
+export const hinted = (_hintIds: readonly number[], _hints: Uint8Array): boolean => true;
