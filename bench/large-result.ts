@@ -5,9 +5,14 @@
  * as not inspectable (docs/inspection.md). Prints wall time, throughput (MB/s) and the growth of the heap and
  * of the RSS while checking, as a multiple of the input's size in memory (UTF-16: 2 bytes a character), the longest
  * stall of the event loop during the check (what other sessions of a proxy would wait: the check runs on the event
- * loop), and the time of the injection scorer alone on the same text.
+ * loop), and the time of the injection scorer alone on the same text. Then two cases beside them, in the same run:
  *
- *   npx tsx bench/large-result.ts [--sizes 1,4,10] [--rounds 3]
+ * - a base64 result (`--base64-mb`, 1.3 MB by default: a text file read as base64, which the readings decode and
+ *   read again) against a plain result of the same length: the whole check of each;
+ * - an ordinary call of another session while a large result (`--busy-mb`, 8 MB by default) is checked: the call's
+ *   latency during the check against its idle median (a ratio: how much one large result slows everyone else).
+ *
+ *   npx tsx bench/large-result.ts [--sizes 1,4,10] [--rounds 3] [--base64-mb 1.3] [--busy-mb 8]
  *
  * The text mixes prose, code and tables (no secrets, no injection), so every detector reads it all and the result
  * is allowed: a denial could stop at the first finding.
@@ -21,7 +26,9 @@ import { buildGuard } from '../src/guard/build.js';
 import { scoreInjection } from '../src/detectors/injection/index.js';
 import { mixedText, ROOT } from './common.js';
 
-const { values } = parseArgs({ options: { sizes: { type: 'string', default: '1,4,10' }, rounds: { type: 'string', default: '3' } } });
+const { values } = parseArgs({
+  options: { sizes: { type: 'string', default: '1,4,10' }, rounds: { type: 'string', default: '3' }, 'base64-mb': { type: 'string', default: '1.3' }, 'busy-mb': { type: 'string', default: '8' } },
+});
 const sizes = values.sizes.split(',').map(Number);
 const rounds = Number(values.rounds);
 
@@ -93,6 +100,58 @@ try {
       `${String(mb).padStart(3)} MB result: ${ms.toFixed(1).padStart(7)} ms  ${(mb / (ms / 1000)).toFixed(0).padStart(5)} MB/s  heap +${(heapGrowth / 2 ** 20).toFixed(0)} MiB (${(heapGrowth / inMem).toFixed(1)}× the text), rss +${(rssGrowth / 2 ** 20).toFixed(0)} MiB; event loop stalled ≤ ${stalls[Math.floor(stalls.length / 2)]!.toFixed(0)} ms; injection scorer alone ${injection[Math.floor(injection.length / 2)]!.toFixed(1)} ms`,
     );
   }
+
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const checkMs = async (i: Interaction): Promise<number> => {
+    const t0 = performance.now();
+    const d = await guard.pipeline.check(i);
+    if (d.decision !== 'allow') throw new Error(`result not allowed: ${d.rationale}`);
+    return performance.now() - t0;
+  };
+
+  // A base64 result: a text file of 3/4 the size, encoded (every byte of it is read again once decoded).
+  const b64Chars = Math.round(Number(values['base64-mb']) * 1024 * 1024);
+  const plainOfB64 = text(b64Chars);
+  const encoded = Buffer.from(text(Math.floor((b64Chars * 3) / 4)), 'utf8').toString('base64').slice(0, b64Chars);
+  const b64: number[] = [];
+  const plain: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    b64.push(await checkMs(result(`b64 round ${r} ${Date.now()}\n${encoded}`)));
+    plain.push(await checkMs(result(`plain round ${r} ${Date.now()}\n${plainOfB64}`)));
+  }
+  console.log(`${values['base64-mb']} MB base64 result: ${median(b64).toFixed(1)} ms whole check; a plain result of the same length ${median(plain).toFixed(1)} ms (+${(median(b64) - median(plain)).toFixed(1)} ms for the base64)`);
+
+  // Another session's ordinary call, idle and while a large result is checked.
+  const call = (n: number): Interaction =>
+    InteractionSchema.parse({ agent: 'bench-2', session: 's2', profile: {}, kind: 'tool_call', server: 'fs', tool: 'read_file', arguments: { path: `/srv/ws/notes-${n}.txt` } });
+  let n = 0;
+  const timeCall = async (): Promise<number> => {
+    const t0 = performance.now();
+    await guard.pipeline.check(call(n++));
+    return performance.now() - t0;
+  };
+  for (let k = 0; k < 20; k++) await timeCall();
+  const idle: number[] = [];
+  for (let k = 0; k < 60; k++) idle.push(await timeCall());
+  const busyText = text(Math.round(Number(values['busy-mb']) * 1024 * 1024));
+  const busy: number[] = [];
+  let done = false;
+  const large = guard.pipeline.check(result(`busy ${Date.now()}\n${busyText}`)).finally(() => {
+    done = true;
+  });
+  // One call after another, each sent 5 ms after the last answer, for as long as the large check runs.
+  while (!done) {
+    await new Promise((r) => setTimeout(r, 5));
+    if (!done) busy.push(await timeCall());
+  }
+  const largeDecision = await large;
+  if (largeDecision.decision !== 'allow') throw new Error(`busy result not allowed: ${largeDecision.rationale}`);
+  const idleMedian = median(idle);
+  const busyMedian = busy.length ? median(busy) : NaN;
+  const busyMax = busy.length ? Math.max(...busy) : NaN;
+  console.log(
+    `another session's call while a ${values['busy-mb']} MB result is checked: idle median ${idleMedian.toFixed(2)} ms; during the check median ${busyMedian.toFixed(2)} ms (${(busyMedian / idleMedian).toFixed(1)}× idle), max ${busyMax.toFixed(1)} ms (${(busyMax / idleMedian).toFixed(0)}× idle), ${busy.length} calls`,
+  );
   await guard.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -18,7 +18,7 @@ run bench/store-append.ts --rows 500
 run bench/audit-append.ts --pairs 200 --rounds 1
 run bench/store.ts --n 200 --concurrency 4
 run bench/dataflow.ts 150
-run bench/large-result.ts --sizes 1 --rounds 1
+run bench/large-result.ts --sizes 1 --rounds 1 --base64-mb 0.2 --busy-mb 1
 run bench/flow-large.ts --sizes 1 --rounds 1
 run bench/store-growth.ts --calls 400 --files 10
 run bench/soak.ts --seconds 3 --age-calls 100

@@ -2,19 +2,19 @@ import { z } from 'zod';
 import { DetectorConfigError } from '../../core/errors.js';
 import { isValidSelector } from '../../core/fields.js';
 import { inspectedFields } from '../common.js';
-import { answerDirective, codePayload, embeddedTask } from './directive.js';
-import { readRuns, decodeTagChars, scanHidden, stripInvisible, unquoteDiscussion } from './hidden.js';
-import { directive, isInstructional, isToolDescription } from './imperative.js';
-import { type Finding, findHints, matchFamily, PHRASE_SIGNALS } from './phrases.js';
-import { shortcuts } from './shortcuts.js';
-import { toolHijack } from './tool-poison.js';
-import { exfiltrationRequest } from './exfiltration.js';
+import { isInstructional, isToolDescription } from './directive.js';
+import type { Finding } from './finding.js';
+import { findHints } from './phrase-family.js';
 import { recordReadings } from './records.js';
-import { foldConfusables } from './confusables.js';
+import { CONTENT_SIGNALS, CONTEXTUAL, INJECTION_SIGNALS, SIGNAL_ROWS, type InjectionSignal, type SignalText } from './signals.js';
+import { visibleText } from './visible.js';
 import { defineDetector } from '../registry.js';
 import type { DetectorResult } from '../types.js';
 import type { Interaction } from '../../core/types.js';
 import { isResultKind, KINDS } from '../../core/kinds.js';
+
+export { CONTENT_SIGNALS, INJECTION_SIGNALS, TOOL_DESCRIPTION_SIGNALS, type InjectionSignal } from './signals.js';
+export type { Finding } from './finding.js';
 
 /**
  * `injection`: prompt-injection heuristics for messages, tool results, resource contents and tool descriptions.
@@ -24,8 +24,9 @@ import { isResultKind, KINDS } from '../../core/kinds.js';
  * rescanned; whatever they hide counts as `encoded_payload`. Evidence names the signals, never quotes the text.
  *
  * `directive` models the shape of an injected order (an imperative aimed at the AI, at "the user" or at the
- * reader's output, with override, target or content cues; see imperative.ts). Context-dependent signals
- * weigh less inside a text that is itself instructions. Attack phrases quoted in a sentence that talks *about*
+ * reader's output, with override, target or content cues; see directive.ts). Context-dependent signals
+ * weigh less inside a text that is itself instructions. Each signal is one row of signals.ts and one file named
+ * after it. Attack phrases quoted in a sentence that talks *about*
  * them ("attackers write 'ignore previous instructions'") are not read as orders.
  *
  * @example
@@ -36,46 +37,7 @@ import { isResultKind, KINDS } from '../../core/kinds.js';
  * ```
  */
 
-export const INJECTION_SIGNALS = [
-  'override',
-  'role_marker',
-  'hidden_unicode',
-  'control_sequence',
-  'encoded_payload',
-  'addressed_to_ai',
-  'answer_directive',
-  'code_payload',
-  'embedded_task',
-  'action_command',
-  'directive',
-  'tool_hijack',
-] as const;
-export type InjectionSignal = (typeof INJECTION_SIGNALS)[number];
-
-/** Context-dependent signals: weighed down inside a text that is itself instructions (how-to, tool description). */
-const CONTEXTUAL = new Set(['answer_directive', 'embedded_task', 'directive']);
 const INSTRUCTIONAL_FACTOR = 0.55;
-
-/**
- * Signals suited to tool descriptions (tool-poisoning scans): descriptions legitimately tell the model how to use
- * the tool, in the imperative, and what to put in its answer, so these stay off.
- */
-const NOT_FOR_TOOL_DESCRIPTIONS: ReadonlySet<InjectionSignal> = new Set(['answer_directive', 'code_payload', 'embedded_task', 'directive', 'addressed_to_ai']);
-/**
- * Signals for what a server writes to the model by design (its instructions; tool, prompt and resource
- * descriptions; completion values): they read what works against the user (overriding the user or earlier
- * instructions, secrecy from the user, fake system markers, hidden or encoded text, exfiltration and credential-file
- * actions, tool hijacking), never that the text speaks to the model, which is what such text is for. The
- * address-shaped families (`addressed_to_ai`, `directive`, `answer_directive`, `embedded_task`, `code_payload`)
- * stay off.
- */
-export const TOOL_DESCRIPTION_SIGNALS: readonly InjectionSignal[] = INJECTION_SIGNALS.filter((s) => !NOT_FOR_TOOL_DESCRIPTIONS.has(s));
-
-/**
- * Signals for content (results, messages): every family but `tool_hijack`, which models what a tool description
- * asks of the model and is used only where descriptions are screened (or when a book names it).
- */
-export const CONTENT_SIGNALS: readonly InjectionSignal[] = INJECTION_SIGNALS.filter((s) => s !== 'tool_hijack');
 
 export const InjectionOptionsSchema = z.strictObject({
   field: z.string().default('any'),
@@ -124,44 +86,30 @@ export function scoreInjection(raw: string, enabled: ReadonlySet<InjectionSignal
   return best;
 }
 
-function scoreWindow(text: string, enabled: ReadonlySet<InjectionSignal>, depth: number, channel: InjectionChannel): InjectionScore {
+function scoreWindow(raw: string, enabled: ReadonlySet<InjectionSignal>, depth: number, channel: InjectionChannel): InjectionScore {
   const findings: Finding[] = [];
-  for (const h of scanHidden(text)) if (enabled.has(h.signal)) findings.push({ signal: h.signal, detail: h.detail, weight: h.weight });
-  // Phrase signals read the text as a reader would: invisible characters removed, smuggled tag text appended.
-  const tagText = decodeTagChars(text);
-  const visible = unquoteDiscussion(foldConfusables(stripInvisible(text))) + (tagText ? `\n${tagText}` : '');
-  // One pass finds the hint literals of every phrase family (exact short cut: see phrases.ts).
-  const hints = shortcuts.on ? findHints(visible) : undefined;
-  for (const [signal, patterns] of Object.entries(PHRASE_SIGNALS)) {
-    if (!enabled.has(signal as InjectionSignal)) continue;
-    const f = matchFamily(signal, patterns, visible, hints);
-    if (f) findings.push(f);
-  }
-  if (enabled.has('answer_directive')) push(findings, answerDirective(visible));
-  if (enabled.has('code_payload')) push(findings, codePayload(visible));
-  if (enabled.has('embedded_task')) push(findings, embeddedTask(visible));
-  if (enabled.has('tool_hijack')) push(findings, toolHijack(visible));
-  if (enabled.has('action_command')) push(findings, exfiltrationRequest(visible));
-  const order = enabled.has('directive') ? directive(visible) : undefined;
-  if (order) findings.push({ signal: order.signal, detail: order.detail, weight: order.weight });
+  const visible = visibleText(raw);
+  let hints: Uint8Array | undefined;
+  const text: SignalText = {
+    raw,
+    visible,
+    hints: () => (hints ??= findHints(visible)),
+    rescore: (hidden) => scoreInjection(hidden, enabled, depth + 1, channel),
+  };
+  const read = (row: (typeof SIGNAL_ROWS)[number]): void => {
+    if (!enabled.has(row.name)) return;
+    const found = row.read(text);
+    if (Array.isArray(found)) findings.push(...(found as Finding[]));
+    else if (found) findings.push(found as Finding);
+  };
+  for (const row of SIGNAL_ROWS) if (!('hidden' in row)) read(row);
   // An order aimed at an AI stands out even in a how-to; other context-dependent findings are weighed down there.
-  if (findings.some((f) => CONTEXTUAL.has(f.signal)) && (channel === 'instructions' || isToolDescription(visible) || (!order?.aimedAtAi && isInstructional(visible, order?.sentence ?? findings.find((f) => f.signal === 'answer_directive')?.sentence)))) {
+  if (findings.some((f) => CONTEXTUAL.has(f.signal)) && (channel === 'instructions' || isToolDescription(visible) || (!findings.some((f) => f.aimedAtAi) && isInstructional(visible, suspectSentence(findings))))) {
     damp(findings);
   }
-  // The readings nest (core/text/readings.ts), so a decoded text is scored without being decoded again; what the
-  // readings leave unread (nested too deep, over their budget) fails closed.
-  if (enabled.has('encoded_payload') && depth < 1) {
-    const { runs, unread } = readRuns(visible);
-    for (const run of runs) {
-      const inner = scoreInjection(run.text, enabled, depth + 1, channel);
-      if (inner.score >= 0.5) {
-        const what = [...new Set(inner.findings.map((f) => f.signal))].join('+');
-        findings.push({ signal: 'encoded_payload', detail: `${run.encoding} hiding ${what}`, weight: Math.max(0.7, inner.score) });
-        break;
-      }
-    }
-    if (unread !== undefined && !findings.some((f) => f.signal === 'encoded_payload')) findings.push({ signal: 'encoded_payload', detail: `unread: ${unread}`, weight: 0.7 });
-  }
+  // What the text hides is read one level down (the readings nest, core/text/readings.ts, so a decoded text is
+  // scored without being decoded again); what the readings leave unread fails closed.
+  if (depth < 1) for (const row of SIGNAL_ROWS) if ('hidden' in row) read(row);
   // A record's fields read together (a mail's subject and body): what its pieces carry only as one order counts.
   if (depth === 0) {
     const records = recordReadings(visible);
@@ -171,7 +119,16 @@ function scoreWindow(text: string, enabled: ReadonlySet<InjectionSignal>, depth:
     }
   }
   // Sentences stay inside: callers get signals and details, never the text that carried them.
-  return { score: combine(findings), findings: strongestPerSignal(findings).map(({ sentence: _s, ...f }) => f) };
+  return { score: combine(findings), findings: strongestPerSignal(findings).map(({ sentence: _s, aimedAtAi: _a, ...f }) => f) };
+}
+
+/** The sentence under suspicion: that of the last context-dependent finding that has one (the directive's first). */
+function suspectSentence(findings: readonly Finding[]): string | undefined {
+  for (let i = findings.length - 1; i >= 0; i--) {
+    const f = findings[i] as Finding;
+    if (CONTEXTUAL.has(f.signal) && f.sentence !== undefined) return f.sentence;
+  }
+  return undefined;
 }
 
 const ALL: ReadonlySet<InjectionSignal> = new Set(CONTENT_SIGNALS);
@@ -188,10 +145,6 @@ function damp(findings: Finding[]): void {
     if (CONTEXTUAL.has(f.signal) && f !== top) findings.splice(i, 1);
   }
   if (top) top.weight = Math.round(top.weight * INSTRUCTIONAL_FACTOR * 1000) / 1000;
-}
-
-function push(out: Finding[], f: Finding | undefined): void {
-  if (f) out.push(f);
 }
 
 /** Noisy-OR over signal families, each family counted once with its strongest weight. */

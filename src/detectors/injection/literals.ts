@@ -4,7 +4,7 @@
  * literal's, character by character, with the regex's fold (upper case when that is one character, never
  * turning a non-ASCII character into an ASCII one). A literal written "\\b…" must also start at a word boundary
  * (the character before it is not `[A-Za-z0-9_]`; every such literal starts with a word character). Used by the
- * phrase hints (phrases.ts) so that one scan of a window answers every hint of every family.
+ * phrase hints (phrase-family.ts) so that one scan of a window answers every hint of every family.
  */
 
 /** A literal set compiled once; `find` marks the literals a text holds. */

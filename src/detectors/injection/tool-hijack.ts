@@ -1,4 +1,4 @@
-import type { Finding } from './phrases.js';
+import type { Finding } from './finding.js';
 
 /**
  * `tool_hijack`: what a poisoned tool description asks of the model that reads it (tool-poisoning attacks): to hand

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { scoreInjection } from '../../src/detectors/injection/index.js';
-import { decodeRuns, unquoteDiscussion } from '../../src/detectors/injection/hidden.js';
-import { directive, isInstructional, scoreSentence, units } from '../../src/detectors/injection/imperative.js';
+import { directive, isInstructional, scoreSentence } from '../../src/detectors/injection/directive.js';
+import { decodeRuns } from '../../src/detectors/injection/encoded-payload.js';
+import { units } from '../../src/detectors/injection/sentences.js';
+import { unquoteDiscussion } from '../../src/detectors/injection/visible.js';
 
 /** Wraps a line into an ordinary e-mail, so each case is judged inside a carrier. */
 const mail = (line: string): string =>

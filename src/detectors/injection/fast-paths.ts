@@ -1,0 +1,152 @@
+import { OPENER_WORDS, ORDER_OPENING_RE, ORDER_VERB_HEADS } from './lexicon.js';
+
+/**
+ * The injection scorer's fast paths, in one module: each gives exactly the answer of a plain computation, cheaper
+ * (a regex without a lookbehind tried at every position, a prefilter that rules out what provably cannot match).
+ * Their plain forms are test/detectors/reference/injection-fast-paths.ts, which exports the same names: the
+ * equivalence test compares each pair, and scores every corpus with this module swapped for the reference.
+ */
+
+/**
+ * `text.split(/(?<=[marks])\s+(?=[next])/)` without a lookbehind tried at every position: `re` is
+ * /[marks]\s+(?=[next])/g, and each of its matches splits after the mark and drops the white space. The same
+ * pieces: a split of the lookbehind form starts right after a mark, takes the whole run of white space (a shorter
+ * run is followed by white space, not by [next]), and the scan resumes after it, where no mark precedes.
+ */
+export function splitAfterMarks(text: string, re: RegExp): string[] {
+  const out: string[] = [];
+  let from = 0;
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    out.push(text.slice(from, m.index + 1));
+    from = m.index + m[0].length;
+  }
+  out.push(text.slice(from));
+  return out;
+}
+
+/**
+ * `text.split(/\r?\n|\\n/, limit)` (or `/\r?\n/` when `escapedNewline` is false) by the plain string split when
+ * the text holds no backslash-n: the pieces between line feeds, each without the one carriage return that ended
+ * it before its line feed (a piece that ends the text keeps its carriage return, as with the regex).
+ */
+export function splitLines(text: string, escapedNewline: boolean, limit?: number): string[] {
+  if (escapedNewline && text.includes('\\n')) return text.split(/\r?\n|\\n/, limit);
+  const out = text.split('\n', limit);
+  let end = 0;
+  for (let i = 0; i < out.length; i++) {
+    const piece = out[i] as string;
+    end += piece.length;
+    // Followed by a line feed (every piece but the text's last): the regex took the carriage return with it.
+    if (text.charCodeAt(end) === 10 && piece.charCodeAt(piece.length - 1) === 13) out[i] = piece.slice(0, -1);
+    end++;
+  }
+  return out;
+}
+
+/**
+ * The cells of a trimmed line: split at table bars (`bars`), at CSV commas (`csv`), or at JSON/YAML value quotes.
+ * Without bars, CSV or a double quote no separator can match: the line is one cell, without trying the split.
+ */
+export function cellsOf(t: string, bars: boolean, csv: boolean): string[] {
+  if (!bars && !csv && !t.includes('"')) return [t];
+  return t.split(bars ? /\s*\|\s*|(?<=^|,)"|"(?=,|$)|"\s*:\s*"|:\s+"/ : csv ? /,(?! )/ : /(?<=^|,)"|"(?=,|$)|"\s*:\s*"|:\s+"/);
+}
+
+const SENTENCE_END = /[.!?;。！？]/;
+/** Without the CJK full stops (which split with no space after them), the split is splitAfterMarks on this. */
+const CJK_END = /[。！？]/;
+const CELL_SENTENCE_BREAK = /[.!?;]\s+(?=[A-Z"'([])/g;
+
+/**
+ * The sentences of a cell, as `cell.split(/(?<=[.!?;])\s+(?=[A-Z"'([])|(?<=[。！？])/)` has them: a sentence ends
+ * only after one of . ! ? ; 。！？, so a cell without them is one sentence, and one without the CJK stops splits with
+ * splitAfterMarks.
+ */
+export function sentencePieces(cell: string): string[] {
+  if (!SENTENCE_END.test(cell)) return [cell];
+  if (!CJK_END.test(cell)) return splitAfterMarks(cell, CELL_SENTENCE_BREAK);
+  return cell.split(/(?<=[.!?;])\s+(?=[A-Z"'([])|(?<=[。！？])/);
+}
+
+/**
+ * Where openings start in `t` (see directive.ts `openings`), at most `max`: the ends of the matches of
+ * `[:;,，：]\s*|\s(?:[-–—]|->|=>)\s|(?<=[a-z0-9)] )(?=[A-Z][a-z])`, found without a lookbehind tried at every
+ * position: the third alternative consumes the letter and space it looked behind at, so its match ends where the
+ * empty match was. No other alternative can match at that letter or space (they need punctuation or white space
+ * there), nor end on it, so the matches end at the same places.
+ */
+export function openingBreaks(t: string, max: number): number[] {
+  const out: number[] = [];
+  for (const m of t.matchAll(OPENING_BREAK)) {
+    out.push(m.index + m[0].length);
+    if (out.length >= max) break;
+  }
+  return out;
+}
+const OPENING_BREAK = /[:;,，：]\s*|\s(?:[-–—]|->|=>)\s|[a-z0-9)] (?=[A-Z][a-z])/g;
+
+/**
+ * An imperative opening (`ORDER_OPENING_RE`), tested cheaply: the first word that is not an opener, an adverb or a
+ * "make sure to"-style lead must be a verb head before the full pattern is run. The words are those of
+ * `o.slice(0, 120).toLowerCase().split(/[\s,:]+/, 8)`, taken one at a time, so a sentence whose first word is
+ * neither an opener nor a verb head costs one short slice.
+ */
+export function opensWithOrderVerb(o: string): boolean {
+  if (/^[\u3000-\u9fff]/u.test(o)) return ORDER_OPENING_RE.test(o);
+  const head = o.length > 120 ? o.slice(0, 120) : o;
+  let i = 0;
+  for (let n = 0; n < 8; n++) {
+    let j = i;
+    while (j < head.length && !isWordBreak(head.charCodeAt(j))) j++;
+    const w = head.slice(i, j).toLowerCase();
+    if (ORDER_VERB_HEADS.has(w)) return ORDER_OPENING_RE.test(o);
+    if (!OPENER_WORDS.has(w) && !/^\w{3,}ly$/.test(w) && w !== '') return false;
+    if (j >= head.length) return false;
+    while (j < head.length && isWordBreak(head.charCodeAt(j))) j++;
+    i = j;
+  }
+  return false;
+}
+
+/** The characters of `[\s,:]` (JavaScript's \s: ASCII and Unicode white space, line ends, BOM). */
+function isWordBreak(c: number): boolean {
+  if (c < 128) return c === 32 || c === 44 || c === 58 || (c >= 9 && c <= 13);
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/**
+ * Words every modal pattern of the directive signal (MODAL, AI_SUBJECT) contains (the modal verb or "you"),
+ * case-insensitively like them: a sentence without any of them matches neither.
+ */
+export function mayBeModal(s: string): boolean {
+  return MODAL_WORDS.test(s);
+}
+const MODAL_WORDS = /you|must|should|need|has to|have to|is to|are to|shall|will now|is now|are now|may now|can now|has been/i;
+
+/** Every pattern about the reader's output (answer-directive.ts `NEEDS_YOU`) holds "you". */
+export function mentionsYou(s: string): boolean {
+  return /you/i.test(s);
+}
+
+/** Every `hidden_unicode` finding needs one of these characters (tag characters by their high surrogate). */
+export function mayHideUnicode(text: string): boolean {
+  return INVISIBLE.test(text);
+}
+const INVISIBLE = /[\u180E\u200B-\u200D\u2060-\u2064\u2066-\u2069\u202A-\u202E\uFEFF\uDB40]/;
+
+/** Every `control_sequence` finding needs one of these characters. */
+export function mayHoldControls(text: string): boolean {
+  return CONTROL.test(text);
+}
+const CONTROL = /[\u0000-\u0008\u000B\u000E-\u001F\u007F-\u009F]/;
+
+/** Every tag character is the surrogate pair \uDB40 + a low surrogate: without that high surrogate there is none. */
+export function mayHoldTags(text: string): boolean {
+  return text.includes('\uDB40');
+}
+
+/** A phrase pattern can only match a text holding one of its hints (`hints` is findHints of the text, by id). */
+export function hinted(hintIds: readonly number[], hints: Uint8Array): boolean {
+  return hintIds.some((id) => hints[id] === 1);
+}

@@ -1,0 +1,95 @@
+import { cellsOf, sentencePieces, splitAfterMarks, splitLines } from './fast-paths.js';
+
+/**
+ * How the sentence signals cut a text: lines (`splitLines`), the sentences of a line (`sentences`), the cells and
+ * sentences of structured text (`units`), and whether a line is structured data. Linear: bounded counts and lengths.
+ */
+
+/** At most this many sentences or units are read per text. */
+export const MAX_SENTENCES = 4000;
+const MAX_UNITS = 4000;
+const MAX_LEN = 500;
+
+/** Where `sentences` splits a line (see splitAfterMarks). */
+const LINE_SENTENCE_BREAK = /[.!?]\s+(?=[A-Z"'(])/g;
+
+/** Sentences of a text: split on line breaks and on sentence punctuation followed by a space. */
+export function sentences(text: string): string[] {
+  const out: string[] = [];
+  for (const line of splitLines(text, true)) {
+    for (const s of splitAfterMarks(line, LINE_SENTENCE_BREAK)) {
+      const t = s.trim();
+      if (t.length >= 8) out.push(t);
+      if (out.length >= MAX_SENTENCES) return out;
+    }
+  }
+  return out;
+}
+
+/** One piece of text to read: the sentence, the sentence before it, and whether it sits in structured data. */
+export interface Unit {
+  text: string;
+  prev: string;
+  structured: boolean;
+  /** A value in a well-formed row (two or more other filled cells): the table's own content, e.g. an "action" column. */
+  tableValue?: boolean;
+}
+
+/** Splits lines into cells (table bars, CSV quotes, JSON/YAML values) and cells into sentences. */
+export function units(text: string): Unit[] {
+  const out: Unit[] = [];
+  let prev = '';
+  const lines = splitLines(text, true, MAX_UNITS).map((l) => l.trim());
+  const kinds = lines.map(lineKind);
+  for (let i = 0; i < lines.length; i++) {
+    const t = lines[i] as string;
+    if (t === '') continue;
+    // Prose next to table or CSV rows is a sentence dropped into structured data.
+    const structured = kinds[i] !== 'prose' || (kinds[i] === 'prose' && (kinds[i - 1] === 'row' || kinds[i + 1] === 'row'));
+    // Bars separate cells only in table rows; elsewhere they are pipes ("curl … | sh") or title separators.
+    const bars = /^\||\|.*\|/.test(t);
+    const csv = kinds[i] === 'row' && !bars && !t.includes('"');
+    // Very long lines (minified data, separator rows) are one cell: splitting them buys nothing.
+    const cells = t.length > 8 * MAX_LEN ? [t] : cellsOf(t, bars, csv);
+    const filled = cells.length === 1 ? (cells[0]?.trim() !== '' ? 1 : 0) : cells.filter((c) => c.trim() !== '').length;
+    for (const cell of cells) {
+      for (const raw of sentencePieces(cell)) {
+        const s = raw.trim();
+        if (s.length < 8) continue;
+        out.push({ text: s.slice(0, MAX_LEN), prev, structured, tableValue: filled >= 3 });
+        prev = s.slice(0, MAX_LEN);
+        if (out.length >= MAX_UNITS) return out;
+      }
+    }
+  }
+  return out;
+}
+
+/** A line is a table/CSV row, another structured line (comment, field, code), or prose. */
+export function lineKind(t: string): 'row' | 'field' | 'prose' {
+  if (/^\|.*\|$/.test(t) || /^[^\s,"]*(?:,[^,\n]*){3,}$/.test(t) || /^[^\s,"]+,(?! )/.test(t) || /^[^,\n]+(?:,(?! )[^,\n]*){2,}$/.test(t)) return 'row';
+  if (/^[#/]|^"?[\w-]{1,30}"?\s*:\s|[{};]$|\|$|^\|/.test(t)) return 'field';
+  // Code: assignments, calls, comparisons, or a keyword opening the line.
+  if (/:=|==|!=|&&|\|\||=>|\w\(|^(?:return|if|else|elif|for|while|func|def|let|const|var|import|from|class|fn|pub|end)\b/.test(t)) return 'field';
+  return 'prose';
+}
+
+/** A line is structured data (table row, JSON, YAML/header field, code) rather than prose. */
+export function isStructured(line: string): boolean {
+  const t = line.trim();
+  return (
+    /^\|/.test(t) ||
+    isPipeRow(t) ||
+    /\t/.test(line) ||
+    /^[[{"\]}]/.test(t) ||
+    (/^[\w-]{1,30}:\s/.test(t) && t.split(/\s+/).length <= 8) ||
+    /[;{}]$/.test(t) ||
+    /^(?:import|from|def|class|return|for|if|while|const|let|var|function)\b/.test(t)
+  );
+}
+
+/** Pipe-separated short cells (a table row without a leading bar), not a header line carrying a whole e-mail. */
+function isPipeRow(t: string): boolean {
+  const cells = t.split('|');
+  return cells.length >= 3 && t.length / cells.length < 40;
+}
