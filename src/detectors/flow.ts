@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CapabilityLabelSchema, type FlowSource, type Steering } from '../core/flow.js';
+import { KINDS } from '../core/kinds.js';
 import { InteractionKindSchema } from '../core/types.js';
 import { defineDetector } from './registry.js';
 import { no, unknown } from './common.js';
@@ -83,18 +84,13 @@ defineDetector({
   create(opts) {
     const sinks = new Set(opts.sinks);
     return function data_flow(i) {
-      // Kinds read only when an option asks for them: that option (undefined for the others).
-      const optIn =
-        i.kind === 'elicitation_result'
-          ? opts.elicitation
-          : i.kind === 'sampling_result'
-            ? opts.sampling
-            : i.kind === 'prompt_request' || i.kind === 'resource_request'
-              ? opts.requests
-              : undefined;
-      if (optIn === false || (optIn === undefined && i.kind !== 'message' && i.kind !== 'tool_call')) return no();
+      // What makes the kind a sink (the kinds table): its tool's labels, or an option. Calls and messages are read
+      // by default; the kinds that send data back to the server that asked are read only when their option is on.
+      const { sink } = KINDS[i.kind];
+      if (sink === 'none') return no();
+      if (sink !== 'labels' && sink !== 'messages' && !opts[sink]) return no();
       if (i.flow === undefined) return unknown('data_flow: no data-flow facts (the guard did not check this interaction)');
-      const isSink = optIn ?? (i.kind === 'message' ? opts.messages : i.flow.labels.some((l) => sinks.has(l)));
+      const isSink = sink === 'labels' ? i.flow.labels.some((l) => sinks.has(l)) : opts[sink];
       if (!isSink) return no();
       // Readings left unchecked (over the budget) might carry the data: a sink fails closed.
       if (i.flow.leak === undefined) return i.flow.cut === undefined ? no() : { value: 'true', score: 1, evidence: `data_flow: ${i.flow.cut}; not sent unchecked` };
