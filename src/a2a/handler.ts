@@ -22,7 +22,7 @@ import { a2aAnswerServer } from '../core/flow.js';
 import type { Decision, Guard, Interaction, Profile } from '../core/types.js';
 import type { Logger } from '../core/log.js';
 import type { DecisionRecorder } from '../proxy/context.js';
-import { ensureRecorded } from '../proxy/refusals.js';
+import { decide } from '../proxy/decide.js';
 import type { A2ADownstream } from './downstream.js';
 import { AgentUnavailableError, fromDownstream, GuardDeniedError, type Binding } from './errors.js';
 import { read, type A2AReading } from './read.js';
@@ -246,7 +246,7 @@ export class GuardedAgentHandler implements A2ARequestHandler {
   }
 
   private async ask(i: Interaction): Promise<Decision> {
-    return ensureRecorded(this.deps, i, await this.deps.guard.check(i));
+    return decide(this.deps, i);
   }
 }
 

@@ -224,6 +224,11 @@ export function serverOf(i: Interaction): string | undefined {
   return 'server' in i ? i.server : undefined;
 }
 
+/** The tool of a tool call or result. */
+export function toolOf(i: Interaction): string | undefined {
+  return 'tool' in i ? i.tool : undefined;
+}
+
 /** The arguments of a tool call or prompt request (or the fields of an elicitation answer). */
 export function argumentsOf(i: Interaction): Record<string, unknown> | undefined {
   return 'arguments' in i ? i.arguments : undefined;

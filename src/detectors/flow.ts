@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import { CapabilityLabelSchema, type FlowSource, type Steering } from '../core/flow.js';
-import { InteractionKindSchema } from '../core/types.js';
+import { CapabilityLabelSchema, type FlowFacts, type FlowSource, type Steering } from '../core/flow.js';
+import { KINDS } from '../core/kinds.js';
+import { InteractionKindSchema, type Interaction } from '../core/types.js';
 import { defineDetector } from './registry.js';
 import { no, unknown } from './common.js';
+import type { Detector } from './types.js';
 
 /**
- * Data-flow detectors (docs/data-flow.md). Both read `Interaction.flow`, which the guard's data-flow stage sets
+ * Data-flow detectors (docs/data-flow.md). All four read `Interaction.flow` (through `flowFactDetector`), which the guard's data-flow stage sets
  * before predicates run; without it (e.g. `policy explain` outside the guard) they answer `unknown`.
  *
  * - `audience`: true when a message goes to the sender's principal (`principal`), from the recipient's principal
@@ -37,6 +39,23 @@ const AudienceOptionsSchema = z.strictObject({
   is: z.array(z.enum(['principal', 'from_principal', 'allowed_agent'])).min(1),
 });
 
+/**
+ * The one shape of a detector over the data-flow facts (`Interaction.flow`): an interaction it does not read is
+ * `false`; one without facts (the guard's data-flow stage did not run) is `unknown`, saying what the guard did not
+ * do (`missing`); otherwise `fact` gives the evidence of a `true` (without the type, which is put in front) or
+ * undefined for `false`.
+ */
+function flowFactDetector(type: string, missing: string, reads: (i: Interaction) => boolean, fact: (flow: FlowFacts, i: Interaction) => string | undefined): Detector {
+  const detector: Detector = (i) => {
+    if (!reads(i)) return no();
+    if (i.flow === undefined) return unknown(`${type}: no data-flow facts (${missing})`);
+    const evidence = fact(i.flow, i);
+    return evidence === undefined ? no() : { value: 'true', score: 1, evidence: `${type}: ${evidence}` };
+  };
+  // Named after its type, so stack traces say which detector ran.
+  return Object.defineProperty(detector, 'name', { value: type });
+}
+
 /** `mail__read_email (audit 12)`: how a source read is named in evidence and remediation. */
 export function describeSource(s: FlowSource): string {
   const what = s.tool !== undefined ? `${s.server ?? ''}${s.server ? '__' : ''}${s.tool}` : s.uri !== undefined ? s.uri : s.kind;
@@ -50,13 +69,10 @@ defineDetector({
   create(opts) {
     const labels = new Set(opts.labels);
     const kinds = opts.kinds === undefined ? undefined : new Set(opts.kinds);
-    return function capability(i) {
-      if (kinds !== undefined && !kinds.has(i.kind)) return no();
-      if (i.flow === undefined) return unknown('capability: no data-flow facts (the guard did not label this tool)');
-      const hit = i.flow.labels.find((l) => labels.has(l));
-      if (hit === undefined) return no();
-      return { value: 'true', score: 1, evidence: `capability: ${hit} (from ${i.flow.origin ?? 'unknown'})` };
-    };
+    return flowFactDetector('capability', 'the guard did not label this tool', (i) => kinds === undefined || kinds.has(i.kind), (flow) => {
+      const hit = flow.labels.find((l) => labels.has(l));
+      return hit === undefined ? undefined : `${hit} (from ${flow.origin ?? 'unknown'})`;
+    });
   },
 });
 
@@ -66,13 +82,13 @@ defineDetector({
   options: AudienceOptionsSchema,
   create(opts) {
     const wanted = new Set(opts.is);
-    return function audience(i) {
-      if (i.kind !== 'message') return no();
-      if (i.flow === undefined) return unknown('audience: no data-flow facts (the guard did not check this message)');
-      const a = i.flow.audience;
-      if (a === undefined || !wanted.has(a)) return no();
-      return { value: 'true', score: 1, evidence: `audience: ${a === 'principal' ? `${i.recipient} is the principal of ${i.sender ?? i.agent}` : a === 'from_principal' ? `${i.sender ?? i.agent} is the principal of ${i.recipient}` : `${i.recipient} may receive ${i.sender ?? i.agent}'s private data (share_private_with)`}` };
-    };
+    // An audience is who a message between agents goes to (the kinds table's `direction`).
+    return flowFactDetector('audience', 'the guard did not check this message', (i) => KINDS[i.kind].direction === 'between_agents', (flow, i) => {
+      const a = flow.audience;
+      if (a === undefined || !wanted.has(a) || !('recipient' in i)) return undefined;
+      const sender = i.sender ?? i.agent;
+      return a === 'principal' ? `${i.recipient} is the principal of ${sender}` : a === 'from_principal' ? `${sender} is the principal of ${i.recipient}` : `${i.recipient} may receive ${sender}'s private data (share_private_with)`;
+    });
   },
 });
 
@@ -82,29 +98,21 @@ defineDetector({
   options: DataFlowOptionsSchema,
   create(opts) {
     const sinks = new Set(opts.sinks);
-    return function data_flow(i) {
-      // Kinds read only when an option asks for them: that option (undefined for the others).
-      const optIn =
-        i.kind === 'elicitation_result'
-          ? opts.elicitation
-          : i.kind === 'sampling_result'
-            ? opts.sampling
-            : i.kind === 'prompt_request' || i.kind === 'resource_request'
-              ? opts.requests
-              : undefined;
-      if (optIn === false || (optIn === undefined && i.kind !== 'message' && i.kind !== 'tool_call')) return no();
-      if (i.flow === undefined) return unknown('data_flow: no data-flow facts (the guard did not check this interaction)');
-      const isSink = optIn ?? (i.kind === 'message' ? opts.messages : i.flow.labels.some((l) => sinks.has(l)));
-      if (!isSink) return no();
-      // Readings left unchecked (over the budget) might carry the data: a sink fails closed.
-      if (i.flow.leak === undefined) return i.flow.cut === undefined ? no() : { value: 'true', score: 1, evidence: `data_flow: ${i.flow.cut}; not sent unchecked` };
-      const l = i.flow.leak;
-      return {
-        value: 'true',
-        score: 1,
-        evidence: `data_flow: carries ${l.matched} fingerprints of private data read by ${describeSource(l.source)}${l.others > 0 ? ` and ${l.others} other read(s)` : ''}`,
-      };
+    // What makes a kind a sink (the kinds table): its tool's labels, or an option. Calls and messages are read by
+    // default; the kinds that send data back to the server that asked are read only when their option is on.
+    const reads = (i: Interaction): boolean => {
+      const { sink } = KINDS[i.kind];
+      return sink === 'labels' || sink === 'messages' || (sink !== 'none' && opts[sink]);
     };
+    return flowFactDetector('data_flow', 'the guard did not check this interaction', reads, (flow, i) => {
+      const { sink } = KINDS[i.kind];
+      const isSink = sink === 'labels' ? flow.labels.some((l) => sinks.has(l)) : sink !== 'none' && opts[sink];
+      if (!isSink) return undefined;
+      // Readings left unchecked (over the budget) might carry the data: a sink fails closed.
+      const l = flow.leak;
+      if (l === undefined) return flow.cut === undefined ? undefined : `${flow.cut}; not sent unchecked`;
+      return `carries ${l.matched} fingerprints of private data read by ${describeSource(l.source)}${l.others > 0 ? ` and ${l.others} other read(s)` : ''}`;
+    });
   },
 });
 
@@ -134,12 +142,10 @@ defineDetector({
   options: ProvenanceOptionsSchema,
   create(opts) {
     const by = new Set(opts.by);
-    return function provenance(i) {
-      if (i.kind !== 'tool_call') return no();
-      if (i.flow === undefined) return unknown('provenance: no data-flow facts (the guard did not check this interaction)');
-      const s = i.flow.steered;
-      if (s === undefined || !by.has(s.by)) return no();
-      return { value: 'true', score: 1, evidence: `provenance: ${describeSteering(s)}` };
-    };
+    // Steering is judged on a call whose tool its labels make consequential (the kinds table's `sink: labels`).
+    return flowFactDetector('provenance', 'the guard did not check this interaction', (i) => KINDS[i.kind].sink === 'labels', (flow) => {
+      const s = flow.steered;
+      return s === undefined || !by.has(s.by) ? undefined : describeSteering(s);
+    });
   },
 });

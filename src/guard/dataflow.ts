@@ -5,7 +5,8 @@ import type { Logger } from '../core/log.js';
 import { createFingerprinter, normaliseForFingerprint, type Fingerprinter } from '../core/text/fingerprint.js';
 import { createValueHasher, distinctiveValues, isValueHash, outgoingPieces, shortLines } from '../core/text/short-values.js';
 import { decodeWhole, OUTGOING_READINGS, privateForms, readingsOf } from '../core/text/readings.js';
-import { contentOf, serverOf, type Decision, type Interaction } from '../core/types.js';
+import { KINDS } from '../core/kinds.js';
+import { argumentsOf, contentOf, serverOf, toolOf, type Decision, type Interaction } from '../core/types.js';
 import { describeSource } from '../detectors/flow.js';
 import type { FlowStore } from '../store/flow.js';
 import { nameWords, type CapabilityMap } from './capabilities.js';
@@ -137,25 +138,20 @@ export class DataFlowStage {
     if (audience !== undefined) facts.audience = audience;
     // A message between an agent and its principal, or to an agent allowed the sender's data, passes nothing on.
     if (this.options.enabled && audience === undefined) {
-      const outgoing =
-        i.kind === 'message' || i.kind === 'sampling_result'
-          ? [contentText(i.content)]
-          : (i.kind === 'tool_call' && facts.labels.some((l) => OUTGOING.has(l))) || i.kind === 'elicitation_result' || i.kind === 'prompt_request'
-            ? leaves(i.arguments)
-            : i.kind === 'resource_request'
-              ? [i.uri]
-              : [];
+      // A sink by its tool's labels (a call) only with one of the OUTGOING labels; every other sink always.
+      const { sink } = KINDS[i.kind];
+      const outgoing = sink === 'none' || (sink === 'labels' && !facts.labels.some((l) => OUTGOING.has(l))) ? [] : payloadTexts(i);
       if (outgoing.some((t) => t.length > 0)) {
-        const { leak, cut } = await this.leakIn(i.agent, outgoing, returnsTo(i), destinationOf(i), i.kind === 'tool_call' ? addressValues(i.arguments) : undefined);
+        const { leak, cut } = await this.leakIn(i.agent, outgoing, returnsTo(i), destinationOf(i), sink === 'labels' ? addressValues(argumentsOf(i)) : undefined);
         if (leak) facts.leak = leak;
         else if (cut !== undefined) facts.cut = cut;
-      } else if (i.kind === 'tool_call' && facts.origin !== undefined && UNSURE.has(facts.origin) && !facts.labels.some((l) => DATA_SINKS.has(l))) {
+      } else if (sink === 'labels' && facts.origin !== undefined && UNSURE.has(facts.origin) && !facts.labels.some((l) => DATA_SINKS.has(l))) {
         // A tool that is no sink by its own server's word (its annotations) or by default still receives what it is
         // given: another server's private data reaching it leaves that server's keeping (the red team's read-only,
         // closed-world tool). Data it gave itself may go back to it, and so may names and ids (short values): a lookup
         // of what an earlier result named is not exfiltration; runs of private text are.
         const server = serverOf(i);
-        const { leak } = await this.leakIn(i.agent, leaves(i.arguments), (src) => src.server === server, undefined, undefined, false);
+        const { leak } = await this.leakIn(i.agent, leaves(argumentsOf(i)), (src) => src.server === server, undefined, undefined, false);
         if (leak) {
           facts.leak = leak;
           facts.labels = [...facts.labels, 'external_send'];
@@ -424,17 +420,26 @@ export class DataFlowStage {
     }
   }
 
-  /** Who receives private data through `i`, if anyone. */
+  /** Who receives private data through `i`, if anyone (the kinds table's `read_of`). */
   private privateRead(i: Interaction): { agent: string } | undefined {
     if (contentOf(i) === undefined) return undefined;
-    if (i.kind === 'tool_result' && i.tool !== undefined) {
-      const { labels } = this.deps.capabilities.labelsOf(i.server, i.tool);
-      return labels.includes('private_source') && !labels.includes('public_source') ? { agent: i.agent } : undefined;
+    switch (KINDS[i.kind].read_of) {
+      case 'tool': {
+        const tool = toolOf(i);
+        if (tool === undefined) return undefined;
+        const { labels } = this.deps.capabilities.labelsOf(serverOf(i), tool);
+        return labels.includes('private_source') && !labels.includes('public_source') ? { agent: i.agent } : undefined;
+      }
+      case 'server':
+        return { agent: i.agent };
+      case 'agent': {
+        // A message is private data of the agent that receives it.
+        const recipient = recipientOf(i);
+        return recipient !== undefined ? { agent: recipient } : undefined;
+      }
+      case 'none':
+        return undefined;
     }
-    if (i.kind === 'resource_result' || i.kind === 'prompt_result') return { agent: i.agent };
-    // A message is private data of the agent that receives it.
-    if (i.kind === 'message' && i.recipient !== undefined) return { agent: i.recipient };
-    return undefined;
   }
 
   /**
@@ -474,17 +479,38 @@ function remember<V>(map: Map<string, V>, key: string, value: V): void {
 /**
  * Reads whose data goes back where it came from, so passing it on leaks nothing: a message (or an A2A agent's answer)
  * quoted back to the agent that sent it, an elicitation answer, a sampling reply, a prompt's arguments or a resource URI holding what the same
- * server gave (its tools, resources or prompts).
+ * server gave (its tools, resources or prompts). Not a tool call's: a sink by its labels passes the data on.
  */
 function returnsTo(i: Interaction): ((source: FlowSource) => boolean) | undefined {
-  if (i.kind === 'message' && i.recipient !== undefined) {
-    const back = `agent:${i.recipient}`;
-    const answers = a2aAnswerServer(i.recipient);
+  const { sink, direction } = KINDS[i.kind];
+  if (sink === 'none' || sink === 'labels') return undefined;
+  const recipient = recipientOf(i);
+  if (direction === 'between_agents' && recipient !== undefined) {
+    const back = `agent:${recipient}`;
+    const answers = a2aAnswerServer(recipient);
     // What the agent said (a message it sent, or its answer over A2A) quoted back to it.
     return (s) => (s.kind === 'message' && s.uri === back) || s.server === answers;
   }
-  if ((i.kind === 'elicitation_result' || i.kind === 'sampling_result' || i.kind === 'prompt_request' || i.kind === 'resource_request') && i.server !== undefined) return (s) => s.server === i.server;
+  const server = serverOf(i);
+  if (direction === 'to_server' && server !== undefined) return (s) => s.server === server;
   return undefined;
+}
+
+/** The texts of an interaction's data (the kinds table's `payload`): its content, its arguments' leaves, or its URI. */
+function payloadTexts(i: Interaction): string[] {
+  switch (KINDS[i.kind].payload) {
+    case 'content':
+      return [contentText(contentOf(i))];
+    case 'arguments':
+      return leaves(argumentsOf(i));
+    case 'uri':
+      return 'uri' in i && i.uri !== undefined ? [i.uri] : [];
+  }
+}
+
+/** The recipient of a message. */
+function recipientOf(i: Interaction): string | undefined {
+  return 'recipient' in i ? i.recipient : undefined;
 }
 
 /**
@@ -528,9 +554,4 @@ export function addressValues(args: Record<string, unknown> | undefined): Set<st
   const rest = other.join('\n');
   for (const a of out) if (a.length === 0 || rest.includes(a)) out.delete(a);
   return out;
-}
-
-/** The tool of a tool call or result. */
-function toolOf(i: Interaction): string | undefined {
-  return i.kind === 'tool_call' || i.kind === 'tool_result' ? i.tool : undefined;
 }

@@ -4,7 +4,8 @@ import type { FlowFacts, FlowSource, Steering } from '../core/flow.js';
 import type { Logger } from '../core/log.js';
 import { reversed, steeringValues, valuesIn, normaliseValue, type FoundValue } from '../core/text/steering-values.js';
 import { rot13, unwrapViews } from '../core/text/readings.js';
-import { contentOf, serverOf, type Decision, type Interaction } from '../core/types.js';
+import { KINDS } from '../core/kinds.js';
+import { contentOf, serverOf, toolOf, type Decision, type Interaction } from '../core/types.js';
 import type { FlowStore } from '../store/flow.js';
 import type { CapabilityMap } from './capabilities.js';
 import { consequentialOf, isUntrustedSource } from './consequential.js';
@@ -168,18 +169,24 @@ export class ProvenanceStage {
     }
   }
 
+  /** Whether `i` brings untrusted data (the kinds table's `read_of`: a tool's by its labels, a server's always). */
   private untrustedRead(i: Interaction): boolean {
-    if (i.kind === 'tool_result') {
-      const l = this.deps.capabilities.labelsOf(i.server, i.tool);
+    const read = KINDS[i.kind].read_of;
+    const tool = toolOf(i);
+    if (read === 'tool') {
+      if (tool === undefined) return false;
+      const l = this.deps.capabilities.labelsOf(serverOf(i), tool);
       return isUntrustedSource(l.labels, l.origin);
     }
     // Resources and prompts are whatever the server holds: untrusted unless the config says the server is trusted.
-    return i.kind === 'resource_result' || i.kind === 'prompt_result';
+    return read === 'server';
   }
 
+  /** Whether `i` brings private data by its tool's labels (the kinds table's `read_of`). */
   private privateRead(i: Interaction): boolean {
-    if (i.kind !== 'tool_result') return false;
-    return this.deps.capabilities.labelsOf(i.server, i.tool).labels.includes('private_source');
+    const tool = toolOf(i);
+    if (KINDS[i.kind].read_of !== 'tool' || tool === undefined) return false;
+    return this.deps.capabilities.labelsOf(serverOf(i), tool).labels.includes('private_source');
   }
 }
 

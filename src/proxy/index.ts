@@ -78,7 +78,7 @@ export function createProxy(opts: ProxyOptions): GuardedProxy {
   const logger = opts.logger.child({ mod: 'proxy' });
   const filter = new ToolFilter(Object.fromEntries(Object.entries(config.servers).map(([k, s]) => [k, s.tools])));
   const guard = buildProxyGuard(filter, opts.guard, logger);
-  const pool = new DownstreamPool(config, filter, logger, opts.onToolsListed, opts.onInstructions, opts.onListed);
+  const pool = new DownstreamPool({ config, filter, logger, onToolsListed: opts.onToolsListed, onInstructions: opts.onInstructions, onListed: opts.onListed });
   const registry = new UpstreamRegistry();
   const core: ProxyCore = { config, pool, guard, logger, sessions: registry, progress: new Map(), clientRoots: new ClientRoots(), ...(opts.record ? { record: opts.record } : {}) };
   const listeners: HttpUpstream[] = [];

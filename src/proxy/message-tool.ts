@@ -4,7 +4,8 @@ import { z } from 'zod';
 import type { Decision } from '../core/types.js';
 import type { ProxyCore, SessionContext } from './context.js';
 import { refuseOverLimits } from './limits.js';
-import { auditSuffix, ensureRecorded, refuse } from './refusals.js';
+import { decide } from './decide.js';
+import { auditSuffix, refuse } from './refusals.js';
 import { denialText, protocolError } from './denial.js';
 
 /** The listed name of the proxy's own tool (safe for every client). */
@@ -85,7 +86,7 @@ export async function handleMessageTool(core: ProxyCore, session: SessionContext
   if (unknown !== undefined) {
     return messageResult(await refuse(core, interaction, { rationale: unknown, rules: ['recipient-must-be-known'], source: 'identity' }), recipient);
   }
-  return messageResult(await ensureRecorded(core, interaction, await core.guard.check(interaction, signal)), recipient);
+  return messageResult(await decide(core, interaction, signal), recipient);
 }
 
 /**

@@ -2,106 +2,47 @@ import { EventEmitter } from 'node:events';
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../core/log.js';
+import { MergedCatalog, type HiddenRoute, type NameCollision, type Route } from './catalog-merge.js';
 import { Downstream } from './downstream.js';
-import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import { ListingScreen, matchesTemplate, type InstructionsHook, type ListingsHook, type ServerInstructions, type ToolsListedHook } from './listing-screen.js';
 import { exposeName, prefixUri, unprefixUri } from './namespacing.js';
 import type { ToolFilter } from './tool-filter.js';
 
-/** Where an exposed tool or prompt really lives. */
-export interface Route {
-  server: string;
-  /** The downstream's own name. */
-  name: string;
-}
+export type { HiddenRoute, NameCollision, Route } from './catalog-merge.js';
+export type { InstructionsHook, ListingsHook, ServerInstructions, ToolsListedHook } from './listing-screen.js';
 
-/** Two servers (or a server and the proxy's own tool) that would expose the same name or URI. */
-export interface NameCollision {
-  kind: 'tool' | 'prompt' | 'resource';
-  name: string;
-  servers: [string, string];
-}
-
-/** A hook that sees each server's tools after every (re-)listing and returns the ones to expose. */
-export type ToolsListedHook = (server: string, tools: Tool[]) => Tool[] | Promise<Tool[]>;
-
-/**
- * A hook that screens a server's `instructions` after each connection: the text to pass to clients, or why it was
- * withheld. Throwing withholds them (fail closed).
- */
-export type InstructionsHook = (server: string, instructions: string) => Promise<{ text: string } | { withheld: string }>;
-
-/**
- * Hooks that screen a server's other listings after every (re-)listing and return the items to expose, and the
- * completion values it suggests (the ones to pass on). Throwing hides all of that server's items (fail closed).
- */
-export interface ListingsHook {
-  prompts(server: string, prompts: Prompt[]): Promise<Prompt[]>;
-  resources(server: string, resources: Resource[]): Promise<Resource[]>;
-  templates(server: string, templates: ResourceTemplate[]): Promise<ResourceTemplate[]>;
-  completions(server: string, ref: string, values: string[]): Promise<string[]>;
-}
-
-/** A server's instructions as clients get them: passed on, or withheld (with the reason). */
-export type ServerInstructions = { server: string; text: string } | { server: string; withheld: string };
-
-/** Whether an exposed name is one of the proxy's own tools (guard_check_message and its dotted alias). */
-function isOwnToolName(name: string): boolean {
-  return name === 'guard_check_message' || name === 'guard.check_message';
-}
-
-/** Why an item is hidden when the listing screen itself failed on its server's listing. */
-const SCREEN_FAILED = 'could not be screened for injected instructions (the screen failed; see the QuadGuard log)';
-
-/** A route the listing screen hid, and why. */
-export type HiddenRoute = Route & { why: string };
-
-/** The items of `all` that are not in `kept` (by identity: the hooks return the items they keep). */
-function without<T>(all: T[], kept: T[]): T[] {
-  const k = new Set(kept);
-  return all.filter((x) => !k.has(x));
-}
-
-/** Whether `uri` matches an RFC 6570 template (a malformed template matches nothing). */
-function matchesTemplate(template: string, uri: string): boolean {
-  try {
-    return new UriTemplate(template).match(uri) !== null;
-  } catch {
-    return false;
-  }
+/** The one options object of a `DownstreamPool` (the screen's hooks: each absent, that listing is passed on unscreened). */
+export interface PoolOptions {
+  config: Config;
+  /** The per-server tool lists: what is listed, and (through the proxy's guard) what may be called. */
+  filter: ToolFilter;
+  logger: Logger;
+  onToolsListed?: ToolsListedHook | undefined;
+  onInstructions?: InstructionsHook | undefined;
+  onListed?: ListingsHook | undefined;
 }
 
 /**
- * The set of downstream servers and the merged, namespaced view of their catalogs. Emits `changed`
- * ('tools' | 'resources' | 'prompts') after the merged view changes, for fan-out to upstream sessions.
+ * The set of downstream servers, their connections and namespacing, and the catalogue clients see: each server's
+ * listing goes through the listing screen (`listing-screen.ts`), then into the merged view (`catalog-merge.ts`).
+ * Emits `changed` ('tools' | 'resources' | 'prompts') after the merged view changes, for fan-out to upstream
+ * sessions.
  */
 export class DownstreamPool extends EventEmitter {
   readonly servers = new Map<string, Downstream>();
-  private exposedTools = new Map<string, { route: Route; tool: Tool }>();
-  /** Each server's tools as the hook last passed them (kept when a later screening fails: a store blip). */
-  private readonly screenedTools = new Map<string, Tool[]>();
-  /** Servers whose last tool screening failed (their new or changed tools wait for the store). */
-  private readonly screenFailed = new Set<string>();
-  private exposedPrompts = new Map<string, { route: Route; prompt: Prompt }>();
+  readonly filter: ToolFilter;
+  private readonly config: Config;
+  private readonly screen: ListingScreen;
+  private readonly merged: MergedCatalog;
   private readonly discovery: Promise<void>;
-  private readonly collisions = new Map<string, NameCollision>();
-  private readonly screenedInstructions = new Map<string, ServerInstructions>();
-  /** Prompts the listing screen hid, by exposed name, with why. */
-  private hiddenPrompts = new Map<string, HiddenRoute>();
-  /**
-   * Each server's resources and templates as screened at its last listing (absent: not screened, the catalog's), and
-   * which of the two the screen failed on (then every item of it is hidden).
-   */
-  private readonly screenedResources = new Map<string, { resources: Resource[]; templates: ResourceTemplate[]; hiddenUris: Set<string>; hiddenTemplates: string[]; failed: { resources: boolean; templates: boolean } }>();
 
-  constructor(
-    private readonly config: Config,
-    readonly filter: ToolFilter,
-    private readonly log: Logger,
-    private readonly onToolsListed?: ToolsListedHook,
-    private readonly onInstructions?: InstructionsHook,
-    private readonly onListed?: ListingsHook,
-  ) {
+  constructor(opts: PoolOptions) {
     super();
+    const { config, logger: log } = opts;
+    this.config = config;
+    this.filter = opts.filter;
+    this.screen = new ListingScreen(opts, log);
+    this.merged = new MergedCatalog(this, log);
     for (const [key, cfg] of Object.entries(config.servers)) {
       const d = new Downstream(key, cfg, log);
       d.on('changed', (kind: 'tools' | 'resources' | 'prompts' | 'instructions') => void (kind === 'instructions' ? this.screenInstructions(d) : this.rebuild(kind)));
@@ -162,15 +103,7 @@ export class DownstreamPool extends EventEmitter {
 
   /** Names two servers would both expose (found at each rebuild); `serve` refuses to start while there are any. */
   nameCollisions(): NameCollision[] {
-    return [...this.collisions.values()];
-  }
-
-  private collide(kind: NameCollision['kind'], name: string, first: string, second: string): void {
-    const key = `${kind}\u0000${name}`;
-    if (!this.collisions.has(key)) {
-      this.collisions.set(key, { kind, name, servers: [first, second] });
-      this.log.error({ kind, name, servers: [first, second] }, `servers "${first}" and "${second}" both expose the ${kind} "${name}"; the second is hidden (give one of them namespace: true)`);
-    }
+    return this.merged.nameCollisions();
   }
 
   /**
@@ -178,25 +111,14 @@ export class DownstreamPool extends EventEmitter {
    * it). Without a hook they are passed on as they are; a failing hook withholds them.
    */
   private screenInstructions(d: Downstream): Promise<void> {
-    this.pending = this.pending.then(async () => {
-      const text = d.instructions;
-      if (text === undefined || text.trim() === '') return void this.screenedInstructions.delete(d.key);
-      let screened: { text: string } | { withheld: string };
-      try {
-        screened = this.onInstructions ? await this.onInstructions(d.key, text) : { text };
-      } catch (err) {
-        this.log.error({ err, server: d.key }, 'screening the server\'s instructions failed; withholding them (fail closed)');
-        screened = { withheld: 'they could not be screened' };
-      }
-      this.screenedInstructions.set(d.key, { server: d.key, ...screened });
-    });
+    this.pending = this.pending.then(() => this.screen.instructions(d.key, d.instructions));
     return this.pending;
   }
 
   /** Each server's instructions, as screened at its last connection, in config order (servers without any left out). */
   instructions(): ServerInstructions[] {
     return [...this.servers.keys()].flatMap((k) => {
-      const s = this.screenedInstructions.get(k);
+      const s = this.screen.instructionsOf(k);
       return s ? [s] : [];
     });
   }
@@ -207,8 +129,8 @@ export class DownstreamPool extends EventEmitter {
       if (kind === 'tools') await this.rebuildTools();
       if (kind === 'prompts') await this.rebuildPrompts();
       if (kind === 'resources') {
-        await this.screenResources();
-        this.checkResourceCollisions();
+        for (const [key, d] of this.servers) await this.screen.resources(key, d.catalog.resources, d.catalog.templates);
+        this.merged.checkResourceCollisions([...this.servers].map(([key, d]) => [key, d.catalog.resources] as const));
       }
       this.emit('changed', kind);
     });
@@ -222,93 +144,25 @@ export class DownstreamPool extends EventEmitter {
    */
   recheckTools(): Promise<void> {
     this.pending = this.pending.then(async () => {
-      const before = [...this.exposedTools.keys()].sort().join('\u0000');
+      const before = this.merged.toolSetKey();
       await this.rebuildTools();
-      if ([...this.exposedTools.keys()].sort().join('\u0000') !== before) this.emit('changed', 'tools');
+      if (this.merged.toolSetKey() !== before) this.emit('changed', 'tools');
     });
     return this.pending;
   }
 
+  /** Each server's tools through the filter and the screen, merged. */
   private async rebuildTools(): Promise<void> {
-    for (const k of [...this.collisions.keys()]) if (k.startsWith('tool\u0000')) this.collisions.delete(k);
-    const next = new Map<string, { route: Route; tool: Tool }>();
-    for (const [key, d] of this.servers) {
-      let tools = d.catalog.tools.filter((t) => this.filter.isVisible(key, t.name));
-      if (this.onToolsListed) {
-        try {
-          tools = await this.onToolsListed(key, tools);
-          this.screenedTools.set(key, tools);
-          this.screenFailed.delete(key);
-        } catch (err) {
-          // Most often the store is unreachable for a moment (the pin check reads it). A tool that passed before
-          // with the very same definition stays: hiding it would tell clients it is unknown and make the audit
-          // claim its definition changed. Only new or changed tools wait (fail closed) until the store answers.
-          const before = new Map((this.screenedTools.get(key) ?? []).map((t) => [t.name, JSON.stringify(t)]));
-          const kept = tools.filter((t) => before.get(t.name) === JSON.stringify(t));
-          if (!this.screenFailed.has(key)) this.log.error({ err, server: key, kept: kept.length, held: tools.length - kept.length }, 'screening the server\'s tools failed; keeping those screened before, holding back new or changed ones (fail closed)');
-          this.screenFailed.add(key);
-          tools = kept;
-        }
-      }
-      for (const t of tools) {
-        const exposed = this.exposedName(key, t.name);
-        const taken = next.get(exposed)?.route.server ?? (isOwnToolName(exposed) ? 'quadguard' : undefined);
-        if (taken !== undefined) {
-          this.collide('tool', exposed, taken, key);
-          continue;
-        }
-        next.set(exposed, { route: { server: key, name: t.name }, tool: { ...t, name: exposed } });
-      }
-    }
-    this.exposedTools = next;
+    const perServer: Array<[string, Tool[]]> = [];
+    for (const [key, d] of this.servers) perServer.push([key, await this.screen.tools(key, d.catalog.tools.filter((t) => this.filter.isVisible(key, t.name)))]);
+    this.merged.setTools(perServer);
   }
 
-  /** Runs one listing hook over a server's items; a failing hook hides them all (fail closed) and says so. */
-  private async screened<T>(server: string, what: string, items: T[], hook: ((server: string, items: T[]) => Promise<T[]>) | undefined): Promise<{ items: T[]; failed: boolean }> {
-    if (!hook || items.length === 0) return { items, failed: false };
-    try {
-      return { items: await hook(server, items), failed: false };
-    } catch (err) {
-      this.log.error({ err, server }, `screening the server's ${what} failed; hiding them (fail closed)`);
-      return { items: [], failed: true };
-    }
-  }
-
+  /** Each server's prompts through the screen, merged. */
   private async rebuildPrompts(): Promise<void> {
-    for (const k of [...this.collisions.keys()]) if (k.startsWith('prompt\u0000')) this.collisions.delete(k);
-    const next = new Map<string, { route: Route; prompt: Prompt }>();
-    const hidden = new Map<string, HiddenRoute>();
-    for (const [key, d] of this.servers) {
-      const { items: visible, failed } = await this.screened(key, 'prompts', d.catalog.prompts, this.onListed?.prompts.bind(this.onListed));
-      const kept = new Set(visible);
-      const why = failed ? SCREEN_FAILED : 'its listing (title, description or an argument\'s) carries injected instructions';
-      for (const p of d.catalog.prompts) if (!kept.has(p)) hidden.set(this.exposedName(key, p.name), { server: key, name: p.name, why });
-      for (const p of visible) {
-        const exposed = this.exposedName(key, p.name);
-        const taken = next.get(exposed)?.route.server;
-        if (taken !== undefined) this.collide('prompt', exposed, taken, key);
-        else next.set(exposed, { route: { server: key, name: p.name }, prompt: { ...p, name: exposed } });
-      }
-    }
-    this.exposedPrompts = next;
-    this.hiddenPrompts = hidden;
-  }
-
-  /** Screens every server's resources and templates (with no hook: nothing is recorded, the catalog is listed). */
-  private async screenResources(): Promise<void> {
-    if (!this.onListed) return;
-    for (const [key, d] of this.servers) {
-      const { resources, templates } = d.catalog;
-      const r = await this.screened(key, 'resources', resources, this.onListed.resources.bind(this.onListed));
-      const t = await this.screened(key, 'resource templates', templates, this.onListed.templates.bind(this.onListed));
-      this.screenedResources.set(key, {
-        resources: r.items,
-        templates: t.items,
-        hiddenUris: new Set(without(resources, r.items).map((x) => x.uri)),
-        hiddenTemplates: without(templates, t.items).map((x) => x.uriTemplate),
-        failed: { resources: r.failed, templates: t.failed },
-      });
-    }
+    const perServer = [];
+    for (const [key, d] of this.servers) perServer.push({ server: key, ...(await this.screen.prompts(key, d.catalog.prompts)) });
+    this.merged.setPrompts(perServer);
   }
 
   /**
@@ -317,95 +171,57 @@ export class DownstreamPool extends EventEmitter {
    * resources).
    */
   hiddenResource(server: string, uri: string): string | undefined {
-    const s = this.screenedResources.get(server);
-    if (!s) return undefined;
-    if (s.hiddenUris.has(uri)) return s.failed.resources ? SCREEN_FAILED : 'its listing (name, title or description) carries injected instructions';
-    if (s.hiddenTemplates.length === 0 || s.resources.some((r) => r.uri === uri)) return undefined;
-    const template = s.hiddenTemplates.find((t) => t === uri || matchesTemplate(t, uri));
-    if (template === undefined) return undefined;
-    return s.failed.templates ? `its resource template ${SCREEN_FAILED}` : 'the listing of its resource template carries injected instructions';
+    return this.screen.hiddenResource(server, uri);
   }
 
   /** The route of a prompt the listing screen hid, by exposed name, with why. */
   hiddenPrompt(exposed: string): HiddenRoute | undefined {
-    return this.hiddenPrompts.get(exposed);
+    return this.merged.hiddenPrompt(exposed);
   }
 
   /** The completion values of a server to pass on (screened when there is a listing screen; fails closed). */
-  async completionValues(server: string, ref: string, values: string[]): Promise<string[]> {
-    if (!this.onListed || values.length === 0) return values;
-    try {
-      return await this.onListed.completions(server, ref, values);
-    } catch (err) {
-      this.log.error({ err, server }, 'screening completion values failed; dropping them (fail closed)');
-      return [];
-    }
+  completionValues(server: string, ref: string, values: string[]): Promise<string[]> {
+    return this.screen.completionValues(server, ref, values);
   }
 
-  private checkResourceCollisions(): void {
-    for (const k of [...this.collisions.keys()]) if (k.startsWith('resource\u0000')) this.collisions.delete(k);
-    const seen = new Map<string, string>();
-    for (const [key, d] of this.servers) {
-      for (const r of d.catalog.resources) {
-        const exposed = this.exposedUri(key, r.uri);
-        const taken = seen.get(exposed);
-        if (taken !== undefined && taken !== key) this.collide('resource', exposed, taken, key);
-        else seen.set(exposed, key);
-      }
-    }
+  /** Whether the last screening of this server's tools failed (the store did not answer). */
+  toolScreenFailed(key: string): boolean {
+    return this.screen.toolScreenFailed(key);
   }
 
   /** Whether server `key` listed a tool of this (downstream) name, exposed or not (hidden by the filter or the hook). */
-  /** Whether the last screening of this server's tools failed (the store did not answer). */
-  toolScreenFailed(key: string): boolean {
-    return this.screenFailed.has(key);
-  }
-
   hasDownstreamTool(key: string, name: string): boolean {
     return this.servers.get(key)?.catalog.tools.some((t) => t.name === name) ?? false;
   }
 
   /** Exposed tools in a deterministic order. */
   tools(): Tool[] {
-    return [...this.exposedTools.values()].map((e) => e.tool).sort((a, b) => a.name.localeCompare(b.name));
+    return this.merged.tools();
   }
 
   /** The exposed tool by its exposed name, if it is currently exposed. */
   tool(exposed: string): { route: Route; tool: Tool } | undefined {
-    return this.exposedTools.get(exposed);
+    return this.merged.tool(exposed);
   }
 
   /** Exposed prompts in a deterministic order. */
   prompts(): Prompt[] {
-    return [...this.exposedPrompts.values()].map((e) => e.prompt).sort((a, b) => a.name.localeCompare(b.name));
+    return this.merged.prompts();
   }
 
   /** The route of an exposed prompt. */
   prompt(exposed: string): Route | undefined {
-    return this.exposedPrompts.get(exposed)?.route;
+    return this.merged.prompt(exposed);
   }
 
-  /**
-   * Resources: a namespaced server's with `<key>+<uri>` URIs and the key in the title, an un-namespaced server's
-   * as they are. Of two un-namespaced servers listing the same URI, only the first is listed (a collision).
-   */
+  /** Resources as clients list them (screened, merged; see `MergedCatalog.resources`). */
   resources(): Resource[] {
-    const seen = new Set<string>();
-    return [...this.servers].flatMap(([key, d]) =>
-      (this.screenedResources.get(key)?.resources ?? (this.onListed ? [] : d.catalog.resources)).flatMap((r) => {
-        const uri = this.exposedUri(key, r.uri);
-        if (seen.has(uri)) return [];
-        seen.add(uri);
-        return [this.namespaced(key) ? { ...r, uri, title: `[${key}] ${r.title ?? r.name}` } : r];
-      }),
-    );
+    return this.merged.resources([...this.servers].map(([key, d]) => [key, this.screen.listed(key, d.catalog).resources] as const));
   }
 
-  /** Resource templates, `uriTemplate` prefixed for namespaced servers. */
+  /** Resource templates as clients list them, `uriTemplate` prefixed for namespaced servers. */
   templates(): ResourceTemplate[] {
-    return [...this.servers].flatMap(([key, d]) =>
-      (this.screenedResources.get(key)?.templates ?? (this.onListed ? [] : d.catalog.templates)).map((t) => (this.namespaced(key) ? { ...t, uriTemplate: prefixUri(key, t.uriTemplate), title: `[${key}] ${t.title ?? t.name}` } : t)),
-    );
+    return this.merged.templates([...this.servers].map(([key, d]) => [key, this.screen.listed(key, d.catalog).templates] as const));
   }
 
   /** pids of stdio children that are currently running. */

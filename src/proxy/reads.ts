@@ -1,28 +1,20 @@
 import {
   ErrorCode,
   GetPromptResultSchema,
-  McpError,
   ReadResourceResultSchema,
   type GetPromptRequest,
   type GetPromptResult,
   type ReadResourceRequest,
   type ReadResourceResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { DownstreamError } from '../core/errors.js';
 import type { ContentBlock, Decision, Interaction } from '../core/types.js';
 import { forwardOptions, stripProgressToken, type ForwardExtra, type ProxyCore, type SessionContext } from './context.js';
+import { decide, downstreamRequestError } from './decide.js';
 import { requestDenialError, protocolError } from './denial.js';
 import { refuseOverLimits, refuseOverLimitsMeta } from './limits.js';
-import { auditSuffix, ensureRecorded, refuse } from './refusals.js';
+import { auditSuffix, refuse } from './refusals.js';
 import { rewriteBlockUris } from './namespacing.js';
 import { messageSideFields, requestSideFields, withMeta } from './side-fields.js';
-
-/** Downstream failures on read methods are JSON-RPC errors (brief §4.3), with the downstream code kept. */
-function asMcpError(err: unknown): unknown {
-  if (err instanceof DownstreamError) return protocolError(ErrorCode.InternalError, err.message, { code: err.code });
-  if (err instanceof McpError) return protocolError(err.code, err.message.replace(/^MCP error -?\d+: /, ''), err.data);
-  return err;
-}
 
 type ResourceContents = ReadResourceResult['contents'][number];
 
@@ -52,18 +44,18 @@ export async function handleReadResource(core: ProxyCore, session: SessionContex
   if (hidden !== undefined) await refuseHiddenResource(core, asked, exposedUri, hidden);
   const subject = { what: 'read of resource', name: exposedUri };
 
-  const pre = await ensureRecorded(core, asked, await core.guard.check(asked, extra.signal));
+  const pre = await decide(core, asked, extra.signal);
   if (pre.decision === 'deny') throw requestDenialError(pre, subject);
   let result: ReadResourceResult;
   try {
     const meta = stripProgressToken(request.params._meta);
     result = await server.request({ method: 'resources/read', params: { uri: target.uri, ...(meta ? { _meta: meta } : {}) } }, ReadResourceResultSchema, forwardOptions(request.params._meta?.progressToken, extra, core.logger, session));
   } catch (err) {
-    throw asMcpError(err);
+    throw downstreamRequestError(err);
   }
   const blocks = result.contents.map((c) => ({ type: 'resource', resource: c }) as ContentBlock);
   const answered = { ...base, kind: 'resource_result' as const, content: blocks, ...withMeta(messageSideFields(result, ['contents'])) };
-  const post = await ensureRecorded(core, answered, await core.guard.check(answered, extra.signal));
+  const post = await decide(core, answered, extra.signal);
   if (post.decision === 'deny') throw requestDenialError(post, subject);
   const contents = post.replacement ? replacementContents(post, target.uri) : result.contents;
   return { ...result, contents: contents.map((c) => ({ ...c, uri: core.pool.exposedUri(target.server, c.uri) })) };
@@ -103,20 +95,20 @@ export async function handleGetPrompt(core: ProxyCore, session: SessionContext, 
   await refuseOverLimits(core, asked, request.params.arguments, exposed);
   const subject = { what: 'prompt', name: exposed };
 
-  const pre = await ensureRecorded(core, asked, await core.guard.check(asked, extra.signal));
+  const pre = await decide(core, asked, extra.signal);
   if (pre.decision === 'deny') throw requestDenialError(pre, subject);
   let result: GetPromptResult;
   try {
     const meta = stripProgressToken(request.params._meta);
     result = await server.request({ method: 'prompts/get', params: { name: route.name, arguments: request.params.arguments, ...(meta ? { _meta: meta } : {}) } }, GetPromptResultSchema, forwardOptions(request.params._meta?.progressToken, extra, core.logger, session));
   } catch (err) {
-    throw asMcpError(err);
+    throw downstreamRequestError(err);
   }
   // The prompt's description reaches the client too: the guard reads it as one more block (never sent back).
   const blocks = result.messages.map((m) => m.content as ContentBlock);
   if (typeof result.description === 'string') blocks.push({ type: 'prompt_description', description: result.description });
   const answered = { ...base, kind: 'prompt_result' as const, content: blocks, ...withMeta(messageSideFields(result, ['messages', 'description'])) };
-  const post = await ensureRecorded(core, answered, await core.guard.check(answered, extra.signal));
+  const post = await decide(core, answered, extra.signal);
   if (post.decision === 'deny') throw requestDenialError(post, subject);
   const messages = post.replacement ? post.replacement.filter((b) => b.type !== 'prompt_description').map((b) => ({ role: 'user' as const, content: b as GetPromptResult['messages'][number]['content'] })) : result.messages;
   return { ...result, messages: messages.map((m) => ({ ...m, content: rewriteBlockUris(m.content, (u) => core.pool.exposedUri(route.server, u)) })) };

@@ -4,7 +4,8 @@ import { errorMessage } from '../core/errors.js';
 import type { ProxyCore } from './context.js';
 import { denialText } from './denial.js';
 import type { Downstream } from './downstream.js';
-import { ensureRecorded, refuse } from './refusals.js';
+import { decide } from './decide.js';
+import { refuse } from './refusals.js';
 import { messageSideFields, withMeta } from './side-fields.js';
 import type { UpstreamRegistry } from './sessions.js';
 
@@ -51,7 +52,7 @@ export async function deliverServerLog(core: ProxyCore, registry: UpstreamRegist
       await refuse(core, interaction, { rationale: `server "${d.key}" sent a log message, but ${target}: it was delivered to no session.`, rules: ['log-no-session'], source: 'routing' });
       return;
     }
-    const decision = await ensureRecorded(core, interaction, await core.guard.check(interaction, AbortSignal.timeout(30_000)));
+    const decision = await decide(core, interaction, AbortSignal.timeout(30_000));
     const logger = core.pool.namespaced(d.key) ? (p.logger ? `${d.key}/${p.logger}` : d.key) : p.logger;
     if (decision.decision === 'deny') {
       core.logger.info({ server: d.key, session: who.id, rules: decision.rules, auditId: decision.auditId }, 'server log message withheld');

@@ -11,7 +11,7 @@ import {
 import { type ContentBlock, type InteractionInput, InteractionSchema } from '../core/types.js';
 import type { ProxyCore } from './context.js';
 import { denialText, GUARD_DENIED_CODE, protocolError, requestDenialError } from './denial.js';
-import { ensureRecorded } from './refusals.js';
+import { decide } from './decide.js';
 import { answeredDirs } from './roots.js';
 import type { Downstream, DownstreamPeer, ServerToClientRequest } from './downstream.js';
 import type { LiveUpstream, Target, UpstreamRegistry } from './sessions.js';
@@ -69,14 +69,14 @@ const WHAT: Record<ServerToClientRequest['method'], string> = {
 /**
  * The user's answer to an elicitation, before it goes back to the server: data leaving to that server, checked as an
  * `elicitation_result`. A denied answer is never forwarded: the server is told the user declined, the decision is
- * audited (by the pipeline, or `ensureRecorded`) and logged, and the session gets a warning log message saying why.
+ * audited (by the pipeline, or `decide`) and logged, and the session gets a warning log message saying why.
  * Declines, cancels and URL-mode acceptances carry no content and pass as they are.
  */
 async function checkAnswer(core: ProxyCore, registry: UpstreamRegistry, d: Downstream, target: Target, answer: ElicitResult, signal: AbortSignal): Promise<ElicitResult> {
   if (answer.action !== 'accept' || answer.content === undefined || Object.keys(answer.content).length === 0) return answer;
   const s = target.session.ctx;
   const interaction = InteractionSchema.parse({ agent: s.agent, session: s.id, profile: s.profile, server: d.key, kind: 'elicitation_result', action: 'accept', arguments: answer.content });
-  const decision = await ensureRecorded(core, interaction, await core.guard.check(interaction, signal));
+  const decision = await decide(core, interaction, signal);
   if (decision.decision !== 'deny') return answer;
   core.logger.warn({ server: d.key, session: s.id, rules: decision.rules, auditId: decision.auditId }, 'elicitation answer denied; the server is told the user declined');
   const text = denialText(decision, { what: 'answer to the elicitation request from server', name: `"${d.key}"` });
@@ -96,7 +96,7 @@ async function checkReply(core: ProxyCore, registry: UpstreamRegistry, d: Downst
   const content = (Array.isArray(c) ? c : c === undefined ? [] : [c]).filter((b): b is ContentBlock => typeof b === 'object' && b !== null);
   const s = target.session.ctx;
   const interaction = InteractionSchema.parse({ agent: s.agent, session: s.id, profile: s.profile, server: d.key, kind: 'sampling_result', content });
-  const decision = await ensureRecorded(core, interaction, await core.guard.check(interaction, signal));
+  const decision = await decide(core, interaction, signal);
   if (decision.decision !== 'deny') return reply;
   core.logger.warn({ server: d.key, session: s.id, rules: decision.rules, auditId: decision.auditId }, 'sampling reply denied; the server gets an error');
   const text = denialText(decision, { what: 'reply to the sampling request from server', name: `"${d.key}"` });
@@ -120,7 +120,7 @@ export function createDownstreamPeer(core: ProxyCore, registry: UpstreamRegistry
       const interaction = serverRequestInteraction(d, req, target.session.ctx);
       if (interaction) {
         const checked = InteractionSchema.parse(interaction);
-        const decision = await ensureRecorded(core, checked, await core.guard.check(checked, signal));
+        const decision = await decide(core, checked, signal);
         if (decision.decision === 'deny') {
           core.logger.info({ server: d.key, method: req.method, session: target.session.ctx.id, rules: decision.rules }, 'server request denied');
           throw requestDenialError(decision, { what: WHAT[req.method], name: `"${d.key}"` });

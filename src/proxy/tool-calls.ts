@@ -1,10 +1,10 @@
-import { CallToolResultSchema, ErrorCode, McpError, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { DownstreamError, errorMessage } from '../core/errors.js';
+import { CallToolResultSchema, ErrorCode, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ContentBlock } from '../core/types.js';
 import { forwardOptions, stripProgressToken, type ForwardExtra, type ProxyCore, type SessionContext } from './context.js';
-import { applyToolReplacement, downstreamFailure, toolDenial, protocolError } from './denial.js';
+import { decide, downstreamToolFailure } from './decide.js';
+import { applyToolReplacement, toolDenial, protocolError } from './denial.js';
 import { refuseOverLimits, refuseOverLimitsMeta } from './limits.js';
-import { auditSuffix, ensureRecorded, refuse } from './refusals.js';
+import { auditSuffix, refuse } from './refusals.js';
 import { relativePathNote, rootsBeforeFirstCall, serverRoots } from './roots.js';
 import { schemaPathKeys } from '../core/schema-paths.js';
 import { handleMessageTool, isMessageTool } from './message-tool.js';
@@ -35,8 +35,8 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
   }
   if (!exposed) {
     // Hidden by the tool filter (servers.<key>.tools): a denial the client sees as one, recorded as source filter.
-    const filtered = await core.pool.filter.check({ ...asked, server: route.server, tool: route.name });
-    if (filtered.decision === 'deny') return toolDenial(await ensureRecorded(core, asked, filtered), { what: 'call to tool', name }, { hasOutputSchema: false });
+    const filtered = await decide({ ...core, guard: core.pool.filter }, { ...asked, server: route.server, tool: route.name });
+    if (filtered.decision === 'deny') return toolDenial(filtered, { what: 'call to tool', name }, { hasOutputSchema: false });
     const hidden = core.pool.hasDownstreamTool(route.server, route.name);
     const unscreened = hidden && core.pool.toolScreenFailed(route.server);
     const d = await refuse(core, asked, {
@@ -60,7 +60,7 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
   // Arguments the tool's input schema says are paths are checked as paths, whatever their value looks like.
   const pathKeys = schemaPathKeysOf(exposed.tool);
   const checked = { ...asked, ...(roots ? { roots } : {}), ...(pathKeys.length > 0 ? { pathKeys } : {}) };
-  const call = await ensureRecorded(core, checked, await core.guard.check(checked, extra.signal));
+  const call = await decide(core, checked, extra.signal);
   if (call.decision === 'deny') {
     core.logger.info({ session: session.id, agent: session.agent, server: route.server, tool: route.name, rules: call.rules }, 'tool call denied');
     const denied = toolDenial(call, { what: 'call to tool', name }, { hasOutputSchema });
@@ -76,17 +76,14 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
       { ...forwardOptions(_meta?.progressToken, extra, core.logger, session), asTask: requiresTask(server.catalog.tools.find((t) => t.name === route.name)) },
     );
   } catch (err) {
-    if (err instanceof DownstreamError) return downstreamFailure(`QuadGuard: ${err.message}`, err.code);
-    if (err instanceof McpError) return downstreamFailure(`Server "${route.server}" returned an error for ${route.name}: ${err.message.replace(/^MCP error -?\d+: /, '')}`, 'downstream_error');
-    core.logger.error({ err: errorMessage(err), server: route.server }, 'tool call failed');
-    return downstreamFailure(`QuadGuard: the call to ${name} failed inside the proxy.`, 'proxy_internal');
+    return downstreamToolFailure(err, { server: route.server, tool: route.name, exposed: name }, core.logger);
   }
 
   // The guard reads everything the client gets: the content blocks and the structured result (as one more block of
   // its own type, which a replacement never carries back: applyToolReplacement drops structuredContent).
   const inspected = result.structuredContent === undefined ? (result.content as ContentBlock[]) : [...(result.content as ContentBlock[]), { type: STRUCTURED_BLOCK, structuredContent: result.structuredContent }];
   const answered = { ...base, kind: 'tool_result' as const, content: inspected, ...withMeta(messageSideFields(result, TOOL_RESULT_OWN)) };
-  let res = await ensureRecorded(core, answered, await core.guard.check(answered, extra.signal));
+  let res = await decide(core, answered, extra.signal);
   if (res.replacement) res = { ...res, replacement: res.replacement.filter((b) => b.type !== STRUCTURED_BLOCK) };
   if (res.decision === 'deny') {
     core.logger.info({ session: session.id, agent: session.agent, server: route.server, tool: route.name, rules: res.rules }, 'tool result denied');

@@ -2,20 +2,19 @@ import {
   CompleteResultSchema,
   EmptyResultSchema,
   ErrorCode,
-  McpError,
   type CompleteRequest,
   type CompleteResult,
   type SetLevelRequest,
   type SubscribeRequest,
   type UnsubscribeRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import { DownstreamError, errorMessage } from '../core/errors.js';
+import { errorMessage } from '../core/errors.js';
 import { forwardOptions, type ForwardExtra, type ProxyCore, type SessionContext } from './context.js';
+import { decide, downstreamRequestError } from './decide.js';
 import { protocolError, requestDenialError } from './denial.js';
 import type { Downstream } from './downstream.js';
 import { refuseOverLimits, refuseOverLimitsMeta } from './limits.js';
 import { refuseHiddenResource } from './reads.js';
-import { ensureRecorded } from './refusals.js';
 import { requestSideFields, withMeta } from './side-fields.js';
 
 /**
@@ -24,13 +23,6 @@ import { requestSideFields, withMeta } from './side-fields.js';
  * as the request they prepare: a prompt's completion as a `prompt_request` with the arguments so far, a template's
  * as a `resource_request` for the URI the values fill in, a subscription as a `resource_request` for its URI.
  */
-
-/** Downstream failures as JSON-RPC errors with the downstream code kept. */
-function asMcpError(err: unknown): unknown {
-  if (err instanceof DownstreamError) return protocolError(ErrorCode.InternalError, err.message, { code: err.code });
-  if (err instanceof McpError) return protocolError(err.code, err.message.replace(/^MCP error -?\d+: /, ''), err.data);
-  return err;
-}
 
 /** Tells every connected server that has logging the most verbose level any session asked for. */
 export async function applyLogLevel(core: ProxyCore, only?: Downstream): Promise<void> {
@@ -98,7 +90,7 @@ export async function handleComplete(core: ProxyCore, session: SessionContext, r
   const subject = { what: 'completion for', name: ref.type === 'ref/prompt' ? `prompt ${ref.name}` : `resource ${ref.uri}` };
   await refuseOverLimits(core, asked, values, subject.name);
   await refuseOverLimitsMeta(core, asked, subject.name);
-  const decision = await ensureRecorded(core, asked, await core.guard.check(asked, extra.signal));
+  const decision = await decide(core, asked, extra.signal);
   if (decision.decision === 'deny') throw requestDenialError(decision, subject);
   try {
     const result = await d.request({ method: 'completion/complete', params: { ...request.params, ref: target.ref } }, CompleteResultSchema, forwardOptions(undefined, extra, core.logger, session));
@@ -109,7 +101,7 @@ export async function handleComplete(core: ProxyCore, session: SessionContext, r
     const { total, ...rest } = result.completion;
     return { ...result, completion: { ...rest, values: kept, ...(total !== undefined ? { total: Math.max(kept.length, total - dropped) } : {}) } };
   } catch (err) {
-    throw asMcpError(err);
+    throw downstreamRequestError(err);
   }
 }
 
@@ -131,7 +123,7 @@ export async function handleSubscribe(core: ProxyCore, session: SessionContext, 
   if (on) {
     // The URI leaves for the server as a read's would: checked as a resource request (an unsubscribe only ever
     // names a URI this check allowed, see below).
-    const decision = await ensureRecorded(core, asked, await core.guard.check(asked, extra.signal));
+    const decision = await decide(core, asked, extra.signal);
     if (decision.decision === 'deny') throw requestDenialError(decision, { what: 'subscription to resource', name: exposed });
   }
   const had = core.sessions.subscribed(exposed);
@@ -142,7 +134,7 @@ export async function handleSubscribe(core: ProxyCore, session: SessionContext, 
     await d.request({ method: on ? 'resources/subscribe' : 'resources/unsubscribe', params: { uri: target.uri } }, EmptyResultSchema);
   } catch (err) {
     if (on) core.sessions.subscribe(session, exposed, false);
-    throw asMcpError(err);
+    throw downstreamRequestError(err);
   }
   return {};
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expandKinds, INTERACTION_KINDS, isResultKind, KINDS, SCOPE_KINDS, scopeCovers } from '../../src/core/kinds.js';
+import { expandKinds, INTERACTION_KINDS, isResultKind, KindRowSchema, KINDS, SCOPE_KINDS, scopeCovers } from '../../src/core/kinds.js';
 import { AnyInteractionSchema, InteractionSchema, upgradeLegacyInteraction } from '../../src/core/types.js';
 import { approvalBinding } from '../../src/guard/approvals.js';
 import { referee, type RuleOutcome } from '../../src/guard/referee.js';
@@ -28,6 +28,35 @@ describe('the kinds table', () => {
       expect(KINDS[k].holdable).toBe(!isResultKind(k) && !serverRequest);
       expect(KINDS[k].redactable).toBe(isResultKind(k));
     }
+  });
+
+  it('fills every column of every row, and a row that leaves one out is refused', () => {
+    const columns = Object.keys(KindRowSchema.shape).sort();
+    for (const k of INTERACTION_KINDS) {
+      expect(KindRowSchema.safeParse(KINDS[k]).success, k).toBe(true);
+      expect(Object.keys(KINDS[k]).sort(), k).toEqual(columns);
+    }
+    // A new kind (or a new column) with a cell left out, or a cell the column does not know, is caught.
+    for (const column of columns) {
+      const { [column as keyof (typeof KINDS)['tool_call']]: _left, ...rest } = KINDS.tool_call;
+      expect(KindRowSchema.safeParse(rest).success, column).toBe(false);
+    }
+    expect(KindRowSchema.safeParse({ ...KINDS.tool_call, sink: 'somewhere' }).success).toBe(false);
+    expect(KindRowSchema.safeParse({ ...KINDS.tool_call, extra: true }).success).toBe(false);
+  });
+
+  it('names in payload a field each kind has, and agrees with direction on sinks and reads', () => {
+    const shapes = Object.fromEntries(InteractionSchema.options.map((o) => [o.shape.kind.value, o.shape]));
+    for (const k of INTERACTION_KINDS) {
+      const row = KINDS[k];
+      expect(Object.keys(shapes[k]!), k).toContain(row.payload);
+      // Data leaves through what goes to a server or another agent; what comes to the client is never a sink.
+      expect(row.sink === 'none', k).toBe(row.direction === 'to_client');
+      // A read is what comes to the client or another agent.
+      if (row.read_of !== 'none') expect(row.direction, k).not.toBe('to_server');
+    }
+    expect(INTERACTION_KINDS.filter((k) => KINDS[k].sink === 'labels')).toEqual(['tool_call']);
+    expect(INTERACTION_KINDS.filter((k) => KINDS[k].read_of === 'tool')).toEqual(['tool_result']);
   });
 
   it('reads resource_read in applies_to as every resource and prompt request and result', () => {

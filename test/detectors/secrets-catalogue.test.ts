@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { detectSpans, MASK_PREFILTER, maskSpans, mayHoldSecret, scanMaskSpans, scanSpans } from '../../src/detectors/secrets/catalogue.js';
+import { detectSpans, MASK_PREFILTER, maskSpans, mayHoldSecret, scanMaskSpans, scanSpans, SECRET_FORMATS, SECRET_KINDS } from '../../src/detectors/secrets/catalogue.js';
 import { maskSecrets } from '../../src/store/redact.js';
 
 // Assembled at run time so that no scanner mistakes this file for a leak.
@@ -109,6 +109,14 @@ describe('one secrets catalogue for detection and masking', () => {
     );
     for (const t of ['abcdefghijklmno', ' abcdefghijklmno', 'abcdefghijklmn', 'x abcdefghijklmn', 'é'.repeat(3) + 'a'.repeat(15), 'a'.repeat(14) + '.' + 'b'.repeat(14), 'abc\u017fdefghijklmnop']) {
       expect(mayHoldSecret(t)).toBe(reference(t));
+    }
+  });
+
+  it('keeps every known kind in the one table of formats, each mask form global with match indices', () => {
+    expect(new Set(SECRET_FORMATS.map((f) => f.kind))).toEqual(new Set(SECRET_KINDS.filter((k) => k !== 'high_entropy')));
+    for (const f of SECRET_FORMATS) {
+      expect(f.detect.re.global, f.kind).toBe(true);
+      if (f.mask) expect(f.mask.re.flags, f.kind).toMatch(/^(?=.*d)(?=.*g)/);
     }
   });
 

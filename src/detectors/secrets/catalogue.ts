@@ -5,10 +5,10 @@ import { mayHaveEscapes, mayHaveReadingsUnder, readingsOf, SECRET_READINGS } fro
  * The one secrets catalogue: what the `secrets` detector reports and what the store masks before it keeps a text
  * (audit previews, rationales, URIs, approval requests). Masking is a superset of detection by construction —
  * `maskSpans` starts from `detectSpans` and adds broader forms — so the audit log can never keep in clear a
- * secret the guard detected.
+ * secret the guard detected. Both read one table, `SECRET_FORMATS`: a format of a kind is one row, with the form
+ * the detector finds and the broader form the masker hides.
  *
- * The credential formats the `secrets` detector knows, one regular expression each. A pattern's capture group 1,
- * when present, is the secret itself (the rest is context such as `password=`); `check` filters near misses.
+ * The kinds the `secrets` detector reports.
  */
 export const SECRET_KINDS = [
   'aws_access_key',
@@ -27,13 +27,30 @@ export const SECRET_KINDS = [
 ] as const;
 export type SecretKind = (typeof SECRET_KINDS)[number];
 
-export interface SecretPattern {
+/**
+ * One format of a kind of credential: how the `secrets` detector finds it (`detect`), and the broader form the store's
+ * masker hides on top of everything detected (`mask`): a key cut short by a capped text, a shorter token, a placeholder
+ * value. Over-masking a preview costs nothing, a leaked key costs a rotation. Both consumers read this one table.
+ */
+export interface SecretFormat {
   kind: Exclude<SecretKind, 'high_entropy'>;
-  re: RegExp;
-  /** A literal every match of `re` contains: a text without it skips `re` (checked against the full scan in tests). */
-  hint: RegExp;
-  /** Near-miss filter; gets the secret and the whole match (context such as `password:`). */
-  check?: (secret: string, whole: string) => boolean;
+  /**
+   * What the detector reports: `re`'s capture group 1 (2, 3), when present, is the secret itself (the rest is
+   * context such as `password=`); `hint` is a literal every match contains (a text without it skips `re`; checked
+   * against the full scan in tests); `check` filters near misses (it gets the secret and the whole match).
+   */
+  detect: { re: RegExp; hint: RegExp; check?: (secret: string, whole: string) => boolean };
+  /**
+   * The form the masker hides as well (a `d`-flagged expression): `group`, the capture that is the secret (default
+   * the whole match); `as`, the kind the mask names when it is not the row's (one `sk-` form covers two kinds).
+   */
+  mask?: { re: RegExp; group?: number; as?: string };
+  /**
+   * The whole match is the credential, with no context around it: the detector also looks for it in the join of a
+   * call's arguments (a key split between a file name and its content). A join glues unrelated values, which the
+   * entropy and context rules would misread.
+   */
+  whole?: true;
 }
 
 const hasDigitAndLetter = (s: string): boolean => /\d/.test(s) && /[A-Za-z]/.test(s);
@@ -71,52 +88,106 @@ export function passwordOk(value: string, whole: string): boolean {
 const B = '(?<![A-Za-z0-9_])';
 const E = '(?![A-Za-z0-9_])';
 
-export const SECRET_PATTERNS: SecretPattern[] = [
-  { kind: 'aws_access_key', hint: /AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|A3T/, re: new RegExp(`${B}((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[A-Z0-9]{16})${E}`, 'g') },
+/** The one table of credential formats, in the detector's order (an earlier format's span wins an overlap). */
+export const SECRET_FORMATS: readonly SecretFormat[] = [
+  {
+    kind: 'aws_access_key',
+    detect: { hint: /AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|A3T/, re: new RegExp(`${B}((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[A-Z0-9]{16})${E}`, 'g') },
+    mask: { re: /(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])/dg },
+    whole: true,
+  },
   {
     kind: 'aws_secret_key',
-    hint: /aws/i,
-    re: /aws.{0,24}?(?:secret|sk)\w*["']?\s*[:=]\s*["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/gi,
-    check: hasDigitAndLetter,
+    detect: { hint: /aws/i, re: /aws.{0,24}?(?:secret|sk)\w*["']?\s*[:=]\s*["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/gi, check: hasDigitAndLetter },
   },
   {
     kind: 'github_token',
-    hint: /gh[pousr]_|github_pat_/,
-    re: new RegExp(`${B}((?:gh[pousr]_[A-Za-z0-9]{36,251})|(?:github_pat_[A-Za-z0-9_]{22,251}))${E}`, 'g'),
+    detect: { hint: /gh[pousr]_|github_pat_/, re: new RegExp(`${B}((?:gh[pousr]_[A-Za-z0-9]{36,251})|(?:github_pat_[A-Za-z0-9_]{22,251}))${E}`, 'g') },
+    mask: { re: /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/dg },
+    whole: true,
   },
-  { kind: 'slack_token', hint: /xox[abposr]-|hooks\.slack\.com/, re: /(?<![A-Za-z0-9])(xox[abposr]-[A-Za-z0-9-]{10,200}|https:\/\/hooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]{16,})/g, check: hasDigitAndLetter },
-  { kind: 'stripe_key', hint: /[sr]k_(?:live|test)_/, re: new RegExp(`${B}((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247})${E}`, 'g'), check: hasDigitAndLetter },
-  { kind: 'google_api_key', hint: /AIza/, re: new RegExp(`${B}(AIza[0-9A-Za-z_-]{35})(?![A-Za-z0-9_-])`, 'g') },
-  { kind: 'anthropic_key', hint: /sk-ant-/, re: /(?<![A-Za-z0-9_-])(sk-ant-[A-Za-z0-9_-]{20,300})(?![A-Za-z0-9_-])/g, check: hasDigitAndLetter },
+  {
+    kind: 'slack_token',
+    detect: { hint: /xox[abposr]-|hooks\.slack\.com/, re: /(?<![A-Za-z0-9])(xox[abposr]-[A-Za-z0-9-]{10,200}|https:\/\/hooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]{16,})/g, check: hasDigitAndLetter },
+    mask: { re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/dg },
+    whole: true,
+  },
+  {
+    kind: 'stripe_key',
+    detect: { hint: /[sr]k_(?:live|test)_/, re: new RegExp(`${B}((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247})${E}`, 'g'), check: hasDigitAndLetter },
+    mask: { re: /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/dg },
+    whole: true,
+  },
+  {
+    kind: 'google_api_key',
+    detect: { hint: /AIza/, re: new RegExp(`${B}(AIza[0-9A-Za-z_-]{35})(?![A-Za-z0-9_-])`, 'g') },
+    mask: { re: /\bAIza[0-9A-Za-z_-]{30,}/dg },
+    whole: true,
+  },
+  {
+    kind: 'anthropic_key',
+    detect: { hint: /sk-ant-/, re: /(?<![A-Za-z0-9_-])(sk-ant-[A-Za-z0-9_-]{20,300})(?![A-Za-z0-9_-])/g, check: hasDigitAndLetter },
+    whole: true,
+  },
   {
     kind: 'openai_key',
-    hint: /sk-/,
-    re: /(?<![A-Za-z0-9_-])(sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,300})(?![A-Za-z0-9_-])/g,
-    // Real keys mix digits and letters; `sk-this-is-a-hyphenated-name` does not.
-    check: (s) => hasDigitAndLetter(s.slice(3)) && /[A-Z]/.test(s) && /[a-z]/.test(s.slice(3)),
+    detect: {
+      hint: /sk-/,
+      re: /(?<![A-Za-z0-9_-])(sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,300})(?![A-Za-z0-9_-])/g,
+      // Real keys mix digits and letters; `sk-this-is-a-hyphenated-name` does not.
+      check: (s) => hasDigitAndLetter(s.slice(3)) && /[A-Z]/.test(s) && /[a-z]/.test(s.slice(3)),
+    },
+    // Every `sk-` key, Anthropic's included.
+    mask: { re: /\bsk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_-]{16,}/dg, as: 'api_key' },
+    whole: true,
   },
-  { kind: 'private_key', hint: /-----BEGIN /, re: /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,16384}?-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----)?/g },
+  {
+    kind: 'private_key',
+    detect: { hint: /-----BEGIN /, re: /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,16384}?-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----)?/g },
+    // A PEM private key cut before its END line (a capped text) is masked to the end.
+    mask: { re: /-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|$)/dg },
+    whole: true,
+  },
   {
     kind: 'jwt',
-    hint: /eyJ/,
-    re: /(?<![A-Za-z0-9_-])(eyJ[A-Za-z0-9_-]{8,2048}\.eyJ[A-Za-z0-9_-]{2,8192}\.[A-Za-z0-9_-]{0,2048})(?![A-Za-z0-9_-])/g,
-    check: jwtHeaderOk,
+    detect: { hint: /eyJ/, re: /(?<![A-Za-z0-9_-])(eyJ[A-Za-z0-9_-]{8,2048}\.eyJ[A-Za-z0-9_-]{2,8192}\.[A-Za-z0-9_-]{0,2048})(?![A-Za-z0-9_-])/g, check: jwtHeaderOk },
+    // JWTs, also cut ones (header.payload without a signature).
+    mask: { re: /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?/dg },
+    whole: true,
   },
   {
     kind: 'bearer_token',
-    hint: /bearer|authorization/i,
-    // `Authorization: Bearer|Token|Basic …` in a header, or a bare `Bearer …`.
-    re: /(?:\b(?:authorization|proxy-authorization)\b["']?\s*[:=]\s*["']?(?:Bearer|Token|Basic)|\bBearer)\s+([A-Za-z0-9._~+/=-]{16,4096})/gi,
-    check: hasDigitAndLetter,
+    detect: {
+      hint: /bearer|authorization/i,
+      // `Authorization: Bearer|Token|Basic …` in a header, or a bare `Bearer …`.
+      re: /(?:\b(?:authorization|proxy-authorization)\b["']?\s*[:=]\s*["']?(?:Bearer|Token|Basic)|\bBearer)\s+([A-Za-z0-9._~+/=-]{16,4096})/gi,
+      check: hasDigitAndLetter,
+    },
+    mask: { re: /\bBearer\s+([A-Za-z0-9._~+/=-]{8,})/dg, group: 1 },
   },
   {
     kind: 'password_assignment',
-    hint: /passw|passphrase|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token/i,
-    re: /(?<![A-Za-z0-9])[A-Za-z0-9_.-]{0,40}(?:password|passwd|passphrase|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)["']?\s{0,4}(?:=|:=|:|=>)\s{0,4}(?:"([^"\s]{4,256})"|'([^'\s]{4,256})'|([^\s"',;&)}\]]{4,256}))/gi,
-    check: passwordOk,
+    detect: {
+      hint: /passw|passphrase|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token/i,
+      re: /(?<![A-Za-z0-9])[A-Za-z0-9_.-]{0,40}(?:password|passwd|passphrase|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)["']?\s{0,4}(?:=|:=|:|=>)\s{0,4}(?:"([^"\s]{4,256})"|'([^'\s]{4,256})'|([^\s"',;&)}\]]{4,256}))/gi,
+      check: passwordOk,
+    },
+    // key = value / "key": "value" with a secret-sounding key, placeholders included.
+    mask: {
+      re: /(?:passw(?:or)?d|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?id)[A-Za-z0-9_-]*["']?\s*[:=]\s*["']?([^"'\s,;&}\]]{4,})/dgi,
+      group: 1,
+    },
   },
-  { kind: 'password_assignment', hint: /:\/\//, re: /\b[a-z][a-z0-9+.-]{1,15}:\/\/[^\s/:@]{1,128}:([^\s/@]{3,256})@[A-Za-z0-9.-]+/gi, check: passwordOk },
+  {
+    kind: 'password_assignment',
+    // URL credentials: scheme://user:password@host
+    detect: { hint: /:\/\//, re: /\b[a-z][a-z0-9+.-]{1,15}:\/\/[^\s/:@]{1,128}:([^\s/@]{3,256})@[A-Za-z0-9.-]+/gi, check: passwordOk },
+    mask: { re: /(?<=:\/\/)[^\s/:@"']+:([^\s@"'/]+)@/dg, group: 1 },
+  },
 ];
+
+/** The known formats whose whole match is the credential (`SecretFormat.whole`). */
+export const WHOLE_MATCH_KINDS: ReadonlySet<SecretKind> = new Set(SECRET_FORMATS.filter((f) => f.whole).map((f) => f.kind));
 
 const TOKEN_RE = /[A-Za-z0-9+_=-]{20,}/g;
 const UUID_RE = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
@@ -188,8 +259,8 @@ export function scanSpans(text: string, opts: DetectOptions = {}, useHints = tru
   const limit = opts.limit ?? Number.POSITIVE_INFINITY;
   const spans: SecretSpan[] = [];
   const overlaps = (s: number, e: number): boolean => spans.some((x) => s < x.end && e > x.start);
-  for (const p of SECRET_PATTERNS) {
-    if ((kinds && !kinds.has(p.kind)) || (useHints && !p.hint.test(text))) continue;
+  for (const { kind, detect: p } of SECRET_FORMATS) {
+    if ((kinds && !kinds.has(kind)) || (useHints && !p.hint.test(text))) continue;
     p.re.lastIndex = 0;
     for (const m of text.matchAll(p.re)) {
       const secret = m[1] ?? m[2] ?? m[3] ?? m[0];
@@ -197,7 +268,7 @@ export function scanSpans(text: string, opts: DetectOptions = {}, useHints = tru
       const start = m.index + m[0].lastIndexOf(secret);
       const end = start + secret.length;
       if (overlaps(start, end)) continue;
-      spans.push({ start, end, kind: p.kind });
+      spans.push({ start, end, kind });
       if (spans.length >= limit) return spans;
     }
   }
@@ -222,33 +293,7 @@ export function scanSpans(text: string, opts: DetectOptions = {}, useHints = tru
 }
 
 /**
- * Broader forms the masker hides on top of every detected kind: over-masking a preview costs nothing, a leaked
- * key costs a rotation. A capture group, when present, is the secret itself.
- */
-const MASK_ONLY_PATTERNS: Array<{ kind: string; re: RegExp; group?: number }> = [
-  // A PEM private key cut before its END line (a capped text) is masked to the end.
-  { kind: 'private_key', re: /-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|$)/dg },
-  { kind: 'aws_access_key', re: /(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])/dg },
-  { kind: 'api_key', re: /\bsk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_-]{16,}/dg },
-  { kind: 'stripe_key', re: /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/dg },
-  { kind: 'github_token', re: /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/dg },
-  { kind: 'slack_token', re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/dg },
-  { kind: 'google_api_key', re: /\bAIza[0-9A-Za-z_-]{30,}/dg },
-  // JWTs, also cut ones (header.payload without a signature).
-  { kind: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?/dg },
-  { kind: 'bearer_token', re: /\bBearer\s+([A-Za-z0-9._~+/=-]{8,})/dg, group: 1 },
-  // URL credentials: scheme://user:password@host
-  { kind: 'password_assignment', re: /(?<=:\/\/)[^\s/:@"']+:([^\s@"'/]+)@/dg, group: 1 },
-  // key = value / "key": "value" with a secret-sounding key, placeholders included.
-  {
-    kind: 'password_assignment',
-    re: /(?:passw(?:or)?d|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?id)[A-Za-z0-9_-]*["']?\s*[:=]\s*["']?([^"'\s,;&}\]]{4,})/dgi,
-    group: 1,
-  },
-];
-
-/**
- * Literals every mask-only pattern needs (case-insensitive superset): text without any skips that pass. Grouped by
+ * Literals every mask form (`SecretFormat.mask`) needs (case-insensitive superset): text without any skips that pass. Grouped by
  * first letter (a third cheaper than the flat list `BEGIN|AKIA|…|session[_-]?id`, which the tests keep as the reference; exported for them).
  */
 export const MASK_PREFILTER =
@@ -287,11 +332,11 @@ function looseEntropySpans(text: string, out: SecretSpan[]): void {
 }
 
 /**
- * What the store masks: every detected secret (`detectSpans`, all kinds) plus the broader mask-only forms, sorted
+ * What the store masks: every detected secret (`detectSpans`, all kinds) plus the broader mask forms (`SecretFormat.mask`), sorted
  * and merged where they overlap.
  */
 export function maskSpans(text: string): SecretSpan[] {
-  // Every mask-only form needs a MASK_PREFILTER literal, and the loose entropy rule a 24-character token run,
+  // Every mask form needs a MASK_PREFILTER literal, and the loose entropy rule a 24-character token run,
   // which the detector's prefilter (a 15-character run) already looks for.
   // Without a 15-character token run there is no base64 or hex run to decode: only escapes can hide a credential.
   if (!MASK_PREFILTER.test(text) && !mayHoldSecret(text)) return mayHaveEscapes(text) || mayHaveReadingsUnder(text, SECRET_READINGS) ? encodedMaskSpans(text, []) : [];
@@ -339,11 +384,12 @@ export function scanMaskSpans(text: string): SecretSpan[] {
 function scanPlainMaskSpans(text: string): SecretSpan[] {
   const spans = scanSpans(text);
   if (MASK_PREFILTER.test(text)) {
-    for (const p of MASK_ONLY_PATTERNS) {
+    for (const { kind, mask: p } of SECRET_FORMATS) {
+      if (p === undefined) continue;
       p.re.lastIndex = 0;
       for (const m of text.matchAll(p.re)) {
         const at = m.indices?.[p.group ?? 0];
-        if (at) spans.push({ start: at[0], end: at[1], kind: p.kind });
+        if (at) spans.push({ start: at[0], end: at[1], kind: p.as ?? kind });
       }
     }
   }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineDetector } from '../registry.js';
 import { cutOrNo, encodedReadings, FieldSelectorSchema, fromFindings, inspectedFields, mask, MAX_SPANS, type Finding } from '../common.js';
 import { readingsOf, SECRET_READINGS } from '../../core/text/readings.js';
-import { DEFAULT_MIN_ENTROPY, detectSpans, ENCODED_KINDS, firstInReadings, passwordOk, SECRET_KEY_NAME, SECRET_KINDS, type SecretKind } from './catalogue.js';
+import { DEFAULT_MIN_ENTROPY, detectSpans, ENCODED_KINDS, firstInReadings, passwordOk, SECRET_KEY_NAME, SECRET_KINDS, WHOLE_MATCH_KINDS, type SecretKind } from './catalogue.js';
 
 /**
  * `secrets`: credentials in the selected text.
@@ -46,9 +46,6 @@ export const SecretsOptionsSchema = z.strictObject({
 export type SecretsOptions = z.infer<typeof SecretsOptionsSchema>;
 
 export { looksRandom } from './catalogue.js';
-
-/** Kinds looked for in the join of a call's arguments: formats whose whole match is the credential. */
-const JOINED_KINDS: ReadonlySet<SecretKind> = new Set(['aws_access_key', 'github_token', 'slack_token', 'stripe_key', 'google_api_key', 'openai_key', 'anthropic_key', 'private_key', 'jwt']);
 
 export const secretsDetector = defineDetector({
   type: 'secrets',
@@ -105,7 +102,7 @@ export const secretsDetector = defineDetector({
       // match is the credential itself: a join glues unrelated values, which the entropy and context rules misread.
       if (findings.length === 0) {
         const args = fields.filter((f) => f.field.startsWith('arguments.') && f.text.length > 0).map((f) => f.text);
-        const joinKinds = new Set([...encodedKinds].filter((k) => JOINED_KINDS.has(k)));
+        const joinKinds = new Set([...encodedKinds].filter((k) => WHOLE_MATCH_KINDS.has(k)));
         if (args.length > 1 && joinKinds.size > 0) {
           for (const joined of [args.join(''), [...args].reverse().join('')]) {
             const found = firstInReadings(readingsOf(joined, SECRET_READINGS).views, joinKinds, minEntropy);
