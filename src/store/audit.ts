@@ -16,7 +16,7 @@ import {
 } from './audit-schema.js';
 import { bodyDigest, recordInteraction, ROW_NAME_CAP, rowName, type InteractionRecord } from './audit-interaction.js';
 import { canonicalJson, sha256Hex } from '../core/canonical.js';
-import { maskPrefix, maskSecretKeys } from './redact.js';
+import { maskPrefix, maskSecretKeys, schemaCredentialKeysOf } from './redact.js';
 import { HeadAnchor, macEqual, readHead, rowMac, type AuditHead, type AuditKey } from './audit-key.js';
 
 export * from './audit-schema.js';
@@ -239,8 +239,8 @@ export class AuditLog {
 export function auditFields(entry: AuditEntry): { fields: Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash' | 'mac'>; rec: InteractionRecord | undefined } {
   const e = quickAuditEntry(entry) ?? parseEntry(entry);
   const payload = e.payload === undefined ? undefined : canonicalJson(e.payload);
-  // The preview is of the payload with values under secret-sounding keys replaced (the digest is of the payload).
-  const keyed = maskSecretKeys(e.payload);
+  // The preview is of the payload with values in credential fields replaced (the digest is of the payload).
+  const keyed = maskSecretKeys(e.payload, schemaCredentialKeysOf(e.interaction));
   const text = payload === undefined ? undefined : typeof e.payload === 'string' ? e.payload : keyed === e.payload ? payload : canonicalJson(keyed);
   const fields = {
     ts: e.ts ?? Date.now(),
