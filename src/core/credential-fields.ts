@@ -1,3 +1,5 @@
+import { forEachSchemaProperty } from './schema-paths.js';
+
 /**
  * The one reader of "is this argument a credential field" (docs/data-flow.md, "Credentials given as credentials"):
  * the credentials-in-context stage (guard/credentials.ts), the `secrets` detector and the audit's masking of keyed
@@ -57,7 +59,6 @@ export function isCredentialField(field: string, schemaKeys: readonly string[] =
   return schemaKeys.some((k) => path === k || path.startsWith(`${k}.`));
 }
 
-const MAX_DEPTH = 8;
 const MAX_KEYS = 256;
 
 /**
@@ -67,26 +68,10 @@ const MAX_KEYS = 256;
  */
 export function schemaCredentialKeys(schema: unknown): string[] {
   const keys = new Set<string>();
-  walk(schema, '', 0, keys);
+  forEachSchemaProperty(schema, (_name, path, p) => {
+    if (schemaSaysCredential(p)) keys.add(path);
+  });
   return [...keys].slice(0, MAX_KEYS);
-}
-
-function walk(schema: unknown, at: string, depth: number, keys: Set<string>): void {
-  if (depth > MAX_DEPTH || schema === null || typeof schema !== 'object' || keys.size >= MAX_KEYS) return;
-  const s = schema as Record<string, unknown>;
-  const props = s.properties;
-  if (props !== null && typeof props === 'object') {
-    for (const [name, raw] of Object.entries(props as Record<string, unknown>)) {
-      if (raw === null || typeof raw !== 'object') continue;
-      const path = at === '' ? name : `${at}.${name}`;
-      if (schemaSaysCredential(raw as Record<string, unknown>)) keys.add(path);
-      walk(raw, path, depth + 1, keys);
-    }
-  }
-  if (s.items !== undefined) walk(s.items, at, depth + 1, keys);
-  for (const k of ['anyOf', 'oneOf', 'allOf'] as const) {
-    if (Array.isArray(s[k])) for (const sub of s[k] as unknown[]) walk(sub, at, depth + 1, keys);
-  }
 }
 
 /** Whether one property's schema (or its list items') says it holds a credential. */
