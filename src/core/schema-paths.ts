@@ -12,26 +12,37 @@ const MAX_KEYS = 256;
 
 export function schemaPathKeys(schema: unknown): string[] {
   const keys = new Set<string>();
-  walk(schema, 0, keys);
+  forEachSchemaProperty(schema, (name, _path, p) => {
+    if (namesPath(p)) keys.add(name);
+  });
   return [...keys].slice(0, MAX_KEYS);
 }
 
-function walk(schema: unknown, depth: number, keys: Set<string>): void {
+/**
+ * Calls `visit` for every property of a JSON Schema, at any depth (nested objects, array items, `anyOf`/`oneOf`/
+ * `allOf`, up to 8 levels): its name, its dotted path below the root (list items take their list's path), its schema.
+ */
+export function forEachSchemaProperty(schema: unknown, visit: (name: string, path: string, property: Record<string, unknown>) => void): void {
+  walk(schema, '', 0, visit);
+}
+
+function walk(schema: unknown, at: string, depth: number, visit: (name: string, path: string, property: Record<string, unknown>) => void): void {
   if (depth > MAX_DEPTH || schema === null || typeof schema !== 'object') return;
   const s = schema as Record<string, unknown>;
   const props = s.properties;
   if (props !== null && typeof props === 'object') {
     for (const [name, raw] of Object.entries(props as Record<string, unknown>)) {
       if (raw === null || typeof raw !== 'object') continue;
-      if (namesPath(raw as Record<string, unknown>)) keys.add(name);
-      walk(raw, depth + 1, keys);
+      const path = at === '' ? name : `${at}.${name}`;
+      visit(name, path, raw as Record<string, unknown>);
+      walk(raw, path, depth + 1, visit);
     }
   }
   if (s.items !== undefined) {
-    walk(s.items, depth + 1, keys);
+    walk(s.items, at, depth + 1, visit);
   }
   for (const k of ['anyOf', 'oneOf', 'allOf'] as const) {
-    if (Array.isArray(s[k])) for (const sub of s[k] as unknown[]) walk(sub, depth + 1, keys);
+    if (Array.isArray(s[k])) for (const sub of s[k] as unknown[]) walk(sub, at, depth + 1, visit);
   }
 }
 

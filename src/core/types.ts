@@ -59,6 +59,12 @@ export const ToolCallSchema = z.object({
   roots: z.array(z.string()).optional(),
   /** Argument names the tool's input schema marks as paths (core/schema-paths.ts), set by the proxy. */
   pathKeys: z.array(z.string()).optional(),
+  /**
+   * Arguments the tool's input schema marks as credentials (core/credential-fields.ts: `format: password`,
+   * `writeOnly`, `x-sensitive`, a description naming a password, token, key or secret), as paths below the arguments
+   * (`auth.value`), set by the proxy. Fields named for a credential need no entry.
+   */
+  credentialKeys: z.array(z.string()).optional(),
 });
 
 /** tools/call's answer: the tool that produced it and the content blocks it returned. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { schemaCredentialKeys } from '../core/credential-fields.js';
 import { ContentBlockSchema, ProfileSchema, type Interaction } from '../core/types.js';
 
 /**
@@ -162,8 +163,11 @@ export function stepToInteraction(evalCase: EvalCase, step: Step, session: strin
   switch (step.kind) {
     case 'message':
       return { ...base, kind: 'message', sender: step.sender, recipient: step.recipient, content: step.content };
-    case 'tool_call':
-      return { ...base, kind: 'tool_call', server: step.server, tool: step.tool, arguments: step.arguments };
+    case 'tool_call': {
+      // As the proxy does from the server's listing: the fields the tool's schema marks as credentials.
+      const credentialKeys = schemaCredentialKeys(evalCase.context.tools?.find((t) => t.server === step.server && t.name === step.tool)?.inputSchema);
+      return { ...base, kind: 'tool_call', server: step.server, tool: step.tool, arguments: step.arguments, ...(credentialKeys.length > 0 ? { credentialKeys } : {}) };
+    }
     case 'tool_result':
       return { ...base, kind: 'tool_result', server: step.server, tool: step.tool, content: step.content };
     case 'resource_request':

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { isCredentialField } from '../core/credential-fields.js';
 import { stringLeaves } from '../core/fields.js';
 import type { CapabilityLabel } from '../core/flow.js';
 import { normaliseForFingerprint } from '../core/text/fingerprint.js';
@@ -7,7 +8,8 @@ import { passwordOk } from '../detectors/secrets/catalogue.js';
 
 /**
  * Credentials in context (docs/data-flow.md, "Credentials given as credentials"). A password, token, key or secret
- * handed to a tool in an argument named for it (`password`, `access_token`, `api_key`, `client_secret`…) is what
+ * handed to a tool in an argument named for it (`password`, `access_token`, `api_key`, `client_secret`…), or that
+ * the tool's input schema marks as one (`format: password`, core/credential-fields.ts), is what
  * the tool needs to do its work: a login, a booking API, a database connection. It is allowed there, and its first
  * use is remembered per identity (a keyed hash of the value and the server it went to, in the data-flow store):
  *
@@ -16,16 +18,6 @@ import { passwordOk } from '../detectors/secrets/catalogue.js';
  * - in free text (any other field of any call, a message) it is a leak, wherever it goes;
  * - read from a private source, it is also private data: the data-flow rules follow it like any other value.
  */
-
-/** Last words of a field name that say it holds a credential (`db_password`, `accessToken`, `api-key`, `apikey`). */
-const CREDENTIAL_WORDS = new Set(['password', 'passwd', 'passphrase', 'pwd', 'passcode', 'secret', 'token', 'key', 'apikey', 'credential', 'credentials', 'pin']);
-
-/** Whether a field's name (its last part that is not a list index) says it holds a credential. */
-export function isCredentialField(name: string): boolean {
-  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
-  const last = words.at(-1);
-  return last !== undefined && CREDENTIAL_WORDS.has(last);
-}
 
 /** Labels whose calls a credential never goes to, even as a credential. */
 export const CREDENTIAL_SINKS: ReadonlySet<CapabilityLabel> = new Set(['external_send', 'public_sink', 'network_fetch', 'code_execution']);
@@ -41,14 +33,17 @@ export interface CredentialArg {
   normalised: string;
 }
 
-/** The credentials among a call's arguments: string leaves under a credential name, long enough to be one. */
-export function credentialArgs(args: Record<string, unknown> | undefined): CredentialArg[] {
+/**
+ * The credentials among a call's arguments: string leaves in a credential field (by name, or by the tool's schema:
+ * `schemaKeys`, the call's `credentialKeys`), long enough to be one.
+ */
+export function credentialArgs(args: Record<string, unknown> | undefined, schemaKeys?: readonly string[]): CredentialArg[] {
   if (args === undefined) return [];
   const out: CredentialArg[] = [];
   for (const leaf of stringLeaves(args, 'arguments')) {
     if (leaf.field.endsWith('{keys}')) continue;
     const key = leaf.field.split('.').findLast((part) => !/^\d+$/.test(part)) ?? '';
-    if (!isCredentialField(key) || leaf.text.length > MAX_CREDENTIAL || !passwordOk(leaf.text, `${key}=${leaf.text}`)) continue;
+    if (!isCredentialField(leaf.field, schemaKeys) || leaf.text.length > MAX_CREDENTIAL || !passwordOk(leaf.text, `${key}=${leaf.text}`)) continue;
     const normalised = normaliseForFingerprint(leaf.text);
     if (normalised.length >= 4) out.push({ field: leaf.field, normalised });
   }

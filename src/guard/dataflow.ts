@@ -167,7 +167,7 @@ export class DataFlowStage {
    * a credential this identity gave before turns up in free text or at another server.
    */
   private async credentialFacts(i: Interaction, labels: readonly CapabilityLabel[]): Promise<Pick<FlowFacts, 'credentials' | 'credentialMisuse'>> {
-    const creds: CredentialArg[] = i.kind === 'tool_call' ? credentialArgs(i.arguments) : [];
+    const creds: CredentialArg[] = i.kind === 'tool_call' ? credentialArgs(i.arguments, i.credentialKeys) : [];
     const searchFree = this.credentialAgents.has(i.agent);
     if (creds.length === 0 && !searchFree) return {};
     const hash = await this.credentialHash();
@@ -196,7 +196,7 @@ export class DataFlowStage {
   private async recordCredentials(i: Interaction): Promise<void> {
     if (i.kind !== 'tool_call' || !i.flow?.credentials?.length) return;
     const fields = new Set(i.flow.credentials);
-    const creds = credentialArgs(i.arguments).filter((c) => fields.has(c.field));
+    const creds = credentialArgs(i.arguments, i.credentialKeys).filter((c) => fields.has(c.field));
     const hash = await this.credentialHash();
     const valueHash = await this.valueHash();
     const now = this.now();

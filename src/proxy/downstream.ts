@@ -31,6 +31,7 @@ import type { Logger } from '../core/log.js';
 import { VERSION } from '../core/version.js';
 import { emptyCatalog, fetchCatalog, type Catalog } from './catalog.js';
 import { perRequestSignalFetch } from './request-signal.js';
+import { SessionTaskStore, startRequestTask } from './task-store.js';
 import type { ForwardOptions, Origin } from './session.js';
 
 /** A request a downstream server sends to its client (the proxy): sampling, elicitation, roots. */
@@ -55,9 +56,16 @@ export interface DownstreamPeer {
 
 /**
  * What the proxy tells servers it can do as their client: it carries sampling, elicitation (form and URL) and
- * roots to the upstream client; whether that client can answer is checked when a request arrives.
+ * roots to the upstream client; whether that client can answer is checked when a request arrives. Sampling and
+ * elicitation may come task-augmented: the proxy answers with a task of its own and carries the request as usual
+ * (task-store.ts), so a server's tasks/get, tasks/result, tasks/list and tasks/cancel are answered by the proxy.
  */
-const CLIENT_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } };
+const CLIENT_CAPABILITIES = {
+  sampling: {},
+  elicitation: { form: {}, url: {} },
+  roots: { listChanged: true },
+  tasks: { list: {}, cancel: {}, requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } },
+};
 
 /** How a forwarded request ended (the `forwarded` event, for metrics). */
 export type ForwardOutcome = 'ok' | 'error' | 'timeout';
@@ -91,6 +99,8 @@ export class Downstream extends EventEmitter {
   private timer: NodeJS.Timeout | undefined;
   private resolveFirst!: () => void;
   private readonly log: Logger;
+  /** The sampling and elicitation tasks the server asked the proxy to run (its tasks/get, tasks/result). */
+  private readonly tasks = new SessionTaskStore();
   /** Upstream requests this server is working on now, newest last (see `origins`). */
   private readonly inflight: Origin[] = [];
   /** Set by the pool: answers this server's requests to its client and takes its notifications. */
@@ -172,7 +182,7 @@ export class Downstream extends EventEmitter {
   private async connect(): Promise<void> {
     if (this.state === 'closed') return;
     this.state = 'connecting';
-    const client = new Client({ name: 'quadguard', version: VERSION }, { capabilities: CLIENT_CAPABILITIES });
+    const client = new Client({ name: 'quadguard', version: VERSION }, { capabilities: CLIENT_CAPABILITIES, taskStore: this.tasks });
     const refresh = (kind: 'tools' | 'resources' | 'prompts') => () => void this.refresh(kind);
     client.setNotificationHandler(ToolListChangedNotificationSchema, refresh('tools'));
     client.setNotificationHandler(ResourceListChangedNotificationSchema, refresh('resources'));
@@ -182,8 +192,15 @@ export class Downstream extends EventEmitter {
     client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => this.peer?.notify(this, n));
     const ask = async (req: { method: string; params?: unknown }, extra: RequestHandlerExtra<ClientRequest, ClientNotification>): Promise<never> => {
       if (!this.peer) throw new DownstreamError('proxy_internal', `no upstream client can answer ${req.method}`);
-      const { _meta, ...params } = (req.params ?? {}) as { _meta?: Record<string, unknown> } & Record<string, unknown>;
+      const { _meta, task, ...params } = (req.params ?? {}) as { _meta?: Record<string, unknown>; task?: { ttl?: number } } & Record<string, unknown>;
       const { progressToken, ...meta } = _meta ?? {};
+      const method = req.method as ServerToClientRequest['method'];
+      if (task !== undefined && extra.taskStore) {
+        // Task-augmented: a task of the proxy's own now, the request carried plainly (and checked) in the background.
+        const peer = this.peer;
+        const plain = { ...params, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
+        return (await startRequestTask(this.tasks, extra.taskStore, task.ttl, (signal) => peer.request(this, { method, params: plain, progress: () => {} }, signal), this.log)) as never;
+      }
       const token = typeof progressToken === 'string' || typeof progressToken === 'number' ? progressToken : undefined;
       // Progress is sent before the answer (over HTTP each is its own POST): a server drops progress that arrives
       // after the response to its request.
@@ -194,7 +211,7 @@ export class Downstream extends EventEmitter {
         sent = sent.then(() => extra.sendNotification(note)).catch((err: unknown) => this.log.debug({ err: errorMessage(err) }, 'progress relay to the server failed'));
       };
       const forwarded = { ...params, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
-      const answer = await this.peer.request(this, { method: req.method as ServerToClientRequest['method'], params: forwarded, ...(token !== undefined ? { progressToken: token } : {}), progress }, extra.signal);
+      const answer = await this.peer.request(this, { method, params: forwarded, ...(token !== undefined ? { progressToken: token } : {}), progress }, extra.signal);
       await sent;
       return answer as never;
     };
@@ -377,6 +394,8 @@ export class Downstream extends EventEmitter {
       c.onclose = () => {};
       await c.close().catch(() => {});
     }
+    for (const a of this.tasks.running.values()) a.abort(new Error('the server was stopped'));
+    this.tasks.cleanup();
   }
 }
 

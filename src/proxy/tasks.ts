@@ -1,8 +1,8 @@
-import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { CallToolRequest, CallToolResult, CreateTaskResult, TaskStatus } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolRequest, CallToolResult, CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../core/errors.js';
 import type { ForwardExtra, ProxyCore, SessionContext } from './context.js';
+import { SessionTaskStore } from './task-store.js';
 
 /**
  * MCP tasks on the client side of the proxy (docs/proxying.md, "Tasks"). QuadGuard runs a task-augmented
@@ -12,15 +12,7 @@ import type { ForwardExtra, ProxyCore, SessionContext } from './context.js';
  * client's tasks/get, tasks/result, tasks/list and tasks/cancel are answered from the proxy's store (the SDK's
  * handlers) and only ever name its own tasks. One store per upstream session: a session sees only its tasks.
  */
-export class SessionTaskStore extends InMemoryTaskStore {
-  /** Aborts the work of each running task (tasks/cancel). */
-  readonly running = new Map<string, AbortController>();
-
-  override async updateTaskStatus(taskId: string, status: TaskStatus, statusMessage?: string, sessionId?: string): Promise<void> {
-    await super.updateTaskStatus(taskId, status, statusMessage, sessionId);
-    if (status === 'cancelled') this.running.get(taskId)?.abort(new Error('the client cancelled the task'));
-  }
-}
+export { SessionTaskStore };
 
 /** What the proxy declares: task-augmented tools/call, tasks/list and tasks/cancel. */
 export const TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };

@@ -6,6 +6,7 @@ import { applyToolReplacement, toolDenial, protocolError } from './denial.js';
 import { refuseOverLimits, refuseOverLimitsMeta } from './limits.js';
 import { auditSuffix, refuse } from './refusals.js';
 import { relativePathNote, rootsBeforeFirstCall, serverRoots } from './roots.js';
+import { schemaCredentialKeys } from '../core/credential-fields.js';
 import { schemaPathKeys } from '../core/schema-paths.js';
 import { handleMessageTool, isMessageTool } from './message-tool.js';
 import { rewriteContentUris, splitExposedName } from './namespacing.js';
@@ -57,9 +58,10 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
   // Relative paths in the arguments resolve against the server's directories (its cwd, its start directories, the
   // roots its client gave it): every one is a candidate.
   const roots = serverRoots(core.config.servers[route.server], core.clientRoots.candidates(route.server));
-  // Arguments the tool's input schema says are paths are checked as paths, whatever their value looks like.
-  const pathKeys = schemaPathKeysOf(exposed.tool);
-  const checked = { ...asked, ...(roots ? { roots } : {}), ...(pathKeys.length > 0 ? { pathKeys } : {}) };
+  // Arguments the tool's input schema says are paths are checked as paths, whatever their value looks like; those it
+  // says are credentials are credentials, whatever their name.
+  const { pathKeys, credentialKeys } = schemaKeysOf(exposed.tool);
+  const checked = { ...asked, ...(roots ? { roots } : {}), ...(pathKeys.length > 0 ? { pathKeys } : {}), ...(credentialKeys.length > 0 ? { credentialKeys } : {}) };
   const call = await decide(core, checked, extra.signal);
   if (call.decision === 'deny') {
     core.logger.info({ session: session.id, agent: session.agent, server: route.server, tool: route.name, rules: call.rules }, 'tool call denied');
@@ -105,15 +107,15 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The path arguments of a tool's input schema, read once per tool definition. */
-const pathKeysCache = new WeakMap<object, string[]>();
-function schemaPathKeysOf(tool: { inputSchema?: unknown }): string[] {
+/** The path and credential arguments of a tool's input schema, read once per tool definition. */
+const schemaKeysCache = new WeakMap<object, { pathKeys: string[]; credentialKeys: string[] }>();
+function schemaKeysOf(tool: { inputSchema?: unknown }): { pathKeys: string[]; credentialKeys: string[] } {
   const schema = tool.inputSchema;
-  if (schema === null || typeof schema !== 'object') return [];
-  let keys = pathKeysCache.get(schema);
+  if (schema === null || typeof schema !== 'object') return { pathKeys: [], credentialKeys: [] };
+  let keys = schemaKeysCache.get(schema);
   if (!keys) {
-    keys = schemaPathKeys(schema);
-    pathKeysCache.set(schema, keys);
+    keys = { pathKeys: schemaPathKeys(schema), credentialKeys: schemaCredentialKeys(schema) };
+    schemaKeysCache.set(schema, keys);
   }
   return keys;
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Interaction } from '../core/types.js';
-import { maskPrefix, maskSecretKeys, maskSecrets } from './redact.js';
+import { maskPrefix, maskSecretKeys, maskSecrets, schemaCredentialKeysOf } from './redact.js';
 
 /**
  * The recorded copy of an interaction (table `audit_interaction`, one row per guard decision), kept so that
@@ -112,7 +112,7 @@ export function recordInteraction(i: Interaction, memo: MaskMemo | null = MEMO):
   for (const k of FIELDS) if (fields[k] !== undefined) picked[k] = fields[k];
   const flags = { masked: false, truncated: false };
   // Mask once (each string cut at the cap); later passes only cut the already-masked strings shorter.
-  const keyed = maskSecretKeys(picked) as Record<string, unknown>;
+  const keyed = maskSecretKeys(picked, schemaCredentialKeysOf(i)) as Record<string, unknown>;
   if (keyed !== picked) flags.masked = true;
   const value = (s: string): string => maskString(s, INTERACTION_CAP, flags);
   const name = memo === null ? value : (s: string): string => {

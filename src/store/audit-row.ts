@@ -12,7 +12,7 @@ import {
   type RawAuditRow,
 } from './audit-schema.js';
 import { recordInteraction, ROW_NAME_CAP, rowName, type InteractionRecord } from './audit-interaction.js';
-import { maskPrefix, maskSecretKeys } from './redact.js';
+import { maskPrefix, maskSecretKeys, schemaCredentialKeysOf } from './redact.js';
 
 /**
  * An audit row as both engines build, hash and store it: the columns of a new row from an entry (`auditFields`),
@@ -41,8 +41,8 @@ export function rowValues(row: RawAuditRow): unknown[] {
 export function auditFields(entry: AuditEntry): { fields: AuditFields; rec: InteractionRecord | undefined } {
   const e = quickAuditEntry(entry) ?? parseEntry(entry);
   const payload = e.payload === undefined ? undefined : canonicalJson(e.payload);
-  // The preview is of the payload with values under secret-sounding keys replaced (the digest is of the payload).
-  const keyed = maskSecretKeys(e.payload);
+  // The preview is of the payload with values in credential fields replaced (the digest is of the payload).
+  const keyed = maskSecretKeys(e.payload, schemaCredentialKeysOf(e.interaction));
   const text = payload === undefined ? undefined : typeof e.payload === 'string' ? e.payload : keyed === e.payload ? payload : canonicalJson(keyed);
   const fields = {
     ts: e.ts ?? Date.now(),

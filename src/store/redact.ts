@@ -3,7 +3,9 @@
  * read by people and exported; a credential that passed through the proxy must never be readable there. The
  * patterns are the detectors' one secrets catalogue (src/detectors/secrets/catalogue.ts).
  */
-import { maskSpans, SECRET_KEY_NAME, type SecretSpan } from '../detectors/secrets/catalogue.js';
+import { isCredentialField } from '../core/credential-fields.js';
+import type { Interaction } from '../core/types.js';
+import { maskSpans, type SecretSpan } from '../detectors/secrets/catalogue.js';
 
 export type { SecretSpan };
 
@@ -58,22 +60,29 @@ function render(text: string, spans: SecretSpan[], max: number): { out: string; 
 const KEYED_SECRET = '[REDACTED:password_assignment]';
 
 /**
- * `v` with every value under a secret-sounding key (`{password: "hunter22"}`, `{api_key: ["…"]}`) replaced by a
- * marker: each string alone looks harmless, so the text masker cannot see it. Elements of an array under such a key
- * are values of that key too (the secrets detector reads them so). Returns `v` itself when nothing was replaced.
+ * `v` with every value in a credential field (`{password: "hunter22"}`, `{api_key: ["…"]}`, and the paths in
+ * `schemaKeys`: fields a tool's schema marks as credentials, core/credential-fields.ts) replaced by a marker: each
+ * string alone looks harmless, so the text masker cannot see it. Elements of an array under such a key are values of
+ * that key too (the secrets detector reads them so). Returns `v` itself when nothing was replaced.
  */
-export function maskSecretKeys(v: unknown, depth = 0): unknown {
+export function maskSecretKeys(v: unknown, schemaKeys: readonly string[] = [], depth = 0, at = ''): unknown {
   if (v === null || typeof v !== 'object' || depth > 64) return v;
   if (Array.isArray(v)) {
-    const out = v.map((x) => maskSecretKeys(x, depth + 1));
+    const out = v.map((x) => maskSecretKeys(x, schemaKeys, depth + 1, at));
     return out.some((x, i) => x !== v[i]) ? out : v;
   }
   let out: Record<string, unknown> | undefined;
   for (const [k, x] of Object.entries(v)) {
-    const y = SECRET_KEY_NAME.test(k) ? maskValue(x) : maskSecretKeys(x, depth + 1);
+    const path = at === '' ? k : `${at}.${k}`;
+    const y = isCredentialField(path, schemaKeys) ? maskValue(x) : maskSecretKeys(x, schemaKeys, depth + 1, path);
     if (y !== x) (out ??= { ...(v as Record<string, unknown>) })[k] = y;
   }
   return out ?? v;
+}
+
+/** The fields a tool call's schema marks as credentials (set by the proxy), for `maskSecretKeys`. */
+export function schemaCredentialKeysOf(i: Interaction | undefined): readonly string[] {
+  return i?.kind === 'tool_call' ? (i.credentialKeys ?? []) : [];
 }
 
 /** A value under a secret-sounding key: strings and numbers replaced, arrays element by element, objects by key. */
@@ -83,5 +92,5 @@ function maskValue(x: unknown): unknown {
     const out = x.map(maskValue);
     return out.some((y, i) => y !== x[i]) ? out : x;
   }
-  return maskSecretKeys(x, 1);
+  return maskSecretKeys(x, [], 1);
 }

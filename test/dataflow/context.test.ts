@@ -47,6 +47,31 @@ describe('credentials in context', () => {
   });
 });
 
+describe('a credential named only by its schema (credentialKeys, core/credential-fields.ts)', () => {
+  const schemaCall = (server: string, tool: string, args: Record<string, unknown>, credentialKeys: string[]) => i({ kind: 'tool_call', server, tool, arguments: args, credentialKeys });
+  const PW = 'Tr0ub4dor-horse';
+
+  it('is given as a credential to a tool that is no sink; the same value then in free text or at another server is denied', async () => {
+    const g = await guard();
+    expect((await g.check(schemaCall('db', 'connect', { host: 'db.internal', user: 'app', value: PW }, ['value']))).decision).toBe('allow');
+    expect((await g.check(schemaCall('db', 'connect', { host: 'db.internal', user: 'app', value: PW }, ['value']))).decision).toBe('allow');
+    const free = await g.check(call('db', 'add_note', { text: `connection string uses ${PW}` }));
+    expect(free.decision).toBe('deny');
+    expect(free.rules).toContain('no-secret-leak');
+    const other = await g.check(schemaCall('wiki', 'login', { p: PW }, ['p']));
+    expect(other.decision).toBe('deny');
+    expect(other.rules).toContain('no-secret-leak');
+  });
+
+  it('never goes to a sink, even at first use', async () => {
+    const g = await guard();
+    const sent = await g.check(schemaCall('mail', 'send_email', { to: 'a@b.example', body: 'hi', value: 'abc123xyz' }, ['value']));
+    expect(sent.rules).toContain('no-secret-leak');
+    // The same call without the schema's word is an ordinary send of a short value.
+    expect((await g.check(call('mail', 'send_email', { to: 'a@b.example', body: 'hi', value: 'abc123xyz' }))).rules).not.toContain('no-secret-leak');
+  });
+});
+
 describe('sources and sinks that fit what tools do', () => {
   it('a lookup of names an earlier result gave is not exfiltration; the private text leaving by a send is', async () => {
     const g = await guard();

@@ -2,15 +2,18 @@
  * The published reference servers driven through the built CLI's `serve` with the default policy, as an ordinary
  * client would (issue #26's target): every ordinary tool of @modelcontextprotocol/server-everything with ordinary
  * arguments, its resources (instructions.md among them), its prompts (the completable one with a completion), a
- * sampling request and an elicitation answered normally, its server instructions; and server-filesystem doing
- * ordinary file work inside its root. Nothing may be refused, hidden or withheld.
+ * sampling request and an elicitation answered normally, its server instructions, its task-based tools (as a
+ * task-capable client runs them: task-augmented calls polled to their result, the server's task-augmented sampling
+ * and elicitation answered, compared with the same tools driven directly); and server-filesystem doing ordinary file
+ * work inside its root. Nothing may be refused, hidden or withheld.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
+import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, type CallToolResult, type Result } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, filesystemServer, makeSandbox, ROOT, waitFor, writeConfig } from '../support/proxy-harness.js';
 
@@ -27,6 +30,42 @@ const tool = (r: unknown): string => {
   const res = r as CallToolResult;
   return res.content?.map((c) => (c.type === 'text' ? c.text : c.type)).join(' ') ?? '';
 };
+
+/**
+ * An ordinary client that also runs tasks (MCP tasks, the SDK's experimental API): it answers sampling and
+ * elicitation, and when a server asks for either as a task, it answers with a task of its own and completes it.
+ */
+/** What the user answers to any form field the server asks for. */
+const ANSWERS: Record<string, unknown> = {
+  name: 'Ada Lovelace', check: true, firstLine: 'It was a dark and stormy night.', email: 'ada@example.com', homepage: 'https://example.com', birthdate: '1815-12-10',
+  integer: 42, number: 3.14, untitledSingleSelectEnum: 'Monica', untitledMultipleSelectEnum: ['Piano'], favoriteColor: 'blue', agreeToTerms: true, interpretation: 'programming',
+};
+
+function taskCapableClient(): Client {
+  const c = new Client(
+    { name: 'ordinary-client', version: '1.0.0' },
+    {
+      capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true }, tasks: { list: {}, cancel: {}, requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } } },
+      taskStore: new InMemoryTaskStore(),
+    },
+  );
+  const asTask = async (result: Result, extra: { taskStore?: { createTask(p: { ttl?: number }): Promise<{ taskId: string }>; storeTaskResult(id: string, s: 'completed', r: Result): Promise<void> } }, task: unknown) => {
+    if (task === undefined || !extra.taskStore) return result;
+    const created = await extra.taskStore.createTask({ ttl: 60_000 });
+    setTimeout(() => void extra.taskStore?.storeTaskResult(created.taskId, 'completed', result), 100);
+    return { task: created };
+  };
+  c.setRequestHandler(CreateMessageRequestSchema, (req, extra) =>
+    asTask({ role: 'assistant', model: 'test-model', content: { type: 'text', text: 'A short poem about the sea: waves fold and unfold.' } }, extra, req.params.task) as never,
+  );
+  c.setRequestHandler(ElicitRequestSchema, (req, extra) => {
+    if (req.params.mode === 'url') return { action: 'accept' };
+    const asked = Object.keys((req.params as { requestedSchema?: { properties?: object } }).requestedSchema?.properties ?? {});
+    const content = Object.fromEntries(asked.filter((k) => k in ANSWERS).map((k) => [k, ANSWERS[k]]));
+    return asTask({ action: 'accept', content }, extra, req.params.task) as never;
+  });
+  return c;
+}
 
 let sb: ReturnType<typeof makeSandbox>;
 let client: Client;
@@ -53,12 +92,7 @@ beforeAll(async () => {
     stderr: 'pipe',
   });
   transport.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-  client = new Client({ name: 'ordinary-client', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } });
-  client.setRequestHandler(CreateMessageRequestSchema, () => ({ role: 'assistant', model: 'test-model', content: { type: 'text', text: 'A short poem about the sea: waves fold and unfold.' } }));
-  client.setRequestHandler(ElicitRequestSchema, (req) => req.params.mode === 'url' ? { action: 'accept' } : ({
-    action: 'accept',
-    content: { name: 'Ada Lovelace', check: true, firstLine: 'It was a dark and stormy night.', email: 'ada@example.com', homepage: 'https://example.com', birthdate: '1815-12-10', integer: 42, number: 3.14, untitledSingleSelectEnum: 'Monica', untitledMultipleSelectEnum: ['Piano'] },
-  }));
+  client = taskCapableClient();
   client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: `file://${sb.fsDir}`, name: 'project' }] }));
   await client.connect(transport);
   // Both servers discovered (on a loaded machine the first list may come before a child has answered).
@@ -83,6 +117,78 @@ async function callEverything(name: string, args: Record<string, unknown> = {}):
     return '';
   }
 }
+
+/**
+ * The text of a result with what differs between runs taken out: task ids, how many polls a task took, and the order
+ * of the members of a JSON answer quoted in it (the proxy re-serialises what it carries), as a sorted list of lines.
+ */
+const settled = (t: string): string[] =>
+  t
+    .replace(/[0-9a-f]{32}|[0-9a-f-]{36}/g, '<id>')
+    .split('\n')
+    .filter((l) => !/^Poll \d+: /.test(l))
+    .map((l) => l.trim().replace(/,$/, ''))
+    .filter(Boolean)
+    .sort();
+
+/** Runs a tool as a task-augmented call (the task's id and statuses seen, its result), or plainly. */
+async function drive(c: Client, name: string, args: Record<string, unknown>, asTask: boolean): Promise<{ text: string; isError: boolean; statuses: string[] }> {
+  if (!asTask) {
+    const r = (await c.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })) as CallToolResult;
+    return { text: tool(r), isError: r.isError === true, statuses: [] };
+  }
+  const statuses: string[] = [];
+  for await (const m of c.experimental.tasks.callToolStream({ name, arguments: args }, CallToolResultSchema, { task: { ttl: 60_000 }, timeout: 60_000 })) {
+    if (m.type === 'taskCreated' || m.type === 'taskStatus') statuses.push(m.task.status);
+    if (m.type === 'result') return { text: tool(m.result), isError: (m.result as CallToolResult).isError === true, statuses };
+    if (m.type === 'error') throw m.error;
+  }
+  throw new Error(`the task stream of ${name} ended without a result`);
+}
+
+// Run before the resources are read: a tool the server's own documentation resource (structure.md) names is then
+// held by `hold-untrusted-steering` as "asked for by untrusted content" (a provenance question, not a task one).
+describe("server-everything's task-based tools through serve, as a task-capable client runs them", () => {
+  /** The task tools and how they are driven: the research query as a task (ambiguous: it asks for clarification). */
+  const RUNS: Array<{ tool: string; args: Record<string, unknown>; asTask: boolean; expect: string }> = [
+    { tool: 'simulate-research-query', args: { topic: 'python', ambiguous: true }, asTask: true, expect: 'Research Report: python (programming)' },
+    { tool: 'simulate-research-query', args: { topic: 'ocean tides' }, asTask: true, expect: 'Research Report: ocean tides' },
+    { tool: 'trigger-sampling-request-async', args: { prompt: 'Write a short poem about the sea', maxTokens: 50 }, asTask: false, expect: 'waves fold' },
+    { tool: 'trigger-elicitation-request-async', args: {}, asTask: false, expect: 'Favorite Color: blue' },
+  ];
+  let direct: Client;
+  beforeAll(async () => {
+    direct = taskCapableClient();
+    await direct.connect(new StdioClientTransport({ command: process.execPath, args: [everythingEntry, 'stdio'], stderr: 'ignore' }));
+    // The server registers its capability-dependent tools after initialized.
+    await waitFor(async () => (await direct.listTools()).tools.some((t) => t.name === 'trigger-elicitation-request-async'), 30_000, 'the direct server listed its task tools');
+  }, 60_000);
+  afterAll(async () => {
+    await direct?.close().catch(() => undefined);
+  });
+
+  it('lists them as the server does, the task-only one with its execution', async () => {
+    const listed = (await client.listTools()).tools;
+    for (const n of ['simulate-research-query', 'trigger-sampling-request-async', 'trigger-elicitation-request-async']) expect(listed.map((t) => t.name)).toContain(`everything__${n}`);
+    expect(listed.find((t) => t.name === 'everything__simulate-research-query')?.execution).toEqual({ taskSupport: 'required' });
+  });
+
+  it('runs each with zero refusals and the same results as directly', async () => {
+    for (const run of RUNS) {
+      const via = await drive(client, `everything__${run.tool}`, run.args, run.asTask).catch((e: Error) => ({ text: `threw: ${e.message}`, isError: true, statuses: [] }));
+      if (via.isError) refusals.push(`${run.tool}: ${via.text.slice(0, 300)}`);
+      const straight = await drive(direct, run.tool, run.args, run.asTask);
+      expect(straight.text, run.tool).toContain(run.expect);
+      expect(settled(via.text), run.tool).toEqual(settled(straight.text));
+      if (run.asTask) expect(via.statuses.at(-1), run.tool).toBe('completed');
+    }
+    // Called plainly, the task-only tool is run as a task on the server by QuadGuard.
+    const plain = (await client.request({ method: 'tools/call', params: { name: 'everything__simulate-research-query', arguments: { topic: 'ocean tides' } } }, CallToolResultSchema, { timeout: 60_000 })) as CallToolResult;
+    if (plain.isError) refusals.push(`simulate-research-query (plain): ${tool(plain).slice(0, 300)}`);
+    expect(tool(plain)).toContain('Research Report: ocean tides');
+    expect(refusals).toEqual([]);
+  }, 120_000);
+});
 
 describe('server-everything through serve with the default policy', () => {
   it('delivers the server instructions', () => {

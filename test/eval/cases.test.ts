@@ -21,6 +21,23 @@ const evalCase = EvalCaseSchema.parse({
 });
 
 describe('stepToInteraction', () => {
+  it("sets a call's credentialKeys from the tool's schema in context.tools, as the proxy does from tools/list", () => {
+    const withTools = EvalCaseSchema.parse({
+      id: 'y',
+      suite: 's',
+      policy: 'default',
+      context: { tools: [{ server: 'db', name: 'connect', inputSchema: { type: 'object', properties: { host: { type: 'string' }, value: { type: 'string', format: 'password' } } } }] },
+      steps: [
+        { kind: 'tool_call', server: 'db', tool: 'connect', arguments: { host: 'h', value: 'pw-1234' } },
+        { kind: 'tool_call', server: 'db', tool: 'other', arguments: { value: 'x' } },
+      ],
+      expect: { decision: 'allow' },
+    });
+    const [listed, unlisted] = withTools.steps.map((st) => stepToInteraction(withTools, st, 's'));
+    expect(listed).toMatchObject({ kind: 'tool_call', credentialKeys: ['value'] });
+    expect(unlisted).not.toHaveProperty('credentialKeys');
+  });
+
   it('maps every step kind onto a valid Interaction with the case agent, profile and session', () => {
     const [m, c, r, rr, q, qr, p, pr] = evalCase.steps.map((s) => stepToInteraction(evalCase, s, 'sess-1'));
     const base = { agent: 'ehr-agent', session: 'sess-1', profile: { role: 'nursing' } };

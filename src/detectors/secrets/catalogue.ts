@@ -75,9 +75,7 @@ const CODE_REF = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$|[()[\]]/;
 /** Paths are not passwords (`PWD=/home/me`, `OLDPWD=~/src` in environment listings). */
 const PATH_VALUE = /^(?:\/|~\/|\.\.?\/)/;
 
-/** Argument names that hold a password or key (`arguments.db.password`, `arguments.api_key`). */
-export const SECRET_KEY_NAME = /(?:password|passwd|passphrase|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)$/i;
-
+/** Whether a value given for a password is one: not a placeholder, a code reference, a path, or prose. */
 export function passwordOk(value: string, whole: string): boolean {
   if (value.length < 4 || PLACEHOLDER.test(value) || CODE_REF.test(value) || PATH_VALUE.test(value)) return false;
   // Prose (`Password: please reset it`): after a bare `:`, a lower-case word is not taken for a password.

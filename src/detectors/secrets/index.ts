@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { defineDetector } from '../registry.js';
 import { cutOrNo, encodedReadings, FieldSelectorSchema, fromFindings, inspectedFields, mask, MAX_SPANS, type Finding } from '../common.js';
 import { readingsOf, SECRET_READINGS } from '../../core/text/readings.js';
-import { DEFAULT_MIN_ENTROPY, detectSpans, ENCODED_KINDS, firstInReadings, passwordOk, SECRET_KEY_NAME, SECRET_KINDS, WHOLE_MATCH_KINDS, type SecretKind } from './catalogue.js';
+import { isCredentialField } from '../../core/credential-fields.js';
+import { DEFAULT_MIN_ENTROPY, detectSpans, ENCODED_KINDS, firstInReadings, passwordOk, SECRET_KINDS, WHOLE_MATCH_KINDS, type SecretKind } from './catalogue.js';
 
 /**
  * `secrets`: credentials in the selected text.
@@ -13,8 +14,10 @@ import { DEFAULT_MIN_ENTROPY, detectSpans, ENCODED_KINDS, firstInReadings, passw
  *   `openai_key` (`sk-…`, `sk-proj-…`), `anthropic_key` (`sk-ant-…`), `private_key` (PEM `BEGIN … PRIVATE KEY`
  *   blocks), `jwt` (three base64url parts whose header decodes to JSON with `alg`), `bearer_token`
  *   (`Authorization: Bearer|Basic|Token …`, bare `Bearer …`), `password_assignment` (`password=…`, `DB_PASSWORD: …`,
- *   `api_key = "…"`, `scheme://user:pass@host`, and a whole argument value whose name is password-like, e.g.
- *   `arguments.db.password`, each element of a list under such a name included; placeholders such as `${PW}`, `<secret>`, `****`, `string`,
+ *   `api_key = "…"`, `scheme://user:pass@host`, and a whole argument value in a credential field (named for one,
+ *   e.g. `arguments.db.password`, `apiKey`, `access_token`, or marked so by the tool's input schema: `format: password`,
+ *   `writeOnly`, `x-sensitive`, a description naming it; core/credential-fields.ts), each element of a list under
+ *   such a field included; placeholders such as `${PW}`, `<secret>`, `****`, `string`,
  *   code references `config.password` and paths (`PWD=/home/me`) are ignored), `high_entropy`.
  * - `high_entropy`: tokens of 20–200 characters from `[A-Za-z0-9+_=-]` (split at `/`, `.`, `:` and everything
  *   else, so paths and URLs never join into one token) that mix letters and digits, hold no run of 7+ lower-case
@@ -67,13 +70,14 @@ export const secretsDetector = defineDetector({
       }
       const given = new Set(i.flow?.credentials ?? []);
       const fields = inspectedFields(i, field).filter((f) => !given.has(f.field));
+      const schemaKeys = i.kind === 'tool_call' ? i.credentialKeys : undefined;
       for (const f of fields) {
         const taken: Array<[number, number]> = [];
         const overlaps = (s: number, e: number): boolean => taken.some(([a, b]) => s < b && e > a);
-        // A structured argument named like a password (`{"db": {"password": "…"}}`): the whole value is one, and so
-        // is each element of a list under that name (`arguments.password.0`).
+        // An argument that is a credential field (core/credential-fields.ts: named for one, `{"db": {"password": "…"}}`,
+        // or so marked by the tool's schema): the whole value is one, and so is each element of a list under it.
         const key = f.field.split('.').findLast((part) => !/^\d+$/.test(part)) ?? '';
-        if (passwords && f.field.startsWith('arguments.') && SECRET_KEY_NAME.test(key) && f.text.length <= 256 && passwordOk(f.text, `${key}=${f.text}`)) {
+        if (passwords && f.field.startsWith('arguments.') && isCredentialField(f.field, schemaKeys) && f.text.length <= 256 && passwordOk(f.text, `${key}=${f.text}`)) {
           taken.push([0, f.text.length]);
           findings.push({ kind: 'password_assignment', field: f.field, start: 0, end: f.text.length, shown: mask(f.text) });
         }
