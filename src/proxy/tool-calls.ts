@@ -6,6 +6,7 @@ import { applyToolReplacement, downstreamFailure, toolDenial, protocolError } fr
 import { refuseOverLimits, refuseOverLimitsMeta } from './limits.js';
 import { auditSuffix, ensureRecorded, refuse } from './refusals.js';
 import { relativePathNote, rootsBeforeFirstCall, serverRoots } from './roots.js';
+import { resolvePathArguments } from './resolved-paths.js';
 import { schemaPathKeys } from '../core/schema-paths.js';
 import { handleMessageTool, isMessageTool } from './message-tool.js';
 import { rewriteContentUris, splitExposedName } from './namespacing.js';
@@ -59,7 +60,11 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
   const roots = serverRoots(core.config.servers[route.server], core.clientRoots.candidates(route.server));
   // Arguments the tool's input schema says are paths are checked as paths, whatever their value looks like.
   const pathKeys = schemaPathKeysOf(exposed.tool);
-  const checked = { ...asked, ...(roots ? { roots } : {}), ...(pathKeys.length > 0 ? { pathKeys } : {}) };
+  // Paths through symbolic links are resolved once: checked, recorded and forwarded as resolved (resolved-paths.ts).
+  const pinned = resolvePathArguments(core.config.servers[route.server], asked.arguments, pathKeys, roots);
+  if (pinned.resolved.length > 0) core.logger.debug({ session: session.id, server: route.server, tool: route.name, resolved: pinned.resolved.map((r) => r.field) }, 'path arguments resolved through links');
+  const sent = pinned.resolved.length > 0 ? pinned.args : args;
+  const checked = { ...asked, arguments: pinned.args ?? asked.arguments, ...(roots ? { roots } : {}), ...(pathKeys.length > 0 ? { pathKeys } : {}) };
   const call = await ensureRecorded(core, checked, await core.guard.check(checked, extra.signal));
   if (call.decision === 'deny') {
     core.logger.info({ session: session.id, agent: session.agent, server: route.server, tool: route.name, rules: call.rules }, 'tool call denied');
@@ -71,7 +76,7 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
   let result: CallToolResult;
   try {
     result = await server.request(
-      { method: 'tools/call', params: { name: route.name, arguments: args, ...(stripProgressToken(_meta) ? { _meta: stripProgressToken(_meta) } : {}) } },
+      { method: 'tools/call', params: { name: route.name, arguments: sent, ...(stripProgressToken(_meta) ? { _meta: stripProgressToken(_meta) } : {}) } },
       CallToolResultSchema,
       { ...forwardOptions(_meta?.progressToken, extra, core.logger, session), asTask: requiresTask(server.catalog.tools.find((t) => t.name === route.name)) },
     );

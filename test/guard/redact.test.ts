@@ -19,7 +19,7 @@ describe('redactContent', () => {
     );
     const shown = JSON.stringify(out);
     expect(shown).not.toContain(SECRET);
-    const blob = (out[2] as { resource: { blob: string; mimeType: string } }).resource;
+    const blob = (out[2] as unknown as { resource: { blob: string; mimeType: string } }).resource;
     expect(Buffer.from(blob.blob, 'base64').toString('utf8')).toBe('k=[REDACTED by QuadGuard: sensitive data]\n');
     expect(blob.mimeType).toBe('text/plain');
     expect(out.map((b) => b.type)).toEqual(['text', 'resource', 'resource', 'text', 'future_block']);
