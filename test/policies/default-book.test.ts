@@ -140,6 +140,15 @@ describe('default policy book: decisions', () => {
       expect(replay([call('fs', 'read_text_file', { path })]).denied, path).toEqual([]);
     }
     expect(replay([call('fs', 'write_file', { path: '/srv/app/README.md', content: 'Put your keys in .env, never in ~/.ssh/id_rsa.' })]).denied).toEqual([]);
+    // A write tool (file_write) reads no credential file: writing a project's .env is not held.
+    const rule = book.graph.rulesFor('tool_call').find((r) => r.id === 'hold-credential-file-read')!;
+    const status = (labels: string[]) => {
+      const i = InteractionSchema.parse({ agent: 'a', session: 's', kind: 'tool_call', server: 'fs', tool: 'write_file', arguments: { path: '/srv/app/.env', content: 'PORT=3000' }, flow: { labels } });
+      const values = new Map(book.predicates.filter((p) => predicateApplies(p, i)).map((p) => [p.name, evaluatePredicate(p, i).value]));
+      return checkRule(rule, (n) => values.get(n) ?? 'false').status;
+    };
+    expect(status(['file_write'])).not.toBe('violated');
+    expect(status(['private_source'])).toBe('violated');
   });
 
   it('denies the inter-agent injection of the paper', () => {

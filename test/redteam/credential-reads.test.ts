@@ -4,7 +4,8 @@
  * returned the key in clear (fails before). Now a read of a well-known credential file is held for approval
  * (`hold-credential-file-read`, also through a symbolic link and a resource URI), a credential in any other file is
  * masked before the client gets it (`mask-secrets-in-results`), and the audit records the mask, never the secret.
- * Controls: an ordinary file, a README that names `.env`, a `.env.example` with placeholders pass unchanged.
+ * Controls: an ordinary file, a README that names `.env`, a `.env.example` with placeholders pass unchanged, and
+ * writing a project's `.env` is not held.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -114,6 +115,9 @@ describe('red team: credentials the agent reads', () => {
       expect(textOf(r)).toBe(want);
       expect(metaDecision(r)?.rules ?? []).toEqual([]);
     }
+    // Writing a project's .env is ordinary set-up (a write tool reads no credential file).
+    const w = await client.callTool({ name: 'fs__write_file', arguments: { path: join(app, '.env'), content: 'PORT=3000\n' } });
+    expect(w.isError, textOf(w)).toBeFalsy();
     const pub = await read(join(home, '.ssh', 'id_rsa.pub'));
     expect(pub.isError, textOf(pub)).toBeFalsy();
     expect(textOf(pub)).toContain('ssh-ed25519 AAAAC3NzaC1lZDI1NTE5');
