@@ -97,6 +97,11 @@ export const ServerConfigSchema = z
     namespace: z.boolean().default(true),
     /** `GET /readyz` answers 503 while this server is not connected (docs/operations.md). */
     required: z.boolean().default(false),
+    /**
+     * stdio: a path argument that goes through a symbolic link is checked and forwarded as the link-free path it
+     * resolves to, so a link swapped between the check and the server's act cannot redirect it (docs/inspection.md).
+     */
+    resolve_paths: z.boolean().default(true),
   })
   .superRefine((s, ctx) => {
     if ((s.command === undefined) === (s.url === undefined)) {

@@ -43,6 +43,8 @@ export const CapabilityLabelSchema = z.enum([
   'account_change',
   /** Deletes or removes something (a file, a repository, a user, a record). */
   'deletion',
+  /** Hands out credentials by design (a vault, a secrets manager, a login tool): what it returns is not masked. */
+  'credential_source',
 ]);
 export type CapabilityLabel = z.infer<typeof CapabilityLabelSchema>;
 

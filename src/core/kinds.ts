@@ -30,20 +30,23 @@ export const INTERACTION_KINDS = [
   'sampling_result',
   // A log message a server sends its client (notifications/message): text that reaches the client, as a result does.
   'log_message',
+  // The client's answer to a server's roots/list (each root's URI and name), before it goes to that server.
+  'roots_result',
 ] as const;
 export type InteractionKind = (typeof INTERACTION_KINDS)[number];
 
 /** A predicate's `scope`: which side of an exchange it speaks about. */
-export type PredicateScope = 'action' | 'result' | 'message' | 'sampling' | 'elicitation' | 'any';
+export type PredicateScope = 'action' | 'result' | 'message' | 'sampling' | 'elicitation' | 'roots' | 'any';
 
 /**
  * What an interaction is, in policy terms: an `action` the agent asks for (it has not happened yet, so it can be
  * denied or held), a `result` coming back from a server (it already happened: it can be denied or redacted, not
  * held), a `message` between agents, or a request a server sends the client: `sampling` (text for the client's
  * model to read, and the model's reply going back to the server) and `elicitation` (a question to the user, and the
- * user's answer going back to the server), each with a scope of its own.
+ * user's answer going back to the server), each with a scope of its own; and `roots`, the client's roots a server
+ * asks for (its directories' URIs and names, going to that server).
  */
-export const KindRoleSchema = z.enum(['action', 'result', 'message', 'sampling', 'elicitation']);
+export const KindRoleSchema = z.enum(['action', 'result', 'message', 'sampling', 'elicitation', 'roots']);
 export type KindRole = z.infer<typeof KindRoleSchema>;
 
 /**
@@ -104,6 +107,7 @@ export const KINDS: Readonly<Record<InteractionKind, KindRow>> = {
   elicitation_result: { role: 'elicitation', label: 'elicitation answer', method: 'elicitation/create', holdable: false, redactable: false, direction: 'to_server', reads_as: 'data', payload: 'arguments', sink: 'elicitation', read_of: 'none' },
   sampling_result: { role: 'sampling', label: 'sampling reply', method: 'sampling/createMessage', holdable: false, redactable: false, direction: 'to_server', reads_as: 'data', payload: 'content', sink: 'sampling', read_of: 'none' },
   log_message: { role: 'result', label: 'log message', method: 'notifications/message', holdable: false, redactable: true, direction: 'to_client', reads_as: 'data', payload: 'content', sink: 'none', read_of: 'none' },
+  roots_result: { role: 'roots', label: 'roots answer', method: 'roots/list', holdable: false, redactable: false, direction: 'to_server', reads_as: 'data', payload: 'arguments', sink: 'requests', read_of: 'none' },
 };
 
 /** Whether a predicate of this scope speaks about this kind: `any` about all, otherwise the kind's role. */
@@ -118,6 +122,7 @@ export const SCOPE_KINDS: Readonly<Record<PredicateScope, readonly InteractionKi
   message: INTERACTION_KINDS.filter((k) => scopeCovers('message', k)),
   sampling: INTERACTION_KINDS.filter((k) => scopeCovers('sampling', k)),
   elicitation: INTERACTION_KINDS.filter((k) => scopeCovers('elicitation', k)),
+  roots: INTERACTION_KINDS.filter((k) => scopeCovers('roots', k)),
   any: INTERACTION_KINDS,
 };
 

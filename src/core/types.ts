@@ -183,6 +183,18 @@ export const LogMessageSchema = z.object({
 });
 
 /**
+ * The client's answer to a server's roots/list, before it goes to that server: `arguments.roots` holds each root as
+ * the client gave it (`uri`, `name`, its `_meta`), so names and URIs are read as any value sent to a server is.
+ */
+export const RootsResultSchema = z.object({
+  kind: z.literal('roots_result'),
+  ...base,
+  /** The server that asked, and receives the roots. */
+  server: z.string().optional(),
+  arguments: ArgumentsSchema.optional(),
+});
+
+/**
  * One interaction, by kind: each kind has exactly its fields (core/kinds.ts says what each kind is). Unknown keys
  * are dropped when parsing, so a `content` given with a request is not seen by any detector.
  */
@@ -199,6 +211,7 @@ export const InteractionSchema = z.discriminatedUnion('kind', [
   ElicitationResultSchema,
   SamplingResultSchema,
   LogMessageSchema,
+  RootsResultSchema,
 ]);
 export type Interaction = z.infer<typeof InteractionSchema>;
 export type InteractionInput = z.input<typeof InteractionSchema>;
@@ -273,6 +286,8 @@ export function targetOf(i: Interaction): string | undefined {
       return undefined;
     case 'log_message':
       return i.logger;
+    case 'roots_result':
+      return undefined;
   }
 }
 

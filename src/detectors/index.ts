@@ -6,6 +6,7 @@
 import './flow.js';
 import './injection/index.js';
 import './keywords.js';
+import './path-name.js';
 import './path.js';
 import './pii.js';
 import './profile/index.js';

@@ -28,7 +28,7 @@ export const PredicateSchema = z.strictObject({
    * requests), `result` (their results), `message`, `sampling` (a server's sampling/createMessage request),
    * `elicitation` (a server's elicitation/create request), or `any`.
    */
-  scope: z.enum(['action', 'message', 'result', 'sampling', 'elicitation', 'any']).default('any'),
+  scope: z.enum(['action', 'message', 'result', 'sampling', 'elicitation', 'roots', 'any']).default('any'),
   /** `event`: recomputed per interaction, false unless evaluated true; `sticky`: once true, true for the session. */
   persistence: z.enum(['event', 'sticky']).default('event'),
   /** Glob patterns on `<server>__<tool>` that make the predicate must-check for those tools. */

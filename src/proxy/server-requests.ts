@@ -13,6 +13,7 @@ import type { ProxyCore } from './context.js';
 import { denialText, GUARD_DENIED_CODE, protocolError, requestDenialError } from './denial.js';
 import { decide } from './decide.js';
 import { answeredDirs } from './roots.js';
+import { checkRootsAnswer } from './roots-answer.js';
 import type { Downstream, DownstreamPeer, ServerToClientRequest } from './downstream.js';
 import type { LiveUpstream, Target, UpstreamRegistry } from './sessions.js';
 import { deliverServerLog } from './server-logs.js';
@@ -42,7 +43,7 @@ function samplingContent(params: Record<string, unknown>): ContentBlock[] {
   return blocks;
 }
 
-/** The interaction the guard checks for a sampling or elicitation request (roots/list is not checked). */
+/** The interaction the guard checks for a sampling or elicitation request (a roots/list is checked on its answer: roots-answer.ts). */
 export function serverRequestInteraction(d: Downstream, req: ServerToClientRequest, session: LiveUpstream['ctx']): InteractionInput | undefined {
   const who = { agent: session.agent, session: session.id, profile: session.profile, server: d.key };
   if (req.method === 'sampling/createMessage') return { ...who, kind: 'sampling_request', content: samplingContent(req.params) };
@@ -135,8 +136,12 @@ export function createDownstreamPeer(core: ProxyCore, registry: UpstreamRegistry
       const message = { method: req.method, params } as never;
       try {
         const answer = await (target.origin ? target.origin.extra.sendRequest(message, resultSchema(req), opts) : target.session.server.request(message, resultSchema(req), opts));
-        // The roots the server is about to use: relative paths in its tool calls resolve against them.
-        if (req.method === 'roots/list') core.clientRoots.delivered(d.key, target.session.ctx.id, answeredDirs(core, d.key, answer));
+        if (req.method === 'roots/list') {
+          // Checked and recorded before they go (roots-answer.ts); then the roots the server is about to use:
+          // relative paths in its tool calls resolve against them.
+          await checkRootsAnswer(core, registry, d, target, answer, signal);
+          core.clientRoots.delivered(d.key, target.session.ctx.id, answeredDirs(core, d.key, answer));
+        }
         if (req.method === 'elicitation/create') return await checkAnswer(core, registry, d, target, answer as ElicitResult, signal);
         return req.method === 'sampling/createMessage' ? await checkReply(core, registry, d, target, answer, signal) : answer;
       } finally {

@@ -7,6 +7,7 @@ import { refuseOverLimits, refuseOverLimitsMeta } from './limits.js';
 import { auditSuffix, refuse } from './refusals.js';
 import { relativePathNote, rootsBeforeFirstCall, serverRoots } from './roots.js';
 import { schemaCredentialKeys } from '../core/credential-fields.js';
+import { resolvePathArguments } from './resolved-paths.js';
 import { schemaPathKeys } from '../core/schema-paths.js';
 import { handleMessageTool, isMessageTool } from './message-tool.js';
 import { rewriteContentUris, splitExposedName } from './namespacing.js';
@@ -61,7 +62,11 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
   // Arguments the tool's input schema says are paths are checked as paths, whatever their value looks like; those it
   // says are credentials are credentials, whatever their name.
   const { pathKeys, credentialKeys } = schemaKeysOf(exposed.tool);
-  const checked = { ...asked, ...(roots ? { roots } : {}), ...(pathKeys.length > 0 ? { pathKeys } : {}), ...(credentialKeys.length > 0 ? { credentialKeys } : {}) };
+  // Paths through symbolic links are resolved once: checked, recorded and forwarded as resolved (resolved-paths.ts).
+  const pinned = resolvePathArguments(core.config.servers[route.server], asked.arguments, pathKeys, roots);
+  if (pinned.resolved.length > 0) core.logger.debug({ session: session.id, server: route.server, tool: route.name, resolved: pinned.resolved.map((r) => r.field) }, 'path arguments resolved through links');
+  const sent = pinned.resolved.length > 0 ? pinned.args : args;
+  const checked = { ...asked, arguments: pinned.args ?? asked.arguments, ...(roots ? { roots } : {}), ...(pathKeys.length > 0 ? { pathKeys } : {}), ...(credentialKeys.length > 0 ? { credentialKeys } : {}) };
   const call = await decide(core, checked, extra.signal);
   if (call.decision === 'deny') {
     core.logger.info({ session: session.id, agent: session.agent, server: route.server, tool: route.name, rules: call.rules }, 'tool call denied');
@@ -73,7 +78,7 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
   let result: CallToolResult;
   try {
     result = await server.request(
-      { method: 'tools/call', params: { name: route.name, arguments: args, ...(stripProgressToken(_meta) ? { _meta: stripProgressToken(_meta) } : {}) } },
+      { method: 'tools/call', params: { name: route.name, arguments: sent, ...(stripProgressToken(_meta) ? { _meta: stripProgressToken(_meta) } : {}) } },
       CallToolResultSchema,
       { ...forwardOptions(_meta?.progressToken, extra, core.logger, session), asTask: requiresTask(server.catalog.tools.find((t) => t.name === route.name)) },
     );

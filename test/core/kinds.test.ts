@@ -24,7 +24,7 @@ describe('the kinds table', () => {
 
   it('holds actions and messages, redacts results only, and neither for what a server asks of the client', () => {
     for (const k of INTERACTION_KINDS) {
-      const serverRequest = KINDS[k].role === 'sampling' || KINDS[k].role === 'elicitation';
+      const serverRequest = KINDS[k].role === 'sampling' || KINDS[k].role === 'elicitation' || KINDS[k].role === 'roots';
       expect(KINDS[k].holdable).toBe(!isResultKind(k) && !serverRequest);
       expect(KINDS[k].redactable).toBe(isResultKind(k));
     }
@@ -151,7 +151,7 @@ describe('docs/interactions.md', () => {
       const name = scope!.split(' ')[0] as keyof typeof SCOPE_KINDS;
       expect(kinds === 'every kind' ? [...INTERACTION_KINDS] : kinds!.split(', ')).toEqual([...SCOPE_KINDS[name]]);
     }
-    expect(table.length).toBe(6);
+    expect(table.length).toBe(7);
   });
 });
 
