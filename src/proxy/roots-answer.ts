@@ -1,8 +1,8 @@
 import { type InteractionInput, InteractionSchema } from '../core/types.js';
 import type { ProxyCore } from './context.js';
+import { decide } from './decide.js';
 import { denialText, GUARD_DENIED_CODE, protocolError } from './denial.js';
 import type { Downstream } from './downstream.js';
-import { ensureRecorded } from './refusals.js';
 import type { Target, UpstreamRegistry } from './sessions.js';
 import { messageSideFields, withMeta } from './side-fields.js';
 
@@ -34,7 +34,7 @@ export function rootsAnswerInteraction(server: string, target: Target, answer: o
  */
 export async function checkRootsAnswer(core: ProxyCore, registry: UpstreamRegistry, d: Downstream, target: Target, answer: object, signal: AbortSignal): Promise<void> {
   const interaction = InteractionSchema.parse(rootsAnswerInteraction(d.key, target, answer));
-  const decision = await ensureRecorded(core, interaction, await core.guard.check(interaction, signal));
+  const decision = await decide(core, interaction, signal);
   if (decision.decision !== 'deny') return;
   core.logger.warn({ server: d.key, session: target.session.ctx.id, rules: decision.rules, auditId: decision.auditId }, 'roots answer denied; the server gets an error');
   const text = denialText(decision, { what: 'answer to the roots request from server', name: `"${d.key}"` });
