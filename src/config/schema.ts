@@ -277,6 +277,13 @@ export const ConfigSchema = z.strictObject({
     z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'env must be an environment variable name') }),
     z.strictObject({ file: z.string().min(1) }),
   ]).optional(),
+  /**
+   * SQLite only: answer once a decision's audit row is in an append-only journal beside the store, and commit rows to
+   * the store in groups (replayed at the next open after a crash). Off by default: it is for one proxy per store file;
+   * two proxies journaling into one file re-chain each other's rows, so an audit id already answered can name another
+   * row (docs/operations.md).
+   */
+  audit_journal: z.boolean().default(false),
   /** Agent identities by name: an HTTP bearer token and the profile bound to it. */
   agents: z.record(z.string().regex(AGENT_NAME_RE, AGENT_NAME_RULE), AgentConfigSchema).default({}),
   http: HttpConfigSchema.default(HttpConfigSchema.parse({})),

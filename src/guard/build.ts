@@ -34,6 +34,8 @@ export const BuildGuardOptionsSchema = z.strictObject({
   store: z.union([z.string().min(1), z.custom<Store | GuardStore>(isStore, 'expected a store path, a postgres:// URL or an open store')]).default(GUARD_DEFAULTS.store),
   /** The audit key of a store given by path or URL (the config's `audit_key`): a file, or an environment variable. */
   auditKey: z.union([z.strictObject({ env: z.string().min(1) }), z.strictObject({ file: z.string().min(1) })]).optional(),
+  /** Answer once a decision's audit row is in the journal and commit rows in groups (the config's `audit_journal`). */
+  auditJournal: z.boolean().default(false),
   /** The `guard:` settings of a config (tracker budget, watcher, thresholds, audit, approvals). */
   settings: PipelineOptionsSchema.prefault({}),
   /** The model hooks (`createGuardModel`); absent, the guard is deterministic. The one way to pass a model. */
@@ -99,8 +101,8 @@ export async function buildGuard(input: BuildGuardOptions): Promise<BuiltGuard> 
   // A guard lives as long as its proxy: its SQLite file is checkpointed in the background, never inside a decision.
   const store = typeof o.store === 'string' ? await openGuardStore(o.store, logger, {
         backgroundCheckpoint: true,
-        // Decisions are answered once their row is in the audit journal, committed in groups (audit-journal.ts).
-        auditJournal: true,
+        // With the journal, decisions are answered once their row is in it, committed in groups (audit-journal.ts).
+        auditJournal: o.auditJournal,
         // A lock held by another process is waited for in short tries between which other sessions are answered.
         lockSliceMs: 20,
         ...(o.auditKey && 'file' in o.auditKey ? { auditKeyFile: o.auditKey.file } : {}),

@@ -26,6 +26,7 @@ describe('audit journal under kill -9 (serve --http, SQLite)', () => {
       servers: { ws: server('workspace', '--root', join(sb.dir, 'workspace')) },
       policy: join(ROOT, 'policies', 'default'),
       store,
+      audit_journal: true,
       agents: { writer: { token: { env: 'WRITER_TOKEN' } }, planner: {} },
     });
     const answered: string[] = [];
