@@ -6,6 +6,7 @@ import type { Logger } from '../core/log.js';
 import type { Guard } from '../core/types.js';
 import type { DecisionRecorder } from '../proxy/context.js';
 import { sendJsonRpcError, type RequestIdentity } from '../proxy/http-auth.js';
+import type { FrontEndHooks } from '../proxy/http-upstream.js';
 import { agentPath, rewriteCard, type CardScreen } from './card.js';
 import { A2ADownstream } from './downstream.js';
 import { errorMessage } from '../core/errors.js';
@@ -29,8 +30,12 @@ export interface A2AGatewayOptions {
 
 /** The A2A proxy's routes, mounted on the HTTP front end by its `extraRoutes` hook. */
 export interface A2AGateway {
-  /** Mounts `/a2a/<name>/…` on `app`, behind the front end's authentication `auth`. */
-  mount(app: Application, hooks: { auth: RequestHandler }): void;
+  /**
+   * Mounts `/a2a/<name>/…` on `app` behind the front end's hooks, as /mcp: the drain `gate` (503 while stopping),
+   * authentication `auth`, and `around` after the body is read (it binds the request to the guard generation it
+   * started with, so a reload swaps the book for new A2A requests while a running stream keeps its own).
+   */
+  mount(app: Application, hooks: Partial<FrontEndHooks> & { auth: RequestHandler }): void;
 }
 
 /**
@@ -58,7 +63,9 @@ export function createA2AGateway(o: A2AGatewayOptions): A2AGateway {
   };
 
   return {
-    mount(app, { auth }) {
+    mount(app, hooks) {
+      const pass: RequestHandler = (_req, _res, next) => next();
+      const { auth, gate = pass, around = pass } = hooks;
       const json = express.json({ limit: o.config.http.body_limit, type: () => true });
       for (const [name, cfg] of Object.entries(a2a.agents)) {
         const agent = new A2ADownstream(name, cfg, log);
@@ -67,7 +74,7 @@ export function createA2AGateway(o: A2AGatewayOptions): A2AGateway {
         // The SDK checks the requested version and the agent's capabilities against the card; no screening needed.
         const servedCard = () => cardFor(publicBase ?? 'http://quadguard.invalid', undefined);
         const path = agentPath(name);
-        app.get(`${path}/.well-known/agent-card.json`, auth, async (req: Request, res: Response) => {
+        app.get(`${path}/.well-known/agent-card.json`, gate, auth, async (req: Request, res: Response) => {
           try {
             const card = await cardFor(publicBase ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`, o.screen);
             res.setHeader('Cache-Control', 'no-cache');
@@ -77,8 +84,8 @@ export function createA2AGateway(o: A2AGatewayOptions): A2AGateway {
             sendJsonRpcError(res, 502, -32603, errorMessage(err));
           }
         });
-        app.use(`${path}/rest`, auth, json, restHandler({ requestHandler: new GuardedAgentHandler(deps, agent, 'rest', servedCard), userBuilder, legacyCompat }));
-        app.use(path, auth, json, jsonRpcHandler({ requestHandler: new GuardedAgentHandler(deps, agent, 'jsonrpc', servedCard), userBuilder, legacyCompat }));
+        app.use(`${path}/rest`, gate, auth, json, around, restHandler({ requestHandler: new GuardedAgentHandler(deps, agent, 'rest', servedCard), userBuilder, legacyCompat }));
+        app.use(path, gate, auth, json, around, jsonRpcHandler({ requestHandler: new GuardedAgentHandler(deps, agent, 'jsonrpc', servedCard), userBuilder, legacyCompat }));
       }
       // Anything else under /a2a: an unknown agent (after authentication, so names are not disclosed to strangers).
       app.use('/a2a', auth, (req: Request, res: Response) => {
