@@ -27,6 +27,7 @@ import { healthRoutes, watchStore } from '../ops/health.js';
 import { LiveGuard, type GuardGeneration } from '../ops/live-guard.js';
 import { createServiceMetrics, meteredGuard, type ServiceMetrics } from '../ops/metrics.js';
 import { createReload, writePidFile } from '../ops/reload.js';
+import { serviceStatus } from '../ops/service-status.js';
 import { startTracing, type Tracing } from '../ops/tracing.js';
 import { createInstructionsScreen, createListingScreen, createToolScreen, type ListingScreen } from '../guard/tool-screen.js';
 import type { CompiledBook } from '../policy/compiled.js';
@@ -217,14 +218,16 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
     });
     // The live view (issue #7) under /ui on the same listener, unless --no-ui; without a policy nothing is recorded.
     // On a PostgreSQL store the view reads the shared chain: it shows the decisions of every replica.
-    const ui = opts.ui === false || loaded.config.policy === undefined ? undefined : liveViewForProxy(loaded, logger, process.env, configured.book, configured.store);
+    const servers = () => [...proxy.pool.servers].map(([server, d]) => ({ server, state: d.state, required: loaded.config.servers[server]?.required ?? false }));
+    const ops = serviceStatus({ ...(storeWatch ? { store: storeWatch.check } : {}), servers, reload: reload.last, draining: () => drain.draining, ...(metrics ? { metrics } : {}) });
+    const ui = opts.ui === false || loaded.config.policy === undefined ? undefined : liveViewForProxy(loaded, logger, process.env, configured.book, configured.store, ops);
     if (ui) (proxy as { close: () => Promise<void> }).close = ((c) => () => c().finally(() => ui.close()))(proxy.close);
     // The A2A proxy (docs/a2a.md) under /a2a on the same listener, guarded by the same guard, when agents are configured.
     const a2a = Object.keys(loaded.config.a2a.agents).length > 0 ? await a2aGatewayFor(loaded, proxy.guard, configured, logger) : undefined;
     let listener: HttpUpstream | undefined;
     const health = healthRoutes({
       ...(storeWatch ? { store: storeWatch.check } : {}),
-      servers: () => [...proxy.pool.servers].map(([server, d]) => ({ server, state: d.state, required: loaded.config.servers[server]?.required ?? false })),
+      servers,
       draining: () => drain.draining,
       ...(metrics ? { metrics } : {}),
       allowed: opsAccess(loaded.config.http.ops_access, auth!.handler),

@@ -9,6 +9,7 @@ import { newToken } from './auth.js';
 import type { CompiledBook } from '../policy/compiled.js';
 import { policyInfo } from './rules.js';
 import { mountLiveView } from './server.js';
+import type { ServiceStatus } from '../ops/service-status.js';
 
 /** The live view as `quadguard serve --http` mounts it under /ui on the proxy's own listener. */
 export interface ProxyLiveView {
@@ -31,6 +32,7 @@ export function liveViewForProxy(
   env: NodeJS.ProcessEnv = process.env,
   book?: CompiledBook,
   guardStore?: GuardStore,
+  ops?: () => Promise<ServiceStatus>,
 ): ProxyLiveView {
   const owned = guardStore ? undefined : openStore(loaded.config.store, logger);
   const store: GuardStore = guardStore ?? toGuardStore(owned!);
@@ -41,7 +43,7 @@ export function liveViewForProxy(
   return {
     token,
     extraRoutes(app) {
-      unmount = mountLiveView(app, { store, token, allowedHosts: loaded.config.http.allowed_hosts, logger, policy: policyInfo(book), ...(pollMs ? { pollMs } : {}) });
+      unmount = mountLiveView(app, { store, token, allowedHosts: loaded.config.http.allowed_hosts, logger, policy: policyInfo(book), ...(pollMs ? { pollMs } : {}), ...(ops ? { ops } : {}) });
     },
     announce(l, out = process.stderr) {
       const host = l.host === '0.0.0.0' || l.host === '::' ? '127.0.0.1' : l.host.includes(':') ? `[${l.host}]` : l.host;
