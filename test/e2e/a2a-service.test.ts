@@ -134,6 +134,19 @@ describe('e2e: the A2A proxy as a service', () => {
     expect((await failure(ann.sendMessage(send(HELD_TEXT)))).message).toContain('Held for approval by QuadGuard');
   }, 60_000);
 
+  it("the live view's service state shows the store, the servers, the last reload and counters", async () => {
+    const res = await fetch(`${proxy.url}/ui/api/ops`, { headers: { Authorization: `Bearer ${UI_TOKEN}` } });
+    expect(res.status).toBe(200);
+    const ops = (await res.json()) as { store: { ok: boolean }; servers: Array<{ server: string; state: string }>; reload: { ok: boolean; hash: string; at: number } | null; counters: Array<{ name: string; value: number }> };
+    expect(ops.store).toEqual({ ok: true });
+    expect(ops.servers).toEqual([{ server: 'mail', state: 'ready', required: false }]);
+    // The reload of the first test, with the hash of the book now in use.
+    expect(ops.reload).toMatchObject({ ok: true });
+    expect(ops.reload!.hash).toMatch(/^[0-9a-f]{16,}$/);
+    expect(ops.counters.find((c) => c.name === 'decisions denied')!.value).toBeGreaterThan(0);
+    expect((await fetch(`${proxy.url}/ui/api/ops`)).status).toBe(401);
+  });
+
   it('`quadguard reload` without a running proxy says so', async () => {
     const missing = await runCli(['reload', '--pid-file', join(sb.dir, 'no-such.pid')]);
     expect(missing.code).not.toBe(0);
