@@ -1,6 +1,7 @@
 import { AgentCard } from '@a2a-js/sdk';
 import { jsonRpcHandler, restHandler, type UserBuilder } from '@a2a-js/sdk/server/express';
-import express, { type Application, type Request, type RequestHandler, type Response } from 'express';
+import { legacyAgentCardRouter } from '@a2a-js/sdk/compat/v0_3/server/express';
+import express, { type Application, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../core/log.js';
 import type { Guard } from '../core/types.js';
@@ -74,15 +75,26 @@ export function createA2AGateway(o: A2AGatewayOptions): A2AGateway {
         // The SDK checks the requested version and the agent's capabilities against the card; no screening needed.
         const servedCard = () => cardFor(publicBase ?? 'http://quadguard.invalid', undefined);
         const path = agentPath(name);
-        app.get(`${path}/.well-known/agent-card.json`, gate, auth, async (req: Request, res: Response) => {
+        // The card: v1.0 for callers that say `A2A-Version: 1.0` (the SDK's v1 client does), the v0.3 shape (url,
+        // preferredTransport, additionalInterfaces) for v0.3 callers, who send no version (the SDK's own rule).
+        app.use(`${path}/.well-known/agent-card.json`, gate, auth, async (req: Request, res: Response, next: NextFunction) => {
+          if (req.method !== 'GET' || (req.path !== '/' && req.path !== '')) return next();
+          let card: AgentCard;
           try {
-            const card = await cardFor(publicBase ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`, o.screen);
-            res.setHeader('Cache-Control', 'no-cache');
-            res.json(AgentCard.toJSON(card));
+            card = await cardFor(publicBase ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`, o.screen);
           } catch (err) {
             log.warn({ agent: name, err: errorMessage(err) }, 'a2a card not served');
-            sendJsonRpcError(res, 502, -32603, errorMessage(err));
+            return sendJsonRpcError(res, 502, -32603, errorMessage(err));
           }
+          const version = (req.get('A2A-Version') ?? '').trim();
+          const legacy = version === '' || /^0\.3(\.\d+)?$/.test(version);
+          res.append('Vary', 'A2A-Version');
+          if (legacy && a2a.v0_3) return legacyAgentCardRouter({ agentCardProvider: () => Promise.resolve(card), cache: { maxAge: 0 } })(req, res, next);
+          if (legacy && version !== '') {
+            return sendJsonRpcError(res, 400, -32009, `QuadGuard serves A2A agent "${name}" to v1.0 callers only (A2A-Version: 1.0): v0.3 callers are refused by this config; set a2a.v0_3: true in the QuadGuard config to accept them.`);
+          }
+          res.setHeader('Cache-Control', 'no-cache');
+          return void res.json(AgentCard.toJSON(card));
         });
         app.use(`${path}/rest`, gate, auth, json, around, restHandler({ requestHandler: new GuardedAgentHandler(deps, agent, 'rest', servedCard), userBuilder, legacyCompat }));
         app.use(path, gate, auth, json, around, jsonRpcHandler({ requestHandler: new GuardedAgentHandler(deps, agent, 'jsonrpc', servedCard), userBuilder, legacyCompat }));
