@@ -9,6 +9,7 @@ import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Message, SendMessageRequest } from '@a2a-js/sdk';
+import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type CryptoKey as JoseKey } from 'jose';
 import YAML from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/demos/kit.js';
@@ -21,6 +22,8 @@ const UI_TOKEN = 'ui-token-0123456789abcdef';
 /** What the rule added by the reload holds for a person's approval. */
 const HELD_TEXT = 'The launch plan for Friday is attached; please review it.';
 const BURST = 12;
+const ISSUER = 'https://idp.example.test/';
+const AUDIENCE = 'quadguard-a2a-e2e';
 
 const send = (text: string) => SendMessageRequest.fromJSON({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }] } });
 const textOf = (r: unknown) => ((r as Message).parts ?? []).map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
@@ -84,12 +87,19 @@ describe('e2e: the A2A proxy as a service', () => {
   let late: A2AAgentProcess | undefined;
   let latePort = 0;
   let proxy: HttpProxy;
+  let key: { privateKey: JoseKey; publicKey: JoseKey };
+  let otherKey: { privateKey: JoseKey; publicKey: JoseKey };
+  const sign = (claims: Record<string, unknown>, opts: { aud?: string; exp?: string | number; k?: JoseKey } = {}) =>
+    new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer(ISSUER).setAudience(opts.aud ?? AUDIENCE).setIssuedAt().setExpirationTime(opts.exp ?? '5m').sign(opts.k ?? key.privateKey);
   const at = (name: string) => `${proxy.url}/a2a/${name}`;
   const as = (who: (typeof AGENTS)[number], name = 'helper') => a2aClient(`${at(name)}/`, { token: tokenOf(who) });
 
   beforeAll(async () => {
     agent = await startA2AAgent();
     latePort = await freePort();
+    key = await generateKeyPair('ES256');
+    otherKey = await generateKeyPair('ES256');
+    writeFileSync(join(sb.dir, 'jwks.json'), JSON.stringify({ keys: [{ ...(await exportJWK(key.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] }));
     cpSync(join(ROOT, 'policies', 'default'), book, { recursive: true });
     const cfg = writeConfig(sb.dir, {
       servers: { mail: server('mail', '--inbox', sb.inbox, '--outbox', sb.outbox) },
@@ -97,6 +107,8 @@ describe('e2e: the A2A proxy as a service', () => {
       store,
       agents: Object.fromEntries(AGENTS.map((a) => [a, { token: { value: tokenOf(a) } }])),
       guard: { watcher: { burst_threshold: BURST, burst_window_ms: 5000 } },
+      // Callers may also prove themselves with a JWT signed by a key of this JWKS file.
+      http: { jwt: { jwks_file: 'jwks.json', issuer: ISSUER, audience: AUDIENCE, algorithms: ['ES256'] } },
       a2a: { agents: { helper: { url: agent.url }, late: { url: `http://127.0.0.1:${latePort}`, timeout_ms: 5000 } } },
     });
     proxy = await startHttpProxy(cfg, { QUADGUARD_UI_TOKEN: UI_TOKEN }, ['--pid-file', pidFile]);
@@ -179,6 +191,32 @@ describe('e2e: the A2A proxy as a service', () => {
     const slowed = answers.filter((a) => a.status === 'rejected' && /Slowed by QuadGuard/.test(String((a.reason as Error).message)));
     expect(slowed.length, JSON.stringify(answers.map((a) => (a.status === 'rejected' ? (a.reason as Error).message.slice(0, 80) : 'ok')))).toBeGreaterThan(0);
     expect(textOf(await (await as('dee')).sendMessage(send('hello')))).toBe('echo: hello');
+  }, 30_000);
+
+  it('accepts a JWT from the JWKS file on A2A and names the agent; refuses expired, wrong-audience, wrong-key and alg:none tokens', async () => {
+    const viaJwt = await a2aClient(`${at('helper')}/`, { token: await sign({ sub: 'dee', jti: 'a2a-1' }) });
+    expect(textOf(await viaJwt.sendMessage(send('signed hello')))).toBe('echo: signed hello');
+    const tail = await runCli(['audit', 'tail', '-n', '20', '--json', '--store', store]);
+    const rows = tail.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { agent: string; kind: string; source: string; rationale: string });
+    expect(rows.find((r) => r.source === 'auth:jwt'), tail.stdout + tail.stderr).toMatchObject({ agent: 'dee' });
+    expect(rows.find((r) => r.source === 'auth:jwt')!.rationale).toContain(ISSUER);
+
+    const refused = {
+      expired: await sign({ sub: 'dee' }, { exp: Math.floor(Date.now() / 1000) - 3600 }),
+      audience: await sign({ sub: 'dee' }, { aud: 'someone-else' }),
+      key: await sign({ sub: 'dee' }, { k: otherKey.privateKey }),
+      none: new UnsecuredJWT({ sub: 'dee' }).setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('5m').encode(),
+    };
+    for (const [what, token] of Object.entries(refused)) {
+      const r = await fetch(at('helper'), {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'content-type': 'application/json', 'A2A-Version': '1.0' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'hi' }] } } }),
+      });
+      const body = await r.text();
+      expect(r.status, `${what}: ${body}`).toBe(401);
+      expect(body).not.toMatch(/quadguard-a2a-e2e|idp\.example|k1/);
+    }
   }, 30_000);
 
   it('starts with an agent whose card cannot be read, answers a clear error for it, and uses it once it is up', async () => {
