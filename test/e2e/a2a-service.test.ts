@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/demos/kit.js';
 import { a2aClient, startA2AAgent, type A2AAgentProcess } from '../support/a2a.js';
 import { makeSandbox, ROOT, server, startHttpProxy, waitFor, writeConfig, type HttpProxy } from '../support/proxy-harness.js';
+import { openStream } from '../ui/support.js';
 
 const AGENTS = ['ann', 'ben', 'cai', 'dee', 'eve'] as const;
 const tokenOf = (name: (typeof AGENTS)[number]) => `${name}-token-0123456789abcdef`;
@@ -43,39 +44,6 @@ async function freePort(): Promise<number> {
   const port = (s.address() as { port: number }).port;
   await new Promise<void>((r) => s.close(() => r()));
   return port;
-}
-
-/** Reads the live view's event stream until `want` matches a decision (or `ms` pass); returns the rows seen. */
-async function streamedDecisions(url: string, after: number, want: (row: Record<string, unknown>) => boolean, ms = 10_000): Promise<Array<Record<string, unknown>>> {
-  const ac = new AbortController();
-  const timer = setTimeout(() => ac.abort(), ms);
-  const rows: Array<Record<string, unknown>> = [];
-  try {
-    const res = await fetch(`${url}/ui/api/stream?after=${after}`, { headers: { Authorization: `Bearer ${UI_TOKEN}` }, signal: ac.signal });
-    expect(res.status).toBe(200);
-    const reader = res.body!.getReader();
-    let buf = '';
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buf += Buffer.from(value).toString('utf8');
-      let end: number;
-      while ((end = buf.indexOf('\n\n')) >= 0) {
-        const frame = buf.slice(0, end);
-        buf = buf.slice(end + 2);
-        if (!frame.startsWith('event: decision')) continue;
-        const row = JSON.parse(frame.split('\n').find((l) => l.startsWith('data: '))!.slice(6)) as Record<string, unknown>;
-        rows.push(row);
-        if (want(row)) return rows;
-      }
-    }
-  } catch (err) {
-    if ((err as Error).name !== 'AbortError') throw err;
-  } finally {
-    clearTimeout(timer);
-    ac.abort();
-  }
-  return rows;
 }
 
 describe('e2e: the A2A proxy as a service', () => {
@@ -175,7 +143,14 @@ describe('e2e: the A2A proxy as a service', () => {
     const ben = await as('ben');
     const err = await failure(ben.sendMessage(send('inject-answer')));
     expect(err.message).toContain('Blocked by QuadGuard: the answer of A2A agent helper to SendMessage was not allowed');
-    const rows = await streamedDecisions(proxy.url, first, (r) => r.agent === 'ben' && r.kind === 'tool_result');
+    const stream = await openStream(`${proxy.url}/ui/api/stream?after=${first}`, { Authorization: `Bearer ${UI_TOKEN}` });
+    const decisions = () => stream.events.filter((e) => e.event === 'decision').map((e) => e.data as Record<string, unknown>);
+    try {
+      await stream.until(() => decisions().some((r) => r.agent === 'ben' && r.kind === 'tool_result'), 10_000);
+    } finally {
+      stream.close();
+    }
+    const rows = decisions();
     expect(rows.find((r) => r.agent === 'ben' && r.kind === 'message')).toMatchObject({ decision: 'allow' });
     expect(rows.find((r) => r.agent === 'ben' && r.kind === 'tool_result')).toMatchObject({ decision: 'deny', server: 'a2a:helper', tool: 'SendMessage' });
 
