@@ -1,30 +1,7 @@
+import type { ReloadOutcome, ServiceStatus } from '../ui/service-status.js';
 import type { ServiceMetrics } from './metrics.js';
 
-/** How the last reload ended (`quadguard reload`, SIGHUP). */
-export interface ReloadOutcome {
-  /** When it ended, ms since the epoch. */
-  at: number;
-  ok: boolean;
-  /** The book hash now in use (after a good reload). */
-  hash?: string;
-  /** Why it failed (the running book was kept). */
-  why?: string;
-}
-
-/**
- * What the live view shows of the service (`GET /ui/api/ops`): whether the store answers, each server's state,
- * the last reload, whether it drains, and a few counters read from the metrics registry. The browser's copy of this
- * shape is `ServiceStatus` in src/ui/client/types.ts.
- */
-export interface ServiceStatus {
-  store: { ok: boolean; reason?: string } | null;
-  servers: Array<{ server: string; state: string; required: boolean }>;
-  reload: ReloadOutcome | null;
-  draining: boolean;
-  /** Totals since start, by name (labels summed, except decisions by allow/deny). */
-  counters: Array<{ name: string; value: number }>;
-  now: number;
-}
+export type { ReloadOutcome, ServiceStatus } from '../ui/service-status.js';
 
 export interface ServiceSources {
   store?: () => Promise<{ ok: boolean; reason?: string }>;

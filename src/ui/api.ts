@@ -10,7 +10,7 @@ import { FAVICON_SVG, PAGE_HTML } from './page.js';
 import { kindsView } from './kinds.js';
 import { liveScript } from './script.js';
 import { policyInfo, type PolicyInfo } from './rules.js';
-import type { ServiceStatus } from '../ops/service-status.js';
+import type { ServiceStatus } from './service-status.js';
 
 const KINDS_VIEW = kindsView();
 

@@ -9,7 +9,7 @@ import { newToken } from './auth.js';
 import type { CompiledBook } from '../policy/compiled.js';
 import { policyInfo } from './rules.js';
 import { mountLiveView } from './server.js';
-import type { ServiceStatus } from '../ops/service-status.js';
+import type { ServiceStatus } from './service-status.js';
 
 /** The live view as `quadguard serve --http` mounts it under /ui on the proxy's own listener. */
 export interface ProxyLiveView {
