@@ -13,9 +13,8 @@ export interface ReloadOutcome {
 
 /**
  * What the live view shows of the service (`GET /ui/api/ops`, built by src/ops/service-status.ts): whether the
- * store answers, each server's state,
- * the last reload, whether it drains, and a few counters read from the metrics registry. The browser's copy of this
- * shape is `ServiceStatus` in src/ui/client/types.ts.
+ * store answers, each server's state, the last reload, whether it drains, and a few counters read from the metrics
+ * registry. The browser's copy of this shape is `ServiceStatus` in src/ui/client/types.ts.
  */
 export interface ServiceStatus {
   store: { ok: boolean; reason?: string } | null;
