@@ -26,6 +26,7 @@ import { decide } from '../proxy/decide.js';
 import type { A2ADownstream } from './downstream.js';
 import { AgentUnavailableError, fromDownstream, GuardDeniedError, type Binding } from './errors.js';
 import { read, type A2AReading } from './read.js';
+import { StreamedArtifacts } from './stream-text.js';
 
 /** The calling agent, as the HTTP front end's bearer authentication proved it. */
 export class Caller implements User {
@@ -195,11 +196,13 @@ export class GuardedAgentHandler implements A2ARequestHandler {
 
   /**
    * Passes a stream's events on one at a time, each checked before it is passed on; the first one denied ends the
-   * stream there with the denial (an error event), and the rest of the agent's stream is not read.
+   * stream there with the denial (an error event), and the rest of the agent's stream is not read. A chunk appended
+   * to a streamed artifact is read with the artifact's text so far (`stream-text.ts`).
    */
   private async *guardStream(caller: Caller, method: string, contextId: string, open: (client: Awaited<ReturnType<A2ADownstream['connect']>>['client']) => AsyncGenerator<StreamResponse, void, undefined>): AsyncGenerator<StreamResponse, void, undefined> {
     const { client } = await this.connect();
     const upstream = open(client);
+    const artifacts = new StreamedArtifacts();
     let context = contextId;
     try {
       while (true) {
@@ -213,7 +216,10 @@ export class GuardedAgentHandler implements A2ARequestHandler {
         const event = next.value;
         context = contextOfEvent(event) || context;
         this.agent.own(taskOfEvent(event), caller.agent);
-        yield await this.checkAnswer(caller, method, sessionOf(caller, this.agent.name, context), read().event(event), event);
+        const reading = read().event(event);
+        const soFar = artifacts.follow(event);
+        if (soFar) reading.streamedSoFar(soFar);
+        yield await this.checkAnswer(caller, method, sessionOf(caller, this.agent.name, context), reading, event);
       }
     } finally {
       // Stops reading the agent's stream when the caller went away or an event was withheld.

@@ -1,11 +1,13 @@
 import { AgentCard } from '@a2a-js/sdk';
 import { jsonRpcHandler, restHandler, type UserBuilder } from '@a2a-js/sdk/server/express';
-import express, { type Application, type Request, type RequestHandler, type Response } from 'express';
+import { legacyAgentCardRouter } from '@a2a-js/sdk/compat/v0_3/server/express';
+import express, { type Application, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../core/log.js';
 import type { Guard } from '../core/types.js';
 import type { DecisionRecorder } from '../proxy/context.js';
 import { sendJsonRpcError, type RequestIdentity } from '../proxy/http-auth.js';
+import type { FrontEndHooks } from '../proxy/http-upstream.js';
 import { agentPath, rewriteCard, type CardScreen } from './card.js';
 import { A2ADownstream } from './downstream.js';
 import { errorMessage } from '../core/errors.js';
@@ -29,8 +31,12 @@ export interface A2AGatewayOptions {
 
 /** The A2A proxy's routes, mounted on the HTTP front end by its `extraRoutes` hook. */
 export interface A2AGateway {
-  /** Mounts `/a2a/<name>/…` on `app`, behind the front end's authentication `auth`. */
-  mount(app: Application, hooks: { auth: RequestHandler }): void;
+  /**
+   * Mounts `/a2a/<name>/…` on `app` behind the front end's hooks, as /mcp: the drain `gate` (503 while stopping),
+   * authentication `auth`, and `around` after the body is read (it binds the request to the guard generation it
+   * started with, so a reload swaps the book for new A2A requests while a running stream keeps its own).
+   */
+  mount(app: Application, hooks: Partial<FrontEndHooks> & { auth: RequestHandler }): void;
 }
 
 /**
@@ -58,7 +64,9 @@ export function createA2AGateway(o: A2AGatewayOptions): A2AGateway {
   };
 
   return {
-    mount(app, { auth }) {
+    mount(app, hooks) {
+      const pass: RequestHandler = (_req, _res, next) => next();
+      const { auth, gate = pass, around = pass } = hooks;
       const json = express.json({ limit: o.config.http.body_limit, type: () => true });
       for (const [name, cfg] of Object.entries(a2a.agents)) {
         const agent = new A2ADownstream(name, cfg, log);
@@ -67,18 +75,29 @@ export function createA2AGateway(o: A2AGatewayOptions): A2AGateway {
         // The SDK checks the requested version and the agent's capabilities against the card; no screening needed.
         const servedCard = () => cardFor(publicBase ?? 'http://quadguard.invalid', undefined);
         const path = agentPath(name);
-        app.get(`${path}/.well-known/agent-card.json`, auth, async (req: Request, res: Response) => {
+        // The card: v1.0 for callers that say `A2A-Version: 1.0` (the SDK's v1 client does), the v0.3 shape (url,
+        // preferredTransport, additionalInterfaces) for v0.3 callers, who send no version (the SDK's own rule).
+        app.use(`${path}/.well-known/agent-card.json`, gate, auth, async (req: Request, res: Response, next: NextFunction) => {
+          if (req.method !== 'GET' || (req.path !== '/' && req.path !== '')) return next();
+          let card: AgentCard;
           try {
-            const card = await cardFor(publicBase ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`, o.screen);
-            res.setHeader('Cache-Control', 'no-cache');
-            res.json(AgentCard.toJSON(card));
+            card = await cardFor(publicBase ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`, o.screen);
           } catch (err) {
             log.warn({ agent: name, err: errorMessage(err) }, 'a2a card not served');
-            sendJsonRpcError(res, 502, -32603, errorMessage(err));
+            return sendJsonRpcError(res, 502, -32603, errorMessage(err));
           }
+          const version = (req.get('A2A-Version') ?? '').trim();
+          const legacy = version === '' || /^0\.3(\.\d+)?$/.test(version);
+          res.append('Vary', 'A2A-Version');
+          if (legacy && a2a.v0_3) return legacyAgentCardRouter({ agentCardProvider: () => Promise.resolve(card), cache: { maxAge: 0 } })(req, res, next);
+          if (legacy && version !== '') {
+            return sendJsonRpcError(res, 400, -32009, `QuadGuard serves A2A agent "${name}" to v1.0 callers only (A2A-Version: 1.0): v0.3 callers are refused by this config; set a2a.v0_3: true in the QuadGuard config to accept them.`);
+          }
+          res.setHeader('Cache-Control', 'no-cache');
+          return void res.json(AgentCard.toJSON(card));
         });
-        app.use(`${path}/rest`, auth, json, restHandler({ requestHandler: new GuardedAgentHandler(deps, agent, 'rest', servedCard), userBuilder, legacyCompat }));
-        app.use(path, auth, json, jsonRpcHandler({ requestHandler: new GuardedAgentHandler(deps, agent, 'jsonrpc', servedCard), userBuilder, legacyCompat }));
+        app.use(`${path}/rest`, gate, auth, json, around, restHandler({ requestHandler: new GuardedAgentHandler(deps, agent, 'rest', servedCard), userBuilder, legacyCompat }));
+        app.use(path, gate, auth, json, around, jsonRpcHandler({ requestHandler: new GuardedAgentHandler(deps, agent, 'jsonrpc', servedCard), userBuilder, legacyCompat }));
       }
       // Anything else under /a2a: an unknown agent (after authentication, so names are not disclosed to strangers).
       app.use('/a2a', auth, (req: Request, res: Response) => {

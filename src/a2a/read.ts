@@ -98,6 +98,22 @@ export class A2AReading {
     return this.artifactUpdate(p.value);
   }
 
+  /**
+   * The text of a streamed artifact so far (its earlier chunks and this one, `stream-text.ts`), read as one block so
+   * that instructions split over chunks are read whole. Its earlier part already went out: a redaction that masks
+   * only this chunk is written back through the chunk's own fields; one that reaches into the earlier part cannot
+   * be, and the event is withheld.
+   */
+  streamedSoFar(whole: { earlier: string; text: string }): this {
+    this.slots.push({
+      block: { type: 'text', text: whole.text },
+      write: (b) => {
+        if (!textOf(b).startsWith(whole.earlier)) throw new Error('the redaction reaches into chunks of the artifact that were already passed on');
+      },
+    });
+    return this;
+  }
+
   /** A message or a task, as SendMessage answers. */
   result(r: Message | Task): this {
     return 'messageId' in r ? this.message(r) : this.task(r);
@@ -163,6 +179,15 @@ export class A2AReading {
       },
     });
   }
+}
+
+/** The text a part carries (text, URL, data as JSON, bytes decoded when they are text); no names or metadata. */
+export function partText(p: Part): string {
+  const c = p.content;
+  if (!c) return '';
+  if (c.$case === 'text' || c.$case === 'url') return c.value;
+  if (c.$case === 'data') return JSON.stringify(c.value ?? null);
+  return blobText(Buffer.from(c.value).toString('base64'), p.mediaType || undefined);
 }
 
 function textOf(b: ContentBlock): string {

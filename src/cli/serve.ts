@@ -20,20 +20,21 @@ import type { Guard } from '../core/types.js';
 import { buildGuard, type BuiltGuard } from '../guard/build.js';
 import { GUARD_STAGES } from '../guard/stages/index.js';
 import type { ForwardedRequest } from '../proxy/downstream.js';
-import type { HttpUpstream } from '../proxy/http-upstream.js';
+import type { FrontEndHooks, HttpUpstream } from '../proxy/http-upstream.js';
 import { chain, createAuth, opsAccess, storeGauges, type ServiceAuth } from '../ops/auth.js';
 import { createDrain } from '../ops/drain.js';
 import { healthRoutes, watchStore } from '../ops/health.js';
 import { LiveGuard, type GuardGeneration } from '../ops/live-guard.js';
 import { createServiceMetrics, meteredGuard, type ServiceMetrics } from '../ops/metrics.js';
 import { createReload, writePidFile } from '../ops/reload.js';
+import { serviceStatus } from '../ops/service-status.js';
 import { startTracing, type Tracing } from '../ops/tracing.js';
 import { createInstructionsScreen, createListingScreen, createToolScreen, type ListingScreen } from '../guard/tool-screen.js';
 import type { CompiledBook } from '../policy/compiled.js';
 import type { InstructionsHook, ToolsListedHook } from '../proxy/pool.js';
 import type { DecisionRecorder } from '../proxy/context.js';
 import type { A2AGateway, CardScreen } from '../a2a/index.js';
-import type { Application, RequestHandler } from 'express';
+import type { Application } from 'express';
 
 /** In serve mode stdout is the protocol: everything console prints goes to stderr instead. */
 export function redirectConsoleToStderr(): void {
@@ -217,14 +218,16 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
     });
     // The live view (issue #7) under /ui on the same listener, unless --no-ui; without a policy nothing is recorded.
     // On a PostgreSQL store the view reads the shared chain: it shows the decisions of every replica.
-    const ui = opts.ui === false || loaded.config.policy === undefined ? undefined : liveViewForProxy(loaded, logger, process.env, configured.book, configured.store);
+    const servers = () => [...proxy.pool.servers].map(([server, d]) => ({ server, state: d.state, required: loaded.config.servers[server]?.required ?? false }));
+    const ops = serviceStatus({ ...(storeWatch ? { store: storeWatch.check } : {}), servers, reload: reload.last, draining: () => drain.draining, ...(metrics ? { metrics } : {}) });
+    const ui = opts.ui === false || loaded.config.policy === undefined ? undefined : liveViewForProxy(loaded, logger, process.env, configured.book, configured.store, ops);
     if (ui) (proxy as { close: () => Promise<void> }).close = ((c) => () => c().finally(() => ui.close()))(proxy.close);
     // The A2A proxy (docs/a2a.md) under /a2a on the same listener, guarded by the same guard, when agents are configured.
     const a2a = Object.keys(loaded.config.a2a.agents).length > 0 ? await a2aGatewayFor(loaded, proxy.guard, configured, logger) : undefined;
     let listener: HttpUpstream | undefined;
     const health = healthRoutes({
       ...(storeWatch ? { store: storeWatch.check } : {}),
-      servers: () => [...proxy.pool.servers].map(([server, d]) => ({ server, state: d.state, required: loaded.config.servers[server]?.required ?? false })),
+      servers,
       draining: () => drain.draining,
       ...(metrics ? { metrics } : {}),
       allowed: opsAccess(loaded.config.http.ops_access, auth!.handler),
@@ -238,7 +241,7 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
       listener = await proxy.serveHttp({
         port: opts.http,
         ...(opts.host !== undefined ? { host: opts.host } : {}),
-        extraRoutes: (app: Application, hooks: { auth: RequestHandler }) => {
+        extraRoutes: (app: Application, hooks: FrontEndHooks) => {
           health(app);
           ui?.extraRoutes(app);
           a2a?.mount(app, hooks);
@@ -315,6 +318,20 @@ export function wrapServerKey(command: string, args: string[]): string {
   return key.length > 0 ? key : 'wrapped';
 }
 
+/** The pid `serve --pid-file` wrote; a clear error when there is none (no proxy was started with that file). */
+function readPidFile(file: string): number {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist' : (err as Error).message;
+    throw new ConfigError('config_unreadable', `reload: cannot read the pid file ${file}: ${why}; is a proxy running that was started with \`quadguard serve --http PORT --pid-file ${file}\`?`, { cause: err });
+  }
+  const pid = Number(text.trim());
+  if (!Number.isInteger(pid) || pid <= 0) throw new ConfigError('config_invalid', `reload: the pid file ${file} holds no process id (${JSON.stringify(text.trim().slice(0, 40))}); it is written by \`quadguard serve --pid-file ${file}\``);
+  return pid;
+}
+
 function parsePort(v: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`--http: "${v}" is not a port number`);
@@ -350,11 +367,15 @@ export function registerServeCommands(program: Command): void {
     .option('--pid <pid>', 'the process id of the proxy', (v) => Number(v))
     .option('--pid-file <file>', 'the file `serve --pid-file` wrote')
     .action((o: { pid?: number; pidFile?: string }) => {
-      const pid = o.pid ?? (o.pidFile ? Number(readFileSync(o.pidFile, 'utf8').trim()) : NaN);
+      const pid = o.pid ?? (o.pidFile ? readPidFile(o.pidFile) : NaN);
       if (!Number.isInteger(pid) || pid <= 0) throw new ConfigError('config_invalid', 'reload: give the proxy\'s --pid, or the --pid-file that `serve --pid-file` wrote');
       try {
         process.kill(pid, 'SIGHUP');
       } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        const from = o.pidFile ? ` (read from ${o.pidFile}: the proxy stopped and left it behind?)` : '';
+        if (code === 'ESRCH') throw new ConfigError('config_invalid', `reload: no process ${pid} is running${from}; start the proxy with \`quadguard serve --http PORT --pid-file FILE\`, or give the --pid of the running one`, { cause: err });
+        if (code === 'EPERM') throw new ConfigError('config_invalid', `reload: process ${pid} belongs to another user; run reload as the user that runs the proxy`, { cause: err });
         throw new ConfigError('config_invalid', `reload: cannot signal process ${pid}: ${(err as Error).message} (is the proxy running?)`, { cause: err });
       }
       process.stdout.write(`sent SIGHUP to ${pid}: the proxy logs "reloaded" or why the old book was kept\n`);

@@ -6,6 +6,7 @@ import type { Logger } from '../core/log.js';
 import type { GuardStore } from '../store/engine.js';
 import type { ServiceAuth } from './auth.js';
 import type { ServiceMetrics } from './metrics.js';
+import type { ReloadOutcome } from './service-status.js';
 
 /** What a reload acts on. */
 export interface Reloadable {
@@ -28,9 +29,10 @@ export function createReload(
   metrics: ServiceMetrics | undefined,
   loadOpts: { tokens?: boolean },
   auth: ServiceAuth | undefined,
-): () => Promise<boolean> {
+): (() => Promise<boolean>) & { last(): ReloadOutcome | undefined } {
   const log = logger.child({ mod: 'reload' });
   let running: Promise<boolean> | undefined;
+  let last: ReloadOutcome | undefined;
   const audit = (decision: 'allow' | 'deny', rationale: string) =>
     void target.store?.audit
       .append({ agent: 'quadguard', kind: 'admin', tool: 'reload', decision, rationale, source: 'reload' })
@@ -52,6 +54,7 @@ export function createReload(
         log.warn('the servers or the listener changed in the config: they take effect at the next restart');
       }
       metrics?.reload('ok');
+      last = { at: Date.now(), ok: true, hash };
       log.info({ policy: fresh.config.policy, hash: hash.slice(0, 12) }, 'reloaded: new requests use the new policy book');
       audit('allow', `configuration and policy book reloaded (book ${hash.slice(0, 12)})`);
       void pool.recheckTools().catch(() => {});
@@ -59,13 +62,15 @@ export function createReload(
     } catch (err) {
       const why = errorMessage(err);
       metrics?.reload('failed');
+      last = { at: Date.now(), ok: false, why: why.slice(0, 500) };
       log.error({ err: why }, 'reload failed: the running policy book is kept');
       audit('deny', `reload refused, running policy book kept: ${why.slice(0, 1500)}`);
       return false;
     }
   };
   // Two signals close together run one after the other, never interleaved.
-  return () => (running = (running ?? Promise.resolve(true)).then(once, once));
+  const run = () => (running = (running ?? Promise.resolve(true)).then(once, once));
+  return Object.assign(run, { last: () => last });
 }
 
 /** Writes this process's id, for `quadguard reload --pid-file`. */

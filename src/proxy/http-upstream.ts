@@ -23,15 +23,23 @@ export interface HttpUpstream {
   close(): Promise<void>;
 }
 
+/** What routes that serve agents run, as /mcp does: the drain gate, authentication, and `around` (after the body). */
+export interface FrontEndHooks {
+  gate: RequestHandler;
+  auth: RequestHandler;
+  around: RequestHandler;
+}
+
 /** What the service layer (src/ops/) adds to the HTTP front end; every part optional. */
 export interface HttpFrontEndOptions {
   port: number;
   host?: string | undefined;
   /**
    * Other routes on the same listener (the live view, health and metrics, the A2A proxy), behind Host-header
-   * validation; `auth` is the front end's authentication, for routes that serve agents.
+   * validation; `auth` is the front end's authentication, `gate` and `around` the ones /mcp runs, for routes that
+   * serve agents.
    */
-  extraRoutes?: (app: Application, hooks: { auth: RequestHandler }) => void;
+  extraRoutes?: (app: Application, hooks: FrontEndHooks) => void;
   /** Runs first on /mcp, /sse and /messages (drain: 503 while stopping). */
   gate?: RequestHandler;
   /** Authentication (default: `bearerAuth` of the agents' static tokens); `configured`: it can refuse anyone. */
@@ -165,8 +173,8 @@ export async function startHttpUpstream(
   });
 
   // Other routes on the same listener (the live view under /ui, the A2A proxy under /a2a), behind the same Host-header
-  // validation; `auth` is this front end's authentication, for routes that serve agents.
-  opts.extraRoutes?.(app, { auth });
+  // validation; the hooks are /mcp's, for routes that serve agents.
+  opts.extraRoutes?.(app, { gate, auth, around });
 
   // Body-parser failures become JSON-RPC errors, never Express's HTML pages.
   app.use((err: { type?: string; status?: number; message?: string }, _req: Request, res: Response, _next: NextFunction) => {

@@ -42,7 +42,24 @@ export interface GuardStore {
   close(): Promise<void>;
 }
 
+/** What a watcher of new audit rows is told. */
+export interface AuditWatchHandlers {
+  /** A row was appended (by any process on the store); its id when the notification carried it. */
+  onRow(id: number | undefined): void;
+  /** Listening started (`true`), or was lost (`false`, with why): the caller polls until it is back. */
+  onState(listening: boolean, why?: string): void;
+}
+
+export interface AuditWatcher {
+  close(): void;
+}
+
 export interface AuditApi {
+  /**
+   * Follows new rows as they are committed by any process (PostgreSQL: LISTEN/NOTIFY on a dedicated connection);
+   * absent where the engine cannot (SQLite: readers poll).
+   */
+  watch?(handlers: AuditWatchHandlers): AuditWatcher;
   append(entry: AuditEntry): Promise<{ id: number; auditId: string; hash: string }>;
   get(id: number | string): Promise<AuditRow | undefined>;
   interaction(id: number): Promise<InteractionRecord | undefined>;

@@ -10,6 +10,7 @@ import { FAVICON_SVG, PAGE_HTML } from './page.js';
 import { kindsView } from './kinds.js';
 import { liveScript } from './script.js';
 import { policyInfo, type PolicyInfo } from './rules.js';
+import type { ServiceStatus } from './service-status.js';
 
 const KINDS_VIEW = kindsView();
 
@@ -23,6 +24,8 @@ const KINDS_VIEW = kindsView();
  *   GET  /ui/favicon.svg              the icon
  *   GET  /ui/api/decisions?after=N    audit rows with id > N (at most `limit`, default 200)
  *   GET  /ui/api/decisions/:id        { decision (audit row), interaction (masked, capped), masked, truncated }
+ *   GET  /ui/api/ops                  the service's state (store, servers, last reload, counters) when the view runs
+ *                                     inside `serve --http`; 404 beside a stdio proxy (`quadguard ui`)
  *   GET  /ui/api/stream?after=N       Server-Sent Events: `decision` (audit row, SSE id = row id), `agent`,
  *                                     `approval`, `pin`; resumes from `Last-Event-ID`; `: ping` every 15 s
  *   POST /ui/api/agents/:agent/release            lift quarantine (audited)
@@ -44,6 +47,8 @@ export interface LiveViewOptions {
   logger?: Logger;
   /** Rule texts and the policy's identity, to explain decisions (default: the proxy's own rules only). */
   policy?: PolicyInfo;
+  /** The service's state (`serve --http`: src/ops/service-status.ts); absent beside a stdio proxy. */
+  ops?: () => Promise<ServiceStatus>;
 }
 
 /** The router plus its feed (closed with `close`). */
@@ -140,6 +145,10 @@ export function createLiveViewRouter(opts: LiveViewOptions): LiveViewRouter {
       }
     }
     res.json({ decision: row, interaction, masked: rec?.masked ?? false, truncated: rec?.truncated ?? false });
+  });
+  router.get('/ui/api/ops', async (_req, res) => {
+    if (!opts.ops) return void res.status(404).json({ error: 'no service state here: this live view runs beside a stdio proxy (quadguard ui); the one of `serve --http` shows it' });
+    res.json(await opts.ops());
   });
   router.get('/ui/api/decisions', async (req, res) => {
     const after = intParam(req.query.after, 0);

@@ -2,7 +2,7 @@ import { errorMessage } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/log.js';
 import type { Approval } from '../store/approvals.js';
 import type { AuditRow } from '../store/audit-schema.js';
-import type { GuardStore } from '../store/engine.js';
+import type { AuditWatcher, GuardStore } from '../store/engine.js';
 import type { Pin } from '../store/pins.js';
 import type { ThreatState } from '../store/state.js';
 
@@ -13,6 +13,11 @@ import type { ThreatState } from '../store/state.js';
  * so the same poll shows the decisions of every replica (a quarter second behind at most, by default). Each tick
  * reads audit rows with `id > cursor`, the agents' threat state, approvals changed since the last tick, and the
  * tools awaiting approval; a tick still running when the next is due is not overlapped.
+ *
+ * On PostgreSQL the feed also LISTENs for the NOTIFY every audit append sends (`store.audit.watch`, one dedicated
+ * connection): a new row of any replica starts a tick at once, and the poll becomes a slow backstop
+ * (`listeningPollMs`). When the LISTEN is lost (a backend terminated, the database restarted) the feed logs it and
+ * polls at `pollMs` until it listens again.
  */
 
 /** One event of the stream. `decision` carries an audit row and its id (the SSE `id:` used to resume). */
@@ -23,8 +28,10 @@ export type LiveEvent =
   | { event: 'pin'; data: Pin };
 
 export interface LiveFeedOptions {
-  /** Poll interval, ms (default 250). */
+  /** Poll interval, ms (default 250); on PostgreSQL, while the LISTEN is lost. */
   pollMs?: number;
+  /** Poll interval while new rows are notified (PostgreSQL LISTEN), ms: a backstop (default: 5000, or pollMs if longer). */
+  listeningPollMs?: number;
   /** Rows sent per tick per subscriber at most (default 500); the rest follow on the next ticks. */
   batch?: number;
   logger?: Logger;
@@ -50,9 +57,15 @@ export class LiveFeed {
   /** The baseline of the current listening period, read before the first diff. */
   private ready: Promise<void> = Promise.resolve();
   private busy = false;
+  /** A notification came while a tick ran: run another when it ends. */
+  private again = false;
+  private readonly listeningPollMs: number;
+  private watcher: AuditWatcher | undefined;
+  private listening = false;
 
   constructor(private readonly store: GuardStore, opts: LiveFeedOptions = {}) {
     this.pollMs = Math.max(20, opts.pollMs ?? 250);
+    this.listeningPollMs = Math.max(this.pollMs, opts.listeningPollMs ?? 5000);
     this.batch = Math.max(1, opts.batch ?? 500);
     this.log = (opts.logger ?? silentLogger()).child({ mod: 'ui' });
   }
@@ -70,23 +83,55 @@ export class LiveFeed {
     if (this.subs.size === 0) this.ready = this.baseline().catch((err: unknown) => this.log.warn({ err: errorMessage(err) }, 'live view baseline failed'));
     const sub: Subscriber = { cursor: Math.max(0, afterId), send };
     this.subs.add(sub);
-    this.timer ??= setInterval(() => void this.tick(), this.pollMs);
-    this.timer.unref?.();
+    if (!this.timer) this.schedule();
+    this.watcher ??= this.store.audit.watch?.({ onRow: () => this.wake(), onState: (on, why) => this.listenState(on, why) });
     queueMicrotask(() => void this.deliverRows().catch(() => {}));
     return () => {
       this.subs.delete(sub);
-      if (this.subs.size === 0 && this.timer) {
-        clearInterval(this.timer);
-        this.timer = undefined;
-      }
+      if (this.subs.size === 0) this.stop();
     };
   }
 
-  /** Stops polling and drops every subscriber. */
+  /** Whether new rows arrive by notification now (PostgreSQL LISTEN), rather than by the poll alone. */
+  get notified(): boolean {
+    return this.listening;
+  }
+
+  /** Stops polling and listening, and drops every subscriber. */
   close(): void {
     this.subs.clear();
+    this.stop();
+  }
+
+  private stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    this.watcher?.close();
+    this.watcher = undefined;
+    this.listening = false;
+  }
+
+  /** (Re)starts the poll at the interval the listening state asks for. */
+  private schedule(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = setInterval(() => void this.tick(), this.listening ? this.listeningPollMs : this.pollMs);
+    this.timer.unref?.();
+  }
+
+  private listenState(on: boolean, why?: string): void {
+    if (this.subs.size === 0) return;
+    this.listening = on;
+    if (on) this.log.info({ backstopMs: this.listeningPollMs }, 'live view follows new audit rows by LISTEN/NOTIFY');
+    else this.log.warn({ err: why, pollMs: this.pollMs }, 'live view lost its LISTEN connection: polling until it is back');
+    this.schedule();
+    // Rows committed while nobody listened were not notified: catch up now.
+    this.wake();
+  }
+
+  /** Runs a tick now, or right after the one running. */
+  private wake(): void {
+    if (this.busy) this.again = true;
+    else void this.tick();
   }
 
   /** Remembers the current agents, pins and approvals, so only later changes become events. */
@@ -116,6 +161,10 @@ export class LiveFeed {
       this.log.warn({ err: errorMessage(err) }, 'live view poll failed');
     } finally {
       this.busy = false;
+    }
+    if (this.again && this.subs.size > 0) {
+      this.again = false;
+      void this.tick();
     }
   }
 

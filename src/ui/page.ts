@@ -34,6 +34,7 @@ export const PAGE_HTML = `<!doctype html>
   #counts { display: flex; flex-wrap: wrap; gap: 6px; margin-left: auto; font-size: 12px; }
   #counts span { background: #2c3a4b; color: #fff; border-radius: 10px; padding: 2px 8px; white-space: nowrap; }
   #counts span.hot { background: var(--deny); }
+  #service li.bad .sub, #service li.bad .name { color: var(--deny); }
   main { display: grid; grid-template-columns: minmax(300px, 400px) minmax(0, 1fr); gap: 14px; padding: 14px 16px; }
   section { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 12px 14px; min-width: 0; }
   section h2 { font-size: 13px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); margin: 0 0 8px; }
@@ -120,6 +121,7 @@ export const PAGE_HTML = `<!doctype html>
     <section id="approvals-section" aria-labelledby="approvals-h"><h2 id="approvals-h">Held calls awaiting approval</h2><ul class="items" id="approvals"></ul><p class="empty" id="approvals-empty">none</p></section>
     <section id="quarantine-section" aria-labelledby="quarantine-h"><h2 id="quarantine-h">Quarantined agents</h2><ul class="items" id="quarantined"></ul><p class="empty" id="quarantined-empty">none</p></section>
     <section id="pins-section" aria-labelledby="pins-h"><h2 id="pins-h">Changed tools awaiting approval</h2><ul class="items" id="pins"></ul><p class="empty" id="pins-empty">none</p></section>
+    <section id="service-section" aria-labelledby="service-h" hidden><h2 id="service-h">Service</h2><ul class="items" id="service"></ul></section>
     <section id="threat-section" aria-labelledby="threat-h"><h2 id="threat-h">Threat level by agent</h2>
       <p class="legend"><b>τ (tau)</b>: an agent's threat score, 0 to 1, raised by policy violations and injected content (request bursts are slowed, not scored), and decaying while it behaves. Its <b>level</b> 0–4 is τ in bands (green 0–1, amber 2, red 3–4); at level 4 the agent is quarantined until a person releases it. All charts share one time axis (UTC); the level holds until the next change.</p>
       <p class="legend">Vertical axis: threat level 0–4. Horizontal axis: time (UTC), the same for every agent.</p><div id="threat"></div><p class="empty" id="threat-empty">no agents yet</p></section>

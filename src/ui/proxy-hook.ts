@@ -1,5 +1,6 @@
 import type { Application } from 'express';
 import type { LoadedConfig } from '../config/load.js';
+import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import { openStore } from '../store/db.js';
 import type { GuardStore } from '../store/engine.js';
@@ -8,6 +9,7 @@ import { newToken } from './auth.js';
 import type { CompiledBook } from '../policy/compiled.js';
 import { policyInfo } from './rules.js';
 import { mountLiveView } from './server.js';
+import type { ServiceStatus } from './service-status.js';
 
 /** The live view as `quadguard serve --http` mounts it under /ui on the proxy's own listener. */
 export interface ProxyLiveView {
@@ -30,16 +32,18 @@ export function liveViewForProxy(
   env: NodeJS.ProcessEnv = process.env,
   book?: CompiledBook,
   guardStore?: GuardStore,
+  ops?: () => Promise<ServiceStatus>,
 ): ProxyLiveView {
   const owned = guardStore ? undefined : openStore(loaded.config.store, logger);
   const store: GuardStore = guardStore ?? toGuardStore(owned!);
+  const pollMs = pollFromEnv(env.QUADGUARD_UI_POLL_MS);
   const fromEnv = env.QUADGUARD_UI_TOKEN;
   const token = fromEnv && fromEnv.length >= 16 ? fromEnv : newToken();
   let unmount: (() => void) | undefined;
   return {
     token,
     extraRoutes(app) {
-      unmount = mountLiveView(app, { store, token, allowedHosts: loaded.config.http.allowed_hosts, logger, policy: policyInfo(book) });
+      unmount = mountLiveView(app, { store, token, allowedHosts: loaded.config.http.allowed_hosts, logger, policy: policyInfo(book), ...(pollMs ? { pollMs } : {}), ...(ops ? { ops } : {}) });
     },
     announce(l, out = process.stderr) {
       const host = l.host === '0.0.0.0' || l.host === '::' ? '127.0.0.1' : l.host.includes(':') ? `[${l.host}]` : l.host;
@@ -51,4 +55,15 @@ export function liveViewForProxy(
       owned?.close();
     },
   };
+}
+
+/**
+ * `QUADGUARD_UI_POLL_MS`: how often the live view polls the store (default 250 ms; on PostgreSQL only while its
+ * LISTEN connection is lost, new rows being notified otherwise).
+ */
+function pollFromEnv(v: string | undefined): number | undefined {
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 20 || n > 3_600_000) throw new ConfigError('config_invalid', `QUADGUARD_UI_POLL_MS=${JSON.stringify(v)}: give the live view's poll interval in milliseconds, an integer from 20 to 3600000 (default 250)`);
+  return n;
 }

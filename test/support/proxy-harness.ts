@@ -133,7 +133,9 @@ export async function waitFor(fn: () => boolean | Promise<boolean>, ms = 10_000,
  * stdout once it listens; its port, and a stop that waits for its exit.
  */
 export async function startPortServer(script: string, args: readonly string[], what: string): Promise<{ port: number; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'servers', `${script}.js`), '--port', '0', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  // Any free port, unless `args` name one (a test that starts a server late on a port it reserved).
+  const port0 = args.includes('--port') ? [] : ['--port', '0'];
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'servers', `${script}.js`), ...port0, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));

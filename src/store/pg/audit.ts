@@ -5,21 +5,23 @@ import { AUDIT_COLUMNS, auditFields, parseRow, rowHash, rowValues } from '../aud
 import { dbHeadMac, HeadAnchor, macEqual, readHead, rowMac, type AuditKey } from '../audit-key.js';
 import { formatAuditId, parseAuditId, type AuditEntry, type AuditRow } from '../audit-schema.js';
 import { bodyDigest, type InteractionRecord } from '../audit-interaction.js';
-import type { AuditApi } from '../engine.js';
+import type { AuditApi, AuditWatchHandlers, AuditWatcher } from '../engine.js';
 import { inline, type PgDb, type Query } from './connection.js';
+import { AUDIT_CHANNEL } from './notify.js';
 
 const PAGE = 500;
 const PLACEHOLDERS = AUDIT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
 const N = AUDIT_COLUMNS.length;
 /**
  * One statement writes the row, its interaction and the new chain head (a data-modifying CTE), so an append is
- * two round trips: BEGIN + lock of the head, then this with COMMIT.
+ * two round trips: BEGIN + lock of the head, then this with COMMIT. It notifies `quadguard_audit` with the row's id
+ * (delivered at commit, to the live views that LISTEN: pg/notify.ts).
  */
 const INSERT = `WITH a AS (INSERT INTO audit (${AUDIT_COLUMNS.join(', ')}) VALUES (${PLACEHOLDERS}) RETURNING id),
   b AS (INSERT INTO audit_body (digest, body) SELECT $${N + 6}::text, $${N + 2}::text WHERE $${N + 6}::text IS NOT NULL ON CONFLICT (digest) DO NOTHING),
   i AS (INSERT INTO audit_interaction (id, body, masked, truncated, body_digest) SELECT id, NULL, $${N + 3}::int, $${N + 4}::int, $${N + 6}::text FROM a WHERE $${N + 1}::boolean),
   h AS (UPDATE audit_head SET id = $1::bigint, hash = $${N - 1}::text, mac = $${N + 5}::text WHERE one)
-  SELECT id FROM a`;
+  SELECT id, pg_notify('${AUDIT_CHANNEL}', id::text) FROM a`;
 const LOCK_HEAD = 'SELECT id, hash FROM audit_head WHERE one FOR UPDATE';
 
 /**
@@ -166,6 +168,10 @@ export class PgAuditLog implements AuditApi {
     const body = rec?.body ?? null;
     params.push(rec !== undefined, body, rec?.masked ? 1 : 0, rec?.truncated ? 1 : 0, this.key ? dbHeadMac(this.key, id, hash) : null, body !== null ? bodyDigest(body) : null);
     return { id, hash, params };
+  }
+
+  watch(h: AuditWatchHandlers): AuditWatcher {
+    return this.db.watch(h);
   }
 
   async get(id: number | string): Promise<AuditRow | undefined> {

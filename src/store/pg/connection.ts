@@ -4,6 +4,8 @@ import type { Logger } from '../../core/log.js';
 import { redactUrl } from '../location.js';
 import { MIGRATIONS } from '../migrations.js';
 import { faultReason, reportStoreFault } from '../faults.js';
+import type { AuditWatchHandlers, AuditWatcher } from '../engine.js';
+import { watchAudit } from './notify.js';
 
 export { redactUrl } from '../location.js';
 
@@ -192,6 +194,11 @@ export class PgDb {
       }
       return { from, to: MIGRATIONS.length };
     });
+  }
+
+  /** Follows new audit rows on a connection of its own (LISTEN/NOTIFY, notify.ts), with the pool's settings. */
+  watch(h: AuditWatchHandlers): AuditWatcher {
+    return watchAudit({ ...this.pool.options }, this.log, h);
   }
 
   async close(): Promise<void> {

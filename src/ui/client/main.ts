@@ -13,8 +13,9 @@ import { byId } from './dom.js';
 import { showDrawer, wireDrawer } from './drawer.js';
 import { addAgentOption, addDecision, counts, incoming, onlyAgent, refilter, wireFeed } from './feed.js';
 import { renderQuarantine, tickApprovals, upsertAgent, upsertApproval, upsertPin } from './panels.js';
+import { renderService } from './service.js';
 import { LiveState } from './state.js';
-import type { Agent, Approval, Pin, Snapshot } from './types.js';
+import type { Agent, Approval, Pin, ServiceStatus, Snapshot } from './types.js';
 
 function status(text: string, cls = ''): void {
   const s = byId('status');
@@ -99,9 +100,22 @@ async function start(): Promise<void> {
     renderQuarantine(state, api);
     state.chartsDirty = true;
     listen();
+    refreshService();
   } catch (err) {
     if (api.token) state.hooks.failed(err);
   }
+}
+
+/** The service panel, every few seconds while the page is open; hidden (and no longer asked) without the route. */
+let serviceShown = true;
+function refreshService(): void {
+  if (!serviceShown || !api.token) return;
+  api.call<ServiceStatus>('GET', '/ops').then(renderService, (err: unknown) => {
+    // Beside a stdio proxy there is no service state; any other failure keeps the last state shown.
+    if (!String(err instanceof Error ? err.message : err).startsWith('no service state')) return;
+    serviceShown = false;
+    renderService(null);
+  });
 }
 
 function frame(): void {
@@ -119,6 +133,7 @@ byId('token-input').addEventListener('keydown', (e) => {
 wireFeed(state);
 wireDrawer(state);
 setInterval(() => tickApprovals(state, api), 1000);
+setInterval(refreshService, 5000);
 setInterval(() => {
   state.chartsDirty = true;
   if (Number(byId<HTMLSelectElement>('f-time').value) > 0) refilter(state);

@@ -109,3 +109,13 @@ export interface DecisionDetail {
   interaction: { arguments?: unknown; content?: unknown; sender?: string; recipient?: string } | null;
   truncated?: boolean;
 }
+
+/** `GET /ui/api/ops` (src/ops/service-status.ts): the service's state, when the view runs inside `serve --http`. */
+export interface ServiceStatus {
+  store: { ok: boolean; reason?: string } | null;
+  servers: Array<{ server: string; state: string; required: boolean }>;
+  reload: { at: number; ok: boolean; hash?: string; why?: string } | null;
+  draining: boolean;
+  counters: Array<{ name: string; value: number }>;
+  now: number;
+}
