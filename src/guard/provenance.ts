@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { contentText, stringLeaves } from '../core/fields.js';
 import type { FlowFacts, FlowSource, Steering } from '../core/flow.js';
 import type { Logger } from '../core/log.js';
-import { reversed, steeringValues, valuesIn, normaliseValue, type FoundValue } from '../core/text/steering-values.js';
+import { normaliseAmount, reversed, steeringValues, valuesIn, normaliseValue, type FoundValue } from '../core/text/steering-values.js';
 import { rot13, unwrapViews } from '../core/text/readings.js';
 import { contentOf, serverOf, type Decision, type Interaction } from '../core/types.js';
 import type { FlowStore } from '../store/flow.js';
@@ -26,6 +26,8 @@ import type { ProvenanceOptions } from './options.js';
 const FREE_ARG = /(?:^|[^a-z])(?:body|content|text|message|msg|subject|title|description|desc|comment|note|notes|summary|caption|memo|reason|html|markdown|prompt|query|keywords?)(?:$|[^a-z])/i;
 /** Arguments that are a command or code (kept whole as a command value too). */
 const COMMAND_ARG = /(?:^|[^a-z])(?:command|cmd|script|code|shell|line)(?:$|[^a-z])/i;
+/** Arguments that are an amount of money: a plain number in one is an amount (`amount: 250`, `total: "1.000,00"`). */
+const AMOUNT_ARG = /(?:^|[^a-z])(?:amount|amt|value|sum|total|price|cost|fee)(?:$|[^a-z])/i;
 /** Texts longer than this are not read backwards or in rot13 (the plain and decoded readings still are). */
 const MAX_SHIFTED_READING = 256 * 1024;
 
@@ -75,6 +77,8 @@ export class ProvenanceStage {
       const whole = leaf.text.trim();
       if (COMMAND_ARG.test(field)) found.push({ kind: 'command', normalised: normaliseValue('command', whole)!, start: 0, end: whole.length });
       if (/^[\w-]{4,64}$/.test(whole) && /[a-z]/i.test(whole)) found.push({ kind: 'id', normalised: whole.toLowerCase(), start: 0, end: whole.length });
+      const amount = AMOUNT_ARG.test(field) ? normaliseAmount(whole) : undefined;
+      if (amount !== undefined) found.push({ kind: 'amount', normalised: amount, start: 0, end: whole.length });
       for (const v of found) wanted.set(h(valueKey(v.kind, v.normalised)), { by: 'value', argument: field, what: mask(v.normalised) });
     }
     const qualified = `${i.server}__${i.tool}`;
