@@ -164,7 +164,7 @@ const children: ChildProcess[] = [];
 async function httpServer(command: string, args: string[], port: number): Promise<URL> {
   const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, QUADGUARD_LOG_LEVEL: 'warn' } });
   children.push(child);
-  await waitForHttp(`http://127.0.0.1:${port}/mcp`);
+  await waitForHttp(`http://127.0.0.1:${port}/mcp`, 90_000); // seven front ends start at once on a shared machine
   return new URL(`http://127.0.0.1:${port}/mcp`);
 }
 const stdio = (c: { command: string; args: string[] }) =>

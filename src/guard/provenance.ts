@@ -62,7 +62,7 @@ export class ProvenanceStage {
   private actions(): ActionIndex | undefined {
     const cat = this.deps.capabilities.catalogue();
     if (cat.size > this.deps.options.max_tools) return undefined;
-    if (this.index?.version !== cat.version) this.index = { size: cat.size, version: cat.version, index: new ActionIndex(cat.tools()) };
+    if (this.index?.version !== cat.version) this.index = { size: cat.size, version: cat.version, index: new ActionIndex(cat.tools(), { similarity: this.deps.options.action_similarity }) };
     return this.index.index;
   }
 
