@@ -128,7 +128,7 @@ export const ProvenanceOptionsSchema = z.strictObject({
   /** Tools of the catalogue matched against untrusted requests at most; a larger catalogue fails closed likewise. */
   max_tools: z.number().int().positive().default(500),
   /**
-   * The local embedder's cosine at or above which an untrusted sentence that names one of a tool's name words asks
+   * The local embedder's cosine at or above which an untrusted sentence that names the verb of a tool's name asks
    * for that tool, beside the stems (calibrated on the dev trajectories); above 1 turns this signal off.
    */
   action_similarity: z.number().min(0).max(2).default(DEFAULT_ACTION_SIMILARITY),
