@@ -18,7 +18,6 @@ import { DEFAULT_ACTION_SIMILARITY } from './options.js';
  * `The23andMeUpdateData`). A sentence that only mentions what the tool acts on ("emails arrive late") is not.
  */
 
-
 export type { CatalogueTool };
 
 /** Words that name no action or object (function words, and verbs every read tool has). */
@@ -57,10 +56,11 @@ export interface ActionIndexOptions {
 /** One embedder for every index: it is deterministic and holds no state between texts. */
 const embedder = new LocalEmbedder();
 
-/** `AugustSmartLockGrantGuestAccess`, `send_email` as words. */
-function spacedName(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2').replace(/[_.-]+/g, ' ');
-}
+/**
+ * Sentences longer than this are not embedded: a request is a sentence, and a long line (a table, a blob) would only
+ * dilute the cosine while costing a comparison with every tool that shares its verb.
+ */
+const MAX_EMBEDDED_SENTENCE = 500;
 
 /** An index of a catalogue's tools by their tokens, built once per catalogue. */
 export class ActionIndex {
@@ -111,7 +111,7 @@ export class ActionIndex {
         if (found.has(i)) continue;
         const x = this.tools[i]!;
         if (n >= x.need || (n >= 1 && n >= x.need - 1 && (extraHits.get(i) ?? 0) >= 2)) found.add(i);
-        else if (actHits.has(i) && this.similarity <= 1) {
+        else if (actHits.has(i) && this.similarity <= 1 && sentence.length <= MAX_EMBEDDED_SENTENCE) {
           vector ??= embedder.embedSparse(sentence);
           if (this.vectorsOf(x).some((v) => sparseDot(vector!, v) >= this.similarity)) found.add(i);
         }
@@ -123,7 +123,7 @@ export class ActionIndex {
   /** A tool's words embedded, kept with the index (one index per catalogue): its name, and its name with its description. */
   private vectorsOf(x: Indexed): SparseVector[] {
     if (!x.vectors) {
-      const name = spacedName(x.tool.name);
+      const name = nameWords(x.tool.name).join(' ');
       x.vectors = [embedder.embedSparse(name), ...(x.tool.description ? [embedder.embedSparse(`${name}. ${x.tool.description}`)] : [])];
     }
     return x.vectors;
