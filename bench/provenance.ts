@@ -2,8 +2,9 @@
  * Provenance at its bounds (docs/provenance.md), in process over a SQLite file: what `record` costs for an untrusted
  * read of a 20 KB page against a catalogue of 500 tools (the `max_tools` bound; stems and the embedder signal), for a
  * read with 2,048 steering values (the `max_values_per_read` bound) and for one with 100,000 (past it: kept up to the
- * bound, the identity marked overflowed), and what `inspect` costs for a consequential call after them. Medians of
- * `--rounds`, each round a different text (a new session and agent). Whether past-the-bound reads fail closed is
+ * bound, the identity marked overflowed), and what a consequential call costs after them: the whole pipeline, with
+ * provenance on and, beside it, the same book with provenance off (the difference is what provenance adds). Medians
+ * of `--rounds`, each round a different text (a new session and agent). Whether past-the-bound reads fail closed is
  * checked by test/provenance/provenance.test.ts, not here.
  *
  *   npx tsx bench/provenance.ts [--rounds 5]
@@ -24,20 +25,25 @@ const OBJECTS = ['message', 'invoice', 'repository', 'calendar event', 'guest ac
 
 const dir = mkdtempSync(join(tmpdir(), 'qg-bench-provenance-'));
 try {
-  const g = await buildGuard({ policy: join(ROOT, 'policies', 'default'), store: join(dir, 'state.db'), settings: { watcher: { quarantine: false, burst_threshold: 1e9 } } as never });
-  // 500 tools: the max_tools bound, each with a verb, an object and a one-line description.
-  g.capabilities.recordTools(
-    'svc',
-    Array.from({ length: 500 }, (_, k) => {
-      const verb = VERBS[k % VERBS.length]!;
-      const object = OBJECTS[Math.floor(k / VERBS.length) % OBJECTS.length]!;
-      return { name: `${verb}_${object.replace(/ /g, '_')}_${k}`, description: `${verb[0]!.toUpperCase()}${verb.slice(1)}s a ${object} in workspace ${k}.`, inputSchema: { type: 'object', properties: { target: {}, note: {} } } };
-    }),
-  );
+  const guard = async (name: string, enabled: boolean) => {
+    const g = await buildGuard({ policy: join(ROOT, 'policies', 'default'), store: join(dir, `${name}.db`), settings: { watcher: { quarantine: false, burst_threshold: 1e9 }, provenance: { enabled } } as never });
+    // 500 tools: the max_tools bound, each with a verb, an object and a one-line description.
+    g.capabilities.recordTools(
+      'svc',
+      Array.from({ length: 500 }, (_, k) => {
+        const verb = VERBS[k % VERBS.length]!;
+        const object = OBJECTS[Math.floor(k / VERBS.length) % OBJECTS.length]!;
+        return { name: `${verb}_${object.replace(/ /g, '_')}_${k}`, description: `${verb[0]!.toUpperCase()}${verb.slice(1)}s a ${object} in workspace ${k}.`, inputSchema: { type: 'object', properties: { target: {}, note: {} } } };
+      }),
+    );
+    return g;
+  };
+  const on = await guard('on', true);
+  const off = await guard('off', false);
   const page = (r: number) =>
     Array.from({ length: 160 }, (_, k) => `Paragraph ${k} of round ${r}: the team reviewed the ${OBJECTS[k % OBJECTS.length]} and will ${VERBS[k % VERBS.length]} it next week, see ref-${r}-${k}.`).join(' ');
   const listing = (r: number, n: number) => Array.from({ length: n }, (_, k) => `ref${r}x${k}_q`).join(' ');
-  const time = async (i: Interaction): Promise<number> => {
+  const time = async (g: typeof on, i: Interaction): Promise<number> => {
     const t = performance.now();
     await g.pipeline.check(i);
     return performance.now() - t;
@@ -51,20 +57,23 @@ try {
   ];
   console.log(`node ${process.version}; the whole pipeline (default book) per interaction, median of ${rounds} rounds; shared machine, figures are noisy`);
   for (const [name, text] of cases) {
-    const readMs: number[] = [];
-    const callMs: number[] = [];
+    const ms = { readOn: [] as number[], readOff: [] as number[], callOn: [] as number[], callOff: [] as number[] };
     let steered = '';
     for (let r = 0; r < rounds; r++) {
-      readMs.push(await time(read(r, name, text(r))));
-      const c = call(r, name);
+      // Taking turns, so a slow moment of the machine falls on both alike.
+      ms.readOff.push(await time(off, read(r, name, text(r))));
+      ms.readOn.push(await time(on, read(r, name, text(r))));
+      ms.callOff.push(await time(off, call(r, name)));
       const t = performance.now();
-      const d = await g.pipeline.check(c);
-      callMs.push(performance.now() - t);
+      const d = await on.pipeline.check(call(r, name));
+      ms.callOn.push(performance.now() - t);
       steered = (d.detail.provenance as { by?: string } | undefined)?.by ?? 'none';
     }
-    console.log(`${name.padEnd(34)} read ${median(readMs).toFixed(1).padStart(7)} ms   then a send: ${median(callMs).toFixed(1).padStart(6)} ms (provenance finding: ${steered})`);
+    const f = (xs: number[]) => median(xs).toFixed(1).padStart(7);
+    console.log(`${name.padEnd(34)} read ${f(ms.readOn)} ms (off ${f(ms.readOff)})   then a send ${f(ms.callOn)} ms (off ${f(ms.callOff)}); provenance finding: ${steered}`);
   }
-  await g.close();
+  await on.close();
+  await off.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
