@@ -1,5 +1,4 @@
 import { LocalEmbedder } from '../core/text/local-embedder.js';
-import { sparseDot } from '../core/text/sparse.js';
 import type { SparseVector } from '../core/text/types.js';
 import { nameWords, type CatalogueTool } from './capabilities.js';
 import { consequentialByName } from './consequential.js';
@@ -62,6 +61,19 @@ const embedder = new LocalEmbedder();
  */
 const MAX_EMBEDDED_SENTENCE = 500;
 
+/** `v` written into `into` (zeroed first), which is returned. */
+function denseInto(v: SparseVector, into: Float32Array): Float32Array {
+  into.fill(0);
+  for (let k = 0; k < v.indices.length; k++) into[v.indices[k]!] = v.values[k]!;
+  return into;
+}
+
+function dotDense(a: SparseVector, dense: Float32Array): number {
+  let s = 0;
+  for (let k = 0; k < a.indices.length; k++) s += a.values[k]! * dense[a.indices[k]!]!;
+  return s;
+}
+
 /** An index of a catalogue's tools by their tokens, built once per catalogue. */
 export class ActionIndex {
   private readonly tools: Indexed[] = [];
@@ -92,6 +104,7 @@ export class ActionIndex {
    */
   requested(text: string): CatalogueTool[] {
     const found = new Set<number>();
+    let dense: Float32Array | undefined;
     for (const sentence of text.split(/[.!?;。！？\n]+|',\s*'/u)) {
       const tokens = new Set(actionTokens(sentence));
       if (tokens.size < 2) continue;
@@ -106,14 +119,18 @@ export class ActionIndex {
           else extraHits.set(i, (extraHits.get(i) ?? 0) + 1);
         }
       }
-      let vector: SparseVector | undefined;
+      // The sentence dense, once: each tool's sparse vector is then dotted with it in the time of its own entries.
+      let embedded = false;
       for (const [i, n] of nameHits) {
         if (found.has(i)) continue;
         const x = this.tools[i]!;
         if (n >= x.need || (n >= 1 && n >= x.need - 1 && (extraHits.get(i) ?? 0) >= 2)) found.add(i);
         else if (actHits.has(i) && this.similarity <= 1 && sentence.length <= MAX_EMBEDDED_SENTENCE) {
-          vector ??= embedder.embedSparse(sentence);
-          if (this.vectorsOf(x).some((v) => sparseDot(vector!, v) >= this.similarity)) found.add(i);
+          if (!embedded) {
+            dense = denseInto(embedder.embedSparse(sentence), dense ?? new Float32Array(embedder.dims));
+            embedded = true;
+          }
+          if (this.vectorsOf(x).some((v) => dotDense(v, dense!) >= this.similarity)) found.add(i);
         }
       }
     }
