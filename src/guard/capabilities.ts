@@ -1,7 +1,14 @@
 import { compileGlob, type GlobMatcher } from '../core/glob.js';
 import type { CapabilityLabel, LabelOrigin } from '../core/flow.js';
 import { DEFAULT_READ_WORDS, DEFAULT_SEND_WORDS, type Capabilities } from '../policy/schema.js';
-import type { CatalogueTool } from './provenance-actions.js';
+
+/** A tool of the session's catalogue, in its own words (for action provenance, provenance-actions.ts). */
+export interface CatalogueTool {
+  server: string;
+  name: string;
+  description?: string;
+  args?: string[];
+}
 
 /** The words of a tool name: `GmailSendEmail`, `send_email`, `send-email` all give send and email. */
 export function nameWords(name: string): string[] {

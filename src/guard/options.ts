@@ -108,6 +108,13 @@ export const DataFlowOptionsSchema = z.strictObject({
 });
 export type DataFlowOptions = z.infer<typeof DataFlowOptionsSchema>;
 
+/**
+ * The local embedder's cosine at or above which an untrusted sentence naming one of a tool's name words asks for it
+ * (provenance-actions.ts). Calibrated on the dev trajectories: benign sentences that name a tool's word reach 0.20 at
+ * most, requests the stems miss 0.25–0.31.
+ */
+export const DEFAULT_ACTION_SIMILARITY = 0.25;
+
 /** Provenance (docs/provenance.md): values and requests from untrusted content, and the calls they steer. */
 export const ProvenanceOptionsSchema = z.strictObject({
   /** Off: untrusted reads are not kept and no call is found steered. */
@@ -120,6 +127,11 @@ export const ProvenanceOptionsSchema = z.strictObject({
   max_values_per_read: z.number().int().positive().default(2048),
   /** Tools of the catalogue matched against untrusted requests at most; a larger catalogue fails closed likewise. */
   max_tools: z.number().int().positive().default(500),
+  /**
+   * The local embedder's cosine at or above which an untrusted sentence that names the verb of a tool's name asks
+   * for that tool, beside the stems (calibrated on the dev trajectories); above 1 turns this signal off.
+   */
+  action_similarity: z.number().min(0).max(2).default(DEFAULT_ACTION_SIMILARITY),
 });
 export type ProvenanceOptions = z.infer<typeof ProvenanceOptionsSchema>;
 

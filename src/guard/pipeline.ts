@@ -14,7 +14,7 @@ import { DataFlowOptionsSchema, PipelineOptionsSchema, ProvenanceOptionsSchema }
 import { ProvenanceStage } from './provenance.js';
 import { GUARD_STAGES, newContext, runStages, type GuardEnv, type Stage } from './stages/index.js';
 import { CapabilityMap } from './capabilities.js';
-import type { Principals } from './principals.js';
+import { Principals } from './principals.js';
 import { DataFlowStage } from './dataflow.js';
 import { createTracker } from './tracker.js';
 import { createVerifier } from './verifier.js';
@@ -146,6 +146,7 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
     provenance: new ProvenanceStage({
       store: store.flow,
       capabilities,
+      principals: deps.principals ?? new Principals(),
       options: ProvenanceOptionsSchema.parse(options.provenance),
       ttlMs: DataFlowOptionsSchema.parse(options.flow).ttl_ms,
       now,

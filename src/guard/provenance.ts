@@ -2,12 +2,13 @@ import { createHmac } from 'node:crypto';
 import { contentText, stringLeaves } from '../core/fields.js';
 import type { FlowFacts, FlowSource, Steering } from '../core/flow.js';
 import type { Logger } from '../core/log.js';
-import { reversed, steeringValues, valuesIn, normaliseValue, type FoundValue } from '../core/text/steering-values.js';
+import { normaliseAmount, reversed, steeringValues, valuesIn, normaliseValue, type FoundValue } from '../core/text/steering-values.js';
 import { rot13, unwrapViews } from '../core/text/readings.js';
 import { KINDS } from '../core/kinds.js';
 import { contentOf, serverOf, toolOf, type Decision, type Interaction } from '../core/types.js';
 import type { FlowStore } from '../store/flow.js';
 import type { CapabilityMap } from './capabilities.js';
+import type { Principals } from './principals.js';
 import { consequentialOf, isUntrustedSource } from './consequential.js';
 import { ActionIndex } from './provenance-actions.js';
 import type { ProvenanceOptions } from './options.js';
@@ -15,8 +16,9 @@ import type { ProvenanceOptions } from './options.js';
 /**
  * The provenance stage (docs/provenance.md), beside data flow and over the same store:
  *
- * - `record` (after an allowed result of an untrusted source): keeps keyed hashes of the steering values third
- *   parties wrote in it (per field), and marks the session's tools it asks for, under the reading identity.
+ * - `record` (after an allowed result of an untrusted source, or a message another agent sends): keeps keyed hashes
+ *   of the steering values third parties wrote in it (per field), and marks the session's tools it asks for, under
+ *   the reading identity (a message's recipient).
  * - `inspect` (a consequential tool call, before predicates): looks up whether its steering arguments carry such a
  *   value, or whether untrusted content asked for this tool; the answer goes on `Interaction.flow.steered`.
  *
@@ -27,12 +29,16 @@ import type { ProvenanceOptions } from './options.js';
 const FREE_ARG = /(?:^|[^a-z])(?:body|content|text|message|msg|subject|title|description|desc|comment|note|notes|summary|caption|memo|reason|html|markdown|prompt|query|keywords?)(?:$|[^a-z])/i;
 /** Arguments that are a command or code (kept whole as a command value too). */
 const COMMAND_ARG = /(?:^|[^a-z])(?:command|cmd|script|code|shell|line)(?:$|[^a-z])/i;
+/** Arguments that are an amount of money: a plain number in one is an amount (`amount: 250`, `total: "1.000,00"`). */
+const AMOUNT_ARG = /(?:^|[^a-z])(?:amount|amt|value|sum|total|price|cost|fee)(?:$|[^a-z])/i;
 /** Texts longer than this are not read backwards or in rot13 (the plain and decoded readings still are). */
 const MAX_SHIFTED_READING = 256 * 1024;
 
 export interface ProvenanceDeps {
   store: FlowStore;
   capabilities: CapabilityMap;
+  /** Whom each agent acts for: a message from the recipient's principal is not untrusted. */
+  principals: Principals;
   options: ProvenanceOptions;
   ttlMs: number;
   now: () => number;
@@ -57,7 +63,7 @@ export class ProvenanceStage {
   private actions(): ActionIndex | undefined {
     const cat = this.deps.capabilities.catalogue();
     if (cat.size > this.deps.options.max_tools) return undefined;
-    if (this.index?.version !== cat.version) this.index = { size: cat.size, version: cat.version, index: new ActionIndex(cat.tools()) };
+    if (this.index?.version !== cat.version) this.index = { size: cat.size, version: cat.version, index: new ActionIndex(cat.tools(), { similarity: this.deps.options.action_similarity }) };
     return this.index.index;
   }
 
@@ -76,6 +82,8 @@ export class ProvenanceStage {
       const whole = leaf.text.trim();
       if (COMMAND_ARG.test(field)) found.push({ kind: 'command', normalised: normaliseValue('command', whole)!, start: 0, end: whole.length });
       if (/^[\w-]{4,64}$/.test(whole) && /[a-z]/i.test(whole)) found.push({ kind: 'id', normalised: whole.toLowerCase(), start: 0, end: whole.length });
+      const amount = AMOUNT_ARG.test(field) ? normaliseAmount(whole) : undefined;
+      if (amount !== undefined) found.push({ kind: 'amount', normalised: amount, start: 0, end: whole.length });
       for (const v of found) wanted.set(h(valueKey(v.kind, v.normalised)), { by: 'value', argument: field, what: mask(v.normalised) });
     }
     const qualified = `${i.server}__${i.tool}`;
@@ -111,7 +119,7 @@ export class ProvenanceStage {
     if (!this.deps.options.enabled || decision.decision !== 'allow') return;
     const content = contentOf(i);
     if (content === undefined) return;
-    const untrusted = this.untrustedRead(i);
+    const untrusted = this.untrustedReading(i);
     const h = await this.hash();
     const now = this.deps.now();
     const expires = now + this.deps.ttlMs;
@@ -123,8 +131,9 @@ export class ProvenanceStage {
       ...(serverOf(i) !== undefined ? { server: serverOf(i)! } : {}),
       ...(i.kind === 'tool_result' ? { tool: i.tool } : {}),
       ...('uri' in i && i.uri !== undefined ? { uri: i.uri } : {}),
+      ...(i.kind === 'message' ? { uri: `message from ${i.sender ?? i.agent}` } : {}),
     };
-    if (!untrusted) {
+    if (untrusted === undefined) {
       if (this.deps.options.trifecta && this.privateRead(i)) await this.deps.store.recordRead(i.agent, { ...base, id: `${base.id}#private` }, [h(`r\0${i.session}`)], expires);
       return;
     }
@@ -135,11 +144,12 @@ export class ProvenanceStage {
       if (!s) byField.set(field, (s = new Set()));
       s.add(hash);
     };
-    add('session', h(`u\0${i.session}`));
+    // The session marker (lethal trifecta) is the reader's own session; a message is read in the sender's.
+    if (untrusted.reader === i.agent) add('session', h(`u\0${i.session}`));
     const limit = this.deps.options.max_values_per_read;
     let overflow = false;
     const take = (values: FoundValue[], suffix = '') => {
-      for (const v of values) if (v.thirdParty) add(`${v.field}${suffix}`, h(valueKey(v.kind, v.normalised)));
+      for (const v of values) if (v.thirdParty || untrusted.everyValue) add(`${untrusted.everyValue ? untrusted.field : v.field}${suffix}`, h(valueKey(v.kind, v.normalised)));
     };
     const plain = steeringValues(text, limit);
     overflow ||= plain.overflow;
@@ -161,25 +171,51 @@ export class ProvenanceStage {
       for (const q of asked) add('text (request)', h(`a\0${q}`));
     }
     if (overflow) {
-      this.deps.logger.warn({ session: i.session, agent: i.agent }, 'an untrusted read held more steering values or tools than are kept; consequential calls of this identity are held (fail closed)');
+      this.deps.logger.warn({ session: i.session, agent: untrusted.reader }, 'an untrusted read held more steering values or tools than are kept; consequential calls of this identity are held (fail closed)');
       add('overflow', h('o\0'));
     }
     for (const [field, hashes] of byField) {
-      await this.deps.store.recordRead(i.agent, { ...base, id: `${base.id}#${field}`, uri: `${base.uri ?? base.tool ?? base.kind}#${field}` }, [...hashes], expires);
+      await this.deps.store.recordRead(untrusted.reader, { ...base, id: `${base.id}#${field}`, uri: `${base.uri ?? base.tool ?? base.kind}#${field}` }, [...hashes], expires);
     }
   }
 
-  /** Whether `i` brings untrusted data (the kinds table's `read_of`: a tool's by its labels, a server's always). */
-  private untrustedRead(i: Interaction): boolean {
-    const read = KINDS[i.kind].read_of;
-    const tool = toolOf(i);
-    if (read === 'tool') {
-      if (tool === undefined) return false;
-      const l = this.deps.capabilities.labelsOf(serverOf(i), tool);
-      return isUntrustedSource(l.labels, l.origin);
+  /**
+   * Whose untrusted read an interaction's content is, or undefined when it is trusted. `everyValue`: every value in
+   * it is a third party's, whatever its shape (a structured answer's fields are that party's too), kept as `field`.
+   *
+   * - A result of a tool labelled `untrusted_source` or of an unlabelled one, and every resource and prompt: read by
+   *   the calling identity. An A2A agent's answer (server `a2a:<name>`) is all that agent's writing.
+   * - A message another agent sends (guard_check_message, an A2A request): read by its recipient, all of it the
+   *   sender's writing. A message from the recipient's own principal (the person it acts for) is that person's word,
+   *   and one to the sender's principal is work handed back: neither is untrusted.
+   */
+  private untrustedReading(i: Interaction): { reader: string; everyValue: boolean; field: string } | undefined {
+    // What the interaction brings its receiver is the kinds table's `read_of`.
+    switch (KINDS[i.kind].read_of) {
+      case 'tool': {
+        const tool = toolOf(i);
+        if (tool === undefined) return undefined;
+        const server = serverOf(i);
+        const l = this.deps.capabilities.labelsOf(server, tool);
+        if (!isUntrustedSource(l.labels, l.origin)) return undefined;
+        // MCP server keys have no colon; `a2a:<name>` is an A2A agent's answer (core/flow.ts).
+        return { reader: i.agent, everyValue: (server ?? '').startsWith('a2a:'), field: 'answer' };
+      }
+      // Resources and prompts are whatever the server holds: untrusted unless the config says the server is trusted.
+      case 'server':
+        return { reader: i.agent, everyValue: false, field: 'text' };
+      case 'agent': {
+        if (i.kind !== 'message') return undefined;
+        const sender = i.sender ?? i.agent;
+        if (i.recipient === undefined || i.recipient === sender) return undefined;
+        const audience = this.deps.principals.audience(sender, i.recipient);
+        if (audience === 'principal' || audience === 'from_principal') return undefined;
+        return { reader: i.recipient, everyValue: true, field: 'content' };
+      }
+      default:
+        return undefined;
     }
-    // Resources and prompts are whatever the server holds: untrusted unless the config says the server is trusted.
-    return read === 'server';
+  }
   }
 
   /** Whether `i` brings private data by its tool's labels (the kinds table's `read_of`). */

@@ -9,7 +9,7 @@
  * field (`body`, `subject`, `description`, `review`, `comment`…) was written by whoever wrote that text.
  */
 
-export type SteeringKind = 'email' | 'domain' | 'iban' | 'number' | 'wallet' | 'id' | 'path' | 'command' | 'address';
+export type SteeringKind = 'email' | 'domain' | 'iban' | 'number' | 'wallet' | 'id' | 'path' | 'command' | 'address' | 'amount';
 
 export interface FoundValue {
   kind: SteeringKind;
@@ -40,6 +40,19 @@ const PATH = /(?<![\p{L}\p{N}:/])(?:~|\.{1,2})?\/(?:[\w.*~-]+\/?)+/gu;
 const STREET = '(?:street|st|str|strasse|straße|road|rd|avenue|ave|av|boulevard|blvd|lane|ln|drive|dr|way|court|ct|place|pl|square|sq|parkway|pkwy|highway|hwy|terrace|rue|calle|via|weg|gasse)';
 const ADDRESS = new RegExp(`\\b\\d{1,6}\\s+(?:[\\p{L}][\\p{L}.'-]*\\s+){1,4}${STREET}\\b|\\b(?:[\\p{Lu}][\\p{L}'-]*\\s+){1,3}${STREET}\\.?\\s+\\d{1,6}\\b`, 'giu');
 const STREET_WORD = new RegExp(`\\b${STREET}\\b\\.?`, 'giu');
+/**
+ * An amount of money: a number with a currency symbol, ISO code or word before or after it (`$50`, `USD 50`,
+ * `1.000,00 €`, `250 euros`). A bare number is not one in a text (it could be anything); in a call, an argument
+ * named as an amount is (AMOUNT_ARG in guard/provenance.ts).
+ */
+const AMOUNT_NUMBER = String.raw`\d{1,3}(?:[,.' \u00a0\u202f]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?`;
+const CURRENCY_SYMBOL = String.raw`(?:US|CA|AU|NZ|HK|S)?\$|[€£¥₹₽₩₺₪฿₿]|R\$|Fr\.|CHF`;
+const CURRENCY_CODE = 'USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|CNY|RMB|INR|RUB|BRL|SEK|NOK|DKK|PLN|CZK|HUF|MXN|KRW|TRY|ZAR|SGD|HKD|BTC|ETH|USDT|USDC';
+const CURRENCY_WORD = 'euros?|dollars?|pounds?|francs?|yen|yuan|rupees?|roubles?|rubles?|pesos?|reais|real|kronor|kroner|z[łl]oty|bitcoins?|d[óo]lares|рубл[а-я]*|долл[а-я]*|евро|美元|欧元|元';
+const AMOUNT = new RegExp(
+  String.raw`(?<![\p{L}\p{N}])(?:${CURRENCY_SYMBOL}|(?:${CURRENCY_CODE})\s?)\s?(?:${AMOUNT_NUMBER})(?![\p{N}]|[.,]\d)|(?<![\p{L}\p{N}.,])(?:${AMOUNT_NUMBER})\s?(?:${CURRENCY_SYMBOL}|(?:${CURRENCY_CODE}|${CURRENCY_WORD})(?![\p{L}]))`,
+  'giu',
+);
 /** A command: text in backticks, or a line starting with `$ `. */
 const COMMAND = /`([^`\n]{4,400})`|^\s*\$ (.{4,400})$/gm;
 
@@ -70,6 +83,8 @@ export function normaliseValue(kind: SteeringKind, raw: string): string | undefi
     }
     case 'command':
       return raw.trim().replace(/\s+/g, ' ').toLowerCase();
+    case 'amount':
+      return normaliseAmount(raw);
     case 'address': {
       // Number and street name, whatever the order and however the street type is written.
       const words = raw.toLowerCase().replace(STREET_WORD, ' ').split(/[^\p{L}\p{N}]+/u).filter(Boolean);
@@ -98,7 +113,29 @@ export function valuesIn(text: string): Array<{ kind: SteeringKind; normalised: 
   for (const m of text.matchAll(PATH)) push('path', m[0], m.index);
   for (const m of text.matchAll(COMMAND)) push('command', (m[1] ?? m[2])!, m.index);
   for (const m of text.matchAll(ADDRESS)) push('address', m[0], m.index);
+  for (const m of text.matchAll(AMOUNT)) push('amount', m[0], m.index);
   return out;
+}
+
+/**
+ * An amount as a plain decimal (`1,000.00`, `1.000,00`, `1 000` and `1000` all give `1000`; `98,70` gives `98.7`),
+ * or undefined when it is no number or too common to say where it came from: whole numbers up to 20, round powers of
+ * ten (100, 1000…) and years. A separator followed by exactly three digits groups thousands; the last separator
+ * followed by one or two digits is the decimal point, whichever character it is.
+ */
+export function normaliseAmount(raw: string): string | undefined {
+  const t = raw.trim().replace(/^[^\d]+|[^\d]+$/g, '').replace(/[' \u00a0\u202f]/g, '');
+  if (!/^\d[\d.,]*$/.test(t) || t.length > 24) return undefined;
+  const last = Math.max(t.lastIndexOf('.'), t.lastIndexOf(','));
+  const decimals = last >= 0 && t.length - last - 1 <= 2 && !(t.split(t[last]!).length > 2);
+  const whole = (decimals ? t.slice(0, last) : t).replace(/[.,]/g, '');
+  const frac = decimals ? t.slice(last + 1) : '';
+  if (whole === '' && frac === '') return undefined;
+  const value = Number(`${whole || '0'}.${frac || '0'}`);
+  if (!Number.isFinite(value) || value <= 0) return undefined;
+  const text = value.toFixed(2).replace(/\.?0+$/, '');
+  if (Number.isInteger(value) && (value <= 20 || /^10+$/.test(text) || (value >= 1900 && value <= 2100))) return undefined;
+  return text;
 }
 
 /**
