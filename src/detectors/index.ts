@@ -9,6 +9,7 @@ import './keywords.js';
 import './path.js';
 import './pii.js';
 import './profile/index.js';
+import './rate.js';
 import './regex.js';
 import './secrets/index.js';
 import './semantic-category.js';
