@@ -35,7 +35,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import Database from 'better-sqlite3';
+import { openDatabase } from '../src/store/sqlite.js';
 import YAML from 'yaml';
 import { builtCli, fmtMs, freePort, httpClient, line, ROOT, summarize, tsNode, waitForHttp, type Summary } from './common.js';
 
@@ -148,7 +148,7 @@ async function measureAll(fronts: FrontEnd[]): Promise<Map<FrontEnd, PathResult>
  * over the later half of its rows (the warm-up takes about the first quarter).
  */
 function guardMs(file: string): { call: number; result: number } {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
+  const db = openDatabase(file, { readonly: true, fileMustExist: true });
   try {
     const of = (kind: string) => {
       const xs = (db.prepare("SELECT elapsed_ms AS ms FROM audit WHERE kind = ? AND decision = 'allow' AND tool = 'read_file' AND id > (SELECT max(id) / 2 FROM audit) ORDER BY elapsed_ms").all(kind) as { ms: number }[]).map((x) => x.ms);

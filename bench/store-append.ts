@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import Database from 'better-sqlite3';
+import { openDatabase, pragma } from '../src/store/sqlite.js';
 import { openStore, type AuditEntry } from '../src/store/index.js';
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '20000' }, full: { type: 'boolean', default: false } } });
@@ -46,9 +46,9 @@ const verifyMs = Number(process.hrtime.bigint() - v0) / 1e6;
 store.close();
 
 // Baseline in the same conditions: a bare autocommit INSERT of a ~400-byte row, no hashing, masking or chain.
-const raw = new Database(join(dir, 'raw.db'));
-raw.pragma('journal_mode = WAL');
-raw.pragma(`synchronous = ${values.full ? 'FULL' : 'NORMAL'}`);
+const raw = openDatabase(join(dir, 'raw.db'));
+pragma(raw, 'journal_mode = WAL');
+pragma(raw, `synchronous = ${values.full ? 'FULL' : 'NORMAL'}`);
 raw.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, ts INTEGER, agent TEXT, body TEXT, hash TEXT) STRICT');
 const ins = raw.prepare('INSERT INTO t (ts, agent, body, hash) VALUES (?, ?, ?, ?)');
 const body = JSON.stringify(entry(1));

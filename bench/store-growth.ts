@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import Database from 'better-sqlite3';
+import { openDatabase, pragma } from '../src/store/sqlite.js';
 import { InteractionSchema, type Interaction } from '../src/core/types.js';
 import { buildGuard } from '../src/guard/build.js';
 import { AUDIT_COLUMNS } from '../src/store/audit-row.js';
@@ -43,17 +43,17 @@ try {
   });
   // Pages in use, after a checkpoint from a second connection (the WAL's size goes up and down with checkpoints).
   const bytes = () => {
-    const db = new Database(file);
+    const db = openDatabase(file);
     try {
-      db.pragma('wal_checkpoint(TRUNCATE)');
-      const pages = (db.pragma('page_count', { simple: true }) as number) - (db.pragma('freelist_count', { simple: true }) as number);
-      return pages * (db.pragma('page_size', { simple: true }) as number);
+      pragma(db, 'wal_checkpoint(TRUNCATE)');
+      const pages = (pragma(db, 'page_count', { simple: true }) as number) - (pragma(db, 'freelist_count', { simple: true }) as number);
+      return pages * (pragma(db, 'page_size', { simple: true }) as number);
     } finally {
       db.close();
     }
   };
   const tables = () => {
-    const db = new Database(file, { readonly: true });
+    const db = openDatabase(file, { readonly: true });
     try {
       return db.prepare("SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC LIMIT 6").all() as Array<{ name: string; bytes: number }>;
     } catch {
@@ -76,7 +76,7 @@ try {
     if ((c + 1) % 1000 === 0) process.stderr.write(`store-growth: ${c + 1}/${calls} calls\n`);
   }
   await guard.close();
-  const db = new Database(file, { readonly: true });
+  const db = openDatabase(file, { readonly: true });
   const rows = (db.prepare('SELECT COUNT(*) AS n FROM flow_fingerprints').get() as { n: number }).n;
   // What an audit row holds: the mean bytes of each column (text as stored, numbers as their digits).
   const auditRows = (db.prepare('SELECT COUNT(*) AS n FROM audit').get() as { n: number }).n;

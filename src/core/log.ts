@@ -21,10 +21,27 @@ const SECRET_PATHS = [
  * the MCP protocol. Modules take a logger and call `child({ mod })`.
  */
 export function createRootLogger(level: LevelName = (process.env.QUADGUARD_LOG_LEVEL as LevelName) ?? 'info'): Logger {
-  return pino({ level, base: { name: 'quadguard' }, redact: { paths: SECRET_PATHS } }, pino.destination(2));
+  return pino({ level, base: { name: 'quadguard' }, redact: { paths: SECRET_PATHS }, onChild: uniqueBindings }, pino.destination(2));
 }
 
 /** A logger that drops everything, for tests and library use. */
 export function silentLogger(): Logger {
-  return pino({ level: 'silent' });
+  return pino({ level: 'silent', onChild: uniqueBindings });
+}
+
+/**
+ * Makes a child's bindings replace its parent's of the same name: a downstream logger made from the proxy's writes
+ * `"mod":"downstream"` once. pino appends a child's bindings to its parent's as JSON text, so a key bound at two
+ * levels (every module binds `mod`) appeared twice in one line, which JSON readers resolve each their own way.
+ * pino calls this (its `onChild` hook, inherited by every descendant) after the child's bindings are set.
+ */
+export function uniqueBindings(child: Logger): void {
+  const holder = child as unknown as Record<symbol, unknown>;
+  const text = holder[pino.symbols.chindingsSym];
+  if (typeof text !== 'string' || !text.startsWith(',')) return;
+  // The bindings text is `,"k":v,...` of values pino already serialised (and redacted): re-reading it keeps each
+  // key at its first place with its last value.
+  const merged = JSON.parse(`{${text.slice(1)}}`) as Record<string, unknown>;
+  const unique = JSON.stringify(merged).slice(1, -1);
+  holder[pino.symbols.chindingsSym] = unique === '' ? '' : `,${unique}`;
 }

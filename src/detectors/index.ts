@@ -10,6 +10,7 @@ import './path-name.js';
 import './path.js';
 import './pii.js';
 import './profile/index.js';
+import './rate.js';
 import './regex.js';
 import './secrets/index.js';
 import './semantic-category.js';

@@ -8,11 +8,14 @@ import type { Store } from '../store/db.js';
 import type { GuardStore } from '../store/engine.js';
 import { toGuardStore } from '../store/sqlite-engine.js';
 import { aheadSpecs, scoreAhead, type Scorer } from '../detectors/injection/ahead.js';
+import { RATE_WINDOW_MS, RateOptionsSchema, rateWindowKey } from '../detectors/rate.js';
+import { compileGlob } from '../core/glob.js';
 import type { GuardModelHooks } from './model/index.js';
 import { budgetSignal } from './model/usage.js';
 import { DataFlowOptionsSchema, PipelineOptionsSchema, ProvenanceOptionsSchema } from './options.js';
 import { ProvenanceStage } from './provenance.js';
 import { GUARD_STAGES, newContext, runStages, type GuardEnv, type Stage } from './stages/index.js';
+import type { RateWindow } from './stages/context.js';
 import { CapabilityMap } from './capabilities.js';
 import { Principals } from './principals.js';
 import { DataFlowStage } from './dataflow.js';
@@ -154,5 +157,28 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
     }),
     flowPredicates: new Set(deps.book.predicates.filter((p) => p.def.detectors.some((d) => d.type === 'data_flow')).map((p) => p.name)),
     provenancePredicates: new Set(deps.book.predicates.filter((p) => p.def.detectors.some((d) => d.type === 'provenance')).map((p) => p.name)),
+    ...rateSetup(deps.book),
   };
+}
+
+/** The book's rate windows (one per distinct tools and `per`) and its rate rules (every predicate a `rate` one). */
+function rateSetup(book: CompiledBook): Pick<GuardEnv, 'rateWindows' | 'rateRules'> {
+  const windows = new Map<string, RateWindow>();
+  const byPredicate = new Map<string, RateWindow[]>();
+  for (const p of book.predicates) {
+    const specs = p.def.detectors.filter((d) => d.type === 'rate');
+    if (specs.length === 0 || specs.length !== p.def.detectors.length) continue;
+    byPredicate.set(p.name, specs.map((d) => {
+      const o = RateOptionsSchema.parse((({ type: _t, ...rest }) => rest)(d));
+      const key = rateWindowKey(o);
+      const w = windows.get(key) ?? { key, windowMs: RATE_WINDOW_MS[o.per], per: o.per, max: o.max, matches: compileGlob(o.tools) };
+      windows.set(key, w);
+      return { ...w, max: o.max };
+    }));
+  }
+  const rules = new Map<string, RateWindow[]>();
+  for (const r of book.rules) {
+    if (r.predicates.length > 0 && r.predicates.every((n) => byPredicate.has(n))) rules.set(r.id, r.predicates.flatMap((n) => byPredicate.get(n)!));
+  }
+  return { rateWindows: [...windows.values()], rateRules: rules };
 }

@@ -216,7 +216,6 @@ export class ProvenanceStage {
         return undefined;
     }
   }
-  }
 
   /** Whether `i` brings private data by its tool's labels (the kinds table's `read_of`). */
   private privateRead(i: Interaction): boolean {

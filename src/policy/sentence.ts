@@ -1,3 +1,4 @@
+import { PolicyError } from '../core/errors.js';
 
 /**
  * `quadguard policy add "<sentence>"`: the rule shapes users write most, compiled offline from one sentence, with no
@@ -21,6 +22,7 @@ export const SENTENCE_SHAPES: ReadonlyArray<{ shape: string; example: string }> 
   { shape: 'paths limited to folders', example: 'Only access files under ~/projects and /srv/data' },
   { shape: 'a tool never called', example: 'Never call github__delete_repo' },
   { shape: 'a tool always approved', example: 'Always ask before calling mail__send_email' },
+  { shape: 'a rate per tool', example: 'send_email at most 10 times per hour' },
   { shape: 'data from a server never sent to another', example: 'Data from server crm must never be sent to server slack' },
 ];
 
@@ -51,6 +53,28 @@ const sinkStep = (tool: string, args: Record<string, unknown>) => {
   return { kind: 'tool_call', server, tool: name, arguments: args };
 };
 
+/** The most calls a rate sentence may allow: its test case makes that many calls and one more. */
+export const MAX_SENTENCE_RATE = 500;
+
+const PER = String.raw`(?:per|an?|each|every|/|in an?) ?(minute|min|hour|hr|day)s?`;
+const AT_MOST = String.raw`(?:at most|no more than|not more than|up to|max(?:imum)?(?: of)?)`;
+
+/** "send_email at most 10 times per hour", "at most 5 calls to github__create_issue a minute", "limit x to 100 per day". */
+function rateSentence(s: string): { tool: string; max: number; per: 'minute' | 'hour' | 'day' } | undefined {
+  const m =
+    new RegExp(String.raw`^(?:(?:call|use|run) )?(?:the )?(?:tool )?${TOOL} (?:(?:may|can|must|should) )?(?:(?:only )?be (?:called|used|run) )?${AT_MOST} (\d+) ?(?:times?|calls?)? ${PER}\.?$`, 'i').exec(s) ??
+    new RegExp(String.raw`^(?:allow )?${AT_MOST} (\d+) (?:calls?|times?|uses?) (?:to|of) (?:the )?(?:tool )?${TOOL} ${PER}\.?$`, 'i').exec(s) ??
+    new RegExp(String.raw`^limit (?:the )?(?:tool )?${TOOL} to (\d+) ?(?:calls?|times?)? ${PER}\.?$`, 'i').exec(s);
+  if (!m) return undefined;
+  const [tool, n] = /^\d+$/.test(m[1]!) ? [m[2]!, m[1]!] : [m[1]!, m[2]!];
+  const unit = m[3]!.toLowerCase();
+  const per = unit.startsWith('min') ? 'minute' : unit.startsWith('h') ? 'hour' : 'day';
+  const max = Number(n);
+  if (!Number.isSafeInteger(max) || max < 1) return undefined;
+  if (max > MAX_SENTENCE_RATE) throw new PolicyError('policy_sentence_unknown', `policy add writes rates up to ${MAX_SENTENCE_RATE} per ${per} (its test case makes that many calls); for ${max}, write the rate predicate by hand: { type: rate, tools: ['${toolGlob(tool)}'], max: ${max}, per: ${per} }`);
+  return { tool, max, per };
+}
+
 /** The rule for `sentence`, or undefined when no shape matches it. */
 export function compileSentence(sentence: string): SentenceRule | undefined {
   const s = sentence.trim();
@@ -75,6 +99,19 @@ export function compileSentence(sentence: string): SentenceRule | undefined {
         { kind: 'tool_result', server: from, tool: 'get_record', content: [{ type: 'text', text: 'Account 7741-2230 belongs to Dana Whitfield, renewal due on the ninth of May.' }] },
         sinkStep(`${to}__post_message`, { text: 'Account 7741-2230 belongs to Dana Whitfield, renewal due on the ninth of May.' }),
       ],
+    };
+  }
+
+  const rate = rateSentence(s);
+  if (rate) {
+    const glob = toolGlob(rate.tool);
+    const name = `${slug(rate.tool)}_over_${rate.max}_per_${rate.per}`;
+    return {
+      shape: 'a rate per tool',
+      predicates: [{ name, description: `This call of ${glob} would be more than ${rate.max} by this agent in the last ${rate.per}.`, detectors: [{ type: 'rate', tools: [glob], max: rate.max, per: rate.per }] }],
+      rule: { id: `rate-${slug(rate.tool).replace(/_/g, '-')}-${rate.max}-per-${rate.per}`, text: s, applies_to: ['tool_call'], formula: `!(${name})`, severity: 'low', hard: true, remediation: `Call ${rate.tool} at most ${rate.max} times per ${rate.per}; wait for the retry-after.` },
+      // The limit's calls pass; the one after them is refused.
+      caseSteps: Array.from({ length: rate.max + 1 }, () => sinkStep(exampleTool(glob), {})),
     };
   }
 

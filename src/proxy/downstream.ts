@@ -80,6 +80,18 @@ export type DownstreamState = 'connecting' | 'ready' | 'down' | 'closed';
 
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 30_000;
+/** The retry schedule as log lines and clients name it. */
+const SCHEDULE = `doubling from ${BACKOFF_MIN_MS / 1000} s up to every ${BACKOFF_MAX_MS / 1000} s`;
+
+/** Why a server is down, as the log, `tools/call` and the clients' log messages say it. */
+export interface DownstreamProblem {
+  /** The last connection error (e.g. `spawn foo ENOENT`), with the server's last stderr line when it wrote one. */
+  reason: string;
+  /** What to change: the config key, in a sentence. */
+  fix: string;
+  /** Milliseconds until the next attempt, when it was scheduled. */
+  retryInMs: number;
+}
 
 /**
  * Supervises one downstream MCP server: connects (stdio child, Streamable HTTP or SSE), discovers its catalog,
@@ -107,6 +119,10 @@ export class Downstream extends EventEmitter {
   peer: DownstreamPeer | undefined;
   /** The `instructions` of the server's last initialize result (undefined: it gave none, or not connected yet). */
   instructions: string | undefined;
+  /** Why the server is down, while it is (undefined once it is ready). Emits `state` when this changes. */
+  problem: DownstreamProblem | undefined;
+  /** The last line the stdio child wrote to stderr (named with a failure: it usually says why). */
+  private lastStderr: string | undefined;
 
   constructor(
     readonly key: string,
@@ -150,7 +166,13 @@ export class Downstream extends EventEmitter {
       // StdioClientTransport merges getDefaultEnvironment() (HOME, LOGNAME, PATH, SHELL, TERM, USER) with c.env.
       const t = new StdioClientTransport({ command: c.command, args: c.args, env: c.env, ...(c.cwd !== undefined ? { cwd: c.cwd } : {}), stderr: 'pipe' });
       const err = t.stderr;
-      if (err) createInterface({ input: err as unknown as NodeJS.ReadableStream }).on('line', (line) => this.log.info({ stderr: line }, 'downstream stderr'));
+      // A server that keeps failing to start writes the same lines at every attempt: after the first, they are kept
+      // for the failure line (one per change) and logged at debug.
+      const level = this.failures === 0 ? 'info' : 'debug';
+      if (err) createInterface({ input: err as unknown as NodeJS.ReadableStream }).on('line', (line) => {
+        if (line.trim() !== '') this.lastStderr = line.trim();
+        this.log[level]({ stderr: line }, 'downstream stderr');
+      });
       return t;
     }
     const url = new URL(c.url!);
@@ -230,7 +252,10 @@ export class Downstream extends EventEmitter {
       this.catalog = await fetchCatalog(client, this.log, this.cfg.connect_timeout_ms);
       this.state = 'ready';
       this.failures = 0;
-      this.log.info({ tools: this.catalog.tools.length, pid: this.pid }, 'downstream ready');
+      const recovered = this.problem !== undefined;
+      this.problem = undefined;
+      this.log.info({ tools: this.catalog.tools.length, pid: this.pid }, recovered ? 'downstream ready again' : 'downstream ready');
+      if (recovered) this.emit('state');
       this.emit('changed', 'instructions');
       this.emit('changed', 'tools');
       this.emit('changed', 'resources');
@@ -238,11 +263,11 @@ export class Downstream extends EventEmitter {
       this.emit('ready');
     } catch (err) {
       this.connecting = undefined;
-      if ((this.state as DownstreamState) !== 'closed') this.log.warn({ err: errorMessage(err) }, 'downstream connect failed');
       this.client = undefined;
       client.onclose = () => {};
       await client.close().catch(() => {});
       this.scheduleRestart();
+      this.failed(errorMessage(err));
     } finally {
       this.resolveFirst();
     }
@@ -252,14 +277,55 @@ export class Downstream extends EventEmitter {
     if (this.client !== client) return;
     this.client = undefined;
     if (this.state === 'closed') return;
-    this.log.warn('downstream connection closed; restarting');
     this.scheduleRestart();
+    this.failed('the connection closed (the server exited or dropped it)');
   }
+
+  /**
+   * Records why the server is down and says so once per change: a new reason is one warning (with the retry
+   * schedule and the config key to fix) and a `state` event (clients get a log message); the same reason again,
+   * at every retry, is a debug line.
+   */
+  private failed(error: string): void {
+    if (this.state === 'closed') return;
+    const stderr = this.lastStderr !== undefined && !error.includes(this.lastStderr) ? `; its last stderr line: ${this.lastStderr}` : '';
+    this.lastStderr = undefined;
+    const reason = `${error}${stderr}`;
+    const retryInMs = this.retryInMs ?? 0;
+    const retry = `retrying in ${(retryInMs / 1000).toFixed(1)} s, then ${SCHEDULE}`;
+    if (this.problem?.reason === reason) {
+      this.problem.retryInMs = retryInMs;
+      this.log.debug({ err: reason, attempt: this.failures }, `downstream still down; ${retry}`);
+      return;
+    }
+    this.problem = { reason, fix: this.fixFor(error), retryInMs };
+    this.log.warn({ err: reason, fix: this.problem.fix }, `downstream down; ${retry} (logged again only when the reason changes)`);
+    this.emit('state');
+  }
+
+  /** The config key to change for a connection error. */
+  private fixFor(error: string): string {
+    const at = `servers.${this.key}`;
+    if (this.cfg.command === undefined) return `check that ${this.cfg.url ?? 'the server'} is up, or fix ${at}.url in the QuadGuard config`;
+    if (/\b(ENOENT|EACCES)\b/.test(error)) return `install "${this.cfg.command}" or fix ${at}.command in the QuadGuard config (it must be an executable on PATH or a path)`;
+    return `fix ${at}.command and ${at}.args in the QuadGuard config (the server exits or does not speak MCP on stdio; its stderr is in the QuadGuard log)`;
+  }
+
+  /** One sentence for a client or a refused call: the state, the reason and the fix (undefined while ready). */
+  stateNote(): string | undefined {
+    const p = this.problem;
+    if (this.state === 'ready' || this.state === 'closed' || p === undefined) return undefined;
+    return `server "${this.key}" is down: ${p.reason}. QuadGuard retries (${SCHEDULE}); its tools are missing until it starts. Fix: ${p.fix}.`;
+  }
+
+  /** The delay of the retry scheduled last. */
+  private retryInMs: number | undefined;
 
   private scheduleRestart(): void {
     if (this.state === 'closed' || this.timer) return;
     this.state = 'down';
     const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** this.failures) * (0.8 + Math.random() * 0.4);
+    this.retryInMs = delay;
     this.failures += 1;
     this.timer = setTimeout(() => {
       this.timer = undefined;
@@ -297,7 +363,7 @@ export class Downstream extends EventEmitter {
   async request<S extends z.ZodType>(req: { method: string; params?: Record<string, unknown> }, schema: S, opts: ForwardOptions = {}, retried = false): Promise<z.infer<S>> {
     const c = this.client;
     if (!c || this.state !== 'ready') {
-      throw new DownstreamError('downstream_unavailable', `server "${this.key}" is unavailable (${this.state}); it is being restarted, retry shortly.`);
+      throw new DownstreamError('downstream_unavailable', this.stateNote() ?? `server "${this.key}" is unavailable (${this.state}); it is being restarted, retry shortly.`);
     }
     const { origin, asTask, ...sdkOpts } = opts;
     const timeout = sdkOpts.timeout ?? this.cfg.timeout_ms;

@@ -13,6 +13,7 @@ import { createStdioUpstream } from './stdio-upstream.js';
 import { ToolFilter } from './tool-filter.js';
 import { createDownstreamPeer } from './server-requests.js';
 import { UpstreamRegistry } from './sessions.js';
+import { announceServerState, tellDownServers } from './server-state.js';
 import { createUpstreamServer } from './upstream-server.js';
 import { applyLogLevel, releaseSubscriptions, resubscribe } from './utilities.js';
 
@@ -91,6 +92,9 @@ export function createProxy(opts: ProxyOptions): GuardedProxy {
     d.on('ready', () => void applyLogLevel(core, d).then(() => resubscribe(core, d)));
   }
   registry.onLeave = (uris) => void releaseSubscriptions(core, uris);
+  // A server that cannot start (or stops) is named to every client, with why and the config key to fix.
+  for (const d of pool.servers.values()) d.on('state', () => announceServerState(registry, d));
+  registry.onInitialized = (s) => tellDownServers(registry, pool, s);
   pool.start();
   // Approvals happen in another process (the CLI, the live view); re-check so they take effect without a restart.
   const recheck = opts.onToolsListed

@@ -14,6 +14,8 @@ export interface LiveUpstream {
   level?: string;
   /** Exposed resource URIs the session subscribed to. */
   subscriptions: Set<string>;
+  /** Whether the client has sent notifications/initialized (log messages wait for it). */
+  initialized: boolean;
 }
 
 /** Where a server's request or log message goes: the session (and, when known, the upstream request it was made for). */
@@ -30,6 +32,8 @@ export class UpstreamRegistry implements SessionDirectory {
   private readonly live = new Map<SessionContext, LiveUpstream>();
   /** Called after a session left, with the URIs it was subscribed to (so servers can be unsubscribed). */
   onLeave: ((subscriptions: Set<string>) => void) | undefined;
+  /** Called once a session's client has sent notifications/initialized (it can be sent log messages from then). */
+  onInitialized: ((session: LiveUpstream) => void) | undefined;
   /**
    * The session that owns every downstream connection, when there is one: a stdio proxy serves one client for its
    * whole life, so what its servers say outside any request is still about that client. HTTP sessions share the
@@ -39,8 +43,14 @@ export class UpstreamRegistry implements SessionDirectory {
 
   /** Tracks a session until its server closes. */
   add(server: Server, ctx: SessionContext): void {
-    const entry: LiveUpstream = { server, ctx, subscriptions: new Set() };
+    const entry: LiveUpstream = { server, ctx, subscriptions: new Set(), initialized: false };
     this.live.set(ctx, entry);
+    const init = server.oninitialized;
+    server.oninitialized = () => {
+      init?.();
+      entry.initialized = true;
+      this.onInitialized?.(entry);
+    };
     const prev = server.onclose;
     server.onclose = () => {
       this.live.delete(ctx);

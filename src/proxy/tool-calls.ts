@@ -13,6 +13,12 @@ import { handleMessageTool, isMessageTool } from './message-tool.js';
 import { rewriteContentUris, splitExposedName } from './namespacing.js';
 import { messageSideFields, requestSideFields, withMeta } from './side-fields.js';
 
+/** The servers that are down now, as a sentence to add to an unknown-tool answer ('' when all are up). */
+function downServers(core: ProxyCore): string {
+  const notes = [...core.pool.servers.values()].flatMap((d) => d.stateNote() ?? []);
+  return notes.length === 0 ? '' : ` Its server may be down: ${notes.join(' ')}`;
+}
+
 /** Type of the block that carries a result's `structuredContent` to the guard (never sent to a client). */
 export const STRUCTURED_BLOCK = 'structured_content';
 
@@ -33,13 +39,19 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
   await refuseOverLimitsMeta(core, asked, `tool ${name}`);
   if (!route || !server) {
     const d = await refuse(core, asked, { rationale: `there is no tool ${name} on this proxy.`, rules: ['unknown-tool'], source: 'unknown' });
-    throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the available tools.${auditSuffix(d)}`);
+    throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the available tools.${downServers(core)}${auditSuffix(d)}`);
   }
   if (!exposed) {
     // Hidden by the tool filter (servers.<key>.tools): a denial the client sees as one, recorded as source filter.
     const filtered = await decide({ ...core, guard: core.pool.filter }, { ...asked, server: route.server, tool: route.name });
     if (filtered.decision === 'deny') return toolDenial(filtered, { what: 'call to tool', name }, { hasOutputSchema: false });
     const hidden = core.pool.hasDownstreamTool(route.server, route.name);
+    const down = server.stateNote();
+    if (!hidden && down !== undefined) {
+      // Its server is down, so its tools are missing: the answer is the server's state, not "Unknown tool".
+      const d = await refuse(core, asked, { rationale: down, rules: ['server-down'], source: 'unknown' });
+      return downstreamFailure(`QuadGuard: ${down}${auditSuffix(d)}`, 'downstream_unavailable');
+    }
     const unscreened = hidden && core.pool.toolScreenFailed(route.server);
     const d = await refuse(core, asked, {
       rationale: unscreened

@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase } from '../../src/store/sqlite.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -143,7 +143,7 @@ describe('e2e: private data leaving by any route is denied (data flow, default b
   }, 60_000);
 
   it('stores fingerprints, never the data, and `tools list` shows labels and their origin', async () => {
-    const db = new Database(store, { readonly: true });
+    const db = openDatabase(store, { readonly: true });
     try {
       const rows = JSON.stringify([...db.prepare('SELECT * FROM flow_fingerprints').all(), ...db.prepare('SELECT * FROM flow_sources').all()]);
       expect(rows.length).toBeGreaterThan(100);

@@ -2,8 +2,11 @@
  * Each `quadguard demo` scenario runs as a test: it must exit 0 (the guard decided as the scenario expects)
  * and its transcript must show the key moments a reader looks for.
  */
+import { spawnSync } from 'node:child_process';
+import { homedir } from 'node:os';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { CLI } from '../support/proxy-harness.js';
 import { runDemo } from '../../src/cli/demo.js';
 import { runCli } from '../../src/cli/demos/kit.js';
 
@@ -30,6 +33,13 @@ describe('quadguard demo scenarios', () => {
     expect(out).toMatch(/send_email .*\n\s+✗ DENY\s+rule no-read-then-exfiltrate/);
     expect(out).toContain('outbox: empty');
     expect(out).not.toContain('UNEXPECTED');
+    // The audit command it suggests works as printed, with no warning about a key (issue #28, friction 14).
+    const suggested = /quadguard audit verify --store (\S+)/.exec(out);
+    expect(suggested, out).not.toBeNull();
+    const verify = spawnSync(process.execPath, [CLI, 'audit', 'verify', '--store', suggested![1]!.replace(/^~/, homedir())], { encoding: 'utf8', timeout: 60_000 });
+    expect(verify.status, verify.stderr).toBe(0);
+    expect(verify.stdout).toMatch(/^audit log ok: \d+ rows, \d+ with valid MACs/);
+    expect(verify.stderr).toBe('');
   }, 120_000);
 
   it('travel: the vendor\'s injection is denied, its threat level rises and it is quarantined', async () => {

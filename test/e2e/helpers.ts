@@ -2,7 +2,7 @@
  * Helpers of the end-to-end suite. Processes are started with the shared proxy harness (test/support) and the
  * demo kit (src/cli/demos/kit.ts); this file only reads guard verdicts out of results and tampers with a store.
  */
-import Database from 'better-sqlite3';
+import { openDatabase } from '../../src/store/sqlite.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { DECISION_META_KEY } from '../../src/proxy/denial.js';
 
@@ -44,7 +44,7 @@ export function witnessPredicates(w: MessageVerdict['witness'] | undefined): str
  * attacker with file access could. Returns the row's old rationale.
  */
 export function tamperAuditRow(storeFile: string, id: number, rationale: string): string {
-  const db = new Database(storeFile);
+  const db = openDatabase(storeFile);
   try {
     const row = db.prepare('SELECT rationale FROM audit WHERE id = ?').get(id) as { rationale: string } | undefined;
     if (!row) throw new Error(`no audit row ${id}`);
@@ -58,7 +58,7 @@ export function tamperAuditRow(storeFile: string, id: number, rationale: string)
 
 /** How many audit rows the store holds. */
 export function auditCount(storeFile: string): number {
-  const db = new Database(storeFile, { readonly: true });
+  const db = openDatabase(storeFile, { readonly: true });
   try {
     return (db.prepare('SELECT COUNT(*) AS n FROM audit').get() as { n: number }).n;
   } finally {

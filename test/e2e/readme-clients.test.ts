@@ -101,6 +101,20 @@ describe("the README's client entries and the config init writes", () => {
     expect(err).not.toContain('config_invalid');
   });
 
+  it('MCP Inspector: the command after its `--` starts against the init config (the Inspector\'s own --config is not in the way)', async () => {
+    const line = /npx @modelcontextprotocol\/inspector -- (quadguard serve [^`\n]+)/.exec(registerSection(readme));
+    expect(line, 'README shows how to call the MCP Inspector').not.toBeNull();
+    const [command, ...args] = line![1]!.trim().split(/\s+/) as [string, ...string[]];
+    const transport = new StdioClientTransport({ command, args: args.map((a) => a.replace('/abs/my-guard', project)), cwd: elsewhere, env, stderr: 'pipe' });
+    const client = new Client({ name: 'inspector-entry', version: '0.0.0' });
+    await client.connect(transport);
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('workspace__write_file');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('install run in the init folder: the wrapped entry, started from elsewhere, uses that folder\'s policy and store', async () => {
     const workspace = join(ROOT, 'dist', 'servers', 'workspace.js');
     writeFileSync(join(project, '.mcp.json'), `${JSON.stringify({ mcpServers: { notes: { command: 'node', args: [workspace, '--root', join(tmp, 'notes')] } } }, null, 2)}\n`);

@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase } from '../../src/store/sqlite.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectHttp, runCli } from '../../src/cli/demos/kit.js';
@@ -39,7 +39,7 @@ describe('SQLite store faults under serve --http', () => {
     const { proxy, client } = await start(sb.dir, store);
     try {
       expect((await say(client, 'The draft is ready.')).decision).toBe('allow');
-      const other = new Database(store);
+      const other = openDatabase(store);
       other.exec('BEGIN EXCLUSIVE');
       const started = Date.now();
       const waiting = say(client, 'The itinerary is attached.');

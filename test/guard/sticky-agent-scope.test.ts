@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { openDatabase } from '../../src/store/sqlite.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGuardEnv } from '../../src/guard/pipeline.js';
 import { prepareBook } from '../../src/guard/book.js';
@@ -23,7 +23,7 @@ describe('sticky facts per agent on one SQLite file', () => {
       expect(key).toBe('agent:planner');
       expect((await env.stickyOf(key)).size).toBe(0);
       // Another process's proxy, as a second connection on the file.
-      const other = new Database(t.file);
+      const other = openDatabase(t.file);
       other.prepare('INSERT INTO sticky (session, name, value, updated_at) VALUES (?, ?, ?, ?)').run(key, 'private_data_read', 'true', Date.now());
       other.close();
       expect((await env.stickyOf(key)).get('private_data_read')).toBe('true');

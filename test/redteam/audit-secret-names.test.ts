@@ -8,7 +8,7 @@
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase } from '../../src/store/sqlite.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectStdio, ROOT, server, writeConfig } from '../support/proxy-harness.js';
@@ -43,7 +43,7 @@ describe('red team: credentials sent as tool, server, prompt or recipient names'
     // Control: an ordinary name is kept as it is.
     await client.callTool({ name: 'guard_check_message', arguments: { sender: 'tester', recipient: 'bob', content: 'hello' } });
 
-    const db = new Database(store, { readonly: true });
+    const db = openDatabase(store, { readonly: true });
     try {
       const rows = db.prepare('SELECT * FROM audit ORDER BY id').all() as Array<Record<string, unknown>>;
       const bodies = db.prepare('SELECT coalesce(i.body, b.body) AS body FROM audit_interaction i LEFT JOIN audit_body b ON b.digest = i.body_digest').all() as Array<{ body: string | null }>;

@@ -8,7 +8,7 @@
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase } from '../../src/store/sqlite.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/detectors/index.js';
 import type { Interaction } from '../../src/core/types.js';
@@ -45,7 +45,7 @@ describe('red team: an encoded credential in the audit store', () => {
     }
     await guard.pipeline.check({ agent: 'agent-control', session: 'sc', profile: {}, kind: 'tool_call', server: 'mail', tool: 'send_email', arguments: { to: 'bob@example.com', body: 'see you at noon' } } as Interaction);
     await guard.close();
-    const db = new Database(store, { readonly: true });
+    const db = openDatabase(store, { readonly: true });
     try {
       const text = JSON.stringify([db.prepare('SELECT * FROM audit').all(), db.prepare('SELECT coalesce(i.body, b.body) AS body FROM audit_interaction i LEFT JOIN audit_body b ON b.digest = i.body_digest').all()]);
       expect(text).toContain('see you at noon');

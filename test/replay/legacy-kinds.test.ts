@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase } from '../../src/store/sqlite.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runReplayCommand } from '../../src/cli/replay.js';
 import { openStore } from '../../src/store/db.js';
@@ -31,7 +31,7 @@ describe('replay of rows recorded before the kinds union', () => {
     } finally {
       store.close();
     }
-    const raw = new Database(db);
+    const raw = openDatabase(db);
     try {
       const insert = raw.prepare('INSERT INTO audit_interaction (id, body, masked, truncated) VALUES (?, ?, 0, 0)');
       rows.forEach(([body], n) => insert.run(ids[n], JSON.stringify({ agent: 'a', session: 's', ...body })));

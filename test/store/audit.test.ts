@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import { openDatabase } from '../../src/store/sqlite.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../../src/core/errors.js';
 import { makeDecision } from '../../src/core/types.js';
@@ -21,7 +21,7 @@ function fill(n: number): void {
 
 /** Runs SQL on the file through a second, raw connection, as an attacker with file access would. */
 function attack(sql: string, params: unknown[] = []): void {
-  const raw = new Database(t.file);
+  const raw = openDatabase(t.file);
   raw.exec('DROP TRIGGER IF EXISTS audit_no_update; DROP TRIGGER IF EXISTS audit_no_delete;');
   raw.prepare(sql).run(...params);
   raw.close();
@@ -67,7 +67,7 @@ describe('audit log', () => {
 
   it('refuses UPDATE and DELETE through its triggers', () => {
     fill(2);
-    const raw = new Database(t.file);
+    const raw = openDatabase(t.file);
     expect(() => raw.prepare("UPDATE audit SET decision = 'allow' WHERE id = 1").run()).toThrow(/append-only/);
     expect(() => raw.prepare('DELETE FROM audit WHERE id = 1').run()).toThrow(/append-only/);
     raw.close();
@@ -86,7 +86,7 @@ describe('audit log', () => {
 
   it('names an edited row whose hash was recomputed by its MAC, and the next row without the key', () => {
     fill(5);
-    const raw = new Database(t.file);
+    const raw = openDatabase(t.file);
     raw.exec('DROP TRIGGER audit_no_update');
     const row = raw.prepare('SELECT * FROM audit WHERE id = 3').get() as RawAuditRow;
     const { hash: _old, ...rest } = { ...row, decision: 'allow' };
@@ -104,7 +104,7 @@ describe('audit log', () => {
 
   it('detects a full rewrite with recomputed hashes through the MACs', () => {
     fill(5);
-    const raw = new Database(t.file);
+    const raw = openDatabase(t.file);
     raw.exec('DROP TRIGGER audit_no_update');
     let prev = GENESIS_HASH;
     for (const row of raw.prepare('SELECT * FROM audit ORDER BY id').all() as RawAuditRow[]) {

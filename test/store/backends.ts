@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase } from '../../src/store/sqlite.js';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { openGuardStore, type GuardStore } from '../../src/store/index.js';
@@ -55,7 +55,7 @@ export function backends(): Backend[] {
   }, 60_000);
 
   const sqliteExec = (file: string, sql: string, dropTriggers: boolean): unknown[] => {
-    const db = new Database(file);
+    const db = openDatabase(file);
     try {
       if (dropTriggers) db.exec('DROP TRIGGER IF EXISTS audit_no_update; DROP TRIGGER IF EXISTS audit_no_delete;');
       const stmt = db.prepare(sql);

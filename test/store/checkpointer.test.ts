@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase, pragma } from '../../src/store/sqlite.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/db.js';
 
@@ -12,9 +12,9 @@ afterEach(() => {
 
 /** Frames in the write-ahead log now, read by another connection (a PASSIVE checkpoint reports them). */
 const walFrames = (file: string): number => {
-  const db = new Database(file);
+  const db = openDatabase(file);
   try {
-    return (db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>)[0]!.log;
+    return (pragma(db, 'wal_checkpoint(PASSIVE)') as Array<{ log: number }>)[0]!.log;
   } finally {
     db.close();
   }

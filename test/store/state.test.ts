@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { StoreError } from '../../src/core/errors.js';
-import Database from 'better-sqlite3';
+import { openDatabase, pragma } from '../../src/store/sqlite.js';
 import { openStore } from '../../src/store/index.js';
 import { BURST_FLUSH_MS, BURST_READ_MS, burstBuckets } from '../../src/store/state.js';
 import { backends, warmUp } from './backends.js';
@@ -155,7 +155,7 @@ describe('guard state (sqlite file)', () => {
   it('writes burst counts behind: read with this process\'s pending ones at once, in the file for others after a flush', async () => {
     const t = tempDir();
     const s = openStore(t.file);
-    const other = new Database(t.file); // another process's view of the file
+    const other = openDatabase(t.file); // another process's view of the file
     const inFile = () => (other.prepare("SELECT coalesce(sum(n), 0) AS n FROM burst WHERE agent = 'a'").get() as { n: number }).n;
     const now = Date.now();
     for (let i = 0; i < 5; i++) s.state.countRequest('a', now + i, 10_000, true);
@@ -175,8 +175,8 @@ describe('guard state (sqlite file)', () => {
   it('serves the threat state from memory only while no other connection committed: every change by another process is seen at once', () => {
     const t = tempDir();
     const s = openStore(t.file);
-    const other = new Database(t.file); // another process (another proxy, `quadguard agents release`)
-    other.pragma('busy_timeout = 5000');
+    const other = openDatabase(t.file); // another process (another proxy, `quadguard agents release`)
+    pragma(other, 'busy_timeout = 5000');
     const fresh = (agent: string) => other.prepare('SELECT * FROM agents WHERE agent = ?').get(agent) as Record<string, unknown> | undefined;
     const seen = (agent: string) => {
       const st = s.state.getThreat(agent);

@@ -52,6 +52,19 @@ export interface GuardEnv {
   flowPredicates: ReadonlySet<string>;
   /** Predicates with a `provenance` detector: a hold through them names the untrusted read. */
   provenancePredicates: ReadonlySet<string>;
+  /** The book's rate windows (`rate` detectors), each counted per identity by the rate stages. */
+  rateWindows: readonly RateWindow[];
+  /** Rules whose predicates are all `rate` predicates: rate limits, not threat evidence (their windows). */
+  rateRules: ReadonlyMap<string, readonly RateWindow[]>;
+}
+
+/** One sliding count the book asks for: the calls of some tools per identity in a minute, an hour or a day. */
+export interface RateWindow {
+  key: string;
+  windowMs: number;
+  per: string;
+  max: number;
+  matches(qualifiedTool: string): boolean;
 }
 
 /** The threat watcher's result for this interaction. */

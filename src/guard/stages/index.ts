@@ -6,7 +6,7 @@ import { holds } from './holds.js';
 import { modelExpansion } from './model-expansion.js';
 import { quarantine } from './quarantine.js';
 import { quarantineGate } from './quarantine-gate.js';
-import { rateLimit } from './rate-limit.js';
+import { rateCount, rateLimit, rateRecord } from './rate-limit.js';
 import { audit, observe, stamp } from './record.js';
 import { redaction } from './redaction.js';
 import { referee } from './referee.js';
@@ -18,9 +18,9 @@ import { watcher } from './watcher.js';
 /**
  * The guard pipeline as an ordered list of named stages over one context (QuadSentinel Algorithm 1):
  *
- *   flowInspect → quarantineGate → tracking (tracker + verifier) → modelExpansion → watcher → threatStep
- *   → quarantine → rateLimit → referee → holds → redaction → stickyCommit → flowAnnotate → observe → stamp → audit
- *   → flowRecord
+ *   flowInspect → quarantineGate → rateCount → tracking (tracker + verifier) → modelExpansion → watcher
+ *   → threatStep → quarantine → rateLimit → referee → holds → redaction → stickyCommit → flowAnnotate → observe
+ *   → stamp → audit → flowRecord → rateRecord
  *
  * The watcher runs after the verifier because its risk is the violations' severity; the tracker's budget uses
  * the level from before this interaction. A stage that decides for good (quarantine, a withheld redaction) skips
@@ -29,6 +29,7 @@ import { watcher } from './watcher.js';
 export const GUARD_STAGES: readonly Stage[] = [
   flowInspect,
   quarantineGate,
+  rateCount,
   tracking,
   modelExpansion,
   watcher,
@@ -44,6 +45,7 @@ export const GUARD_STAGES: readonly Stage[] = [
   stamp,
   audit,
   flowRecord,
+  rateRecord,
 ];
 
 /**
@@ -83,4 +85,4 @@ export function errorDecision(err: unknown): Decision {
 }
 
 export { newContext, need, pipelineDetail, type GuardContext, type GuardEnv, type Stage, type ThreatAfter } from './context.js';
-export { audit, flowAnnotate, flowInspect, flowRecord, holds, modelExpansion, observe, quarantine, quarantineGate, redaction, referee, stamp, stickyCommit, threatStep, tracking, watcher };
+export { audit, flowAnnotate, flowInspect, flowRecord, holds, modelExpansion, observe, quarantine, quarantineGate, rateCount, rateLimit, rateRecord, redaction, referee, stamp, stickyCommit, threatStep, tracking, watcher };

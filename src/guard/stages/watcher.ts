@@ -15,7 +15,8 @@ export const watcher: Stage = {
       if (v.value === 'true' && env.injectionPredicates.has(name)) injectionScore = Math.max(injectionScore, v.score ?? 1);
     }
     const violations = need(ctx.outcomes, 'the outcomes')
-      .filter((o) => o.status === 'violated' && !(o.def.effect === 'approve' && !o.def.hard))
+      // A rate limit over is not evidence of an attack (rate is not threat): it is refused with a retry-after.
+      .filter((o) => o.status === 'violated' && !(o.def.effect === 'approve' && !o.def.hard) && !env.rateRules.has(o.id))
       .map((o) => o.def.severity);
     ctx.evidence = { violations, injectionScore };
     let update = { burst: false, rate: 0 };

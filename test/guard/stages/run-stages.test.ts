@@ -27,8 +27,8 @@ describe('runStages: the one fail-closed catch site', () => {
 
   it('runs the stages in the documented order', () => {
     expect(GUARD_STAGES.map((s) => s.name)).toEqual([
-      'flowInspect', 'quarantineGate', 'tracking', 'modelExpansion', 'watcher', 'threatStep', 'quarantine', 'rateLimit', 'referee', 'holds', 'redaction', 'stickyCommit',
-      'flowAnnotate', 'observe', 'stamp', 'audit', 'flowRecord',
+      'flowInspect', 'quarantineGate', 'rateCount', 'tracking', 'modelExpansion', 'watcher', 'threatStep', 'quarantine', 'rateLimit', 'referee', 'holds', 'redaction', 'stickyCommit',
+      'flowAnnotate', 'observe', 'stamp', 'audit', 'flowRecord', 'rateRecord',
     ]);
   });
 
