@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import Database from 'better-sqlite3';
+import { openDatabase } from '../src/store/sqlite.js';
 import YAML from 'yaml';
 import { InteractionSchema } from '../src/core/types.js';
 import { buildGuard } from '../src/guard/build.js';
@@ -88,7 +88,7 @@ async function age(store: string): Promise<void> {
 
 /** Pages in use after a checkpoint from a second connection. */
 function storeBytes(file: string): number {
-  const db = new Database(file);
+  const db = openDatabase(file);
   try {
     db.pragma('wal_checkpoint(TRUNCATE)');
     return ((db.pragma('page_count', { simple: true }) as number) - (db.pragma('freelist_count', { simple: true }) as number)) * (db.pragma('page_size', { simple: true }) as number);

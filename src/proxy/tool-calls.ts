@@ -2,7 +2,7 @@ import { CallToolResultSchema, ErrorCode, type CallToolRequest, type CallToolRes
 import type { ContentBlock } from '../core/types.js';
 import { forwardOptions, stripProgressToken, type ForwardExtra, type ProxyCore, type SessionContext } from './context.js';
 import { decide, downstreamToolFailure } from './decide.js';
-import { applyToolReplacement, toolDenial, protocolError } from './denial.js';
+import { applyToolReplacement, downstreamFailure, toolDenial, protocolError } from './denial.js';
 import { refuseOverLimits, refuseOverLimitsMeta } from './limits.js';
 import { auditSuffix, refuse } from './refusals.js';
 import { relativePathNote, rootsBeforeFirstCall, serverRoots } from './roots.js';

@@ -6,7 +6,7 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase } from '../../src/store/sqlite.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectHttp, runCli } from '../../src/cli/demos/kit.js';
 import { makeSandbox, ROOT, server, startHttpProxy, waitFor, writeConfig } from '../support/proxy-harness.js';
@@ -62,7 +62,7 @@ describe('audit journal under kill -9 (serve --http, SQLite)', () => {
     // `audit verify` opens the store, replays the last proxy's journal, and walks the chain.
     const verify = await runCli(['audit', 'verify', '--store', store]);
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
-    const db = new Database(store, { readonly: true });
+    const db = openDatabase(store, { readonly: true });
     try {
       const previews = (db.prepare("SELECT preview FROM audit WHERE kind = 'message'").all() as Array<{ preview: string }>).map((r) => r.preview).join('\n');
       const missing = answered.filter((m) => !previews.includes(`${m}:`));

@@ -8,7 +8,7 @@
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase } from '../../src/store/sqlite.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectStdio, makeSandbox, ROOT, writeConfig } from '../support/proxy-harness.js';
@@ -67,7 +67,7 @@ describe('a credential named only by its schema, through serve', () => {
   }, 60_000);
 
   it('keeps them masked in the audit where they were given: rows and recorded interactions', () => {
-    const db = new Database(store, { readonly: true });
+    const db = openDatabase(store, { readonly: true });
     try {
       const rows = db
         .prepare("SELECT a.*, coalesce(i.body, b.body) AS body FROM audit a JOIN audit_interaction i ON i.id = a.id LEFT JOIN audit_body b ON b.digest = i.body_digest WHERE a.kind = 'tool_call' AND a.tool IN ('connect_database', 'login')")

@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase } from '../../src/store/sqlite.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,7 +88,7 @@ describe('red team: a link flipped between the check and the act', () => {
     // The race was run: some checks saw the link inside (allowed), some outside (denied by the path rule).
     expect(allowed).toBeGreaterThan(0);
     expect(allowed + denied).toBe(TRIES);
-    const db = new Database(store, { readonly: true });
+    const db = openDatabase(store, { readonly: true });
     try {
       const bodies = (db.prepare("SELECT coalesce(i.body, b.body) AS body FROM audit_interaction i LEFT JOIN audit_body b ON b.digest = i.body_digest").all() as Array<{ body: string | null }>).map((r) => r.body ?? '');
       const moves = bodies.filter((b) => b.includes('move_file') && b.includes('"source"'));

@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase } from '../../src/store/sqlite.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ListRootsRequestSchema, type CallToolResult, type Root } from '@modelcontextprotocol/sdk/types.js';
@@ -35,7 +35,7 @@ const received = (): Root[][] =>
     .flatMap((o) => (o.roots ? [o.roots] : []));
 
 const audited = (): Array<{ kind: string; decision: string; rules: string; preview: string | null }> => {
-  const db = new Database(store, { readonly: true });
+  const db = openDatabase(store, { readonly: true });
   try {
     return db.prepare("SELECT kind, decision, rules, preview FROM audit WHERE kind = 'roots_result' ORDER BY id").all() as never;
   } finally {

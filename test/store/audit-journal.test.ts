@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase } from '../../src/store/sqlite.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AUDIT_COLUMNS } from '../../src/store/audit-row.js';
 import { journalDir } from '../../src/store/audit-journal.js';
@@ -16,7 +16,7 @@ afterEach(() => t.cleanup());
 
 const ownJournal = (file: string) => join(journalDir(file), `${process.pid}.ndjson`);
 const rows = (file: string) => {
-  const db = new Database(file, { readonly: true });
+  const db = openDatabase(file, { readonly: true });
   try {
     return db.prepare('SELECT id, rationale, hash FROM audit ORDER BY id').all() as Array<{ id: number; rationale: string; hash: string }>;
   } finally {
