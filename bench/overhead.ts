@@ -16,6 +16,7 @@
  *   http   supergateway              client → supergateway --stateful (Streamable HTTP) → workspace
  *   http   quadguard, no policy      client → quadguard serve --http → workspace
  *   http   quadguard, default        … with policies/default
+ *   http   …, metrics off            … the same with `http.metrics: false`: what /metrics' counting adds
  * Every front end is connected at once and measured interleaved: each round makes a block of BLOCK calls of each
  * path through each front end, in turn, so a slow moment of the machine (another process, a GC, a CPU-frequency step)
  * falls on all of them alike instead of on whichever was measured then. Measured one after another, the HTTP ratio
@@ -59,9 +60,10 @@ for (let k = 0; k < VARIED; k++) writeFileSync(join(ws, `notes-${k}.txt`), `benc
 const server = tsNode('servers/workspace.ts', '--root', ws);
 const cli = builtCli;
 
-function config(name: string, policy: boolean, guard: Record<string, unknown> = {}): string {
+function config(name: string, policy: boolean, guard: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): string {
   const file = join(dir, `${name}.yaml`);
   const cfg = {
+    ...extra,
     servers: { ws: { ...server } },
     store: join(dir, `${name}.db`),
     ...(policy ? { policy: join(ROOT, 'policies', 'default'), guard: { watcher: { burst_threshold: 1_000_000_000, quarantine: false }, ...guard } } : {}),
@@ -76,6 +78,8 @@ const guardedStdio = config('guarded-stdio', true);
 const guardedHttp = config('guarded-http', true);
 // The same book with provenance switched off (docs/provenance.md): what provenance costs on the allow path.
 const guardedNoProvenance = config('guarded-stdio-noprov', true, { provenance: { enabled: false } });
+// The same book over HTTP with no metrics registry (`http.metrics: false`): what counting for /metrics costs.
+const guardedNoMetrics = config('guarded-http-nometrics', true, {}, { http: { metrics: false } });
 
 const PATHS = ['allow', 'deny', 'varied'] as const;
 type PathName = (typeof PATHS)[number];
@@ -164,7 +168,7 @@ const children: ChildProcess[] = [];
 async function httpServer(command: string, args: string[], port: number): Promise<URL> {
   const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, QUADGUARD_LOG_LEVEL: 'warn' } });
   children.push(child);
-  await waitForHttp(`http://127.0.0.1:${port}/mcp`, 90_000); // seven front ends start at once on a shared machine
+  await waitForHttp(`http://127.0.0.1:${port}/mcp`, 90_000); // eight front ends start at once on a shared machine
   return new URL(`http://127.0.0.1:${port}/mcp`);
 }
 const stdio = (c: { command: string; args: string[] }) =>
@@ -172,15 +176,17 @@ const stdio = (c: { command: string; args: string[] }) =>
 
 try {
   console.log(
-    `node ${process.version}, ${process.platform}/${process.arch}; seven front ends measured interleaved, in blocks of ${BLOCK} calls; warm-up ${WARMUP_MS} ms per front end, then ~${BUDGET} ms per path and front end; shared 2-core machine, figures are noisy: compare within the run`,
+    `node ${process.version}, ${process.platform}/${process.arch}; eight front ends measured interleaved, in blocks of ${BLOCK} calls; warm-up ${WARMUP_MS} ms per front end, then ~${BUDGET} ms per path and front end; shared 2-core machine, figures are noisy: compare within the run`,
   );
   const p1 = await freePort();
   const p2 = await freePort();
   const p3 = await freePort();
+  const p4 = await freePort();
   const sg = join(ROOT, 'node_modules', '.bin', 'supergateway');
   const sgCmd = `${server.command} ${server.args.map((a) => `'${a}'`).join(' ')}`;
   const c2 = cli('serve', '--config', plain, '--http', String(p2));
   const c3 = cli('serve', '--config', guardedHttp, '--http', String(p3));
+  const c4 = cli('serve', '--config', guardedNoMetrics, '--http', String(p4));
   const fronts = [
     await connect('stdio direct', stdio(server), '', false),
     await connect('stdio quadguard, no policy', stdio(cli('serve', '--config', plain)), 'ws__', false),
@@ -189,11 +195,12 @@ try {
     await connect('http supergateway', httpClient(await httpServer(sg, ['--stdio', sgCmd, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(p1), '--logLevel', 'none'], p1)), '', false),
     await connect('http quadguard, no policy', httpClient(await httpServer(c2.command, c2.args, p2)), 'ws__', false),
     await connect('http quadguard, default policy', httpClient(await httpServer(c3.command, c3.args, p3)), 'ws__', true),
+    await connect('http quadguard, default policy, metrics off', httpClient(await httpServer(c4.command, c4.args, p4)), 'ws__', true),
   ];
   const results = await measureAll(fronts);
   for (const f of fronts) await f.client.close();
-  const [direct, qgPlain, qgPolicy, qgNoProv, sgR, httpPlain, httpPolicy] = fronts.map((f) => results.get(f)!);
-  const r = { direct, qgPlain, qgPolicy, qgNoProv, sg: sgR, httpPlain, httpPolicy };
+  const [direct, qgPlain, qgPolicy, qgNoProv, sgR, httpPlain, httpPolicy, httpNoMetrics] = fronts.map((f) => results.get(f)!);
+  const r = { direct, qgPlain, qgPolicy, qgNoProv, sg: sgR, httpPlain, httpPolicy, httpNoMetrics };
 
   const cmp = (label: string, a: Summary, b: Summary) =>
     console.log(`${label.padEnd(58)} added median ${fmtMs(a.median - b.median).padStart(7)} ms (${(a.median / b.median).toFixed(2)}×), p90 ${fmtMs(a.p90 - b.p90).padStart(7)} ms (${(a.p90 / b.p90).toFixed(2)}×)`);
@@ -212,13 +219,16 @@ try {
   console.log('-- what provenance adds (the same book with guard.provenance.enabled false)');
   cmp('stdio allow: provenance on vs off', r.qgPolicy!.allow, r.qgNoProv!.allow);
   cmp('stdio allow, varied: provenance on vs off', r.qgPolicy!.varied, r.qgNoProv!.varied);
+  console.log('-- what /metrics adds (the same HTTP proxy with http.metrics false)');
+  cmp('http allow: metrics on vs off', r.httpPolicy!.allow, r.httpNoMetrics!.allow);
+  cmp('http allow, varied: metrics on vs off', r.httpPolicy!.varied, r.httpNoMetrics!.varied);
   console.log('-- deny path (QuadGuard answers without forwarding; direct/supergateway get the server\'s own refusal)');
   cmp('stdio quadguard+policy vs direct', r.qgPolicy!.deny, r.direct!.deny);
   cmp('stdio quadguard+policy vs quadguard without policy', r.qgPolicy!.deny, r.qgPlain!.deny);
   cmp('http quadguard+policy vs supergateway', r.httpPolicy!.deny, r.sg!.deny);
   cmp('http quadguard+policy vs quadguard without policy', r.httpPolicy!.deny, r.httpPlain!.deny);
   console.log('-- the guard\'s own checks inside each proxy (elapsed_ms of its audit rows: stages up to the row, not its commit)');
-  for (const [label, name] of [['stdio', 'guarded-stdio'], ['stdio, provenance off,', 'guarded-stdio-noprov'], ['http', 'guarded-http']] as const) {
+  for (const [label, name] of [['stdio', 'guarded-stdio'], ['stdio, provenance off,', 'guarded-stdio-noprov'], ['http', 'guarded-http'], ['http, metrics off,', 'guarded-http-nometrics']] as const) {
     const ms = guardMs(join(dir, `${name}.db`));
     console.log(`${label} quadguard+policy: allowed tool_call median ${fmtMs(ms.call)} ms + its tool_result ${fmtMs(ms.result)} ms = ${fmtMs(ms.call + ms.result)} ms per allowed call`);
   }

@@ -150,8 +150,8 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
   logger.info({ version: VERSION, config: loaded.file ?? null, store: loaded.config.store, storeFrom: opts.storeSource ?? 'config', policy: loaded.config.policy ?? null }, 'quadguard starting');
   if (opts.http === undefined) checkStdioAgent(opts.agent, Object.keys(loaded.config.agents));
   else await checkPortFree(opts.http, opts.host ?? loaded.config.http.host);
-  // Metrics are served on the HTTP front end; traces only when the OTLP variables ask for them.
-  const metrics = opts.http !== undefined ? createServiceMetrics() : undefined;
+  // Metrics are served on the HTTP front end (unless `http.metrics: false`); traces only when the OTLP variables ask.
+  const metrics = opts.http !== undefined && loaded.config.http.metrics ? createServiceMetrics() : undefined;
   const tracing = await startTracing(logger, VERSION);
   const configured = await proxyGuardFor(loaded.config, logger, { metrics, tracing });
   let auth: ServiceAuth | undefined;

@@ -210,6 +210,8 @@ export const HttpConfigSchema = z.strictObject({
    * an agent's token) or `any` (no token from anywhere: behind a load balancer on a private network).
    */
   ops_access: z.enum(['loopback', 'any']).default('loopback'),
+  /** Whether decisions, guard times, forwards and store faults are counted for `GET /metrics` (false: no /metrics, 404). */
+  metrics: z.boolean().default(true),
 });
 export type HttpConfig = z.infer<typeof HttpConfigSchema>;
 

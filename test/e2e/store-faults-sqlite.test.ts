@@ -121,9 +121,16 @@ describe('SQLite store faults under serve --http', () => {
       expect(denied!.rationale).toMatch(/full/);
       expect(proxy.child.exitCode).toBeNull();
       expect((await fetch(`${proxy.url}/healthz`)).status).toBe(200);
-      const ready = await fetch(`${proxy.url}/readyz`);
-      expect(ready.status).toBe(503);
-      expect(JSON.stringify(await ready.json())).toMatch(/full/);
+      // /readyz is 503 from a failed write until one succeeds: with free pages left in the file a small write can still
+      // succeed between two that fail, so ask again after each further interaction while the disk stays full.
+      let readyBody = '';
+      await waitFor(async () => {
+        const ready = await fetch(`${proxy.url}/readyz`);
+        if (ready.status === 503) readyBody = JSON.stringify(await ready.json());
+        else await say(client, 'Status: still writing the itinerary draft for the offsite.');
+        return ready.status === 503;
+      }, 15_000, '/readyz 503 while the disk is full');
+      expect(readyBody).toMatch(/full/);
       expect(await (await fetch(`${proxy.url}/metrics`)).text()).toMatch(/quadguard_store_errors_total\{engine="sqlite",op="[a-zA-Z.]+",reason="full"\} [1-9]/);
 
       rmSync(filler);
