@@ -1,4 +1,4 @@
-import { closeSync, fdatasyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fdatasyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { RawAuditRowSchema, type RawAuditRow } from './audit-schema.js';
@@ -104,6 +104,9 @@ function readJournal(file: string): { rows: JournalRow[]; bad: number } {
 
 /** The journals in `dir` of other processes that run now, with their rows (see `AuditLog.absorbLiveJournals`). */
 export function liveJournals(dir: string): Array<{ file: string; rows: JournalRow[] }> {
+  // Asked before every direct append: with no journaling process on this store there is no folder, and a readdir that
+  // throws ENOENT (an Error and its stack each time) cost more than the append it precedes.
+  if (!existsSync(dir)) return [];
   let names: string[];
   try {
     names = readdirSync(dir);
