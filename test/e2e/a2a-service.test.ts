@@ -6,15 +6,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Message, SendMessageRequest } from '@a2a-js/sdk';
 import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type CryptoKey as JoseKey } from 'jose';
 import YAML from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/demos/kit.js';
-import { a2aClient, startA2AAgent, type A2AAgentProcess } from '../support/a2a.js';
-import { makeSandbox, ROOT, server, startHttpProxy, waitFor, writeConfig, type HttpProxy } from '../support/proxy-harness.js';
+import { a2aClient, failure, startA2AAgent, type A2AAgentProcess } from '../support/a2a.js';
+import { freePort, makeSandbox, ROOT, server, startHttpProxy, waitFor, writeConfig, type HttpProxy } from '../support/proxy-harness.js';
 import { openStream } from '../ui/support.js';
 
 const AGENTS = ['ann', 'ben', 'cai', 'dee', 'eve'] as const;
@@ -28,23 +27,6 @@ const AUDIENCE = 'quadguard-a2a-e2e';
 
 const send = (text: string) => SendMessageRequest.fromJSON({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }] } });
 const textOf = (r: unknown) => ((r as Message).parts ?? []).map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
-
-async function failure(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected the call to fail');
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 describe('e2e: the A2A proxy as a service', () => {
   const sb = makeSandbox();

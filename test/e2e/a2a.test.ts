@@ -3,7 +3,6 @@
  * (servers/a2a-agent.ts), SDK clients driving them through QuadGuard and directly, the default policy book.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Message, SendMessageRequest, StreamResponse, Task, type Part } from '@a2a-js/sdk';
@@ -12,8 +11,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectHttp } from '../../src/cli/demos/kit.js';
 import { openStore } from '../../src/store/db.js';
-import { a2aClient, startA2AAgent, type A2AAgentProcess } from '../support/a2a.js';
-import { makeSandbox, ROOT, server, startHttpProxy, writeConfig, type HttpProxy } from '../support/proxy-harness.js';
+import { a2aClient, failure, startA2AAgent, type A2AAgentProcess } from '../support/a2a.js';
+import { freePort, makeSandbox, ROOT, server, startHttpProxy, writeConfig, type HttpProxy } from '../support/proxy-harness.js';
 import { text } from './helpers.js';
 
 /** Each test speaks as its own identity: a refused attack raises that identity's threat level (quarantine). */
@@ -46,23 +45,6 @@ async function collect(stream: AsyncGenerator<StreamResponse, void, undefined>):
   return { events };
 }
 
-async function failure(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected the call to fail');
-}
-
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
 describe('e2e: the A2A proxy', () => {
   const sb = makeSandbox();
   let agent: A2AAgentProcess;
@@ -82,7 +64,7 @@ describe('e2e: the A2A proxy', () => {
       policy: join(ROOT, 'policies', 'default'),
       store: join(sb.dir, 'state.db'),
       agents: Object.fromEntries(AGENTS.map((a) => [a, { token: { value: tokenOf(a) } }])),
-      a2a: { agents: { helper: { url: agent.url }, poisoned: { url: poisoned.url }, gone: { url: `http://127.0.0.1:${await closedPort()}`, timeout_ms: 5000 } } },
+      a2a: { agents: { helper: { url: agent.url }, poisoned: { url: poisoned.url }, gone: { url: `http://127.0.0.1:${await freePort()}`, timeout_ms: 5000 } } },
     });
     proxy = await startHttpProxy(cfg);
     direct = await a2aClient(agent.url);

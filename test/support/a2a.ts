@@ -39,3 +39,13 @@ export async function a2aClient(base: string, opts: { token?: string; transport?
   });
   return factory.createFromUrl(base);
 }
+
+/** The error `p` rejects with; throws when it resolves instead. */
+export async function failure(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected the call to fail');
+}

