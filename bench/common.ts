@@ -169,3 +169,28 @@ export function mixedText(extra: readonly string[] = []): (chars: number) => str
     return parts.join('').slice(0, chars);
   };
 }
+
+/**
+ * Closed-loop load in turns: each run's clients call in a loop for a slice of `sliceMs`, the runs one after another,
+ * until each has had `seconds` of its own (a slow moment of the machine falls on all of them alike). Each call's
+ * latency goes to `run.ms`; `each` makes one call and returns when it is answered.
+ */
+export async function takeTurns<R extends { clients: unknown[]; ms: number[]; elapsed: number }>(runs: R[], seconds: number, sliceMs: number, each: (r: R, c: R['clients'][number]) => Promise<void>): Promise<void> {
+  while (runs.some((r) => r.elapsed < seconds * 1000)) {
+    for (const r of runs) {
+      if (r.elapsed >= seconds * 1000) continue;
+      const t0 = performance.now();
+      const end = t0 + Math.min(sliceMs, seconds * 1000 - r.elapsed);
+      await Promise.all(
+        r.clients.map(async (c) => {
+          while (performance.now() < end) {
+            const t = performance.now();
+            await each(r, c);
+            r.ms.push(performance.now() - t);
+          }
+        }),
+      );
+      r.elapsed += performance.now() - t0;
+    }
+  }
+}

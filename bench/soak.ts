@@ -24,7 +24,7 @@ import { openDatabase } from '../src/store/sqlite.js';
 import YAML from 'yaml';
 import { InteractionSchema } from '../src/core/types.js';
 import { buildGuard } from '../src/guard/build.js';
-import { builtCli, fmtMs, freePort, httpClient, ROOT, summarize, tsNode, waitForHttp } from './common.js';
+import { builtCli, fmtMs, freePort, httpClient, ROOT, summarize, takeTurns, tsNode, waitForHttp } from './common.js';
 
 const { values } = parseArgs({
   options: { seconds: { type: 'string', default: '180' }, sessions: { type: 'string', default: '16' }, 'age-calls': { type: 'string', default: '20000' } },
@@ -146,23 +146,9 @@ try {
       return { f, clients, ms: [] as number[], denied: 0, elapsed: 0 };
     }),
   );
-  while (runs.some((r) => r.elapsed < SECONDS * 1000)) {
-    for (const r of runs) {
-      if (r.elapsed >= SECONDS * 1000) continue;
-      const t0 = performance.now();
-      const end = t0 + Math.min(SLICE_MS, SECONDS * 1000 - r.elapsed);
-      await Promise.all(
-        r.clients.map(async (c) => {
-          while (performance.now() < end) {
-            const t = performance.now();
-            if (await call(r.f, c)) r.denied++;
-            r.ms.push(performance.now() - t);
-          }
-        }),
-      );
-      r.elapsed += performance.now() - t0;
-    }
-  }
+  await takeTurns(runs, SECONDS, SLICE_MS, async (r, c) => {
+    if (await call(r.f, c)) r.denied++;
+  });
   for (const r of runs) await Promise.all(r.clients.map((c) => c.close()));
   console.log(`node ${process.version}; ${SESSIONS} sessions, ${SECONDS} s per front end in ${SLICE_MS} ms turns; mix 80% ~1 KB reads, 15% ~200 KB reads, 5% denied (delete_file /etc/passwd); shared machine: compare within the run`);
   const base = runs[0]!.ms.length / (runs[0]!.elapsed / 1000);

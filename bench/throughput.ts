@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import YAML from 'yaml';
-import { builtCli, fmtMs, freePort, httpClient, ROOT, rssMiB, summarize, tsNode, waitForHttp, type Summary } from './common.js';
+import { builtCli, fmtMs, freePort, httpClient, ROOT, rssMiB, summarize, takeTurns, tsNode, waitForHttp, type Summary } from './common.js';
 
 const SECONDS = Number(process.argv[2] ?? 4);
 const LEVELS = [1, 8, 32];
@@ -95,23 +95,7 @@ async function level(fs: readonly Front[], n: number): Promise<Map<Front, LevelR
       return { f, clients, ms: [] as number[], elapsed: 0, before: rssMiB(f.proc.pid!) };
     }),
   );
-  while (runs.some((r) => r.elapsed < SECONDS * 1000)) {
-    for (const r of runs) {
-      if (r.elapsed >= SECONDS * 1000) continue;
-      const t0 = performance.now();
-      const end = t0 + Math.min(SLICE_MS, SECONDS * 1000 - r.elapsed);
-      await Promise.all(
-        r.clients.map(async (c) => {
-          while (performance.now() < end) {
-            const t = performance.now();
-            await call(r.f, c);
-            r.ms.push(performance.now() - t);
-          }
-        }),
-      );
-      r.elapsed += performance.now() - t0;
-    }
-  }
+  await takeTurns(runs, SECONDS, SLICE_MS, (r, c) => call(r.f, c));
   const out = new Map<Front, LevelResult>();
   for (const r of runs) {
     const after = rssMiB(r.f.proc.pid!);
