@@ -1,21 +1,48 @@
 #!/usr/bin/env bash
 # The package as a user gets it (issue #28): `npm pack`, then the tarball installed into a fresh prefix outside the
-# clone, with runtime dependencies only (npm keeps this machine's own settings: registry, nodedir); then, with an
-# empty HOME, `quadguard --version`, the demo, `init` and one guarded call over stdio through the installed command,
-# and `npx` from the tarball.
+# clone, with runtime dependencies only; then, with an empty HOME, `quadguard --version`, the demo, `init` and one
+# guarded call over stdio through the installed command, `audit verify`, and `npx` from the tarball. Each step prints
+# its time; the whole takes a few minutes, mostly better-sqlite3 compiled twice (global install and npx) when no
+# prebuilt binary can be fetched.
 #
-#   bash scripts/pack-check.sh            (npm run pack:check; CI runs it; takes a few minutes: better-sqlite3 is
-#                                          compiled for the fresh prefix when no prebuilt binary can be fetched)
+#   bash scripts/pack-check.sh            (npm run pack:check; CI runs it and fails when it fails)
+#
+# npm's own settings (the user config file: registry, nodedir…) and cache are taken from the environment this script
+# starts in and kept for every npm step, whatever HOME is: the cache so that installs need the registry only for
+# what it lacks, the headers (`nodedir`) so that node-gyp can compile offline. Without a configured `nodedir`, the
+# headers installed beside this Node (/usr/include/node for a distribution's Node) are used when present; else
+# node-gyp downloads them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/qg-pack-XXXXXX")"
-trap 'rm -rf "$WORK"' EXIT
+NPX_BEFORE="$WORK/npx-before"
+NPM_CACHE="$(npm config get cache)"
+NPM_USERCONFIG="$(npm config get userconfig)"
+cleanup() {
+  # npx installs into <cache>/_npx/<hash>; remove only the folders this run added (they hold the tarball's install).
+  if [ -f "$NPX_BEFORE" ] && [ -d "$NPM_CACHE/_npx" ]; then
+    comm -13 "$NPX_BEFORE" <(ls -1 "$NPM_CACHE/_npx" | sort) | while read -r added; do rm -rf "${NPM_CACHE:?}/_npx/$added"; done
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
 mkdir -p "$WORK/prefix" "$WORK/home" "$WORK/empty"
-REAL_HOME="$HOME"
+START=$SECONDS
+step() { echo "== [$((SECONDS - START)) s] $*"; }
+
+NODEDIR="$(npm config get nodedir)"
+if [ -z "$NODEDIR" ] || [ "$NODEDIR" = undefined ]; then
+  NODE_PREFIX="$(dirname "$(dirname "$(node -p process.execPath)")")"
+  if [ -f "$NODE_PREFIX/include/node/node.h" ]; then NODEDIR="$NODE_PREFIX"; else NODEDIR=""; fi
+fi
+export npm_config_userconfig="$NPM_USERCONFIG" npm_config_cache="$NPM_CACHE"
+export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
+if [ -n "$NODEDIR" ]; then export npm_config_nodedir="$NODEDIR"; fi
+echo "npm cache $NPM_CACHE; Node headers ${NODEDIR:-(none here: node-gyp downloads them)}"
 
 TARBALL="$WORK/$(npm pack --silent --pack-destination "$WORK" | tail -n 1)"
-echo "== packed $(basename "$TARBALL") ($(du -k "$TARBALL" | cut -f1) kB)"
+step "packed $(basename "$TARBALL") ($(du -k "$TARBALL" | cut -f1) kB); installing it into a fresh prefix"
 # Outside the clone (no project .npmrc), no devDependencies; then QuadGuard runs with an empty HOME.
 unset npm_config_prefix npm_config_global_prefix QUADGUARD_HOME
 cd "$WORK/empty"
@@ -27,14 +54,14 @@ for dev in vitest typescript esbuild tsx @modelcontextprotocol/conformance node-
 done
 if [ -e "$INSTALLED/tools" ]; then echo "error: the package ships tools/ (a second Node)" >&2; exit 1; fi
 
-echo "== quadguard --version: $(command -v quadguard)"
+step "quadguard --version: $(command -v quadguard)"
 test "$(quadguard --version)" = "$(node -p "require('$ROOT/package.json').version")"
 
-echo "== quadguard demo (from an empty folder)"
+step "quadguard demo (from an empty folder)"
 quadguard demo > "$WORK/demo.txt"
 grep -q '✗ DENY' "$WORK/demo.txt" || { cat "$WORK/demo.txt"; echo "error: the demo shows no denial" >&2; exit 1; }
 
-echo "== init, then one guarded call over stdio"
+step "init, then one guarded call over stdio"
 quadguard init > /dev/null
 node --input-type=module - <<'EOF'
 import { spawn } from 'node:child_process';
@@ -61,9 +88,11 @@ child.stdout.on('data', (c) => {
 });
 send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pack-check', version: '0' } } });
 EOF
+step "audit verify"
 quadguard audit verify > /dev/null
 
-echo "== npx from the tarball"
+step "npx from the tarball (from an empty folder, the empty HOME)"
 rm -rf "$WORK/empty/"* "$WORK/empty/".quadguard
-test "$(HOME="$REAL_HOME" npx --yes --package "$TARBALL" quadguard --version)" = "$(quadguard --version)"
-echo "pack check: ok"
+mkdir -p "$NPM_CACHE/_npx" && ls -1 "$NPM_CACHE/_npx" | sort > "$NPX_BEFORE"
+test "$(npx --yes --loglevel=error --package "$TARBALL" quadguard --version)" = "$(quadguard --version)"
+step "pack check: ok"
