@@ -3,11 +3,12 @@
  * `--agent` the README names is an agent init declares, and each stdio entry of "Register it in your client",
  * taken from the README as written, starts against a fresh `init` folder and lists and guards its tools. `quadguard`
  * is put on PATH as `npm install -g` puts it (a link to the built CLI); `/abs/my-guard` and `${workspaceFolder}`
- * become the init folder.
+ * become the init folder. Then `quadguard install` for each of the four clients into the empty HOME, as a user whose
+ * servers are in the client's own user file: each written entry starts from elsewhere against the init folder.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -134,4 +135,37 @@ describe("the README's client entries and the config init writes", () => {
     expect(tail.status, tail.stderr).toBe(0);
     expect(tail.stdout).toMatch(/claude-code.*write_file|write_file.*claude-code/);
   });
+
+  // Each client's user file in the empty HOME (Linux paths), with one ordinary server of the user's in it.
+  const userFiles = [
+    ['claude-desktop', '.config/Claude/claude_desktop_config.json', 'mcpServers'],
+    ['claude-code', '.claude.json', 'mcpServers'],
+    ['cursor', '.cursor/mcp.json', 'mcpServers'],
+    ['vscode', '.config/Code/User/mcp.json', 'servers'],
+  ] as const;
+  it.each(userFiles)('install --client %s --scope user in the init folder: the written entry starts from elsewhere, lists and guards its tools under that client\'s agent', async (clientName, rel, key) => {
+    const file = join(tmp, 'home', rel);
+    mkdirSync(dirname(file), { recursive: true });
+    const original = `${JSON.stringify({ [key]: { notes: { command: 'node', args: [join(ROOT, 'dist', 'servers', 'workspace.js'), '--root', join(tmp, `notes-${clientName}`)] } } }, null, 2)}\n`;
+    writeFileSync(file, original);
+    const install = spawnSync(process.execPath, [CLI, 'install', '--client', clientName, '--scope', 'user', '--all'], { cwd: project, env, encoding: 'utf8' });
+    expect(install.status, install.stderr).toBe(0);
+    expect(install.stdout).toContain(`wrapped servers use ${join(project, 'quadguard.config.yaml')}`);
+    const entry = (JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, Entry>>)[key]!.notes!;
+    expect(entry.args).toEqual(expect.arrayContaining(['--agent', clientName]));
+    const client = new Client({ name: `installed-${clientName}`, version: '0.0.0' });
+    await client.connect(new StdioClientTransport({ command: entry.command, args: entry.args, cwd: elsewhere, env, stderr: 'pipe' }));
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('write_file');
+      const r = (await client.callTool({ name: 'write_file', arguments: { path: 'k.txt', content: 'AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' } })) as CallToolResult;
+      expect((r.content[0] as { text: string }).text).toMatch(/^Blocked by QuadGuard/);
+    } finally {
+      await client.close();
+    }
+    const tail = spawnSync(process.execPath, [CLI, 'audit', 'tail'], { cwd: project, env, encoding: 'utf8' });
+    expect(tail.stdout).toMatch(new RegExp(`${clientName}.*write_file|write_file.*${clientName}`));
+    const uninstall = spawnSync(process.execPath, [CLI, 'uninstall', '--client', clientName, '--scope', 'user', '--all'], { cwd: project, env, encoding: 'utf8' });
+    expect(uninstall.status, uninstall.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(original);
+  }, 90_000); // three CLI runs and a proxy with its server: ~20 s on a loaded 2-core machine
 });
