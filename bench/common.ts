@@ -53,6 +53,18 @@ export function summarize(ms: number[]): Summary {
 }
 
 /**
+ * The median of an ascending sample and its 95% confidence interval from the sign test's order statistics (the
+ * binomial's normal approximation, fine from n ≈ 20): no assumption on the shape of the distribution.
+ */
+export function medianInterval(sorted: ArrayLike<number>): { median: number; lo: number; hi: number } {
+  const n = sorted.length;
+  // The r-th smallest and r-th largest (1-based ranks), r = ⌊(n − 1.96√n) / 2⌋.
+  const r = Math.max(1, Math.floor((n - 1.96 * Math.sqrt(n)) / 2));
+  const median = n % 2 === 1 ? sorted[(n - 1) / 2]! : (sorted[n / 2 - 1]! + sorted[n / 2]!) / 2;
+  return { median, lo: sorted[r - 1]!, hi: sorted[n - r]! };
+}
+
+/**
  * Times `fn` after `warmup` calls: at least `min` calls, then more until `budgetMs` has passed or `max` calls.
  * Milliseconds per call.
  */

@@ -2,7 +2,7 @@
  * Added latency of QuadGuard on a tools/call, allow path and deny path, over stdio and Streamable HTTP, against a
  * direct call and against a plain forwarding proxy, all measured in the same run (ratios are the robust figure).
  *
- *   npm run build && npx tsx bench/overhead.ts [budgetMsPerPath=3000]
+ *   npm run build && npx tsx bench/overhead.ts [budgetMsPerPath=3000] [--pairs N] [--paired-only]
  *
  * Downstream: the project's workspace server (servers/workspace.ts), `read_file notes.txt` (allow; and, as "allow,
  * varied", a different one of 6,000 files on every call) and
@@ -26,23 +26,40 @@
  * from one agent would otherwise quarantine it, and every later call would take the quarantine short cut).
  * QuadGuard runs as users run it, the built bundle (package.json `bin`); the workspace server runs from its source
  * under tsx on every path alike. Loopback only; every child is stopped at the end.
- * Last, it prints the guard's own time inside each guarded proxy (the `elapsed_ms` the audit rows record), next to
+ * Then it prints the guard's own time inside each guarded proxy (the `elapsed_ms` the audit rows record), next to
  * what the HTTP target leaves for it: 0.15 × supergateway's median.
+ * Last, the two differences that have a budget of their own (metrics on vs off, issue 29: ≤ 0.05 ms; provenance on
+ * vs off) are measured PAIRED: N pairs (default 10,000) of allow-path calls, one through each proxy back to back,
+ * the order alternating pair by pair, and it prints the median of the paired differences with its 95% confidence
+ * interval (the sign test's, from order statistics: no assumption on the shape of the latencies). A slow moment of
+ * the machine falls on both calls of a pair, so the interval is narrow where the blocked medians above move by
+ * ±0.25 ms between runs; its half-width is the bench's resolution and is printed. Beside the wall time it reads each
+ * proxy's CPU time (all its threads, Linux /proc, ns) every 50 pairs: what a proxy adds is work, and its CPU time
+ * hardly moves with the machine's load, where wall time does (a busy machine queues every call); it counts background
+ * work too (GC, timers), so it errs high, never low. `--paired-only` starts just the
+ * four proxies of those two pairs (warmed up for the same time) and skips the rest.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { openDatabase } from '../src/store/sqlite.js';
 import YAML from 'yaml';
-import { builtCli, fmtMs, freePort, httpClient, line, ROOT, summarize, tsNode, waitForHttp, type Summary } from './common.js';
+import { builtCli, fmtMs, freePort, httpClient, line, medianInterval, ROOT, summarize, tsNode, waitForHttp, type Summary } from './common.js';
 
-const BUDGET = Number(process.argv[2] ?? 3000);
+const argv = process.argv.slice(2);
+const flag = (name: string) => argv.indexOf(name);
+const BUDGET = Number(argv.find((a, k) => !a.startsWith('--') && argv[k - 1] !== '--pairs') ?? 3000);
+const PAIRS = flag('--pairs') >= 0 ? Number(argv[flag('--pairs') + 1]) : 10_000;
+const PAIRED_ONLY = flag('--paired-only') >= 0;
+if (!(BUDGET > 0) || !(PAIRS >= 20)) throw new Error('usage: npx tsx bench/overhead.ts [budgetMsPerPath>0] [--pairs N≥20] [--paired-only]');
 /** At least this many calls of each path through each front end are measured, at most MAX. */
 const MIN = 200;
+/** Pairs per reading of the two proxies' CPU time in the paired comparisons. */
+const CPU_BLOCK = 50;
 /** Calls in a row of one path through one front end, before the next. */
 const BLOCK = 50;
 const MAX = 20_000;
@@ -90,9 +107,11 @@ interface FrontEnd {
   client: Client;
   call: Record<PathName, () => Promise<void>>;
   ms: Record<PathName, number[]>;
+  /** The proxy's process, for its CPU time (null: not known). */
+  pid: () => number | null | undefined;
 }
 
-async function connect(label: string, transport: Transport, prefix: string, expectDenied: boolean): Promise<FrontEnd> {
+async function connect(label: string, transport: Transport, prefix: string, expectDenied: boolean, pid?: number): Promise<FrontEnd> {
   const client = new Client({ name: 'bench', version: '0' });
   await client.connect(transport);
   let next = 0;
@@ -110,7 +129,29 @@ async function connect(label: string, transport: Transport, prefix: string, expe
     client,
     call: { allow: () => read('notes.txt'), deny, varied: () => read(`notes-${next++ % VARIED}.txt`) },
     ms: { allow: [], deny: [], varied: [] },
+    pid: () => pid ?? (transport instanceof StdioClientTransport ? transport.pid : null),
   };
+}
+
+/**
+ * CPU time a process has used, all its threads (the main thread, libuv's pool, the GC's helpers), in ms with
+ * nanosecond resolution (Linux `/proc/<pid>/task/<tid>/schedstat`); undefined elsewhere.
+ */
+function cpuMs(pid: number | null | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    let ns = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // The thread ended between the listing and the read
+      }
+    }
+    return ns / 1e6;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -119,9 +160,7 @@ async function connect(label: string, transport: Transport, prefix: string, expe
  * each path of each front end has MIN calls and the budget is spent (or one has MAX).
  */
 async function measureAll(fronts: FrontEnd[]): Promise<Map<FrontEnd, PathResult>> {
-  for (const until = performance.now() + WARMUP_MS * fronts.length; performance.now() < until; ) {
-    for (const f of fronts) for (const p of PATHS) await f.call[p]();
-  }
+  await warmUp(fronts);
   const start = performance.now();
   const budget = BUDGET * PATHS.length * fronts.length;
   const count = () => fronts[0]!.ms.allow.length;
@@ -148,6 +187,51 @@ async function measureAll(fronts: FrontEnd[]): Promise<Map<FrontEnd, PathResult>
 }
 
 /**
+ * What `a` adds over `b` on one path: PAIRS pairs of calls, one through each back to back (which goes first alternates
+ * pair by pair, so neither gains from the other's warm caches), and the median of the paired differences with its
+ * 95% interval. With `budgetMs`, says whether the interval shows the cost within the budget.
+ */
+async function paired(label: string, a: FrontEnd, b: FrontEnd, path: PathName, budgetMs?: number): Promise<void> {
+  const d = new Float64Array(PAIRS);
+  const cpu: number[] = [];
+  let before = { a: cpuMs(a.pid()), b: cpuMs(b.pid()) };
+  for (let k = 0; k < PAIRS; k++) {
+    const [first, second] = k % 2 === 0 ? [a, b] : [b, a];
+    const t0 = performance.now();
+    await first.call[path]();
+    const t1 = performance.now();
+    await second.call[path]();
+    const t2 = performance.now();
+    d[k] = k % 2 === 0 ? t1 - t0 - (t2 - t1) : t2 - t1 - (t1 - t0);
+    if ((k + 1) % CPU_BLOCK === 0 && before.a !== undefined && before.b !== undefined) {
+      const after = { a: cpuMs(a.pid()), b: cpuMs(b.pid()) };
+      if (after.a !== undefined && after.b !== undefined) cpu.push((after.a - before.a - (after.b - before.b)) / CPU_BLOCK);
+      before = after;
+    }
+  }
+  d.sort();
+  const wall = medianInterval(d);
+  const show = (what: string, x: { median: number; lo: number; hi: number }, n: string) =>
+    console.log(`${what.padEnd(58)} added median ${fmtMs(x.median).padStart(7)} ms, 95% CI [${fmtMs(x.lo)}, ${fmtMs(x.hi)}] ms over ${n} (resolution ±${fmtMs((x.hi - x.lo) / 2)} ms)`);
+  show(`${label}, wall time per call`, wall, `${PAIRS} pairs`);
+  const cpuX = cpu.length >= 20 ? medianInterval(cpu.sort((x, y) => x - y)) : undefined;
+  if (cpuX) show(`${label}, proxy CPU time per call`, cpuX, `${cpu.length} paired blocks of ${CPU_BLOCK}`);
+  else console.log(`${label}, proxy CPU time per call: not measured (needs Linux /proc and ≥ ${20 * CPU_BLOCK} pairs)`);
+  if (budgetMs !== undefined) {
+    const verdict = (x: { lo: number; hi: number }) =>
+      x.hi <= budgetMs ? `within (upper end ${fmtMs(x.hi)} ms ≤ ${budgetMs} ms)` : x.lo > budgetMs ? `OVER (lower end ${fmtMs(x.lo)} ms > ${budgetMs} ms)` : `not resolved (the interval contains ${budgetMs} ms: a quieter machine or more --pairs)`;
+    console.log(`${''.padEnd(4)}budget ≤ ${budgetMs} ms: wall time ${verdict(wall)}; CPU time ${cpuX ? verdict(cpuX) : 'not measured'}`);
+  }
+}
+
+/** Calls every path of every front end in turn for WARMUP_MS per front end, measuring nothing. */
+async function warmUp(fronts: FrontEnd[]): Promise<void> {
+  for (const until = performance.now() + WARMUP_MS * fronts.length; performance.now() < until; ) {
+    for (const f of fronts) for (const p of PATHS) await f.call[p]();
+  }
+}
+
+/**
  * Medians of the guard's own time (audit `elapsed_ms`) for the allowed `read_file` calls and their results in a store,
  * over the later half of its rows (the warm-up takes about the first quarter).
  */
@@ -171,68 +255,106 @@ async function httpServer(command: string, args: string[], port: number): Promis
   await waitForHttp(`http://127.0.0.1:${port}/mcp`, 90_000); // eight front ends start at once on a shared machine
   return new URL(`http://127.0.0.1:${port}/mcp`);
 }
+/** A guarded HTTP proxy front end whose process is known (for its CPU time). */
+async function httpProxyFront(label: string, c: { command: string; args: string[] }, port: number): Promise<FrontEnd> {
+  const url = await httpServer(c.command, c.args, port);
+  return connect(label, httpClient(url), 'ws__', true, children.at(-1)!.pid);
+}
 const stdio = (c: { command: string; args: string[] }) =>
   new StdioClientTransport({ command: c.command, args: c.args, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', QUADGUARD_LOG_LEVEL: 'warn' }, stderr: 'inherit' });
 
-try {
-  console.log(
-    `node ${process.version}, ${process.platform}/${process.arch}; eight front ends measured interleaved, in blocks of ${BLOCK} calls; warm-up ${WARMUP_MS} ms per front end, then ~${BUDGET} ms per path and front end; shared 2-core machine, figures are noisy: compare within the run`,
-  );
-  const p1 = await freePort();
-  const p2 = await freePort();
-  const p3 = await freePort();
-  const p4 = await freePort();
-  const sg = join(ROOT, 'node_modules', '.bin', 'supergateway');
-  const sgCmd = `${server.command} ${server.args.map((a) => `'${a}'`).join(' ')}`;
-  const c2 = cli('serve', '--config', plain, '--http', String(p2));
-  const c3 = cli('serve', '--config', guardedHttp, '--http', String(p3));
-  const c4 = cli('serve', '--config', guardedNoMetrics, '--http', String(p4));
-  const fronts = [
-    await connect('stdio direct', stdio(server), '', false),
-    await connect('stdio quadguard, no policy', stdio(cli('serve', '--config', plain)), 'ws__', false),
-    await connect('stdio quadguard, default policy', stdio(cli('serve', '--config', guardedStdio)), 'ws__', true),
-    await connect('stdio quadguard, default policy, provenance off', stdio(cli('serve', '--config', guardedNoProvenance)), 'ws__', true),
-    await connect('http supergateway', httpClient(await httpServer(sg, ['--stdio', sgCmd, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(p1), '--logLevel', 'none'], p1)), '', false),
-    await connect('http quadguard, no policy', httpClient(await httpServer(c2.command, c2.args, p2)), 'ws__', false),
-    await connect('http quadguard, default policy', httpClient(await httpServer(c3.command, c3.args, p3)), 'ws__', true),
-    await connect('http quadguard, default policy, metrics off', httpClient(await httpServer(c4.command, c4.args, p4)), 'ws__', true),
-  ];
-  const results = await measureAll(fronts);
-  for (const f of fronts) await f.client.close();
-  const [direct, qgPlain, qgPolicy, qgNoProv, sgR, httpPlain, httpPolicy, httpNoMetrics] = fronts.map((f) => results.get(f)!);
-  const r = { direct, qgPlain, qgPolicy, qgNoProv, sg: sgR, httpPlain, httpPolicy, httpNoMetrics };
+const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
 
-  const cmp = (label: string, a: Summary, b: Summary) =>
-    console.log(`${label.padEnd(58)} added median ${fmtMs(a.median - b.median).padStart(7)} ms (${(a.median / b.median).toFixed(2)}×), p90 ${fmtMs(a.p90 - b.p90).padStart(7)} ms (${(a.p90 / b.p90).toFixed(2)}×)`);
-  console.log('-- allow path');
-  cmp('stdio quadguard+policy vs direct', r.qgPolicy!.allow, r.direct!.allow);
-  cmp('stdio quadguard+policy vs quadguard without policy', r.qgPolicy!.allow, r.qgPlain!.allow);
-  cmp('stdio quadguard without policy vs direct', r.qgPlain!.allow, r.direct!.allow);
-  cmp('http quadguard+policy vs supergateway', r.httpPolicy!.allow, r.sg!.allow);
-  cmp('http quadguard+policy vs quadguard without policy', r.httpPolicy!.allow, r.httpPlain!.allow);
-  cmp('http quadguard without policy vs supergateway', r.httpPlain!.allow, r.sg!.allow);
-  console.log('-- allow path, a different file on every call (nothing keyed by the text is reused)');
-  cmp('stdio quadguard+policy vs direct', r.qgPolicy!.varied, r.direct!.varied);
-  cmp('stdio quadguard+policy vs quadguard without policy', r.qgPolicy!.varied, r.qgPlain!.varied);
-  cmp('stdio quadguard without policy vs direct', r.qgPlain!.varied, r.direct!.varied);
-  cmp('http quadguard+policy vs supergateway', r.httpPolicy!.varied, r.sg!.varied);
-  console.log('-- what provenance adds (the same book with guard.provenance.enabled false)');
-  cmp('stdio allow: provenance on vs off', r.qgPolicy!.allow, r.qgNoProv!.allow);
-  cmp('stdio allow, varied: provenance on vs off', r.qgPolicy!.varied, r.qgNoProv!.varied);
-  console.log('-- what /metrics adds (the same HTTP proxy with http.metrics false)');
-  cmp('http allow: metrics on vs off', r.httpPolicy!.allow, r.httpNoMetrics!.allow);
-  cmp('http allow, varied: metrics on vs off', r.httpPolicy!.varied, r.httpNoMetrics!.varied);
-  console.log('-- deny path (QuadGuard answers without forwarding; direct/supergateway get the server\'s own refusal)');
-  cmp('stdio quadguard+policy vs direct', r.qgPolicy!.deny, r.direct!.deny);
-  cmp('stdio quadguard+policy vs quadguard without policy', r.qgPolicy!.deny, r.qgPlain!.deny);
-  cmp('http quadguard+policy vs supergateway', r.httpPolicy!.deny, r.sg!.deny);
-  cmp('http quadguard+policy vs quadguard without policy', r.httpPolicy!.deny, r.httpPlain!.deny);
+/** The paired differences with a budget or a question of their own (see the header). */
+async function pairedSection(fronts: { httpOn: FrontEnd; httpOff: FrontEnd; provOn: FrontEnd; provOff: FrontEnd }): Promise<void> {
+  console.log(`-- paired: ${PAIRS} pairs of allow-path calls each, one through each proxy back to back, order alternating (load average before: ${load()})`);
+  await paired('http allow: metrics on vs off', fronts.httpOn, fronts.httpOff, 'allow', 0.05);
+  await paired('stdio allow: provenance on vs off', fronts.provOn, fronts.provOff, 'allow');
+  console.log(`   (load average after: ${load()}; the interval is the figure's uncertainty on this machine at this load)`);
+}
+
+/** The guard's own time in each guarded proxy, from its audit rows. */
+function guardTimes(): void {
   console.log('-- the guard\'s own checks inside each proxy (elapsed_ms of its audit rows: stages up to the row, not its commit)');
   for (const [label, name] of [['stdio', 'guarded-stdio'], ['stdio, provenance off,', 'guarded-stdio-noprov'], ['http', 'guarded-http'], ['http, metrics off,', 'guarded-http-nometrics']] as const) {
     const ms = guardMs(join(dir, `${name}.db`));
     console.log(`${label} quadguard+policy: allowed tool_call median ${fmtMs(ms.call)} ms + its tool_result ${fmtMs(ms.result)} ms = ${fmtMs(ms.call + ms.result)} ms per allowed call`);
   }
-  console.log(`the HTTP target (≤ 1.15× supergateway's median of ${fmtMs(r.sg!.allow.median)} ms) leaves ${fmtMs(0.15 * r.sg!.allow.median)} ms for all the guard adds`);
+}
+
+try {
+  console.log(`node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} cores, load average ${load()} (1, 5, 15 min)`);
+  if (PAIRED_ONLY) {
+    console.log(`--paired-only: four proxies, warm-up ${WARMUP_MS} ms per proxy, then ${PAIRS} pairs per comparison`);
+    const pOn = await freePort();
+    const pOff = await freePort();
+    const on = cli('serve', '--config', guardedHttp, '--http', String(pOn));
+    const off = cli('serve', '--config', guardedNoMetrics, '--http', String(pOff));
+    const fronts = {
+      httpOn: await httpProxyFront('http quadguard, default policy', on, pOn),
+      httpOff: await httpProxyFront('http quadguard, default policy, metrics off', off, pOff),
+      provOn: await connect('stdio quadguard, default policy', stdio(cli('serve', '--config', guardedStdio)), 'ws__', true),
+      provOff: await connect('stdio quadguard, default policy, provenance off', stdio(cli('serve', '--config', guardedNoProvenance)), 'ws__', true),
+    };
+    await warmUp(Object.values(fronts));
+    await pairedSection(fronts);
+    for (const f of Object.values(fronts)) await f.client.close();
+    guardTimes();
+  } else {
+    const p1 = await freePort();
+    const p2 = await freePort();
+    const p3 = await freePort();
+    const p4 = await freePort();
+    const sg = join(ROOT, 'node_modules', '.bin', 'supergateway');
+    const sgCmd = `${server.command} ${server.args.map((a) => `'${a}'`).join(' ')}`;
+    const c2 = cli('serve', '--config', plain, '--http', String(p2));
+    const c3 = cli('serve', '--config', guardedHttp, '--http', String(p3));
+    const c4 = cli('serve', '--config', guardedNoMetrics, '--http', String(p4));
+    const fronts = [
+      await connect('stdio direct', stdio(server), '', false),
+      await connect('stdio quadguard, no policy', stdio(cli('serve', '--config', plain)), 'ws__', false),
+      await connect('stdio quadguard, default policy', stdio(cli('serve', '--config', guardedStdio)), 'ws__', true),
+      await connect('stdio quadguard, default policy, provenance off', stdio(cli('serve', '--config', guardedNoProvenance)), 'ws__', true),
+      await connect('http supergateway', httpClient(await httpServer(sg, ['--stdio', sgCmd, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(p1), '--logLevel', 'none'], p1)), '', false),
+      await connect('http quadguard, no policy', httpClient(await httpServer(c2.command, c2.args, p2)), 'ws__', false),
+      await httpProxyFront('http quadguard, default policy', c3, p3),
+      await httpProxyFront('http quadguard, default policy, metrics off', c4, p4),
+    ];
+    console.log(`eight front ends measured interleaved, in blocks of ${BLOCK} calls; warm-up ${WARMUP_MS} ms per front end, then ~${BUDGET} ms per path and front end; on a shared machine the blocked medians are noisy (±0.25 ms here): compare within the run, and see the paired figures at the end`);
+    const results = await measureAll(fronts);
+    const [direct, qgPlain, qgPolicy, qgNoProv, sgR, httpPlain, httpPolicy, httpNoMetrics] = fronts.map((f) => results.get(f)!);
+    const r = { direct, qgPlain, qgPolicy, qgNoProv, sg: sgR, httpPlain, httpPolicy, httpNoMetrics };
+
+    const cmp = (label: string, a: Summary, b: Summary) =>
+      console.log(`${label.padEnd(58)} added median ${fmtMs(a.median - b.median).padStart(7)} ms (${(a.median / b.median).toFixed(2)}×), p90 ${fmtMs(a.p90 - b.p90).padStart(7)} ms (${(a.p90 / b.p90).toFixed(2)}×)`);
+    console.log('-- allow path');
+    cmp('stdio quadguard+policy vs direct', r.qgPolicy!.allow, r.direct!.allow);
+    cmp('stdio quadguard+policy vs quadguard without policy', r.qgPolicy!.allow, r.qgPlain!.allow);
+    cmp('stdio quadguard without policy vs direct', r.qgPlain!.allow, r.direct!.allow);
+    cmp('http quadguard+policy vs supergateway', r.httpPolicy!.allow, r.sg!.allow);
+    cmp('http quadguard+policy vs quadguard without policy', r.httpPolicy!.allow, r.httpPlain!.allow);
+    cmp('http quadguard without policy vs supergateway', r.httpPlain!.allow, r.sg!.allow);
+    console.log('-- allow path, a different file on every call (nothing keyed by the text is reused)');
+    cmp('stdio quadguard+policy vs direct', r.qgPolicy!.varied, r.direct!.varied);
+    cmp('stdio quadguard+policy vs quadguard without policy', r.qgPolicy!.varied, r.qgPlain!.varied);
+    cmp('stdio quadguard without policy vs direct', r.qgPlain!.varied, r.direct!.varied);
+    cmp('http quadguard+policy vs supergateway', r.httpPolicy!.varied, r.sg!.varied);
+    console.log('-- what provenance adds (the same book with guard.provenance.enabled false)');
+    cmp('stdio allow: provenance on vs off', r.qgPolicy!.allow, r.qgNoProv!.allow);
+    cmp('stdio allow, varied: provenance on vs off', r.qgPolicy!.varied, r.qgNoProv!.varied);
+    console.log('-- what /metrics adds (the same HTTP proxy with http.metrics false)');
+    cmp('http allow: metrics on vs off', r.httpPolicy!.allow, r.httpNoMetrics!.allow);
+    cmp('http allow, varied: metrics on vs off', r.httpPolicy!.varied, r.httpNoMetrics!.varied);
+    console.log('-- deny path (QuadGuard answers without forwarding; direct/supergateway get the server\'s own refusal)');
+    cmp('stdio quadguard+policy vs direct', r.qgPolicy!.deny, r.direct!.deny);
+    cmp('stdio quadguard+policy vs quadguard without policy', r.qgPolicy!.deny, r.qgPlain!.deny);
+    cmp('http quadguard+policy vs supergateway', r.httpPolicy!.deny, r.sg!.deny);
+    cmp('http quadguard+policy vs quadguard without policy', r.httpPolicy!.deny, r.httpPlain!.deny);
+    guardTimes();
+    console.log(`the HTTP target (≤ 1.15× supergateway's median of ${fmtMs(r.sg!.allow.median)} ms) leaves ${fmtMs(0.15 * r.sg!.allow.median)} ms for all the guard adds`);
+    await pairedSection({ httpOn: fronts[6]!, httpOff: fronts[7]!, provOn: fronts[2]!, provOff: fronts[3]! });
+    for (const f of fronts) await f.client.close();
+  }
 } finally {
   for (const c of children) c.kill('SIGTERM');
   await new Promise((done) => setTimeout(done, 500));

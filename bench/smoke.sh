@@ -9,7 +9,7 @@ run() {
   npx tsx "$@" > /tmp/quadguard-bench-smoke.log 2>&1 || { cat /tmp/quadguard-bench-smoke.log >&2; echo "bench smoke failed: $*" >&2; exit 1; }
   tail -n 3 /tmp/quadguard-bench-smoke.log
 }
-run bench/overhead.ts 150
+run bench/overhead.ts 150 --pairs 100
 run bench/throughput.ts 0.5
 run bench/pipeline-scaling.ts 60
 run bench/proxy-latency.ts 200 20

@@ -26,7 +26,7 @@ import { createDrain } from '../ops/drain.js';
 import { healthRoutes, watchStore } from '../ops/health.js';
 import { LiveGuard, type GuardGeneration } from '../ops/live-guard.js';
 import { createServiceMetrics, meteredGuard, type ServiceMetrics } from '../ops/metrics.js';
-import { createReload, writePidFile } from '../ops/reload.js';
+import { createReload, runsQuadguard, writePidFile } from '../ops/reload.js';
 import { serviceStatus } from '../ops/service-status.js';
 import { startTracing, type Tracing } from '../ops/tracing.js';
 import { createInstructionsScreen, createListingScreen, createToolScreen, type ListingScreen } from '../guard/tool-screen.js';
@@ -200,7 +200,14 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
   }
   const reload = createReload(loaded, configured, proxy.pool, logger, metrics, opts.http === undefined ? { tokens: false } : {}, auth);
   process.on('SIGHUP', () => void reload());
-  if (opts.pidFile) writePidFile(opts.pidFile);
+  if (opts.pidFile) {
+    try {
+      writePidFile(opts.pidFile);
+    } catch (err) {
+      await proxy.close();
+      throw new ConfigError('config_invalid', `--pid-file ${opts.pidFile}: cannot write it (${(err as Error).message}); give a file in a folder that exists and this user may write`, { cause: err });
+    }
+  }
   const exit = (code: number) => () => void proxy.close().finally(() => process.exit(code));
   process.once('SIGINT', exit(0));
   if (opts.http !== undefined) {
@@ -369,6 +376,10 @@ export function registerServeCommands(program: Command): void {
     .action((o: { pid?: number; pidFile?: string }) => {
       const pid = o.pid ?? (o.pidFile ? readPidFile(o.pidFile) : NaN);
       if (!Number.isInteger(pid) || pid <= 0) throw new ConfigError('config_invalid', 'reload: give the proxy\'s --pid, or the --pid-file that `serve --pid-file` wrote');
+      const running = o.pid === undefined ? runsQuadguard(pid) : undefined;
+      if (running && !running.yes) {
+        throw new ConfigError('config_invalid', `reload: process ${pid} (read from ${o.pidFile}) is not a quadguard proxy (${JSON.stringify(running.command.slice(0, 80))}): the pid file is stale, left by a proxy that was killed; nothing was signalled. Start the proxy with \`quadguard serve --http PORT --pid-file FILE\`, or give the --pid of the running one`);
+      }
       try {
         process.kill(pid, 'SIGHUP');
       } catch (err) {

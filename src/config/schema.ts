@@ -172,6 +172,8 @@ export const JwtAuthSchema = z
     algorithms: z.array(z.enum(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'])).min(1).default(['RS256', 'ES256', 'EdDSA', 'Ed25519']),
     /** How long a fetched JWKS is used before it is fetched again, ms. */
     cache_ms: z.number().int().min(1000).default(10 * 60_000),
+    /** A token whose key id the cached JWKS lacks (a rotated key) fetches it again at most once per this many ms. */
+    refetch_ms: z.number().int().min(1000).default(30_000),
   })
   .superRefine((j, ctx) => {
     if ((j.jwks_file === undefined) === (j.jwks_url === undefined)) ctx.addIssue({ code: 'custom', message: 'give exactly one of jwks_file or jwks_url', path: ['jwks_file'] });

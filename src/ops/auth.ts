@@ -32,6 +32,7 @@ export function createAuth(loaded: LoadedConfig, store: GuardStore | undefined, 
   const verifierOf = (cfg: JwtAuthConfig | undefined): JwtVerifier | undefined => (cfg ? createJwtVerifier(cfg, (name) => Object.hasOwn(loaded.config.agents, name)) : undefined);
   let tokens = loaded.tokens;
   let jwt = verifierOf(loaded.config.http.jwt);
+  let jwksUrl = loaded.config.http.jwt?.jwks_url;
   const recorded = new Set<string>();
   const recordJwt = (id: JwtIdentity, token: string) => {
     const key = createHash('sha256').update(token).digest('hex').slice(0, 32);
@@ -49,7 +50,8 @@ export function createAuth(loaded: LoadedConfig, store: GuardStore | undefined, 
       jwt: () => jwt,
       onRefused: (reason) => {
         metrics?.authRefused(reason);
-        log.info({ reason }, 'bearer token refused');
+        if (reason === 'jwks_unavailable') log.warn({ reason, jwks: jwksUrl }, 'bearer token refused: the JWKS URL cannot be fetched (keys still cached keep verifying)');
+        else log.info({ reason }, 'bearer token refused');
       },
       onJwt: recordJwt,
     }),
@@ -58,6 +60,7 @@ export function createAuth(loaded: LoadedConfig, store: GuardStore | undefined, 
       const nextJwt = verifierOf(fresh.config.http.jwt);
       return () => {
         jwt = nextJwt;
+        jwksUrl = fresh.config.http.jwt?.jwks_url;
         tokens = fresh.tokens;
       };
     },

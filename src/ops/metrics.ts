@@ -1,4 +1,5 @@
 import client from 'prom-client';
+import { CounterFamily, HistogramFamily } from './metric-cells.js';
 import type { Decision, Guard, Interaction } from '../core/types.js';
 
 /**
@@ -52,12 +53,14 @@ export function createServiceMetrics(opts: { defaultMetrics?: boolean } = {}): S
   const registry = new client.Registry();
   if (opts.defaultMetrics !== false) client.collectDefaultMetrics({ register: registry, prefix: 'quadguard_process_' });
   const registers = [registry];
-  const decisions = new client.Counter({ name: 'quadguard_decisions_total', help: 'Guard decisions by interaction kind, decision and first rule (none: no rule)', labelNames: ['kind', 'decision', 'rule'], registers });
-  const guardTime = new client.Histogram({ name: 'quadguard_guard_duration_seconds', help: 'Time the guard took per interaction', labelNames: ['kind'], buckets: GUARD_BUCKETS, registers });
-  const forwarded = new client.Counter({ name: 'quadguard_forwarded_requests_total', help: 'Requests forwarded to downstream servers, by server, method and outcome', labelNames: ['server', 'method', 'outcome'], registers });
-  const forwardTime = new client.Histogram({ name: 'quadguard_forwarded_request_duration_seconds', help: 'Time a downstream server took to answer a forwarded request', labelNames: ['server'], buckets: FORWARD_BUCKETS, registers });
-  const appends = new client.Counter({ name: 'quadguard_audit_appends_total', help: 'Audit rows appended (result: ok or failed)', labelNames: ['result'], registers });
-  const appendTime = new client.Histogram({ name: 'quadguard_audit_append_duration_seconds', help: 'Time one audit append took', buckets: GUARD_BUCKETS, registers });
+  // Counted on every request: cells resolved once per label set (metric-cells.ts); the rare ones below use prom-client.
+  const decisions = new CounterFamily('quadguard_decisions_total', 'Guard decisions by interaction kind, decision and first rule (none: no rule)', ['kind', 'decision', 'rule'], registry);
+  const guardTime = new HistogramFamily('quadguard_guard_duration_seconds', 'Time the guard took per interaction', ['kind'], GUARD_BUCKETS, registry);
+  const forwarded = new CounterFamily('quadguard_forwarded_requests_total', 'Requests forwarded to downstream servers, by server, method and outcome', ['server', 'method', 'outcome'], registry);
+  const forwardTime = new HistogramFamily('quadguard_forwarded_request_duration_seconds', 'Time a downstream server took to answer a forwarded request', ['server'], FORWARD_BUCKETS, registry);
+  const appends = new CounterFamily('quadguard_audit_appends_total', 'Audit rows appended (result: ok or failed)', ['result'], registry);
+  const appendTime = new HistogramFamily('quadguard_audit_append_duration_seconds', 'Time one audit append took', [], GUARD_BUCKETS, registry);
+  const append = { ok: appends.at('ok'), failed: appends.at('failed'), time: appendTime.at() };
   const storeErrors = new client.Counter({ name: 'quadguard_store_errors_total', help: 'Store faults (locks held too long, full disk, lost database), by engine, operation and reason', labelNames: ['engine', 'op', 'reason'], registers });
   const authRefused = new client.Counter({ name: 'quadguard_auth_refused_total', help: 'HTTP requests refused for their bearer token, by reason', labelNames: ['reason'], registers });
   const reloads = new client.Counter({ name: 'quadguard_reloads_total', help: 'Reloads of config and policy book (outcome: ok, or failed and the old one kept)', labelNames: ['outcome'], registers });
@@ -103,16 +106,16 @@ export function createServiceMetrics(opts: { defaultMetrics?: boolean } = {}): S
   return {
     registry,
     decision(kind, d, seconds) {
-      decisions.inc({ kind, decision: d.decision, rule: ruleLabel(d.rules[0]) });
-      if (seconds !== undefined) guardTime.observe({ kind }, seconds);
+      decisions.at(kind, d.decision, ruleLabel(d.rules[0])).inc();
+      if (seconds !== undefined) guardTime.at(kind).observe(seconds);
     },
     forwarded(server, method, outcome, seconds) {
-      forwarded.inc({ server, method, outcome });
-      forwardTime.observe({ server }, seconds);
+      forwarded.at(server, method, outcome).inc();
+      forwardTime.at(server).observe(seconds);
     },
     auditAppend(ok, seconds) {
-      appends.inc({ result: ok ? 'ok' : 'failed' });
-      appendTime.observe(seconds);
+      (ok ? append.ok : append.failed).inc();
+      append.time.observe(seconds);
     },
     storeFault(engine, op, reason) {
       storeErrors.inc({ engine, op, reason });

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { loadConfigFile, type LoadedConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { errorMessage } from '../core/errors.js';
@@ -73,7 +73,34 @@ export function createReload(
   return Object.assign(run, { last: () => last });
 }
 
-/** Writes this process's id, for `quadguard reload --pid-file`. */
+/**
+ * Writes this process's id, for `quadguard reload --pid-file`, and removes the file again when the process exits
+ * (SIGTERM's drain, SIGINT, stdin closed, an error), unless another proxy has written its own id there since. A
+ * process killed outright leaves it behind: `reload` then says that no such proxy runs.
+ */
 export function writePidFile(file: string): void {
   writeFileSync(file, `${process.pid}\n`);
+  process.once('exit', () => {
+    try {
+      if (readFileSync(file, 'utf8').trim() === String(process.pid)) unlinkSync(file);
+    } catch {
+      // Already gone
+    }
+  });
+}
+
+/**
+ * Whether `pid` runs QuadGuard, from its command line (Linux /proc); undefined where that cannot be read. A pid file
+ * left by a proxy killed outright may name a process that took the number since: it must not get the SIGHUP (its
+ * default action ends a process).
+ */
+export function runsQuadguard(pid: number): { yes: boolean; command: string } | undefined {
+  let raw: string;
+  try {
+    raw = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const command = raw.split('\0').filter(Boolean).join(' ');
+  return { yes: /quadguard/i.test(command), command };
 }

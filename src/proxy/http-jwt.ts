@@ -33,9 +33,7 @@ export function looksLikeJwt(token: string): boolean {
  * (`alg: none` never), and the agent claim naming one of `agents` (`isAgent`). A bad JWKS file stops start-up.
  */
 export function createJwtVerifier(cfg: JwtAuthConfig, isAgent: (name: string) => boolean): JwtVerifier {
-  const keys: JWTVerifyGetKey = cfg.jwks_file !== undefined
-    ? createLocalJWKSet(readJwksFile(cfg.jwks_file))
-    : createRemoteJWKSet(new URL(cfg.jwks_url!), { cacheMaxAge: cfg.cache_ms, cooldownDuration: 30_000, timeoutDuration: 5000 });
+  const keys: JWTVerifyGetKey = cfg.jwks_file !== undefined ? createLocalJWKSet(readJwksFile(cfg.jwks_file)) : remoteKeys(cfg);
   const options = { issuer: cfg.issuer, audience: cfg.audience, clockTolerance: cfg.clock_skew_s, algorithms: cfg.algorithms };
   return async function verifyJwt(token) {
     let payload: Record<string, unknown>;
@@ -50,7 +48,28 @@ export function createJwtVerifier(cfg: JwtAuthConfig, isAgent: (name: string) =>
   };
 }
 
+/** A JWKS fetch that failed below jose (connection refused, DNS, TLS): jose passes such errors on as they are. */
+class JwksFetchFailed extends Error {}
+
+/**
+ * The JWKS of a URL: fetched on first use (concurrent first requests share one fetch), used `cache_ms`, fetched
+ * again at most every `refetch_ms` for a key id it lacks (a rotation); while the URL cannot be fetched, keys still
+ * cached keep verifying and the others are refused (`jwks_unavailable`).
+ */
+function remoteKeys(cfg: JwtAuthConfig): JWTVerifyGetKey {
+  const remote = createRemoteJWKSet(new URL(cfg.jwks_url!), { cacheMaxAge: cfg.cache_ms, cooldownDuration: cfg.refetch_ms, timeoutDuration: 5000 });
+  return async (header, token) => {
+    try {
+      return await remote(header, token);
+    } catch (err) {
+      if (err instanceof errors.JOSEError) throw err;
+      throw new JwksFetchFailed('the JWKS could not be fetched', { cause: err });
+    }
+  };
+}
+
 function refusalOf(err: unknown): JwtRefusal {
+  if (err instanceof JwksFetchFailed) return 'jwks_unavailable';
   if (err instanceof errors.JWTExpired) return 'expired';
   if (err instanceof errors.JWTClaimValidationFailed) return err.claim === 'aud' ? 'audience' : err.claim === 'iss' ? 'issuer' : 'claims';
   if (err instanceof errors.JWSSignatureVerificationFailed) return 'signature';
