@@ -2,8 +2,8 @@
 /**
  * A small real MCP server for provenance tests (docs/provenance.md), with no network and no side effects beyond a log:
  * `fetch_page` returns pages from a JSON file (what third parties wrote on the web), `read_file` the user's own
- * files from another, and `transfer_money` and `run_command` record what they were asked to do (one JSON line per
- * call; nothing is paid or run).
+ * files from another, and `transfer_money`, `run_command` and `delete_all_files` (no arguments) record what they were
+ * asked to do (one JSON line per call; nothing is paid, run or deleted).
  *
  *   node dist/servers/desk.js --world <world.json> --log <file.jsonl>
  *
@@ -47,6 +47,10 @@ export function createDeskServer(world: World, logFile: string): McpServer {
   server.registerTool('run_command', { description: 'Run a shell command (records it; nothing is run)', inputSchema: { command: z.string() } }, async ({ command }) => {
     log({ tool: 'run_command', command });
     return textResult(`ran: ${command}`);
+  });
+  server.registerTool('delete_all_files', { description: "Delete all of the user's files (records it; nothing is deleted)", inputSchema: {}, annotations: { destructiveHint: true } }, async () => {
+    log({ tool: 'delete_all_files' });
+    return textResult('deleted all files');
   });
   return server;
 }

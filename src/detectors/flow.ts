@@ -128,7 +128,7 @@ export function describeSteering(s: Steering): string {
     case 'value':
       return `argument \`${s.argument ?? '?'}\` carries a value (${s.what}) first seen in untrusted content: ${from}`;
     case 'action':
-      return `untrusted content asked for this action (${s.what}): ${from}`;
+      return `untrusted content asked for this action (${s.what})${s.argument !== undefined ? ` and argument \`${s.argument}\` is taken from that request` : ''}: ${from}`;
     case 'overflow':
       return `an untrusted read held more values or tools than are kept, so this call cannot be cleared: ${from}`;
     case 'trifecta':

@@ -15,6 +15,12 @@ import { DEFAULT_ACTION_SIMILARITY } from './options.js';
  * of its name words than the stems need is still a request for it when the local embedder (word and character
  * n-grams, no model) finds the sentence as a whole close to the tool's own words ("Update my genetic data …" and
  * `The23andMeUpdateData`). A sentence that only mentions what the tool acts on ("emails arrive late") is not.
+ *
+ * A request also yields its **links**: the words and numbers of the requesting sentence and the two after it, less the
+ * tool's own words (docs/provenance.md, "Documentation is not a request"). A call is held as asked for only when one
+ * of its arguments came from the request (every word and number of it, the tool's own words aside, is among the
+ * links), or when no argument carries anything (the action is then the whole call). A server's documentation names
+ * its tools and says what they do; it gives no argument the call uses.
  */
 
 export type { CatalogueTool };
@@ -36,6 +42,39 @@ export function actionTokens(text: string): string[] {
   return out;
 }
 
+/** Words of a request that link nothing: function words, and the politeness every request and document has. */
+const LINK_NOISE = new Set(
+  ('about after again also before but can could does done each else even here how into just like make more most must need not now once only other over please ' +
+    'same should some such sure than them then thanks thank they thing this very want would yes one two three first next last new http https www').split(' '),
+);
+
+/** Link tokens kept per requested tool and read (a bound on what one read can store). */
+export const MAX_LINKS_PER_REQUEST = 32;
+/** The requesting sentence and this many after it make the window a request's links are taken from. */
+const LINK_WINDOW = 3;
+const MAX_LINK_WINDOW_CHARS = 400;
+
+/**
+ * The tokens a call's arguments and a request are compared on: words folded to a 5-letter stem (at least 3 letters,
+ * function words dropped) and numbers of two or more digits as written (`001`, `123`), except round ones (10, 100, 00).
+ */
+export function linkTokens(text: string): string[] {
+  const spaced = text.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2');
+  const out: string[] = [];
+  for (const w of spaced.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
+    if (/^\d+$/.test(w)) {
+      if (w.length >= 2 && !/^(?:0+|10+)$/.test(w)) out.push(w);
+    } else if (w.length >= 3 && !NOISE.has(w) && !LINK_NOISE.has(w)) out.push(w.slice(0, 5));
+  }
+  return out;
+}
+
+/** A tool the text asks for, with the link tokens of the sentences that ask. */
+export interface ActionRequest {
+  tool: CatalogueTool;
+  links: string[];
+}
+
 interface Indexed {
   tool: CatalogueTool;
   name: Set<string>;
@@ -45,6 +84,8 @@ interface Indexed {
   acts: Set<string>;
   /** The tool's words embedded (name alone; name, title and description), made on first use. */
   vectors?: SparseVector[];
+  /** The tool's own words as link tokens (name, title, description, argument names): naming them links nothing. */
+  own?: Set<string>;
 }
 
 export interface ActionIndexOptions {
@@ -78,6 +119,7 @@ function dotDense(a: SparseVector, dense: Float32Array): number {
 export class ActionIndex {
   private readonly tools: Indexed[] = [];
   private readonly byToken = new Map<string, number[]>();
+  private readonly byName = new Map<string, number>();
   private readonly similarity: number;
 
   constructor(catalogue: readonly CatalogueTool[], options: ActionIndexOptions = {}) {
@@ -90,6 +132,7 @@ export class ActionIndex {
       // A short name must be named whole; a long one (AugustSmartLockGrantGuestAccess) by half its words.
       const acts = new Set(nameWords(tool.name).filter((w) => consequentialByName(w).length > 0).flatMap(actionTokens));
       this.tools.push({ tool, name, extra, acts, need: Math.max(Math.min(2, name.size), Math.ceil(name.size / 2)) });
+      this.byName.set(`${tool.server}__${tool.name}`, i);
       for (const t of new Set([...name, ...extra])) {
         let list = this.byToken.get(t);
         if (!list) this.byToken.set(t, (list = []));
@@ -103,9 +146,15 @@ export class ActionIndex {
    * and two of its description's or arguments' words, or its verb and the embedder finds it close to the tool.
    */
   requested(text: string): CatalogueTool[] {
-    const found = new Set<number>();
+    return this.requests(text).map((r) => r.tool);
+  }
+
+  /** `requested`, each tool with the link tokens of the sentences that ask for it (at most MAX_LINKS_PER_REQUEST). */
+  requests(text: string): ActionRequest[] {
+    const found = new Map<number, Set<string>>();
     let dense: Float32Array | undefined;
-    for (const sentence of text.split(/[.!?;。！？\n]+|',\s*'/u)) {
+    const sentences = text.split(/[.!?;。！？\n]+|',\s*'/u);
+    for (const [j, sentence] of sentences.entries()) {
       const tokens = new Set(actionTokens(sentence));
       if (tokens.size < 2) continue;
       const nameHits = new Map<number, number>();
@@ -121,20 +170,41 @@ export class ActionIndex {
       }
       // The sentence dense, once: each tool's sparse vector is then dotted with it in the time of its own entries.
       let embedded = false;
-      for (const [i, n] of nameHits) {
-        if (found.has(i)) continue;
+      const asks = (i: number): boolean => {
         const x = this.tools[i]!;
-        if (n >= x.need || (n >= 1 && n >= x.need - 1 && (extraHits.get(i) ?? 0) >= 2)) found.add(i);
-        else if (actHits.has(i) && this.similarity <= 1 && sentence.length <= MAX_EMBEDDED_SENTENCE) {
-          if (!embedded) {
-            dense = denseInto(embedder.embedSparse(sentence), dense ?? new Float32Array(embedder.dims));
-            embedded = true;
-          }
-          if (this.vectorsOf(x).some((v) => dotDense(v, dense!) >= this.similarity)) found.add(i);
+        const n = nameHits.get(i)!;
+        if (n >= x.need || (n >= 1 && n >= x.need - 1 && (extraHits.get(i) ?? 0) >= 2)) return true;
+        if (!actHits.has(i) || this.similarity > 1 || sentence.length > MAX_EMBEDDED_SENTENCE) return false;
+        if (!embedded) {
+          dense = denseInto(embedder.embedSparse(sentence), dense ?? new Float32Array(embedder.dims));
+          embedded = true;
         }
+        return this.vectorsOf(x).some((v) => dotDense(v, dense!) >= this.similarity);
+      };
+      let window: string[] | undefined;
+      for (const i of nameHits.keys()) {
+        const links = found.get(i);
+        if ((links && links.size >= MAX_LINKS_PER_REQUEST) || !asks(i)) continue;
+        window ??= linkTokens(sentences.slice(j, j + LINK_WINDOW).join(' ').slice(0, MAX_LINK_WINDOW_CHARS));
+        const into = links ?? new Set<string>();
+        found.set(i, into);
+        const own = this.ownOf(this.tools[i]!);
+        for (const t of window) if (into.size < MAX_LINKS_PER_REQUEST && !own.has(t)) into.add(t);
       }
     }
-    return [...found].map((i) => this.tools[i]!.tool);
+    return [...found].map(([i, links]) => ({ tool: this.tools[i]!.tool, links: [...links] }));
+  }
+
+  /** The own words (as link tokens) of `<server>__<tool>`: its name's alone when the catalogue does not hold it. */
+  ownWords(server: string, tool: string): Set<string> {
+    const i = this.byName.get(`${server}__${tool}`);
+    return i === undefined ? new Set(linkTokens(tool)) : this.ownOf(this.tools[i]!);
+  }
+
+  /** A tool's own words as link tokens, kept with the index. */
+  private ownOf(x: Indexed): Set<string> {
+    x.own ??= new Set(linkTokens([x.tool.name, x.tool.description ?? '', ...(x.tool.args ?? [])].join(' ')));
+    return x.own;
   }
 
   /** A tool's words embedded, kept with the index (one index per catalogue): its name, and its name with its description. */

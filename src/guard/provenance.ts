@@ -10,7 +10,7 @@ import type { FlowStore } from '../store/flow.js';
 import type { CapabilityMap } from './capabilities.js';
 import type { Principals } from './principals.js';
 import { consequentialOf, isUntrustedSource } from './consequential.js';
-import { ActionIndex } from './provenance-actions.js';
+import { ActionIndex, linkTokens } from './provenance-actions.js';
 import type { ProvenanceOptions } from './options.js';
 
 /**
@@ -31,6 +31,8 @@ const FREE_ARG = /(?:^|[^a-z])(?:body|content|text|message|msg|subject|title|des
 const COMMAND_ARG = /(?:^|[^a-z])(?:command|cmd|script|code|shell|line)(?:$|[^a-z])/i;
 /** Arguments that are an amount of money: a plain number in one is an amount (`amount: 250`, `total: "1.000,00"`). */
 const AMOUNT_ARG = /(?:^|[^a-z])(?:amount|amt|value|sum|total|price|cost|fee)(?:$|[^a-z])/i;
+/** A call's link tokens looked up at most (its first ones; a request's links are words of one sentence window). */
+const MAX_CALL_LINKS = 512;
 /** Texts longer than this are not read backwards or in rot13 (the plain and decoded readings still are). */
 const MAX_SHIFTED_READING = 256 * 1024;
 
@@ -87,19 +89,32 @@ export class ProvenanceStage {
       for (const v of found) wanted.set(h(valueKey(v.kind, v.normalised)), { by: 'value', argument: field, what: mask(v.normalised) });
     }
     const qualified = `${i.server}__${i.tool}`;
-    wanted.set(h(`a\0${qualified}`), { by: 'action', what: qualified });
+    // Untrusted content asked for this tool: the call is that content's doing when one of its arguments came from the
+    // request (each of the argument's words and numbers is a link of it), or when no argument carries anything (the
+    // action is then the whole call: `{}`, `{confirm: true}`). A document that names the tool and says what it does
+    // gives no argument the call uses.
+    const own = this.actions()?.ownWords(i.server ?? '', i.tool) ?? new Set(linkTokens(i.tool));
+    const links = argumentLinks(i.arguments, own).map((l) => ({ argument: l.argument, hashes: l.tokens.map((t) => h(`a\0${qualified}\0${t}`)) }));
+    if (!carriesAnything(i.arguments)) wanted.set(h(`a\0${qualified}`), { by: 'action', what: qualified });
     wanted.set(h('o\0'), { by: 'overflow', what: 'a read too large to keep' });
     if (this.deps.options.trifecta && consequential.some((c) => c === 'external_send' || c === 'public_sink')) {
       wanted.set(h(`u\0${i.session}`), { by: 'trifecta', what: 'untrusted content' });
       wanted.set(h(`r\0${i.session}`), { by: 'trifecta', what: 'private data' });
     }
-    const matches = await this.deps.store.match(i.agent, [...wanted.keys()], this.deps.now());
+    const matches = await this.deps.store.match(i.agent, [...wanted.keys(), ...links.flatMap((l) => l.hashes)], this.deps.now());
     if (matches.length === 0) return;
     const order: Steering['by'][] = ['value', 'action', 'overflow'];
     // A tool's own earlier result is not a third party steering it: a call passing on what the same tool returned
     // (a page token, an id, its own name in its answer) is how such tools are used.
-    const own = (src: { server?: string | undefined; tool?: string | undefined }) => src.server === i.server && src.tool === i.tool;
-    const hits = matches.filter((m) => !own(m.source)).flatMap((m) => m.hashes.map((hh) => ({ ...wanted.get(hh)!, source: m.source })));
+    const ownRead = (src: { server?: string | undefined; tool?: string | undefined }) => src.server === i.server && src.tool === i.tool;
+    const third = matches.filter((m) => !ownRead(m.source));
+    const hits = third.flatMap((m) => m.hashes.filter((hh) => wanted.has(hh)).map((hh) => ({ ...wanted.get(hh)!, source: m.source })));
+    // An argument taken from a request: all its tokens among the links one read kept for this tool.
+    for (const m of third) {
+      const kept = new Set(m.hashes);
+      const l = links.find((x) => x.hashes.every((hh) => kept.has(hh)));
+      if (l) hits.push({ by: 'action', argument: l.argument, what: qualified, source: m.source });
+    }
     for (const by of order) {
       const hit = hits.filter((x) => x.by === by).sort((a, b) => a.source.at - b.source.at)[0];
       if (hit) {
@@ -167,8 +182,15 @@ export class ProvenanceStage {
       const asked = new Set<string>();
       // Field names of structured results (`"reply":`, `role:`) are the service's words, not a request: only values
       // and prose are read for one.
-      for (const reading of [text, ...hidden]) for (const t of index.requested(withoutKeys(reading))) asked.add(`${t.server}__${t.name}`);
-      for (const q of asked) add('text (request)', h(`a\0${q}`));
+      for (const reading of [text, ...hidden]) {
+        for (const r of index.requests(withoutKeys(reading))) {
+          const q = `${r.tool.server}__${r.tool.name}`;
+          asked.add(`a\0${q}`);
+          for (const t of r.links) asked.add(`a\0${q}\0${t}`);
+        }
+      }
+      if (asked.size > limit) overflow = true;
+      for (const key of [...asked].slice(0, limit)) add('text (request)', h(key));
     }
     if (overflow) {
       this.deps.logger.warn({ session: i.session, agent: untrusted.reader }, 'an untrusted read held more steering values or tools than are kept; consequential calls of this identity are held (fail closed)');
@@ -223,6 +245,28 @@ export class ProvenanceStage {
     if (KINDS[i.kind].read_of !== 'tool' || tool === undefined) return false;
     return this.deps.capabilities.labelsOf(serverOf(i), tool).labels.includes('private_source');
   }
+}
+
+/**
+ * Each argument of a call (every leaf, object keys aside) as the link tokens it carries beyond the tool's own words;
+ * leaves that carry none (booleans, the tool's own words, function words) are left out. At most MAX_CALL_LINKS tokens.
+ */
+function argumentLinks(args: Record<string, unknown> | undefined, own: ReadonlySet<string>): Array<{ argument: string; tokens: string[] }> {
+  const out: Array<{ argument: string; tokens: string[] }> = [];
+  let budget = MAX_CALL_LINKS;
+  for (const leaf of stringLeaves(args ?? {})) {
+    if (leaf.field.endsWith('{keys}')) continue;
+    const tokens = [...new Set(linkTokens(leaf.text))].filter((t) => !own.has(t));
+    if (tokens.length === 0 || tokens.length > budget) continue;
+    budget -= tokens.length;
+    out.push({ argument: leaf.field.replace(/^\./, ''), tokens });
+  }
+  return out;
+}
+
+/** Whether some argument holds a string or a number (not only booleans, empty strings and object keys). */
+function carriesAnything(args: Record<string, unknown> | undefined): boolean {
+  return stringLeaves(args ?? {}).some((l) => !l.field.endsWith('{keys}') && l.text.trim() !== '' && l.text !== 'true' && l.text !== 'false');
 }
 
 function valueKey(kind: string, normalised: string): string {

@@ -95,9 +95,14 @@ export function normaliseValue(kind: SteeringKind, raw: string): string | undefi
   }
 }
 
+/** A `data:` URI's header (`data:text/plain;base64,`): syntax (a media type and an encoding), not a value anyone chose. */
+const DATA_URI_HEAD = /\bdata:[\w.+-]*\/?[\w.+-]*(?:;[\w.+-]+(?:=[\w.+-]*)?)*,/gi;
+
 /** Every steering value in `text` with its kind and position (no field decision). */
-export function valuesIn(text: string): Array<{ kind: SteeringKind; normalised: string; start: number; end: number }> {
+export function valuesIn(raw: string): Array<{ kind: SteeringKind; normalised: string; start: number; end: number }> {
   const out: Array<{ kind: SteeringKind; normalised: string; start: number; end: number }> = [];
+  // Blanked to the same length, so positions still point into `raw`.
+  const text = raw.includes('data:') ? raw.replace(DATA_URI_HEAD, (m) => ' '.repeat(m.length)) : raw;
   const push = (kind: SteeringKind, raw: string, start: number) => {
     const n = normaliseValue(kind, raw);
     if (n !== undefined) out.push({ kind, normalised: n, start, end: start + raw.length });
