@@ -563,6 +563,39 @@ export interface Readings {
  * the depth limit, or one over the view or character budget, is not made and is named in `unread`.
  */
 export function readingsOf(s: string, limits: ReadingLimits, runs?: RunQuery): Readings {
+  const known = made.get(limits)?.get(s);
+  if (known !== undefined) return known;
+  const r = readAll(s, limits, runs);
+  remember(s, limits, r);
+  return r;
+}
+
+/**
+ * Readings made in the current turn of the event loop, by consumer limits and text: the detectors of one check
+ * (secrets and PII read the same outgoing field under SECRET_READINGS; the masker reads it again) decode a text
+ * once. Let go when the turn is over, and bounded within it. A result is frozen: callers share it.
+ */
+const made = new Map<ReadingLimits, Map<string, Readings>>();
+const MADE_MAX = 256;
+let madeCount = 0;
+
+function remember(s: string, limits: ReadingLimits, r: Readings): void {
+  if (madeCount >= MADE_MAX) return;
+  if (madeCount === 0) {
+    setImmediate(() => {
+      made.clear();
+      madeCount = 0;
+    });
+  }
+  let byText = made.get(limits);
+  if (byText === undefined) made.set(limits, (byText = new Map()));
+  Object.freeze(r.views);
+  Object.freeze(r.names);
+  byText.set(s, Object.freeze(r));
+  madeCount++;
+}
+
+function readAll(s: string, limits: ReadingLimits, runs?: RunQuery): Readings {
   const views: string[] = [];
   const names: Array<ReadingName | undefined> = [];
   const seen = new Set<string>();
