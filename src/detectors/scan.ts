@@ -108,16 +108,17 @@ export class TextScan {
     return found;
   }
 
-  /** Whether the whole text holds one of a secrets group's literals: what `group.re.test(text)` gives. */
-  holds(group: LiteralGroup): boolean {
+  /** Whether `text.slice(0, to)` holds one of a secrets group's literals: what `group.re.test` of it gives. */
+  holds(group: LiteralGroup, to = this.text.length): boolean {
     const set = built();
     const ids = new Set(groupIds.get(group) ?? []);
     if (ids.size === 0) throw new Error('scan: a literal group the scanner was not built with');
     for (let h = 0; h < this.hitCount; h++) {
+      const end = this.hitEnds[h]!;
+      if (end > to) break;
       const id = this.hitIds[h]!;
       if (!ids.has(id)) continue;
       if (!group.caseSensitive) return true;
-      const end = this.hitEnds[h]!;
       if (this.text.startsWith(set.literals[id]!, end - set.lengthOf(id))) return true;
     }
     return false;
@@ -161,6 +162,18 @@ function subRuns(text: string, start: number, end: number, out: number[][]): voi
  */
 const KEPT = 2;
 const recent: TextScan[] = [];
+
+/**
+ * The scan of a text already scanned that `text` is the whole of or begins (the store's masker reads a result's
+ * first characters), with where `text` ends in it; nothing is scanned here. Consumers that read many slices of a
+ * text (the masker) or whose own tests cost less than a scan (the secrets prefilters: a few literal searches) take
+ * a scan only when the injection scorer made one.
+ */
+export function scannedPrefix(text: string): { scan: TextScan; to: number } | undefined {
+  if (text.length < SCAN_MIN_CHARS) return undefined;
+  for (const s of recent) if (s.text.length >= text.length && s.text.startsWith(text)) return { scan: s, to: text.length };
+  return undefined;
+}
 
 /** The scan of `text`, made once for the detectors that read it (or `undefined` for a text too short to scan). */
 export function scanOf(text: string): TextScan | undefined {

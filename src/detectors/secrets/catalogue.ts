@@ -1,6 +1,6 @@
 import { segmentDensity, shannonEntropy } from '../../core/entropy.js';
 import { mayHaveEscapes, mayHaveReadingsUnder, readingsOf, SECRET_READINGS } from '../../core/text/readings.js';
-import { scanOf, type TextScan } from '../scan.js';
+import { scannedPrefix } from '../scan.js';
 import { DETECT_GROUP, FORMAT_HINT_GROUPS, MASK_GROUP } from './literals.js';
 
 /**
@@ -249,23 +249,23 @@ const DETECT_LITERALS = DETECT_GROUP.re;
  */
 export function mayHoldSecret(text: string): boolean {
   if (text.length < 4) return false;
-  const scan = scanOf(text);
-  return scan ? scan.holds(DETECT_GROUP) || scan.hasRun('secret-token', 15) : DETECT_LITERALS.test(text) || TOKEN_RUN_15.test(text);
+  const s = scannedPrefix(text);
+  return s ? s.scan.holds(DETECT_GROUP, s.to) || s.scan.hasRun('secret-token', 15, 0, s.to) : DETECT_LITERALS.test(text) || TOKEN_RUN_15.test(text);
 }
 
 /** Each format's hint as a literal group of the scanner (secrets/literals.ts), by the hint's source. */
 const HINT_GROUP = new Map(FORMAT_HINT_GROUPS.map((g) => [g.re.source, g]));
 
 /** `hint.test(text)`, asked of the text's scan when it has one. */
-function hinted(hint: RegExp, text: string, scan: TextScan | undefined): boolean {
-  const group = scan && HINT_GROUP.get(hint.source);
-  return group ? scan!.holds(group) : hint.test(text);
+function hinted(hint: RegExp, text: string, s: ReturnType<typeof scannedPrefix>): boolean {
+  const group = s && HINT_GROUP.get(hint.source);
+  return group ? s!.scan.holds(group, s!.to) : hint.test(text);
 }
 
 /** `MASK_PREFILTER.test(text)`, asked of the text's scan when it has one. */
 function maskHinted(text: string): boolean {
-  const scan = scanOf(text);
-  return scan ? scan.holds(MASK_GROUP) : MASK_PREFILTER.test(text);
+  const s = scannedPrefix(text);
+  return s ? s.scan.holds(MASK_GROUP, s.to) : MASK_PREFILTER.test(text);
 }
 
 /** Every secret of the catalogue's kinds in `text`, non-overlapping, in pattern order then text order. */
@@ -279,7 +279,7 @@ export function scanSpans(text: string, opts: DetectOptions = {}, useHints = tru
   const limit = opts.limit ?? Number.POSITIVE_INFINITY;
   const spans: SecretSpan[] = [];
   const overlaps = (s: number, e: number): boolean => spans.some((x) => s < x.end && e > x.start);
-  const scan = useHints ? scanOf(text) : undefined;
+  const scan = useHints ? scannedPrefix(text) : undefined;
   for (const { kind, detect: p } of SECRET_FORMATS) {
     if ((kinds && !kinds.has(kind)) || (useHints && !hinted(p.hint, text, scan))) continue;
     p.re.lastIndex = 0;

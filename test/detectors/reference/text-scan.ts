@@ -22,11 +22,15 @@ export class TextScan {
   hintsIn(from: number, to: number): Uint8Array {
     return findHints(this.text.slice(from, to));
   }
-  holds(group: LiteralGroup): boolean {
-    return group.re.test(this.text);
+  holds(group: LiteralGroup, to = this.text.length): boolean {
+    return group.re.test(this.text.slice(0, to));
   }
 }
 
 export function scanOf(_text: string): TextScan | undefined {
+  return undefined;
+}
+
+export function scannedPrefix(_text: string): { scan: TextScan; to: number } | undefined {
   return undefined;
 }
