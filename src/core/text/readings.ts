@@ -7,6 +7,8 @@
  * row here.
  */
 
+import type { RunQuery } from './runs.js';
+
 /** The depth and view budget of `unwrapViews` (the encodings data flow and the masker read). */
 const MAX_DEPTH = 3;
 const MAX_VIEWS = 64;
@@ -409,8 +411,14 @@ export interface Reading {
   name: ReadingName;
   /** Whether what it decodes may itself be encoded (read again, to the consumer's depth). */
   nests: boolean;
-  mayApply: (text: string) => boolean;
+  /** `runs`, when given, answers for `text` the run questions a plain expression would (a scan made once). */
+  mayApply: (text: string, runs?: RunQuery) => boolean;
   decode: (text: string, limits: ReadingLimits) => string[];
+}
+
+/** What the base64 and hex rows need: a run of 16 characters of base64 (`+` included), or wrapped base64. */
+function mayHaveTokenRun(t: string, runs?: RunQuery): boolean {
+  return (runs ? runs.hasRun('base64', 16) : TOKEN_RUN_16.test(t)) || mayHaveWrappedBase64(t);
 }
 
 /** Line-wrapped base64 (lines of 40 or more base64 characters) joined; other white space is kept. */
@@ -430,7 +438,7 @@ export const READINGS: readonly Reading[] = [
   {
     name: 'base64',
     nests: true,
-    mayApply: (t) => TOKEN_RUN_16.test(t) || mayHaveWrappedBase64(t),
+    mayApply: mayHaveTokenRun,
     decode(t, limits) {
       const out: string[] = [];
       const compact = unwrapBase64Lines(t);
@@ -449,7 +457,7 @@ export const READINGS: readonly Reading[] = [
   {
     name: 'hex',
     nests: true,
-    mayApply: (t) => TOKEN_RUN_16.test(t) || mayHaveWrappedBase64(t),
+    mayApply: mayHaveTokenRun,
     decode(t, limits) {
       const out: string[] = [];
       const compact = unwrapBase64Lines(t);
@@ -481,7 +489,7 @@ export const READINGS: readonly Reading[] = [
   {
     name: 'base32',
     nests: true,
-    mayApply: (t) => /[A-Z2-7]{16}|[a-z2-7]{16}/.test(t),
+    mayApply: (t, runs) => (runs ? runs.hasRun('base32-upper', 16) || runs.hasRun('base32-lower', 16) : /[A-Z2-7]{16}|[a-z2-7]{16}/.test(t)),
     decode(t, limits) {
       const out: string[] = [];
       for (const run of base32Runs(t)) {
@@ -554,7 +562,40 @@ export interface Readings {
  * read again to `limits.depth`; the others are applied to every view, once). A reading that would still decode at
  * the depth limit, or one over the view or character budget, is not made and is named in `unread`.
  */
-export function readingsOf(s: string, limits: ReadingLimits): Readings {
+export function readingsOf(s: string, limits: ReadingLimits, runs?: RunQuery): Readings {
+  const known = made.get(limits)?.get(s);
+  if (known !== undefined) return known;
+  const r = readAll(s, limits, runs);
+  remember(s, limits, r);
+  return r;
+}
+
+/**
+ * Readings made in the current turn of the event loop, by consumer limits and text: the detectors of one check
+ * (secrets and PII read the same outgoing field under SECRET_READINGS; the masker reads it again) decode a text
+ * once. Let go when the turn is over, and bounded within it. A result is frozen: callers share it.
+ */
+const made = new Map<ReadingLimits, Map<string, Readings>>();
+const MADE_MAX = 256;
+let madeCount = 0;
+
+function remember(s: string, limits: ReadingLimits, r: Readings): void {
+  if (madeCount >= MADE_MAX) return;
+  if (madeCount === 0) {
+    setImmediate(() => {
+      made.clear();
+      madeCount = 0;
+    });
+  }
+  let byText = made.get(limits);
+  if (byText === undefined) made.set(limits, (byText = new Map()));
+  Object.freeze(r.views);
+  Object.freeze(r.names);
+  byText.set(s, Object.freeze(r));
+  madeCount++;
+}
+
+function readAll(s: string, limits: ReadingLimits, runs?: RunQuery): Readings {
   const views: string[] = [];
   const names: Array<ReadingName | undefined> = [];
   const seen = new Set<string>();
@@ -565,7 +606,8 @@ export function readingsOf(s: string, limits: ReadingLimits): Readings {
   const rows = limits.rows.map((n) => ROWS.get(n)!);
   const nesting = rows.filter((r) => r.nests);
   const last = rows.filter((r) => !r.nests);
-  const applies = (r: Reading, text: string) => r.mayApply(text) && (limits.gate?.[r.name]?.(text) ?? true);
+  // `runs` answers for `s` itself only (the views decoded from it are new texts).
+  const applies = (r: Reading, text: string) => r.mayApply(text, text === s ? runs : undefined) && (limits.gate?.[r.name]?.(text) ?? true);
   const take = (text: string, name: ReadingName | undefined): boolean => {
     if (seen.has(text)) return false;
     // The text itself is always taken: the budget is for what the readings add.

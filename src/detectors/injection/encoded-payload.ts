@@ -1,5 +1,6 @@
 import { readingsOf, type ReadingLimits, type ReadingName } from '../../core/text/readings.js';
 import type { Finding } from './finding.js';
+import type { RunQuery } from '../../core/text/runs.js';
 
 /**
  * `encoded_payload`: what a text hides in encoded runs (base64, hex, URL-encoding, rot13, HTML and backslash escapes,
@@ -56,8 +57,8 @@ const ENCODING: Partial<Record<ReadingName, DecodedRun['encoding']>> = { plain: 
  * What a text hides, read through INJECTION_READINGS: every reading that is readable text (nested ones included;
  * an intermediate encoding that is not text is read on but not returned), at most 8, and what was left unread.
  */
-export function readRuns(text: string): { runs: DecodedRun[]; unread?: string } {
-  const r = readingsOf(text, INJECTION_READINGS);
+export function readRuns(text: string, runQuery?: RunQuery): { runs: DecodedRun[]; unread?: string } {
+  const r = readingsOf(text, INJECTION_READINGS, runQuery);
   const runs: DecodedRun[] = [];
   for (let v = 1; v < r.views.length && runs.length < MAX_RUNS; v++) {
     const name = r.names[v]!;
@@ -92,8 +93,8 @@ function isMostlyText(s: string): boolean {
  * signals, one level down) is an injection, named with the signals it hides; else, when the readings left part of
  * the text unread, a finding that fails closed on it.
  */
-export function encodedPayload(text: string, rescore: (hidden: string) => { score: number; findings: readonly Finding[] }): Finding | undefined {
-  const { runs, unread } = readRuns(text);
+export function encodedPayload(text: string, rescore: (hidden: string) => { score: number; findings: readonly Finding[] }, runQuery?: RunQuery): Finding | undefined {
+  const { runs, unread } = readRuns(text, runQuery);
   for (const run of runs) {
     const inner = rescore(run.text);
     if (inner.score >= 0.5) {

@@ -8,6 +8,7 @@ import { findHints } from './phrase-family.js';
 import { recordReadings } from './records.js';
 import { CONTENT_SIGNALS, CONTEXTUAL, INJECTION_SIGNALS, SIGNAL_ROWS, type InjectionSignal, type SignalText } from './signals.js';
 import { visibleText } from './visible.js';
+import { scanOf, type TextScan } from '../scan.js';
 import { defineDetector } from '../registry.js';
 import type { DetectorResult } from '../types.js';
 import type { Interaction } from '../../core/types.js';
@@ -76,24 +77,35 @@ export type InjectionChannel = 'data' | 'instructions';
 
 /** Scores one text against the enabled signal families. Pure; exported for the tool-description scan and benches. */
 export function scoreInjection(raw: string, enabled: ReadonlySet<InjectionSignal> = ALL, depth = 0, channel: InjectionChannel = 'data'): InjectionScore {
-  if (raw.length <= WINDOW) return scoreWindow(raw, enabled, depth, channel);
+  // One pass over the whole text (detectors/scan.ts) answers each window's hints and reading starts.
+  const scan = depth === 0 ? scanOf(raw) : undefined;
+  if (raw.length <= WINDOW) return scoreWindow(raw, enabled, depth, channel, scan && { scan, from: 0 });
   let best: InjectionScore = { score: 0, findings: [] };
   for (let start = 0; start < raw.length; start += WINDOW - OVERLAP) {
-    const s = scoreWindow(raw.slice(start, start + WINDOW), enabled, depth, channel);
+    const s = scoreWindow(raw.slice(start, start + WINDOW), enabled, depth, channel, scan && { scan, from: start });
     if (s.score > best.score) best = s;
     if (start + WINDOW >= raw.length) break;
   }
   return best;
 }
 
-function scoreWindow(raw: string, enabled: ReadonlySet<InjectionSignal>, depth: number, channel: InjectionChannel): InjectionScore {
+/** Where a window sits in a text scanned once: the scan answers for the window while it reads as it was received. */
+interface ScannedAt {
+  scan: TextScan;
+  from: number;
+}
+
+function scoreWindow(raw: string, enabled: ReadonlySet<InjectionSignal>, depth: number, channel: InjectionChannel, at?: ScannedAt): InjectionScore {
   const findings: Finding[] = [];
   const visible = visibleText(raw);
+  // The scan read the received text: it answers for `visible` only when the reader's view changed nothing.
+  const scanned = at !== undefined && visible === raw ? at : undefined;
   let hints: Uint8Array | undefined;
   const text: SignalText = {
     raw,
     visible,
-    hints: () => (hints ??= findHints(visible)),
+    hints: () => (hints ??= scanned ? scanned.scan.hintsIn(scanned.from, scanned.from + raw.length) : findHints(visible)),
+    ...(scanned ? { runs: scanned.scan.runsIn(scanned.from, scanned.from + raw.length) } : {}),
     rescore: (hidden) => scoreInjection(hidden, enabled, depth + 1, channel),
   };
   const read = (row: (typeof SIGNAL_ROWS)[number]): void => {

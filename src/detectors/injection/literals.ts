@@ -116,10 +116,79 @@ export class LiteralSet {
     }
   }
 
+  /**
+   * Every occurrence of every literal in `text`, as (id, end) pairs in text order (`end`: the index after its last
+   * character), word starts not yet checked: a caller reading a slice of the text checks them there (`startsWordIn`),
+   * so the one pass answers `find` of any slice.
+   */
+  occurrences(text: string, runs?: RunWatch): { ids: Int32Array; ends: Int32Array; count: number } {
+    const { delta, cols, asciiCol, outputs } = this;
+    let ids = new Int32Array(1024);
+    let ends = new Int32Array(1024);
+    let count = 0;
+    let s = 0;
+    // In the same loop, the runs of a character class (`runs`), reported when they end.
+    const runClass = runs?.classOf ?? NO_CLASS;
+    const runMin = runs?.min ?? 0;
+    let runStart = -1;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 128 && runClass[c] === 1) {
+        if (runStart < 0) runStart = i;
+      } else if (runStart >= 0) {
+        if (i - runStart >= runMin) runs!.found(runStart, i);
+        runStart = -1;
+      }
+      let col: number;
+      if (c < 128) col = asciiCol[c >= 97 && c <= 122 ? c - 32 : c] as number;
+      else col = this.otherCol.get(fold(c)) ?? 0;
+      s = delta[s * cols + col] as number;
+      const out = outputs[s];
+      if (out === undefined) continue;
+      for (const id of out) {
+        if (count === ids.length) {
+          const grownIds = new Int32Array(count * 2);
+          grownIds.set(ids);
+          ids = grownIds;
+          const grownEnds = new Int32Array(count * 2);
+          grownEnds.set(ends);
+          ends = grownEnds;
+        }
+        ids[count] = id;
+        ends[count++] = i + 1;
+      }
+    }
+    if (runStart >= 0 && text.length - runStart >= runMin) runs!.found(runStart, text.length);
+    return { ids, ends, count };
+  }
+
+  /** The length of literal `id` as matched (without its word-start mark). */
+  lengthOf(id: number): number {
+    return (this.folded[id] as string).length;
+  }
+
+  /**
+   * Whether an occurrence of literal `id` ending at `end` counts in `text.slice(from)`: it lies inside the slice,
+   * and a word-start literal has no word character before it there (the slice's first character has none).
+   */
+  startsWordIn(text: string, id: number, end: number, from: number): boolean {
+    const start = end - (this.folded[id] as string).length;
+    if (start < from) return false;
+    return !this.wordStart[id] || start === from || !isWordChar(text.charCodeAt(start - 1));
+  }
+
   private col(c: number): number {
     return c < 128 ? (this.asciiCol[c] as number) : (this.otherCol.get(c) ?? 0);
   }
 }
+
+/** A character class whose runs `occurrences` reports in its pass: 1 in `classOf` for a member (ASCII only). */
+export interface RunWatch {
+  classOf: Uint8Array;
+  min: number;
+  found(start: number, end: number): void;
+}
+const NO_CLASS = new Uint8Array(128);
 
 /** The reference: does `text` hold `literal` (same semantics, by a plain search)? For the tests. */
 export function holdsLiteral(text: string, literal: string): boolean {

@@ -64,6 +64,11 @@ export function findHints(text: string): Uint8Array {
   return found;
 }
 
+/** Every hint literal of every family, by id (the one-pass scanner, detectors/scan.ts, finds them with the rest). */
+export function hintLiterals(): readonly string[] {
+  return literals;
+}
+
 /** True when `text` holds one of the pattern's hints (a plain search; the reference for the tests). */
 export function holdsHint(p: PhrasePattern, text: string): boolean {
   return p.hint.some((l) => holdsLiteral(text, l));

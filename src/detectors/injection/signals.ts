@@ -12,6 +12,7 @@ import { OVERRIDE } from './override.js';
 import { matchFamily } from './phrase-family.js';
 import { ROLE_MARKER } from './role-marker.js';
 import { toolHijack } from './tool-hijack.js';
+import type { RunQuery } from '../../core/text/runs.js';
 
 /**
  * The injection signals, one row each: a new signal is one row here and one file named after it. The rows are read
@@ -43,6 +44,8 @@ export interface SignalText {
   readonly visible: string;
   /** The hint literals `visible` holds (phrase-family.ts): one pass for every phrase family. */
   hints(): Uint8Array;
+  /** The run questions answered for `visible` by a scan made once (detectors/scan.ts), when there is one. */
+  readonly runs?: RunQuery;
   /** The score of a text this one hides, with the same signals and channel, one level down. */
   rescore(hidden: string): { score: number; findings: readonly Finding[] };
 }
@@ -59,7 +62,7 @@ export const SIGNAL_ROWS = [
   { name: 'embedded_task', contextual: true, descriptions: false, content: true, read: (t) => embeddedTask(t.visible) },
   { name: 'tool_hijack', contextual: false, descriptions: true, content: false, read: (t) => toolHijack(t.visible) },
   { name: 'directive', contextual: true, descriptions: false, content: true, read: (t) => directive(t.visible) },
-  { name: 'encoded_payload', contextual: false, descriptions: true, content: true, hidden: true, read: (t) => encodedPayload(t.visible, t.rescore) },
+  { name: 'encoded_payload', contextual: false, descriptions: true, content: true, hidden: true, read: (t) => encodedPayload(t.visible, t.rescore, t.runs) },
 ] as const satisfies readonly SignalRow[];
 
 export type InjectionSignal = (typeof SIGNAL_ROWS)[number]['name'];

@@ -1,5 +1,7 @@
 import { segmentDensity, shannonEntropy } from '../../core/entropy.js';
 import { mayHaveEscapes, mayHaveReadingsUnder, readingsOf, SECRET_READINGS } from '../../core/text/readings.js';
+import { scannedPrefix } from '../scan.js';
+import { DETECT_GROUP, FORMAT_HINT_GROUPS, MASK_GROUP } from './literals.js';
 
 /**
  * The one secrets catalogue: what the `secrets` detector reports and what the store masks before it keeps a text
@@ -239,11 +241,31 @@ export const DEFAULT_MIN_ENTROPY = 3.5;
  * exactly what the one expression answers (compared in the same test file).
  */
 const TOKEN_RUN_15 = /(?:^|[^A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{15}/;
-const DETECT_LITERALS = /p(?:ass(?:w|phrase)|wd)|secret|a(?:pi[_-]?key|ccess[_-]?token|uth[_-]?token|uthorization)|begin|bearer|eyj|:\/\//i;
+const DETECT_LITERALS = DETECT_GROUP.re;
 
-/** False when `text` cannot hold any secret `detectSpans` finds (see TOKEN_RUN_15 and DETECT_LITERALS). */
+/**
+ * False when `text` cannot hold any secret `detectSpans` finds (see TOKEN_RUN_15 and DETECT_LITERALS). A long text
+ * is asked through its one-pass scan (detectors/scan.ts), which answers the same.
+ */
 export function mayHoldSecret(text: string): boolean {
-  return text.length >= 4 && (DETECT_LITERALS.test(text) || TOKEN_RUN_15.test(text));
+  if (text.length < 4) return false;
+  const s = scannedPrefix(text);
+  return s ? s.scan.holds(DETECT_GROUP, s.to) || s.scan.hasRun('secret-token', 15, 0, s.to) : DETECT_LITERALS.test(text) || TOKEN_RUN_15.test(text);
+}
+
+/** Each format's hint as a literal group of the scanner (secrets/literals.ts), by the hint's source. */
+const HINT_GROUP = new Map(FORMAT_HINT_GROUPS.map((g) => [g.re.source, g]));
+
+/** `hint.test(text)`, asked of the text's scan when it has one. */
+function hinted(hint: RegExp, text: string, s: ReturnType<typeof scannedPrefix>): boolean {
+  const group = s && HINT_GROUP.get(hint.source);
+  return group ? s!.scan.holds(group, s!.to) : hint.test(text);
+}
+
+/** `MASK_PREFILTER.test(text)`, asked of the text's scan when it has one. */
+function maskHinted(text: string): boolean {
+  const s = scannedPrefix(text);
+  return s ? s.scan.holds(MASK_GROUP, s.to) : MASK_PREFILTER.test(text);
 }
 
 /** Every secret of the catalogue's kinds in `text`, non-overlapping, in pattern order then text order. */
@@ -257,8 +279,9 @@ export function scanSpans(text: string, opts: DetectOptions = {}, useHints = tru
   const limit = opts.limit ?? Number.POSITIVE_INFINITY;
   const spans: SecretSpan[] = [];
   const overlaps = (s: number, e: number): boolean => spans.some((x) => s < x.end && e > x.start);
+  const scan = useHints ? scannedPrefix(text) : undefined;
   for (const { kind, detect: p } of SECRET_FORMATS) {
-    if ((kinds && !kinds.has(kind)) || (useHints && !p.hint.test(text))) continue;
+    if ((kinds && !kinds.has(kind)) || (useHints && !hinted(p.hint, text, scan))) continue;
     p.re.lastIndex = 0;
     for (const m of text.matchAll(p.re)) {
       const secret = m[1] ?? m[2] ?? m[3] ?? m[0];
@@ -294,8 +317,7 @@ export function scanSpans(text: string, opts: DetectOptions = {}, useHints = tru
  * Literals every mask form (`SecretFormat.mask`) needs (case-insensitive superset): text without any skips that pass. Grouped by
  * first letter (a third cheaper than the flat list `BEGIN|AKIA|…|session[_-]?id`, which the tests keep as the reference; exported for them).
  */
-export const MASK_PREFILTER =
-  /a(?:kia|sia|gpa|ida|roa|ipa|npa|nva|bia|cca|iza|pi[_-]?key|ccess[_-]?key|uthorization)|begin|sk-|[rs]k_|gh[pousr]_|github_pat_|xox|eyj|bearer|:\/\/|p(?:assw|wd|rivate[_-]?key)|s(?:ecret|ession[_-]?id)|token|c(?:redential|ookie)/i;
+export const MASK_PREFILTER = MASK_GROUP.re;
 
 const MASK_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -337,7 +359,7 @@ export function maskSpans(text: string): SecretSpan[] {
   // Every mask form needs a MASK_PREFILTER literal, and the loose entropy rule a 24-character token run,
   // which the detector's prefilter (a 15-character run) already looks for.
   // Without a 15-character token run there is no base64 or hex run to decode: only escapes can hide a credential.
-  if (!MASK_PREFILTER.test(text) && !mayHoldSecret(text)) return mayHaveEscapes(text) || mayHaveReadingsUnder(text, SECRET_READINGS) ? encodedMaskSpans(text, []) : [];
+  if (!maskHinted(text) && !mayHoldSecret(text)) return mayHaveEscapes(text) || mayHaveReadingsUnder(text, SECRET_READINGS) ? encodedMaskSpans(text, []) : [];
   return scanMaskSpans(text);
 }
 
@@ -381,7 +403,7 @@ export function scanMaskSpans(text: string): SecretSpan[] {
 /** The mask spans of the text as it is. */
 function scanPlainMaskSpans(text: string): SecretSpan[] {
   const spans = scanSpans(text);
-  if (MASK_PREFILTER.test(text)) {
+  if (maskHinted(text)) {
     for (const { kind, mask: p } of SECRET_FORMATS) {
       if (p === undefined) continue;
       p.re.lastIndex = 0;

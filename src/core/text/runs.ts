@@ -1,0 +1,41 @@
+/**
+ * Character classes whose runs start an encoded reading or a credential (a base64 or hex run, a base32 run, a token
+ * of a key), and the question every prefilter of them asks: does a text hold `min` consecutive characters of the
+ * class? `RunQuery` is that question answered for one text (or a slice of it) by a scan made once
+ * (detectors/scan.ts); `holdsRun` answers it by a plain expression, the reference the scan is tested against.
+ */
+
+export const RUN_CLASSES = ['base64', 'secret-token', 'base32-upper', 'base32-lower'] as const;
+export type RunClass = (typeof RUN_CLASSES)[number];
+
+/** The characters of each class (a regex character class body). */
+export const RUN_CLASS_CHARS: Record<RunClass, string> = {
+  // base64, base64url, hex: what the base64 and hex readings start from.
+  base64: 'A-Za-z0-9+/_-',
+  // A credential's token characters (base64 padding included): the secrets prefilter.
+  'secret-token': 'A-Za-z0-9+/_=-',
+  'base32-upper': 'A-Z2-7',
+  'base32-lower': 'a-z2-7',
+};
+
+/** One bit per class, by char code (ASCII only: every class is ASCII). */
+export const RUN_CLASS_BITS = new Uint8Array(128);
+for (const [bit, cls] of RUN_CLASSES.entries()) {
+  const re = new RegExp(`[${RUN_CLASS_CHARS[cls]}]`);
+  for (let c = 0; c < 128; c++) if (re.test(String.fromCharCode(c))) RUN_CLASS_BITS[c]! |= 1 << bit;
+}
+
+/** Whether a text (one, or a slice of one already scanned) holds `min` consecutive characters of `cls`. */
+export interface RunQuery {
+  hasRun(cls: RunClass, min: number): boolean;
+}
+
+const PLAIN = new Map<string, RegExp>();
+
+/** The plain answer: `/[class]{min}/.test(text)`. */
+export function holdsRun(text: string, cls: RunClass, min: number): boolean {
+  const key = `${cls}:${min}`;
+  let re = PLAIN.get(key);
+  if (re === undefined) PLAIN.set(key, (re = new RegExp(`[${RUN_CLASS_CHARS[cls]}]{${min}}`)));
+  return re.test(text);
+}
