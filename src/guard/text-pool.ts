@@ -128,6 +128,8 @@ export class TextPool {
   /** When a worker last failed to start with none running: jobs go back to the loop until RESTART_MS later. */
   private failedAt: number | undefined;
   private closed = false;
+  /** After a worker failed to start beside running ones, no other is started until then (no start loop). */
+  private noStartUntil = 0;
   /** Recent time a job took (ms), for the busy answer's retry-after. */
   private pace = 500;
 
@@ -190,6 +192,7 @@ export class TextPool {
       if (this.waiting.length === 0) break;
       if (slot.ready && !slot.job) this.assign(slot, this.waiting.shift()!);
     }
+    if (Date.now() < this.noStartUntil) return;
     let starting = this.slots.filter((s) => !s.ready).length;
     while (this.waiting.length > starting && this.slots.length < this.workers) {
       this.spawn();
@@ -263,7 +266,11 @@ export class TextPool {
     if (slot.ready && !slot.stopping) {
       if (job) this.log.warn({ err: why }, 'a worker of the pool stopped while reading; that check was denied (fail closed) and the worker is replaced');
       else this.log.warn({ err: why }, 'an idle worker of the pool stopped; the next job starts another');
-    } else if (!slot.ready && !this.slots.some((s) => s.ready)) {
+    } else if (!slot.ready && this.slots.some((s) => s.ready)) {
+      // The running workers take the queue; a new one is tried again later.
+      this.noStartUntil = Date.now() + RESTART_MS;
+      this.log.warn({ err: why }, 'a worker of the pool could not start; the running ones take the queue');
+    } else if (!slot.ready) {
       this.failedAt = Date.now();
       this.log.warn({ err: why }, 'the worker pool could not start: long texts are read on the event loop (the decision is the same, other sessions wait meanwhile); a start is tried again in a minute');
       for (const p of this.waiting.splice(0)) {
