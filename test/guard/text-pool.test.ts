@@ -150,7 +150,7 @@ describe('the worker pool reads long texts as the event loop does', () => {
     let ticks = 0;
     const timer = setInterval(() => ticks++, 1);
     let done = false;
-    const reading = reader.evaluate(predicates, i).then((v) => ((done = true), v));
+    const reading = Promise.resolve(reader.evaluate(predicates, i)).then((v) => ((done = true), v));
     // Progress, not a time: timers keep firing while the reading is under way.
     while (ticks < 5 && !done) await new Promise((r) => setTimeout(r, 1));
     clearInterval(timer);
