@@ -82,19 +82,21 @@ describe('the worker pool reads long texts as the event loop does', () => {
   it('gives the values of every predicate of the default book as on the loop (cues, secrets, base64, PII)', async () => {
     const reader = longTextReader(prepared.book, pool, MIN, silent);
     const asked = vi.spyOn(pool, 'run');
+    let caught = 0;
     for (const [what, i] of LONG_CASES) {
       const predicates = prepared.book.predicates.filter((p) => predicateApplies(p, i));
       const inPool = await reader.evaluate(predicates, i);
-      expect([...inPool], what).toEqual([...evaluateHere(predicates, i)]);
+      const here = evaluateHere(predicates, i);
+      expect([...inPool], what).toEqual([...here]);
+      if ([...here.values()].some((v) => v.value === 'true')) caught++;
     }
     // Each went to the pool and came back answered (not left to the loop).
     expect(asked).toHaveBeenCalledTimes(LONG_CASES.length);
     for (const r of asked.mock.results) await expect(r.value).resolves.toBeInstanceOf(Array);
     asked.mockRestore();
     // Some of them are caught, so the comparison is not over answers that are all false.
-    const caught = LONG_CASES.filter(([, i]) => [...evaluateHere(prepared.book.predicates.filter((p) => predicateApplies(p, i)), i).values()].some((v) => v.value === 'true'));
-    expect(caught.length).toBeGreaterThanOrEqual(5);
-  });
+    expect(caught).toBeGreaterThanOrEqual(5);
+  }, 180_000);
 
   it('gives the hashes of a long private read as on the loop', async () => {
     const key = Buffer.alloc(32, 7);
@@ -106,7 +108,7 @@ describe('the worker pool reads long texts as the event loop does', () => {
     }
     // A short read stays on the loop.
     expect(await reader.readHashesOf('short', key, options)).toBeUndefined();
-  });
+  }, 60_000);
 
   it('decides exactly as a pipeline without a pool, through every stage, and records the long read', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'qg-pool-'));
@@ -141,7 +143,7 @@ describe('the worker pool reads long texts as the event loop does', () => {
       for (const s of stores) s.close();
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 180_000);
 
   it('leaves the event loop free while a long text is read', async () => {
     const reader = longTextReader(prepared.book, pool, MIN, silent);
@@ -156,7 +158,7 @@ describe('the worker pool reads long texts as the event loop does', () => {
     clearInterval(timer);
     expect(done).toBe(false);
     expect((await reading).size).toBe(predicates.length);
-  }, 30_000);
+  }, 60_000);
 });
 
 describe('the bounded queue, crashes and start failures', () => {
@@ -181,7 +183,7 @@ describe('the bounded queue, crashes and start failures', () => {
     } finally {
       await small.close();
     }
-  }, 30_000);
+  }, 90_000);
 
   it('a pipeline refuses a long check as busy with a retry-after, records it, and still checks short ones', async () => {
     const small = new TextPool({ workers: 1, queue: 1, url: FAULTY, logger: silent });
@@ -214,7 +216,7 @@ describe('the bounded queue, crashes and start failures', () => {
       store.close();
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 30_000);
+  }, 90_000);
 
   it('a worker that crashes fails its job closed and is replaced', async () => {
     const lines: string[] = [];
@@ -241,7 +243,7 @@ describe('the bounded queue, crashes and start failures', () => {
       store.close();
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 30_000);
+  }, 90_000);
 
   it('a pool whose workers cannot start reads on the loop, decides the same and says so once', async () => {
     const lines: string[] = [];
@@ -262,5 +264,5 @@ describe('the bounded queue, crashes and start failures', () => {
       loopStore.close();
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 30_000);
+  }, 90_000);
 });
