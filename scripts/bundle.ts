@@ -2,8 +2,8 @@
  * Bundles the `quadguard` executable with esbuild, after tsc (`npm run build` runs both):
  *
  *   dist/cli/quadguard.js          the CLI (package.json `bin`), from tsc's dist/src/cli/index.js
- *   dist/cli/injection-scorer.js   the injection scorer, the module the scoring worker thread loads
- *                                  (src/detectors/injection/ahead.ts finds it beside the chunk it runs from)
+ *   dist/cli/pool-worker.js        what the worker threads of the long-text pool load (src/guard/pool-worker.ts;
+ *                                  src/guard/text-pool.ts finds it beside the chunk it runs from)
  *   dist/cli/chunk-*.js            code shared by the two, and every lazily imported command module
  *   dist/cli/live.js               the live view's browser script (src/ui/client/, an IIFE for the browser), served
  *                                  as /ui/live.js
@@ -17,8 +17,8 @@
  * Code splitting keeps every `await import()` lazy: each command module, the guard, the MCP SDK and express are
  * chunks of their own, loaded only by the commands that need them (one file with everything ran `policy check`
  * ~4× slower than the split bundle). Every output sits in one flat folder, so a chunk's `import.meta.url` is a
- * sibling of the entries (`src/core/version.ts` walks up from it to package.json; `ahead.ts` takes
- * `./injection-scorer.js` from it).
+ * sibling of the entries (`src/core/version.ts` walks up from it to package.json; `text-pool.ts` takes
+ * `./pool-worker.js` from it).
  *
  *   npx tsx scripts/bundle.ts   (after `tsc -p tsconfig.build.json`)
  */
@@ -49,7 +49,7 @@ const REQUIRE_SHIM = "import { createRequire as __quadguardCreateRequire } from 
 
 const entries = {
   quadguard: join(ROOT, 'dist', 'src', 'cli', 'index.js'),
-  'injection-scorer': join(ROOT, 'dist', 'src', 'detectors', 'injection', 'index.js'),
+  'pool-worker': join(ROOT, 'dist', 'src', 'guard', 'pool-worker.js'),
 };
 for (const file of Object.values(entries)) {
   if (!existsSync(file)) throw new Error(`scripts/bundle.ts: ${relative(ROOT, file)} is missing: run tsc first (npm run build)`);

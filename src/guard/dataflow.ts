@@ -3,8 +3,8 @@ import { contentText, stringLeaves } from '../core/fields.js';
 import { a2aAnswerServer, type CapabilityLabel, type FlowFacts, type FlowSource, type LabelOrigin } from '../core/flow.js';
 import type { Logger } from '../core/log.js';
 import { createFingerprinter, normaliseForFingerprint, type Fingerprinter } from '../core/text/fingerprint.js';
-import { createValueHasher, distinctiveValues, isValueHash, outgoingPieces, shortLines } from '../core/text/short-values.js';
-import { decodeWhole, OUTGOING_READINGS, privateForms, readingsOf } from '../core/text/readings.js';
+import { createValueHasher, isValueHash, outgoingPieces, shortLines } from '../core/text/short-values.js';
+import { decodeWhole, OUTGOING_READINGS, readingsOf } from '../core/text/readings.js';
 import { KINDS } from '../core/kinds.js';
 import { argumentsOf, contentOf, serverOf, toolOf, type Decision, type Interaction } from '../core/types.js';
 import { describeSource } from '../detectors/flow.js';
@@ -13,6 +13,7 @@ import { nameWords, type CapabilityMap } from './capabilities.js';
 import { Principals } from './principals.js';
 import { createCredentialHasher, CREDENTIAL_SINKS, CREDENTIAL_URI_PREFIX, credentialArgs, freeTextPieces, type CredentialArg } from './credentials.js';
 import { DataFlowOptionsSchema, type DataFlowOptions, type OptionsInput } from './options.js';
+import { readHashes, type ReadHashOptions } from './read-hashes.js';
 
 /**
  * The guard's data-flow stage (docs/data-flow.md), two hooks around the four-part pipeline:
@@ -51,8 +52,6 @@ const REFRESH_MS = 60_000;
 const TEXT_KEY_MAX_CHARS = 256 * 1024;
 /** The numbers of all fields read together as char codes (the fields' other readings are read one by one). */
 const CHAR_CODES_ONLY = { ...OUTGOING_READINGS, rows: ['char-codes'] as const, depth: 1 };
-/** Characters of a private read whose rot13, reversed and reversed-word forms are fingerprinted too. */
-const FORMS_MAX_CHARS = 64 * 1024;
 /** Normalised characters of what one identity sent through one field kept, to read pieces sent over many calls. */
 const TRAIL_CHARS = 2048;
 /** Views of one field (the field, its URL parameters, its decodings) followed over calls. */
@@ -70,6 +69,11 @@ export interface DataFlowDeps {
   principals?: Principals;
   /** Texts up to this many characters are keyed directly (`record`); 0 fingerprints every read (tests). */
   textKeyMaxChars?: number;
+  /**
+   * The hashes of a private read computed off the event loop (the worker pool, for a long read), or undefined to
+   * compute them here; the same list either way (read-hashes.ts).
+   */
+  readHashesOf?: (text: string, key: Buffer, options: ReadHashOptions) => Promise<string[] | undefined>;
 }
 
 export class DataFlowStage {
@@ -352,12 +356,10 @@ export class DataFlowStage {
       const storedAt = this.recent.get(known);
       if (storedAt !== undefined && this.now() - storedAt < refresh) return;
     }
-    const fp = await this.fp();
-    const valueHash = await this.valueHash();
-    // The text, and its forms a sender could turn it into to hide it (rot13, reversed, words in reverse order), so
-    // the outgoing text as it is matches them; short distinctive values and lines, matched exactly.
-    const forms = privateForms(text, FORMS_MAX_CHARS).flatMap((f) => fp.ofBounded(f, this.options.max_per_read));
-    const hashes = [...new Set([...fp.ofBounded(text, this.options.max_per_read), ...forms, ...distinctiveValues(text).map(valueHash), ...shortLines(text).map(valueHash)])];
+    // The text, and its forms a sender could turn it into to hide it, so the outgoing text as it is matches them;
+    // short distinctive values and lines, matched exactly (read-hashes.ts). A long read is hashed in the worker pool.
+    const offloaded = this.deps.readHashesOf ? await this.deps.readHashesOf(text, await this.deps.store.key(), this.options) : undefined;
+    const hashes = offloaded ?? readHashes(text, { fp: await this.fp(), valueHash: await this.valueHash() }, this.options.max_per_read);
     if (hashes.length === 0) return;
     const now = this.now();
     const key = createHash('sha256').update(who).update(hashes.join(',')).digest('base64');

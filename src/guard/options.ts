@@ -135,9 +135,28 @@ export const ProvenanceOptionsSchema = z.strictObject({
 });
 export type ProvenanceOptions = z.infer<typeof ProvenanceOptionsSchema>;
 
+/**
+ * The worker pool that reads long texts off the event loop (src/guard/text-pool.ts, docs/operations.md): the whole
+ * detector pass of an interaction whose texts are long, and the fingerprints of a long private read.
+ */
+export const PoolOptionsSchema = z.strictObject({
+  /** Worker threads: `auto` = the machine's available parallelism − 1, at least 1; 0 reads long texts on the event loop. */
+  workers: z.union([z.literal('auto'), z.number().int().min(0).max(256)]).default('auto'),
+  /**
+   * Checks waiting for a worker beyond those running; one more is refused as busy (a tool error with a retry-after,
+   * recorded in the audit), never read on the event loop instead.
+   */
+  queue: z.number().int().min(0).max(100_000).default(32),
+  /** An interaction whose string values hold at least this many characters in all is read in the pool. */
+  min_chars: z.number().int().min(1).default(256 * 1024),
+});
+export type PoolOptions = z.infer<typeof PoolOptionsSchema>;
+
 export const PipelineOptionsSchema = z.strictObject({
   /** Data-flow tracking: time to live, match threshold, fingerprint sizes. */
   flow: DataFlowOptionsSchema.partial().default({}),
+  /** The worker pool for long texts: its size, its queue, what counts as long. */
+  pool: PoolOptionsSchema.partial().default({}),
   /** Provenance: untrusted values and requests, and the consequential calls they steer. */
   provenance: ProvenanceOptionsSchema.partial().default({}),
   /** Model use (with `llm:` configured): state expansion, threat watcher mode, observations, time budget. */

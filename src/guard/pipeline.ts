@@ -7,12 +7,13 @@ import { auditEntryFor } from '../store/audit-schema.js';
 import type { Store } from '../store/db.js';
 import type { GuardStore } from '../store/engine.js';
 import { toGuardStore } from '../store/sqlite-engine.js';
-import { aheadSpecs, scoreAhead, type Scorer } from '../detectors/injection/ahead.js';
 import { RATE_WINDOW_MS, RateOptionsSchema, rateWindowKey } from '../detectors/rate.js';
 import { compileGlob } from '../core/glob.js';
 import type { GuardModelHooks } from './model/index.js';
 import { budgetSignal } from './model/usage.js';
-import { DataFlowOptionsSchema, PipelineOptionsSchema, ProvenanceOptionsSchema } from './options.js';
+import { DataFlowOptionsSchema, PipelineOptionsSchema, PoolOptionsSchema, ProvenanceOptionsSchema } from './options.js';
+import { longTextReader } from './long-texts.js';
+import { poolSize, sharedPool, type TextPool } from './text-pool.js';
 import { ProvenanceStage } from './provenance.js';
 import { GUARD_STAGES, newContext, runStages, type GuardEnv, type Stage } from './stages/index.js';
 import type { RateWindow } from './stages/context.js';
@@ -46,8 +47,11 @@ export interface PipelineDeps {
   capabilities?: CapabilityMap;
   /** Whom each agent acts for (messages to and from it are no data passed on); default: every agent's is `user`. */
   principals?: Principals;
-  /** The worker that scores long texts for injection (default: the process's shared one), for tests of its failure. */
-  scorer?: () => Scorer | undefined;
+  /**
+   * The worker pool that reads long texts (default: the process's pool for `guard.pool`; null: none, everything on
+   * the event loop), for tests of its bounds and failures.
+   */
+  pool?: TextPool | null;
 }
 
 /** The guard pipeline; `check` never throws and never allows on its own failure. */
@@ -91,23 +95,6 @@ export class GuardPipeline implements Guard {
 }
 
 /** The parts and settings the stages share, built once per pipeline (exported for the stages' unit tests). */
-/** Warned at most this often (ms) that long texts are scored on the event loop. */
-const IN_PLACE_WARN_MS = 60_000;
-
-/**
- * The warning that long texts are scored on the event loop because the scoring worker is not there: the decision is
- * the same, but every other session waits while a long text is scored. At most once a minute.
- */
-function inPlaceWarning(log: Logger): (texts: number, why: unknown) => void {
-  let last = -Infinity;
-  return (texts, why) => {
-    const now = Date.now();
-    if (now - last < IN_PLACE_WARN_MS) return;
-    last = now;
-    log.warn({ texts, err: why }, 'long texts are scored for injection on the event loop (the scoring worker is not available): the decision is the same, other sessions wait meanwhile');
-  };
-}
-
 export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
   const options = PipelineOptionsSchema.parse(deps.options ?? {});
   const sticky = new Map<string, Map<string, Truth>>();
@@ -115,15 +102,16 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
   // Γ belongs to the session, or (sticky_scope; `auto`: with a shared store) to the agent identity.
   const byAgent = options.sticky_scope === 'agent' || (options.sticky_scope === 'auto' && store.shared);
   const log = (deps.logger ?? silentLogger()).child({ mod: 'guard' });
-  const injectionSpecs = aheadSpecs(deps.book.predicates);
-  const warnInPlace = inPlaceWarning(log);
+  const poolOptions = PoolOptionsSchema.parse(options.pool);
+  const pool = deps.pool !== undefined ? (deps.pool ?? undefined) : poolSize(poolOptions.workers) > 0 ? sharedPool(poolOptions.workers, poolOptions.queue, deps.logger) : undefined;
+  const long = longTextReader(deps.book, pool, poolOptions.min_chars, log);
   const now = deps.now ?? Date.now;
   const capabilities = deps.capabilities ?? new CapabilityMap(deps.book.book.capabilities);
   return {
     book: deps.book,
     store,
     options,
-    tracker: createTracker(deps.book, deps.index, options.tracker, deps.model?.semantic),
+    tracker: createTracker(deps.book, deps.index, options.tracker, deps.model?.semantic, long.evaluate),
     verifier: createVerifier(deps.book),
     watcher: new ThreatWatcher(options.watcher),
     model: deps.model,
@@ -144,8 +132,7 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
     },
     policy: { name: deps.book.book.name, version: deps.book.book.version, hash: deps.book.hash },
     injectionPredicates: new Set(deps.book.predicates.filter((p) => p.def.detectors.some((d) => d.type === 'injection')).map((p) => p.name)),
-    scoreAhead: (i) => scoreAhead(i, injectionSpecs, deps.scorer, warnInPlace),
-    dataflow: new DataFlowStage({ store: store.flow, capabilities, ...(deps.principals ? { principals: deps.principals } : {}), options: options.flow, now, logger: log }),
+    dataflow: new DataFlowStage({ store: store.flow, capabilities, ...(deps.principals ? { principals: deps.principals } : {}), options: options.flow, now, logger: log, readHashesOf: long.readHashesOf }),
     provenance: new ProvenanceStage({
       store: store.flow,
       capabilities,

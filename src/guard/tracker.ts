@@ -23,6 +23,19 @@ export type SemanticEvaluator = (input: {
   signal?: AbortSignal;
 }) => Promise<{ values: Map<string, { value: Truth; confidence: number }>; usage?: Record<string, number> }>;
 
+/**
+ * Evaluates the candidates' detectors, in their order: on the event loop (`evaluateHere`), or, for an interaction
+ * with long texts, in the worker pool (long-texts.ts), with the same values.
+ */
+export type EvaluatePredicates = (predicates: readonly CompiledPredicate[], i: Interaction) => Map<string, PredicateValue> | Promise<Map<string, PredicateValue>>;
+
+/** Every predicate's detectors run here, on the event loop. */
+export function evaluateHere(predicates: readonly CompiledPredicate[], i: Interaction): Map<string, PredicateValue> {
+  const values = new Map<string, PredicateValue>();
+  for (const p of predicates) values.set(p.name, evaluatePredicate(p, i));
+  return values;
+}
+
 /** What the tracker found for one interaction. */
 export interface TrackResult {
   /** Names of the predicates evaluated (C, restricted to those whose scope applies). */
@@ -58,7 +71,13 @@ export function candidateBudget(n: number, level: number, o: TrackerOptions): nu
  * const track = createTracker(book, index);
  * const t = await track(interaction, 0, new Map());
  */
-export function createTracker(book: CompiledBook, index: PredicateIndex, options: OptionsInput<TrackerOptions> = {}, semantic?: SemanticEvaluator) {
+export function createTracker(
+  book: CompiledBook,
+  index: PredicateIndex,
+  options: OptionsInput<TrackerOptions> = {},
+  semantic?: SemanticEvaluator,
+  evaluate: EvaluatePredicates = evaluateHere,
+) {
   const o = TrackerOptionsSchema.parse(options);
   const sparse = index instanceof SparsePredicateIndex ? index : undefined;
 
@@ -83,12 +102,9 @@ export function createTracker(book: CompiledBook, index: PredicateIndex, options
     for (const p of book.graph.mustCheck(i)) chosen.set(p.name, p);
     for (const p of await topK(i, candidateBudget(book.predicates.length, level, o))) chosen.set(p.name, p);
 
-    const values = new Map<string, PredicateValue>();
+    const values = await evaluate([...chosen.values()], i);
     const semanticCandidates: CompiledPredicate[] = [];
-    for (const p of chosen.values()) {
-      values.set(p.name, evaluatePredicate(p, i));
-      if (p.semantic) semanticCandidates.push(p);
-    }
+    for (const p of chosen.values()) if (p.semantic) semanticCandidates.push(p);
 
     let usage: Record<string, number> | undefined;
     if (semantic && semanticCandidates.length > 0) {

@@ -48,11 +48,11 @@ function layerOf(file: string): string {
 const SDK_FREE = new Set(['core', 'detectors', 'policy', 'llm', 'store', 'retrieval', 'guard']);
 
 /**
- * Dynamic imports by a name held in a variable that are known to stay inside their layer. The injection scorer's
- * worker (an `eval` script, so no relative specifier resolves in it) imports the scorer's own module, whose URL
- * ahead.ts derives from its own, and tsx's loader API from the sources only.
+ * Dynamic imports by a name held in a variable that are known to stay inside their layer. The long-text pool's
+ * worker (an `eval` script, so no relative specifier resolves in it) imports the pool's worker module, whose URL
+ * text-pool.ts derives from its own, and tsx's loader API from the sources only.
  */
-const DYNAMIC_KNOWN = new Set(['detectors/injection/ahead.ts: import(workerData.tsx)', 'detectors/injection/ahead.ts: import(workerData.url)']);
+const DYNAMIC_KNOWN = new Set(['guard/text-pool.ts: import(workerData.tsx)', 'guard/text-pool.ts: import(workerData.url)']);
 
 function scan(): { edges: Edge[]; dynamicByVariable: string[]; sdkImports: string[]; files: string[] } {
   const files = sourceFiles(SRC);

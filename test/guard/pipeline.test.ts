@@ -133,7 +133,9 @@ describe('guard pipeline on the default book (paper case studies, A.3)', () => {
     expect(d).toMatchObject({ decision: 'deny', rules: ['no-injection-in-results'] });
     const small = await g.pipeline.check(interaction({ kind: 'tool_result', server: 'web', tool: 'fetch', content: [{ type: 'text', text: huge.slice(0, 100_000) }] }));
     expect(small.decision).toBe('allow');
-  });
+    // 16 MiB read by every detector (in the worker pool, which loads the detectors from the sources here): slow on a
+    // loaded machine.
+  }, 120_000);
 
   it('fails closed when a detector input is hostile (deeply nested arguments)', async () => {
     let nested: unknown = 'rm -rf /';

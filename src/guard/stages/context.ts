@@ -40,11 +40,6 @@ export interface GuardEnv {
   policy: NonNullable<Decision['policy']>;
   /** Predicates with an injection detector: their score is the watcher's injection evidence. */
   injectionPredicates: ReadonlySet<string>;
-  /**
-   * Scores the long texts the book's injection detectors will read in a worker thread, off the event loop; resolves
-   * to the function that takes the scores back once the check is over (detectors/injection/ahead.ts).
-   */
-  scoreAhead(i: Interaction): Promise<() => void>;
   /** Data flow: capability labels and leaks before tracking, fingerprints of reads after the audit. */
   dataflow: DataFlowStage;
   provenance: ProvenanceStage;

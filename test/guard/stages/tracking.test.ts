@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AHEAD_MIN_CHARS } from '../../../src/detectors/injection/ahead.js';
+import { TextPool } from '../../../src/guard/text-pool.js';
 import { newContext, quarantineGate, tracking } from '../../../src/guard/stages/index.js';
 import { envFor, fakeModel, interaction, MODEL_BOOK, usage } from './support.js';
 
@@ -56,19 +56,20 @@ describe('stage tracking (state tracker + verifier)', () => {
     expect(ctx.usages).toEqual([usage(1)]);
   });
 
-  it('warns once a minute, not once per check, that long texts are scored on the event loop', async () => {
+  it('warns once a minute, not once per check, that long texts are read on the event loop', async () => {
     const lines: string[] = [];
     const logger = pino({ level: 'warn' }, new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } }));
-    let asked = 0;
-    env = await envFor(undefined, { logger, scorer: () => { asked++; return undefined; } });
-    const long = 'quarterly figures, nothing to see. '.repeat(Math.ceil((AHEAD_MIN_CHARS + 10) / 35));
+    // A pool whose workers cannot start: every long text is read here instead.
+    const pool = new TextPool({ workers: 1, queue: 1, url: 'file:///nonexistent/quadguard/pool-worker.js' });
+    env = await envFor(undefined, { logger, pool });
+    const long = 'quarterly figures, nothing to see. '.repeat(Math.ceil((256 * 1024 + 10) / 35));
     for (const session of ['a', 'b', 'c']) {
       const ctx = newContext(interaction({ kind: 'tool_result', server: 'files', tool: 'read_file', content: [{ type: 'text', text: long }], session }));
       await quarantineGate.run(ctx, env);
       await tracking.run(ctx, env);
       expect(ctx.outcomes).toBeDefined();
     }
-    expect(asked).toBe(3);
-    expect(lines.filter((l) => l.includes('scored for injection on the event loop'))).toHaveLength(1);
+    await pool.close();
+    expect(lines.filter((l) => l.includes('long texts are read on the event loop (the worker pool is not available)'))).toHaveLength(1);
   });
 });

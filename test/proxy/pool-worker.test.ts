@@ -3,18 +3,19 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AHEAD_MIN_CHARS } from '../../src/detectors/injection/ahead.js';
 import { CLI, makeSandbox, ROOT, server, writeConfig } from '../support/proxy-harness.js';
 
 /**
- * A long result is scored for injection in the scoring worker (src/detectors/injection/ahead.ts) inside the running
- * proxy, the built bundle as users run it: the decisions are the book's, and the proxy never falls back to scoring on
- * its event loop (it warns when it does). The control runs a copy of the bundle without the worker's module, so the
- * fallback, and the warning the test looks for, are real.
+ * A long result is read in the worker pool (src/guard/text-pool.ts) inside the running proxy, the built bundle as
+ * users run it: the decisions are the book's, and the proxy never falls back to reading on its event loop (it warns
+ * when it does). The control runs a copy of the bundle without the workers' module, so the fallback, and the warning
+ * the test looks for, are real.
  */
-const FALLBACK = /scored for injection on the event loop/;
+const FALLBACK = /long texts are read on the event loop/;
+/** The pool's default `guard.pool.min_chars`. */
+const AHEAD_MIN_CHARS = 256 * 1024;
 
-describe('quadguard serve: the injection scoring worker in the running proxy', () => {
+describe('quadguard serve: the long-text worker pool in the running proxy', () => {
   const sb = makeSandbox();
   afterAll(() => rmSync(sb.dir, { recursive: true, force: true }));
   const filler = 'Quarterly figures by region, with notes on staffing and the office move. ';
@@ -42,20 +43,20 @@ describe('quadguard serve: the injection scoring worker in the running proxy', (
     }
   }
 
-  it('scores long results in the worker: the injected one is denied, the benign one allowed, no fallback', async () => {
+  it('reads long results in the pool: the injected one is denied, the benign one allowed, no fallback', async () => {
     const r = await readBoth(CLI);
     expect(r.benign).toBe(true);
     expect(r.injected).toBe(false);
     expect(r.stderr).not.toMatch(FALLBACK);
   }, 60_000);
 
-  it('control: a bundle whose worker cannot load its module decides the same and warns that it scored in place', async () => {
+  it('control: a bundle whose workers cannot load their module decides the same and warns that it read in place', async () => {
     // A copy of the package with the bundle but not the worker's entry; node_modules shared through a link.
     const pkg = join(sb.dir, 'pkg');
     mkdirSync(join(pkg, 'dist'), { recursive: true });
     cpSync(join(ROOT, 'package.json'), join(pkg, 'package.json'));
     symlinkSync(join(ROOT, 'node_modules'), join(pkg, 'node_modules'), 'dir');
-    cpSync(join(ROOT, 'dist', 'cli'), join(pkg, 'dist', 'cli'), { recursive: true, filter: (src) => !src.endsWith('injection-scorer.js') });
+    cpSync(join(ROOT, 'dist', 'cli'), join(pkg, 'dist', 'cli'), { recursive: true, filter: (src) => !src.endsWith('pool-worker.js') });
     const r = await readBoth(join(pkg, 'dist', 'cli', 'quadguard.js'));
     expect(r.benign).toBe(true);
     expect(r.injected).toBe(false);

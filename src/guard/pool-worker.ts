@@ -1,0 +1,78 @@
+import '../detectors/index.js';
+import type { Interaction } from '../core/types.js';
+import { rateCounts } from '../detectors/rate.js';
+import type { CompiledBook } from '../policy/compiled.js';
+import { compileBook } from '../policy/compile.js';
+import { evaluatePredicate, type PredicateValue } from '../policy/evaluate.js';
+import type { PolicyBook } from '../policy/schema.js';
+import { createReadHashers, readHashes, type ReadHashers, type ReadHashOptions } from './read-hashes.js';
+
+/**
+ * What a worker thread of the pool (text-pool.ts) runs: the same functions the event loop runs, on what the message
+ * carries, so the answer is the one the loop would give. Loaded by the pool's worker script from `dist/src/guard/`,
+ * from the CLI bundle's `pool-worker.js` entry (scripts/bundle.ts), or from the sources through tsx.
+ */
+
+/** A book as sent to a worker: once per worker; later jobs name it by `id`. */
+export interface BookPayload {
+  id: string;
+  book: PolicyBook;
+  dir?: string;
+  hash: string;
+}
+
+/** The detector pass of an interaction: the named predicates evaluated, as the tracker does on the loop. */
+export interface EvaluateJob {
+  kind: 'evaluate';
+  book: string;
+  names: string[];
+  interaction: Interaction;
+  /** The rate counts the guard found for it (`rateCounts` sits beside the interaction, not on it). */
+  rates?: ReadonlyMap<string, number>;
+}
+
+/** The hashes a private read leaves (read-hashes.ts). */
+export interface ReadHashesJob {
+  kind: 'read_hashes';
+  text: string;
+  key: Uint8Array;
+  options: ReadHashOptions;
+}
+
+export type PoolJob = EvaluateJob | ReadHashesJob;
+export type PoolMessage = PoolJob | { kind: 'book'; book: BookPayload };
+export type PoolAnswer = Array<[string, PredicateValue]> | string[] | null;
+
+/** The error a worker answers when it cannot compile a book the main thread compiled (e.g. a detector it lacks). */
+export const BOOK_UNAVAILABLE = 'pool_book_unavailable';
+
+/** The handler of one worker: keeps the books it was sent and the hashers of the flow keys it saw. */
+export function poolHandler(): (m: PoolMessage) => PoolAnswer {
+  const books = new Map<string, CompiledBook | string>();
+  const hashers = new Map<string, ReadHashers>();
+  return (m) => {
+    switch (m.kind) {
+      case 'book': {
+        try {
+          const { compiled } = compileBook(m.book.book, m.book.dir !== undefined ? { bookDir: m.book.dir } : {});
+          books.set(m.book.id, compiled.hash === m.book.hash ? compiled : `the book compiled to another hash in the worker (${compiled.hash.slice(0, 12)})`);
+        } catch (err) {
+          books.set(m.book.id, (err as Error).message.slice(0, 300));
+        }
+        return null;
+      }
+      case 'evaluate': {
+        const book = books.get(m.book);
+        if (book === undefined || typeof book === 'string') throw Object.assign(new Error(`${BOOK_UNAVAILABLE}: ${book ?? 'the book was not sent'}`), { code: BOOK_UNAVAILABLE });
+        if (m.rates) rateCounts.set(m.interaction, m.rates);
+        return m.names.map((name): [string, PredicateValue] => [name, evaluatePredicate(book.byName.get(name)!, m.interaction)]);
+      }
+      case 'read_hashes': {
+        const id = `${Buffer.from(m.key).toString('base64')}/${m.options.k}/${m.options.window}`;
+        let h = hashers.get(id);
+        if (!h) hashers.set(id, (h = createReadHashers(Buffer.from(m.key), m.options)));
+        return readHashes(m.text, h, m.options.max_per_read);
+      }
+    }
+  };
+}

@@ -1,0 +1,36 @@
+import { createFingerprinter, type Fingerprinter } from '../core/text/fingerprint.js';
+import { privateForms } from '../core/text/readings.js';
+import { createValueHasher, distinctiveValues, shortLines } from '../core/text/short-values.js';
+
+/**
+ * What data flow keeps of a private read (docs/data-flow.md): the fingerprints of the text and of the forms a sender
+ * could turn it into to hide it (rot13, reversed, words in reverse order), and the keyed hashes of its short
+ * distinctive values and lines. A pure function of the text under the flow key and options, so the worker pool
+ * (text-pool.ts) computes the same list for a long read as the event loop does for a short one.
+ */
+
+/** Characters of a private read whose rot13, reversed and reversed-word forms are fingerprinted too. */
+export const FORMS_MAX_CHARS = 64 * 1024;
+
+/** The fingerprint settings a read's hashes depend on (besides the key). */
+export interface ReadHashOptions {
+  k: number;
+  window: number;
+  max_per_read: number;
+}
+
+/** The hashers of one flow key and options, built once and reused. */
+export interface ReadHashers {
+  fp: Fingerprinter;
+  valueHash: (normalised: string) => string;
+}
+
+export function createReadHashers(key: Buffer, o: Pick<ReadHashOptions, 'k' | 'window'>): ReadHashers {
+  return { fp: createFingerprinter(key, { k: o.k, window: o.window }), valueHash: createValueHasher(key) };
+}
+
+/** The distinct hashes a private read of `text` leaves, in a stable order. */
+export function readHashes(text: string, h: ReadHashers, maxPerRead: number): string[] {
+  const forms = privateForms(text, FORMS_MAX_CHARS).flatMap((f) => h.fp.ofBounded(f, maxPerRead));
+  return [...new Set([...h.fp.ofBounded(text, maxPerRead), ...forms, ...distinctiveValues(text).map(h.valueHash), ...shortLines(text).map(h.valueHash)])];
+}
