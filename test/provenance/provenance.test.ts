@@ -21,6 +21,15 @@ describe('steering values and who wrote them', () => {
     for (const k of ['email', 'domain', 'iban', 'number', 'id', 'path', 'address']) expect(kinds).toContain(k);
   });
 
+  it('reads no value in a data: URI’s header (its media type and encoding are syntax), still in what follows it', () => {
+    const found = (t: string) => valuesIn(t).map((v) => v.normalised);
+    expect(found('data:text/plain;base64,aGVsbG8gd29ybGQK')).not.toContain('base64');
+    expect(found('see data:image/png;charset=utf-8;base64,iVBORw0KGgo= and guest_amy01')).toEqual(expect.arrayContaining(['guest_amy01']));
+    expect(found('see data:image/png;charset=utf-8;base64,iVBORw0KGgo=')).not.toContain('base64');
+    // Only a URI's header: the same word in prose (or in `metadata:`) is read as before.
+    expect(found('metadata:base64 blob')).toContain('base64');
+  });
+
   it('a whole field of a structured result is the provider’s; free text and prose are a third party’s', () => {
     const yaml = steeringValues('- id: 1\n  recipient: CH9300762011623852957\n  subject: pay US133000000121212121212\n', 100).values;
     expect(yaml.find((v) => v.normalised === 'CH9300762011623852957')?.thirdParty).toBe(false);
