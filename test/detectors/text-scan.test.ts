@@ -276,6 +276,17 @@ describe('the detectors find the same with the scan as without it', () => {
     );
   });
 
+  it('on attacks that start exactly where a window starts or ends (and one character either side)', () => {
+    const step = WINDOW - 2000;
+    const base = filler(3 * WINDOW);
+    for (const [i, a] of attacks.slice(0, 20).entries()) {
+      for (const at of [step - 1, step, step + 1, WINDOW - a.length, WINDOW - a.length + 1, 2 * step]) {
+        const t = `${base.slice(0, at)}${a}${base.slice(at)}`;
+        expectSame((m) => score(m, t), `attack ${i} at ${at}`);
+      }
+    }
+  }, 300_000);
+
   it('on a long text (1 MB) with attacks and secrets near its end', () => {
     const t = `${filler(1024 * 1024)}\n${attacks[3]}\n${SECRET_PIECES.join(' ')}\n${Buffer.from(attacks[5]!).toString('base64')}`;
     expectSame((m) => score(m, t), 'long text');
