@@ -60,7 +60,7 @@ export interface AuditApi {
    * absent where the engine cannot (SQLite: readers poll).
    */
   watch?(handlers: AuditWatchHandlers): AuditWatcher;
-  append(entry: AuditEntry): Promise<{ id: number; auditId: string; hash: string }>;
+  append(entry: AuditEntry): Promise<{ id?: number; auditId: string; hash?: string }>;
   get(id: number | string): Promise<AuditRow | undefined>;
   interaction(id: number): Promise<InteractionRecord | undefined>;
   tail(n: number): Promise<AuditRow[]>;

@@ -385,4 +385,18 @@ export const MIGRATIONS: readonly Migration[] = [
   ALTER TABLE audit_interaction ADD COLUMN body_digest TEXT;
   `,
   },
+  {
+    // The audit id of a journaled decision (audit-journal.ts): fixed when the decision is answered, before the row
+    // has a place in the chain, so it names this row whatever other processes commit meanwhile. Hashed when set
+    // (audit-row.ts `rowHash`), so rows written before keep their hashes.
+    name: 'audit rows carry the id they were answered with (ref), independent of their place in the chain',
+    sqlite: `
+  ALTER TABLE audit ADD COLUMN ref TEXT;
+  CREATE UNIQUE INDEX audit_ref ON audit (ref);
+  `,
+    postgres: `
+  ALTER TABLE audit ADD COLUMN ref TEXT;
+  CREATE UNIQUE INDEX audit_ref ON audit (ref);
+  `,
+  },
 ];

@@ -34,7 +34,7 @@ describe.each(list)('audit log ($name)', (b: Backend) => {
     const a = await s.audit.append(entry(1));
     const c = await s.audit.append(entry(2));
     expect([a.id, c.id]).toEqual([1, 2]);
-    expect(a.auditId).toBe(`1-${a.hash.slice(0, 8)}`);
+    expect(a.auditId).toBe(`1-${a.hash!.slice(0, 8)}`);
     const r1 = (await s.audit.get(1))!;
     const r2 = (await s.audit.get(c.auditId))!;
     expect(r1.prevHash).toBe(GENESIS_HASH);
@@ -50,7 +50,7 @@ describe.each(list)('audit log ($name)', (b: Backend) => {
   it('returns nothing for a string id whose hash prefix does not match', async () => {
     const s = await b.open(await b.fresh());
     const a = await s.audit.append(entry(1));
-    const wrong = a.hash.startsWith('0') ? '1-ffffffff' : '1-00000000';
+    const wrong = a.hash!.startsWith('0') ? '1-ffffffff' : '1-00000000';
     expect(await s.audit.get(wrong)).toBeUndefined();
     await expect(s.audit.get('nope')).rejects.toThrow(StoreError);
     expect(parseAuditId('42-3FA9')).toEqual({ id: 42, hashPrefix: '3fa9' });
@@ -240,7 +240,7 @@ describe.each(list)('audit log ($name)', (b: Backend) => {
       threatLevel: 2,
     });
     const i = { kind: 'message', agent: 'a', session: 's', profile: {}, content: 'hi', sender: 'a', recipient: 'b' } as const;
-    const { id } = await s.audit.append(auditEntryFor(i, d));
+    const id = (await s.audit.append(auditEntryFor(i, d))).id!;
     expect(await s.audit.get(id)).toMatchObject({ kind: 'message', recipient: 'b', preview: 'hi', policyHash: 'ph', threatLevel: 2, rules: ['r1'] });
     expect(await s.audit.interaction(id)).toMatchObject({ masked: false, truncated: false });
     await expect(s.audit.append({ ...auditEntryFor(i, d), agent: '' })).rejects.toThrow(/store_invalid_entry|agent/);

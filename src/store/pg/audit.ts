@@ -12,6 +12,8 @@ import { AUDIT_CHANNEL } from './notify.js';
 const PAGE = 500;
 const PLACEHOLDERS = AUDIT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
 const N = AUDIT_COLUMNS.length;
+/** The parameter number of the row's chain hash (the head row takes it). */
+const HASH_PARAM = AUDIT_COLUMNS.indexOf('hash') + 1;
 /**
  * One statement writes the row, its interaction and the new chain head (a data-modifying CTE), so an append is
  * two round trips: BEGIN + lock of the head, then this with COMMIT. It notifies `quadguard_audit` with the row's id
@@ -20,7 +22,7 @@ const N = AUDIT_COLUMNS.length;
 const INSERT = `WITH a AS (INSERT INTO audit (${AUDIT_COLUMNS.join(', ')}) VALUES (${PLACEHOLDERS}) RETURNING id),
   b AS (INSERT INTO audit_body (digest, body) SELECT $${N + 6}::text, $${N + 2}::text WHERE $${N + 6}::text IS NOT NULL ON CONFLICT (digest) DO NOTHING),
   i AS (INSERT INTO audit_interaction (id, body, masked, truncated, body_digest) SELECT id, NULL, $${N + 3}::int, $${N + 4}::int, $${N + 6}::text FROM a WHERE $${N + 1}::boolean),
-  h AS (UPDATE audit_head SET id = $1::bigint, hash = $${N - 1}::text, mac = $${N + 5}::text WHERE one)
+  h AS (UPDATE audit_head SET id = $1::bigint, hash = $${HASH_PARAM}::text, mac = $${N + 5}::text WHERE one)
   SELECT id, pg_notify('${AUDIT_CHANNEL}', id::text) FROM a`;
 const LOCK_HEAD = 'SELECT id, hash FROM audit_head WHERE one FOR UPDATE';
 
@@ -164,7 +166,7 @@ export class PgAuditLog implements AuditApi {
     const id = Number(head.id) + 1;
     const row = { id, ...fields, prev_hash: head.hash };
     const hash = rowHash(row);
-    const params = rowValues({ ...row, llm: fields.llm ?? null, hash, mac: this.key ? rowMac(this.key, hash) : null });
+    const params = rowValues({ ...row, llm: fields.llm ?? null, ref: fields.ref ?? null, hash, mac: this.key ? rowMac(this.key, hash) : null });
     const body = rec?.body ?? null;
     params.push(rec !== undefined, body, rec?.masked ? 1 : 0, rec?.truncated ? 1 : 0, this.key ? dbHeadMac(this.key, id, hash) : null, body !== null ? bodyDigest(body) : null);
     return { id, hash, params };
@@ -177,7 +179,7 @@ export class PgAuditLog implements AuditApi {
   async get(id: number | string): Promise<AuditRow | undefined> {
     const ref = typeof id === 'number' ? { id } : parseAuditId(id);
     if (!ref) throw new StoreError('store_invalid_id', `not an audit id: ${String(id)} (expected 42 or 42-3fa9c1d2)`);
-    const r = await this.db.query('SELECT * FROM audit WHERE id = $1', [ref.id]);
+    const r = 'ref' in ref ? await this.db.query('SELECT * FROM audit WHERE ref = $1', [ref.ref]) : await this.db.query('SELECT * FROM audit WHERE id = $1', [ref.id]);
     if (r.rows.length === 0) return undefined;
     const row = parseRow(r.rows[0]);
     if ('hashPrefix' in ref && ref.hashPrefix && !row.hash.startsWith(ref.hashPrefix)) return undefined;
