@@ -138,4 +138,47 @@ describe('audit journal (SQLite)', () => {
     openStore(copy).close();
     expect(rows(copy)).toHaveLength(1);
   });
+
+  it('several processes journaling into one store: every id answered names the row of the decision answered, one chain', async () => {
+    const { spawn } = await import('node:child_process');
+    const mod = new URL('../../dist/src/store/index.js', import.meta.url).href;
+    expect(existsSync(new URL(mod)), 'run `npm run build` first').toBe(true);
+    openStore(t.file).close();
+    // Each process answers 300 decisions, letting its group commits run between them, while the others commit theirs.
+    const script = `const { openStore } = await import(${JSON.stringify(mod)});
+      const s = openStore(process.argv[1], undefined, { auditJournal: true });
+      const out = [];
+      for (let i = 0; i < 300; i++) {
+        const decision = i % 3 === 0 ? 'deny' : 'allow';
+        const a = s.audit.appendDecision({ agent: process.argv[2], session: 's', kind: 'message', payload: process.argv[2] + '-' + i, decision });
+        out.push(a.auditId + ' ' + process.argv[2] + '-' + i + ' ' + decision);
+        if (i % 7 === 0) await new Promise((r) => setImmediate(r));
+        if (i % 50 === 0) s.audit.append({ agent: process.argv[2], kind: 'admin', decision: 'allow', rationale: 'direct ' + i });
+      }
+      s.close();
+      process.stdout.write(out.join('\\n'));`;
+    const run = (agent: string) =>
+      new Promise<string>((res, rej) => {
+        const child = spawn(process.execPath, ['--input-type=module', '-e', script, t.file, agent], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let text = '';
+        child.stdout.on('data', (d: Buffer) => (text += d.toString()));
+        child.on('exit', (code) => (code === 0 ? res(text) : rej(new Error(`child ${agent} exited ${code}`))));
+      });
+    const answered = (await Promise.all([run('p1'), run('p2'), run('p3')])).flatMap((t) => t.split('\n'));
+    expect(answered).toHaveLength(900);
+    const s = openStore(t.file);
+    try {
+      expect(s.audit.verify()).toMatchObject({ ok: true, rows: 900 + 18 });
+      for (const line of answered) {
+        const [id, payload, decision] = line.split(' ');
+        const row = s.audit.get(id!);
+        expect(row && [row.preview, row.decision], id).toEqual([payload, decision]);
+      }
+      // The processes' rows are interleaved in the one chain (else the test proves nothing about several writers).
+      const order = [...s.audit.iterate()].map((r) => r.agent);
+      expect(order.filter((a, i) => i > 0 && a !== order[i - 1]).length).toBeGreaterThan(3);
+    } finally {
+      s.close();
+    }
+  }, 60_000);
 });
