@@ -41,7 +41,7 @@ export function registerAuditCommands(program: Command): void {
       });
     });
 
-  storeOptions(audit.command('show <id>').description('print one row as JSON (id as 42 or 42-3fa9c1d2)')).action(
+  storeOptions(audit.command('show <id>').description('print one row as JSON (id as 42, 42-3fa9c1d2 or a journaled decision\'s j7f3a9c2e1b40.2a)')).action(
     async (id: string, opts: StoreCliOptions) => {
       await withStore(opts, async (store) => {
         const row = await store.audit.get(id);
@@ -101,6 +101,10 @@ export function positiveInt(value: string, name: string): number {
 /** `--anchor 42:3fa9…` or `42-3fa9c1d2` (an auditId). */
 export function parseAnchor(value: string): { id: number; hash: string } {
   const m = /^(\d+)[:-]([0-9a-f]{8,64})$/i.exec(value.trim());
-  if (!m) throw new InvalidArgumentError(`--anchor expects <id>:<hash> (as printed by audit verify) or an auditId, got ${value}`);
+  if (!m) {
+    // A journaled decision's id carries no hash: its row's `<id>-<hash>` is in `audit show <ref>`.
+    const journaled = /^j[0-9a-f]{12}\./i.test(value.trim()) ? `; ${value} is a journaled decision's id, which carries no hash: take the row's id and hash from \`quadguard audit show ${value}\`` : '';
+    throw new InvalidArgumentError(`--anchor expects <id>:<hash> (as printed by audit verify) or an auditId like 42-3fa9c1d2, got ${value}${journaled}`);
+  }
   return { id: Number(m[1]), hash: m[2]!.toLowerCase() };
 }
