@@ -3,13 +3,13 @@ import type Database from 'better-sqlite3';
 import { StoreError } from '../core/errors.js';
 import { formatAuditId, parseAuditId, type AuditEntry, type AuditRow, type RawAuditRow } from './audit-schema.js';
 import { bodyDigest, type InteractionRecord } from './audit-interaction.js';
-import { HeadAnchor, macEqual, rowMac, type AuditKey } from './audit-key.js';
-import { ChainWalker, GENESIS_HASH, type VerifyOptions, type VerifyResult } from './audit-chain.js';
+import { anchorMac, HeadAnchor, macEqual, rowMac, type AuditKey } from './audit-key.js';
+import { ChainWalker, GENESIS_HASH, type RetentionAnchor, type VerifyOptions, type VerifyResult } from './audit-chain.js';
 import { AUDIT_COLUMNS, auditFields, parseRow, rowHash, rowValues, type AuditFields } from './audit-row.js';
 import { liveJournals, type AuditJournal, type JournalRow, type LinkedJournalRow } from './audit-journal.js';
 
 export * from './audit-schema.js';
-export { ChainWalker, GENESIS_HASH, type ChainContext, type VerifyOptions, type VerifyResult } from './audit-chain.js';
+export { ChainWalker, GENESIS_HASH, type ChainContext, type RetentionAnchor, type VerifyOptions, type VerifyResult } from './audit-chain.js';
 export { AUDIT_COLUMNS, auditFields, parseRow, rowHash } from './audit-row.js';
 
 const PAGE = 500;
@@ -337,13 +337,61 @@ export class AuditLog {
       firstKeyed: this.firstKeyed.get()?.id,
       rowCount: this.count.get()?.n ?? 0,
       anchor: options.anchor,
+      retention: this.retention(),
     });
     if (walk.early) return walk.early;
-    for (const raw of this.rawPages(0)) {
+    for (const raw of this.rawPages(walk.lastId)) {
       const bad = walk.push(raw);
       if (bad) return bad;
     }
     return walk.finish(this.head.get()?.seq ?? 0);
+  }
+
+  /** The retention anchor, when `prune` dropped rows. */
+  private retention(): RetentionAnchor | undefined {
+    return this.db.prepare('SELECT id, hash, dropped, ts, mac FROM audit_anchor WHERE one = 1').get() as RetentionAnchor | undefined;
+  }
+
+  /**
+   * Retention: drops the rows written before `before` (ms since the epoch) — the longest run of them from the start
+   * of the log, so the kept chain stays one chain — with their recorded interactions and the bodies no kept row names,
+   * and records the last dropped row's id and hash as the retention anchor (MACed under the audit key), from which
+   * `verify` walks the rest. `exportTo` gets the dropped rows as NDJSON first (the file is written before anything is
+   * dropped; a failure drops nothing). The append-only triggers are lifted inside the transaction only.
+   */
+  prune(before: number, exportTo?: (row: AuditRow) => void): { dropped: number; anchor: RetentionAnchor | undefined } {
+    this.settle();
+    const tx = this.db.transaction(() => {
+      const current = this.retention();
+      const firstKept = this.db.prepare('SELECT min(id) AS id FROM audit WHERE ts >= ?').get(before) as { id: number | null };
+      const last = this.db.prepare('SELECT max(id) AS id FROM audit').get() as { id: number | null };
+      const cut = firstKept.id !== null ? firstKept.id - 1 : (last.id ?? 0);
+      if (cut <= (current?.id ?? 0)) return { dropped: 0, anchor: current };
+      if (exportTo) for (const raw of this.rawPages(current?.id ?? 0)) {
+        const row = parseRow(raw);
+        if (row.id > cut) break;
+        exportTo(row);
+      }
+      const hash = this.hashById.get(cut)!.hash;
+      const dropped = (current?.dropped ?? 0) + (this.db.prepare('SELECT count(*) AS n FROM audit WHERE id <= ?').get(cut) as { n: number }).n;
+      const a = { id: cut, hash, dropped, ts: Date.now() };
+      const anchor: RetentionAnchor = { ...a, mac: this.key ? anchorMac(this.key, a) : null };
+      this.db.exec(`DROP TRIGGER audit_no_delete; DROP TRIGGER audit_interaction_no_delete; DROP TRIGGER audit_body_no_delete;`);
+      this.db.prepare('DELETE FROM audit_interaction WHERE id <= ?').run(cut);
+      this.db.prepare('DELETE FROM audit WHERE id <= ?').run(cut);
+      this.db.exec('DELETE FROM audit_body WHERE digest NOT IN (SELECT body_digest FROM audit_interaction WHERE body_digest IS NOT NULL)');
+      this.db.exec(`CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
+        CREATE TRIGGER audit_interaction_no_delete BEFORE DELETE ON audit_interaction BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
+        CREATE TRIGGER audit_body_no_delete BEFORE DELETE ON audit_body BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;`);
+      this.db.prepare('INSERT INTO audit_anchor (one, id, hash, dropped, ts, mac) VALUES (1, ?, ?, ?, ?, ?) ON CONFLICT (one) DO UPDATE SET id = excluded.id, hash = excluded.hash, dropped = excluded.dropped, ts = excluded.ts, mac = excluded.mac')
+        .run(anchor.id, anchor.hash, anchor.dropped, anchor.ts, anchor.mac);
+      return { dropped: dropped - (current?.dropped ?? 0), anchor };
+    });
+    try {
+      return tx.immediate();
+    } catch (err) {
+      throw new StoreError('store_write_failed', `cannot prune the audit log: ${(err as Error).message}`, { cause: err });
+    }
   }
 
   /** Writes every row as one JSON line, respecting back-pressure; resolves with the number of rows written. */

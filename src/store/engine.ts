@@ -1,6 +1,6 @@
 import type { Truth } from '../core/types.js';
 import type { Approval, ApprovalBinding, ApprovalRequest, ApprovalStatus } from './approvals.js';
-import type { AuditEntry, AuditRow, VerifyOptions, VerifyResult } from './audit.js';
+import type { AuditEntry, AuditRow, RetentionAnchor, VerifyOptions, VerifyResult } from './audit.js';
 import type { InteractionRecord } from './audit-interaction.js';
 import type { ObserveResult, Pin, PinStatus } from './pins.js';
 import type { ThreatState } from './state.js';
@@ -67,6 +67,11 @@ export interface AuditApi {
   iterate(fromId?: number): AsyncIterable<AuditRow>;
   verify(options?: VerifyOptions): Promise<VerifyResult>;
   exportNdjson(out: NodeJS.WritableStream, fromId?: number): Promise<number>;
+  /**
+   * Retention: drops the rows written before `before` (ms since the epoch) from the start of the log, after handing
+   * each to `exportTo`, and records the last dropped row as the retention anchor `verify` walks from (docs/audit.md).
+   */
+  prune(before: number, exportTo?: (row: AuditRow) => void): Promise<{ dropped: number; anchor: RetentionAnchor | undefined }>;
 }
 
 export interface StateApi {

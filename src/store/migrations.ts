@@ -399,4 +399,29 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE UNIQUE INDEX audit_ref ON audit (ref);
   `,
   },
+  {
+    // Retention (docs/audit.md): rows before `id` were dropped by `audit prune`; `hash` is row `id`'s, so `audit
+    // verify` walks the rest of the chain from there. `mac` (under the audit key) makes the anchor unforgeable.
+    name: 'the retention anchor: the last dropped audit row, so the kept chain verifies from it',
+    sqlite: `
+  CREATE TABLE audit_anchor (
+    one INTEGER PRIMARY KEY CHECK (one = 1),
+    id INTEGER NOT NULL,
+    hash TEXT NOT NULL,
+    dropped INTEGER NOT NULL,
+    ts INTEGER NOT NULL,
+    mac TEXT
+  ) STRICT;
+  `,
+    postgres: `
+  CREATE TABLE audit_anchor (
+    one BOOLEAN PRIMARY KEY CHECK (one),
+    id BIGINT NOT NULL,
+    hash TEXT NOT NULL,
+    dropped BIGINT NOT NULL,
+    ts BIGINT NOT NULL,
+    mac TEXT
+  );
+  `,
+  },
 ];

@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import { StoreError } from '../../core/errors.js';
-import { ChainWalker, type VerifyOptions, type VerifyResult } from '../audit-chain.js';
+import { ChainWalker, type RetentionAnchor, type VerifyOptions, type VerifyResult } from '../audit-chain.js';
 import { AUDIT_COLUMNS, auditFields, parseRow, rowHash, rowValues } from '../audit-row.js';
-import { dbHeadMac, HeadAnchor, macEqual, readHead, rowMac, type AuditKey } from '../audit-key.js';
+import { anchorMac, dbHeadMac, HeadAnchor, macEqual, readHead, rowMac, type AuditKey } from '../audit-key.js';
 import { formatAuditId, parseAuditId, type AuditEntry, type AuditRow } from '../audit-schema.js';
 import { bodyDigest, type InteractionRecord } from '../audit-interaction.js';
 import type { AuditApi, AuditWatchHandlers, AuditWatcher } from '../engine.js';
@@ -90,7 +90,9 @@ export class PgAuditLog implements AuditApi {
     const { head } = signed;
     const r = await this.db.query('SELECT hash FROM audit WHERE id = $1', [head.id]);
     const held = r.rows[0]?.hash as string | undefined;
-    if (held !== head.hash) {
+    // A head naming a row retention dropped is checked by `audit verify` (the anchor's MAC and the rows' count).
+    const pruned = held === undefined && head.id <= ((await this.retention(this.db.query.bind(this.db)))?.id ?? 0);
+    if (held !== head.hash && !pruned) {
       throw new StoreError(
         'store_audit_tampered',
         `the audit log of ${this.db.location} ${held === undefined ? 'no longer has' : 'has another hash at'} row ${head.id}, which this replica's signed head ${this.key.headFile} recorded: it was truncated or rewritten; run \`quadguard audit verify\``,
@@ -221,9 +223,10 @@ export class PgAuditLog implements AuditApi {
       firstKeyed: first.rows[0] === undefined ? undefined : Number(first.rows[0].id),
       rowCount: count.rows[0].n,
       anchor: options.anchor,
+      retention: await this.retention(this.db.query.bind(this.db)),
     });
     if (walk.early) return walk.early;
-    for await (const raw of this.rawPages(0)) {
+    for await (const raw of this.rawPages(walk.lastId)) {
       const bad = walk.push(raw);
       if (bad) return bad;
     }
@@ -236,6 +239,56 @@ export class PgAuditLog implements AuditApi {
       return walk.fail(Number(head.id) + 1, `the chain head row (audit_head, row ${head.id}) does not carry the audit key's MAC: it was set back by hand, so rows after ${head.id} were cut`);
     }
     return done;
+  }
+
+  /** The retention anchor, when `prune` dropped rows. */
+  private async retention(q: Query): Promise<RetentionAnchor | undefined> {
+    const r = await q('SELECT id, hash, dropped, ts, mac FROM audit_anchor WHERE one');
+    const a = r.rows[0] as { id: string | number; hash: string; dropped: string | number; ts: string | number; mac: string | null } | undefined;
+    return a === undefined ? undefined : { id: Number(a.id), hash: a.hash, dropped: Number(a.dropped), ts: Number(a.ts), mac: a.mac };
+  }
+
+  /**
+   * Retention, as SQLite's `AuditLog.prune`: one transaction holding the chain head's lock (no append meanwhile) drops
+   * the rows written before `before` from the start of the log, their interactions and the bodies no kept row names,
+   * and records the anchor. The append-only trigger is disabled inside the transaction only.
+   */
+  async prune(before: number, exportTo?: (row: AuditRow) => void): Promise<{ dropped: number; anchor: RetentionAnchor | undefined }> {
+    await this.open();
+    try {
+      return await this.db.tx(async (q) => {
+        const current = await this.retention(q);
+        const firstKept = (await q('SELECT min(id) AS id FROM audit WHERE ts >= $1', [before])).rows[0] as { id: string | null };
+        const last = (await q('SELECT max(id) AS id FROM audit')).rows[0] as { id: string | null };
+        const cut = firstKept.id !== null ? Number(firstKept.id) - 1 : Number(last.id ?? 0);
+        if (cut <= (current?.id ?? 0)) return { dropped: 0, anchor: current };
+        if (exportTo) {
+          const rows = await q('SELECT * FROM audit WHERE id > $1 AND id <= $2 ORDER BY id', [current?.id ?? 0, cut]);
+          for (const raw of rows.rows) exportTo(parseRow(raw));
+        }
+        const hash = ((await q('SELECT hash FROM audit WHERE id = $1', [cut])).rows[0] as { hash: string }).hash;
+        const n = Number(((await q('SELECT count(*) AS n FROM audit WHERE id <= $1', [cut])).rows[0] as { n: string }).n);
+        const a = { id: cut, hash, dropped: (current?.dropped ?? 0) + n, ts: Date.now() };
+        const anchor: RetentionAnchor = { ...a, mac: this.key ? anchorMac(this.key, a) : null };
+        await q('ALTER TABLE audit DISABLE TRIGGER audit_no_update');
+        await q('ALTER TABLE audit_interaction DISABLE TRIGGER audit_interaction_no_update');
+        await q('ALTER TABLE audit_body DISABLE TRIGGER audit_body_no_update');
+        await q('DELETE FROM audit_interaction WHERE id <= $1', [cut]);
+        await q('DELETE FROM audit WHERE id <= $1', [cut]);
+        await q('DELETE FROM audit_body b WHERE NOT EXISTS (SELECT 1 FROM audit_interaction i WHERE i.body_digest = b.digest)');
+        await q('ALTER TABLE audit ENABLE TRIGGER audit_no_update');
+        await q('ALTER TABLE audit_interaction ENABLE TRIGGER audit_interaction_no_update');
+        await q('ALTER TABLE audit_body ENABLE TRIGGER audit_body_no_update');
+        await q(
+          'INSERT INTO audit_anchor (one, id, hash, dropped, ts, mac) VALUES (true, $1, $2, $3, $4, $5) ON CONFLICT (one) DO UPDATE SET id = excluded.id, hash = excluded.hash, dropped = excluded.dropped, ts = excluded.ts, mac = excluded.mac',
+          [anchor.id, anchor.hash, anchor.dropped, anchor.ts, anchor.mac],
+        );
+        return { dropped: n, anchor };
+      }, LOCK_HEAD);
+    } catch (err) {
+      if (err instanceof StoreError && err.code === 'store_unavailable') throw err;
+      throw new StoreError('store_write_failed', `cannot prune the audit log: ${(err as Error).message}`, { cause: err });
+    }
   }
 
   async exportNdjson(out: NodeJS.WritableStream, fromId = 1): Promise<number> {
