@@ -17,6 +17,7 @@
  *   http   quadguard, no policy      client → quadguard serve --http → workspace
  *   http   quadguard, default        … with policies/default
  *   http   …, metrics off            … the same with `http.metrics: false`: what /metrics' counting adds
+ *   stdio  …, journal off            … the same with `audit_journal: false`: each row committed before the answer
  * Every front end is connected at once and measured interleaved: each round makes a block of BLOCK calls of each
  * path through each front end, in turn, so a slow moment of the machine (another process, a GC, a CPU-frequency step)
  * falls on all of them alike instead of on whichever was measured then. Measured one after another, the HTTP ratio
@@ -97,6 +98,8 @@ const guardedHttp = config('guarded-http', true);
 const guardedNoProvenance = config('guarded-stdio-noprov', true, { provenance: { enabled: false } });
 // The same book over HTTP with no metrics registry (`http.metrics: false`): what counting for /metrics costs.
 const guardedNoMetrics = config('guarded-http-nometrics', true, {}, { http: { metrics: false } });
+// The same book with each decision's audit row committed before the answer (the journal is the default).
+const guardedNoJournal = config('guarded-stdio-nojournal', true, {}, { audit_journal: false });
 
 const PATHS = ['allow', 'deny', 'varied'] as const;
 type PathName = (typeof PATHS)[number];
@@ -276,7 +279,7 @@ async function pairedSection(fronts: { httpOn: FrontEnd; httpOff: FrontEnd; prov
 /** The guard's own time in each guarded proxy, from its audit rows. */
 function guardTimes(): void {
   console.log('-- the guard\'s own checks inside each proxy (elapsed_ms of its audit rows: stages up to the row, not its commit)');
-  for (const [label, name] of [['stdio', 'guarded-stdio'], ['stdio, provenance off,', 'guarded-stdio-noprov'], ['http', 'guarded-http'], ['http, metrics off,', 'guarded-http-nometrics']] as const) {
+  for (const [label, name] of [['stdio', 'guarded-stdio'], ['stdio, provenance off,', 'guarded-stdio-noprov'], ['http', 'guarded-http'], ['http, metrics off,', 'guarded-http-nometrics'], ['stdio, journal off,', 'guarded-stdio-nojournal']] as const) {
     const ms = guardMs(join(dir, `${name}.db`));
     console.log(`${label} quadguard+policy: allowed tool_call median ${fmtMs(ms.call)} ms + its tool_result ${fmtMs(ms.result)} ms = ${fmtMs(ms.call + ms.result)} ms per allowed call`);
   }
@@ -319,11 +322,12 @@ try {
       await connect('http quadguard, no policy', httpClient(await httpServer(c2.command, c2.args, p2)), 'ws__', false),
       await httpProxyFront('http quadguard, default policy', c3, p3),
       await httpProxyFront('http quadguard, default policy, metrics off', c4, p4),
+      await connect('stdio quadguard, default policy, journal off', stdio(cli('serve', '--config', guardedNoJournal)), 'ws__', true),
     ];
-    console.log(`eight front ends measured interleaved, in blocks of ${BLOCK} calls; warm-up ${WARMUP_MS} ms per front end, then ~${BUDGET} ms per path and front end; on a shared machine the blocked medians are noisy (±0.25 ms here): compare within the run, and see the paired figures at the end`);
+    console.log(`nine front ends measured interleaved, in blocks of ${BLOCK} calls; warm-up ${WARMUP_MS} ms per front end, then ~${BUDGET} ms per path and front end; on a shared machine the blocked medians are noisy (±0.25 ms here): compare within the run, and see the paired figures at the end`);
     const results = await measureAll(fronts);
-    const [direct, qgPlain, qgPolicy, qgNoProv, sgR, httpPlain, httpPolicy, httpNoMetrics] = fronts.map((f) => results.get(f)!);
-    const r = { direct, qgPlain, qgPolicy, qgNoProv, sg: sgR, httpPlain, httpPolicy, httpNoMetrics };
+    const [direct, qgPlain, qgPolicy, qgNoProv, sgR, httpPlain, httpPolicy, httpNoMetrics, qgNoJournal] = fronts.map((f) => results.get(f)!);
+    const r = { direct, qgPlain, qgPolicy, qgNoProv, sg: sgR, httpPlain, httpPolicy, httpNoMetrics, qgNoJournal };
 
     const cmp = (label: string, a: Summary, b: Summary) =>
       console.log(`${label.padEnd(58)} added median ${fmtMs(a.median - b.median).padStart(7)} ms (${(a.median / b.median).toFixed(2)}×), p90 ${fmtMs(a.p90 - b.p90).padStart(7)} ms (${(a.p90 / b.p90).toFixed(2)}×)`);
@@ -342,6 +346,10 @@ try {
     console.log('-- what provenance adds (the same book with guard.provenance.enabled false)');
     cmp('stdio allow: provenance on vs off', r.qgPolicy!.allow, r.qgNoProv!.allow);
     cmp('stdio allow, varied: provenance on vs off', r.qgPolicy!.varied, r.qgNoProv!.varied);
+    console.log('-- what the audit journal saves (the same book with audit_journal false: each row committed before the answer)');
+    cmp('stdio allow: journal on vs off', r.qgPolicy!.allow, r.qgNoJournal!.allow);
+    cmp('stdio allow, varied: journal on vs off', r.qgPolicy!.varied, r.qgNoJournal!.varied);
+    cmp('stdio allow: journal off vs quadguard without policy', r.qgNoJournal!.allow, r.qgPlain!.allow);
     console.log('-- what /metrics adds (the same HTTP proxy with http.metrics false)');
     cmp('http allow: metrics on vs off', r.httpPolicy!.allow, r.httpNoMetrics!.allow);
     cmp('http allow, varied: metrics on vs off', r.httpPolicy!.varied, r.httpNoMetrics!.varied);

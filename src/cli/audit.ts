@@ -1,4 +1,4 @@
-import { createWriteStream } from 'node:fs';
+import { closeSync, createWriteStream, openSync, writeSync } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { StoreError } from '../core/errors.js';
@@ -41,7 +41,7 @@ export function registerAuditCommands(program: Command): void {
       });
     });
 
-  storeOptions(audit.command('show <id>').description('print one row as JSON (id as 42 or 42-3fa9c1d2)')).action(
+  storeOptions(audit.command('show <id>').description('print one row as JSON (id as 42, 42-3fa9c1d2 or a journaled decision\'s j7f3a9c2e1b40.2a)')).action(
     async (id: string, opts: StoreCliOptions) => {
       await withStore(opts, async (store) => {
         const row = await store.audit.get(id);
@@ -64,13 +64,16 @@ export function registerAuditCommands(program: Command): void {
           const head = r.head ? `; head ${r.head.id}:${r.head.hash}` : '';
           const heads = r.heads === 1 ? ' and a valid signed head' : r.heads ? ` and ${r.heads} valid signed heads` : '';
           const keyed = r.keyed ? `, ${r.keyed} with valid MACs${heads}` : '';
-          process.stdout.write(`audit log ok: ${r.rows} rows${keyed}${head}\n`);
+          const from = r.from ? ` (rows 1–${r.from.id} dropped by retention: verified from its anchor)` : '';
+          process.stdout.write(`audit log ok: ${r.rows} rows${keyed}${head}${from}\n`);
         } else {
           process.stdout.write(`${printable(`audit log TAMPERED: first bad row ${r.firstBad!.id}: ${r.firstBad!.reason} (${r.rows} rows verified before it)`)}\n`);
         }
         if (!r.ok) process.exitCode = 1;
       });
     });
+
+  registerAuditPrune(audit);
 
   storeOptions(audit.command('export').description('write every row as NDJSON, to stdout or --out'))
     .option('--ndjson', 'newline-delimited JSON (the only format, and the default)')
@@ -91,6 +94,29 @@ export function registerAuditCommands(program: Command): void {
     });
 }
 
+/**
+ * `quadguard audit prune`: retention. Drops the rows older than N days (from the start of the log), after writing
+ * them to `--export` when given, and keeps an anchor (the last dropped row's hash, MACed) from which `verify` walks.
+ */
+export function registerAuditPrune(audit: Command): void {
+  storeOptions(audit.command('prune').description('drop audit rows older than --older-than days, keeping the rest verifiable from a MACed anchor (docs/audit.md)'))
+    .requiredOption('--older-than <days>', 'drop rows written more than this many days ago', (v) => positiveInt(v, '--older-than'))
+    .option('--export <file>', 'first write the rows dropped to this new NDJSON file (never overwrites)')
+    .action(async (opts: StoreCliOptions & { olderThan: number; export?: string }) => {
+      await withStore(opts, async (store) => {
+        const before = Date.now() - opts.olderThan * 86_400_000;
+        const fd = opts.export === undefined ? undefined : openSync(opts.export, 'wx', 0o600);
+        try {
+          const r = await store.audit.prune(before, fd === undefined ? undefined : (row) => writeSync(fd, `${JSON.stringify(row)}\n`));
+          const where = r.anchor ? `; the kept chain verifies from row ${r.anchor.id} (${r.anchor.dropped} rows dropped in all)` : '';
+          process.stdout.write(`dropped ${r.dropped} audit rows written before ${new Date(before).toISOString()}${opts.export && r.dropped > 0 ? `, exported to ${opts.export}` : ''}${where}\n`);
+        } finally {
+          if (fd !== undefined) closeSync(fd);
+        }
+      });
+    });
+}
+
 /** Parses a non-negative integer option, or throws a usage error (exit 2) naming the option. */
 export function positiveInt(value: string, name: string): number {
   const n = Number(value);
@@ -101,6 +127,10 @@ export function positiveInt(value: string, name: string): number {
 /** `--anchor 42:3fa9…` or `42-3fa9c1d2` (an auditId). */
 export function parseAnchor(value: string): { id: number; hash: string } {
   const m = /^(\d+)[:-]([0-9a-f]{8,64})$/i.exec(value.trim());
-  if (!m) throw new InvalidArgumentError(`--anchor expects <id>:<hash> (as printed by audit verify) or an auditId, got ${value}`);
+  if (!m) {
+    // A journaled decision's id carries no hash: its row's `<id>-<hash>` is in `audit show <ref>`.
+    const journaled = /^j[0-9a-f]{12}\./i.test(value.trim()) ? `; ${value} is a journaled decision's id, which carries no hash: take the row's id and hash from \`quadguard audit show ${value}\`` : '';
+    throw new InvalidArgumentError(`--anchor expects <id>:<hash> (as printed by audit verify) or an auditId like 42-3fa9c1d2, got ${value}${journaled}`);
+  }
   return { id: Number(m[1]), hash: m[2]!.toLowerCase() };
 }

@@ -283,11 +283,11 @@ export const ConfigSchema = z.strictObject({
   ]).optional(),
   /**
    * SQLite only: answer once a decision's audit row is in an append-only journal beside the store, and commit rows to
-   * the store in groups (replayed at the next open after a crash). Off by default: it is for one proxy per store file;
-   * two proxies journaling into one file re-chain each other's rows, so an audit id already answered can name another
-   * row (docs/operations.md).
+   * the store in groups (replayed at the next open after a crash). Any number of proxies may journal into one store
+   * file: a decision's audit id is fixed when it is answered and its row chained when committed (docs/audit.md).
+   * `false`: each decision's row is committed before its answer.
    */
-  audit_journal: z.boolean().default(false),
+  audit_journal: z.boolean().default(true),
   /** Agent identities by name: an HTTP bearer token and the profile bound to it. */
   agents: z.record(z.string().regex(AGENT_NAME_RE, AGENT_NAME_RULE), AgentConfigSchema).default({}),
   http: HttpConfigSchema.default(HttpConfigSchema.parse({})),

@@ -35,7 +35,7 @@ export const BuildGuardOptionsSchema = z.strictObject({
   /** The audit key of a store given by path or URL (the config's `audit_key`): a file, or an environment variable. */
   auditKey: z.union([z.strictObject({ env: z.string().min(1) }), z.strictObject({ file: z.string().min(1) })]).optional(),
   /** Answer once a decision's audit row is in the journal and commit rows in groups (the config's `audit_journal`). */
-  auditJournal: z.boolean().default(false),
+  auditJournal: z.boolean().default(true),
   /** The `guard:` settings of a config (tracker budget, watcher, thresholds, audit, approvals). */
   settings: PipelineOptionsSchema.prefault({}),
   /** The model hooks (`createGuardModel`); absent, the guard is deterministic. The one way to pass a model. */

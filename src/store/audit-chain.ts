@@ -1,5 +1,5 @@
 import { RawAuditRowSchema } from './audit-schema.js';
-import { macEqual, readHead, rowMac, type AuditHead, type AuditKey } from './audit-key.js';
+import { anchorMac, macEqual, readHead, rowMac, type AuditHead, type AuditKey } from './audit-key.js';
 import { rowHash } from './audit-row.js';
 
 /** The verification of the audit hash chain, shared by both engines (`audit verify`). */
@@ -15,6 +15,18 @@ export interface VerifyOptions {
   heads?: string[];
 }
 
+/**
+ * Where the kept chain starts after `audit prune` dropped old rows: row `id` (the last dropped) had `hash`, `dropped`
+ * rows were dropped in all (rows 1..id), the last prune ran at `ts`. `mac`: the audit key's (`anchorMac`).
+ */
+export interface RetentionAnchor {
+  id: number;
+  hash: string;
+  dropped: number;
+  ts: number;
+  mac: string | null;
+}
+
 /** Result of `verify()`: the first row that breaks the chain, and the chain head to anchor elsewhere. */
 export interface VerifyResult {
   ok: boolean;
@@ -27,6 +39,8 @@ export interface VerifyResult {
   keyed?: number;
   /** Signed head files checked (this store's or process's own, and any given). */
   heads?: number;
+  /** Rows before this were dropped by retention: the chain was verified from the retention anchor. */
+  from?: { id: number; dropped: number; ts: number };
 }
 
 /** What a verifier knows from outside the rows: shared by both engines' `verify`. */
@@ -50,6 +64,8 @@ export interface ChainContext {
   /** Rows in the store (only for the warning that none is keyed). */
   rowCount: number;
   anchor?: { id: number; hash: string } | undefined;
+  /** The retention anchor, when old rows were dropped: the walk starts after it. */
+  retention?: RetentionAnchor | undefined;
 }
 
 /**
@@ -108,6 +124,18 @@ export class ChainWalker {
     }
     for (const h of this.heads) this.seen.set(h.head.id, undefined);
     if (ctx.anchor) this.seen.set(ctx.anchor.id, undefined);
+    const ret = ctx.retention;
+    if (ret) {
+      // The walk starts after the last dropped row; only the key's MAC makes that start more than a claim.
+      if (key && (ret.mac === null || !macEqual(ret.mac, anchorMac(key, ret)))) {
+        early ??= this.bad(ret.id + 1, `the retention anchor (rows 1–${ret.id} dropped) does not carry the audit key's MAC: it was forged or edited, so where the kept chain starts cannot be trusted`);
+      } else if (!key) warnings.push(`rows 1–${ret.id} were dropped by retention and no audit key is at hand: the retention anchor could not be checked`);
+      this.lastId = ret.id;
+      this.lastHash = ret.hash;
+      // A head or operator anchor naming a dropped row cannot be checked against it.
+      for (const id of [...this.seen.keys()]) if (id <= ret.id) this.seen.delete(id);
+      if (ctx.anchor && ctx.anchor.id <= ret.id) warnings.push(`the anchor names row ${ctx.anchor.id}, which retention dropped: it was not checked`);
+    }
     this.early = early;
   }
 
@@ -129,6 +157,8 @@ export class ChainWalker {
     if (row.prev_hash !== this.lastHash) {
       return this.bad(row.id, prevId === 0
         ? 'first row does not start from the genesis hash (rows before it were removed or it was forged)'
+        : prevId === this.ctx.retention?.id
+        ? `prev_hash does not match the hash of row ${prevId} the retention anchor recorded (the first kept row was rewritten, or the anchor edited)`
         : `prev_hash does not match the hash of row ${prevId} (row ${prevId} was rewritten, or rows were reordered or inserted)`);
     }
     const { hash, ...rest } = row;
@@ -151,13 +181,19 @@ export class ChainWalker {
   finish(seq: number): VerifyResult {
     const prevId = this.lastId;
     if (seq > prevId) return this.bad(prevId + 1, `rows ${prevId + 1}–${seq} are missing at the end (deleted)`);
+    const dropped = this.ctx.retention?.dropped ?? 0;
     for (const { file, head } of this.heads) {
+      // A head written before the last prune may name a dropped row: its count still holds (rows kept + dropped).
+      if (this.ctx.retention && head.id <= this.ctx.retention.id) {
+        if (this.rows + dropped < head.rows) return this.bad(prevId + 1, `the signed head counted ${head.rows} rows, the log has ${this.rows} and ${dropped} dropped by retention: rows were removed (${file})`);
+        continue;
+      }
       const held = this.seen.get(head.id);
       if (head.id > prevId || held === undefined) return this.bad(Math.min(head.id, prevId + 1), `the signed head names row ${head.id}, but the log ends at row ${prevId}: it was truncated (${file})`);
       if (held !== head.hash) return this.bad(head.id, `row ${head.id} does not have the hash the signed head recorded: the log was rewritten from there (${file})`);
-      if (this.rows < head.rows) return this.bad(prevId + 1, `the signed head counted ${head.rows} rows, the log has ${this.rows}: rows were removed (${file})`);
+      if (this.rows + dropped < head.rows) return this.bad(prevId + 1, `the signed head counted ${head.rows} rows, the log has ${this.rows}${dropped ? ` and ${dropped} dropped by retention` : ''}: rows were removed (${file})`);
     }
-    const anchor = this.ctx.anchor;
+    const anchor = this.ctx.anchor && this.ctx.anchor.id > (this.ctx.retention?.id ?? 0) ? this.ctx.anchor : undefined;
     if (anchor) {
       const held = this.seen.get(anchor.id);
       if (anchor.id > prevId || held === undefined) return this.bad(Math.min(anchor.id, prevId + 1), `anchored row ${anchor.id} is missing: the log was truncated after row ${prevId}`);
@@ -182,6 +218,7 @@ export class ChainWalker {
       warnings: this.warnings,
       keyed: this.keyed,
       heads: this.heads.length,
+      ...(this.ctx.retention ? { from: { id: this.ctx.retention.id, dropped: this.ctx.retention.dropped, ts: this.ctx.retention.ts } } : {}),
     };
   }
 

@@ -1,27 +1,44 @@
+import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fdatasyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { RawAuditRowSchema, type RawAuditRow } from './audit-schema.js';
+import { formatRef, RawAuditRowSchema, type RawAuditRow } from './audit-schema.js';
 import type { InteractionRecord } from './audit-interaction.js';
+import type { AuditFields } from './audit-row.js';
 
 /**
- * The audit journal of a SQLite store (issue #30 part 1): a proxy appends each decision's chained row to a file of
- * its own with one `write`, answers, and commits the journal's rows to the database in groups (audit.ts). The
- * durability is the database's: with `synchronous = NORMAL` (the default) a commit in WAL mode is not fsynced either,
- * so both survive a crash of the process (the kernel holds the bytes) and may lose the last ones on power loss;
- * with `FULL` each journal write is followed by an fdatasync, as each commit is.
+ * The audit journal of a SQLite store (issue #30 part 1): a proxy appends each decision's row to a file of its own
+ * with one `write`, answers, and commits the journal's rows to the database in groups (audit.ts). The durability is
+ * the database's: with `synchronous = NORMAL` (the default) a commit in WAL mode is not fsynced either, so both
+ * survive a crash of the process (the kernel holds the bytes) and may lose the last ones on power loss; with `FULL`
+ * each journal write is followed by an fdatasync, as each commit is.
+ *
+ * A journal row holds the row BEFORE its link: its columns, the audit id it was answered with (`ref`, a tag of this
+ * process and a counter), and, under the audit key, a MAC of those columns. Its id, `prev_hash`, hash and row MAC
+ * are given when it is committed, under the store's write lock, after whatever any process committed before. So
+ * several processes journal into one store, each row's audit id names that row wherever it lands in the one chain,
+ * and the chain is exactly the one `audit verify` walks.
  *
  * Each process has its own file, `<store>.audit-journal/<pid>.ndjson`. Whoever opens the store next replays the
- * files of processes that are no longer running (audit.ts `AuditLog.replay`), so a row that was answered is in the
- * store after a `kill -9`.
+ * files of processes that are no longer running (audit.ts `AuditLog.replay`); a row whose `ref` the store holds is
+ * skipped, so a row that was answered is in the store once after a `kill -9`, whenever it came.
  */
 
-/** One journal line: the row as it will be inserted (chained, MACed), and its interaction record. */
-export const JournalRowSchema = z.object({
-  row: RawAuditRowSchema,
-  rec: z.object({ body: z.string().nullable(), masked: z.boolean(), truncated: z.boolean() }).optional(),
-});
+/** The columns of a row before its link (all but id, prev_hash, hash, mac), with the audit id it was answered with. */
+const UnlinkedRowSchema = RawAuditRowSchema.omit({ id: true, prev_hash: true, hash: true, mac: true }).extend({ ref: z.string() });
+const RecSchema = z.object({ body: z.string().nullable(), masked: z.boolean(), truncated: z.boolean() });
+
+/** One journal line: the row's columns, their MAC under the audit key (null without one), its interaction record. */
+export const JournalRowSchema = z.object({ fields: UnlinkedRowSchema, mac: z.string().nullable(), rec: RecSchema.optional() });
 export interface JournalRow {
+  fields: AuditFields & { ref: string };
+  mac: string | null;
+  rec?: InteractionRecord | undefined;
+}
+
+/** A line of the earlier format (before `ref`): the row already chained. Replayed by its hash and MAC. */
+const LinkedLineSchema = z.object({ row: RawAuditRowSchema, rec: RecSchema.optional() });
+export interface LinkedJournalRow {
   row: RawAuditRow;
   rec?: InteractionRecord | undefined;
 }
@@ -35,6 +52,9 @@ export function journalDir(storeFile: string): string {
 export class AuditJournal {
   readonly file: string;
   private fd: number | undefined;
+  /** This process's random tag in the audit ids it answers (`formatRef`), and the count of ids given. */
+  private readonly tag = randomBytes(6).toString('hex');
+  private refs = 0;
 
   constructor(
     dir: string,
@@ -43,6 +63,11 @@ export class AuditJournal {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.file = join(dir, `${process.pid}.ndjson`);
     this.fd = openSync(this.file, 'a', 0o600);
+  }
+
+  /** The audit id of the next row (unique per store: a random tag per journal and a counter). */
+  nextRef(): string {
+    return formatRef(this.tag, ++this.refs);
   }
 
   /** One write of one line (a kill cannot tear it); fdatasync'd when the store's synchronous setting is FULL. */
@@ -77,9 +102,15 @@ function running(pid: number): boolean {
   }
 }
 
+/** What a journal file holds: its rows in order (a line of the earlier format as it was chained), and the lines that do not parse. */
+export interface JournalContent {
+  rows: Array<JournalRow | LinkedJournalRow>;
+  bad: number;
+}
+
 /** The parsed lines of a journal file; a line that does not parse, or is not complete yet, is counted as bad. */
-function readJournal(file: string): { rows: JournalRow[]; bad: number } {
-  const rows: JournalRow[] = [];
+function readJournal(file: string): JournalContent {
+  const rows: JournalContent['rows'] = [];
   let bad = 0;
   let text: string;
   try {
@@ -89,21 +120,24 @@ function readJournal(file: string): { rows: JournalRow[]; bad: number } {
   }
   for (const line of text.split('\n')) {
     if (line === '') continue;
-    let parsed: ReturnType<typeof JournalRowSchema.safeParse>;
+    let json: unknown;
     try {
-      parsed = JournalRowSchema.safeParse(JSON.parse(line));
+      json = JSON.parse(line);
     } catch {
       bad++;
       continue;
     }
+    const parsed = JournalRowSchema.safeParse(json);
+    const linked = parsed.success ? undefined : LinkedLineSchema.safeParse(json);
     if (parsed.success) rows.push(parsed.data);
+    else if (linked?.success) rows.push(linked.data);
     else bad++;
   }
   return { rows, bad };
 }
 
 /** The journals in `dir` of other processes that run now, with their rows (see `AuditLog.absorbLiveJournals`). */
-export function liveJournals(dir: string): Array<{ file: string; rows: JournalRow[] }> {
+export function liveJournals(dir: string): Array<{ file: string } & JournalContent> {
   // Asked before every direct append: with no journaling process on this store there is no folder, and a readdir that
   // throws ENOENT (an Error and its stack each time) cost more than the append it precedes.
   if (!existsSync(dir)) return [];
@@ -116,7 +150,7 @@ export function liveJournals(dir: string): Array<{ file: string; rows: JournalRo
   return names
     .map((name) => /^(\d+)\.ndjson$/.exec(name))
     .filter((m): m is RegExpExecArray => m !== null && Number(m[1]) !== process.pid && running(Number(m[1])))
-    .map((m) => ({ file: join(dir, m[0]), rows: readJournal(join(dir, m[0])).rows }));
+    .map((m) => ({ file: join(dir, m[0]), ...readJournal(join(dir, m[0])) }));
 }
 
 /**
@@ -124,14 +158,14 @@ export function liveJournals(dir: string): Array<{ file: string; rows: JournalRo
  * process's that had the same pid, as a container's pid 1 does), with their rows in order. A line that does not
  * parse (a file cut by a full disk, or edited) is skipped and counted.
  */
-export function orphanJournals(dir: string): Array<{ file: string; rows: JournalRow[]; bad: number }> {
+export function orphanJournals(dir: string): Array<{ file: string } & JournalContent> {
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch {
     return [];
   }
-  const out: Array<{ file: string; rows: JournalRow[]; bad: number }> = [];
+  const out: Array<{ file: string } & JournalContent> = [];
   for (const name of names) {
     const m = /^(\d+)\.ndjson$/.exec(name);
     if (!m || running(Number(m[1]))) continue;

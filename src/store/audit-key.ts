@@ -97,6 +97,11 @@ function headMac(key: AuditKey, h: AuditHead): string {
   return createHmac('sha256', key.key).update(`head:${h.id}:${h.hash}:${h.rows}:${h.keyedSince}:${h.ts}`, 'utf8').digest('hex');
 }
 
+/** The MAC of a retention anchor (audit-chain.ts `RetentionAnchor`): the last dropped row, and how many were dropped. */
+export function anchorMac(key: AuditKey, a: { id: number; hash: string; dropped: number; ts: number }): string {
+  return createHmac('sha256', key.key).update(`anchor:${a.id}:${a.hash}:${a.dropped}:${a.ts}`, 'utf8').digest('hex');
+}
+
 /** Constant-time comparison of two hex MACs. */
 export function macEqual(a: string, b: string): boolean {
   const x = Buffer.from(a, 'hex');

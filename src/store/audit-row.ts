@@ -26,11 +26,11 @@ const CAP = { preview: 240, rationale: 2000, uri: 1000, name: ROW_NAME_CAP, witn
 /** The columns of the audit table in the order every engine's INSERT names them (the one list). */
 export const AUDIT_COLUMNS = [
   'id', 'ts', 'agent', 'session', 'kind', 'server', 'tool', 'uri', 'recipient', 'digest', 'preview', 'size', 'decision',
-  'rules', 'flagged', 'witness', 'threat', 'rationale', 'elapsed_ms', 'policy_hash', 'source', 'llm', 'prev_hash', 'hash', 'mac',
+  'rules', 'flagged', 'witness', 'threat', 'rationale', 'elapsed_ms', 'policy_hash', 'source', 'llm', 'prev_hash', 'hash', 'mac', 'ref',
 ] as const satisfies readonly (keyof RawAuditRow)[];
 
 /** The columns of a new row that the entry decides: all but the id, the chain hashes and the MAC. */
-export type AuditFields = Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash' | 'mac'>;
+export type AuditFields = Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash' | 'mac' | 'ref'> & { ref?: string | null };
 
 /** A row's values in `AUDIT_COLUMNS` order (positional parameters: binding 25 named ones costs more than the insert). */
 export function rowValues(row: RawAuditRow): unknown[] {
@@ -79,7 +79,7 @@ function parseEntry(entry: AuditEntry): ParsedAuditEntry {
 }
 
 /** Columns added after the chain began (migration 4 on). */
-const LATER_COLUMNS = new Set<string>(['llm']);
+const LATER_COLUMNS = new Set<string>(['llm', 'ref']);
 
 /** Every hashed column, sorted: the key order of the canonical row JSON. The MAC covers the hash, not the reverse. */
 const HASHED_COLUMNS = Object.keys(RawAuditRowSchema.shape).filter((k) => k !== 'hash' && k !== 'mac').sort() as (keyof Omit<RawAuditRow, 'hash' | 'mac'>)[];
@@ -89,7 +89,7 @@ const HASHED_COLUMNS = Object.keys(RawAuditRowSchema.shape).filter((k) => k !== 
  * `hash`, keys sorted). Columns are strings, numbers or null, so native `JSON.stringify` over an object built in
  * sorted key order is exactly `canonicalJson(row)`, at a fraction of the cost (this runs on every append).
  */
-export function rowHash(row: Omit<RawAuditRow, 'hash' | 'llm' | 'mac'> & { llm?: string | null; mac?: string | null }): string {
+export function rowHash(row: Omit<RawAuditRow, 'hash' | 'llm' | 'mac' | 'ref'> & { llm?: string | null; mac?: string | null; ref?: string | null }): string {
   const sorted: Record<string, unknown> = {};
   for (const k of HASHED_COLUMNS) {
     // Columns added by later migrations join the hash only when set, so rows written before them still verify.

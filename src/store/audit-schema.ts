@@ -144,6 +144,8 @@ export const RawAuditRowSchema = z.object({
   hash: z.string(),
   /** Added by migration 5: HMAC of `hash` with the audit key kept outside the database (audit-key.ts). */
   mac: z.string().nullable().default(null),
+  /** The audit id a journaled decision was answered with (`formatRef`), fixed before its place in the chain. */
+  ref: z.string().nullable().default(null),
 });
 export type RawAuditRow = z.infer<typeof RawAuditRowSchema>;
 
@@ -157,7 +159,7 @@ export const AuditRowSchema = RawAuditRowSchema.extend({
   llm: jsonText(LlmUsageColumnSchema).nullable().default(null),
 }).transform((r) => ({
   id: r.id,
-  auditId: formatAuditId(r.id, r.hash),
+  auditId: r.ref ?? formatAuditId(r.id, r.hash),
   ts: r.ts,
   agent: r.agent,
   session: r.session,
@@ -190,9 +192,22 @@ export function formatAuditId(id: number, hash: string): string {
   return `${id}-${hash.slice(0, 8)}`;
 }
 
-/** Parses `42` or `42-3fa9c1d2`; undefined when it is neither. */
-export function parseAuditId(text: string): { id: number; hashPrefix?: string } | undefined {
-  const m = /^#?(\d{1,15})(?:-([0-9a-f]{1,64}))?$/i.exec(text.trim());
+/**
+ * The audit id of a journaled decision: this process's random tag and a counter (`j7f3a9c2e1b40.2a`). It is
+ * fixed when the decision is answered, before the row has an id and a place in the chain, and stored in the row
+ * (`ref`, hashed): unique per store, it names the same row whatever other processes commit meanwhile.
+ */
+export function formatRef(tag: string, n: number): string {
+  return `j${tag}.${n.toString(36)}`;
+}
+
+const REF_RE = /^j[0-9a-f]{12}\.[0-9a-z]{1,11}$/;
+
+/** Parses `42`, `42-3fa9c1d2` or a journaled decision's `j7f3a9c2e1b40.2a`; undefined when it is none of them. */
+export function parseAuditId(text: string): { id: number; hashPrefix?: string } | { ref: string } | undefined {
+  const t = text.trim().toLowerCase();
+  if (REF_RE.test(t)) return { ref: t };
+  const m = /^#?(\d{1,15})(?:-([0-9a-f]{1,64}))?$/i.exec(t);
   if (!m) return undefined;
   return m[2] ? { id: Number(m[1]), hashPrefix: m[2].toLowerCase() } : { id: Number(m[1]) };
 }

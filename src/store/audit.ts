@@ -3,13 +3,13 @@ import type Database from 'better-sqlite3';
 import { StoreError } from '../core/errors.js';
 import { formatAuditId, parseAuditId, type AuditEntry, type AuditRow, type RawAuditRow } from './audit-schema.js';
 import { bodyDigest, type InteractionRecord } from './audit-interaction.js';
-import { HeadAnchor, macEqual, rowMac, type AuditKey } from './audit-key.js';
-import { ChainWalker, GENESIS_HASH, type VerifyOptions, type VerifyResult } from './audit-chain.js';
+import { anchorMac, HeadAnchor, macEqual, rowMac, type AuditKey } from './audit-key.js';
+import { ChainWalker, GENESIS_HASH, type RetentionAnchor, type VerifyOptions, type VerifyResult } from './audit-chain.js';
 import { AUDIT_COLUMNS, auditFields, parseRow, rowHash, rowValues, type AuditFields } from './audit-row.js';
-import { liveJournals, type AuditJournal, type JournalRow } from './audit-journal.js';
+import { liveJournals, type AuditJournal, type JournalRow, type LinkedJournalRow } from './audit-journal.js';
 
 export * from './audit-schema.js';
-export { ChainWalker, GENESIS_HASH, type ChainContext, type VerifyOptions, type VerifyResult } from './audit-chain.js';
+export { ChainWalker, GENESIS_HASH, type ChainContext, type RetentionAnchor, type VerifyOptions, type VerifyResult } from './audit-chain.js';
 export { AUDIT_COLUMNS, auditFields, parseRow, rowHash } from './audit-row.js';
 
 const PAGE = 500;
@@ -27,10 +27,10 @@ const HEAD_INTERVAL_MS = 1000;
  *
  * Durability: `append` (a mutation's row, the CLI's) is one IMMEDIATE transaction, the chain head read inside the
  * write lock, so several processes extend one chain. A proxy's decisions go through `appendDecision` and the
- * journal (audit-journal.ts): chained in memory after the last row, written to the journal in one write (as durable
- * against a crash of the proxy as a commit with WAL and `synchronous=NORMAL`), answered, and committed in groups.
- * A row whose place another process took meanwhile is chained again at commit (`reconcile`); on open, the journals
- * of dead processes are replayed (db.ts).
+ * journal (audit-journal.ts): the row's columns and the audit id it is answered with (`ref`, not its place in the
+ * chain) are written to the journal in one write (as durable against a crash of the proxy as a commit with WAL and
+ * `synchronous=NORMAL`), answered, and chained when committed in groups, under the write lock, after whatever any
+ * process committed meanwhile (`link`). On open, the journals of dead processes are replayed (db.ts).
  */
 export class AuditLog {
   private readonly head: Database.Statement<[], { id: number | null; hash: string | null; seq: number | null }>;
@@ -46,10 +46,12 @@ export class AuditLog {
   private readonly count: Database.Statement<[], { n: number }>;
   private readonly anchor: HeadAnchor | undefined;
   private readonly hashById: Database.Statement<[number], { hash: string }>;
-  private readonly commitTx: Database.Transaction<(rows: JournalRow[]) => { rechained: number; forged: number; last: { id: number; hash: string } | undefined }>;
+  private readonly byRef: Database.Statement<[string], unknown>;
+  private readonly refHeld: Database.Statement<[string], { one: number }>;
+  private readonly commitTx: Database.Transaction<(rows: Array<JournalRow | LinkedJournalRow>, own: boolean) => LinkResult>;
   private journal: AuditJournal | undefined;
-  private hooks: { onFault: (err: unknown, pending: number) => void; onRechained: (rechained: number, of: number) => void } | undefined;
-  /** Rows written to the journal and not yet known to be committed, in chain order. */
+  private hooks: { onFault: (err: unknown, pending: number) => void } | undefined;
+  /** Rows written to the journal and not yet known to be committed, in the order they were answered. */
   private pending: JournalRow[] = [];
   private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
 
@@ -81,27 +83,29 @@ export class AuditLog {
       'SELECT coalesce(i.body, b.body) AS body, i.masked, i.truncated FROM audit_interaction i LEFT JOIN audit_body b ON b.digest = i.body_digest WHERE i.id = ?',
     );
     this.hashById = db.prepare('SELECT hash FROM audit WHERE id = ?');
+    this.byRef = db.prepare('SELECT * FROM audit WHERE ref = ?');
+    this.refHeld = db.prepare('SELECT 1 AS one FROM audit WHERE ref = ?');
     const tx = db.transaction((fields: AuditFields, rec?: InteractionRecord) => {
       // A mutation's row (quarantine, release, approvals) follows the journals' rows: they were answered first.
       this.commitPending();
       this.absorbLiveJournals();
       const next = this.after(this.head.get(), fields);
-      this.insertRow({ row: next, rec });
+      this.insertRow(next, rec);
       return { id: next.id, hash: next.hash };
     });
     this.appendTx = (row, rec) => tx.immediate(row, rec);
-    this.commitTx = db.transaction((rows: JournalRow[]) => this.reconcile(rows));
+    this.commitTx = db.transaction((rows: Array<JournalRow | LinkedJournalRow>, own: boolean) => this.link(rows, own));
   }
 
   /** The chained, MACed row after `head` (the highest id ever used, so a deleted tail shows up as a gap). */
   private after(head: { id: number | null; hash: string | null; seq: number | null } | undefined, fields: AuditFields): RawAuditRow {
     const id = Math.max(head?.id ?? 0, head?.seq ?? 0) + 1;
-    const row = { id, ...fields, llm: fields.llm ?? null, prev_hash: head?.hash ?? GENESIS_HASH };
+    const row = { id, ...fields, llm: fields.llm ?? null, ref: fields.ref ?? null, prev_hash: head?.hash ?? GENESIS_HASH };
     const hash = rowHash(row);
     return { ...row, hash, mac: this.key ? rowMac(this.key, hash) : null };
   }
 
-  private insertRow({ row, rec }: JournalRow): void {
+  private insertRow(row: RawAuditRow, rec: InteractionRecord | undefined): void {
     this.insert.run(rowValues(row));
     if (rec) {
       const digest = rec.body !== null ? bodyDigest(rec.body) : null;
@@ -111,69 +115,71 @@ export class AuditLog {
   }
 
   /**
-   * Inserts journal rows not yet in the store, in order, inside the caller's transaction. A row the store holds
-   * (same id, same hash) is skipped; one that links to the store's head is inserted as written; one whose place
-   * another process took meanwhile (it appended to the same file) is chained again after the head, with a new id,
-   * hash and MAC. Returns the number chained again and the last row inserted.
+   * Chains and inserts journal rows the store does not hold yet, in order, inside the caller's transaction (under
+   * the write lock): each after the store's head as it is now, whatever other processes committed before. A row
+   * whose `ref` the store holds is skipped (committed already: by this process, by a replay, or taken in by another
+   * process's direct append). Rows of another file (`own` false: a replay, another process's journal) are taken only
+   * with the audit key's MAC of their columns. A line of the earlier format (chained when written) is taken with its
+   * hash and MAC, as written when it still links, else chained after the head.
    */
-  private reconcile(rows: JournalRow[], rechain = true): { rechained: number; forged: number; last: { id: number; hash: string } | undefined } {
-    let rechained = 0;
+  private link(rows: Array<JournalRow | LinkedJournalRow>, own: boolean): LinkResult {
     let forged = 0;
     let last: { id: number; hash: string } | undefined;
     let head = this.head.get();
     for (const j of rows) {
-      if (this.hashById.get(j.row.id)?.hash === j.row.hash) continue;
-      const { hash: _hash, mac: _mac, ...rest } = j.row;
-      // A journal is a file beside the store: a row is taken only with its hash and, under a key, the key's MAC.
-      if (rowHash(rest) !== j.row.hash || (this.key && (j.row.mac === null || !macEqual(j.row.mac, rowMac(this.key, j.row.hash))))) {
-        forged++;
-        continue;
-      }
-      const next = Math.max(head?.id ?? 0, head?.seq ?? 0) + 1;
       let row: RawAuditRow;
-      if (next === j.row.id && (head?.hash ?? GENESIS_HASH) === j.row.prev_hash) row = j.row;
-      else if (!rechain) break;
-      else {
-        const { id: _id, prev_hash: _prev, ...fields } = rest;
-        row = this.after(head, fields);
-        rechained++;
+      if ('row' in j) {
+        if (this.hashById.get(j.row.id)?.hash === j.row.hash) continue;
+        const { hash, mac, ...rest } = j.row;
+        if (rowHash(rest) !== hash || (this.key && (mac === null || !macEqual(mac, rowMac(this.key, hash))))) {
+          forged++;
+          continue;
+        }
+        const { id, prev_hash, ...fields } = rest;
+        const links = Math.max(head?.id ?? 0, head?.seq ?? 0) + 1 === id && (head?.hash ?? GENESIS_HASH) === prev_hash;
+        row = links ? j.row : this.after(head, fields);
+      } else {
+        if (this.refHeld.get(j.fields.ref) !== undefined) continue;
+        if (!own && this.key && (j.mac === null || !macEqual(j.mac, journalMac(this.key, j.fields)))) {
+          forged++;
+          continue;
+        }
+        row = this.after(head, j.fields);
       }
-      this.insertRow({ row, rec: j.rec });
+      this.insertRow(row, j.rec);
       head = { id: row.id, hash: row.hash, seq: row.id };
       last = { id: row.id, hash: row.hash };
     }
-    return { rechained, forged, last };
+    return { forged, last };
   }
 
   /**
    * Journals the decisions' rows from now on (the proxy): `appendDecision` writes the chained row to `journal` and
    * returns; the rows are committed in groups once the turn of the event loop has answered, before any read of the log, before a
-   * mutation's own row, and at close. `onFault`: a group commit failed (it is tried again); `onRechained`: rows
-   * answered with an auditId were chained again at commit, because another process appended to the file meanwhile.
+   * mutation's own row, and at close. `onFault`: a group commit failed (it is tried again).
    */
-  attachJournal(journal: AuditJournal, hooks: { onFault: (err: unknown, pending: number) => void; onRechained: (rechained: number, of: number) => void }): void {
+  attachJournal(journal: AuditJournal, hooks: { onFault: (err: unknown, pending: number) => void }): void {
     this.journal = journal;
     this.hooks = hooks;
   }
 
   /**
    * Inside a direct append's write lock: the rows other running proxies have journaled (answered) and not yet
-   * committed go in first, as they were written, so this row does not take their place (they would be chained
-   * again, and the auditIds they were answered with would name other rows). Rows that do not link are left to
-   * their process.
+   * committed go in first, so the chain keeps the order in which decisions were answered (their audit ids name
+   * them wherever they land; their process skips them at its own commit).
    */
   private absorbLiveJournals(): void {
     if (this.journalFolder === undefined) return;
-    for (const j of liveJournals(this.journalFolder)) this.reconcile(j.rows, false);
+    for (const j of liveJournals(this.journalFolder)) this.link(j.rows, false);
   }
 
   /** The folder of this store's journals (every file store: its direct appends take in what running proxies journaled). */
   journalFolder: string | undefined;
 
-  /** Rows of orphaned journals (audit-journal.ts): inserts those the store lacks; returns how many were chained again, and how many
-   * were refused (a hash or MAC that does not match: the file was edited). */
-  replay(rows: JournalRow[]): { rechained: number; forged: number; last: { id: number; hash: string } | undefined } {
-    const done = this.commitTx.immediate(rows);
+  /** Rows of orphaned journals (audit-journal.ts): inserts those the store lacks; returns how many were refused (a
+   * MAC or hash that does not match: the file was edited). */
+  replay(rows: Array<JournalRow | LinkedJournalRow>): LinkResult {
+    const done = this.commitTx.immediate(rows, false);
     if (done.last) this.noteHead(done.last.id, done.last.hash);
     return done;
   }
@@ -185,16 +191,15 @@ export class AuditLog {
   commitPending(): void {
     if (this.pending.length === 0) return;
     if (this.db.inTransaction) {
-      this.reconcile(this.pending);
+      this.link(this.pending, true);
       this.schedule();
       return;
     }
     const rows = this.pending;
-    const done = this.commitTx.immediate(rows);
+    const done = this.commitTx.immediate(rows, true);
     this.pending = [];
     this.journal?.clear();
     if (done.last) this.noteHead(done.last.id, done.last.hash);
-    if (done.rechained > 0) this.hooks?.onRechained(done.rechained, rows.length);
   }
 
   /**
@@ -222,21 +227,18 @@ export class AuditLog {
   }
 
   /**
-   * Records one decision's entry. With a journal (the proxy): the row is chained after the last pending row (or the
-   * store's head), written to the journal in one write, and committed once the turn of the event loop has answered; without one, as
-   * `append`. Throws `store_write_failed` when the journal does not take it (the caller fails closed).
+   * Records one decision's entry. With a journal (the proxy): the row's columns and a new audit id (`ref`) are
+   * written to the journal in one write and the audit id returned; the row is chained and committed once the turn
+   * of the event loop has answered (its numeric id and hash are not known yet). Without one, as `append`. Throws
+   * `store_write_failed` when the journal does not take it (the caller fails closed).
    */
-  appendDecision(entry: AuditEntry): { id: number; auditId: string; hash: string } {
+  appendDecision(entry: AuditEntry): { id?: number; auditId: string; hash?: string } {
     if (!this.journal) return this.append(entry);
     const { fields, rec } = auditFields(entry);
     try {
       if (this.pending.length >= JOURNAL_MAX_PENDING) this.commitPending();
-      // After the last pending row, unless the store is already past it: another process's direct append took in
-      // the pending rows (absorbLiveJournals) and added its own, and this row follows that.
-      const prev = this.pending.at(-1)?.row;
-      const stored = this.head.get();
-      const row = this.after(prev && prev.id > Math.max(stored?.id ?? 0, stored?.seq ?? 0) ? { id: prev.id, hash: prev.hash, seq: prev.id } : stored, fields);
-      const j: JournalRow = rec ? { row, rec } : { row };
+      const unlinked = { ...fields, ref: this.journal.nextRef() };
+      const j: JournalRow = { fields: unlinked, mac: this.key ? journalMac(this.key, unlinked) : null, ...(rec ? { rec } : {}) };
       try {
         this.journal.write(j);
       } catch (err) {
@@ -245,7 +247,7 @@ export class AuditLog {
       }
       this.pending.push(j);
       this.schedule();
-      return { id: row.id, auditId: formatAuditId(row.id, row.hash), hash: row.hash };
+      return { auditId: unlinked.ref };
     } catch (err) {
       throw new StoreError('store_write_failed', `cannot append to the audit log: ${(err as Error).message}`, { cause: err });
     }
@@ -283,7 +285,7 @@ export class AuditLog {
     this.settle();
     const ref = typeof id === 'number' ? { id } : parseAuditId(id);
     if (!ref) throw new StoreError('store_invalid_id', `not an audit id: ${String(id)} (expected 42 or 42-3fa9c1d2)`);
-    const raw = this.byId.get(ref.id);
+    const raw = 'ref' in ref ? this.byRef.get(ref.ref) : this.byId.get(ref.id);
     if (raw === undefined) return undefined;
     const row = parseRow(raw);
     if ('hashPrefix' in ref && ref.hashPrefix && !row.hash.startsWith(ref.hashPrefix)) return undefined;
@@ -335,13 +337,61 @@ export class AuditLog {
       firstKeyed: this.firstKeyed.get()?.id,
       rowCount: this.count.get()?.n ?? 0,
       anchor: options.anchor,
+      retention: this.retention(),
     });
     if (walk.early) return walk.early;
-    for (const raw of this.rawPages(0)) {
+    for (const raw of this.rawPages(walk.lastId)) {
       const bad = walk.push(raw);
       if (bad) return bad;
     }
     return walk.finish(this.head.get()?.seq ?? 0);
+  }
+
+  /** The retention anchor, when `prune` dropped rows. */
+  private retention(): RetentionAnchor | undefined {
+    return this.db.prepare('SELECT id, hash, dropped, ts, mac FROM audit_anchor WHERE one = 1').get() as RetentionAnchor | undefined;
+  }
+
+  /**
+   * Retention: drops the rows written before `before` (ms since the epoch) — the longest run of them from the start
+   * of the log, so the kept chain stays one chain — with their recorded interactions and the bodies no kept row names,
+   * and records the last dropped row's id and hash as the retention anchor (MACed under the audit key), from which
+   * `verify` walks the rest. `exportTo` gets the dropped rows as NDJSON first (the file is written before anything is
+   * dropped; a failure drops nothing). The append-only triggers are lifted inside the transaction only.
+   */
+  prune(before: number, exportTo?: (row: AuditRow) => void): { dropped: number; anchor: RetentionAnchor | undefined } {
+    this.settle();
+    const tx = this.db.transaction(() => {
+      const current = this.retention();
+      const firstKept = this.db.prepare('SELECT min(id) AS id FROM audit WHERE ts >= ?').get(before) as { id: number | null };
+      const last = this.db.prepare('SELECT max(id) AS id FROM audit').get() as { id: number | null };
+      const cut = firstKept.id !== null ? firstKept.id - 1 : (last.id ?? 0);
+      if (cut <= (current?.id ?? 0)) return { dropped: 0, anchor: current };
+      if (exportTo) for (const raw of this.rawPages(current?.id ?? 0)) {
+        const row = parseRow(raw);
+        if (row.id > cut) break;
+        exportTo(row);
+      }
+      const hash = this.hashById.get(cut)!.hash;
+      const dropped = (current?.dropped ?? 0) + (this.db.prepare('SELECT count(*) AS n FROM audit WHERE id <= ?').get(cut) as { n: number }).n;
+      const a = { id: cut, hash, dropped, ts: Date.now() };
+      const anchor: RetentionAnchor = { ...a, mac: this.key ? anchorMac(this.key, a) : null };
+      this.db.exec(`DROP TRIGGER audit_no_delete; DROP TRIGGER audit_interaction_no_delete; DROP TRIGGER audit_body_no_delete;`);
+      this.db.prepare('DELETE FROM audit_interaction WHERE id <= ?').run(cut);
+      this.db.prepare('DELETE FROM audit WHERE id <= ?').run(cut);
+      this.db.exec('DELETE FROM audit_body WHERE digest NOT IN (SELECT body_digest FROM audit_interaction WHERE body_digest IS NOT NULL)');
+      this.db.exec(`CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
+        CREATE TRIGGER audit_interaction_no_delete BEFORE DELETE ON audit_interaction BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
+        CREATE TRIGGER audit_body_no_delete BEFORE DELETE ON audit_body BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;`);
+      this.db.prepare('INSERT INTO audit_anchor (one, id, hash, dropped, ts, mac) VALUES (1, ?, ?, ?, ?, ?) ON CONFLICT (one) DO UPDATE SET id = excluded.id, hash = excluded.hash, dropped = excluded.dropped, ts = excluded.ts, mac = excluded.mac')
+        .run(anchor.id, anchor.hash, anchor.dropped, anchor.ts, anchor.mac);
+      return { dropped: dropped - (current?.dropped ?? 0), anchor };
+    });
+    try {
+      return tx.immediate();
+    } catch (err) {
+      throw new StoreError('store_write_failed', `cannot prune the audit log: ${(err as Error).message}`, { cause: err });
+    }
   }
 
   /** Writes every row as one JSON line, respecting back-pressure; resolves with the number of rows written. */
@@ -375,3 +425,18 @@ export class AuditLog {
   }
 }
 
+
+/** What committing journal rows did: the rows refused (a MAC or hash that does not match), the last row inserted. */
+interface LinkResult {
+  forged: number;
+  last: { id: number; hash: string } | undefined;
+}
+
+/**
+ * The MAC of a journal row's columns before its link (the row MAC covers the chain hash, which it does not have
+ * yet): a line added to a journal by hand is refused at replay. Domain-separated from the row MAC: a chain hash
+ * never starts with `journal:`.
+ */
+function journalMac(key: AuditKey, fields: AuditFields & { ref: string }): string {
+  return rowMac(key, `journal:${rowHash({ ...fields, id: 0, prev_hash: '' })}`);
+}

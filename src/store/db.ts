@@ -175,7 +175,7 @@ function openJournal(audit: AuditLog, file: string, opts: Defaults, log: Logger)
       const refused = done.forged + orphan.bad;
       const msg = `replayed the audit journal ${orphan.file} of a process that ended without committing it`;
       if (refused > 0) log.warn({ journal: orphan.file, refused }, `${msg}: ${refused} line(s) refused (malformed, or a hash or MAC that does not match: the file was edited)`);
-      else log.info({ journal: orphan.file, rows: orphan.rows.length, rechained: done.rechained }, msg);
+      else log.info({ journal: orphan.file, rows: orphan.rows.length }, msg);
     } catch (err) {
       log.warn({ err, journal: orphan.file }, 'replaying an audit journal failed; it is tried again at the next open');
     }
@@ -186,8 +186,6 @@ function openJournal(audit: AuditLog, file: string, opts: Defaults, log: Logger)
       reportStoreFault({ engine: 'sqlite', op: 'audit.commit', reason: faultReason(err) ?? 'error', err });
       log.warn({ err, pending }, 'committing the audit journal failed; its rows are kept in the journal and tried again');
     },
-    onRechained: (rechained, of) =>
-      log.warn({ rechained, of }, 'another process appended to the audit log while this one had journaled rows: they were chained after it, so auditIds already answered for them name other rows'),
   });
 }
 

@@ -1,6 +1,6 @@
 import type { Truth } from '../core/types.js';
 import type { Approval, ApprovalBinding, ApprovalRequest, ApprovalStatus } from './approvals.js';
-import type { AuditEntry, AuditRow, VerifyOptions, VerifyResult } from './audit.js';
+import type { AuditEntry, AuditRow, RetentionAnchor, VerifyOptions, VerifyResult } from './audit.js';
 import type { InteractionRecord } from './audit-interaction.js';
 import type { ObserveResult, Pin, PinStatus } from './pins.js';
 import type { ThreatState } from './state.js';
@@ -60,13 +60,18 @@ export interface AuditApi {
    * absent where the engine cannot (SQLite: readers poll).
    */
   watch?(handlers: AuditWatchHandlers): AuditWatcher;
-  append(entry: AuditEntry): Promise<{ id: number; auditId: string; hash: string }>;
+  append(entry: AuditEntry): Promise<{ id?: number; auditId: string; hash?: string }>;
   get(id: number | string): Promise<AuditRow | undefined>;
   interaction(id: number): Promise<InteractionRecord | undefined>;
   tail(n: number): Promise<AuditRow[]>;
   iterate(fromId?: number): AsyncIterable<AuditRow>;
   verify(options?: VerifyOptions): Promise<VerifyResult>;
   exportNdjson(out: NodeJS.WritableStream, fromId?: number): Promise<number>;
+  /**
+   * Retention: drops the rows written before `before` (ms since the epoch) from the start of the log, after handing
+   * each to `exportTo`, and records the last dropped row as the retention anchor `verify` walks from (docs/audit.md).
+   */
+  prune(before: number, exportTo?: (row: AuditRow) => void): Promise<{ dropped: number; anchor: RetentionAnchor | undefined }>;
 }
 
 export interface StateApi {

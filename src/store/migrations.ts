@@ -385,4 +385,43 @@ export const MIGRATIONS: readonly Migration[] = [
   ALTER TABLE audit_interaction ADD COLUMN body_digest TEXT;
   `,
   },
+  {
+    // The audit id of a journaled decision (audit-journal.ts): fixed when the decision is answered, before the row
+    // has a place in the chain, so it names this row whatever other processes commit meanwhile. Hashed when set
+    // (audit-row.ts `rowHash`), so rows written before keep their hashes.
+    name: 'audit rows carry the id they were answered with (ref), independent of their place in the chain',
+    sqlite: `
+  ALTER TABLE audit ADD COLUMN ref TEXT;
+  CREATE UNIQUE INDEX audit_ref ON audit (ref);
+  `,
+    postgres: `
+  ALTER TABLE audit ADD COLUMN ref TEXT;
+  CREATE UNIQUE INDEX audit_ref ON audit (ref);
+  `,
+  },
+  {
+    // Retention (docs/audit.md): rows before `id` were dropped by `audit prune`; `hash` is row `id`'s, so `audit
+    // verify` walks the rest of the chain from there. `mac` (under the audit key) makes the anchor unforgeable.
+    name: 'the retention anchor: the last dropped audit row, so the kept chain verifies from it',
+    sqlite: `
+  CREATE TABLE audit_anchor (
+    one INTEGER PRIMARY KEY CHECK (one = 1),
+    id INTEGER NOT NULL,
+    hash TEXT NOT NULL,
+    dropped INTEGER NOT NULL,
+    ts INTEGER NOT NULL,
+    mac TEXT
+  ) STRICT;
+  `,
+    postgres: `
+  CREATE TABLE audit_anchor (
+    one BOOLEAN PRIMARY KEY CHECK (one),
+    id BIGINT NOT NULL,
+    hash TEXT NOT NULL,
+    dropped BIGINT NOT NULL,
+    ts BIGINT NOT NULL,
+    mac TEXT
+  );
+  `,
+  },
 ];

@@ -69,6 +69,7 @@ export function sqliteGuardStore(store: Store): GuardStore {
     },
     verify: (o) => c('audit.verify', () => audit.verify(o)),
     exportNdjson: (out, fromId) => audit.exportNdjson(out, fromId),
+    prune: (before, exportTo) => c('audit.prune', () => audit.prune(before, exportTo)),
   };
   const s: StateApi = {
     getSticky: (session) => c('state.getSticky', () => state.getSticky(session)),

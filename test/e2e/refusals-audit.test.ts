@@ -28,9 +28,9 @@ interface Seen {
   expect: { kind: AuditRow['kind']; tool?: string; decision: 'allow' | 'deny'; source: string; rule?: string };
 }
 
-/** The `(decision 42-3fa9c1d2)` a protocol error quotes, or the `_meta` decision's auditId of a tool result. */
+/** The `(decision 42-3fa9c1d2)` (or a journaled `j7f3a9c2e1b40.2a`) a protocol error quotes, or the `_meta` decision's auditId of a tool result. */
 function auditIdOf(r: CallToolResult | Error): string | undefined {
-  if (r instanceof Error) return /\(decision (\d+-[0-9a-f]{8})\)/.exec(r.message)?.[1];
+  if (r instanceof Error) return /\(decision (\d+-[0-9a-f]{8}|j[0-9a-f]{12}\.[0-9a-z]+)\)/.exec(r.message)?.[1];
   const meta = metaDecision(r) as { auditId?: string } | undefined;
   if (meta?.auditId) return meta.auditId;
   return undefined;

@@ -69,7 +69,7 @@ describe('OTLP/HTTP traces', () => {
     expect(kinds).toEqual(expect.arrayContaining(['tool_call', 'tool_result']));
     const call = guards.find((s) => attr(s, 'quadguard.kind')?.stringValue === 'tool_call')!;
     expect(attr(call, 'quadguard.decision')?.stringValue).toBe('allow');
-    expect(String(attr(call, 'quadguard.decision_id')?.stringValue)).toMatch(/^\d+-[0-9a-f]+$/);
+    expect(String(attr(call, 'quadguard.decision_id')?.stringValue)).toMatch(/^(\d+-[0-9a-f]+|j[0-9a-f]{12}\.[0-9a-z]+)$/);
     // The guard runs inside the receive span of its HTTP request, its stages inside the guard.
     const byId = new Map(spans.map((s) => [s.spanId, s]));
     expect(byId.get(call.parentSpanId ?? '')?.name).toBe('quadguard.receive');

@@ -34,7 +34,7 @@ describe.each(list)('audit log ($name)', (b: Backend) => {
     const a = await s.audit.append(entry(1));
     const c = await s.audit.append(entry(2));
     expect([a.id, c.id]).toEqual([1, 2]);
-    expect(a.auditId).toBe(`1-${a.hash.slice(0, 8)}`);
+    expect(a.auditId).toBe(`1-${a.hash!.slice(0, 8)}`);
     const r1 = (await s.audit.get(1))!;
     const r2 = (await s.audit.get(c.auditId))!;
     expect(r1.prevHash).toBe(GENESIS_HASH);
@@ -50,7 +50,7 @@ describe.each(list)('audit log ($name)', (b: Backend) => {
   it('returns nothing for a string id whose hash prefix does not match', async () => {
     const s = await b.open(await b.fresh());
     const a = await s.audit.append(entry(1));
-    const wrong = a.hash.startsWith('0') ? '1-ffffffff' : '1-00000000';
+    const wrong = a.hash!.startsWith('0') ? '1-ffffffff' : '1-00000000';
     expect(await s.audit.get(wrong)).toBeUndefined();
     await expect(s.audit.get('nope')).rejects.toThrow(StoreError);
     expect(parseAuditId('42-3FA9')).toEqual({ id: 42, hashPrefix: '3fa9' });
@@ -240,10 +240,62 @@ describe.each(list)('audit log ($name)', (b: Backend) => {
       threatLevel: 2,
     });
     const i = { kind: 'message', agent: 'a', session: 's', profile: {}, content: 'hi', sender: 'a', recipient: 'b' } as const;
-    const { id } = await s.audit.append(auditEntryFor(i, d));
+    const id = (await s.audit.append(auditEntryFor(i, d))).id!;
     expect(await s.audit.get(id)).toMatchObject({ kind: 'message', recipient: 'b', preview: 'hi', policyHash: 'ph', threatLevel: 2, rules: ['r1'] });
     expect(await s.audit.interaction(id)).toMatchObject({ masked: false, truncated: false });
     await expect(s.audit.append({ ...auditEntryFor(i, d), agent: '' })).rejects.toThrow(/store_invalid_entry|agent/);
     await s.close();
+  });
+
+  describe('retention (audit prune)', () => {
+    const DAY = 86_400_000;
+    /** 8 rows 10 days old, then 4 of today; pruned at 5 days, the old rows exported. */
+    async function pruned(): Promise<{ loc: string; exported: number[]; dropped: number }> {
+      const loc = await b.fresh();
+      const s = await b.open(loc);
+      const now = Date.now();
+      for (let i = 1; i <= 12; i++) await s.audit.append(entry(i, { ts: i <= 8 ? now - 10 * DAY + i : now + i }));
+      const exported: number[] = [];
+      const r = await s.audit.prune(now - 5 * DAY, (row) => exported.push(row.id));
+      // A second prune at the same age drops nothing more; the log goes on after it.
+      expect((await s.audit.prune(now - 5 * DAY)).dropped).toBe(0);
+      await s.audit.append(entry(13));
+      await s.close();
+      return { loc, exported, dropped: r.dropped };
+    }
+
+    it('drops the old rows, exports them first, and the kept chain verifies from the anchor', async () => {
+      const { loc, exported, dropped } = await pruned();
+      expect(dropped).toBe(8);
+      expect(exported).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      const v = await verify(loc);
+      expect(v, JSON.stringify(v)).toMatchObject({ ok: true, rows: 5, from: { id: 8, dropped: 8 } });
+      expect((await b.raw(loc, 'SELECT count(*) AS n FROM audit'))[0]).toMatchObject({ n: expect.anything() });
+      expect(Number(((await b.raw(loc, 'SELECT min(id) AS id FROM audit'))[0] as { id: number }).id)).toBe(9);
+    });
+
+    it('still names an edited kept row', async () => {
+      const { loc } = await pruned();
+      await b.attack(loc, "UPDATE audit SET decision = 'allow', rationale = 'nothing to see' WHERE id = 10");
+      expect(await verify(loc)).toMatchObject({ ok: false, firstBad: { id: 10 } });
+    });
+
+    it('fails when the anchor is edited, moved, or deleted', async () => {
+      const { loc } = await pruned();
+      const row9 = (await b.raw(loc, 'SELECT hash FROM audit WHERE id = 9'))[0] as { hash: string };
+      // Moved past a row the attacker also dropped, with the hash of that row: the MAC does not match.
+      await b.attack(loc, 'DELETE FROM audit WHERE id = 9');
+      await b.attack(loc, `UPDATE audit_anchor SET id = 9, hash = '${row9.hash}', dropped = 9`);
+      expect(await verify(loc)).toMatchObject({ ok: false, firstBad: { id: 10 } });
+      expect((await verify(loc)).firstBad?.reason).toMatch(/retention anchor .* MAC/);
+
+      const other = await pruned();
+      await b.attack(other.loc, "UPDATE audit_anchor SET hash = '" + '0'.repeat(64) + "'");
+      expect(await verify(other.loc)).toMatchObject({ ok: false, firstBad: { id: 9 } });
+
+      const third = await pruned();
+      await b.attack(third.loc, 'DELETE FROM audit_anchor');
+      expect(await verify(third.loc)).toMatchObject({ ok: false, firstBad: { id: 1 } });
+    });
   });
 });

@@ -23,6 +23,17 @@ const rows = (file: string) => {
     db.close();
   }
 };
+/** A row by audit id, read by a store opened for it alone (closed again). */
+const c2 = (file: string) => ({
+  get(id: string) {
+    const s = openStore(file);
+    try {
+      return s.audit.get(id);
+    } finally {
+      s.close();
+    }
+  },
+});
 /** The pid of a process that has ended. */
 const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid!;
 /** A copy of the store folder (database, key, signed head) under another name. */
@@ -40,12 +51,16 @@ describe('audit journal (SQLite)', () => {
   it('answers from the journal, commits the group after the turn, and the chain verifies', async () => {
     const s = openStore(t.file, undefined, { auditJournal: true });
     const answered = [1, 2, 3].map((i) => s.audit.appendDecision(entry(i)));
-    expect(answered.map((a) => a.id)).toEqual([1, 2, 3]);
+    // Answered with ids that do not depend on the place in the chain, before the rows have one.
+    expect(answered.every((a) => /^j[0-9a-f]{12}\.[0-9a-z]+$/.test(a.auditId) && a.id === undefined)).toBe(true);
+    expect(new Set(answered.map((a) => a.auditId)).size).toBe(3);
     // Answered, in the journal, not yet in the database.
     expect(rows(t.file)).toHaveLength(0);
     expect(readFileSync(ownJournal(t.file), 'utf8').trim().split('\n')).toHaveLength(3);
     await new Promise((r) => setImmediate(r));
-    expect(rows(t.file).map((r) => r.hash)).toEqual(answered.map((a) => a.hash));
+    expect(rows(t.file).map((r) => r.rationale)).toEqual(['decision 1', 'decision 2', 'decision 3']);
+    expect(answered.map((a) => s.audit.get(a.auditId)?.rationale)).toEqual(['decision 1', 'decision 2', 'decision 3']);
+    expect(s.audit.get(answered[0]!.auditId)?.auditId).toBe(answered[0]!.auditId);
     expect(statSync(ownJournal(t.file)).size).toBe(0);
     // A mutation's row, and a read, follow the pending rows.
     s.audit.appendDecision(entry(4));
@@ -74,20 +89,20 @@ describe('audit journal (SQLite)', () => {
     const v = c.audit.verify();
     c.close();
     expect(v.ok, JSON.stringify(v)).toBe(true);
-    expect(rows(copy).slice(1).map((r) => [r.id, r.hash])).toEqual(answered.map((a) => [a.id, a.hash]));
+    expect(answered.map((a) => c2(copy).get(a.auditId)?.rationale)).toEqual(['decision 2', 'decision 3', 'decision 4']);
     expect(rows(copy).map((r) => r.hash)).toEqual(rows(t.file).map((r) => r.hash));
     // Replayed once: the file is gone, a second open adds nothing.
     openStore(copy).close();
     expect(rows(copy)).toHaveLength(4);
   });
 
-  it('chains a dead process journal again after rows another process appended meanwhile, and refuses an edited line', () => {
+  it('chains a dead process journal after rows another process appended meanwhile, and refuses an edited line', () => {
     const s = openStore(t.file);
     s.audit.append(entry(1));
     s.close();
     const copy = copyStore(t.file);
     const j = openStore(t.file, undefined, { auditJournal: true });
-    for (const i of [2, 3, 4]) j.audit.appendDecision(entry(i));
+    const answered = [2, 3, 4].map((i) => j.audit.appendDecision(entry(i)).auditId);
     const lines = readFileSync(ownJournal(t.file), 'utf8').trim().split('\n');
     j.close();
     // Another process took row 2 before the journal was replayed.
@@ -103,6 +118,8 @@ describe('audit journal (SQLite)', () => {
     c.close();
     expect(v.ok, JSON.stringify(v)).toBe(true);
     expect(rows(copy).map((r) => r.rationale)).toEqual(['decision 1', 'decision 99', 'decision 2', 'decision 4']);
+    // The ids answered name the rows they were answered for, wherever those landed; the edited one is not there.
+    expect(answered.map((a) => c2(copy).get(a)?.rationale)).toEqual(['decision 2', undefined, 'decision 4']);
     expect(readdirSync(journalDir(copy))).toEqual([]);
   });
 
@@ -121,4 +138,47 @@ describe('audit journal (SQLite)', () => {
     openStore(copy).close();
     expect(rows(copy)).toHaveLength(1);
   });
+
+  it('several processes journaling into one store: every id answered names the row of the decision answered, one chain', async () => {
+    const { spawn } = await import('node:child_process');
+    const mod = new URL('../../dist/src/store/index.js', import.meta.url).href;
+    expect(existsSync(new URL(mod)), 'run `npm run build` first').toBe(true);
+    openStore(t.file).close();
+    // Each process answers 300 decisions, letting its group commits run between them, while the others commit theirs.
+    const script = `const { openStore } = await import(${JSON.stringify(mod)});
+      const s = openStore(process.argv[1], undefined, { auditJournal: true });
+      const out = [];
+      for (let i = 0; i < 300; i++) {
+        const decision = i % 3 === 0 ? 'deny' : 'allow';
+        const a = s.audit.appendDecision({ agent: process.argv[2], session: 's', kind: 'message', payload: process.argv[2] + '-' + i, decision });
+        out.push(a.auditId + ' ' + process.argv[2] + '-' + i + ' ' + decision);
+        if (i % 7 === 0) await new Promise((r) => setImmediate(r));
+        if (i % 50 === 0) s.audit.append({ agent: process.argv[2], kind: 'admin', decision: 'allow', rationale: 'direct ' + i });
+      }
+      s.close();
+      process.stdout.write(out.join('\\n'));`;
+    const run = (agent: string) =>
+      new Promise<string>((res, rej) => {
+        const child = spawn(process.execPath, ['--input-type=module', '-e', script, t.file, agent], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let text = '';
+        child.stdout.on('data', (d: Buffer) => (text += d.toString()));
+        child.on('exit', (code) => (code === 0 ? res(text) : rej(new Error(`child ${agent} exited ${code}`))));
+      });
+    const answered = (await Promise.all([run('p1'), run('p2'), run('p3')])).flatMap((t) => t.split('\n'));
+    expect(answered).toHaveLength(900);
+    const s = openStore(t.file);
+    try {
+      expect(s.audit.verify()).toMatchObject({ ok: true, rows: 900 + 18 });
+      for (const line of answered) {
+        const [id, payload, decision] = line.split(' ');
+        const row = s.audit.get(id!);
+        expect(row && [row.preview, row.decision], id).toEqual([payload, decision]);
+      }
+      // The processes' rows are interleaved in the one chain (else the test proves nothing about several writers).
+      const order = [...s.audit.iterate()].map((r) => r.agent);
+      expect(order.filter((a, i) => i > 0 && a !== order[i - 1]).length).toBeGreaterThan(3);
+    } finally {
+      s.close();
+    }
+  }, 60_000);
 });

@@ -89,9 +89,9 @@ describe.each(list)('recorded interactions stored once per body ($name)', (b) =>
       const read = { agent: 'a', session: 's', profile: {}, kind: 'tool_result', server: 'files', tool: 'read_file', content: [{ type: 'text', text: 'quarterly figures '.repeat(500) }] } as const;
       const ids: number[] = [];
       for (let n = 0; n < 20; n++) {
-        ids.push((await store.audit.append({ agent: 'a', session: 's', kind: 'tool_result', server: 'files', tool: 'read_file', decision: 'allow', rules: [], interaction: read as never })).id);
+        ids.push((await store.audit.append({ agent: 'a', session: 's', kind: 'tool_result', server: 'files', tool: 'read_file', decision: 'allow', rules: [], interaction: read as never })).id!);
       }
-      const other = (await store.audit.append({ agent: 'a', session: 's', kind: 'tool_result', server: 'files', tool: 'read_file', decision: 'allow', rules: [], interaction: { ...read, content: [{ type: 'text', text: 'other' }] } as never })).id;
+      const other = (await store.audit.append({ agent: 'a', session: 's', kind: 'tool_result', server: 'files', tool: 'read_file', decision: 'allow', rules: [], interaction: { ...read, content: [{ type: 'text', text: 'other' }] } as never })).id!;
       const count = (await b.raw(loc, 'SELECT COUNT(*) AS n FROM audit_body')) as Array<{ n: number | string }>;
       expect(Number(count[0]!.n)).toBe(2);
       for (const id of [...ids, other]) {

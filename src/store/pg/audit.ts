@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import { StoreError } from '../../core/errors.js';
-import { ChainWalker, type VerifyOptions, type VerifyResult } from '../audit-chain.js';
+import { ChainWalker, type RetentionAnchor, type VerifyOptions, type VerifyResult } from '../audit-chain.js';
 import { AUDIT_COLUMNS, auditFields, parseRow, rowHash, rowValues } from '../audit-row.js';
-import { dbHeadMac, HeadAnchor, macEqual, readHead, rowMac, type AuditKey } from '../audit-key.js';
+import { anchorMac, dbHeadMac, HeadAnchor, macEqual, readHead, rowMac, type AuditKey } from '../audit-key.js';
 import { formatAuditId, parseAuditId, type AuditEntry, type AuditRow } from '../audit-schema.js';
 import { bodyDigest, type InteractionRecord } from '../audit-interaction.js';
 import type { AuditApi, AuditWatchHandlers, AuditWatcher } from '../engine.js';
@@ -12,6 +12,8 @@ import { AUDIT_CHANNEL } from './notify.js';
 const PAGE = 500;
 const PLACEHOLDERS = AUDIT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
 const N = AUDIT_COLUMNS.length;
+/** The parameter number of the row's chain hash (the head row takes it). */
+const HASH_PARAM = AUDIT_COLUMNS.indexOf('hash') + 1;
 /**
  * One statement writes the row, its interaction and the new chain head (a data-modifying CTE), so an append is
  * two round trips: BEGIN + lock of the head, then this with COMMIT. It notifies `quadguard_audit` with the row's id
@@ -20,7 +22,7 @@ const N = AUDIT_COLUMNS.length;
 const INSERT = `WITH a AS (INSERT INTO audit (${AUDIT_COLUMNS.join(', ')}) VALUES (${PLACEHOLDERS}) RETURNING id),
   b AS (INSERT INTO audit_body (digest, body) SELECT $${N + 6}::text, $${N + 2}::text WHERE $${N + 6}::text IS NOT NULL ON CONFLICT (digest) DO NOTHING),
   i AS (INSERT INTO audit_interaction (id, body, masked, truncated, body_digest) SELECT id, NULL, $${N + 3}::int, $${N + 4}::int, $${N + 6}::text FROM a WHERE $${N + 1}::boolean),
-  h AS (UPDATE audit_head SET id = $1::bigint, hash = $${N - 1}::text, mac = $${N + 5}::text WHERE one)
+  h AS (UPDATE audit_head SET id = $1::bigint, hash = $${HASH_PARAM}::text, mac = $${N + 5}::text WHERE one)
   SELECT id, pg_notify('${AUDIT_CHANNEL}', id::text) FROM a`;
 const LOCK_HEAD = 'SELECT id, hash FROM audit_head WHERE one FOR UPDATE';
 
@@ -88,7 +90,9 @@ export class PgAuditLog implements AuditApi {
     const { head } = signed;
     const r = await this.db.query('SELECT hash FROM audit WHERE id = $1', [head.id]);
     const held = r.rows[0]?.hash as string | undefined;
-    if (held !== head.hash) {
+    // A head naming a row retention dropped is checked by `audit verify` (the anchor's MAC and the rows' count).
+    const pruned = held === undefined && head.id <= ((await this.retention(this.db.query.bind(this.db)))?.id ?? 0);
+    if (held !== head.hash && !pruned) {
       throw new StoreError(
         'store_audit_tampered',
         `the audit log of ${this.db.location} ${held === undefined ? 'no longer has' : 'has another hash at'} row ${head.id}, which this replica's signed head ${this.key.headFile} recorded: it was truncated or rewritten; run \`quadguard audit verify\``,
@@ -164,7 +168,7 @@ export class PgAuditLog implements AuditApi {
     const id = Number(head.id) + 1;
     const row = { id, ...fields, prev_hash: head.hash };
     const hash = rowHash(row);
-    const params = rowValues({ ...row, llm: fields.llm ?? null, hash, mac: this.key ? rowMac(this.key, hash) : null });
+    const params = rowValues({ ...row, llm: fields.llm ?? null, ref: fields.ref ?? null, hash, mac: this.key ? rowMac(this.key, hash) : null });
     const body = rec?.body ?? null;
     params.push(rec !== undefined, body, rec?.masked ? 1 : 0, rec?.truncated ? 1 : 0, this.key ? dbHeadMac(this.key, id, hash) : null, body !== null ? bodyDigest(body) : null);
     return { id, hash, params };
@@ -177,7 +181,7 @@ export class PgAuditLog implements AuditApi {
   async get(id: number | string): Promise<AuditRow | undefined> {
     const ref = typeof id === 'number' ? { id } : parseAuditId(id);
     if (!ref) throw new StoreError('store_invalid_id', `not an audit id: ${String(id)} (expected 42 or 42-3fa9c1d2)`);
-    const r = await this.db.query('SELECT * FROM audit WHERE id = $1', [ref.id]);
+    const r = 'ref' in ref ? await this.db.query('SELECT * FROM audit WHERE ref = $1', [ref.ref]) : await this.db.query('SELECT * FROM audit WHERE id = $1', [ref.id]);
     if (r.rows.length === 0) return undefined;
     const row = parseRow(r.rows[0]);
     if ('hashPrefix' in ref && ref.hashPrefix && !row.hash.startsWith(ref.hashPrefix)) return undefined;
@@ -219,9 +223,10 @@ export class PgAuditLog implements AuditApi {
       firstKeyed: first.rows[0] === undefined ? undefined : Number(first.rows[0].id),
       rowCount: count.rows[0].n,
       anchor: options.anchor,
+      retention: await this.retention(this.db.query.bind(this.db)),
     });
     if (walk.early) return walk.early;
-    for await (const raw of this.rawPages(0)) {
+    for await (const raw of this.rawPages(walk.lastId)) {
       const bad = walk.push(raw);
       if (bad) return bad;
     }
@@ -234,6 +239,56 @@ export class PgAuditLog implements AuditApi {
       return walk.fail(Number(head.id) + 1, `the chain head row (audit_head, row ${head.id}) does not carry the audit key's MAC: it was set back by hand, so rows after ${head.id} were cut`);
     }
     return done;
+  }
+
+  /** The retention anchor, when `prune` dropped rows. */
+  private async retention(q: Query): Promise<RetentionAnchor | undefined> {
+    const r = await q('SELECT id, hash, dropped, ts, mac FROM audit_anchor WHERE one');
+    const a = r.rows[0] as { id: string | number; hash: string; dropped: string | number; ts: string | number; mac: string | null } | undefined;
+    return a === undefined ? undefined : { id: Number(a.id), hash: a.hash, dropped: Number(a.dropped), ts: Number(a.ts), mac: a.mac };
+  }
+
+  /**
+   * Retention, as SQLite's `AuditLog.prune`: one transaction holding the chain head's lock (no append meanwhile) drops
+   * the rows written before `before` from the start of the log, their interactions and the bodies no kept row names,
+   * and records the anchor. The append-only trigger is disabled inside the transaction only.
+   */
+  async prune(before: number, exportTo?: (row: AuditRow) => void): Promise<{ dropped: number; anchor: RetentionAnchor | undefined }> {
+    await this.open();
+    try {
+      return await this.db.tx(async (q) => {
+        const current = await this.retention(q);
+        const firstKept = (await q('SELECT min(id) AS id FROM audit WHERE ts >= $1', [before])).rows[0] as { id: string | null };
+        const last = (await q('SELECT max(id) AS id FROM audit')).rows[0] as { id: string | null };
+        const cut = firstKept.id !== null ? Number(firstKept.id) - 1 : Number(last.id ?? 0);
+        if (cut <= (current?.id ?? 0)) return { dropped: 0, anchor: current };
+        if (exportTo) {
+          const rows = await q('SELECT * FROM audit WHERE id > $1 AND id <= $2 ORDER BY id', [current?.id ?? 0, cut]);
+          for (const raw of rows.rows) exportTo(parseRow(raw));
+        }
+        const hash = ((await q('SELECT hash FROM audit WHERE id = $1', [cut])).rows[0] as { hash: string }).hash;
+        const n = Number(((await q('SELECT count(*) AS n FROM audit WHERE id <= $1', [cut])).rows[0] as { n: string }).n);
+        const a = { id: cut, hash, dropped: (current?.dropped ?? 0) + n, ts: Date.now() };
+        const anchor: RetentionAnchor = { ...a, mac: this.key ? anchorMac(this.key, a) : null };
+        await q('ALTER TABLE audit DISABLE TRIGGER audit_no_update');
+        await q('ALTER TABLE audit_interaction DISABLE TRIGGER audit_interaction_no_update');
+        await q('ALTER TABLE audit_body DISABLE TRIGGER audit_body_no_update');
+        await q('DELETE FROM audit_interaction WHERE id <= $1', [cut]);
+        await q('DELETE FROM audit WHERE id <= $1', [cut]);
+        await q('DELETE FROM audit_body b WHERE NOT EXISTS (SELECT 1 FROM audit_interaction i WHERE i.body_digest = b.digest)');
+        await q('ALTER TABLE audit ENABLE TRIGGER audit_no_update');
+        await q('ALTER TABLE audit_interaction ENABLE TRIGGER audit_interaction_no_update');
+        await q('ALTER TABLE audit_body ENABLE TRIGGER audit_body_no_update');
+        await q(
+          'INSERT INTO audit_anchor (one, id, hash, dropped, ts, mac) VALUES (true, $1, $2, $3, $4, $5) ON CONFLICT (one) DO UPDATE SET id = excluded.id, hash = excluded.hash, dropped = excluded.dropped, ts = excluded.ts, mac = excluded.mac',
+          [anchor.id, anchor.hash, anchor.dropped, anchor.ts, anchor.mac],
+        );
+        return { dropped: n, anchor };
+      }, LOCK_HEAD);
+    } catch (err) {
+      if (err instanceof StoreError && err.code === 'store_unavailable') throw err;
+      throw new StoreError('store_write_failed', `cannot prune the audit log: ${(err as Error).message}`, { cause: err });
+    }
   }
 
   async exportNdjson(out: NodeJS.WritableStream, fromId = 1): Promise<number> {
