@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { StoreError } from '../core/errors.js';
 import { faultReason, reportStoreFault } from './faults.js';
@@ -37,10 +37,24 @@ export interface AuditHead {
 
 const KEY_HEX = /^[0-9a-f]{64}$/;
 
-/** Where the key and head of the store at `storeFile` live. */
+/**
+ * Where the key and head of the store at `storeFile` live. The head belongs to the store, not to the key: verifying
+ * with a copy of the key under another name (a backup) still finds the store's head. `QUADGUARD_AUDIT_HEAD_FILE`
+ * puts it elsewhere, as for PostgreSQL. A head that earlier versions kept beside a key of another name is copied
+ * to the store's place the first time it is missing there.
+ */
 export function auditKeyPaths(storeFile: string, keyFile?: string): { file: string; headFile: string } {
   const file = keyFile ?? process.env.QUADGUARD_AUDIT_KEY_FILE ?? `${storeFile}.key`;
-  return { file, headFile: `${file.replace(/\.key$/, '')}.head` };
+  const headFile = process.env.QUADGUARD_AUDIT_HEAD_FILE ?? `${storeFile}.head`;
+  const legacy = `${file.replace(/\.key$/, '')}.head`;
+  if (legacy !== headFile && !existsSync(headFile) && existsSync(legacy)) {
+    try {
+      copyFileSync(legacy, headFile);
+    } catch {
+      // unwritable beside the store: verify then reports the head missing, naming where it looked
+    }
+  }
+  return { file, headFile };
 }
 
 /**

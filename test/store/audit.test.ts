@@ -127,6 +127,32 @@ describe('audit log', () => {
     expect(verify().firstBad?.reason).toMatch(/signed head .* is missing/);
   });
 
+  it('finds the store\'s head whatever the key file is named (a backup copy), and carries over a head kept beside a renamed key', () => {
+    const key = `${t.dir}/custom.key`;
+    const s = openStore(t.file, undefined, { auditKeyFile: key });
+    for (let i = 1; i <= 3; i++) s.audit.append(entry(i));
+    s.close();
+    expect(existsSync(`${t.file}.head`)).toBe(true);
+    writeFileSync(`${t.dir}/custom.key.bak`, readFileSync(key));
+    const backup = openStore(t.file, undefined, { auditKeyFile: `${t.dir}/custom.key.bak`, mustExist: true });
+    try {
+      const r = backup.audit.verify();
+      expect(r.firstBad).toBeUndefined();
+      expect(r.heads).toBe(1);
+    } finally {
+      backup.close();
+    }
+    // Earlier versions kept the head beside a key of another name (`custom.head`): it is carried over once.
+    renameSync(`${t.file}.head`, `${t.dir}/custom.head`);
+    const again = openStore(t.file, undefined, { auditKeyFile: key, mustExist: true });
+    try {
+      expect(again.audit.verify().firstBad).toBeUndefined();
+      expect(existsSync(`${t.file}.head`)).toBe(true);
+    } finally {
+      again.close();
+    }
+  });
+
   it('refuses to open a keyed log whose key is gone, rather than start a second key', () => {
     fill(2);
     unlinkSync(`${t.file}.key`);
