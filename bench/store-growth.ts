@@ -77,7 +77,8 @@ try {
   }
   await guard.close();
   const db = openDatabase(file, { readonly: true });
-  const rows = (db.prepare('SELECT COUNT(*) AS n FROM flow_fingerprints').get() as { n: number }).n;
+  const rows = (db.prepare('SELECT COUNT(*) AS n FROM flow_prints').get() as { n: number }).n;
+  const reads = (db.prepare('SELECT COUNT(*) AS n FROM flow_reads').get() as { n: number }).n;
   // What an audit row holds: the mean bytes of each column (text as stored, numbers as their digits).
   const auditRows = (db.prepare('SELECT COUNT(*) AS n FROM audit').get() as { n: number }).n;
   const columns = db.prepare(`SELECT ${AUDIT_COLUMNS.map((c) => `avg(length(${c})) AS ${c}`).join(', ')} FROM audit`).get() as Record<string, number | null>;
@@ -88,7 +89,7 @@ try {
   if (calls > callsAtMinute && callsAtMinute > 0) {
     console.log(`  after it: ${calls - callsAtMinute} calls, ${((end - atMinute) / 1024).toFixed(0)} KiB, ${((end - atMinute) / (calls - callsAtMinute) / 1024).toFixed(2)} KiB per call`);
   }
-  console.log(`  fingerprint rows at the end: ${rows}; largest tables: ${tables().map((t) => `${t.name} ${(t.bytes / 1024).toFixed(0)} KiB`).join(', ')}`);
+  console.log(`  data flow at the end: ${reads} reads, ${rows} fingerprint rows; largest tables: ${tables().map((t) => `${t.name} ${(t.bytes / 1024).toFixed(0)} KiB`).join(', ')}`);
   if (calls > callsAtMinute && callsAtMinute > 0) console.log(`  bytes per call after the first minute: ${((end - atMinute) / (calls - callsAtMinute)).toFixed(0)} B (target ≤ 1024 B)`);
   const sizes = Object.entries(columns).filter(([, v]) => v !== null).sort((a, b) => b[1]! - a[1]!);
   console.log(`  audit rows: ${auditRows} (${(auditRows / calls).toFixed(2)} per call); mean bytes per column: ${sizes.map(([k, v]) => `${k} ${v!.toFixed(0)}`).join(', ')}; sum ${sizes.reduce((n, [, v]) => n + v!, 0).toFixed(0)} B`);
