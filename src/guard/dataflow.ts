@@ -363,8 +363,8 @@ export class DataFlowStage {
       // the outgoing text as it is matches them; short distinctive values and lines, matched exactly.
       const forms = privateForms(text, FORMS_MAX_CHARS).flatMap((f) => fp.ofBounded(f, this.options.max_per_read));
       const hashes = [...new Set([...fp.ofBounded(text, this.options.max_per_read), ...forms, ...distinctiveValues(text).map(valueHash), ...shortLines(text).map(valueHash)])];
-      if (hashes.length === 0) return;
-      await this.deps.store.recordRead(read.agent, source, hashes, expires, digest);
+      // A text with nothing to keep (too short) is remembered too: its re-reads need no store lookup either.
+      if (hashes.length > 0) await this.deps.store.recordRead(read.agent, source, hashes, expires, digest);
       this.sweepSometimes(now, hashes.length);
     } else this.sweepSometimes(now, 0);
     remember(this.held, heldKey, now);
