@@ -8,42 +8,10 @@
  * one suite share their environment (the same account numbers, the same ids): a match there is the same data.
  * Run: npx tsx bench/short-values-fp.ts [--show]
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { distinctiveValues, outgoingPieces } from '../src/core/text/short-values.js';
-import { ROOT } from './common.js';
+import { benignTexts } from './benign-texts.js';
 
-interface Doc {
-  group: string;
-  text: string;
-}
-
-const docs: Doc[] = [];
-const strings = (v: unknown, out: string[] = []): string[] => {
-  if (typeof v === 'string') out.push(v);
-  else if (Array.isArray(v)) v.forEach((x) => strings(x, out));
-  else if (v && typeof v === 'object') Object.values(v).forEach((x) => strings(x, out));
-  return out;
-};
-
-const evalDir = join(ROOT, '..', 'shared', 'data', 'eval', 'dev');
-if (existsSync(evalDir)) {
-  for (const f of readdirSync(evalDir).filter((x) => x.endsWith('.jsonl'))) {
-    for (const line of readFileSync(join(evalDir, f), 'utf8').split('\n')) {
-      if (!line.trim()) continue;
-      const c = JSON.parse(line) as { steps: Array<{ content?: unknown; arguments?: unknown }> };
-      for (const s of c.steps) {
-        const t = strings(s.content ?? s.arguments).join('\n');
-        if (t.trim()) docs.push({ group: `eval/${f}`, text: t });
-      }
-    }
-  }
-}
-const fx = join(ROOT, 'test', 'fixtures', 'injection');
-for (const f of ['benign.jsonl', 'fresh-2026-11/benign.jsonl']) {
-  for (const line of readFileSync(join(fx, f), 'utf8').split('\n')) if (line.trim()) docs.push({ group: `fixtures/${f}`, text: (JSON.parse(line) as { text: string }).text });
-}
-
+const docs = benignTexts();
 const words = docs.reduce((n, d) => n + d.text.split(/\s+/).filter(Boolean).length, 0);
 const valuesOf = docs.map((d) => new Set(distinctiveValues(d.text)));
 const owners = new Map<string, Set<number>>();

@@ -62,6 +62,19 @@ try {
       db.close();
     }
   };
+  /** Bytes of the data-flow tables and their indexes (dbstat), after a checkpoint. */
+  const flowBytes = () => {
+    bytes();
+    const db = openDatabase(file, { readonly: true });
+    try {
+      return (db.prepare("SELECT COALESCE(SUM(pgsize), 0) AS n FROM dbstat WHERE name LIKE 'flow%' OR name LIKE 'sqlite_autoindex_flow%'").get() as { n: number }).n;
+    } catch {
+      return NaN;
+    } finally {
+      db.close();
+    }
+  };
+  let flowAtMinute = 0;
   const read = (n: number, session: number): Interaction =>
     InteractionSchema.parse({ agent: 'soak', session: `s${session}`, profile: {}, kind: 'tool_result', server: 'files', tool: 'read_file', content: [{ type: 'text', text: contents[n]! }] });
   let atMinute = 0;
@@ -71,25 +84,30 @@ try {
     await guard.pipeline.check(read(Math.floor(rand() * files), c % sessions));
     if (atMinute === 0 && c + 1 >= sessions * 60) {
       atMinute = bytes();
+      flowAtMinute = flowBytes();
       callsAtMinute = c + 1;
     }
     if ((c + 1) % 1000 === 0) process.stderr.write(`store-growth: ${c + 1}/${calls} calls\n`);
   }
   await guard.close();
   const db = openDatabase(file, { readonly: true });
-  const rows = (db.prepare('SELECT COUNT(*) AS n FROM flow_fingerprints').get() as { n: number }).n;
+  const rows = (db.prepare('SELECT COUNT(*) AS n FROM flow_prints').get() as { n: number }).n;
+  const reads = (db.prepare('SELECT COUNT(*) AS n FROM flow_reads').get() as { n: number }).n;
   // What an audit row holds: the mean bytes of each column (text as stored, numbers as their digits).
   const auditRows = (db.prepare('SELECT COUNT(*) AS n FROM audit').get() as { n: number }).n;
   const columns = db.prepare(`SELECT ${AUDIT_COLUMNS.map((c) => `avg(length(${c})) AS ${c}`).join(', ')} FROM audit`).get() as Record<string, number | null>;
   db.close();
   const end = bytes();
+  const flowEnd = flowBytes();
   console.log(`store growth: ${calls} private reads of ${files} files by ${sessions} sessions, one simulated second per ${sessions} calls`);
   console.log(`  first simulated minute: ${callsAtMinute} calls, ${(atMinute / 1024).toFixed(0)} KiB, ${(atMinute / Math.max(1, callsAtMinute) / 1024).toFixed(2)} KiB per call`);
   if (calls > callsAtMinute && callsAtMinute > 0) {
     console.log(`  after it: ${calls - callsAtMinute} calls, ${((end - atMinute) / 1024).toFixed(0)} KiB, ${((end - atMinute) / (calls - callsAtMinute) / 1024).toFixed(2)} KiB per call`);
   }
-  console.log(`  fingerprint rows at the end: ${rows}; largest tables: ${tables().map((t) => `${t.name} ${(t.bytes / 1024).toFixed(0)} KiB`).join(', ')}`);
-  if (calls > callsAtMinute && callsAtMinute > 0) console.log(`  bytes per call after the first minute: ${((end - atMinute) / (calls - callsAtMinute)).toFixed(0)} B (target ≤ 1024 B)`);
+  console.log(`  data flow at the end: ${reads} reads, ${rows} fingerprint rows; largest tables: ${tables().map((t) => `${t.name} ${(t.bytes / 1024).toFixed(0)} KiB`).join(', ')}`);
+  if (calls > callsAtMinute && callsAtMinute > 0) {
+    console.log(`  bytes per call after the first minute: ${((end - atMinute) / (calls - callsAtMinute)).toFixed(0)} B (target ≤ 1024 B), of which data flow ${((flowEnd - flowAtMinute) / (calls - callsAtMinute)).toFixed(0)} B (its tables: ${(flowAtMinute / 1024).toFixed(0)} KiB at the minute, ${(flowEnd / 1024).toFixed(0)} KiB at the end)`);
+  }
   const sizes = Object.entries(columns).filter(([, v]) => v !== null).sort((a, b) => b[1]! - a[1]!);
   console.log(`  audit rows: ${auditRows} (${(auditRows / calls).toFixed(2)} per call); mean bytes per column: ${sizes.map(([k, v]) => `${k} ${v!.toFixed(0)}`).join(', ')}; sum ${sizes.reduce((n, [, v]) => n + v!, 0).toFixed(0)} B`);
 } finally {

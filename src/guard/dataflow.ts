@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { contentText, stringLeaves } from '../core/fields.js';
 import { a2aAnswerServer, type CapabilityLabel, type FlowFacts, type FlowSource, type LabelOrigin } from '../core/flow.js';
 import type { Logger } from '../core/log.js';
@@ -8,12 +8,12 @@ import { decodeWhole, OUTGOING_READINGS, readingsOf } from '../core/text/reading
 import { KINDS } from '../core/kinds.js';
 import { argumentsOf, contentOf, serverOf, toolOf, type Decision, type Interaction } from '../core/types.js';
 import { describeSource } from '../detectors/flow.js';
-import type { FlowStore } from '../store/flow.js';
+import { originOf, SWEEP_BUDGET, type FlowStore } from '../store/flow.js';
 import { nameWords, type CapabilityMap } from './capabilities.js';
 import { Principals } from './principals.js';
 import { createCredentialHasher, CREDENTIAL_SINKS, CREDENTIAL_URI_PREFIX, credentialArgs, freeTextPieces, type CredentialArg } from './credentials.js';
 import { DataFlowOptionsSchema, type DataFlowOptions, type OptionsInput } from './options.js';
-import { readHashes, type ReadHashOptions } from './read-hashes.js';
+import { FORMS_MAX_CHARS, readHashes, type ReadHashOptions } from './read-hashes.js';
 
 /**
  * The guard's data-flow stage (docs/data-flow.md), two hooks around the four-part pipeline:
@@ -44,12 +44,14 @@ const ADDRESS_WORDS = new Set(['to', 'cc', 'bcc', 'recipient', 'recipients', 're
 /** Longest argument value taken for an address. */
 const MAX_ADDRESS = 256;
 
-/** Reads remembered as recently recorded, to skip storing the same read again (oldest forgotten first). */
+/** Reads remembered as recently stored or refreshed, to skip refreshing them again (oldest forgotten first). */
 const RECENT_READS = 4096;
 /** A re-read of the same data is stored again only after this long (at most a tenth of the TTL). */
 const REFRESH_MS = 60_000;
-/** Texts up to this many characters are keyed as they are, to find a recent read without fingerprinting them. */
-const TEXT_KEY_MAX_CHARS = 256 * 1024;
+/** Sweep expired reads at least this often while reads come in. */
+const SWEEP_EVERY_MS = 5_000;
+/** Names how a read's fingerprints are made (`digest`): change it when a change to `record` makes other fingerprints of the same text. */
+const READ_DIGEST_VERSION = 'quadguard/flow/read/v1';
 /** The numbers of all fields read together as char codes (the fields' other readings are read one by one). */
 const CHAR_CODES_ONLY = { ...OUTGOING_READINGS, rows: ['char-codes'] as const, depth: 1 };
 /** Normalised characters of what one identity sent through one field kept, to read pieces sent over many calls. */
@@ -67,8 +69,6 @@ export interface DataFlowDeps {
   logger: Logger;
   /** Whom each agent acts for and may share with (config `agents.<name>.principal`, `share_private_with`). */
   principals?: Principals;
-  /** Texts up to this many characters are keyed directly (`record`); 0 fingerprints every read (tests). */
-  textKeyMaxChars?: number;
   /**
    * The hashes of a private read computed off the event loop (the worker pool, for a long read), or undefined to
    * compute them here; the same list either way (read-hashes.ts).
@@ -89,14 +89,10 @@ export class DataFlowStage {
   private readonly credentialAgents = new Set<string>();
   private readonly now: () => number;
   private lastSweep = 0;
-  /** (identity, session, fingerprints) of reads stored recently → when; see `record`. */
-  private readonly recent = new Map<string, number>();
-  /**
-   * (identity, session, text) → the key of `recent` its fingerprints give. The fingerprints are a function of the
-   * text (under this stage's key and options), so a text seen before needs no fingerprinting to find its entry.
-   */
-  private readonly recentText = new Map<string, string>();
-  private readonly textKeyMax: number;
+  private sweeping = false;
+  /** (identity, origin, digest) of reads stored or refreshed recently → when; see `record`. */
+  private readonly held = new Map<string, number>();
+  private digester: Promise<(text: string) => string> | undefined;
   /**
    * Per identity: what it sent, per (destination, field, view), normalised and joined over calls (the last
    * TRAIL_CHARS characters, with when it was last added to). Private data sent in small pieces over many calls is
@@ -110,7 +106,6 @@ export class DataFlowStage {
   constructor(private readonly deps: DataFlowDeps) {
     this.options = DataFlowOptionsSchema.parse(deps.options ?? {});
     this.now = deps.now ?? Date.now;
-    this.textKeyMax = deps.textKeyMaxChars ?? TEXT_KEY_MAX_CHARS;
     this.principals = deps.principals ?? new Principals();
   }
 
@@ -343,29 +338,7 @@ export class DataFlowStage {
     const read = this.privateRead(i);
     if (!read) return;
     const text = decision.replacement ? contentText(decision.replacement) : contentText(contentOf(i));
-    const refresh = Math.min(REFRESH_MS, this.options.ttl_ms / 10);
-    // The same data read again by the same identity in the same session (an agent re-reading a file) is already
-    // stored: skip the write unless the stored copy has used up more than REFRESH_MS of its TTL. The fingerprints
-    // then expire at most that much before ttl_ms after the last read. A text seen before finds its entry without
-    // being fingerprinted again; the test is the same one on the same entry.
-    // The identity and session as one JSON array: self-delimiting, so no agent, session and text ever make another's key.
-    const who = JSON.stringify([read.agent, i.session]);
-    const textKey = text.length <= this.textKeyMax ? createHash('sha256').update(who).update(text).digest('base64') : undefined;
-    const known = textKey !== undefined ? this.recentText.get(textKey) : undefined;
-    if (known !== undefined) {
-      const storedAt = this.recent.get(known);
-      if (storedAt !== undefined && this.now() - storedAt < refresh) return;
-    }
-    // The text, and its forms a sender could turn it into to hide it, so the outgoing text as it is matches them;
-    // short distinctive values and lines, matched exactly (read-hashes.ts). A long read is hashed in the worker pool.
-    const offloaded = this.deps.readHashesOf ? await this.deps.readHashesOf(text, await this.deps.store.key(), this.options) : undefined;
-    const hashes = offloaded ?? readHashes(text, { fp: await this.fp(), valueHash: await this.valueHash() }, this.options.max_per_read);
-    if (hashes.length === 0) return;
     const now = this.now();
-    const key = createHash('sha256').update(who).update(hashes.join(',')).digest('base64');
-    if (textKey !== undefined) remember(this.recentText, textKey, key);
-    const storedAt = this.recent.get(key);
-    if (storedAt !== undefined && now - storedAt < refresh) return;
     const source: FlowSource = {
       id: decision.auditId ?? `flow-${randomUUID()}`,
       kind: i.kind,
@@ -378,12 +351,54 @@ export class DataFlowStage {
       // A received message is named by its sender.
       ...(i.kind === 'message' && i.sender !== undefined ? { uri: `agent:${i.sender}` } : {}),
     };
-    await this.deps.store.recordRead(read.agent, source, hashes, now + this.options.ttl_ms);
-    remember(this.recent, key, now);
-    if (now - this.lastSweep > 60_000) {
-      this.lastSweep = now;
-      await this.deps.store.sweep(now).catch((err: unknown) => this.deps.logger.warn({ err }, 'sweeping expired data-flow fingerprints failed'));
-    }
+    const expires = now + this.options.ttl_ms;
+    // The same text read again by the same identity from the same origin (an agent re-reading a file, in any
+    // session) is held already: its fingerprints are a function of the text, so it is not fingerprinted or stored
+    // again. Its one read row is refreshed (newest read's name, new expiry), and only once it has used up more than
+    // REFRESH_MS of its TTL: the data then expires at most that much before ttl_ms after the last read.
+    const digest = (await this.digest())(text);
+    const heldKey = JSON.stringify([read.agent, originOf(source), digest]);
+    const refreshedAt = this.held.get(heldKey);
+    if (refreshedAt !== undefined && now - refreshedAt < Math.min(REFRESH_MS, this.options.ttl_ms / 10)) return this.sweepSometimes(now, 0);
+    if (!(await this.deps.store.refresh(read.agent, source, digest, expires, now))) {
+      // The text, and its forms a sender could turn it into to hide it, so the outgoing text as it is matches them;
+      // short distinctive values and lines, matched exactly (read-hashes.ts). A long read is hashed in the worker pool.
+      const offloaded = this.deps.readHashesOf ? await this.deps.readHashesOf(text, await this.deps.store.key(), this.options) : undefined;
+      const hashes = offloaded ?? readHashes(text, { fp: await this.fp(), valueHash: await this.valueHash() }, this.options.max_per_read);
+      // A text with nothing to keep (too short) is remembered too: its re-reads need no store lookup either.
+      if (hashes.length > 0) await this.deps.store.recordRead(read.agent, source, hashes, expires, digest);
+      this.sweepSometimes(now, hashes.length);
+    } else this.sweepSometimes(now, 0);
+    remember(this.held, heldKey, now);
+  }
+
+  /**
+   * Keyed digest of a read's whole text, naming its content in the store: under the flow key and the options that
+   * decide its fingerprints (a store read with other options, or by a version that fingerprints otherwise, holds
+   * other digests), so equal digests mean equal fingerprints.
+   */
+  private digest(): Promise<(text: string) => string> {
+    this.digester ??= this.deps.store.key().then((key) => {
+      const k = createHmac('sha256', key).update(`${READ_DIGEST_VERSION}\0${JSON.stringify([this.options.k, this.options.window, this.options.max_per_read, FORMS_MAX_CHARS])}`).digest();
+      return (text: string) => `r:${createHmac('sha256', k).update(text).digest('base64')}`;
+    });
+    this.digester.catch(() => (this.digester = undefined));
+    return this.digester;
+  }
+
+  /**
+   * Expired reads swept as reads go: after a new read, at least as many fingerprints as it stored (so sweeping keeps
+   * up with recording); otherwise a bounded batch every SWEEP_EVERY_MS. In the background, one at a time: the answer
+   * does not wait for it, and a failure is logged (the next sweep takes it up).
+   */
+  private sweepSometimes(now: number, stored: number): void {
+    if (this.sweeping || (stored === 0 && now - this.lastSweep < SWEEP_EVERY_MS)) return;
+    this.lastSweep = now;
+    this.sweeping = true;
+    this.deps.store
+      .sweep(now, Math.max(SWEEP_BUDGET, stored))
+      .catch((err: unknown) => this.deps.logger.warn({ err }, 'sweeping expired data-flow fingerprints failed'))
+      .finally(() => (this.sweeping = false));
   }
 
   /**

@@ -1,23 +1,43 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import { FlowSourceSchema, type FlowSource } from '../core/flow.js';
 
 /**
- * The data-flow store (docs/data-flow.md): per identity, the reads of private data and the keyed-hash
- * fingerprints of what they returned, with a time to live. Never the data itself. Async so it can be implemented
- * over a networked database as well as over SQLite.
+ * The data-flow store (docs/data-flow.md): per identity, the reads of private data and the keyed-hash fingerprints of
+ * what they returned, with a time to live. Never the data itself. Async so it can be implemented over a networked
+ * database as well as over SQLite.
+ *
+ * A read is kept once per identity, origin and content: a `digest` of what was read (a keyed hash of the whole text,
+ * or of its fingerprints when none is given). Reading the same content from the same origin again refreshes that one
+ * row (its expiry and the newest read's name); its fingerprints are stored once and expire with it.
  */
 export interface FlowStore {
   /** The per-store key of the fingerprint hash (created on first use, 32 bytes). */
   key(): Promise<Buffer>;
-  /** Records a read by `agent` and its fingerprints; both expire at `expires` (ms since the epoch). */
-  recordRead(agent: string, source: FlowSource, fingerprints: readonly string[], expires: number): Promise<void>;
+  /**
+   * Records a read by `agent` and its fingerprints, until `expires` (ms since the epoch). `digest` names its content
+   * (default: a hash of the fingerprints): the same agent, origin and digest again only refreshes the read.
+   */
+  recordRead(agent: string, source: FlowSource, fingerprints: readonly string[], expires: number, digest?: string): Promise<void>;
+  /**
+   * When `agent` holds an unexpired read of `digest` from `source`'s origin: names it `source`, sets its expiry to
+   * `expires` and answers true (one row written, whatever its fingerprints). False when none is held: record it.
+   */
+  refresh(agent: string, source: FlowSource, digest: string, expires: number, now: number): Promise<boolean>;
   /** For each unexpired read of `agent` that shares fingerprints with `fingerprints`: the read and how many. */
   match(agent: string, fingerprints: readonly string[], now: number): Promise<FlowMatch[]>;
-  /** Deletes expired reads and fingerprints; returns how many reads went. */
-  sweep(now: number): Promise<number>;
+  /**
+   * Deletes reads that expired by `now`, oldest first, with their fingerprints: at most `budget` fingerprints' worth
+   * (and at least one read) per call, so a sweep's work is bounded. Returns how many reads went.
+   */
+  sweep(now: number, budget?: number): Promise<number>;
 }
+
+/** Fingerprints a sweep deletes at most by default (a few milliseconds of work). */
+export const SWEEP_BUDGET = 8192;
+/** Expired reads a sweep looks at per call. */
+const SWEEP_READS = 64;
 
 export interface FlowMatch {
   source: FlowSource;
@@ -56,12 +76,31 @@ export function matchesFromRows(rows: Iterable<unknown>, into = new Map<string, 
 }
 
 /**
- * What a fingerprint row is kept once per (with the identity and the hash): the server the data was read from, or
- * the URI naming where it came from (`agent:<sender>` for a message). A re-read from the same origin refreshes the
- * row; the same data from another origin gets its own, so data returned to one origin still matches the other.
+ * Where a read's data came from, part of what a read is kept once per (with the identity and the digest): the server
+ * it was read from, or the URI naming where it came from (`agent:<sender>` for a message). The same data from two
+ * origins is kept under each, so data returned to one origin still matches the other.
  */
 export function originOf(source: FlowSource): string {
   return source.server ?? source.uri ?? '';
+}
+
+/** The digest of a read given without one: its distinct fingerprints, sorted and hashed (so the same set gives the same digest). */
+export function printsDigest(fingerprints: readonly string[]): string {
+  const h = createHash('sha256');
+  for (const f of [...new Set(fingerprints)].sort()) h.update(f).update(',');
+  return `p:${h.digest('base64')}`;
+}
+
+/** A read's fingerprints as its row keeps them, for the sweep to delete them by key (no index from read to fingerprint). */
+export function printList(fingerprints: readonly string[]): string {
+  const unique = [...new Set(fingerprints)];
+  if (unique.some((f) => f.includes(','))) throw new RangeError('a data-flow fingerprint must not contain a comma');
+  return unique.join(',');
+}
+
+/** A read's row values beside its fingerprints, in the column order both engines' INSERT use. */
+export function readRow(agent: string, source: FlowSource, digest: string, expires: number): unknown[] {
+  return [agent, originOf(source), digest, source.id, source.session, source.kind, source.server ?? null, source.tool ?? null, source.uri ?? null, source.at, expires];
 }
 
 /** SQLite lookups are batched so a query stays under SQLite's bound-parameter limit; batch sizes are bucketed
@@ -69,35 +108,61 @@ export function originOf(source: FlowSource): string {
 const BUCKETS = [8, 64, 500] as const;
 const BATCH = 500;
 
+/** A match's row: the read (named by its newest source) and one fingerprint it shares. */
+const MATCH_COLUMNS = 'r.source AS id, r.session, r.kind, r.server, r.tool, r.uri, r.at, p.hash';
+export const READ_COLUMNS = 'agent, origin, digest, source, session, kind, server, tool, uri, at, expires';
+
 export class SqliteFlowStore implements FlowStore {
   private cachedKey: Buffer | undefined;
   private readonly keyGet: Database.Statement<[], { key: Buffer } | undefined>;
   private readonly keyPut: Database.Statement;
-  private readonly sourcePut: Database.Statement;
-  private readonly fpPut: Database.Statement;
-  private readonly sweepSources: Database.Statement;
-  private readonly sweepFps: Database.Statement;
+  private readonly readPut: Database.Statement<unknown[], { id: number }>;
+  private readonly printPut: Database.Statement;
+  private readonly refreshStmt: Database.Statement;
+  private readonly expiredReads: Database.Statement<[number, number], { id: number; prints: string }>;
+  private readonly readDelete: Database.Statement;
+  private readonly printDelete: Database.Statement;
   private readonly matchStmts = new Map<number, Database.Statement>();
-  private readonly recordTx: (agent: string, source: FlowSource, fingerprints: readonly string[], expires: number) => void;
+  private readonly recordTx: (agent: string, source: FlowSource, fingerprints: readonly string[], expires: number, digest: string) => void;
+  private readonly sweepTx: (now: number, budget: number) => number;
 
   /** `seedKey`: the key to take when the store has none yet (see `StoreOptions.flowKey`); default random. */
   constructor(private readonly db: Database.Database, private readonly seedKey?: Buffer) {
     if (seedKey !== undefined && seedKey.length !== 32) throw new RangeError(`the data-flow key must be 32 bytes, got ${seedKey.length}`);
     this.keyGet = db.prepare('SELECT key FROM flow_key WHERE id = 1');
     this.keyPut = db.prepare('INSERT OR IGNORE INTO flow_key (id, key) VALUES (1, ?)');
-    this.sourcePut = db.prepare(
-      'INSERT OR REPLACE INTO flow_sources (id, agent, session, kind, server, tool, uri, at, expires) VALUES (@id, @agent, @session, @kind, @server, @tool, @uri, @at, @expires)',
+    // A read of content already held (even expired, not yet swept: its fingerprints are the same) takes the newest
+    // read's name and expiry; its fingerprints are already there.
+    this.readPut = db.prepare(
+      `INSERT INTO flow_reads (${READ_COLUMNS}, prints) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (agent, origin, digest) DO UPDATE SET source = excluded.source, session = excluded.session, kind = excluded.kind,
+         server = excluded.server, tool = excluded.tool, uri = excluded.uri, at = excluded.at, expires = excluded.expires RETURNING id`,
     );
-    this.fpPut = db.prepare(
-      'INSERT INTO flow_fingerprints (agent, hash, origin, source, expires) VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent, hash, origin) DO UPDATE SET source = excluded.source, expires = excluded.expires',
+    this.printPut = db.prepare('INSERT OR IGNORE INTO flow_prints (hash, read) VALUES (?, ?)');
+    this.refreshStmt = db.prepare(
+      'UPDATE flow_reads SET source = ?, session = ?, kind = ?, server = ?, tool = ?, uri = ?, at = ?, expires = ? WHERE agent = ? AND origin = ? AND digest = ? AND expires > ?',
     );
-    this.sweepFps = db.prepare('DELETE FROM flow_fingerprints WHERE expires <= ?');
-    this.sweepSources = db.prepare('DELETE FROM flow_sources WHERE expires <= ?');
+    this.expiredReads = db.prepare('SELECT id, prints FROM flow_reads WHERE expires <= ? ORDER BY expires LIMIT ?');
+    this.readDelete = db.prepare('DELETE FROM flow_reads WHERE id = ?');
+    this.printDelete = db.prepare('DELETE FROM flow_prints WHERE hash = ? AND read = ?');
     // Built once: wrapping a new function in a transaction on every read cost more than a fingerprint's insert.
-    this.recordTx = db.transaction((agent: string, source: FlowSource, fingerprints: readonly string[], expires: number) => {
-      this.sourcePut.run({ id: source.id, agent, session: source.session, kind: source.kind, server: source.server ?? null, tool: source.tool ?? null, uri: source.uri ?? null, at: source.at, expires });
-      const origin = originOf(source);
-      for (const h of fingerprints) this.fpPut.run(agent, h, origin, source.id, expires);
+    this.recordTx = db.transaction((agent: string, source: FlowSource, fingerprints: readonly string[], expires: number, digest: string) => {
+      const list = printList(fingerprints);
+      const { id } = this.readPut.get(...readRow(agent, source, digest, expires), list)!;
+      for (const h of list.split(',')) if (h !== '') this.printPut.run(h, id);
+    });
+    this.sweepTx = db.transaction((now: number, budget: number) => {
+      let left = budget;
+      let gone = 0;
+      for (const r of this.expiredReads.all(now, SWEEP_READS)) {
+        const prints = r.prints === '' ? [] : r.prints.split(',');
+        if (gone > 0 && prints.length > left) break;
+        for (const h of prints) this.printDelete.run(h, r.id);
+        this.readDelete.run(r.id);
+        left -= prints.length;
+        gone++;
+      }
+      return gone;
     });
   }
 
@@ -112,16 +177,21 @@ export class SqliteFlowStore implements FlowStore {
     return this.cachedKey;
   }
 
-  async recordRead(agent: string, source: FlowSource, fingerprints: readonly string[], expires: number): Promise<void> {
-    this.recordTx(agent, source, fingerprints, expires);
+  async recordRead(agent: string, source: FlowSource, fingerprints: readonly string[], expires: number, digest?: string): Promise<void> {
+    this.recordTx(agent, source, fingerprints, expires, digest ?? printsDigest(fingerprints));
+  }
+
+  async refresh(agent: string, source: FlowSource, digest: string, expires: number, now: number): Promise<boolean> {
+    const r = this.refreshStmt.run(source.id, source.session, source.kind, source.server ?? null, source.tool ?? null, source.uri ?? null, source.at, expires, agent, originOf(source), digest, now);
+    return r.changes > 0;
   }
 
   private matchStmt(n: number): Database.Statement {
     let s = this.matchStmts.get(n);
     if (!s) {
       s = this.db.prepare(
-        `SELECT s.id, s.session, s.kind, s.server, s.tool, s.uri, s.at, f.hash FROM flow_fingerprints f JOIN flow_sources s ON s.id = f.source
-         WHERE f.agent = ? AND f.expires > ? AND f.hash IN (${Array(n).fill('?').join(',')})`,
+        `SELECT ${MATCH_COLUMNS} FROM flow_prints p JOIN flow_reads r ON r.id = p.read
+         WHERE p.hash IN (${Array(n).fill('?').join(',')}) AND r.agent = ? AND r.expires > ?`,
       );
       this.matchStmts.set(n, s);
     }
@@ -135,15 +205,12 @@ export class SqliteFlowStore implements FlowStore {
       const batch = unique.slice(at, at + BATCH);
       const size: number = BUCKETS.find((b) => b >= batch.length) ?? BATCH;
       while (batch.length < size) batch.push(batch[0]!);
-      matchesFromRows(this.matchStmt(size).all(agent, now, ...batch), bySource);
+      matchesFromRows(this.matchStmt(size).all(...batch, agent, now), bySource);
     }
     return [...bySource.values()];
   }
 
-  async sweep(now: number): Promise<number> {
-    return this.db.transaction(() => {
-      this.sweepFps.run(now);
-      return this.sweepSources.run(now).changes;
-    })();
+  async sweep(now: number, budget = SWEEP_BUDGET): Promise<number> {
+    return this.sweepTx(now, budget);
   }
 }

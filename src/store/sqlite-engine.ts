@@ -55,9 +55,10 @@ export function sqliteGuardStore(store: Store): GuardStore {
   const { flow } = store;
   const f: FlowStore = {
     key: () => c('flow.key', () => flow.key()),
-    recordRead: (agent, source, fingerprints, expires) => c('flow.recordRead', () => flow.recordRead(agent, source, fingerprints, expires)),
+    recordRead: (agent, source, fingerprints, expires, digest) => c('flow.recordRead', () => flow.recordRead(agent, source, fingerprints, expires, digest)),
+    refresh: (agent, source, digest, expires, now) => c('flow.refresh', () => flow.refresh(agent, source, digest, expires, now)),
     match: (agent, fingerprints, now) => c('flow.match', () => flow.match(agent, fingerprints, now)),
-    sweep: (now) => c('flow.sweep', () => flow.sweep(now)),
+    sweep: (now, budget) => c('flow.sweep', () => flow.sweep(now, budget)),
   };
   const a: AuditApi = {
     append: (e) => c('audit.append', () => audit.appendDecision(e)),

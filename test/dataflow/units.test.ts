@@ -154,29 +154,34 @@ describe('the data-flow stage and store', () => {
     store.close();
   });
 
-  it('stores a re-read of the same data once per refresh interval, and again after it', async () => {
+  it('stores a re-read of the same data once, and refreshes its one row once per refresh interval', async () => {
     const store = openStore(':memory:');
     let now = 5_000_000;
     const caps = new CapabilityMap({ tools: [{ match: ['*__read_email'], labels: ['private_source'] }, { match: ['*__send_email'], labels: ['external_send'] }], unlabelled: [] });
     let writes = 0;
+    let refreshes = 0;
     const counting = Object.assign(Object.create(store.flow) as typeof store.flow, {
       recordRead: (...a: Parameters<typeof store.flow.recordRead>) => {
         writes++;
         return store.flow.recordRead(...a);
       },
+      refresh: async (...a: Parameters<typeof store.flow.refresh>) => {
+        const held = await store.flow.refresh(...a);
+        if (held) refreshes++;
+        return held;
+      },
     });
     const stage = new DataFlowStage({ store: counting, capabilities: caps, options: { ttl_ms: 3_600_000 }, now: () => now, logger: silentLogger() });
-    const sources = () => writes;
     await stage.record(await stage.inspect(read('a', TEXT)), allow('1'));
     await stage.record(await stage.inspect(read('a', TEXT)), allow('2'));
-    expect(sources()).toBe(1);
+    expect([writes, refreshes]).toEqual([1, 0]);
     // Another identity, or other data, is stored at once.
     await stage.record(await stage.inspect(read('b', TEXT)), allow('3'));
     await stage.record(await stage.inspect(read('a', `${TEXT} And the second paragraph of the letter says more.`)), allow('4'));
-    expect(sources()).toBe(3);
+    expect([writes, refreshes]).toEqual([3, 0]);
     now += 60_001;
     await stage.record(await stage.inspect(read('a', TEXT)), allow('5'));
-    expect(sources()).toBe(4);
+    expect([writes, refreshes]).toEqual([3, 1]);
     expect((await stage.inspect(send('a', TEXT))).flow?.leak?.source.id).toBe('5');
     store.close();
   });

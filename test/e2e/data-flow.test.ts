@@ -145,7 +145,7 @@ describe('e2e: private data leaving by any route is denied (data flow, default b
   it('stores fingerprints, never the data, and `tools list` shows labels and their origin', async () => {
     const db = openDatabase(store, { readonly: true });
     try {
-      const rows = JSON.stringify([...db.prepare('SELECT * FROM flow_fingerprints').all(), ...db.prepare('SELECT * FROM flow_sources').all()]);
+      const rows = JSON.stringify([...db.prepare('SELECT * FROM flow_prints').all(), ...db.prepare('SELECT * FROM flow_reads').all()]);
       expect(rows.length).toBeGreaterThan(100);
       expect(rows.toLowerCase()).not.toMatch(/nightingale|borealis|whitfield/);
     } finally {
