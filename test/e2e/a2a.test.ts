@@ -270,7 +270,7 @@ describe('e2e: the A2A proxy', () => {
     const store = openStore(join(sb.dir, 'state.db'));
     try {
       const rows = [...store.audit.iterate(1)];
-      const answer = rows.find((r) => `${r.id}-${r.hash.slice(0, 8)}` === quoted);
+      const answer = rows.find((r) => r.auditId === quoted);
       expect(answer).toMatchObject({ agent: 'erin', kind: 'tool_result', server: 'a2a:helper', tool: 'SendMessage', decision: 'deny' });
       expect(rows.some((r) => r.agent === 'carol' && r.kind === 'message' && r.decision === 'deny')).toBe(true);
       expect(rows.some((r) => r.agent === 'alice' && r.kind === 'message' && r.decision === 'allow')).toBe(true);

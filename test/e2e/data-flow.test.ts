@@ -105,7 +105,7 @@ describe('e2e: private data leaving by any route is denied (data flow, default b
       const res = await a.call(r.tool, r.args);
       expect(res.isError, `${r.route} was allowed: ${text(res)}`).toBe(true);
       expect(metaDecision(res)?.rules, r.route).toContain('no-read-then-exfiltrate');
-      expect(text(res), r.route).toMatch(/data came from mail__read_email \(audit \d+/);
+      expect(text(res), r.route).toMatch(/data came from mail__read_email \(audit (\d+-|j[0-9a-f]{12}\.)/);
       expect(r.arrived(), `${r.route}: the data arrived`).toBe(false);
       expect(outbox()).toBe(before.outbox);
       expect(outside()).toBe(before.outside);

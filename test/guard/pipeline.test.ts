@@ -35,7 +35,7 @@ describe('guard pipeline on the default book (paper case studies, A.3)', () => {
       interaction({ kind: 'tool_call', server: 'web', tool: 'search', arguments: { query: 'history of money laundering laws in the EU' } }),
     );
     expect(d.decision).toBe('allow');
-    expect(d.auditId).toMatch(/^\d+-[0-9a-f]{8}$/);
+    expect(d.auditId).toMatch(/^(\d+-[0-9a-f]{8}|j[0-9a-f]{12}\.[0-9a-z]+)$/);
   });
 
   it('denies an inter-agent message asking to ignore previous instructions', async () => {

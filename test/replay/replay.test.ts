@@ -102,7 +102,7 @@ describe('quadguard replay', () => {
     const run = (...extra: string[]) => spawnSync(process.execPath, ['--import', 'tsx', cli, 'replay', '--audit', db, '--policy', book, ...extra], { encoding: 'utf8', timeout: 60_000 });
     const r = run('--fail-on-change');
     expect(r.stdout).toMatch(/changed 1 \(allow→deny 1, deny→allow 0\)/);
-    expect(r.stdout).toMatch(/allow → deny:\n {2}1-[0-9a-f]{8} +tool_call +a +files__delete_file +allow\[-\] → deny\[no-delete-outside-sandbox\]/);
+    expect(r.stdout).toMatch(/allow → deny:\n {2}(1-[0-9a-f]{8}|j[0-9a-f]{12}\.1) +tool_call +a +files__delete_file +allow\[-\] → deny\[no-delete-outside-sandbox\]/);
     expect(r.stdout).toMatch(/masked — not re-decidable for secret rules/);
     expect(r.status).toBe(1);
     expect(run().status).toBe(0);
