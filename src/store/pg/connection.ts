@@ -150,6 +150,14 @@ export class PgDb {
       throw this.fail(err);
     }
     let broken = false;
+    // A connection cut while checked out between two statements (the server stopped, the backend terminated)
+    // emits 'error' on the client, which the pool listens for only while it is idle: unheard, it would end the
+    // process. The next statement fails and says so; the connection is not reused.
+    const onError = (err: Error) => {
+      broken = true;
+      this.lost(err);
+    };
+    client.on('error', onError);
     try {
       const out = await run(client);
       this.ok();
@@ -169,6 +177,7 @@ export class PgDb {
       if (err instanceof StoreError) throw err;
       throw this.fail(err);
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   }
