@@ -185,9 +185,6 @@ function strongestPerSignal(findings: Finding[]): Finding[] {
 let lastScored: { text: string; key: string; channel: InjectionChannel; result: InjectionScore } | undefined;
 const KEEP_UNTIL_NEXT_CHECK = 64 * 1024;
 
-/** Scores computed ahead of the check under way (`scoreAhead`, in a worker thread), taken instead of scoring again. */
-const ahead: Array<{ text: string; key: string; channel: InjectionChannel; result: InjectionScore }> = [];
-
 /** The cache key of a signal set. */
 export function signalsKeyOf(enabled: ReadonlySet<InjectionSignal>): string {
   return [...enabled].sort().join(',');
@@ -198,21 +195,7 @@ export function channelOf(kind: Interaction['kind']): InjectionChannel {
   return KINDS[kind].reads_as;
 }
 
-/**
- * Hands the detector a score computed elsewhere for `text` (by the same `scoreInjection`, in a worker thread);
- * returns the function that takes it back, called when the check is over.
- */
-export function provideScore(text: string, enabled: ReadonlySet<InjectionSignal>, channel: InjectionChannel, result: InjectionScore): () => void {
-  const entry = { text, key: signalsKeyOf(enabled), channel, result };
-  ahead.push(entry);
-  return () => {
-    const at = ahead.indexOf(entry);
-    if (at >= 0) ahead.splice(at, 1);
-  };
-}
-
 function scoreOnce(text: string, enabled: ReadonlySet<InjectionSignal>, key: string, channel: InjectionChannel): InjectionScore {
-  for (const e of ahead) if (e.key === key && e.channel === channel && e.text === text) return e.result;
   if (lastScored && lastScored.text === text && lastScored.key === key && lastScored.channel === channel) return lastScored.result;
   const result = scoreInjection(text, enabled, 0, channel);
   const entry = { text, key, channel, result };
