@@ -32,10 +32,23 @@ describe('red team: side channels over stdio (classes 1, 3, 14)', () => {
   const store = join(sb.dir, 'state.db');
   let client: Client;
   const logs: string[] = [];
+  /** What the proxy wrote to this client, in order, as read: progress values and `answer <id>`. */
+  const wire: string[] = [];
 
   beforeAll(async () => {
     const cfg = writeConfig(sb.dir, { servers: { side: sideServer(outbox) }, policy: join(ROOT, 'policies', 'default'), store, guard: { watcher: { quarantine: false } } });
-    client = (await connectStdio(cfg)).client;
+    const connected = await connectStdio(cfg);
+    client = connected.client;
+    // Recorded as read, before the SDK handles it: the SDK client runs notification handlers a microtask after a
+    // response read in the same chunk, so it drops a call's last progress when both arrive together (directly
+    // connected too). What the proxy forwards, and in which order, is what this file tests.
+    const handle = connected.transport.onmessage;
+    connected.transport.onmessage = (m) => {
+      const msg = m as { method?: string; params?: { progress?: number }; id?: unknown; result?: unknown };
+      if (msg.method === 'notifications/progress') wire.push(String(msg.params?.progress));
+      else if (msg.id !== undefined && msg.result !== undefined) wire.push(`answer ${String(msg.id)}`);
+      handle?.(m);
+    };
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(JSON.stringify(n.params)));
   }, 60_000);
   afterAll(async () => {
@@ -126,9 +139,15 @@ describe('red team: side channels over stdio (classes 1, 3, 14)', () => {
 
   it('class 14: progress of a long call reaches the client', async () => {
     const seen: number[] = [];
+    wire.length = 0;
     const r = await client.callTool({ name: 'slow_count', arguments: { steps: 3 } }, undefined, { onprogress: (p) => void seen.push(p.progress) });
     expect(textOf(r as CallToolResult)).toBe('counted 3');
-    expect(seen).toEqual([1, 2, 3]);
+    // Every step's progress, then the answer; the SDK's handler got at least the steps not read with the answer.
+    expect(wire.slice(0, 3)).toEqual(['1', '2', '3']);
+    expect(wire).toHaveLength(4);
+    expect(wire[3]).toMatch(/^answer /);
+    expect(seen).toEqual([1, 2, 3].slice(0, seen.length));
+    expect(seen.length).toBeGreaterThanOrEqual(2);
   }, 30_000);
 });
 
