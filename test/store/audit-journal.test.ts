@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AUDIT_COLUMNS } from '../../src/store/audit-row.js';
 import { journalDir } from '../../src/store/audit-journal.js';
 import { openStore, RawAuditRowSchema } from '../../src/store/index.js';
+import { waitFor } from '../support/proxy-harness.js';
 import { entry, tempDir } from './helpers.js';
 
 let t: ReturnType<typeof tempDir>;
@@ -145,14 +146,19 @@ describe('audit journal (SQLite)', () => {
     expect(existsSync(new URL(mod)), 'run `npm run build` first').toBe(true);
     openStore(t.file).close();
     // Each process answers 300 decisions, letting its group commits run between them, while the others commit theirs.
+    // They start together (each says it is ready, then waits for the go file), so their rows interleave however
+    // loaded the machine is.
     const script = `const { openStore } = await import(${JSON.stringify(mod)});
+      const { existsSync, writeFileSync } = await import('node:fs');
       const s = openStore(process.argv[1], undefined, { auditJournal: true });
+      writeFileSync(process.argv[1] + '.ready-' + process.argv[2], '');
+      while (!existsSync(process.argv[1] + '.go')) await new Promise((r) => setTimeout(r, 5));
       const out = [];
       for (let i = 0; i < 300; i++) {
         const decision = i % 3 === 0 ? 'deny' : 'allow';
         const a = s.audit.appendDecision({ agent: process.argv[2], session: 's', kind: 'message', payload: process.argv[2] + '-' + i, decision });
         out.push(a.auditId + ' ' + process.argv[2] + '-' + i + ' ' + decision);
-        if (i % 7 === 0) await new Promise((r) => setImmediate(r));
+        if (i % 7 === 0) await new Promise((r) => setTimeout(r, 1));
         if (i % 50 === 0) s.audit.append({ agent: process.argv[2], kind: 'admin', decision: 'allow', rationale: 'direct ' + i });
       }
       s.close();
@@ -164,7 +170,10 @@ describe('audit journal (SQLite)', () => {
         child.stdout.on('data', (d: Buffer) => (text += d.toString()));
         child.on('exit', (code) => (code === 0 ? res(text) : rej(new Error(`child ${agent} exited ${code}`))));
       });
-    const answered = (await Promise.all([run('p1'), run('p2'), run('p3')])).flatMap((t) => t.split('\n'));
+    const runs = [run('p1'), run('p2'), run('p3')];
+    await waitFor(() => ['p1', 'p2', 'p3'].every((a) => existsSync(`${t.file}.ready-${a}`)), 40_000);
+    writeFileSync(`${t.file}.go`, '');
+    const answered = (await Promise.all(runs)).flatMap((t) => t.split('\n'));
     expect(answered).toHaveLength(900);
     const s = openStore(t.file);
     try {
