@@ -13,29 +13,21 @@ import {
 } from './audit-schema.js';
 import { recordInteraction, ROW_NAME_CAP, rowName, type InteractionRecord } from './audit-interaction.js';
 import { maskPrefix, maskSecretKeys, schemaCredentialKeysOf } from './redact.js';
+import { PREVIEW_CAP } from './audit-columns.js';
+
+export { AUDIT_COLUMNS } from './audit-columns.js';
 
 /**
  * An audit row as both engines build, hash and store it: the columns of a new row from an entry (`auditFields`),
- * the chain hash (`rowHash`), the one list of columns every INSERT names (`AUDIT_COLUMNS`), and the parser of a
- * stored row.
+ * the chain hash (`rowHash`) and the parser of a row read back (the columns and how they are stored:
+ * audit-columns.ts).
  */
 
 /** Size caps: a row stays small whatever passes through the proxy. */
-const CAP = { preview: 240, rationale: 2000, uri: 1000, name: ROW_NAME_CAP, witness: 8000, list: 100 } as const;
-
-/** The columns of the audit table in the order every engine's INSERT names them (the one list). */
-export const AUDIT_COLUMNS = [
-  'id', 'ts', 'agent', 'session', 'kind', 'server', 'tool', 'uri', 'recipient', 'digest', 'preview', 'size', 'decision',
-  'rules', 'flagged', 'witness', 'threat', 'rationale', 'elapsed_ms', 'policy_hash', 'source', 'llm', 'prev_hash', 'hash', 'mac', 'ref',
-] as const satisfies readonly (keyof RawAuditRow)[];
+const CAP = { preview: PREVIEW_CAP, rationale: 2000, uri: 1000, name: ROW_NAME_CAP, witness: 8000, list: 100 } as const;
 
 /** The columns of a new row that the entry decides: all but the id, the chain hashes and the MAC. */
 export type AuditFields = Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash' | 'mac' | 'ref'> & { ref?: string | null };
-
-/** A row's values in `AUDIT_COLUMNS` order (positional parameters: binding 25 named ones costs more than the insert). */
-export function rowValues(row: RawAuditRow): unknown[] {
-  return AUDIT_COLUMNS.map((c) => row[c] ?? null);
-}
 
 /** The columns of a new row (all but id, the chain hashes and the MAC), and its interaction record: shared by both engines. */
 export function auditFields(entry: AuditEntry): { fields: AuditFields; rec: InteractionRecord | undefined } {

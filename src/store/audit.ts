@@ -5,7 +5,8 @@ import { formatAuditId, parseAuditId, type AuditEntry, type AuditRow, type RawAu
 import { bodyDigest, type InteractionRecord } from './audit-interaction.js';
 import { anchorMac, HeadAnchor, macEqual, rowMac, type AuditKey } from './audit-key.js';
 import { ChainWalker, GENESIS_HASH, type RetentionAnchor, type VerifyOptions, type VerifyResult } from './audit-chain.js';
-import { AUDIT_COLUMNS, auditFields, parseRow, rowHash, rowValues, type AuditFields } from './audit-row.js';
+import { auditFields, parseRow, rowHash, type AuditFields } from './audit-row.js';
+import { auditInsert, auditSelect, readStored, storedValues } from './audit-columns.js';
 import { liveJournals, type AuditJournal, type JournalRow, type LinkedJournalRow } from './audit-journal.js';
 
 export * from './audit-schema.js';
@@ -48,6 +49,10 @@ export class AuditLog {
   private readonly hashById: Database.Statement<[number], { hash: string }>;
   private readonly byRef: Database.Statement<[string], unknown>;
   private readonly refHeld: Database.Statement<[string], { one: number }>;
+  private readonly bookByHash: Database.Statement<[string], { id: number }>;
+  private readonly insertBook: Database.Statement<[string]>;
+  /** Book ids by policy hash, known in the current write transaction (cleared when one starts: a rollback loses them). */
+  private readonly books = new Map<string, number>();
   private readonly commitTx: Database.Transaction<(rows: Array<JournalRow | LinkedJournalRow>, own: boolean) => LinkResult>;
   private journal: AuditJournal | undefined;
   private hooks: { onFault: (err: unknown, pending: number) => void } | undefined;
@@ -68,24 +73,27 @@ export class AuditLog {
       `SELECT (SELECT id FROM audit ORDER BY id DESC LIMIT 1) AS id, (SELECT hash FROM audit ORDER BY id DESC LIMIT 1) AS hash,
         (SELECT seq FROM sqlite_sequence WHERE name = 'audit') AS seq`,
     );
-    this.insert = db.prepare(`INSERT INTO audit (${AUDIT_COLUMNS.join(', ')}) VALUES (${AUDIT_COLUMNS.map(() => '?').join(', ')})`);
+    this.insert = db.prepare(auditInsert(() => '?'));
+    this.bookByHash = db.prepare('SELECT id FROM audit_book WHERE hash = ?');
+    this.insertBook = db.prepare('INSERT INTO audit_book (hash) VALUES (?)');
     this.firstKeyed = db.prepare('SELECT id FROM audit WHERE mac IS NOT NULL ORDER BY id LIMIT 1');
     this.count = db.prepare('SELECT count(*) AS n FROM audit');
     this.anchor = key?.headFile
       ? new HeadAnchor(key, (last) => ({ ...last, rows: this.count.get()?.n ?? 0, keyedSince: this.firstKeyed.get()?.id ?? last.id, ts: 0 }), HEAD_INTERVAL_MS)
       : undefined;
-    this.byId = db.prepare('SELECT * FROM audit WHERE id = ?');
-    this.page = db.prepare('SELECT * FROM audit WHERE id > ? ORDER BY id LIMIT ?');
-    this.tailStmt = db.prepare('SELECT * FROM (SELECT * FROM audit ORDER BY id DESC LIMIT ?) ORDER BY id');
+    this.byId = db.prepare(auditSelect('WHERE a.id = ?'));
+    this.page = db.prepare(auditSelect('WHERE a.id > ? ORDER BY a.id LIMIT ?'));
+    this.tailStmt = db.prepare(`SELECT * FROM (${auditSelect('ORDER BY a.id DESC LIMIT ?')}) ORDER BY id`);
     this.insertInteraction = db.prepare('INSERT INTO audit_interaction (id, body, masked, truncated, body_digest) VALUES (?, NULL, ?, ?, ?)');
     this.insertBody = db.prepare('INSERT OR IGNORE INTO audit_body (digest, body) VALUES (?, ?)');
     this.interactionById = db.prepare(
       'SELECT coalesce(i.body, b.body) AS body, i.masked, i.truncated FROM audit_interaction i LEFT JOIN audit_body b ON b.digest = i.body_digest WHERE i.id = ?',
     );
     this.hashById = db.prepare('SELECT hash FROM audit WHERE id = ?');
-    this.byRef = db.prepare('SELECT * FROM audit WHERE ref = ?');
+    this.byRef = db.prepare(auditSelect('WHERE a.ref = ?'));
     this.refHeld = db.prepare('SELECT 1 AS one FROM audit WHERE ref = ?');
     const tx = db.transaction((fields: AuditFields, rec?: InteractionRecord) => {
+      this.books.clear();
       // A mutation's row (quarantine, release, approvals) follows the journals' rows: they were answered first.
       this.commitPending();
       this.absorbLiveJournals();
@@ -106,12 +114,20 @@ export class AuditLog {
   }
 
   private insertRow(row: RawAuditRow, rec: InteractionRecord | undefined): void {
-    this.insert.run(rowValues(row));
+    this.insert.run(storedValues(row, rec, row.policy_hash === null ? null : this.bookOf(row.policy_hash)));
     if (rec) {
       const digest = rec.body !== null ? bodyDigest(rec.body) : null;
       if (digest !== null) this.insertBody.run(digest, rec.body);
       this.insertInteraction.run(row.id, rec.masked ? 1 : 0, rec.truncated ? 1 : 0, digest);
     }
+  }
+
+  /** The id of the book with this policy hash in `audit_book`, added when new (inside the caller's write transaction). */
+  private bookOf(hash: string): number {
+    let id = this.books.get(hash) ?? this.bookByHash.get(hash)?.id;
+    id ??= Number(this.insertBook.run(hash).lastInsertRowid);
+    this.books.set(hash, id);
+    return id;
   }
 
   /**
@@ -125,6 +141,7 @@ export class AuditLog {
   private link(rows: Array<JournalRow | LinkedJournalRow>, own: boolean): LinkResult {
     let forged = 0;
     let last: { id: number; hash: string } | undefined;
+    this.books.clear();
     let head = this.head.get();
     for (const j of rows) {
       let row: RawAuditRow;
@@ -287,7 +304,7 @@ export class AuditLog {
     if (!ref) throw new StoreError('store_invalid_id', `not an audit id: ${String(id)} (expected 42 or 42-3fa9c1d2)`);
     const raw = 'ref' in ref ? this.byRef.get(ref.ref) : this.byId.get(ref.id);
     if (raw === undefined) return undefined;
-    const row = parseRow(raw);
+    const row = parseRow(readStored(raw));
     if ('hashPrefix' in ref && ref.hashPrefix && !row.hash.startsWith(ref.hashPrefix)) return undefined;
     return row;
   }
@@ -306,7 +323,7 @@ export class AuditLog {
   /** The last `n` rows, oldest first. */
   tail(n: number): AuditRow[] {
     this.settle();
-    return this.tailStmt.all(Math.max(0, Math.floor(n))).map(parseRow);
+    return this.tailStmt.all(Math.max(0, Math.floor(n))).map((raw) => parseRow(readStored(raw)));
   }
 
   /** Every row with id ≥ `fromId`, in id order, read in pages so the connection is never held between steps. */
@@ -418,7 +435,7 @@ export class AuditLog {
     let after = afterId;
     for (;;) {
       const page = this.page.all(after, PAGE);
-      for (const raw of page) yield raw;
+      for (const raw of page) yield readStored(raw);
       if (page.length < PAGE) return;
       after = (page[page.length - 1] as { id: number }).id;
     }

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GENESIS_HASH, rowHash, type RawAuditRow } from '../../src/store/index.js';
+import { auditSelect, readStored } from '../../src/store/audit-columns.js';
 // The built CLI, spawned as a user would run it (`npm test` builds first).
 import { CLI } from '../support/proxy-harness.js';
 import { backends, warmUp } from '../store/backends.js';
@@ -64,7 +65,7 @@ describe.each(list)('store commands on $name', (b) => {
 
     it('reports a full rewrite with recomputed hashes, and a truncated tail with a rewound sequence', async () => {
       let prev = GENESIS_HASH;
-      for (const raw of (await b.raw(store, 'SELECT * FROM audit ORDER BY id')) as RawAuditRow[]) {
+      for (const raw of (await b.raw(store, auditSelect('ORDER BY a.id'))).map(readStored) as RawAuditRow[]) {
         const row = { ...raw, id: Number(raw.id), ts: Number(raw.ts), size: raw.size === null ? null : Number(raw.size) };
         const { hash: _h, mac: _m, ...rest } = { ...row, rationale: 'nothing happened', prev_hash: prev };
         prev = rowHash(rest);

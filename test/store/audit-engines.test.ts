@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { StoreError } from '../../src/core/errors.js';
 import { makeDecision } from '../../src/core/types.js';
 import { auditEntryFor, GENESIS_HASH, parseAuditId, rowHash, type GuardStore, type RawAuditRow } from '../../src/store/index.js';
+import { auditSelect, readStored } from '../../src/store/audit-columns.js';
+import { auditFields } from '../../src/store/audit-row.js';
 import { backends, warmUp, type Backend } from './backends.js';
 import { entry } from './helpers.js';
 
@@ -76,7 +78,7 @@ describe.each(list)('audit log ($name)', (b: Backend) => {
 
   it('names the next row when an edited row had its hash recomputed', async () => {
     const loc = await fill(5);
-    const row = (await b.raw(loc, 'SELECT * FROM audit WHERE id = 3'))[0] as RawAuditRow;
+    const row = readStored((await b.raw(loc, auditSelect('WHERE a.id = 3')))[0]) as RawAuditRow;
     const { hash: _old, mac: _mac, ...rest } = { ...row, id: Number(row.id), ts: Number(row.ts), size: row.size === null ? null : Number(row.size), decision: 'allow' };
     await b.attack(loc, `UPDATE audit SET decision = 'allow', hash = '${rowHash(rest)}' WHERE id = 3`);
     // The keyed chain names the row itself (its MAC no longer matches), on both engines.
@@ -85,7 +87,7 @@ describe.each(list)('audit log ($name)', (b: Backend) => {
 
   it('names the first row of a full rewrite with recomputed hashes and no MACs', async () => {
     const loc = await fill(4);
-    const rows = (await b.raw(loc, 'SELECT * FROM audit ORDER BY id')) as RawAuditRow[];
+    const rows = (await b.raw(loc, auditSelect('ORDER BY a.id'))).map(readStored) as RawAuditRow[];
     let prev = GENESIS_HASH;
     for (const row of rows) {
       const fixed = { ...row, id: Number(row.id), ts: Number(row.ts), size: row.size === null ? null : Number(row.size) };
@@ -245,6 +247,75 @@ describe.each(list)('audit log ($name)', (b: Backend) => {
     expect(await s.audit.interaction(id)).toMatchObject({ masked: false, truncated: false });
     await expect(s.audit.append({ ...auditEntryFor(i, d), agent: '' })).rejects.toThrow(/store_invalid_entry|agent/);
     await s.close();
+  });
+
+  describe('slim rows: the book stored once, the preview read from the recorded body', () => {
+    const decided = (book: string, rationale = 'ok') =>
+      makeDecision({ decision: 'allow', rationale, policy: { name: 'default', version: '1', hash: book } });
+    const call = (args: Record<string, unknown>) => ({ kind: 'tool_call', agent: 'a', session: 's', profile: {}, server: 'fs', tool: 'read_file', arguments: args }) as const;
+    const BOOK_A = 'a'.repeat(64);
+    const BOOK_B = 'b'.repeat(64);
+    /** Per-engine SQL that lifts a side table's append-only trigger (the attacker with database access). */
+    const dropTrigger = (table: string) => (b.name === 'sqlite' ? `DROP TRIGGER ${table}_no_update` : `DROP TRIGGER ${table}_no_update ON ${table}`);
+
+    async function written(): Promise<{ loc: string; entries: ReturnType<typeof auditEntryFor>[] }> {
+      const loc = await b.fresh();
+      const s = await b.open(loc);
+      const entries = [
+        auditEntryFor(call({ path: '/data/report.txt' }), decided(BOOK_A)),
+        auditEntryFor(call({ path: '/data/notes.txt', lines: 20 }), decided(BOOK_A)),
+        // A body too long to parse on every read keeps its preview in the row.
+        auditEntryFor(call({ path: '/data/long.txt', text: 'lorem ipsum '.repeat(1000) }), decided(BOOK_A)),
+        // Masked as one text, the row's preview hides more than the body's strings masked one by one: it stays.
+        auditEntryFor(call({ a: 'postgres://user:', b: 'pass@host/db' }), decided(BOOK_A)),
+        auditEntryFor(call({ path: '/data/report.txt' }), decided(BOOK_B)),
+      ];
+      for (const e of entries) await s.audit.append(e);
+      await s.close();
+      return { loc, entries };
+    }
+
+    it('stores the policy hash once per book and the preview only where the body does not give it; reads them as written', async () => {
+      const { loc, entries } = await written();
+      const raw = (await b.raw(loc, 'SELECT id, preview, policy_hash, book FROM audit ORDER BY id')) as Array<{ preview: string | null; policy_hash: string | null; book: unknown }>;
+      expect(raw.map((r) => r.policy_hash)).toEqual([null, null, null, null, null]);
+      expect(raw.map((r) => r.preview === null)).toEqual([true, true, false, false, true]);
+      expect(raw[3]!.preview).toMatch(/REDACTED/);
+      expect(new Set(raw.map((r) => Number(r.book))).size).toBe(2);
+      expect(await b.raw(loc, 'SELECT hash FROM audit_book ORDER BY id')).toEqual([{ hash: BOOK_A }, { hash: BOOK_B }]);
+      const s = await b.open(loc, { mustExist: true });
+      for (const [n, e] of entries.entries()) {
+        const row = (await s.audit.get(n + 1))!;
+        // What an operator reads (audit show, tail, export, the live view) is what the row was written with.
+        expect({ preview: row.preview, policyHash: row.policyHash }).toEqual({ preview: auditFields(e).fields.preview, policyHash: auditFields(e).fields.policy_hash });
+      }
+      expect((await s.audit.tail(5)).map((r) => r.preview)).toEqual(entries.map((e) => auditFields(e).fields.preview));
+      expect(await s.audit.verify()).toMatchObject({ ok: true, rows: 5 });
+      await s.close();
+    });
+
+    it('verifies rows in the earlier layout (hash and preview in the row) beside the slim ones', async () => {
+      const { loc, entries } = await written();
+      const f = auditFields(entries[0]!).fields;
+      await b.attack(loc, `UPDATE audit SET policy_hash = '${BOOK_A}', book = NULL, preview = '${f.preview!.replaceAll("'", "''")}' WHERE id = 1`);
+      expect(await verify(loc)).toMatchObject({ ok: true, rows: 5 });
+    });
+
+    it('names the row whose book, book id or recorded body was changed', async () => {
+      const first = await written();
+      await b.attack(first.loc, 'UPDATE audit SET book = (SELECT max(id) FROM audit_book) WHERE id = 2');
+      expect((await verify(first.loc)).firstBad).toEqual({ id: 2, reason: expect.stringMatching(/hash mismatch/) });
+
+      const second = await written();
+      await b.attack(second.loc, dropTrigger('audit_book'));
+      await b.attack(second.loc, `UPDATE audit_book SET hash = '${'c'.repeat(64)}' WHERE hash = '${BOOK_A}'`);
+      expect((await verify(second.loc)).firstBad).toEqual({ id: 1, reason: expect.stringMatching(/hash mismatch/) });
+
+      const third = await written();
+      await b.attack(third.loc, dropTrigger('audit_body'));
+      await b.attack(third.loc, `UPDATE audit_body SET body = replace(body, 'notes.txt', 'other.txt')`);
+      expect((await verify(third.loc)).firstBad).toEqual({ id: 2, reason: expect.stringMatching(/hash mismatch/) });
+    });
   });
 
   describe('retention (audit prune)', () => {

@@ -4,6 +4,7 @@ import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { sharedAuditKey } from '../../src/store/audit-key.js';
 import { GENESIS_HASH, openGuardStore, rowHash, type RawAuditRow } from '../../src/store/index.js';
+import { auditSelect, readStored } from '../../src/store/audit-columns.js';
 import { backends, warmUp } from './backends.js';
 import { entry, tempDir } from './helpers.js';
 
@@ -55,7 +56,7 @@ describe('keyed audit chain on PostgreSQL', () => {
     const s = await pgBackend.open(loc);
     for (let i = 1; i <= 3; i++) await s.audit.append(entry(i));
     await s.close();
-    const rows = (await pgBackend.raw(loc, 'SELECT * FROM audit ORDER BY id')) as RawAuditRow[];
+    const rows = (await pgBackend.raw(loc, auditSelect('ORDER BY a.id'))).map(readStored) as RawAuditRow[];
     let prev = GENESIS_HASH;
     for (const raw of rows) {
       const row = { ...raw, id: Number(raw.id), ts: Number(raw.ts), size: raw.size === null ? null : Number(raw.size) };

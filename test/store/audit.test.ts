@@ -3,6 +3,7 @@ import { openDatabase } from '../../src/store/sqlite.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../../src/core/errors.js';
 import { makeDecision } from '../../src/core/types.js';
+import { auditSelect, readStored } from '../../src/store/audit-columns.js';
 import { auditEntryFor, GENESIS_HASH, openStore, parseAuditId, rowHash, type RawAuditRow } from '../../src/store/index.js';
 import { entry, tempDir } from './helpers.js';
 
@@ -88,7 +89,8 @@ describe('audit log', () => {
     fill(5);
     const raw = openDatabase(t.file);
     raw.exec('DROP TRIGGER audit_no_update');
-    const row = raw.prepare('SELECT * FROM audit WHERE id = 3').get() as RawAuditRow;
+    // Read as the store reads it (audit-columns.ts: the book's hash, a preview kept in the body), as an attacker would.
+    const row = readStored(raw.prepare(auditSelect('WHERE a.id = 3')).get()) as RawAuditRow;
     const { hash: _old, ...rest } = { ...row, decision: 'allow' };
     raw.prepare('UPDATE audit SET decision = ?, hash = ? WHERE id = 3').run('allow', rowHash(rest));
     raw.close();
@@ -107,7 +109,7 @@ describe('audit log', () => {
     const raw = openDatabase(t.file);
     raw.exec('DROP TRIGGER audit_no_update');
     let prev = GENESIS_HASH;
-    for (const row of raw.prepare('SELECT * FROM audit ORDER BY id').all() as RawAuditRow[]) {
+    for (const row of raw.prepare(auditSelect('ORDER BY a.id')).all().map(readStored) as RawAuditRow[]) {
       const { hash: _old, mac: _mac, ...rest } = { ...row, agent: 'mallory', prev_hash: prev };
       prev = rowHash(rest);
       raw.prepare('UPDATE audit SET agent = ?, prev_hash = ?, hash = ? WHERE id = ?').run('mallory', rest.prev_hash, prev, row.id);

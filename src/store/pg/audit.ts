@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { StoreError } from '../../core/errors.js';
 import { ChainWalker, type RetentionAnchor, type VerifyOptions, type VerifyResult } from '../audit-chain.js';
-import { AUDIT_COLUMNS, auditFields, parseRow, rowHash, rowValues } from '../audit-row.js';
+import { auditFields, parseRow, rowHash } from '../audit-row.js';
+import { auditInsert, auditSelect, readStored, STORED_COLUMNS, storedValues } from '../audit-columns.js';
 import { anchorMac, dbHeadMac, HeadAnchor, macEqual, readHead, rowMac, type AuditKey } from '../audit-key.js';
 import { formatAuditId, parseAuditId, type AuditEntry, type AuditRow } from '../audit-schema.js';
 import { bodyDigest, type InteractionRecord } from '../audit-interaction.js';
@@ -10,16 +11,19 @@ import { inline, type PgDb, type Query } from './connection.js';
 import { AUDIT_CHANNEL } from './notify.js';
 
 const PAGE = 500;
-const PLACEHOLDERS = AUDIT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
-const N = AUDIT_COLUMNS.length;
+const N = STORED_COLUMNS.length;
 /** The parameter number of the row's chain hash (the head row takes it). */
-const HASH_PARAM = AUDIT_COLUMNS.indexOf('hash') + 1;
+const HASH_PARAM = STORED_COLUMNS.indexOf('hash') + 1;
+/** The parameter number of the row's book: its policy hash, which the statement resolves to the book's id. */
+const BOOK_PARAM = STORED_COLUMNS.indexOf('book') + 1;
 /**
- * One statement writes the row, its interaction and the new chain head (a data-modifying CTE), so an append is
- * two round trips: BEGIN + lock of the head, then this with COMMIT. It notifies `quadguard_audit` with the row's id
- * (delivered at commit, to the live views that LISTEN: pg/notify.ts).
+ * One statement writes the row (naming its book, added when new), its interaction and the new chain head (a
+ * data-modifying CTE), so an append is two round trips: BEGIN + lock of the head, then this with COMMIT. It notifies
+ * `quadguard_audit` with the row's id (delivered at commit, to the live views that LISTEN: pg/notify.ts).
  */
-const INSERT = `WITH a AS (INSERT INTO audit (${AUDIT_COLUMNS.join(', ')}) VALUES (${PLACEHOLDERS}) RETURNING id),
+const INSERT = `WITH k0 AS (INSERT INTO audit_book (hash) SELECT $${BOOK_PARAM}::text WHERE $${BOOK_PARAM}::text IS NOT NULL ON CONFLICT (hash) DO NOTHING RETURNING id),
+  k AS (SELECT id FROM k0 UNION ALL SELECT id FROM audit_book WHERE hash = $${BOOK_PARAM}::text),
+  a AS (${auditInsert((c, n) => (c === 'book' ? '(SELECT id FROM k LIMIT 1)' : `$${n + 1}`))} RETURNING id),
   b AS (INSERT INTO audit_body (digest, body) SELECT $${N + 6}::text, $${N + 2}::text WHERE $${N + 6}::text IS NOT NULL ON CONFLICT (digest) DO NOTHING),
   i AS (INSERT INTO audit_interaction (id, body, masked, truncated, body_digest) SELECT id, NULL, $${N + 3}::int, $${N + 4}::int, $${N + 6}::text FROM a WHERE $${N + 1}::boolean),
   h AS (UPDATE audit_head SET id = $1::bigint, hash = $${HASH_PARAM}::text, mac = $${N + 5}::text WHERE one)
@@ -168,7 +172,7 @@ export class PgAuditLog implements AuditApi {
     const id = Number(head.id) + 1;
     const row = { id, ...fields, prev_hash: head.hash };
     const hash = rowHash(row);
-    const params = rowValues({ ...row, llm: fields.llm ?? null, ref: fields.ref ?? null, hash, mac: this.key ? rowMac(this.key, hash) : null });
+    const params = storedValues({ ...row, llm: fields.llm ?? null, ref: fields.ref ?? null, hash, mac: this.key ? rowMac(this.key, hash) : null }, rec, row.policy_hash);
     const body = rec?.body ?? null;
     params.push(rec !== undefined, body, rec?.masked ? 1 : 0, rec?.truncated ? 1 : 0, this.key ? dbHeadMac(this.key, id, hash) : null, body !== null ? bodyDigest(body) : null);
     return { id, hash, params };
@@ -181,9 +185,9 @@ export class PgAuditLog implements AuditApi {
   async get(id: number | string): Promise<AuditRow | undefined> {
     const ref = typeof id === 'number' ? { id } : parseAuditId(id);
     if (!ref) throw new StoreError('store_invalid_id', `not an audit id: ${String(id)} (expected 42 or 42-3fa9c1d2)`);
-    const r = 'ref' in ref ? await this.db.query('SELECT * FROM audit WHERE ref = $1', [ref.ref]) : await this.db.query('SELECT * FROM audit WHERE id = $1', [ref.id]);
+    const r = 'ref' in ref ? await this.db.query(auditSelect('WHERE a.ref = $1'), [ref.ref]) : await this.db.query(auditSelect('WHERE a.id = $1'), [ref.id]);
     if (r.rows.length === 0) return undefined;
-    const row = parseRow(r.rows[0]);
+    const row = parseRow(readStored(r.rows[0]));
     if ('hashPrefix' in ref && ref.hashPrefix && !row.hash.startsWith(ref.hashPrefix)) return undefined;
     return row;
   }
@@ -198,8 +202,8 @@ export class PgAuditLog implements AuditApi {
   }
 
   async tail(n: number): Promise<AuditRow[]> {
-    const r = await this.db.query('SELECT * FROM (SELECT * FROM audit ORDER BY id DESC LIMIT $1) t ORDER BY id', [Math.max(0, Math.floor(n))]);
-    return r.rows.map(parseRow);
+    const r = await this.db.query(`SELECT * FROM (${auditSelect('ORDER BY a.id DESC LIMIT $1')}) t ORDER BY id`, [Math.max(0, Math.floor(n))]);
+    return r.rows.map((raw) => parseRow(readStored(raw)));
   }
 
   async *iterate(fromId = 1): AsyncGenerator<AuditRow> {
@@ -263,8 +267,8 @@ export class PgAuditLog implements AuditApi {
         const cut = firstKept.id !== null ? Number(firstKept.id) - 1 : Number(last.id ?? 0);
         if (cut <= (current?.id ?? 0)) return { dropped: 0, anchor: current };
         if (exportTo) {
-          const rows = await q('SELECT * FROM audit WHERE id > $1 AND id <= $2 ORDER BY id', [current?.id ?? 0, cut]);
-          for (const raw of rows.rows) exportTo(parseRow(raw));
+          const rows = await q(auditSelect('WHERE a.id > $1 AND a.id <= $2 ORDER BY a.id'), [current?.id ?? 0, cut]);
+          for (const raw of rows.rows) exportTo(parseRow(readStored(raw)));
         }
         const hash = ((await q('SELECT hash FROM audit WHERE id = $1', [cut])).rows[0] as { hash: string }).hash;
         const n = Number(((await q('SELECT count(*) AS n FROM audit WHERE id <= $1', [cut])).rows[0] as { n: string }).n);
@@ -303,8 +307,8 @@ export class PgAuditLog implements AuditApi {
   private async *rawPages(afterId: number): AsyncGenerator<unknown> {
     let after = afterId;
     for (;;) {
-      const page = (await this.db.query('SELECT * FROM audit WHERE id > $1 ORDER BY id LIMIT $2', [after, PAGE])).rows;
-      for (const raw of page) yield raw;
+      const page = (await this.db.query(auditSelect('WHERE a.id > $1 ORDER BY a.id LIMIT $2'), [after, PAGE])).rows;
+      for (const raw of page) yield readStored(raw);
       if (page.length < PAGE) return;
       after = (page[page.length - 1] as { id: number }).id;
     }
