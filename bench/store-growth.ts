@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { openDatabase, pragma } from '../src/store/sqlite.js';
 import { InteractionSchema, type Interaction } from '../src/core/types.js';
 import { buildGuard } from '../src/guard/build.js';
-import { AUDIT_COLUMNS } from '../src/store/audit-row.js';
+import { STORED_COLUMNS } from '../src/store/audit-columns.js';
 import { ROOT } from './common.js';
 
 const { values } = parseArgs({ options: { calls: { type: 'string', default: '3000' }, sessions: { type: 'string', default: '16' }, files: { type: 'string', default: '40' } } });
@@ -93,9 +93,10 @@ try {
   const db = openDatabase(file, { readonly: true });
   const rows = (db.prepare('SELECT COUNT(*) AS n FROM flow_prints').get() as { n: number }).n;
   const reads = (db.prepare('SELECT COUNT(*) AS n FROM flow_reads').get() as { n: number }).n;
-  // What an audit row holds: the mean bytes of each column (text as stored, numbers as their digits).
+  // What an audit row holds: the mean bytes of each stored column over every row (text as stored, numbers as their
+  // digits, null as 0).
   const auditRows = (db.prepare('SELECT COUNT(*) AS n FROM audit').get() as { n: number }).n;
-  const columns = db.prepare(`SELECT ${AUDIT_COLUMNS.map((c) => `avg(length(${c})) AS ${c}`).join(', ')} FROM audit`).get() as Record<string, number | null>;
+  const columns = db.prepare(`SELECT ${STORED_COLUMNS.map((c) => `sum(coalesce(length(${c}), 0)) * 1.0 / max(count(*), 1) AS ${c}`).join(', ')} FROM audit`).get() as Record<string, number | null>;
   db.close();
   const end = bytes();
   const flowEnd = flowBytes();
@@ -108,7 +109,7 @@ try {
   if (calls > callsAtMinute && callsAtMinute > 0) {
     console.log(`  bytes per call after the first minute: ${((end - atMinute) / (calls - callsAtMinute)).toFixed(0)} B (target ≤ 1024 B), of which data flow ${((flowEnd - flowAtMinute) / (calls - callsAtMinute)).toFixed(0)} B (its tables: ${(flowAtMinute / 1024).toFixed(0)} KiB at the minute, ${(flowEnd / 1024).toFixed(0)} KiB at the end)`);
   }
-  const sizes = Object.entries(columns).filter(([, v]) => v !== null).sort((a, b) => b[1]! - a[1]!);
+  const sizes = Object.entries(columns).filter(([, v]) => v !== null && v > 0).sort((a, b) => b[1]! - a[1]!);
   console.log(`  audit rows: ${auditRows} (${(auditRows / calls).toFixed(2)} per call); mean bytes per column: ${sizes.map(([k, v]) => `${k} ${v!.toFixed(0)}`).join(', ')}; sum ${sizes.reduce((n, [, v]) => n + v!, 0).toFixed(0)} B`);
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,5 @@
 import { canonicalJson } from '../core/canonical.js';
 import type { RawAuditRow } from './audit-schema.js';
-import type { InteractionRecord } from './audit-interaction.js';
 
 /**
  * The audit table's columns, written once: the columns a row is hashed and read with (`AUDIT_COLUMNS`), how they are
@@ -12,7 +11,9 @@ import type { InteractionRecord } from './audit-interaction.js';
  * - `preview` is stored as null when the recorded interaction's body gives the same text (`previewOfBody`); a row
  *   whose `digest` is set and whose `preview` is null reads its preview from its body. Rows written before always
  *   had a preview with a digest, so the rule names only rows written this way.
- * Every read (`audit show`, `tail`, export, the live view, `audit verify`) goes through `AUDIT_SELECT` and
+ * - The recorded interaction's body (`audit_body`, stored once per content) is stored without the session the row
+ *   holds (`storedBody`), so the same read recorded in many sessions is one body; `recordedBody` puts it back.
+ * Every read (`audit show`, `tail`, export, the live view, `audit verify`) goes through `auditSelect` and
  * `readStored`, so the row read and hashed is the row as it was written: an edited book, body or `book` id breaks
  * that row's hash as an edited column would.
  */
@@ -55,10 +56,10 @@ export function auditInsert(value: (column: (typeof STORED_COLUMNS)[number], n: 
 /**
  * A row's values in `STORED_COLUMNS` order: the policy hash replaced by `book` when the row has one (its id in
  * `audit_book`; on PostgreSQL the policy hash itself, which the INSERT resolves to the id), the preview left out
- * when `rec`'s body gives the same one.
+ * when the stored body (`storedBody`) gives the same one.
  */
-export function storedValues(row: RawAuditRow, rec: InteractionRecord | undefined, book: number | string | null): unknown[] {
-  const preview = row.preview !== null && row.digest !== null && rec?.body != null && previewOfBody(rec.body) === row.preview ? null : row.preview;
+export function storedValues(row: RawAuditRow, body: string | null, book: number | string | null): unknown[] {
+  const preview = row.preview !== null && row.digest !== null && body !== null && previewOfBody(body) === row.preview ? null : row.preview;
   const values: unknown[] = [];
   for (const c of AUDIT_COLUMNS) {
     values.push(c === 'preview' ? preview : c === 'policy_hash' && book !== null ? null : (row[c] ?? null));
@@ -96,4 +97,48 @@ export function previewOfBody(body: string): string | undefined {
   if (payload === undefined || payload === null) return undefined;
   const text = typeof payload === 'string' ? payload : canonicalJson(payload);
   return text.length > PREVIEW_CAP ? `${text.slice(0, PREVIEW_CAP)}…` : text;
+}
+
+/** The SQL of a row's recorded interaction with the row's session (`recordedBody` needs it); `param`: the row id's. */
+export function interactionSelect(param: string): string {
+  return `SELECT coalesce(i.body, b.body) AS body, i.masked, i.truncated, a.session FROM audit_interaction i
+    JOIN audit a ON a.id = i.id LEFT JOIN audit_body b ON b.digest = i.body_digest WHERE i.id = ${param}`;
+}
+
+/**
+ * A recorded body as stored: without its `session` member when it is the row's (the body is then the same for every
+ * session that recorded the same interaction, and `audit_body` keeps it once). Bodies are written by
+ * `recordInteraction` with `kind`, `agent`, `session` first; any other body is stored as it is.
+ */
+export function storedBody(body: string, session: string): string {
+  const at = afterAgent(body);
+  if (at < 0) return body;
+  const member = `,"session":${JSON.stringify(session)}`;
+  const next = body[at + member.length];
+  return body.startsWith(member, at) && (next === ',' || next === '}') ? body.slice(0, at) + body.slice(at + member.length) : body;
+}
+
+/** The body as recorded, from its stored form and the row's session (a body that kept its session is returned as is). */
+export function recordedBody(stored: string, session: string): string {
+  const at = afterAgent(stored);
+  if (at < 0 || stored.startsWith(',"session":', at)) return stored;
+  return `${stored.slice(0, at)},"session":${JSON.stringify(session)}${stored.slice(at)}`;
+}
+
+/** The index just after `{"kind":<string>,"agent":<string>` at the start of a body, or -1. */
+function afterAgent(body: string): number {
+  if (!body.startsWith('{"kind":"')) return -1;
+  const kindEnd = endOfString(body, 8);
+  if (kindEnd < 0 || !body.startsWith(',"agent":"', kindEnd)) return -1;
+  return endOfString(body, kindEnd + 9);
+}
+
+/** The index after the JSON string literal that opens at `start` (a '"'), or -1 when it does not close. */
+function endOfString(s: string, start: number): number {
+  for (let i = start + 1; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x5c) i++;
+    else if (c === 0x22) return i + 1;
+  }
+  return -1;
 }

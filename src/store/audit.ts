@@ -6,7 +6,7 @@ import { bodyDigest, type InteractionRecord } from './audit-interaction.js';
 import { anchorMac, HeadAnchor, macEqual, rowMac, type AuditKey } from './audit-key.js';
 import { ChainWalker, GENESIS_HASH, type RetentionAnchor, type VerifyOptions, type VerifyResult } from './audit-chain.js';
 import { auditFields, parseRow, rowHash, type AuditFields } from './audit-row.js';
-import { auditInsert, auditSelect, readStored, storedValues } from './audit-columns.js';
+import { auditInsert, auditSelect, interactionSelect, readStored, recordedBody, storedBody, storedValues } from './audit-columns.js';
 import { liveJournals, type AuditJournal, type JournalRow, type LinkedJournalRow } from './audit-journal.js';
 
 export * from './audit-schema.js';
@@ -41,7 +41,7 @@ export class AuditLog {
   private readonly tailStmt: Database.Statement<[number], unknown>;
   private readonly insertInteraction: Database.Statement;
   private readonly insertBody: Database.Statement;
-  private readonly interactionById: Database.Statement<[number], { body: string | null; masked: number; truncated: number }>;
+  private readonly interactionById: Database.Statement<[number], { body: string | null; masked: number; truncated: number; session: string }>;
   private readonly appendTx: (row: AuditFields, rec?: InteractionRecord) => { id: number; hash: string };
   private readonly firstKeyed: Database.Statement<[], { id: number }>;
   private readonly count: Database.Statement<[], { n: number }>;
@@ -86,9 +86,7 @@ export class AuditLog {
     this.tailStmt = db.prepare(`SELECT * FROM (${auditSelect('ORDER BY a.id DESC LIMIT ?')}) ORDER BY id`);
     this.insertInteraction = db.prepare('INSERT INTO audit_interaction (id, body, masked, truncated, body_digest) VALUES (?, NULL, ?, ?, ?)');
     this.insertBody = db.prepare('INSERT OR IGNORE INTO audit_body (digest, body) VALUES (?, ?)');
-    this.interactionById = db.prepare(
-      'SELECT coalesce(i.body, b.body) AS body, i.masked, i.truncated FROM audit_interaction i LEFT JOIN audit_body b ON b.digest = i.body_digest WHERE i.id = ?',
-    );
+    this.interactionById = db.prepare(interactionSelect('?'));
     this.hashById = db.prepare('SELECT hash FROM audit WHERE id = ?');
     this.byRef = db.prepare(auditSelect('WHERE a.ref = ?'));
     this.refHeld = db.prepare('SELECT 1 AS one FROM audit WHERE ref = ?');
@@ -114,10 +112,11 @@ export class AuditLog {
   }
 
   private insertRow(row: RawAuditRow, rec: InteractionRecord | undefined): void {
-    this.insert.run(storedValues(row, rec, row.policy_hash === null ? null : this.bookOf(row.policy_hash)));
+    const body = rec?.body == null ? null : storedBody(rec.body, row.session);
+    this.insert.run(storedValues(row, body, row.policy_hash === null ? null : this.bookOf(row.policy_hash)));
     if (rec) {
-      const digest = rec.body !== null ? bodyDigest(rec.body) : null;
-      if (digest !== null) this.insertBody.run(digest, rec.body);
+      const digest = body !== null ? bodyDigest(body) : null;
+      if (digest !== null) this.insertBody.run(digest, body);
       this.insertInteraction.run(row.id, rec.masked ? 1 : 0, rec.truncated ? 1 : 0, digest);
     }
   }
@@ -317,7 +316,7 @@ export class AuditLog {
   interaction(id: number): InteractionRecord | undefined {
     this.settle();
     const r = this.interactionById.get(id);
-    return r === undefined ? undefined : { body: r.body, masked: r.masked === 1, truncated: r.truncated === 1 };
+    return r === undefined ? undefined : { body: r.body === null ? null : recordedBody(r.body, r.session), masked: r.masked === 1, truncated: r.truncated === 1 };
   }
 
   /** The last `n` rows, oldest first. */

@@ -6,6 +6,7 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { auditSelect, readStored } from '../../src/store/audit-columns.js';
 import { openDatabase } from '../../src/store/sqlite.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectHttp, runCli } from '../../src/cli/demos/kit.js';
@@ -64,7 +65,9 @@ describe('audit journal under kill -9 (serve --http, SQLite)', () => {
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
     const db = openDatabase(store, { readonly: true });
     try {
-      const previews = (db.prepare("SELECT preview FROM audit WHERE kind = 'message'").all() as Array<{ preview: string }>).map((r) => r.preview).join('\n');
+      // Read as the store reads a row (a preview left out of the row is read from its recorded body).
+      const rows = db.prepare(auditSelect("WHERE a.kind = 'message'")).all().map(readStored) as Array<{ preview: string }>;
+      const previews = rows.map((r) => r.preview).join('\n');
       const missing = answered.filter((m) => !previews.includes(`${m}:`));
       expect(missing, `answered but not in the audit (of ${answered.length})`).toEqual([]);
     } finally {

@@ -9,6 +9,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectHttp, runCli } from '../../src/cli/demos/kit.js';
+import { auditSelect, readStored } from '../../src/store/audit-columns.js';
 import { openDatabase } from '../../src/store/sqlite.js';
 import { makeSandbox, ROOT, server, spawnHttpProxy, waitFor, writeConfig, type HttpProxy } from '../support/proxy-harness.js';
 import { messageVerdict } from './helpers.js';
@@ -100,13 +101,15 @@ describe('audit journal: several proxies on one SQLite store, kill -9 of one mid
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
     const db = openDatabase(store, { readonly: true });
     try {
-      const byRef = db.prepare('SELECT decision, preview FROM audit WHERE ref = ?');
+      // Rows read as the store reads them (a preview left out of the row is read from its recorded body).
+      const byRefStmt = db.prepare(auditSelect('WHERE a.ref = ?'));
+      const byRef = { get: (ref: string) => ((r) => (r === undefined ? undefined : readStored(r)))(byRefStmt.get(ref)) };
       const wrong = denied
         .map((a) => ({ a, row: byRef.get(a.auditId!) as { decision: string; preview: string } | undefined }))
         .filter(({ a, row }) => row === undefined || row.decision !== 'deny' || !row.preview.includes(`${a.marker}:`))
         .map(({ a, row }) => `${a.auditId} (${a.marker}) -> ${row === undefined ? 'no row' : `${row.decision} ${row.preview.slice(0, 40)}`}`);
       expect(wrong, `denials whose audit id names another row or none (of ${denied.length})`).toEqual([]);
-      const rows = db.prepare("SELECT decision, preview FROM audit WHERE kind = 'message'").all() as Array<{ decision: string; preview: string }>;
+      const rows = db.prepare(auditSelect("WHERE a.kind = 'message'")).all().map(readStored) as Array<{ decision: string; preview: string }>;
       const logged = new Map(rows.map((r) => [/(m\d+x\d+x\d+x\d+):/.exec(r.preview)?.[1], r.decision]));
       const missing = answers.filter((a) => logged.get(a.marker) !== a.decision).map((a) => a.marker);
       expect(missing, `answered but not in the audit with that decision (of ${answers.length})`).toEqual([]);

@@ -9,6 +9,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { auditSelect, readStored } from '../../src/store/audit-columns.js';
 import { openDatabase } from '../../src/store/sqlite.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -37,7 +38,8 @@ const received = (): Root[][] =>
 const audited = (): Array<{ kind: string; decision: string; rules: string; preview: string | null }> => {
   const db = openDatabase(store, { readonly: true });
   try {
-    return db.prepare("SELECT kind, decision, rules, preview FROM audit WHERE kind = 'roots_result' ORDER BY id").all() as never;
+    // Read as the store reads a row (a preview left out of the row is read from its recorded body).
+    return db.prepare(auditSelect("WHERE a.kind = 'roots_result' ORDER BY a.id")).all().map(readStored) as never;
   } finally {
     db.close();
   }

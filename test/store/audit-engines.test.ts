@@ -5,6 +5,7 @@ import { makeDecision } from '../../src/core/types.js';
 import { auditEntryFor, GENESIS_HASH, parseAuditId, rowHash, type GuardStore, type RawAuditRow } from '../../src/store/index.js';
 import { auditSelect, readStored } from '../../src/store/audit-columns.js';
 import { auditFields } from '../../src/store/audit-row.js';
+import { recordInteraction } from '../../src/store/audit-interaction.js';
 import { backends, warmUp, type Backend } from './backends.js';
 import { entry } from './helpers.js';
 
@@ -291,6 +292,20 @@ describe.each(list)('audit log ($name)', (b: Backend) => {
       }
       expect((await s.audit.tail(5)).map((r) => r.preview)).toEqual(entries.map((e) => auditFields(e).fields.preview));
       expect(await s.audit.verify()).toMatchObject({ ok: true, rows: 5 });
+      await s.close();
+    });
+
+    it('keeps one body for the same interaction recorded in several sessions, and gives each its own back', async () => {
+      const loc = await b.fresh();
+      const s = await b.open(loc);
+      const sessions = ['s1', 'session "two" \\ é', 's3'];
+      const read = (session: string) => ({ kind: 'tool_result', agent: 'a', session, profile: {}, server: 'fs', tool: 'read_file', content: [{ type: 'text', text: 'quarterly figures' }] }) as const;
+      for (const session of sessions) await s.audit.append(auditEntryFor(read(session), decided(BOOK_A)));
+      expect(await b.raw(loc, 'SELECT count(*) AS n FROM audit_body')).toEqual([{ n: b.name === 'sqlite' ? 1 : '1' }]);
+      for (const [n, session] of sessions.entries()) {
+        expect((await s.audit.interaction(n + 1))?.body).toBe(recordInteraction(read(session) as never).body);
+      }
+      expect(await s.audit.verify()).toMatchObject({ ok: true, rows: 3 });
       await s.close();
     });
 

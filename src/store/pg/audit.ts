@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { StoreError } from '../../core/errors.js';
 import { ChainWalker, type RetentionAnchor, type VerifyOptions, type VerifyResult } from '../audit-chain.js';
 import { auditFields, parseRow, rowHash } from '../audit-row.js';
-import { auditInsert, auditSelect, readStored, STORED_COLUMNS, storedValues } from '../audit-columns.js';
+import { auditInsert, auditSelect, interactionSelect, readStored, recordedBody, STORED_COLUMNS, storedBody, storedValues } from '../audit-columns.js';
 import { anchorMac, dbHeadMac, HeadAnchor, macEqual, readHead, rowMac, type AuditKey } from '../audit-key.js';
 import { formatAuditId, parseAuditId, type AuditEntry, type AuditRow } from '../audit-schema.js';
 import { bodyDigest, type InteractionRecord } from '../audit-interaction.js';
@@ -172,8 +172,8 @@ export class PgAuditLog implements AuditApi {
     const id = Number(head.id) + 1;
     const row = { id, ...fields, prev_hash: head.hash };
     const hash = rowHash(row);
-    const params = storedValues({ ...row, llm: fields.llm ?? null, ref: fields.ref ?? null, hash, mac: this.key ? rowMac(this.key, hash) : null }, rec, row.policy_hash);
-    const body = rec?.body ?? null;
+    const body = rec?.body == null ? null : storedBody(rec.body, row.session);
+    const params = storedValues({ ...row, llm: fields.llm ?? null, ref: fields.ref ?? null, hash, mac: this.key ? rowMac(this.key, hash) : null }, body, row.policy_hash);
     params.push(rec !== undefined, body, rec?.masked ? 1 : 0, rec?.truncated ? 1 : 0, this.key ? dbHeadMac(this.key, id, hash) : null, body !== null ? bodyDigest(body) : null);
     return { id, hash, params };
   }
@@ -193,12 +193,9 @@ export class PgAuditLog implements AuditApi {
   }
 
   async interaction(id: number): Promise<InteractionRecord | undefined> {
-    const r = await this.db.query(
-      'SELECT coalesce(i.body, b.body) AS body, i.masked, i.truncated FROM audit_interaction i LEFT JOIN audit_body b ON b.digest = i.body_digest WHERE i.id = $1',
-      [id],
-    );
-    const x = r.rows[0] as { body: string | null; masked: number; truncated: number } | undefined;
-    return x === undefined ? undefined : { body: x.body, masked: x.masked === 1, truncated: x.truncated === 1 };
+    const r = await this.db.query(interactionSelect('$1'), [id]);
+    const x = r.rows[0] as { body: string | null; masked: number; truncated: number; session: string } | undefined;
+    return x === undefined ? undefined : { body: x.body === null ? null : recordedBody(x.body, x.session), masked: x.masked === 1, truncated: x.truncated === 1 };
   }
 
   async tail(n: number): Promise<AuditRow[]> {
