@@ -300,7 +300,7 @@ describe.each(list)('audit log ($name)', (b: Backend) => {
       const s = await b.open(loc);
       const sessions = ['s1', 'session "two" \\ é', 's3'];
       const read = (session: string) => ({ kind: 'tool_result', agent: 'a', session, profile: {}, server: 'fs', tool: 'read_file', content: [{ type: 'text', text: 'quarterly figures' }] }) as const;
-      for (const session of sessions) await s.audit.append(auditEntryFor(read(session), decided(BOOK_A)));
+      for (const session of sessions) await s.audit.append(auditEntryFor(read(session) as never, decided(BOOK_A)));
       expect(await b.raw(loc, 'SELECT count(*) AS n FROM audit_body')).toEqual([{ n: b.name === 'sqlite' ? 1 : '1' }]);
       for (const [n, session] of sessions.entries()) {
         expect((await s.audit.interaction(n + 1))?.body).toBe(recordInteraction(read(session) as never).body);
