@@ -118,6 +118,7 @@ export function validateConfig(raw: unknown, opts: { file?: string; baseDir?: st
   if (store.problem !== undefined) problems.push(store.problem);
   else config.store = store.location;
   if (config.audit_key && 'file' in config.audit_key) config.audit_key.file = abs(config.audit_key.file);
+  if (config.audit_retention?.export_dir !== undefined) config.audit_retention.export_dir = abs(config.audit_retention.export_dir);
   if (config.http.jwt?.jwks_file !== undefined) config.http.jwt.jwks_file = abs(config.http.jwt.jwks_file);
   else if (config.audit_key && 'env' in config.audit_key) {
     const v = env[config.audit_key.env];

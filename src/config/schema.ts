@@ -1,3 +1,4 @@
+import { AuditRetentionSchema } from '../store/audit-retention.js';
 import { z } from 'zod';
 import { CapabilityLabelSchema } from '../core/flow.js';
 import { PipelineOptionsSchema } from '../guard/options.js';
@@ -288,6 +289,12 @@ export const ConfigSchema = z.strictObject({
    * `false`: each decision's row is committed before its answer.
    */
   audit_journal: z.boolean().default(true),
+  /**
+   * Retention of the audit log, applied by the running proxy in the background (docs/audit.md): rows older than
+   * `days` are dropped in batches, first exported to `export_dir` when given; the rest verifies from a MACed anchor.
+   * Absent: rows are kept until `quadguard audit prune`. Read at start (a reload does not change it).
+   */
+  audit_retention: AuditRetentionSchema.optional(),
   /** Agent identities by name: an HTTP bearer token and the profile bound to it. */
   agents: z.record(z.string().regex(AGENT_NAME_RE, AGENT_NAME_RULE), AgentConfigSchema).default({}),
   http: HttpConfigSchema.default(HttpConfigSchema.parse({})),

@@ -6,6 +6,7 @@ import type { Embedder } from '../retrieval/types.js';
 import type { Store } from '../store/db.js';
 import type { GuardStore } from '../store/engine.js';
 import { openGuardStore } from '../store/open.js';
+import { AuditRetentionSchema, startAuditRetention } from '../store/audit-retention.js';
 import { toGuardStore } from '../store/sqlite-engine.js';
 import { prepareBook, type PreparedBook } from './book.js';
 import { CapabilityMap, type CapabilityOverride } from './capabilities.js';
@@ -36,6 +37,8 @@ export const BuildGuardOptionsSchema = z.strictObject({
   auditKey: z.union([z.strictObject({ env: z.string().min(1) }), z.strictObject({ file: z.string().min(1) })]).optional(),
   /** Answer once a decision's audit row is in the journal and commit rows in groups (the config's `audit_journal`). */
   auditJournal: z.boolean().default(true),
+  /** Drop old audit rows in the background (the config's `audit_retention`); only on a store this guard opens. */
+  auditRetention: AuditRetentionSchema.optional(),
   /** The `guard:` settings of a config (tracker budget, watcher, thresholds, audit, approvals). */
   settings: PipelineOptionsSchema.prefault({}),
   /** The model hooks (`createGuardModel`); absent, the guard is deterministic. The one way to pass a model. */
@@ -108,6 +111,7 @@ export async function buildGuard(input: BuildGuardOptions): Promise<BuiltGuard> 
         ...(o.auditKey && 'file' in o.auditKey ? { auditKeyFile: o.auditKey.file } : {}),
         ...(o.auditKey && 'env' in o.auditKey ? { auditKeyEnv: o.auditKey.env } : {}),
       }) : toGuardStore(o.store);
+  const retention = ownsStore && o.auditRetention ? startAuditRetention(store, o.auditRetention, logger) : undefined;
   const capabilities = new CapabilityMap(prepared.book.book.capabilities, o.capabilityOverrides);
   const pipeline = new GuardPipeline({
     capabilities,
@@ -132,6 +136,7 @@ export async function buildGuard(input: BuildGuardOptions): Promise<BuiltGuard> 
     store,
     capabilities,
     close: async () => {
+      await retention?.stop();
       if (ownsStore) await store.close();
     },
   };

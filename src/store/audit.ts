@@ -373,15 +373,17 @@ export class AuditLog {
    * of the log, so the kept chain stays one chain — with their recorded interactions and the bodies no kept row names,
    * and records the last dropped row's id and hash as the retention anchor (MACed under the audit key), from which
    * `verify` walks the rest. `exportTo` gets the dropped rows as NDJSON first (the file is written before anything is
-   * dropped; a failure drops nothing). The append-only triggers are lifted inside the transaction only.
+   * dropped; a failure drops nothing). The append-only triggers are lifted inside the transaction only. `limit`: at
+   * most this many rows; the bodies no kept row names are dropped by the call that reaches the last row to drop.
    */
-  prune(before: number, exportTo?: (row: AuditRow) => void): { dropped: number; anchor: RetentionAnchor | undefined } {
+  prune(before: number, exportTo?: (row: AuditRow) => void, limit = Number.POSITIVE_INFINITY): { dropped: number; anchor: RetentionAnchor | undefined } {
     this.settle();
     const tx = this.db.transaction(() => {
       const current = this.retention();
       const firstKept = this.db.prepare('SELECT min(id) AS id FROM audit WHERE ts >= ?').get(before) as { id: number | null };
       const last = this.db.prepare('SELECT max(id) AS id FROM audit').get() as { id: number | null };
-      const cut = firstKept.id !== null ? firstKept.id - 1 : (last.id ?? 0);
+      const due = firstKept.id !== null ? firstKept.id - 1 : (last.id ?? 0);
+      const cut = Math.min(due, (current?.id ?? 0) + limit);
       if (cut <= (current?.id ?? 0)) return { dropped: 0, anchor: current };
       if (exportTo) for (const raw of this.rawPages(current?.id ?? 0)) {
         const row = parseRow(raw);
@@ -395,7 +397,8 @@ export class AuditLog {
       this.db.exec(`DROP TRIGGER audit_no_delete; DROP TRIGGER audit_interaction_no_delete; DROP TRIGGER audit_body_no_delete;`);
       this.db.prepare('DELETE FROM audit_interaction WHERE id <= ?').run(cut);
       this.db.prepare('DELETE FROM audit WHERE id <= ?').run(cut);
-      this.db.exec('DELETE FROM audit_body WHERE digest NOT IN (SELECT body_digest FROM audit_interaction WHERE body_digest IS NOT NULL)');
+      // A scan of the kept interactions: once, by the call that reaches the last row due (not by every batch).
+      if (cut === due) this.db.exec('DELETE FROM audit_body WHERE digest NOT IN (SELECT body_digest FROM audit_interaction WHERE body_digest IS NOT NULL)');
       this.db.exec(`CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
         CREATE TRIGGER audit_interaction_no_delete BEFORE DELETE ON audit_interaction BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
         CREATE TRIGGER audit_body_no_delete BEFORE DELETE ON audit_body BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;`);

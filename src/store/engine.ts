@@ -70,8 +70,10 @@ export interface AuditApi {
   /**
    * Retention: drops the rows written before `before` (ms since the epoch) from the start of the log, after handing
    * each to `exportTo`, and records the last dropped row as the retention anchor `verify` walks from (docs/audit.md).
+   * `limit`: at most this many rows in this call (one transaction; the background retention's batches). The bodies
+   * no kept row names are dropped by the call that reaches the last row to drop.
    */
-  prune(before: number, exportTo?: (row: AuditRow) => void): Promise<{ dropped: number; anchor: RetentionAnchor | undefined }>;
+  prune(before: number, exportTo?: (row: AuditRow) => void, limit?: number): Promise<{ dropped: number; anchor: RetentionAnchor | undefined }>;
 }
 
 export interface StateApi {

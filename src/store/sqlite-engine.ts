@@ -70,7 +70,7 @@ export function sqliteGuardStore(store: Store): GuardStore {
     },
     verify: (o) => c('audit.verify', () => audit.verify(o)),
     exportNdjson: (out, fromId) => audit.exportNdjson(out, fromId),
-    prune: (before, exportTo) => c('audit.prune', () => audit.prune(before, exportTo)),
+    prune: (before, exportTo, limit) => c('audit.prune', () => audit.prune(before, exportTo, limit)),
   };
   const s: StateApi = {
     getSticky: (session) => c('state.getSticky', () => state.getSticky(session)),

@@ -254,14 +254,15 @@ export class PgAuditLog implements AuditApi {
    * the rows written before `before` from the start of the log, their interactions and the bodies no kept row names,
    * and records the anchor. The append-only trigger is disabled inside the transaction only.
    */
-  async prune(before: number, exportTo?: (row: AuditRow) => void): Promise<{ dropped: number; anchor: RetentionAnchor | undefined }> {
+  async prune(before: number, exportTo?: (row: AuditRow) => void, limit = Number.POSITIVE_INFINITY): Promise<{ dropped: number; anchor: RetentionAnchor | undefined }> {
     await this.open();
     try {
       return await this.db.tx(async (q) => {
         const current = await this.retention(q);
         const firstKept = (await q('SELECT min(id) AS id FROM audit WHERE ts >= $1', [before])).rows[0] as { id: string | null };
         const last = (await q('SELECT max(id) AS id FROM audit')).rows[0] as { id: string | null };
-        const cut = firstKept.id !== null ? Number(firstKept.id) - 1 : Number(last.id ?? 0);
+        const due = firstKept.id !== null ? Number(firstKept.id) - 1 : Number(last.id ?? 0);
+        const cut = Math.min(due, (current?.id ?? 0) + limit);
         if (cut <= (current?.id ?? 0)) return { dropped: 0, anchor: current };
         if (exportTo) {
           const rows = await q(auditSelect('WHERE a.id > $1 AND a.id <= $2 ORDER BY a.id'), [current?.id ?? 0, cut]);
@@ -276,7 +277,7 @@ export class PgAuditLog implements AuditApi {
         await q('ALTER TABLE audit_body DISABLE TRIGGER audit_body_no_update');
         await q('DELETE FROM audit_interaction WHERE id <= $1', [cut]);
         await q('DELETE FROM audit WHERE id <= $1', [cut]);
-        await q('DELETE FROM audit_body b WHERE NOT EXISTS (SELECT 1 FROM audit_interaction i WHERE i.body_digest = b.digest)');
+        if (cut === due) await q('DELETE FROM audit_body b WHERE NOT EXISTS (SELECT 1 FROM audit_interaction i WHERE i.body_digest = b.digest)');
         await q('ALTER TABLE audit ENABLE TRIGGER audit_no_update');
         await q('ALTER TABLE audit_interaction ENABLE TRIGGER audit_interaction_no_update');
         await q('ALTER TABLE audit_body ENABLE TRIGGER audit_body_no_update');
