@@ -350,6 +350,25 @@ describe.each(list)('audit log ($name)', (b: Backend) => {
       return { loc, exported, dropped: r.dropped };
     }
 
+    it('drops in batches of at most `limit` rows, each verifiable, and sweeps the bodies with the last batch', async () => {
+      const loc = await b.fresh();
+      const s = await b.open(loc);
+      const now = Date.now();
+      const call = (n: number) => ({ kind: 'tool_call', agent: 'a', session: `s${n}`, profile: {}, server: 'fs', tool: 'read_file', arguments: { path: `/data/${n}.txt` } }) as const;
+      const decided = makeDecision({ decision: 'allow', rationale: 'ok', policy: { name: 'default', version: '1', hash: 'p'.repeat(64) } });
+      for (let i = 1; i <= 12; i++) await s.audit.append({ ...auditEntryFor(call(i) as never, decided), ts: i <= 8 ? now - 10 * DAY + i : now + i });
+      const bodies = async () => Number(((await b.raw(loc, 'SELECT count(*) AS n FROM audit_body')) as Array<{ n: unknown }>)[0]!.n);
+      const steps: Array<[number, number | undefined, number]> = [];
+      for (let k = 0; k < 4; k++) {
+        const r = await s.audit.prune(now - 5 * DAY, undefined, 3);
+        steps.push([r.dropped, r.anchor?.id, await bodies()]);
+        expect(await s.audit.verify()).toMatchObject({ ok: true, rows: 12 - (r.anchor?.id ?? 0) });
+      }
+      // 3, 3, then the last 2 (which sweeps the 8 bodies no kept row names), then nothing.
+      expect(steps).toEqual([[3, 3, 12], [3, 6, 12], [2, 8, 4], [0, 8, 4]]);
+      await s.close();
+    });
+
     it('drops the old rows, exports them first, and the kept chain verifies from the anchor', async () => {
       const { loc, exported, dropped } = await pruned();
       expect(dropped).toBe(8);
