@@ -43,6 +43,13 @@ export interface LinkedJournalRow {
   rec?: InteractionRecord | undefined;
 }
 
+/**
+ * The size (characters written) past which a journal whose rows are all committed is emptied. Below it, committed
+ * lines stay: a replay, or another process's direct append, skips a `ref` the store holds; emptying the file after
+ * every group commit cost an ftruncate per group on the allow path.
+ */
+const CLEAR_AT = 256 * 1024;
+
 /** The folder of a store file's journals. */
 export function journalDir(storeFile: string): string {
   return `${storeFile}.audit-journal`;
@@ -55,6 +62,8 @@ export class AuditJournal {
   /** This process's random tag in the audit ids it answers (`formatRef`), and the count of ids given. */
   private readonly tag = randomBytes(6).toString('hex');
   private refs = 0;
+  /** Characters written since the file was last emptied. */
+  private written = 0;
 
   constructor(
     dir: string,
@@ -73,13 +82,17 @@ export class AuditJournal {
   /** One write of one line (a kill cannot tear it); fdatasync'd when the store's synchronous setting is FULL. */
   write(r: JournalRow): void {
     if (this.fd === undefined) throw new Error(`the audit journal ${this.file} is closed`);
-    writeSync(this.fd, `${JSON.stringify(r)}\n`);
+    const line = `${JSON.stringify(r)}\n`;
+    writeSync(this.fd, line);
+    this.written += line.length;
     if (this.fsync) fdatasyncSync(this.fd);
   }
 
-  /** Empties the file: every row in it is committed to the store. */
+  /** Every row in the file is committed to the store: empties it once it has grown past `CLEAR_AT`. */
   clear(): void {
-    if (this.fd !== undefined) ftruncateSync(this.fd, 0);
+    if (this.fd === undefined || this.written < CLEAR_AT) return;
+    ftruncateSync(this.fd, 0);
+    this.written = 0;
   }
 
   /** Closes the file; removes it when `committed` (nothing in it is missing from the store), else leaves it to replay. */
