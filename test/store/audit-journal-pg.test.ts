@@ -7,6 +7,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -136,6 +137,33 @@ describe('audit journal (PostgreSQL)', () => {
     await s.close();
   }, 120_000);
 
+  it('a group whose COMMIT reached the server and whose answer was cut: tried again, its rows skipped by ref, none twice', async () => {
+    const url = await server.freshDatabase('jpg');
+    // A relay on 127.0.0.1 between the store and the server that, when armed, passes a group commit's last message
+    // (its INSERTs and COMMIT) to the server, then drops the connection before the answer comes back.
+    const relay = await cuttingRelay(server.port);
+    const via = url.replace(`:${server.port}/`, `:${relay.port}/`);
+    const dir = join(t.dir, 'journal');
+    const s = await open(via, dir);
+    try {
+      const answered: string[] = [];
+      for (let round = 0; round < 3; round++) {
+        relay.armed = true;
+        for (let i = 0; i < 5; i++) answered.push((await s.audit.append(entry(round * 10 + i))).auditId);
+        await waitFor(() => !relay.armed, 10_000, 'a COMMIT cut');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(relay.cuts).toBe(3);
+      await waitFor(async () => statSync(join(dir, `${process.pid}.ndjson`)).size === 0, 20_000, 'the journal committed');
+      const held = await rows(url);
+      expect(held.map((r) => r.ref)).toEqual(answered);
+      expect(await s.audit.verify()).toMatchObject({ ok: true, rows: 15 });
+    } finally {
+      await s.close();
+      relay.close();
+    }
+  }, 60_000);
+
   it('several processes journal into one database: every id answered names the row of its decision, one chain', async () => {
     const mod = new URL('../../dist/src/store/index.js', import.meta.url).href;
     expect(existsSync(new URL(mod)), 'run `npm run build` first').toBe(true);
@@ -196,3 +224,44 @@ describe('audit journal (PostgreSQL)', () => {
     }
   }, 120_000);
 });
+
+/** A TCP relay to `port` that, while `armed`, cuts the first connection sending a group commit right after its COMMIT. */
+async function cuttingRelay(port: number): Promise<{ port: number; armed: boolean; cuts: number; close(): void }> {
+  const sockets = new Set<Socket>();
+  const state = { port: 0, armed: false, cuts: 0, close: () => {} };
+  const srv: Server = createServer((client) => {
+    const upstream = createConnection({ host: '127.0.0.1', port });
+    sockets.add(client).add(upstream);
+    let cut = false;
+    client.on('data', (chunk: Buffer) => {
+      upstream.write(chunk);
+      const text = chunk.toString('latin1');
+      if (state.armed && text.includes('INSERT INTO audit') && text.includes('; COMMIT')) {
+        state.armed = false;
+        state.cuts++;
+        cut = true;
+        // The server runs the COMMIT; its answer never reaches the client.
+        setTimeout(() => {
+          client.destroy();
+          upstream.destroy();
+        }, 200);
+      }
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (!cut) client.write(chunk);
+    });
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  state.port = (srv.address() as { port: number }).port;
+  state.close = () => {
+    for (const s of sockets) s.destroy();
+    srv.close();
+  };
+  return state;
+}
