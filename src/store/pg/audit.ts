@@ -8,7 +8,7 @@ import { bodyDigest, type InteractionRecord } from '../audit-interaction.js';
 import { journalLine, journalLineOk, type AuditJournal, type JournalRow } from '../audit-journal.js';
 import type { AuditApi, AuditWatchHandlers, AuditWatcher } from '../engine.js';
 import { inline, literal, type PgDb, type Query } from './connection.js';
-import { GROUP_MAX, PgJournal } from './journal.js';
+import { firstGroup, GROUP_MAX, PgJournal } from './journal.js';
 import { AUDIT_CHANNEL } from './notify.js';
 
 const PAGE = 500;
@@ -187,8 +187,10 @@ export class PgAuditLog implements AuditApi {
   async replay(rows: JournalRow[]): Promise<{ inserted: number; forged: number }> {
     let inserted = 0;
     let forged = 0;
-    for (let i = 0; i < rows.length; i += GROUP_MAX) {
-      const done = await this.commitGroup(rows.slice(i, i + GROUP_MAX), true);
+    for (let i = 0; i < rows.length; ) {
+      const group = firstGroup(rows.slice(i, i + GROUP_MAX));
+      i += group.length;
+      const done = await this.commitGroup(group, true);
       inserted += done.inserted;
       forged += done.forged;
     }

@@ -18,8 +18,21 @@ import { quadguardHome } from '../store-path.js';
 const RETRY_MS = 100;
 /** Pending rows past which a decision waits for the commit, and fails closed if it fails: memory stays bounded. */
 const MAX_PENDING = 10_000;
-/** Rows per transaction at most (a backlog after an outage, a replay): one statement of bounded size. */
+/** Rows per transaction at most (a backlog after an outage, a replay), and recorded bodies' characters: one statement of bounded size. */
 export const GROUP_MAX = 256;
+const GROUP_MAX_CHARS = 4 * 1024 * 1024;
+
+/** The first rows of `rows` that make one group. */
+export function firstGroup(rows: readonly JournalRow[]): JournalRow[] {
+  let chars = 0;
+  let n = 0;
+  while (n < rows.length && n < GROUP_MAX) {
+    chars += rows[n]!.rec?.body?.length ?? 0;
+    if (n > 0 && chars > GROUP_MAX_CHARS) break;
+    n++;
+  }
+  return rows.slice(0, n);
+}
 
 /** Where a replica keeps its journals: `QUADGUARD_AUDIT_JOURNAL_DIR`, else beside its default signed head. */
 export function pgJournalDir(location: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -36,6 +49,7 @@ export class PgJournal {
   private pending: JournalRow[] = [];
   private running: Promise<void> | undefined;
   private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
+  private closed = false;
 
   constructor(
     private readonly journal: AuditJournal,
@@ -77,6 +91,7 @@ export class PgJournal {
 
   /** Commits what is pending and closes the file: removed when every row is committed, else left for a replay. */
   async close(): Promise<void> {
+    this.closed = true;
     if (this.timer !== undefined) {
       clearTimeout(this.timer as NodeJS.Timeout);
       clearImmediate(this.timer as NodeJS.Immediate);
@@ -107,7 +122,7 @@ export class PgJournal {
   private async loop(): Promise<void> {
     try {
       while (this.pending.length > 0) {
-        const group = this.pending.slice(0, GROUP_MAX);
+        const group = firstGroup(this.pending);
         await this.commit(group);
         this.pending.splice(0, group.length);
         this.journal.keepOnly(this.pending);
@@ -120,7 +135,8 @@ export class PgJournal {
   }
 
   private schedule(retry: boolean): void {
-    if (this.timer !== undefined) return;
+    // After close, what is left stays in the file for the next start's replay.
+    if (this.timer !== undefined || this.closed) return;
     const go = () => {
       this.timer = undefined;
       this.flush().catch(() => {});
