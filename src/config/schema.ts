@@ -283,12 +283,14 @@ export const ConfigSchema = z.strictObject({
     z.strictObject({ file: z.string().min(1) }),
   ]).optional(),
   /**
-   * SQLite only: answer once a decision's audit row is in an append-only journal beside the store, and commit rows to
-   * the store in groups (replayed at the next open after a crash). Any number of proxies may journal into one store
-   * file: a decision's audit id is fixed when it is answered and its row chained when committed (docs/audit.md).
-   * `false`: each decision's row is committed before its answer.
+   * Answer once a decision's audit row is in an append-only journal, and commit rows to the store in groups (replayed
+   * at the next open after a crash). Any number of proxies may journal into one store: a decision's audit id is fixed
+   * when it is answered and its row chained when committed (docs/audit.md). `false`: each decision's row is committed
+   * before its answer. Default: `true` on a SQLite store (the journal sits beside the file); `false` on PostgreSQL,
+   * where the journal is a file on the replica's own disk (`QUADGUARD_AUDIT_JOURNAL_DIR`): turn it on only where that
+   * disk outlives the container and the replica restarts on it.
    */
-  audit_journal: z.boolean().default(true),
+  audit_journal: z.boolean().optional(),
   /**
    * Retention of the audit log, applied by the running proxy in the background (docs/audit.md): rows older than
    * `days` are dropped in batches, first exported to `export_dir` when given; the rest verifies from a MACed anchor.

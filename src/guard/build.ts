@@ -5,7 +5,7 @@ import { formatDiagnostic, type PolicyDiagnostic } from '../policy/errors.js';
 import type { Embedder } from '../retrieval/types.js';
 import type { Store } from '../store/db.js';
 import type { GuardStore } from '../store/engine.js';
-import { openGuardStore } from '../store/open.js';
+import { isPostgresUrl, openGuardStore } from '../store/open.js';
 import { AuditRetentionSchema, startAuditRetention } from '../store/audit-retention.js';
 import { toGuardStore } from '../store/sqlite-engine.js';
 import { prepareBook, type PreparedBook } from './book.js';
@@ -35,8 +35,11 @@ export const BuildGuardOptionsSchema = z.strictObject({
   store: z.union([z.string().min(1), z.custom<Store | GuardStore>(isStore, 'expected a store path, a postgres:// URL or an open store')]).default(GUARD_DEFAULTS.store),
   /** The audit key of a store given by path or URL (the config's `audit_key`): a file, or an environment variable. */
   auditKey: z.union([z.strictObject({ env: z.string().min(1) }), z.strictObject({ file: z.string().min(1) })]).optional(),
-  /** Answer once a decision's audit row is in the journal and commit rows in groups (the config's `audit_journal`). */
-  auditJournal: z.boolean().default(true),
+  /**
+   * Answer once a decision's audit row is in the journal and commit rows in groups (the config's `audit_journal`).
+   * Default: on for a SQLite store, off for PostgreSQL (docs/audit.md).
+   */
+  auditJournal: z.boolean().optional(),
   /** Drop old audit rows in the background (the config's `audit_retention`); only on a store this guard opens. */
   auditRetention: AuditRetentionSchema.optional(),
   /** The `guard:` settings of a config (tracker budget, watcher, thresholds, audit, approvals). */
@@ -105,7 +108,7 @@ export async function buildGuard(input: BuildGuardOptions): Promise<BuiltGuard> 
   const store = typeof o.store === 'string' ? await openGuardStore(o.store, logger, {
         backgroundCheckpoint: true,
         // With the journal, decisions are answered once their row is in it, committed in groups (audit-journal.ts).
-        auditJournal: o.auditJournal,
+        auditJournal: o.auditJournal ?? !isPostgresUrl(o.store),
         // A lock held by another process is waited for in short tries between which other sessions are answered.
         lockSliceMs: 20,
         ...(o.auditKey && 'file' in o.auditKey ? { auditKeyFile: o.auditKey.file } : {}),

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fdatasyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fdatasyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { formatRef, RawAuditRowSchema, type RawAuditRow } from './audit-schema.js';
 import type { InteractionRecord } from './audit-interaction.js';
-import type { AuditFields } from './audit-row.js';
+import { rowHash, type AuditFields } from './audit-row.js';
+import { macEqual, rowMac, type AuditKey } from './audit-key.js';
 
 /**
  * The audit journal of a SQLite store (issue #30 part 1): a proxy appends each decision's row to a file of its own
@@ -50,6 +51,26 @@ export interface LinkedJournalRow {
  */
 const CLEAR_AT = 256 * 1024;
 
+/** The journal line of a decision's row: its columns with the audit id answered (`ref`), their MAC, its interaction. */
+export function journalLine(fields: AuditFields, ref: string, rec: InteractionRecord | undefined, key: AuditKey | undefined): JournalRow {
+  const unlinked = { ...fields, ref };
+  return { fields: unlinked, mac: key ? journalMac(key, unlinked) : null, ...(rec ? { rec } : {}) };
+}
+
+/** Whether a journal line's MAC is the key's (a line added or edited by hand is not); without a key, every line is. */
+export function journalLineOk(key: AuditKey | undefined, j: JournalRow): boolean {
+  return !key || (j.mac !== null && macEqual(j.mac, journalMac(key, j.fields)));
+}
+
+/**
+ * The MAC of a journal row's columns before its link (the row MAC covers the chain hash, which it does not have
+ * yet): a line added to a journal by hand is refused at replay. Domain-separated from the row MAC: a chain hash
+ * never starts with `journal:`.
+ */
+function journalMac(key: AuditKey, fields: AuditFields & { ref: string }): string {
+  return rowMac(key, `journal:${rowHash({ ...fields, id: 0, prev_hash: '' })}`);
+}
+
 /** The folder of a store file's journals. */
 export function journalDir(storeFile: string): string {
   return `${storeFile}.audit-journal`;
@@ -93,6 +114,31 @@ export class AuditJournal {
     if (this.fd === undefined || this.written < CLEAR_AT) return;
     ftruncateSync(this.fd, 0);
     this.written = 0;
+  }
+
+  /**
+   * Leaves in the file only `rows` (a group was committed while later rows were journaled: PostgreSQL commits
+   * asynchronously). Written beside it and renamed over it, so a kill at any point leaves either file: the old one
+   * holds rows already committed too, which a replay skips by `ref`.
+   */
+  keepOnly(rows: JournalRow[]): void {
+    if (this.fd === undefined) return;
+    if (rows.length === 0) return this.clear();
+    // Below CLEAR_AT committed lines may stay (a replay skips them by `ref`), as `clear` leaves them.
+    if (this.written < CLEAR_AT) return;
+    const next = `${this.file}.next`;
+    const fd = openSync(next, 'w', 0o600);
+    try {
+      const text = rows.map((r) => `${JSON.stringify(r)}\n`).join('');
+      writeSync(fd, text);
+      this.written = text.length;
+      if (this.fsync) fdatasyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(next, this.file);
+    closeSync(this.fd);
+    this.fd = openSync(this.file, 'a', 0o600);
   }
 
   /** Closes the file; removes it when `committed` (nothing in it is missing from the store), else leaves it to replay. */

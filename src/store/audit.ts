@@ -7,7 +7,7 @@ import { anchorMac, HeadAnchor, macEqual, rowMac, type AuditKey } from './audit-
 import { ChainWalker, GENESIS_HASH, type RetentionAnchor, type VerifyOptions, type VerifyResult } from './audit-chain.js';
 import { auditFields, parseRow, rowHash, type AuditFields } from './audit-row.js';
 import { auditInsert, auditSelect, interactionSelect, readStored, recordedBody, storedBody, storedValues } from './audit-columns.js';
-import { liveJournals, type AuditJournal, type JournalRow, type LinkedJournalRow } from './audit-journal.js';
+import { journalLine, journalLineOk, liveJournals, type AuditJournal, type JournalRow, type LinkedJournalRow } from './audit-journal.js';
 
 export * from './audit-schema.js';
 export { ChainWalker, GENESIS_HASH, type ChainContext, type RetentionAnchor, type VerifyOptions, type VerifyResult } from './audit-chain.js';
@@ -156,7 +156,7 @@ export class AuditLog {
         row = links ? j.row : this.after(head, fields);
       } else {
         if (this.refHeld.get(j.fields.ref) !== undefined) continue;
-        if (!own && this.key && (j.mac === null || !macEqual(j.mac, journalMac(this.key, j.fields)))) {
+        if (!own && !journalLineOk(this.key, j)) {
           forged++;
           continue;
         }
@@ -253,8 +253,7 @@ export class AuditLog {
     const { fields, rec } = auditFields(entry);
     try {
       if (this.pending.length >= JOURNAL_MAX_PENDING) this.commitPending();
-      const unlinked = { ...fields, ref: this.journal.nextRef() };
-      const j: JournalRow = { fields: unlinked, mac: this.key ? journalMac(this.key, unlinked) : null, ...(rec ? { rec } : {}) };
+      const j = journalLine(fields, this.journal.nextRef(), rec, this.key);
       try {
         this.journal.write(j);
       } catch (err) {
@@ -263,7 +262,7 @@ export class AuditLog {
       }
       this.pending.push(j);
       this.schedule();
-      return { auditId: unlinked.ref };
+      return { auditId: j.fields.ref };
     } catch (err) {
       throw new StoreError('store_write_failed', `cannot append to the audit log: ${(err as Error).message}`, { cause: err });
     }
@@ -449,13 +448,4 @@ export class AuditLog {
 interface LinkResult {
   forged: number;
   last: { id: number; hash: string } | undefined;
-}
-
-/**
- * The MAC of a journal row's columns before its link (the row MAC covers the chain hash, which it does not have
- * yet): a line added to a journal by hand is refused at replay. Domain-separated from the row MAC: a chain hash
- * never starts with `journal:`.
- */
-function journalMac(key: AuditKey, fields: AuditFields & { ref: string }): string {
-  return rowMac(key, `journal:${rowHash({ ...fields, id: 0, prev_hash: '' })}`);
 }

@@ -29,6 +29,7 @@ export async function openGuardStore(
       ...(options.auditKeyFile !== undefined ? { auditKeyFile: options.auditKeyFile } : {}),
       ...(options.auditKeyEnv !== undefined ? { auditKeyEnv: options.auditKeyEnv } : {}),
       ...(options.auditHeadFile !== undefined ? { auditHeadFile: options.auditHeadFile } : {}),
+      ...(options.auditJournal !== undefined ? { auditJournal: options.auditJournal } : {}),
     });
   }
   return sqliteGuardStore(openStore(location, logger, options));

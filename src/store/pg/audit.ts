@@ -6,8 +6,10 @@ import { auditInsert, auditSelect, interactionSelect, readStored, recordedBody, 
 import { anchorMac, dbHeadMac, HeadAnchor, macEqual, readHead, rowMac, type AuditKey } from '../audit-key.js';
 import { formatAuditId, parseAuditId, type AuditEntry, type AuditRow } from '../audit-schema.js';
 import { bodyDigest, type InteractionRecord } from '../audit-interaction.js';
+import { journalLine, journalLineOk, type AuditJournal, type JournalRow } from '../audit-journal.js';
 import type { AuditApi, AuditWatchHandlers, AuditWatcher } from '../engine.js';
-import { inline, type PgDb, type Query } from './connection.js';
+import { inline, literal, type PgDb, type Query } from './connection.js';
+import { firstGroup, GROUP_MAX, PgJournal } from './journal.js';
 import { AUDIT_CHANNEL } from './notify.js';
 
 const PAGE = 500;
@@ -40,6 +42,10 @@ const LOCK_HEAD = 'SELECT id, hash FROM audit_head WHERE one FOR UPDATE';
  * row carries `mac = HMAC(key, hash)` and the head row `HMAC(key, id, hash)`, and each process keeps a signed
  * head file of the last row it appended (its local monotonic anchor). An append that finds the head row behind
  * the highest row this process has seen refuses (the log was cut or rolled back under it): fail closed.
+ *
+ * With a journal attached (`audit_journal`, off by default on PostgreSQL: pg/journal.ts), a decision is answered
+ * once its row is in the replica's journal, with its `ref` as audit id, and rows are committed in groups
+ * (`commitGroup`); reads in this process commit the pending rows first.
  */
 export class PgAuditLog implements AuditApi {
   private readonly anchor: HeadAnchor | undefined;
@@ -47,6 +53,7 @@ export class PgAuditLog implements AuditApi {
   private highest = 0;
   /** First row known to carry a MAC (for the signed head); set at open and by the first keyed append. */
   private keyedSince: number | undefined;
+  private journal: PgJournal | undefined;
 
   constructor(
     private readonly db: PgDb,
@@ -117,8 +124,18 @@ export class PgAuditLog implements AuditApi {
     this.anchor?.note(id, hash);
   }
 
-  async append(entry: AuditEntry): Promise<{ id: number; auditId: string; hash: string }> {
+  /**
+   * Records a decision's entry. With a journal: one write of its line, and its `ref` returned (its id and hash come
+   * with the group commit). Without: committed before it returns.
+   */
+  async append(entry: AuditEntry): Promise<{ id?: number; auditId: string; hash?: string }> {
     const { fields, rec } = auditFields(entry);
+    if (this.journal) {
+      await this.journal.room();
+      const line = journalLine(fields, this.journal.nextRef(), rec, this.key);
+      this.journal.write(line);
+      return { auditId: line.fields.ref };
+    }
     try {
       // The first append of a process that opened the store read-only (CLI admin commands) checks it too.
       await this.open();
@@ -135,12 +152,105 @@ export class PgAuditLog implements AuditApi {
     }
   }
 
-  /** Appends inside a transaction the caller holds (an admin change and its row commit together). */
+  /**
+   * Appends inside a transaction the caller holds (an admin change and its row commit together). The rows this
+   * process journaled and has not committed go in first, as on SQLite: they were answered before. They stay pending
+   * (the caller's transaction may roll back); the next group commit skips them by `ref` if it committed.
+   */
   async appendIn(q: Query, entry: AuditEntry): Promise<{ id: number; hash: string }> {
     const { fields, rec } = auditFields(entry);
     await this.open();
-    const head = await q(LOCK_HEAD);
-    return this.insertAfter(q, head.rows[0], fields, rec);
+    const locked = (await q(LOCK_HEAD)).rows[0] as { id: number; hash: string } | undefined;
+    const pending = this.journal?.uncommitted ?? [];
+    if (pending.length === 0) return this.insertAfter(q, locked, fields, rec);
+    const held = await q(`SELECT ref FROM audit WHERE ref IN (${pending.map((j) => literal(j.fields.ref)).join(', ')})`);
+    const { sql, head } = this.linkAfter(locked, pending, new Set(held.rows.map((r) => r.ref as string)), false);
+    if (sql.length > 0) await q(sql.join('; '));
+    const out = this.rowAfter(head, fields, rec);
+    await q(INSERT, out.params);
+    if (locked && Number(locked.id) > this.highest) this.highest = Number(locked.id);
+    return { id: out.id, hash: out.hash };
+  }
+
+  /**
+   * Journals this replica's decisions from now on (pg/journal.ts). `onFault`: a group commit failed (it is tried
+   * again; the rows stay in the journal).
+   */
+  attachJournal(journal: AuditJournal, onFault: (err: unknown, pending: number) => void): void {
+    this.journal = new PgJournal(journal, (rows) => this.commitGroup(rows, false), onFault);
+  }
+
+  /** Commits what the journal holds and closes it (removed when nothing is left, else left to replay). */
+  async closeJournal(): Promise<void> {
+    const j = this.journal;
+    this.journal = undefined;
+    await j?.close();
+  }
+
+  /** Rows of a dead process's journal: commits those the store lacks, in groups; refuses lines whose MAC is not the key's. */
+  async replay(rows: JournalRow[]): Promise<{ inserted: number; forged: number }> {
+    let inserted = 0;
+    let forged = 0;
+    for (let i = 0; i < rows.length; ) {
+      const group = firstGroup(rows.slice(i, i + GROUP_MAX));
+      i += group.length;
+      const done = await this.commitGroup(group, true);
+      inserted += done.inserted;
+      forged += done.forged;
+    }
+    return { inserted, forged };
+  }
+
+  /**
+   * One group of journal rows in one transaction, in two round trips: BEGIN with the lock of the chain head and the
+   * `ref`s the store already holds (a group whose COMMIT was cut before its answer came back, a replay), then every
+   * other row linked after the head as it is now (id, `prev_hash`, hash, row MAC: `rowAfter`, as a direct append)
+   * with COMMIT. `checkMacs`: lines from a file of another process are refused unless their MAC is the key's.
+   */
+  private async commitGroup(rows: JournalRow[], checkMacs: boolean): Promise<{ inserted: number; forged: number }> {
+    await this.open();
+    const refs = rows.map((j) => literal(j.fields.ref)).join(', ');
+    try {
+      const done = await this.db.lockedWrite(`${LOCK_HEAD}; SELECT ref FROM audit WHERE ref IN (${refs})`, (first, all) => {
+        const held = new Set(all[1]!.rows.map((r) => r.ref as string));
+        const linked = this.linkAfter(first.rows[0], rows, held, checkMacs);
+        return { sql: `${linked.sql.length > 0 ? linked.sql.join('; ') : 'SELECT 1'}`, value: linked };
+      });
+      if (done.sql.length > 0 && done.head) this.noted(done.head.id, done.head.hash);
+      return { inserted: done.sql.length, forged: done.forged };
+    } catch (err) {
+      if (err instanceof StoreError && (err.code === 'store_unavailable' || err.code.startsWith('store_audit_'))) throw err;
+      throw new StoreError('store_write_failed', `cannot commit the audit journal's rows: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  /** The INSERTs of `rows` not in `held`, each linked after the one before from `head`; the new head. */
+  private linkAfter(
+    head: { id: number; hash: string } | undefined,
+    rows: readonly JournalRow[],
+    held: Set<string>,
+    checkMacs: boolean,
+  ): { sql: string[]; head: { id: number; hash: string } | undefined; forged: number } {
+    const sql: string[] = [];
+    let forged = 0;
+    for (const j of rows) {
+      if (held.has(j.fields.ref)) continue;
+      if (checkMacs && !journalLineOk(this.key, j)) {
+        forged++;
+        continue;
+      }
+      // A line twice in one file is one row.
+      held.add(j.fields.ref);
+      const row = this.rowAfter(head, j.fields, j.rec);
+      sql.push(inline(INSERT, row.params));
+      head = { id: row.id, hash: row.hash };
+    }
+    return { sql, head, forged };
+  }
+
+  /** Before a read: this process's journaled rows are committed first (a failure leaves them pending, and the read goes on). */
+  private async settled(): Promise<void> {
+    await this.journal?.flush().catch(() => {});
   }
 
   private async insertAfter(
@@ -183,6 +293,7 @@ export class PgAuditLog implements AuditApi {
   }
 
   async get(id: number | string): Promise<AuditRow | undefined> {
+    await this.settled();
     const ref = typeof id === 'number' ? { id } : parseAuditId(id);
     if (!ref) throw new StoreError('store_invalid_id', `not an audit id: ${String(id)} (expected 42 or 42-3fa9c1d2)`);
     const r = 'ref' in ref ? await this.db.query(auditSelect('WHERE a.ref = $1'), [ref.ref]) : await this.db.query(auditSelect('WHERE a.id = $1'), [ref.id]);
@@ -193,21 +304,25 @@ export class PgAuditLog implements AuditApi {
   }
 
   async interaction(id: number): Promise<InteractionRecord | undefined> {
+    await this.settled();
     const r = await this.db.query(interactionSelect('$1'), [id]);
     const x = r.rows[0] as { body: string | null; masked: number; truncated: number; session: string } | undefined;
     return x === undefined ? undefined : { body: x.body === null ? null : recordedBody(x.body, x.session), masked: x.masked === 1, truncated: x.truncated === 1 };
   }
 
   async tail(n: number): Promise<AuditRow[]> {
+    await this.settled();
     const r = await this.db.query(`SELECT * FROM (${auditSelect('ORDER BY a.id DESC LIMIT $1')}) t ORDER BY id`, [Math.max(0, Math.floor(n))]);
     return r.rows.map((raw) => parseRow(readStored(raw)));
   }
 
   async *iterate(fromId = 1): AsyncGenerator<AuditRow> {
+    await this.settled();
     for await (const raw of this.rawPages(fromId - 1)) yield parseRow(raw);
   }
 
   async verify(options: VerifyOptions = {}): Promise<VerifyResult> {
+    await this.settled();
     const warnings: string[] = [];
     const t = await this.db.query(
       "SELECT count(*)::int AS n FROM pg_trigger WHERE tgname IN ('audit_no_update') AND tgrelid = 'audit'::regclass",
@@ -256,6 +371,7 @@ export class PgAuditLog implements AuditApi {
    */
   async prune(before: number, exportTo?: (row: AuditRow) => void, limit = Number.POSITIVE_INFINITY): Promise<{ dropped: number; anchor: RetentionAnchor | undefined }> {
     await this.open();
+    await this.settled();
     try {
       return await this.db.tx(async (q) => {
         const current = await this.retention(q);

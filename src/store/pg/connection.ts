@@ -27,9 +27,16 @@ export interface PgOptions {
   auditKeyEnv?: string;
   /** This process's signed head file (else `QUADGUARD_AUDIT_HEAD_FILE`, else under `$QUADGUARD_HOME`). */
   auditHeadFile?: string;
+  /**
+   * Answer a decision once its row is in this replica's journal and commit rows in groups (pg/journal.ts; the
+   * config's `audit_journal`, off by default on PostgreSQL: docs/audit.md). Default false.
+   */
+  auditJournal?: boolean;
+  /** The folder of this replica's journals (else `QUADGUARD_AUDIT_JOURNAL_DIR`, else under `$QUADGUARD_HOME`). */
+  auditJournalDir?: string;
 }
 
-type Defaults = Required<Omit<PgOptions, 'auditKeyFile' | 'auditKeyEnv' | 'auditHeadFile'>>;
+type Defaults = Required<Omit<PgOptions, 'auditKeyFile' | 'auditKeyEnv' | 'auditHeadFile' | 'auditJournal' | 'auditJournalDir'>>;
 const DEFAULTS: Defaults = { poolSize: 10, connectTimeoutMs: 3000, queryTimeoutMs: 5000, mustExist: false, migrate: true };
 
 /** After a statement timed out waiting, how long transactions use the short lock timeout, ms. */
@@ -116,13 +123,14 @@ export class PgDb {
   /**
    * A write in two round trips: `BEGIN; <begin>` (e.g. lock the chain head), then the statement `write` builds
    * from its result sent together with COMMIT. `write` returns SQL with its values inlined as literals (see
-   * `literal`): the simple-query protocol that allows two statements in one message takes no parameters.
+   * `literal`): the simple-query protocol that allows two statements in one message takes no parameters. `begin`
+   * may be several statements: `write` gets the first one's result, and all of them in order.
    */
-  async lockedWrite<R>(begin: string, write: (first: pg.QueryResult) => { sql: string; value: R }): Promise<R> {
+  async lockedWrite<R>(begin: string, write: (first: pg.QueryResult, all: pg.QueryResult[]) => { sql: string; value: R }): Promise<R> {
     return this.inTransaction(async (client) => {
       const open = this.begin();
       const r = (await client.query(`${open.sql}; ${begin}`)) as unknown as pg.QueryResult[];
-      const { sql, value } = write(r[open.results]!);
+      const { sql, value } = write(r[open.results]!, r.slice(open.results));
       await client.query(`${sql}; COMMIT`);
       return value;
     });

@@ -1,13 +1,16 @@
 import { join } from 'node:path';
 import { sha256Hex } from '../../core/canonical.js';
 import { silentLogger, type Logger } from '../../core/log.js';
+import { AuditJournal } from '../audit-journal.js';
 import { sharedAuditKey } from '../audit-key.js';
+import { faultReason, reportStoreFault } from '../faults.js';
 import { quadguardHome } from '../store-path.js';
 import type { GuardStore } from '../engine.js';
 import { PgApprovalStore } from './approvals.js';
 import { PgAuditLog } from './audit.js';
 import { PgDb, pgDefaults, type PgOptions } from './connection.js';
 import { PgFlowStore } from './flow.js';
+import { pgJournalDir, replayOrphans } from './journal.js';
 import { PgPinStore } from './pins.js';
 import { PgStateStore } from './state.js';
 
@@ -42,6 +45,16 @@ export async function openPgStore(url: string, logger: Logger = silentLogger(), 
     if (!key && !opts.mustExist) {
       log.warn({ store: db.location }, 'no audit key (QUADGUARD_AUDIT_KEY_FILE or QUADGUARD_AUDIT_KEY): audit rows are hash-chained but not MACed, so a rewrite with recomputed hashes would pass `audit verify`');
     }
+    // What a replica killed on this disk journaled and did not commit, whoever opens the store here next (the
+    // restarted proxy, `audit verify`); then, for the proxy, its own journal.
+    const dir = opts.auditJournalDir ?? pgJournalDir(db.location);
+    await replayOrphans(dir, (rows) => audit.replay(rows), log, opts.auditJournal === true);
+    if (opts.auditJournal) {
+      audit.attachJournal(new AuditJournal(dir, false), (err, pending) => {
+        reportStoreFault({ engine: 'postgres', op: 'audit.commit', reason: faultReason(err) ?? 'error', err });
+        log.warn({ err, pending }, 'committing the audit journal failed; its rows are kept in the journal and tried again');
+      });
+    }
   } catch (err) {
     await db.close().catch(() => {});
     throw err;
@@ -61,6 +74,11 @@ export async function openPgStore(url: string, logger: Logger = silentLogger(), 
     async close() {
       if (closed) return;
       closed = true;
+      try {
+        await audit.closeJournal();
+      } catch (err) {
+        log.warn({ err }, 'committing the audit journal at close failed: its rows are replayed when this replica next opens the store');
+      }
       audit.flushHead();
       await db.close();
     },
