@@ -10,6 +10,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditSelect, readStored } from '../../src/store/audit-columns.js';
 import { connectHttp, runCli } from '../../src/cli/demos/kit.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
 import { makeSandbox, ROOT, server, spawnHttpProxy, waitFor, writeConfig, type HttpProxy } from '../support/proxy-harness.js';
@@ -121,7 +122,8 @@ describe('audit journal: replicas on one PostgreSQL store, kill -9 of one mid-lo
     const db = new pg.Client({ connectionString: store });
     await db.connect();
     try {
-      const all = (await db.query("SELECT ref, decision, preview FROM audit WHERE kind = 'message'")).rows as Array<{ ref: string; decision: string; preview: string }>;
+      // Rows read as the store reads them (a preview left out of the row is read from its recorded body).
+      const all = (await db.query(auditSelect("WHERE a.kind = 'message'"))).rows.map(readStored) as Array<{ ref: string; decision: string; preview: string }>;
       const byRef = new Map(all.map((r) => [r.ref, r]));
       const wrong = denied
         .map((a) => ({ a, row: byRef.get(a.auditId!) }))
