@@ -40,7 +40,7 @@ export function contentHead(content: NonNullable<ReturnType<typeof contentOf>>, 
   const parts: string[] = [];
   let at = 0;
   for (const block of content) {
-    if (at >= n) break;
+    if (at > n) break;
     const text = contentText([block]);
     if (text.length === 0) continue;
     parts.push(text.slice(0, n - at));
