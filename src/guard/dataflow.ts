@@ -5,6 +5,7 @@ import type { Logger } from '../core/log.js';
 import { createFingerprinter, normaliseForFingerprint, type Fingerprinter } from '../core/text/fingerprint.js';
 import { createValueHasher, isValueHash, outgoingPieces, shortLines } from '../core/text/short-values.js';
 import { decodeWhole, OUTGOING_READINGS, readingsOf } from '../core/text/readings.js';
+import { updateInTurns } from '../core/text/turns.js';
 import { KINDS } from '../core/kinds.js';
 import { argumentsOf, contentOf, serverOf, toolOf, type Decision, type Interaction } from '../core/types.js';
 import { describeSource } from '../detectors/flow.js';
@@ -92,7 +93,7 @@ export class DataFlowStage {
   private sweeping = false;
   /** (identity, origin, digest) of reads stored or refreshed recently → when; see `record`. */
   private readonly held = new Map<string, number>();
-  private digester: Promise<(text: string) => string> | undefined;
+  private digester: Promise<(text: string) => Promise<string>> | undefined;
   /**
    * Per identity: what it sent, per (destination, field, view), normalised and joined over calls (the last
    * TRAIL_CHARS characters, with when it was last added to). Private data sent in small pieces over many calls is
@@ -356,7 +357,7 @@ export class DataFlowStage {
     // session) is held already: its fingerprints are a function of the text, so it is not fingerprinted or stored
     // again. Its one read row is refreshed (newest read's name, new expiry), and only once it has used up more than
     // REFRESH_MS of its TTL: the data then expires at most that much before ttl_ms after the last read.
-    const digest = (await this.digest())(text);
+    const digest = await (await this.digest())(text);
     const heldKey = JSON.stringify([read.agent, originOf(source), digest]);
     const refreshedAt = this.held.get(heldKey);
     if (refreshedAt !== undefined && now - refreshedAt < Math.min(REFRESH_MS, this.options.ttl_ms / 10)) return this.sweepSometimes(now, 0);
@@ -377,10 +378,11 @@ export class DataFlowStage {
    * decide its fingerprints (a store read with other options, or by a version that fingerprints otherwise, holds
    * other digests), so equal digests mean equal fingerprints.
    */
-  private digest(): Promise<(text: string) => string> {
+  private digest(): Promise<(text: string) => Promise<string>> {
     this.digester ??= this.deps.store.key().then((key) => {
       const k = createHmac('sha256', key).update(`${READ_DIGEST_VERSION}\0${JSON.stringify([this.options.k, this.options.window, this.options.max_per_read, FORMS_MAX_CHARS])}`).digest();
-      return (text: string) => `r:${createHmac('sha256', k).update(text).digest('base64')}`;
+      // A long text is hashed a slice per turn of the event loop: other sessions are answered in between.
+      return async (text: string) => `r:${(await updateInTurns(createHmac('sha256', k), text)).digest('base64')}`;
     });
     this.digester.catch(() => (this.digester = undefined));
     return this.digester;

@@ -3,6 +3,8 @@ import type { Interaction } from '../core/types.js';
 import { rateCounts } from '../detectors/rate.js';
 import type { CompiledBook, CompiledPredicate } from '../policy/compiled.js';
 import type { PredicateValue } from '../policy/evaluate.js';
+import type { AuditEntry } from '../store/audit-schema.js';
+import { useBuiltRow, type BuiltAuditRow } from '../store/audit-row.js';
 import { BOOK_UNAVAILABLE, type BookPayload } from './pool-worker.js';
 import type { ReadHashOptions } from './read-hashes.js';
 import { PoolWorkerError, type TextPool } from './text-pool.js';
@@ -10,9 +12,11 @@ import { evaluateHere, type EvaluatePredicates } from './tracker.js';
 
 /**
  * Long text work goes to the pool (text-pool.ts): the one place that decides what is long and sends it there, for
- * the two readings that cost in proportion to a text's length — the detector pass of the tracker over an
- * interaction, and the hashes a private read leaves (data flow). Short work stays on the loop: the round trip to a
- * worker (cloning the interaction) would cost more than it frees.
+ * the work that costs in proportion to a text's length — the detector pass of the tracker over an interaction, the
+ * hashes a private read leaves (data flow), and the audit row of a long interaction (its payload serialised and
+ * hashed, its preview and record masked). Short work stays on the loop: the round trip to a worker (cloning the
+ * interaction) would cost more than it frees. What is left on the loop for a long text is a single hash over it
+ * (core/text/turns.ts: a slice per turn of the event loop) and the copies of a text to a worker.
  */
 
 /** Warned at most this often (ms) that long texts are read on the event loop. */
@@ -41,7 +45,16 @@ export interface LongTextReader {
   evaluate: EvaluatePredicates;
   /** A long private read's hashes from the pool, or undefined to compute them on the loop. */
   readHashesOf(text: string, key: Buffer, options: ReadHashOptions): Promise<string[] | undefined>;
+  /**
+   * The audit entry of a long interaction, stamped with its time, with its row's columns built in the pool
+   * (`useBuiltRow`: the store's `auditFields` then answers them); a short one as it is (the store builds its row).
+   * A job of a check already let in: never refused as busy. When the pool cannot build it (none, no worker can
+   * start, the worker stopped), the store builds the row on the loop: the row is the record of a decision already
+   * made, so it is written whatever the pool does.
+   */
+  auditEntry(entry: AuditEntry): Promise<AuditEntry>;
 }
+
 
 /**
  * The reader of long texts for one book. Without a pool (`guard.pool.workers: 0`), or while none of its workers can
@@ -91,6 +104,19 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
       const answer = await pool.run({ kind: 'read_hashes', text, key: new Uint8Array(key), options: { k: options.k, window: options.window, max_per_read: options.max_per_read } }, undefined, true);
       if (!answer) warnInPlace('the worker pool is not available', 'no worker could start');
       return (answer as string[] | undefined) ?? undefined;
+    },
+    async auditEntry(entry) {
+      if (!pool || !hasLongText(entry.interaction ?? entry.payload, minChars)) return entry;
+      // The time of the decision, not of the worker's turn.
+      const stamped: AuditEntry = { ...entry, ts: entry.ts ?? Date.now() };
+      let built: BuiltAuditRow | undefined;
+      try {
+        built = (await pool.run({ kind: 'audit_row', entry: stamped }, undefined, true)) as BuiltAuditRow | undefined;
+      } catch (err) {
+        log.warn({ err }, 'the audit row of a long interaction could not be built in the worker pool; it is built on the event loop');
+      }
+      if (!built) return stamped;
+      return useBuiltRow(stamped, built);
     },
   };
 }

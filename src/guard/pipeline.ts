@@ -90,7 +90,7 @@ export class GuardPipeline implements Guard {
    */
   async record(i: Interaction, decision: Decision): Promise<void> {
     decision.policy ??= this.env.policy;
-    decision.auditId = (await this.store.audit.append(auditEntryFor(i, decision))).auditId;
+    decision.auditId = (await this.store.audit.append(await this.env.long.auditEntry(auditEntryFor(i, decision)))).auditId;
   }
 }
 
@@ -142,6 +142,7 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
       now,
       logger: log,
     }),
+    long,
     flowPredicates: new Set(deps.book.predicates.filter((p) => p.def.detectors.some((d) => d.type === 'data_flow')).map((p) => p.name)),
     provenancePredicates: new Set(deps.book.predicates.filter((p) => p.def.detectors.some((d) => d.type === 'provenance')).map((p) => p.name)),
     ...rateSetup(deps.book),

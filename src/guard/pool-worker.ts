@@ -5,6 +5,8 @@ import type { CompiledBook } from '../policy/compiled.js';
 import { compileBook } from '../policy/compile.js';
 import { evaluatePredicate, type PredicateValue } from '../policy/evaluate.js';
 import type { PolicyBook } from '../policy/schema.js';
+import type { AuditEntry } from '../store/audit-schema.js';
+import { auditFields, type BuiltAuditRow } from '../store/audit-row.js';
 import { createReadHashers, readHashes, type ReadHashers, type ReadHashOptions } from './read-hashes.js';
 
 /**
@@ -39,14 +41,32 @@ export interface ReadHashesJob {
   options: ReadHashOptions;
 }
 
-export type PoolJob = EvaluateJob | ReadHashesJob;
-export type PoolMessage = PoolJob | { kind: 'book'; book: BookPayload };
-export type PoolAnswer = Array<[string, PredicateValue]> | string[] | null;
+/** The columns of an audit row (`auditFields`): the payload's serialisation, digest and masked preview, the masked record. */
+export interface AuditRowJob {
+  kind: 'audit_row';
+  entry: AuditEntry;
+}
+
+/** The ids of the books a worker holds (tests, diagnostics). */
+export interface BooksJob {
+  kind: 'books';
+}
+
+export type PoolJob = EvaluateJob | ReadHashesJob | AuditRowJob | BooksJob;
+/** A book to compile and keep under its id, or one to forget (no longer current: the pool keeps at most a few). */
+export type PoolMessage = PoolJob | { kind: 'book'; book: BookPayload } | { kind: 'drop'; id: string };
+export type PoolAnswer = Array<[string, PredicateValue]> | string[] | BuiltAuditRow | null;
 
 /** The error a worker answers when it cannot compile a book the main thread compiled (e.g. a detector it lacks). */
 export const BOOK_UNAVAILABLE = 'pool_book_unavailable';
 
-/** The handler of one worker: keeps the books it was sent and the hashers of the flow keys it saw. */
+/** Hashers of flow keys a worker keeps (a store's flow key rarely changes; past this, all are forgotten). */
+const MAX_HASHERS = 4;
+
+/**
+ * The handler of one worker: keeps the books it was sent until told to drop one (text-pool.ts decides which), and
+ * the hashers of the flow keys it saw.
+ */
 export function poolHandler(): (m: PoolMessage) => PoolAnswer {
   const books = new Map<string, CompiledBook | string>();
   const hashers = new Map<string, ReadHashers>();
@@ -61,6 +81,13 @@ export function poolHandler(): (m: PoolMessage) => PoolAnswer {
         }
         return null;
       }
+      case 'drop':
+        books.delete(m.id);
+        return null;
+      case 'books':
+        return [...books.keys()];
+      case 'audit_row':
+        return auditFields(m.entry);
       case 'evaluate': {
         const book = books.get(m.book);
         if (book === undefined || typeof book === 'string') throw Object.assign(new Error(`${BOOK_UNAVAILABLE}: ${book ?? 'the book was not sent'}`), { code: BOOK_UNAVAILABLE });
@@ -70,7 +97,10 @@ export function poolHandler(): (m: PoolMessage) => PoolAnswer {
       case 'read_hashes': {
         const id = `${Buffer.from(m.key).toString('base64')}/${m.options.k}/${m.options.window}`;
         let h = hashers.get(id);
-        if (!h) hashers.set(id, (h = createReadHashers(Buffer.from(m.key), m.options)));
+        if (!h) {
+          if (hashers.size >= MAX_HASHERS) hashers.clear();
+          hashers.set(id, (h = createReadHashers(Buffer.from(m.key), m.options)));
+        }
         return readHashes(m.text, h, m.options.max_per_read);
       }
     }

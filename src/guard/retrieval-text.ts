@@ -26,6 +26,25 @@ export function retrievalText(i: Interaction, limit = RETRIEVAL_TEXT_LIMIT): str
     }
   }
   const content = contentOf(i);
-  if (content !== undefined && used < limit) parts.push(contentText(content).slice(0, limit - used));
+  if (content !== undefined && used < limit) parts.push(contentHead(content, limit - used));
   return parts.join('\n');
+}
+
+/**
+ * `contentText(content).slice(0, n)` without joining the whole content (a copy of a long result on the event loop):
+ * block by block, until the first `n` characters are had. `contentText` joins its blocks' non-empty texts with a line
+ * break, so the head of that join is the head of this one.
+ */
+export function contentHead(content: NonNullable<ReturnType<typeof contentOf>>, n: number): string {
+  if (typeof content === 'string') return content.slice(0, n);
+  const parts: string[] = [];
+  let at = 0;
+  for (const block of content) {
+    if (at > n) break;
+    const text = contentText([block]);
+    if (text.length === 0) continue;
+    parts.push(text.slice(0, n - at));
+    at += text.length + 1;
+  }
+  return parts.join('\n').slice(0, n);
 }

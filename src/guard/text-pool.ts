@@ -93,6 +93,11 @@ load.then((m) => {
 const RESTART_MS = 60_000;
 /** An idle worker stops after this long (ms) unless told otherwise; the next job starts another. */
 const IDLE_MS = 30_000;
+/**
+ * Compiled books a worker keeps: the current one and the one before it (jobs of a check that began before a reload
+ * still use it). A `serve` that reloads often would otherwise grow by one compiled book per reload in each worker.
+ */
+export const BOOKS_PER_WORKER = 2;
 
 interface Pending {
   id: number;
@@ -109,6 +114,7 @@ interface Slot {
   /** Stopped on purpose (idle, close): its exit is no crash. */
   stopping: boolean;
   job?: Pending | undefined;
+  /** The books this worker holds, least recently used first. */
   books: Set<string>;
   idle?: NodeJS.Timeout | undefined;
 }
@@ -204,10 +210,7 @@ export class TextPool {
     clearTimeout(slot.idle);
     slot.job = p;
     p.started = performance.now();
-    if (p.book && !slot.books.has(p.book.id)) {
-      slot.books.add(p.book.id);
-      slot.worker.postMessage({ id: 0, message: { kind: 'book', book: p.book } satisfies PoolMessage });
-    }
+    if (p.book) this.holdBook(slot, p.book);
     try {
       slot.worker.postMessage({ id: p.id, message: p.message });
     } catch (err) {
@@ -217,6 +220,26 @@ export class TextPool {
       p.reject(new PoolWorkerError(`the job could not be sent to a worker: ${(err as Error).message}`));
       this.pump();
     }
+  }
+
+  /**
+   * Makes sure the worker holds `book`, the most recently used of its books. A worker keeps at most `BOOKS_PER_WORKER`:
+   * past that it drops the one it used least recently (a reloaded book is no longer used). A worker runs one job at a
+   * time and reads its messages in order, so no job it is running loses its book; a job given later with a dropped
+   * book carries it (`Pending.book`) and sends it again.
+   */
+  private holdBook(slot: Slot, book: BookPayload): void {
+    if (slot.books.delete(book.id)) {
+      slot.books.add(book.id);
+      return;
+    }
+    for (const old of slot.books) {
+      if (slot.books.size < BOOKS_PER_WORKER) break;
+      slot.books.delete(old);
+      slot.worker.postMessage({ id: 0, message: { kind: 'drop', id: old } satisfies PoolMessage });
+    }
+    slot.books.add(book.id);
+    slot.worker.postMessage({ id: 0, message: { kind: 'book', book } satisfies PoolMessage });
   }
 
   private spawn(): void {

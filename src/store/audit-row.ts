@@ -29,8 +29,28 @@ const CAP = { preview: PREVIEW_CAP, rationale: 2000, uri: 1000, name: ROW_NAME_C
 /** The columns of a new row that the entry decides: all but the id, the chain hashes and the MAC. */
 export type AuditFields = Omit<RawAuditRow, 'id' | 'prev_hash' | 'hash' | 'mac' | 'ref'> & { ref?: string | null };
 
+/** What `auditFields` builds for an entry: the row's columns and its interaction record. */
+export interface BuiltAuditRow {
+  fields: AuditFields;
+  rec: InteractionRecord | undefined;
+}
+
+/**
+ * Rows built for an entry elsewhere, by this same function (the worker pool builds the row of a long interaction off
+ * the event loop: src/guard/long-texts.ts), keyed by the entry object: `auditFields` of that very entry answers them.
+ */
+const builtElsewhere = new WeakMap<object, BuiltAuditRow>();
+
+/** Lets `auditFields(entry)` answer `built`, which `auditFields` computed for an equal entry (in a worker thread). */
+export function useBuiltRow(entry: AuditEntry, built: BuiltAuditRow): AuditEntry {
+  builtElsewhere.set(entry, built);
+  return entry;
+}
+
 /** The columns of a new row (all but id, the chain hashes and the MAC), and its interaction record: shared by both engines. */
-export function auditFields(entry: AuditEntry): { fields: AuditFields; rec: InteractionRecord | undefined } {
+export function auditFields(entry: AuditEntry): BuiltAuditRow {
+  const built = builtElsewhere.get(entry);
+  if (built !== undefined) return built;
   const e = quickAuditEntry(entry) ?? parseEntry(entry);
   const payload = e.payload === undefined ? undefined : canonicalJson(e.payload);
   // The preview is of the payload with values in credential fields replaced (the digest is of the payload).

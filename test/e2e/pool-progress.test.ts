@@ -5,8 +5,13 @@
  * its answer arrives, the test reads the audit: with the pool, the report's check is still under way (its row is not
  * there yet); in the control (`guard.pool.workers: 0`, the detectors on the event loop) nothing else ran while the
  * report was read, so its row is already there. The order is asserted, not a time.
+ *
+ * The third case takes the detectors out of it: a book whose rules read calls only, so the report's check has nothing
+ * to read and what it costs in proportion to its length is its audit row (the 8 MB payload serialised, hashed and
+ * masked). That row is built in the pool too: the ping is answered before the report's row exists. Built on the
+ * event loop (as before), the ping waited for it.
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -37,20 +42,20 @@ describe('e2e: another session is answered while an 8 MB result is checked', () 
    * The report (alice) and the ping asked once the report has left the server (bob): whether the report's check was
    * over when the ping was answered, and the order both came back in.
    */
-  async function order(workers: number): Promise<{ auditedAtPing: boolean; order: string[]; report: CallToolResult; ping: CallToolResult; stderr: string }> {
-    const sent = join(sb.dir, `sent-${workers}`);
-    const store = join(sb.dir, `state-${workers}.db`);
+  async function order(workers: number, policy = join(ROOT, 'policies', 'default'), label = String(workers)): Promise<{ auditedAtPing: boolean; order: string[]; report: CallToolResult; ping: CallToolResult; stderr: string }> {
+    const sent = join(sb.dir, `sent-${label}`);
+    const store = join(sb.dir, `state-${label}.db`);
     const cfg = writeConfig(
       sb.dir,
       {
         servers: { big: { command: process.execPath, args: [FIXTURE, '--mb', '8', '--sent', sent] } },
-        policy: join(ROOT, 'policies', 'default'),
+        policy,
         store,
         agents: { alice: { token: { value: ALICE } }, bob: { token: { value: BOB } } },
         limits: { max_message_bytes: 9 * 1024 * 1024 },
         guard: { pool: { workers } },
       },
-      `quadguard-${workers}.yaml`,
+      `quadguard-${label}.yaml`,
     );
     const proxy = await startHttpProxy(cfg);
     const clients: Client[] = [];
@@ -86,6 +91,38 @@ describe('e2e: another session is answered while an 8 MB result is checked', () 
     expect(r.order).toEqual(['ping', 'report']);
     expect(reportAudited(join(sb.dir, 'state-1.db'))).toBe(true);
     expect(r.stderr).not.toMatch(/read on the event loop/);
+  }, 300_000);
+
+  it('with the pool, the 8 MB result\'s audit row is built off the event loop: the small call is answered before it exists', async () => {
+    const book = join(sb.dir, 'calls-only');
+    mkdirSync(book, { recursive: true });
+    writeFileSync(
+      join(book, 'book.yaml'),
+      [
+        'name: calls-only',
+        'version: "1"',
+        'predicates:',
+        '  - name: secret_in_call',
+        '    description: A tool call carries a credential.',
+        '    scope: action',
+        "    tools: ['**']",
+        '    detectors: [{ type: secrets, field: arguments }]',
+        'rules:',
+        '  - id: no-secret-calls',
+        '    text: Tool calls carry no credentials.',
+        '    applies_to: [tool_call]',
+        "    formula: '!secret_in_call'",
+        '    severity: high',
+        '',
+      ].join('\n'),
+    );
+    const r = await order(1, book, 'audit-row');
+    expect(r.report.isError, JSON.stringify(r.report).slice(0, 500)).toBeFalsy();
+    expect((r.report.content[0] as { text: string }).text.length).toBe(8 * 1024 * 1024);
+    expect((r.ping.content[0] as { text: string }).text).toBe('pong');
+    expect(r.auditedAtPing).toBe(false);
+    expect(r.order).toEqual(['ping', 'report']);
+    expect(reportAudited(join(sb.dir, 'state-audit-row.db'))).toBe(true);
   }, 300_000);
 
   it('control: with the detectors on the event loop, the 8 MB result was checked before the small call was answered', async () => {

@@ -11,7 +11,9 @@ import { hasLongText, longTextReader } from '../../src/guard/long-texts.js';
 import { GuardPipeline } from '../../src/guard/pipeline.js';
 import { createReadHashers, readHashes } from '../../src/guard/read-hashes.js';
 import { evaluateHere } from '../../src/guard/tracker.js';
-import { PoolBusyError, PoolWorkerError, TextPool, poolSize } from '../../src/guard/text-pool.js';
+import { BOOKS_PER_WORKER, PoolBusyError, PoolWorkerError, TextPool, poolSize } from '../../src/guard/text-pool.js';
+import { compileBook } from '../../src/policy/compile.js';
+import type { CompiledBook } from '../../src/policy/compiled.js';
 import { predicateApplies } from '../../src/policy/evaluate.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { openDatabase } from '../../src/store/sqlite.js';
@@ -126,6 +128,29 @@ describe('the worker pool reads long texts as the event loop does', () => {
       for (const [what, i] of LONG_CASES) {
         expect(verdict(await inPool.check(i)), what).toEqual(verdict(await onLoop.check(i)));
       }
+      // The audit rows built in the pool hold what the rows built on the loop hold (all but the time and the chain).
+      const rows = (file: string) => {
+        const db = openDatabase(join(dir, file), { readonly: true });
+        try {
+          return db
+            .prepare('SELECT a.*, b.body, i.masked, i.truncated FROM audit a JOIN audit_interaction i ON i.id = a.id LEFT JOIN audit_body b ON b.digest = i.body_digest ORDER BY a.id')
+            .all()
+            .map((r) => {
+              const { id: _i, ts: _t, elapsed_ms: _e, prev_hash: _p, hash: _h, mac: _m, ref: _r, ...rest } = r as Record<string, unknown>;
+              // A rationale naming an earlier row names it by its id and hash (the hash covers the row's time).
+              return JSON.parse(JSON.stringify(rest).replace(/\b\d+-[0-9a-f]{8}\b/g, '<audit id>')) as Record<string, unknown>;
+            });
+        } finally {
+          db.close();
+        }
+      };
+      const pooled = rows('pool.db');
+      expect(pooled).toHaveLength(LONG_CASES.length);
+      expect(pooled).toEqual(rows('loop.db'));
+      // Each holds its long payload's digest and size.
+      for (const r of pooled) expect(r.size as number).toBeGreaterThan(MIN);
+      expect(new Set(pooled.map((r) => r.digest)).size).toBe(LONG_CASES.length);
+      expect(asked.mock.calls.filter(([job]) => job.kind === 'audit_row')).toHaveLength(LONG_CASES.length);
       // A private read (files__read_file) recorded through the pool: a send of a piece of it is caught as a leak on
       // both, the same way.
       const secret = 'Project Bluefin: acquisition of Harbour Logistics at 41.50 per share, board vote on 3 March, do not disclose.';
@@ -159,6 +184,43 @@ describe('the worker pool reads long texts as the event loop does', () => {
     expect(done).toBe(false);
     expect((await reading).size).toBe(predicates.length);
   }, 60_000);
+});
+
+describe('the books a worker keeps', () => {
+  /** A small book of version `n` whose one predicate is named for it: a worker evaluating it with another book fails. */
+  const versioned = (n: number): CompiledBook =>
+    compileBook({
+      name: 'reloaded',
+      version: String(n),
+      predicates: [{ name: `token_v${n}`, description: 'A credential in a result.', scope: 'result', tools: ['**'], detectors: [{ type: 'secrets', field: 'content' }] }],
+      rules: [{ id: 'no-token', text: 'No credentials in results.', applies_to: ['tool_result'], formula: `!token_v${n}`, severity: 'high' }],
+    }).compiled;
+
+  it('a worker holds at most two books over many reloads, and a job in flight during a reload finishes with its book', async () => {
+    const single = new TextPool({ workers: 1, queue: 16, url: FAULTY, logger: silent });
+    try {
+      const books = [1, 2, 3, 4, 5, 6].map(versioned);
+      const ids = books.map((b) => `${b.hash}:`);
+      const token = 'deploy token: ghp_1234567890abcdefghijklmnopqrstuvwxyzAB';
+      const evaluate = (n: number, i: Interaction) => longTextReader(books[n]!, single, MIN, silent).evaluate(books[n]!.predicates, i);
+      // The first book's check holds the one worker while the book is reloaded five times; each reload's check waits.
+      const inFlight = evaluate(0, result(`HOLD-THE-WORKER-1500 ${long(token)}`));
+      const later = [1, 2, 3, 4, 5].map((n) => evaluate(n, result(long(token))));
+      // A check of the first book asked after the reloads: its book was dropped by then and is sent again.
+      const again = evaluate(0, result(long(token)));
+      const answers = await Promise.all([inFlight, ...later, again]);
+      const expected = [0, 1, 2, 3, 4, 5, 0].map((n) => evaluateHere(books[n]!.predicates, result(long(token))));
+      for (const [n, got] of answers.entries()) {
+        expect([...got.keys()]).toEqual([...expected[n]!.keys()]);
+        expect([...got.values()].map((v) => v.value)).toEqual(['true']);
+      }
+      // The worker holds the two books it used last, not the six it was sent.
+      expect(BOOKS_PER_WORKER).toBe(2);
+      expect(await single.run({ kind: 'books' })).toEqual([ids[5], ids[0]]);
+    } finally {
+      await single.close();
+    }
+  }, 90_000);
 });
 
 describe('the bounded queue, crashes and start failures', () => {

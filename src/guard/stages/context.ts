@@ -13,6 +13,7 @@ import type { Verifier } from '../verifier.js';
 import type { ThreatWatcher } from '../watcher.js';
 import type { DataFlowStage } from '../dataflow.js';
 import type { ProvenanceStage } from '../provenance.js';
+import type { LongTextReader } from '../long-texts.js';
 
 /**
  * What the stages of the pipeline share. `GuardEnv` is built once per pipeline (the book, the store, the four
@@ -43,6 +44,8 @@ export interface GuardEnv {
   /** Data flow: capability labels and leaks before tracking, fingerprints of reads after the audit. */
   dataflow: DataFlowStage;
   provenance: ProvenanceStage;
+  /** Long texts read and recorded off the event loop (the worker pool), short ones in place. */
+  long: LongTextReader;
   /** Predicates with a `data_flow` detector: a violation through them names the source read. */
   flowPredicates: ReadonlySet<string>;
   /** Predicates with a `provenance` detector: a hold through them names the untrusted read. */

@@ -39,7 +39,10 @@ export const audit: Stage = {
   async run(ctx, env) {
     if (!env.options.audit) return;
     const decision = need(ctx.decision, 'the decision');
-    decision.auditId = (await env.store.audit.append(auditEntryFor(ctx.interaction, decision))).auditId;
+    const entry = auditEntryFor(ctx.interaction, decision);
+    // A long interaction's row is built in the worker pool, except a refusal because the pool is full: that one is
+    // answered at once, its row built here rather than behind the queue it was refused by.
+    decision.auditId = (await env.store.audit.append(decision.source === 'busy' ? entry : await env.long.auditEntry(entry))).auditId;
   },
   failClosed(ctx, env, err) {
     // Truthful: the answer says the row is missing and which store failed, so the operator knows where to look.
