@@ -6,6 +6,7 @@ import { selectFields } from '../core/fields.js';
 import { clip, configError, no, unknown } from './common.js';
 import { malformedPath, pathArguments } from './path-args.js';
 import { realPathOf } from './path.js';
+import { realPathAnswersOf, type RealPathAnswers } from './real-paths.js';
 import { formatPath, lexicalPath, resolveAgainst, type LexicalPath } from './posix-path.js';
 import { defineDetector } from './registry.js';
 import type { DetectorResult } from './types.js';
@@ -47,7 +48,7 @@ function pathTexts(i: Interaction, field: PathNameOptions['field']): string[] {
 }
 
 /** Every form of one path the detector matches globs on (see the doc comment). */
-function formsOf(parsed: LexicalPath, bases: readonly LexicalPath[], home: string): string[] {
+function formsOf(parsed: LexicalPath, bases: readonly LexicalPath[], home: string, memo: RealPathAnswers): string[] {
   const lexical = parsed.root === '.' && bases.length > 0 ? bases.map((b) => resolveAgainst(parsed, b)) : [parsed];
   const out = new Set<string>();
   for (const p of lexical) {
@@ -56,7 +57,7 @@ function formsOf(parsed: LexicalPath, bases: readonly LexicalPath[], home: strin
     const abs = p.root === '~' ? `${home}${text.slice(1)}` : p.root === '/' ? text : undefined;
     if (abs === undefined) continue;
     out.add(abs);
-    const real = realPathOf(abs);
+    const real = realPathOf(abs, memo);
     if (real !== undefined) out.add(real);
   }
   return [...out];
@@ -79,11 +80,13 @@ export const pathNameDetector = defineDetector({
     return function pathName(i): DetectorResult {
       const texts = pathTexts(i, opts.field);
       const bases = (i.kind === 'tool_call' ? (i.roots ?? []) : []).map((r) => lexicalPath(r)).filter((r): r is LexicalPath => r !== undefined && r.root === '/');
+      // realpath answers of this interaction (the proxy's and the path detector's: real-paths.ts), else of this run.
+      const memo = realPathAnswersOf(i) ?? new Map<string, string | null>();
       for (const text of texts.slice(0, MAX_PATHS)) {
         if (malformedPath(text) !== undefined) continue;
         const parsed = lexicalPath(text);
         if (parsed === undefined) continue;
-        const hit = formsOf(parsed, bases, home).find((f) => matches(f) && !excepted(f));
+        const hit = formsOf(parsed, bases, home, memo).find((f) => matches(f) && !excepted(f));
         if (hit !== undefined) {
           const shown = hit === text ? '' : ` (from ${clip(text, 60)})`;
           return { value: 'true', score: 1, evidence: `path_name: ${clip(hit, 120)}${shown} matches a listed name` };

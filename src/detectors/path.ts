@@ -7,6 +7,7 @@ import { formatPath, isUnder, lexicalPath, pathText, resolveAgainst, type Lexica
 import type { DetectorResult } from './types.js';
 import { malformedPath, pathArguments } from './path-args.js';
 import { argumentsOf, type Interaction } from '../core/types.js';
+import { realPathAnswersOf } from './real-paths.js';
 
 /**
  * `path`: where the path(s) in a field lie, decided lexically (see `posix-path.ts`: POSIX normalisation, `..`
@@ -76,9 +77,9 @@ function readPaths(i: Interaction, field: string): string[] | string {
  * dangling link met on the way is replaced by its target. Undefined when nothing resolves (or the file system
  * refuses, or links loop), so the lexical form stands alone.
  *
- * `memo` (one detector run on one interaction, never longer: the file system changes between calls) keeps each
+ * `memo` (one interaction, never longer: the file system changes between calls; real-paths.ts) keeps each
  * `realpath` answer, so paths sharing an ancestor that does not exist yet (`source` and `destination` in one new
- * folder) resolve it once.
+ * folder) resolve it once, and so do the proxy and every path detector reading the same interaction.
  */
 export function realPathOf(abs: string, memo?: Map<string, string | null>): string | undefined {
   let head = abs;
@@ -232,8 +233,8 @@ export const pathDetector = defineDetector({
       const roots = (i.kind === 'tool_call' ? (i.roots ?? []) : []).map((r) => lexicalPath(r)).filter((r): r is LexicalPath => r !== undefined && r.root === '/');
       const bases = roots.length > 0 ? roots : base ? [base] : [];
       let undecided: string | undefined;
-      /** realpath answers of this run (see `realPathOf`). */
-      let memo: Map<string, string | null> | undefined;
+      /** realpath answers of this interaction (real-paths.ts), else of this run. */
+      let memo = realPathAnswersOf(i);
       for (const text of raw.slice(0, MAX_PATHS)) {
         const bad = malformedPath(text);
         if (bad !== undefined) {

@@ -80,6 +80,14 @@ export function createTracker(
 ) {
   const o = TrackerOptionsSchema.parse(options);
   const sparse = index instanceof SparsePredicateIndex ? index : undefined;
+  // How many predicates speak about each kind of interaction (scope depends on the kind alone). Must-check lists only
+  // such predicates, each once: when it lists them all, top-k could add none, and the retrieval is not run.
+  const applicable = new Map<Interaction['kind'], number>();
+  const applicableTo = (i: Interaction): number => {
+    let n = applicable.get(i.kind);
+    if (n === undefined) applicable.set(i.kind, (n = new Set(book.predicates.filter((p) => predicateApplies(p, i)).map((p) => p.name)).size));
+    return n;
+  };
 
   async function topK(i: Interaction, k: number): Promise<CompiledPredicate[]> {
     if (k <= 0) return [];
@@ -100,7 +108,7 @@ export function createTracker(
   return async function tracker(i: Interaction, level: number, sticky: ReadonlyMap<string, Truth>, signal?: AbortSignal): Promise<TrackResult> {
     const chosen = new Map<string, CompiledPredicate>();
     for (const p of book.graph.mustCheck(i)) chosen.set(p.name, p);
-    for (const p of await topK(i, candidateBudget(book.predicates.length, level, o))) chosen.set(p.name, p);
+    if (chosen.size < applicableTo(i)) for (const p of await topK(i, candidateBudget(book.predicates.length, level, o))) chosen.set(p.name, p);
 
     const values = await evaluate([...chosen.values()], i);
     const semanticCandidates: CompiledPredicate[] = [];

@@ -475,7 +475,9 @@ function progressFirst(client: Client, transport: Transport): Transport {
   const sdk = client as unknown as { _onprogress(n: unknown): void };
   client.removeNotificationHandler('notifications/progress');
   transport.onmessage = (m) => {
-    if (ProgressNotificationSchema.safeParse(m).success) sdk._onprogress(m);
+    // Every message of the server passes here: only one named as a progress notification can be one (the schema's
+    // method is that literal), so the others are not parsed against it.
+    if ((m as { method?: unknown }).method === 'notifications/progress' && ProgressNotificationSchema.safeParse(m).success) sdk._onprogress(m);
   };
   return transport;
 }

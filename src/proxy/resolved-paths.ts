@@ -1,6 +1,7 @@
 import type { ServerConfig } from '../config/schema.js';
 import { malformedPath, pathArguments } from '../detectors/path-args.js';
 import { realPathOf } from '../detectors/path.js';
+import type { RealPathAnswers } from '../detectors/real-paths.js';
 import { formatPath, lexicalPath, resolveAgainst, type LexicalPath } from '../detectors/posix-path.js';
 
 /**
@@ -18,6 +19,9 @@ import { formatPath, lexicalPath, resolveAgainst, type LexicalPath } from '../de
  * be the proxy's), `file://` URIs, malformed paths (the path rule refuses those), a path whose resolution fails, and
  * every argument of a remote server or of one with `resolve_paths: false`.
  *
+ * `memo` keeps the realpath answers (src/detectors/real-paths.ts): the proxy hands them to the guard's check of the
+ * call, whose path detectors then read the resolution made here instead of resolving each path again.
+ *
  * What stays racy (docs/inspection.md): a directory of the resolved path swapped for a link after this resolution (by
  * someone with write access to it), and a server that follows a link the resolved path ends in when the final
  * component is swapped; the server resolves again in both cases.
@@ -27,10 +31,10 @@ export function resolvePathArguments(
   args: Record<string, unknown> | undefined,
   pathKeys: readonly string[],
   roots: readonly string[] | undefined,
+  memo: RealPathAnswers = new Map(),
 ): { args: Record<string, unknown> | undefined; resolved: Array<{ field: string; from: string; to: string }> } {
   if (args === undefined || server === undefined || server.command === undefined || !server.resolve_paths) return { args, resolved: [] };
   const bases = (roots ?? []).map((r) => lexicalPath(r)).filter((r): r is LexicalPath => r !== undefined && r.root === '/');
-  const memo = new Map<string, string | null>();
   let out: Record<string, unknown> | undefined;
   const resolved: Array<{ field: string; from: string; to: string }> = [];
   for (const f of pathArguments(args, pathKeys)) {

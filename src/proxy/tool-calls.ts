@@ -8,6 +8,7 @@ import { auditSuffix, refuse } from './refusals.js';
 import { relativePathNote, rootsBeforeFirstCall, serverRoots } from './roots.js';
 import { schemaCredentialKeys } from '../core/credential-fields.js';
 import { resolvePathArguments } from './resolved-paths.js';
+import { sharingRealPaths, type RealPathAnswers } from '../detectors/real-paths.js';
 import { schemaPathKeys } from '../core/schema-paths.js';
 import { handleMessageTool, isMessageTool } from './message-tool.js';
 import { rewriteContentUris, splitExposedName } from './namespacing.js';
@@ -74,12 +75,14 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
   // Arguments the tool's input schema says are paths are checked as paths, whatever their value looks like; those it
   // says are credentials are credentials, whatever their name.
   const { pathKeys, credentialKeys } = schemaKeysOf(exposed.tool);
-  // Paths through symbolic links are resolved once: checked, recorded and forwarded as resolved (resolved-paths.ts).
-  const pinned = resolvePathArguments(core.config.servers[route.server], asked.arguments, pathKeys, roots);
+  // Paths through symbolic links are resolved once: checked, recorded and forwarded as resolved (resolved-paths.ts);
+  // the guard's path detectors read these answers rather than resolving each path again (real-paths.ts).
+  const answers: RealPathAnswers = new Map();
+  const pinned = resolvePathArguments(core.config.servers[route.server], asked.arguments, pathKeys, roots, answers);
   if (pinned.resolved.length > 0) core.logger.debug({ session: session.id, server: route.server, tool: route.name, resolved: pinned.resolved.map((r) => r.field) }, 'path arguments resolved through links');
   const sent = pinned.resolved.length > 0 ? pinned.args : args;
   const checked = { ...asked, arguments: pinned.args ?? asked.arguments, ...(roots ? { roots } : {}), ...(pathKeys.length > 0 ? { pathKeys } : {}), ...(credentialKeys.length > 0 ? { credentialKeys } : {}) };
-  const call = await decide(core, checked, extra.signal);
+  const call = await sharingRealPaths(checked, answers, () => decide(core, checked, extra.signal));
   if (call.decision === 'deny') {
     core.logger.info({ session: session.id, agent: session.agent, server: route.server, tool: route.name, rules: call.rules }, 'tool call denied');
     const denied = toolDenial(call, { what: 'call to tool', name }, { hasOutputSchema });

@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { makeDecision, type Guard } from '../../src/core/types.js';
 import { silentLogger } from '../../src/core/log.js';
 import { buildProxyGuard } from '../../src/proxy/compose.js';
@@ -75,17 +76,21 @@ describe('stdio JSON-RPC screening', () => {
   it('answers garbage with parse / invalid-request errors and passes valid messages through', async () => {
     const input = new PassThrough();
     const output = new PassThrough();
-    const clean = screenJsonRpcLines(input, output, silentLogger());
-    const passed: string[] = [];
-    clean.on('data', (c: Buffer) => passed.push(c.toString()));
-    input.write('not json\n{"id":7,"foo":1}\n{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+    const passed: unknown[] = [];
+    screenJsonRpcLines(input, output, silentLogger(), (m) => passed.push(m));
+    input.write('not json\n{"id":7,"foo":1}\n{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","method":"notifications/initialized"}');
     input.end();
-    await new Promise((r) => clean.on('end', r));
+    await new Promise((r) => input.on('end', r));
     const replies = output.read()!.toString().trim().split('\n').map((l: string) => JSON.parse(l));
     expect(replies).toEqual([
       { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the line is not valid JSON' } },
       { jsonrpc: '2.0', id: 7, error: { code: -32600, message: 'Invalid Request: not a JSON-RPC 2.0 message' } },
     ]);
-    expect(passed.join('')).toBe('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+    // Each message as the SDK's stdio transport reads a line (JSONRPCMessageSchema.parse of it), the last one without
+    // its newline at the end of the input too.
+    expect(passed).toEqual([
+      JSONRPCMessageSchema.parse({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      JSONRPCMessageSchema.parse({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    ]);
   });
 });

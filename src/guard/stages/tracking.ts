@@ -1,4 +1,5 @@
 import { makeDecision, type Decision } from '../../core/types.js';
+import { sharingRealPaths } from '../../detectors/real-paths.js';
 import { PoolBusyError } from '../text-pool.js';
 import { need, type GuardContext, type GuardEnv, type Stage } from './context.js';
 
@@ -12,10 +13,11 @@ export const tracking: Stage = {
   async run(ctx, env) {
     const i = ctx.interaction;
     const before = need(ctx.before, 'the threat state before');
-    ctx.sticky = await env.stickyOf(env.stickyKey(i));
+    const sticky = (ctx.sticky = await env.stickyOf(env.stickyKey(i)));
     let track;
     try {
-      track = await env.tracker(i, before.level, ctx.sticky, ctx.signal);
+      // The path detectors of this interaction share their realpath answers (with the proxy's, when it holds them).
+      track = await sharingRealPaths(i, new Map(), () => env.tracker(i, before.level, sticky, ctx.signal));
     } catch (err) {
       if (!(err instanceof PoolBusyError)) throw err;
       ctx.decision = busyDecision(ctx, env, err);
