@@ -31,11 +31,19 @@ export function looksLikeJwt(token: string): boolean {
  * The JWT verifier of `http.jwt`: signature against the JWKS (a file read now, or a URL fetched on first use and
  * cached `cache_ms`), issuer, audience, expiry and not-before within `clock_skew_s`, only the listed algorithms
  * (`alg: none` never), and the agent claim naming one of `agents` (`isAgent`). A bad JWKS file stops start-up.
+ *
+ * A token that verified is taken again without its signature check (`VerifiedTokens`) until it expires, for at most
+ * `VERIFIED_TTL_MS` (and never longer than a fetched JWKS is cached, so a key withdrawn from it stops verifying as
+ * soon as it would without this); its agent is checked on every use. A client sends the same token with every
+ * request of a session, and a signature check costs about as much CPU as the guard's whole check of a call.
  */
 export function createJwtVerifier(cfg: JwtAuthConfig, isAgent: (name: string) => boolean): JwtVerifier {
   const keys: JWTVerifyGetKey = cfg.jwks_file !== undefined ? createLocalJWKSet(readJwksFile(cfg.jwks_file)) : remoteKeys(cfg);
   const options = { issuer: cfg.issuer, audience: cfg.audience, clockTolerance: cfg.clock_skew_s, algorithms: cfg.algorithms };
+  const verified = new VerifiedTokens(Math.min(VERIFIED_TTL_MS, cfg.jwks_url !== undefined ? cfg.cache_ms : VERIFIED_TTL_MS));
   return async function verifyJwt(token) {
+    const known = verified.get(token);
+    if (known !== undefined) return isAgent(known.agent) ? { ok: true, identity: known } : { ok: false, reason: 'unknown_agent' };
     let payload: Record<string, unknown>;
     try {
       payload = (await jwtVerify(token, keys, options)).payload;
@@ -44,8 +52,50 @@ export function createJwtVerifier(cfg: JwtAuthConfig, isAgent: (name: string) =>
     }
     const agent = payload[cfg.claim];
     if (typeof agent !== 'string' || !isAgent(agent)) return { ok: false, reason: 'unknown_agent' };
-    return { ok: true, identity: { agent, issuer: String(payload.iss), ...(typeof payload.jti === 'string' ? { id: payload.jti.slice(0, 200) } : {}) } };
+    const identity: JwtIdentity = Object.freeze({ agent, issuer: String(payload.iss), ...(typeof payload.jti === 'string' ? { id: payload.jti.slice(0, 200) } : {}) });
+    // jose accepts a token while now < exp + tolerance (seconds); the cache keeps it no longer.
+    verified.set(token, identity, typeof payload.exp === 'number' ? (payload.exp + cfg.clock_skew_s) * 1000 : Number.POSITIVE_INFINITY);
+    return { ok: true, identity };
   };
+}
+
+/** How long a verified token is taken again without checking its signature, at most (ms). */
+export const VERIFIED_TTL_MS = 60_000;
+/** Verified tokens kept per verifier; the oldest goes first. */
+export const VERIFIED_MAX = 1024;
+
+/**
+ * Tokens that verified, each until the earlier of its expiry (`expiresAt`, ms) and `ttlMs` after it verified. Bounded
+ * (`VERIFIED_MAX`, oldest dropped first); a reload builds a new verifier, so a new book of keys starts empty.
+ */
+export class VerifiedTokens {
+  private readonly tokens = new Map<string, { identity: JwtIdentity; until: number }>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly now: () => number = () => Date.now(),
+    private readonly max = VERIFIED_MAX,
+  ) {}
+
+  /** The identity a token proved, while it is still good; undefined otherwise (then verify it again). */
+  get(token: string): JwtIdentity | undefined {
+    const hit = this.tokens.get(token);
+    if (hit === undefined) return undefined;
+    if (this.now() < hit.until) return hit.identity;
+    this.tokens.delete(token);
+    return undefined;
+  }
+
+  set(token: string, identity: JwtIdentity, expiresAt: number): void {
+    const until = Math.min(this.now() + this.ttlMs, expiresAt);
+    if (!(this.now() < until)) return;
+    if (this.tokens.size >= this.max && !this.tokens.has(token)) this.tokens.delete(this.tokens.keys().next().value!);
+    this.tokens.set(token, { identity, until });
+  }
+
+  get size(): number {
+    return this.tokens.size;
+  }
 }
 
 /** A JWKS fetch that failed below jose (connection refused, DNS, TLS): jose passes such errors on as they are. */

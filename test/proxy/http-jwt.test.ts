@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { JwtAuthSchema } from '../../src/config/schema.js';
-import { createJwtVerifier, looksLikeJwt, type JwtVerifier } from '../../src/proxy/http-jwt.js';
+import { createJwtVerifier, looksLikeJwt, VerifiedTokens, type JwtVerifier } from '../../src/proxy/http-jwt.js';
 
 /** The JWT verifier with a JWKS file: what it accepts, what it refuses and why (the reason stays server-side). */
 describe('JWT verifier (jwks_file)', () => {
@@ -68,5 +68,58 @@ describe('JWT verifier (jwks_file)', () => {
     expect(JwtAuthSchema.safeParse({ jwks_url: 'http://idp.example.com/jwks', issuer: 'i', audience: 'a' }).success).toBe(false);
     expect(JwtAuthSchema.safeParse({ jwks_url: 'http://127.0.0.1:8080/jwks', issuer: 'i', audience: 'a' }).success).toBe(true);
     expect(JwtAuthSchema.safeParse({ jwks_file: 'x', issuer: 'i', audience: 'a', algorithms: ['none'] }).success).toBe(false);
+  });
+});
+
+/** Verified tokens are taken again without a signature check, never past their expiry or the cache's age. */
+describe('JWT verifier: verified tokens', () => {
+  it('keeps a token until the earlier of its expiry and the age bound, oldest dropped first when full', () => {
+    let now = 1_000_000;
+    const id = { agent: 'planner', issuer: 'https://idp.test/' };
+    const cache = new VerifiedTokens(60_000, () => now, 2);
+    cache.set('t1', id, now + 5_000);
+    cache.set('t2', id, Number.POSITIVE_INFINITY);
+    expect(cache.get('t1')).toBe(id);
+    now += 4_999;
+    expect(cache.get('t1')).toBe(id);
+    now += 1;
+    expect(cache.get('t1')).toBeUndefined(); // at its expiry: verified again (and refused as expired)
+    expect(cache.get('t2')).toBe(id);
+    now += 60_000 - 5_000;
+    expect(cache.get('t2')).toBeUndefined(); // at the age bound, though it never expires
+    cache.set('a', id, Number.POSITIVE_INFINITY);
+    cache.set('b', id, Number.POSITIVE_INFINITY);
+    cache.set('c', id, Number.POSITIVE_INFINITY);
+    expect([cache.get('a'), cache.get('b'), cache.get('c')]).toEqual([undefined, id, id]);
+    expect(cache.size).toBe(2);
+    cache.set('gone', id, now - 1); // already expired: not kept
+    expect(cache.get('gone')).toBeUndefined();
+  });
+
+  it('answers a verified token again until it expires, then refuses it as expired; its agent is checked on every use', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'qg-jwt-cache-'));
+    try {
+      const key = await generateKeyPair('EdDSA');
+      writeFileSync(join(dir, 'jwks.json'), JSON.stringify({ keys: [{ ...(await exportJWK(key.publicKey)), kid: 'a', alg: 'EdDSA' }] }));
+      let agents = new Set(['planner']);
+      const verify = createJwtVerifier(JwtAuthSchema.parse({ jwks_file: join(dir, 'jwks.json'), issuer: 'https://idp.test/', audience: 'qg', algorithms: ['EdDSA'], clock_skew_s: 0 }), (a) => agents.has(a));
+      const exp = Math.floor(Date.now() / 1000) + 2;
+      const token = await new SignJWT({ sub: 'planner' }).setProtectedHeader({ alg: 'EdDSA', kid: 'a' }).setIssuer('https://idp.test/').setAudience('qg').setExpirationTime(exp).sign(key.privateKey);
+      const first = await verify(token);
+      expect(first).toEqual({ ok: true, identity: { agent: 'planner', issuer: 'https://idp.test/' } });
+      expect(await verify(token)).toEqual(first);
+      agents = new Set(['other']);
+      expect(await verify(token)).toEqual({ ok: false, reason: 'unknown_agent' });
+      agents = new Set(['planner']);
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        vi.setSystemTime(exp * 1000);
+        expect(await verify(token)).toEqual({ ok: false, reason: 'expired' });
+      } finally {
+        vi.useRealTimers();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
