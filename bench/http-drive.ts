@@ -87,7 +87,7 @@ const cli = builtCli('serve', '--config', config, '--http', String(port), '--no-
 const proc = spawn(process.execPath, [...prof, ...cli.args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, QUADGUARD_LOG_LEVEL: 'warn', QUADGUARD_HOME: dir } });
 const url = new URL(`http://127.0.0.1:${port}/mcp`);
 try {
-  await waitForHttp(url.href);
+  await waitForHttp(url.href, 120_000); // start-up on a loaded machine can take a minute
   const clients = await Promise.all(
     Array.from({ length: SESSIONS }, async () => {
       const c = new Client({ name: 'bench-http-drive', version: '0' });
