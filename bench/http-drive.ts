@@ -64,7 +64,9 @@ const config = join(dir, 'quadguard.yaml');
 writeFileSync(
   config,
   YAML.stringify({
-    servers: { ws: tsNode('servers/workspace.ts', '--root', ws) },
+    // Generous start-up bounds: on a loaded machine the server (under tsx) takes longer than the defaults to start.
+    servers: { ws: { ...tsNode('servers/workspace.ts', '--root', ws), connect_timeout_ms: 120_000 } },
+    discovery_timeout_ms: 120_000,
     store: join(dir, 'state.db'),
     ...(MODE === 'policy' ? { policy: join(ROOT, 'policies', 'default'), guard: { watcher: { burst_threshold: 1e9, quarantine: false } } } : {}),
   }),
