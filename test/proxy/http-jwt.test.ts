@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
@@ -73,27 +75,28 @@ describe('JWT verifier (jwks_file)', () => {
 
 /** Verified tokens are taken again without a signature check, never past their expiry or the cache's age. */
 describe('JWT verifier: verified tokens', () => {
-  it('keeps a token until the earlier of its expiry and the age bound, oldest dropped first when full', () => {
+  it('keeps a token until the earlier of its expiry and the age bound, for its key set only, oldest dropped first when full', () => {
     let now = 1_000_000;
     const id = { agent: 'planner', issuer: 'https://idp.test/' };
     const cache = new VerifiedTokens(60_000, () => now, 2);
-    cache.set('t1', id, now + 5_000);
-    cache.set('t2', id, Number.POSITIVE_INFINITY);
-    expect(cache.get('t1')).toBe(id);
+    cache.set('t1', id, now + 5_000, 0);
+    cache.set('t2', id, Number.POSITIVE_INFINITY, 0);
+    expect(cache.get('t1', 0)).toBe(id);
     now += 4_999;
-    expect(cache.get('t1')).toBe(id);
+    expect(cache.get('t1', 0)).toBe(id);
     now += 1;
-    expect(cache.get('t1')).toBeUndefined(); // at its expiry: verified again (and refused as expired)
-    expect(cache.get('t2')).toBe(id);
+    expect(cache.get('t1', 0)).toBeUndefined(); // at its expiry: verified again (and refused as expired)
+    expect(cache.get('t2', 0)).toBe(id);
     now += 60_000 - 5_000;
-    expect(cache.get('t2')).toBeUndefined(); // at the age bound, though it never expires
-    cache.set('a', id, Number.POSITIVE_INFINITY);
-    cache.set('b', id, Number.POSITIVE_INFINITY);
-    cache.set('c', id, Number.POSITIVE_INFINITY);
-    expect([cache.get('a'), cache.get('b'), cache.get('c')]).toEqual([undefined, id, id]);
+    expect(cache.get('t2', 0)).toBeUndefined(); // at the age bound, though it never expires
+    cache.set('a', id, Number.POSITIVE_INFINITY, 0);
+    cache.set('b', id, Number.POSITIVE_INFINITY, 0);
+    cache.set('c', id, Number.POSITIVE_INFINITY, 0);
+    expect([cache.get('a', 0), cache.get('b', 0), cache.get('c', 0)]).toEqual([undefined, id, id]);
     expect(cache.size).toBe(2);
-    cache.set('gone', id, now - 1); // already expired: not kept
-    expect(cache.get('gone')).toBeUndefined();
+    cache.set('gone', id, now - 1, 0); // already expired: not kept
+    expect(cache.get('gone', 0)).toBeUndefined();
+    expect(cache.get('b', 1)).toBeUndefined(); // the keys were fetched again since it verified: verified again
   });
 
   it('answers a verified token again until it expires, then refuses it as expired; its agent is checked on every use', async () => {
@@ -120,6 +123,41 @@ describe('JWT verifier: verified tokens', () => {
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('takes a cached token no longer once a fetched JWKS no longer holds its key (rotation), nor once the JWKS is stale', async () => {
+    const [a, b] = [await generateKeyPair('EdDSA'), await generateKeyPair('EdDSA')];
+    const jwk = async (k: typeof a, kid: string) => ({ ...(await exportJWK(k.publicKey)), kid, alg: 'EdDSA' });
+    let served = { keys: [await jwk(a, 'a')] };
+    let fetches = 0;
+    const server = createServer((_req, res) => {
+      fetches++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(served));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`;
+      const verify = createJwtVerifier(JwtAuthSchema.parse({ jwks_url: url, issuer: 'https://idp.test/', audience: 'qg', algorithms: ['EdDSA'], refetch_ms: 1000, cache_ms: 2500 }), () => true);
+      const sign = (k: typeof a, kid: string) => new SignJWT({ sub: 'planner' }).setProtectedHeader({ alg: 'EdDSA', kid }).setIssuer('https://idp.test/').setAudience('qg').setExpirationTime('5m').sign(k.privateKey);
+      const tokenA = await sign(a, 'a');
+      expect((await verify(tokenA)).ok).toBe(true);
+      expect((await verify(tokenA)).ok).toBe(true);
+      expect(fetches).toBe(1);
+      // The provider withdraws key a for key b; the first token of key b fetches the JWKS again (after refetch_ms).
+      served = { keys: [await jwk(b, 'b')] };
+      await new Promise((r) => setTimeout(r, 1100));
+      expect((await verify(await sign(b, 'b'))).ok).toBe(true);
+      expect(fetches).toBe(2);
+      expect(await verify(tokenA)).toEqual({ ok: false, reason: 'no_key' });
+      // A stale JWKS (past cache_ms) is fetched again before a cached token is taken: the server is asked.
+      const tokenB = await sign(b, 'b');
+      expect((await verify(tokenB)).ok).toBe(true);
+      await new Promise((r) => setTimeout(r, 2600));
+      expect((await verify(tokenB)).ok).toBe(true);
+      expect(fetches).toBe(3);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
     }
   });
 });
