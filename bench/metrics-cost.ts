@@ -1,7 +1,8 @@
 /**
  * What the service layer adds to one guard check on the allow path, in-process (no I/O, so the figure is not lost in
  * the noise of a round trip): the metered guard (two performance.now(), a counter, a histogram observation), the
- * reload's swappable guard (an AsyncLocalStorage read) and both together, each around a guard that allows at once.
+ * reload's swappable guard (a WeakMap lookup by the request's signal, set on its first check) and both together,
+ * each around a guard that allows at once; the checks come in pairs (a call and its result) per request signal.
  * The budget is +0.05 ms per allowed call (issue 29).
  *
  *   npx tsx bench/metrics-cost.ts [calls=200000]
@@ -17,13 +18,17 @@ const i = { kind: 'tool_call', agent: 'a', session: 's', server: 'ws', tool: 're
 const metrics = createServiceMetrics({ defaultMetrics: false });
 const live = new LiveGuard({ guard: meteredGuard(bare, metrics), record: async () => {}, policyHash: 'x', extra: undefined });
 
-async function time(name: string, g: Guard, wrap: (f: () => Promise<void>) => Promise<void> = (f) => f()): Promise<number> {
+async function time(name: string, g: Guard): Promise<number> {
   const run = async () => {
-    for (let k = 0; k < N; k++) await g.check(i);
+    let signal = new AbortController().signal;
+    for (let k = 0; k < N; k++) {
+      if (k % 2 === 0) signal = new AbortController().signal;
+      await g.check(i, signal);
+    }
   };
-  await wrap(run); // warm-up
+  await run(); // warm-up
   const t = performance.now();
-  await wrap(run);
+  await run();
   const us = ((performance.now() - t) / N) * 1000;
   console.log(`${name.padEnd(44)} ${us.toFixed(3)} µs per check`);
   return us;
@@ -31,5 +36,5 @@ async function time(name: string, g: Guard, wrap: (f: () => Promise<void>) => Pr
 
 const base = await time('bare guard', bare);
 const metered = await time('metered guard', meteredGuard(bare, metrics));
-const both = await time('swappable + metered, pinned to the request', live.guard, (f) => live.run(f));
+const both = await time('swappable + metered, pinned to the request', live.guard);
 console.log(`added per allowed check: metrics ${(metered - base).toFixed(3)} µs, metrics + reload ${(both - base).toFixed(3)} µs (budget 50 µs)`);

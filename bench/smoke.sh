@@ -25,6 +25,7 @@ run bench/soak.ts --seconds 3 --age-calls 100
 run bench/startup.ts --runs 1
 run bench/stdio-drive.ts 200 policy --vary 50
 run bench/allow-path.ts 200 --warmup 20 --vary 20 --blocks 2
+run bench/http-drive.ts 1 policy --sessions 2 --warm 0.5 --mix
 run bench/llm-latency.ts 20
 run bench/injection-heldout.ts
 run bench/injection-fresh-2026-11.ts

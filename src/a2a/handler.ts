@@ -34,6 +34,11 @@ export class Caller implements User {
     readonly agent: string,
     readonly authenticated: boolean,
   ) {}
+  /**
+   * One per A2A request, never aborted: every check and record of the request passes it, so a reload in the middle
+   * keeps the request on the guard it started with (`LiveGuard`).
+   */
+  readonly request: AbortSignal = new AbortController().signal;
   get isAuthenticated(): boolean {
     return this.authenticated;
   }
@@ -161,7 +166,7 @@ export class GuardedAgentHandler implements A2ARequestHandler {
     const blocks = read().request(params).blocks;
     const session = sessionOf(caller, this.agent.name, params.message?.contextId ?? '');
     const interaction: Interaction = { kind: 'message', agent: caller.agent, session, profile: this.deps.profileOf(caller.agent), sender: caller.agent, recipient: this.agent.name, content: blocks };
-    const d = await this.ask(interaction);
+    const d = await this.ask(caller, interaction);
     if (d.decision === 'deny') {
       this.deps.logger.info({ agent: caller.agent, recipient: this.agent.name, rules: d.rules, auditId: d.auditId }, 'a2a message denied');
       throw new GuardDeniedError(d, { what: 'message to A2A agent', name: this.agent.name }, this.binding);
@@ -179,7 +184,7 @@ export class GuardedAgentHandler implements A2ARequestHandler {
       tool: method,
       content: reading.blocks,
     };
-    let d = await this.ask(interaction);
+    let d = await this.ask(caller, interaction);
     if (d.decision === 'allow' && d.replacement !== undefined) {
       try {
         reading.applyReplacement(d.replacement);
@@ -251,8 +256,8 @@ export class GuardedAgentHandler implements A2ARequestHandler {
     return e;
   }
 
-  private async ask(i: Interaction): Promise<Decision> {
-    return decide(this.deps, i);
+  private async ask(caller: Caller, i: Interaction): Promise<Decision> {
+    return decide(this.deps, i, caller.request);
   }
 }
 

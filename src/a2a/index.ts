@@ -33,8 +33,8 @@ export interface A2AGatewayOptions {
 export interface A2AGateway {
   /**
    * Mounts `/a2a/<name>/…` on `app` behind the front end's hooks, as /mcp: the drain `gate` (503 while stopping),
-   * authentication `auth`, and `around` after the body is read (it binds the request to the guard generation it
-   * started with, so a reload swaps the book for new A2A requests while a running stream keeps its own).
+   * authentication `auth`, and `around` after the body is read (a trace span). A reload swaps the book for new A2A
+   * requests while a running stream keeps its own (each request's checks pass its `Caller.request`: `LiveGuard`).
    */
   mount(app: Application, hooks: Partial<FrontEndHooks> & { auth: RequestHandler }): void;
 }

@@ -21,7 +21,7 @@ import { buildGuard, type BuiltGuard } from '../guard/build.js';
 import { GUARD_STAGES } from '../guard/stages/index.js';
 import type { ForwardedRequest } from '../proxy/downstream.js';
 import type { FrontEndHooks, HttpUpstream } from '../proxy/http-upstream.js';
-import { chain, createAuth, opsAccess, storeGauges, type ServiceAuth } from '../ops/auth.js';
+import { createAuth, opsAccess, storeGauges, type ServiceAuth } from '../ops/auth.js';
 import { createDrain } from '../ops/drain.js';
 import { healthRoutes, watchStore } from '../ops/health.js';
 import { LiveGuard, type GuardGeneration } from '../ops/live-guard.js';
@@ -60,7 +60,7 @@ export interface ProxyGuard {
   record?: DecisionRecorder;
   /** The guard's store (the live view reads and acts on the same one, SQLite or PostgreSQL). */
   store?: GuardStore;
-  /** The swappable guard (reload); `pin` binds a request to the generation it started with. */
+  /** The swappable guard (reload): a request keeps the generation it started with. */
   live?: LiveGuard<BuiltGuard>;
   /**
    * Builds the guard of a re-read config on the same store (its book verified as at start-up) and swaps it in for
@@ -255,7 +255,7 @@ export async function runProxy(loaded: LoadedConfig, opts: { agent: string; http
         },
         gate: drain.gate,
         auth: { handler: auth!.handler, configured: auth!.configured() },
-        ...(configured.live || tracing ? { around: chain(configured.live?.pin, tracing?.receive) } : {}),
+        ...(tracing ? { around: tracing.receive } : {}),
       });
       ui?.announce(listener);
     } catch (err) {

@@ -84,18 +84,6 @@ export function opsAccess(access: 'loopback' | 'any', auth: RequestHandler): Req
   };
 }
 
-/** Express handlers run one after the other as one (absent ones skipped). */
-export function chain(...handlers: Array<RequestHandler | undefined>): RequestHandler {
-  const list = handlers.filter((h): h is RequestHandler => h !== undefined);
-  return function chained(req, res, next) {
-    const step = (i: number): void => {
-      if (i === list.length) return next();
-      void list[i]!(req, res, (err?: unknown) => (err ? next(err) : step(i + 1)));
-    };
-    step(0);
-  };
-}
-
 /** The store-backed gauges: holds waiting, quarantined agents, and whether the store answers. */
 export function storeGauges(store: GuardStore) {
   return {

@@ -1,5 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import type { RequestHandler } from 'express';
 import type { Guard } from '../core/types.js';
 import type { DecisionRecorder } from '../proxy/context.js';
 
@@ -15,31 +13,40 @@ export interface GuardGeneration<Extra = unknown> {
 /**
  * The guard a reload can swap (docs/operations.md, "Reload"): new requests get the newest generation, while a
  * request that started before the swap keeps the one it started with to its end (its tool call and the check of
- * its result alike), because `pin` binds the generation to the request's async context.
+ * its result alike). A request is known by its abort signal, which every check and record made for it passes (the
+ * MCP SDK makes one per request; the A2A proxy one per call): the first check of a signal pins the newest
+ * generation to it, for as long as the signal lives.
+ *
+ * Not an AsyncLocalStorage bound per HTTP request, as before: on Node 20 and 22 a live AsyncLocalStorage turns on
+ * promise hooks for the whole process, a cost paid on every promise of every request (bench/README.md, "The HTTP
+ * front end").
  */
 export class LiveGuard<Extra = unknown> {
   private current: GuardGeneration<Extra>;
-  private readonly pinned = new AsyncLocalStorage<GuardGeneration<Extra>>();
+  private readonly pinned = new WeakMap<AbortSignal, GuardGeneration<Extra>>();
 
   constructor(first: GuardGeneration<Extra>) {
     this.current = first;
   }
 
-  /** The generation of the running request, else the newest. */
+  /** The newest generation (what a request that has not been checked yet will get). */
   get generation(): GuardGeneration<Extra> {
-    return this.pinned.getStore() ?? this.current;
+    return this.current;
   }
 
-  readonly guard: Guard = { check: (i, signal) => this.generation.guard.check(i, signal) };
-  readonly record: DecisionRecorder = (i, d) => this.generation.record(i, d);
-
-  /** Binds the newest generation to one HTTP request (after its body is read). */
-  readonly pin: RequestHandler = (_req, _res, next) => this.pinned.run(this.current, next);
-
-  /** Runs `fn` with the newest generation bound (a stdio message, a test). */
-  run<R>(fn: () => R): R {
-    return this.pinned.run(this.current, fn);
+  /** The generation of the request `signal` belongs to (pinned to it now if this is its first check); without one, the newest. */
+  generationOf(signal: AbortSignal | undefined): GuardGeneration<Extra> {
+    if (signal === undefined) return this.current;
+    let g = this.pinned.get(signal);
+    if (g === undefined) {
+      g = this.current;
+      this.pinned.set(signal, g);
+    }
+    return g;
   }
+
+  readonly guard: Guard = { check: (i, signal) => this.generationOf(signal).guard.check(i, signal) };
+  readonly record: DecisionRecorder = (i, d, signal) => this.generationOf(signal).record(i, d, signal);
 
   swap(next: GuardGeneration<Extra>): void {
     this.current = next;

@@ -11,9 +11,10 @@ export type { ForwardExtra, ForwardOptions, Origin, SessionContext } from './ses
 
 /**
  * Records a decision in the audit log and sets its `auditId` (the guard pipeline's `record`). Absent when the
- * proxy runs without a policy (nothing is recorded then).
+ * proxy runs without a policy (nothing is recorded then). `signal`: the request's, as its checks were given it (a
+ * reload keeps a request on the guard it started with: `LiveGuard`).
  */
-export type DecisionRecorder = (interaction: Interaction, decision: Decision) => Promise<void>;
+export type DecisionRecorder = (interaction: Interaction, decision: Decision, signal?: AbortSignal) => Promise<void>;
 
 
 /** What every upstream `Server` shares: config, the downstream pool, the one guard, the logger, the live sessions. */

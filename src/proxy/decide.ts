@@ -25,7 +25,7 @@ export interface Decider {
  * the site acts on. A denial is a value, never a throw.
  */
 export async function decide(core: Decider, interaction: Interaction, signal?: AbortSignal): Promise<Decision> {
-  return ensureRecorded(core, interaction, await core.guard.check(interaction, signal));
+  return ensureRecorded(core, interaction, await core.guard.check(interaction, signal), signal);
 }
 
 /** A downstream failure, read once: QuadGuard's own forwarding failed (unavailable, timeout, closed), or the server answered with a JSON-RPC error. */

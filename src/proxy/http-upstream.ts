@@ -44,7 +44,7 @@ export interface HttpFrontEndOptions {
   gate?: RequestHandler;
   /** Authentication (default: `bearerAuth` of the agents' static tokens); `configured`: it can refuse anyone. */
   auth?: { handler: RequestHandler; configured: boolean };
-  /** Runs around the handling of each authenticated MCP request, after its body is read (the guard it started with). */
+  /** Runs around the handling of each authenticated MCP request, after its body is read (a trace span). */
   around?: RequestHandler;
 }
 

@@ -20,10 +20,10 @@ export type RefusalSource = 'filter' | 'hidden' | 'unknown' | 'limits' | 'invali
  * `auditId` and pass through; a denial from the tool filter or a fail-closed wrapper is recorded here. A failing
  * audit write is logged and the denial stands (it denies anyway).
  */
-export async function ensureRecorded(core: Pick<ProxyCore, 'record' | 'logger'>, interaction: Interaction, decision: Decision): Promise<Decision> {
+export async function ensureRecorded(core: Pick<ProxyCore, 'record' | 'logger'>, interaction: Interaction, decision: Decision, signal?: AbortSignal): Promise<Decision> {
   if (decision.decision !== 'deny' || decision.auditId !== undefined || !core.record) return decision;
   try {
-    await core.record(interaction, decision);
+    await core.record(interaction, decision, signal);
   } catch (err) {
     core.logger.error({ err, kind: interaction.kind, agent: interaction.agent, source: decision.source }, 'recording a refusal failed');
   }

@@ -16,35 +16,35 @@ describe('LiveGuard (reload)', () => {
     const live = new LiveGuard(gen('old', seen));
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const inflight = live.run(async () => {
-      const first = await live.guard.check(i);
+    const request = new AbortController().signal;
+    const inflight = (async () => {
+      const first = await live.guard.check(i, request);
       await gate; // the swap happens here, mid-request
-      const second = await live.guard.check(i);
-      await live.record(i, second);
-      return [first.rationale, second.rationale, live.generation.extra];
-    });
+      const second = await live.guard.check(i, request);
+      await live.record(i, second, request);
+      return [first.rationale, second.rationale, live.generationOf(request).extra];
+    })();
+    await Promise.resolve();
     live.swap(gen('new', seen));
     expect((await live.guard.check(i)).rationale).toBe('new');
-    const fresh = live.run(async () => (await live.guard.check(i)).rationale);
+    const fresh = (async () => (await live.guard.check(i, new AbortController().signal)).rationale)();
     release();
     expect(await inflight).toEqual(['old', 'old', 'old']);
     expect(await fresh).toBe('new');
     expect(seen).toEqual(['old:old']);
   });
 
-  it('pins an express request to the generation current when its handling starts', async () => {
-    const live = new LiveGuard(gen('one', []));
+  it('pins a request at its first check, not before: one checked only after the swap gets the new generation', async () => {
     const seen: string[] = [];
-    await new Promise<void>((done) =>
-      live.pin({} as never, {} as never, () => {
-        live.swap(gen('two', []));
-        void live.guard.check(i).then((d) => {
-          seen.push(d.rationale);
-          done();
-        });
-      }),
-    );
-    expect(seen).toEqual(['one']);
-    expect((await live.guard.check(i)).rationale).toBe('two');
+    const live = new LiveGuard(gen('one', seen));
+    const request = new AbortController().signal;
+    live.swap(gen('two', seen));
+    expect((await live.guard.check(i, request)).rationale).toBe('two');
+    live.swap(gen('three', seen));
+    expect((await live.guard.check(i, request)).rationale).toBe('two');
+    // A refusal recorded for the request goes to its own generation's recorder; one without a request to the newest.
+    await live.record(i, makeDecision({ decision: 'deny', rationale: 'r' }), request);
+    await live.record(i, makeDecision({ decision: 'deny', rationale: 's' }));
+    expect(seen).toEqual(['two:r', 'three:s']);
   });
 });

@@ -1,0 +1,137 @@
+/**
+ * Closed-loop `read_file` calls through the built `quadguard serve --http` from N concurrent Streamable HTTP
+ * sessions, for profiling the HTTP front end and for CPU per call: prints calls/s, median and p99, and the proxy's
+ * own CPU time per call (user + system, /proc/<pid>/stat, Linux), which a loaded machine moves far less than wall
+ * time. Build first (`npm run build`): the proxy runs from `dist/`, as users run it.
+ *
+ *   npx tsx bench/http-drive.ts [seconds=10] [policy|plain] [--sessions 8] [--warm SECONDS] [--mix] [--prof DIR]
+ *
+ * `policy` (default): policies/default, burst analysis and quarantine off. `plain`: no policy. `--mix`: the soak's
+ * mix (80% small reads of 20 files, 15% reads of ~200 KB files, 5% `delete_file /etc/passwd`, which the default
+ * policy denies) instead of one small file. `--prof DIR`: the proxy runs under `node --cpu-prof`, its profile written
+ * to DIR when it exits (keep profiles out of the repository). A warm-up (`--warm`, default a quarter of the time, at
+ * least 1 s) comes first and is not counted: a proxy's code is optimised only after thousands of calls.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import YAML from 'yaml';
+import { builtCli, fmtMs, freePort, httpClient, ROOT, summarize, tsNode, waitForHttp } from './common.js';
+
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { sessions: { type: 'string', default: '8' }, warm: { type: 'string' }, mix: { type: 'boolean', default: false }, prof: { type: 'string' } } });
+const SECONDS = Number(positionals[0] ?? 10);
+const MODE = positionals[1] ?? 'policy';
+const SESSIONS = Number(values.sessions);
+const WARM = values.warm === undefined ? Math.max(1, SECONDS / 4) : Number(values.warm);
+if (!['policy', 'plain'].includes(MODE)) throw new Error(`mode must be policy or plain, not ${MODE}`);
+if (!(SECONDS > 0)) throw new Error(`seconds must be a positive number, not ${positionals[0]}`);
+if (!(WARM >= 0)) throw new Error(`--warm must be a number of seconds, not ${values.warm}`);
+if (!Number.isSafeInteger(SESSIONS) || SESSIONS < 1) throw new Error(`--sessions must be a positive integer, not ${values.sessions}`);
+
+let seed = 11;
+const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+const WORDS = 'acquisition board budget cluster deadline engineer forecast harbour invoice journal kernel ledger margin network office payroll quarter revenue salary ticket upgrade vendor warehouse'.split(' ');
+const text = (chars: number) => {
+  const parts: string[] = [];
+  for (let n = 0; n < chars; ) {
+    const w = `${WORDS[Math.floor(rand() * WORDS.length)]} ${Math.floor(rand() * 100000)} `;
+    parts.push(w);
+    n += w.length;
+  }
+  return parts.join('').slice(0, chars);
+};
+
+const dir = mkdtempSync(join(tmpdir(), 'qg-http-drive-'));
+const ws = join(dir, 'ws');
+mkdirSync(ws);
+writeFileSync(join(ws, 'notes.txt'), 'benchmark file: meeting notes, nothing secret\n');
+if (values.mix) {
+  for (let i = 0; i < 20; i++) writeFileSync(join(ws, `note-${i}.txt`), text(1_000));
+  for (let i = 0; i < 6; i++) writeFileSync(join(ws, `report-${i}.txt`), text(200_000));
+}
+const next = (): { name: string; arguments: Record<string, string> } => {
+  if (!values.mix) return { name: 'ws__read_file', arguments: { path: 'notes.txt' } };
+  const r = rand();
+  if (r < 0.8) return { name: 'ws__read_file', arguments: { path: `note-${Math.floor(rand() * 20)}.txt` } };
+  if (r < 0.95) return { name: 'ws__read_file', arguments: { path: `report-${Math.floor(rand() * 6)}.txt` } };
+  return { name: 'ws__delete_file', arguments: { path: '/etc/passwd' } };
+};
+
+const config = join(dir, 'quadguard.yaml');
+writeFileSync(
+  config,
+  YAML.stringify({
+    // Generous start-up bounds: on a loaded machine the server (under tsx) takes longer than the defaults to start.
+    servers: { ws: { ...tsNode('servers/workspace.ts', '--root', ws), connect_timeout_ms: 120_000 } },
+    discovery_timeout_ms: 120_000,
+    store: join(dir, 'state.db'),
+    ...(MODE === 'policy' ? { policy: join(ROOT, 'policies', 'default'), guard: { watcher: { burst_threshold: 1e9, quarantine: false } } } : {}),
+  }),
+);
+
+/** User + system CPU seconds of a process so far (Linux /proc; NaN elsewhere). */
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100 on Linux)
+  } catch {
+    return Number.NaN;
+  }
+}
+
+const port = await freePort();
+const prof = values.prof ? ['--cpu-prof', '--cpu-prof-dir', values.prof] : [];
+const cli = builtCli('serve', '--config', config, '--http', String(port), '--no-ui');
+const proc = spawn(process.execPath, [...prof, ...cli.args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, QUADGUARD_LOG_LEVEL: 'warn', QUADGUARD_HOME: dir } });
+const url = new URL(`http://127.0.0.1:${port}/mcp`);
+try {
+  await waitForHttp(url.href, 120_000); // start-up on a loaded machine can take a minute
+  const clients = await Promise.all(
+    Array.from({ length: SESSIONS }, async () => {
+      const c = new Client({ name: 'bench-http-drive', version: '0' });
+      await c.connect(httpClient(url));
+      return c;
+    }),
+  );
+  let refused = 0;
+  const run = async (until: number, ms: number[] | undefined) => {
+    await Promise.all(
+      clients.map(async (c) => {
+        while (performance.now() < until) {
+          const t0 = performance.now();
+          const call = next();
+          const r = await c.callTool(call);
+          if (r.isError) {
+            if (call.name !== 'ws__delete_file') throw new Error(`call failed: ${JSON.stringify(r.content).slice(0, 200)}`);
+            refused++;
+          }
+          ms?.push(performance.now() - t0);
+        }
+      }),
+    );
+  };
+  await run(performance.now() + WARM * 1000, undefined);
+  const ms: number[] = [];
+  const cpu0 = cpuSeconds(proc.pid!);
+  const t0 = performance.now();
+  await run(t0 + SECONDS * 1000, ms);
+  const wall = (performance.now() - t0) / 1000;
+  const cpu = cpuSeconds(proc.pid!) - cpu0;
+  const s = summarize(ms);
+  console.log(
+    `${MODE}${values.mix ? ', soak mix' : ''}, ${SESSIONS} sessions: ${ms.length} calls in ${wall.toFixed(1)} s, ${(ms.length / wall).toFixed(0)} calls/s, median ${fmtMs(s.median)} ms, p99 ${fmtMs(s.p99)} ms; proxy CPU ${((cpu / ms.length) * 1e6).toFixed(0)} µs/call (${((100 * cpu) / wall).toFixed(0)}% of a core)${values.mix ? `; ${refused} refused` : ''}`,
+  );
+  await Promise.all(clients.map((c) => c.close()));
+} finally {
+  // SIGTERM drains and exits normally, so `--cpu-prof` writes its profile.
+  proc.kill('SIGTERM');
+  await new Promise<void>((done) => {
+    const t = setTimeout(() => (proc.kill('SIGKILL'), done()), 20_000);
+    proc.once('exit', () => (clearTimeout(t), done()));
+  });
+  rmSync(dir, { recursive: true, force: true });
+}
