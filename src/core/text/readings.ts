@@ -205,12 +205,46 @@ export function plainReading(s: string): string {
   return t.normalize('NFKC').replace(FORMAT_CHARS, '');
 }
 
-/** The rot13 of a text (letters only). */
+/**
+ * The rot13 of a text (ASCII letters only; every other code unit as it is). Built as code units in one pass: a
+ * replace with a function per letter cost ~20× as much, and a private read's first 64 KiB are turned so on every read.
+ */
 export function rot13(text: string): string {
-  return text.replace(/[A-Za-z]/g, (c) => {
-    const base = c <= 'Z' ? 65 : 97;
-    return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
-  });
+  const out = new Uint16Array(text.length);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    out[i] = c >= 97 && c <= 122 ? ((c - 84) % 26) + 97 : c >= 65 && c <= 90 ? ((c - 52) % 26) + 65 : c;
+  }
+  return unitsToString(out);
+}
+
+/**
+ * `[...text].reverse().join('')`: the code points of `text` in reverse order (a surrogate pair stays a pair, a lone
+ * surrogate is a code point of its own), in one pass over code units. Reading backwards pairs the same units: a low
+ * surrogate belongs to the high one right before it, as a high one does to the low one right after it.
+ */
+export function reverseCodePoints(text: string): string {
+  const out = new Uint16Array(text.length);
+  let o = 0;
+  for (let j = text.length - 1; j >= 0; j--) {
+    const c = text.charCodeAt(j);
+    if (c >= 0xdc00 && c <= 0xdfff && j > 0) {
+      const h = text.charCodeAt(j - 1);
+      if (h >= 0xd800 && h <= 0xdbff) {
+        out[o++] = h;
+        out[o++] = c;
+        j--;
+        continue;
+      }
+    }
+    out[o++] = c;
+  }
+  return unitsToString(out);
+}
+
+/** UTF-16 code units as a string, lone surrogates and all. */
+function unitsToString(u: Uint16Array): string {
+  return Buffer.from(u.buffer, u.byteOffset, u.byteLength).toString('utf16le');
 }
 
 /** Base32 (RFC 4648) digit values by char code, either case; 255: not a digit. */
@@ -541,7 +575,7 @@ export const READINGS: readonly Reading[] = [
   },
   { name: 'leet', nests: false, mayApply: (t) => /\d/.test(t), decode: (t, limits) => one(unleet(t.slice(0, limits.maxRun)), t) },
   { name: 'rot13', nests: false, mayApply: (t) => /[A-Za-z]{3}/.test(t), decode: (t, limits) => one(rot13(t.slice(0, limits.maxRun)), t) },
-  { name: 'reversed', nests: false, mayApply: (t) => t.length >= 8, decode: (t, limits) => one([...t.slice(0, limits.maxRun)].reverse().join(''), t) },
+  { name: 'reversed', nests: false, mayApply: (t) => t.length >= 8, decode: (t, limits) => one(reverseCodePoints(t.slice(0, limits.maxRun)), t) },
   { name: 'reversed-words', nests: false, mayApply: (t) => /\S\s+\S/.test(t), decode: (t, limits) => one(t.slice(0, limits.maxRun).split(/(\s+)/).reverse().join(''), t) },
 ];
 

@@ -212,6 +212,8 @@ const MIN_LINE = 20;
 const MAX_LINE = 96;
 /** Lines kept per read. */
 export const MAX_LINES_PER_READ = 256;
+/** Where a text is cut into lines and sentences. */
+const LINE_BREAK = /\r?\n|(?<=[.!?;])\s+/g;
 
 /**
  * The short distinctive lines of a text, normalised: each line and sentence (and, for a `Label: value` line, its
@@ -223,9 +225,17 @@ export const MAX_LINES_PER_READ = 256;
  */
 export function shortLines(text: string, max = MAX_LINES_PER_READ): string[] {
   const out = new Set<string>();
-  for (const part of text.split(/\r?\n|(?<=[.!?;])\s+/)) {
-    if (out.size >= max) break;
-    const line = part.trim();
+  // The pieces of `text.split(LINE_BREAK)`, taken one at a time (each separator match is not empty, so the leftmost
+  // match from where the last one ended is where split cuts next): a long text stops being cut once `max` lines are
+  // kept, and a piece too short to hold a line is never copied.
+  LINE_BREAK.lastIndex = 0;
+  for (let from = 0; from <= text.length && out.size < max; ) {
+    const m = LINE_BREAK.exec(text);
+    const end = m ? m.index : text.length;
+    const at = from;
+    from = m ? m.index + m[0].length : text.length + 1;
+    if (end - at < MIN_LINE) continue;
+    const line = text.slice(at, end).trim();
     if (line.length < MIN_LINE || line.length > 4 * MAX_LINE) continue;
     const value = /^[\w -]{1,30}:\s+(.+)$/.exec(line)?.[1];
     for (const l of value !== undefined ? [line, value] : [line]) {
