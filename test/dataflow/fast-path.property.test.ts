@@ -289,6 +289,15 @@ describe("a private read's forms and short lines equal the reference", () => {
     );
   });
 
+  it('distinctiveValues and outgoingPieces of one long word (a base64 result): the same values, its runs read lazily', () => {
+    const b64 = Buffer.from(Array.from({ length: 60_000 }, (_, i) => (i * 131 + ((i * i) >> 3)) & 255)).toString('base64');
+    for (const t of [b64, `${b64.slice(0, 5000)} ${b64.slice(5000)}`, b64.replace(/[0-9]/g, ''), `x9${b64.slice(0, 300)}é${b64.slice(300, 900)}𝐀9`]) {
+      expect(distinctiveValues(t)).toEqual(refValues.distinctiveValues(t));
+      expect(distinctiveValues(t, 3)).toEqual(refValues.distinctiveValues(t, 3));
+      expect(outgoingPieces([t.slice(0, 20_000)])).toEqual(refValues.outgoingPieces([t.slice(0, 20_000)]));
+    }
+  });
+
   it('shortLines of a long text stops at the cut, with the lines the whole split gives', () => {
     const t = Array.from({ length: 5000 }, (_, i) => `Invoice ${i} for Borealis Labs was paid.  Next one ${i + 1}; then Project Atlas ${i}?`).join('\r\n');
     expect(shortLines(t)).toEqual(refForms.shortLines(t));

@@ -102,13 +102,28 @@ function notPlainWord(raw: string): boolean {
   return /\d/.test(raw) || /[^\p{L}\p{N}]/u.test(raw) || /\p{Lu}/u.test(raw.slice(1));
 }
 
-/** Pieces of a word: the whole word, then its letter-and-digit runs (`acct#12345678` → also `12345678`). */
-function pieces(word: string): string[] {
-  const out = [word];
-  const runs = word.split(/[^\p{L}\p{N}]+/u).filter((r) => r.length > 0);
-  if (runs.length > 1) out.push(...runs);
-  return out;
+/**
+ * Pieces of a word: the whole word, then its letter-and-digit runs when it has two or more (`acct#12345678` → also
+ * `12345678`): the non-empty pieces of `word.split(/[^\p{L}\p{N}]+/u)`, which are the matches of LETTER_DIGIT_RUN.
+ * Found one at a time, so a megabyte-long word (a base64 result) is read only as far as its values are wanted.
+ */
+function* pieces(word: string): Generator<string> {
+  yield word;
+  let first: string | undefined;
+  for (let at = 0, count = 0; ; count++) {
+    // Set before each search: another word's pieces may have been read in between.
+    LETTER_DIGIT_RUN.lastIndex = at;
+    const m = LETTER_DIGIT_RUN.exec(word);
+    if (m === null) return;
+    at = LETTER_DIGIT_RUN.lastIndex;
+    if (count === 0) first = m[0];
+    else {
+      if (count === 1) yield first!;
+      yield m[0];
+    }
+  }
 }
+const LETTER_DIGIT_RUN = /[\p{L}\p{N}]+/gu;
 
 const TWO_DIGITS = /\d\D*\d/;
 
