@@ -31,8 +31,8 @@ const LOOKAHEAD = 512;
 export function maskPrefix(text: string, max: number): string {
   let window = Math.min(text.length, max + LOOKAHEAD);
   for (;;) {
-    const part = text.slice(0, window);
-    const { out, consumed } = render(part, spansOf(part), max);
+    const part = window === text.length ? text : text.slice(0, window);
+    const { out, consumed } = render(part, part === text ? spansOfWhole(text) : findSecrets(part), max);
     const cut = consumed < text.length;
     if (!cut || consumed + LOOKAHEAD <= window || window >= text.length) return cut ? `${out}…` : out;
     // The window grows (doubling), and at once past the run of token characters it cut, when that run goes on: a
@@ -55,11 +55,11 @@ function isTokenOrPad(c: number): boolean {
 
 /** Texts at least this long keep their spans for the rest of the event loop's turn. */
 const KEEP_SPANS_FROM = 64 * 1024;
-/** The spans of the last long text masked: an audit row masks a result's preview and its recorded body from one text. */
+/** The spans of the last long text masked whole: an audit row masks a result's preview and its recorded body from one text. */
 let lastSpans: { text: string; spans: SecretSpan[] } | undefined;
 
-/** `findSecrets(text)`, once per long text in a turn of the event loop (the spans are only read). */
-function spansOf(text: string): SecretSpan[] {
+/** `findSecrets(text)` of a whole text, once per long text in a turn of the event loop (the spans are only read). */
+function spansOfWhole(text: string): SecretSpan[] {
   if (text.length < KEEP_SPANS_FROM) return findSecrets(text);
   if (lastSpans !== undefined && lastSpans.text === text) return lastSpans.spans;
   const spans = findSecrets(text);
