@@ -8,7 +8,7 @@ import * as ref from './reference/fingerprint.js';
 import * as refValues from './reference/short-values.js';
 import * as refUnwrap from './reference/unwrap.js';
 import * as refForms from './reference/forms.js';
-import { decodeWhole, mayHaveReadings, privateForms, reverseCodePoints, rot13, unwrapViews } from '../../src/core/text/readings.js';
+import { decodeWhole, isJsSpace, mayHaveReadings, privateForms, reverseCodePoints, reverseWords, rot13, unwrapViews } from '../../src/core/text/readings.js';
 
 /**
  * The fast paths of data-flow recording (one pass over char codes, winnowing with a ring of hashes, no intermediate
@@ -267,6 +267,19 @@ describe("a private read's forms and short lines equal the reference", () => {
     for (let c = 0; c < 0x10000; c += 1) {
       const t = `a${String.fromCharCode(c)}Z${String.fromCharCode(c)}`;
       if (rot13(t) !== refForms.rot13(t) || reverseCodePoints(t) !== refForms.reversed(t)) expect.fail(`code unit ${c.toString(16)}`);
+    }
+  });
+
+  it('reverseWords: the split on white space, reversed and joined; isJsSpace is \\s for every code unit', () => {
+    for (let c = 0; c < 0x10000; c++) if (isJsSpace(c) !== /\s/.test(String.fromCharCode(c))) expect.fail(`code unit ${c.toString(16)}`);
+    const spaced = fc.array(fc.constantFrom('a', 'Bc', ' ', '  ', '\t', '\n', '\r\n', '\u00a0', '\u2028', '\u3000', '\ufeff', '\u200b', '😀', '\ud800', 'é'), { maxLength: 60 }).map((u) => u.join(''));
+    for (const arb of [anyText, asciiText, prose, spaced]) {
+      fc.assert(
+        fc.property(arb, (t) => {
+          expect(reverseWords(t)).toBe(t.split(/(\s+)/).reverse().join(''));
+        }),
+        { numRuns: 1000 },
+      );
     }
   });
 

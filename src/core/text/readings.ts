@@ -242,6 +242,30 @@ export function reverseCodePoints(text: string): string {
   return unitsToString(out);
 }
 
+/**
+ * `text.split(/(\s+)/).reverse().join('')`: the runs of white space and of other characters in reverse order, each
+ * as it is (the split's pieces alternate between the two kinds; its empty pieces add nothing). One pass over code
+ * units: the split and join of a 64 KiB read cost a third of recording it.
+ */
+export function reverseWords(text: string): string {
+  const out = new Uint16Array(text.length);
+  let o = 0;
+  for (let end = text.length; end > 0; ) {
+    const space = isJsSpace(text.charCodeAt(end - 1));
+    let start = end - 1;
+    while (start > 0 && isJsSpace(text.charCodeAt(start - 1)) === space) start--;
+    for (let i = start; i < end; i++) out[o++] = text.charCodeAt(i);
+    end = start;
+  }
+  return unitsToString(out);
+}
+
+/** JavaScript's `\s` without the `u` flag, by code unit: white space, line terminators and the BOM. */
+export function isJsSpace(c: number): boolean {
+  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
 /** UTF-16 code units as a string, lone surrogates and all. */
 function unitsToString(u: Uint16Array): string {
   return Buffer.from(u.buffer, u.byteOffset, u.byteLength).toString('utf16le');
@@ -576,7 +600,7 @@ export const READINGS: readonly Reading[] = [
   { name: 'leet', nests: false, mayApply: (t) => /\d/.test(t), decode: (t, limits) => one(unleet(t.slice(0, limits.maxRun)), t) },
   { name: 'rot13', nests: false, mayApply: (t) => /[A-Za-z]{3}/.test(t), decode: (t, limits) => one(rot13(t.slice(0, limits.maxRun)), t) },
   { name: 'reversed', nests: false, mayApply: (t) => t.length >= 8, decode: (t, limits) => one(reverseCodePoints(t.slice(0, limits.maxRun)), t) },
-  { name: 'reversed-words', nests: false, mayApply: (t) => /\S\s+\S/.test(t), decode: (t, limits) => one(t.slice(0, limits.maxRun).split(/(\s+)/).reverse().join(''), t) },
+  { name: 'reversed-words', nests: false, mayApply: (t) => /\S\s+\S/.test(t), decode: (t, limits) => one(reverseWords(t.slice(0, limits.maxRun)), t) },
 ];
 
 const ROWS = new Map(READINGS.map((r) => [r.name, r]));
