@@ -139,18 +139,22 @@ export class TextScan {
 /** Every class lies inside `secret-token` (the widest): the pass finds its runs, and reads a long one again for the rest. */
 const WIDEST = RUN_CLASS_BITS.map((bits) => ((bits & (1 << RUN_CLASSES.indexOf('secret-token'))) !== 0 ? 1 : 0));
 
-/** The runs of every class inside `text[start, end)`, a run of the widest class. */
+/**
+ * The runs of every class inside `text[start, end)`, a run of the widest class: one pass over its characters for all
+ * the classes at once (each class's runs are listed in order of position, as one pass per class lists them).
+ */
 function subRuns(text: string, start: number, end: number, out: number[][]): void {
-  for (let k = 0; k < RUN_CLASSES.length; k++) {
-    const bit = 1 << k;
-    let from = -1;
-    for (let i = start; i <= end; i++) {
-      const inside = i < end && (RUN_CLASS_BITS[text.charCodeAt(i)]! & bit) !== 0;
-      if (inside) {
-        if (from === -1) from = i;
-      } else if (from !== -1) {
-        if (i - from >= MIN_RUN) out[k]!.push(from, i);
-        from = -1;
+  const table = RUN_CLASS_BITS;
+  const classes = out.length;
+  const from = new Int32Array(classes).fill(-1);
+  for (let i = start; i <= end; i++) {
+    const bits = i < end ? table[text.charCodeAt(i)]! : 0;
+    for (let k = 0; k < classes; k++) {
+      if ((bits & (1 << k)) !== 0) {
+        if (from[k] === -1) from[k] = i;
+      } else if (from[k] !== -1) {
+        if (i - from[k]! >= MIN_RUN) out[k]!.push(from[k]!, i);
+        from[k] = -1;
       }
     }
   }

@@ -31,12 +31,41 @@ const LOOKAHEAD = 512;
 export function maskPrefix(text: string, max: number): string {
   let window = Math.min(text.length, max + LOOKAHEAD);
   for (;;) {
-    const part = text.slice(0, window);
-    const { out, consumed } = render(part, findSecrets(part), max);
+    const part = window === text.length ? text : text.slice(0, window);
+    const { out, consumed } = render(part, part === text ? spansOfWhole(text) : findSecrets(part), max);
     const cut = consumed < text.length;
     if (!cut || consumed + LOOKAHEAD <= window || window >= text.length) return cut ? `${out}…` : out;
-    window = Math.min(text.length, window * 2);
+    // The window grows (doubling), and at once past the run of token characters it cut, when that run goes on: a
+    // 1.3 MB base64 text is then read twice at most (the first window, then the whole) instead of once per doubling.
+    window = Math.min(text.length, Math.max(window * 2, tokenRunEnd(text, window) + LOOKAHEAD));
   }
+}
+
+/** Where the run of token characters (base64, hex, key characters) that goes on at `at` ends; `at` when none does. */
+function tokenRunEnd(text: string, at: number): number {
+  let i = at;
+  while (i < text.length && isTokenOrPad(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/** A–Z a–z 0–9 + / _ - = */
+function isTokenOrPad(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47 || c === 95 || c === 45 || c === 61;
+}
+
+/** Texts at least this long keep their spans for the rest of the event loop's turn. */
+const KEEP_SPANS_FROM = 64 * 1024;
+/** The spans of the last long text masked whole: an audit row masks a result's preview and its recorded body from one text. */
+let lastSpans: { text: string; spans: SecretSpan[] } | undefined;
+
+/** `findSecrets(text)` of a whole text, once per long text in a turn of the event loop (the spans are only read). */
+function spansOfWhole(text: string): SecretSpan[] {
+  if (text.length < KEEP_SPANS_FROM) return findSecrets(text);
+  if (lastSpans !== undefined && lastSpans.text === text) return lastSpans.spans;
+  const spans = findSecrets(text);
+  if (lastSpans === undefined) setImmediate(() => (lastSpans = undefined));
+  lastSpans = { text, spans };
+  return spans;
 }
 
 /** Builds the masked text up to `max` characters; `consumed` is how much of the original it covered. */

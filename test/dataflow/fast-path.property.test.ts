@@ -3,11 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { createFingerprinter, normaliseForFingerprint, winnow } from '../../src/core/text/fingerprint.js';
 import { normalisedCodes } from '../../src/core/text/letters.js';
 import { isWordSeparator } from '../../src/core/text/short-value-scan.js';
-import { distinctiveValues, outgoingPieces } from '../../src/core/text/short-values.js';
+import { distinctiveValues, outgoingPieces, shortLines } from '../../src/core/text/short-values.js';
 import * as ref from './reference/fingerprint.js';
 import * as refValues from './reference/short-values.js';
 import * as refUnwrap from './reference/unwrap.js';
-import { decodeWhole, mayHaveReadings, unwrapViews } from '../../src/core/text/readings.js';
+import * as refForms from './reference/forms.js';
+import { decodeWhole, isJsSpace, mayHaveReadings, privateForms, reverseCodePoints, reverseWords, rot13, unwrapViews } from '../../src/core/text/readings.js';
 
 /**
  * The fast paths of data-flow recording (one pass over char codes, winnowing with a ring of hashes, no intermediate
@@ -243,5 +244,76 @@ describe('fast decoded views equal the reference', () => {
         }
       }
     }
+  });
+});
+
+describe("a private read's forms and short lines equal the reference", () => {
+  /** Surrogates glued to one another and to letters, in every order, so pairs and lone halves meet. */
+  const surrogates = fc.array(fc.constantFrom('\ud83d', '\ude00', '\ud800', '\udfff', '\udbff\udc00', '😀', 'a', 'Z', ' ', 'é'), { maxLength: 60 }).map((u) => u.join(''));
+  const lines = fc
+    .array(fc.oneof(fc.constantFrom(...WORDS, 'Deadline: 2024-03-01 for Project Atlas', 'Contract 1182 with Borealis Labs', '.', '!', '?', ';', ' ', '\n', '\r\n', '\r', '\t', '  ', '\u00a0', '\u2028'), valueText), { maxLength: 120 })
+    .map((w) => w.join(' '));
+
+  it('rot13 and reverseCodePoints: the same strings as the replace and the string iterator', () => {
+    for (const arb of [anyText, asciiText, prose, surrogates]) {
+      fc.assert(
+        fc.property(arb, (t) => {
+          expect(rot13(t)).toBe(refForms.rot13(t));
+          expect(reverseCodePoints(t)).toBe(refForms.reversed(t));
+        }),
+        { numRuns: 1000 },
+      );
+    }
+    for (let c = 0; c < 0x10000; c += 1) {
+      const t = `a${String.fromCharCode(c)}Z${String.fromCharCode(c)}`;
+      if (rot13(t) !== refForms.rot13(t) || reverseCodePoints(t) !== refForms.reversed(t)) expect.fail(`code unit ${c.toString(16)}`);
+    }
+  });
+
+  it('reverseWords: the split on white space, reversed and joined; isJsSpace is \\s for every code unit', () => {
+    for (let c = 0; c < 0x10000; c++) if (isJsSpace(c) !== /\s/.test(String.fromCharCode(c))) expect.fail(`code unit ${c.toString(16)}`);
+    const spaced = fc.array(fc.constantFrom('a', 'Bc', ' ', '  ', '\t', '\n', '\r\n', '\u00a0', '\u2028', '\u3000', '\ufeff', '\u200b', '😀', '\ud800', 'é'), { maxLength: 60 }).map((u) => u.join(''));
+    for (const arb of [anyText, asciiText, prose, spaced]) {
+      fc.assert(
+        fc.property(arb, (t) => {
+          expect(reverseWords(t)).toBe(t.split(/(\s+)/).reverse().join(''));
+        }),
+        { numRuns: 1000 },
+      );
+    }
+  });
+
+  it('privateForms: the same forms of a long text (its first 64 KiB), and none that equals the text', () => {
+    const long = Array.from({ length: 3000 }, (_, i) => `Line ${i} of the report 😀 for Borealis, \ud800 café.`).join('\n');
+    for (const t of [long, long.slice(1), '', 'abc', '12345 67890', 'racecar racecar', '😀 x 😀']) {
+      const head = t.slice(0, 64 * 1024);
+      const want = [refForms.rot13(head), refForms.reversed(head), head.split(/(\s+)/).reverse().join('')].filter((f) => f !== head);
+      expect(privateForms(t, 64 * 1024)).toEqual(want);
+    }
+  });
+
+  it('shortLines: the same lines in the same order, and the same cut at max', () => {
+    fc.assert(
+      fc.property(fc.oneof({ weight: 4, arbitrary: lines }, { weight: 1, arbitrary: anyText }, { weight: 1, arbitrary: asciiText }), fc.integer({ min: 1, max: 8 }), (t, max) => {
+        expect(shortLines(t)).toEqual(refForms.shortLines(t));
+        expect(shortLines(t, max)).toEqual(refForms.shortLines(t, max));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('distinctiveValues and outgoingPieces of one long word (a base64 result): the same values, its runs read lazily', () => {
+    const b64 = Buffer.from(Array.from({ length: 60_000 }, (_, i) => (i * 131 + ((i * i) >> 3)) & 255)).toString('base64');
+    for (const t of [b64, `${b64.slice(0, 5000)} ${b64.slice(5000)}`, b64.replace(/[0-9]/g, ''), `x9${b64.slice(0, 300)}é${b64.slice(300, 900)}𝐀9`]) {
+      expect(distinctiveValues(t)).toEqual(refValues.distinctiveValues(t));
+      expect(distinctiveValues(t, 3)).toEqual(refValues.distinctiveValues(t, 3));
+      expect(outgoingPieces([t.slice(0, 20_000)])).toEqual(refValues.outgoingPieces([t.slice(0, 20_000)]));
+    }
+  });
+
+  it('shortLines of a long text stops at the cut, with the lines the whole split gives', () => {
+    const t = Array.from({ length: 5000 }, (_, i) => `Invoice ${i} for Borealis Labs was paid.  Next one ${i + 1}; then Project Atlas ${i}?`).join('\r\n');
+    expect(shortLines(t)).toEqual(refForms.shortLines(t));
+    expect(shortLines(t).length).toBe(256);
   });
 });

@@ -205,12 +205,70 @@ export function plainReading(s: string): string {
   return t.normalize('NFKC').replace(FORMAT_CHARS, '');
 }
 
-/** The rot13 of a text (letters only). */
+/**
+ * The rot13 of a text (ASCII letters only; every other code unit as it is). Built as code units in one pass: a
+ * replace with a function per letter cost ~20× as much, and a private read's first 64 KiB are turned so on every read.
+ */
 export function rot13(text: string): string {
-  return text.replace(/[A-Za-z]/g, (c) => {
-    const base = c <= 'Z' ? 65 : 97;
-    return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
-  });
+  const out = new Uint16Array(text.length);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    out[i] = c >= 97 && c <= 122 ? ((c - 84) % 26) + 97 : c >= 65 && c <= 90 ? ((c - 52) % 26) + 65 : c;
+  }
+  return unitsToString(out);
+}
+
+/**
+ * `[...text].reverse().join('')`: the code points of `text` in reverse order (a surrogate pair stays a pair, a lone
+ * surrogate is a code point of its own), in one pass over code units. Reading backwards pairs the same units: a low
+ * surrogate belongs to the high one right before it, as a high one does to the low one right after it.
+ */
+export function reverseCodePoints(text: string): string {
+  const out = new Uint16Array(text.length);
+  let o = 0;
+  for (let j = text.length - 1; j >= 0; j--) {
+    const c = text.charCodeAt(j);
+    if (c >= 0xdc00 && c <= 0xdfff && j > 0) {
+      const h = text.charCodeAt(j - 1);
+      if (h >= 0xd800 && h <= 0xdbff) {
+        out[o++] = h;
+        out[o++] = c;
+        j--;
+        continue;
+      }
+    }
+    out[o++] = c;
+  }
+  return unitsToString(out);
+}
+
+/**
+ * `text.split(/(\s+)/).reverse().join('')`: the runs of white space and of other characters in reverse order, each
+ * as it is (the split's pieces alternate between the two kinds; its empty pieces add nothing). One pass over code
+ * units: the split and join of a 64 KiB read cost a third of recording it.
+ */
+export function reverseWords(text: string): string {
+  const out = new Uint16Array(text.length);
+  let o = 0;
+  for (let end = text.length; end > 0; ) {
+    const space = isJsSpace(text.charCodeAt(end - 1));
+    let start = end - 1;
+    while (start > 0 && isJsSpace(text.charCodeAt(start - 1)) === space) start--;
+    for (let i = start; i < end; i++) out[o++] = text.charCodeAt(i);
+    end = start;
+  }
+  return unitsToString(out);
+}
+
+/** JavaScript's `\s` without the `u` flag, by code unit: white space, line terminators and the BOM. */
+export function isJsSpace(c: number): boolean {
+  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/** UTF-16 code units as a string, lone surrogates and all. */
+function unitsToString(u: Uint16Array): string {
+  return Buffer.from(u.buffer, u.byteOffset, u.byteLength).toString('utf16le');
 }
 
 /** Base32 (RFC 4648) digit values by char code, either case; 255: not a digit. */
@@ -541,8 +599,8 @@ export const READINGS: readonly Reading[] = [
   },
   { name: 'leet', nests: false, mayApply: (t) => /\d/.test(t), decode: (t, limits) => one(unleet(t.slice(0, limits.maxRun)), t) },
   { name: 'rot13', nests: false, mayApply: (t) => /[A-Za-z]{3}/.test(t), decode: (t, limits) => one(rot13(t.slice(0, limits.maxRun)), t) },
-  { name: 'reversed', nests: false, mayApply: (t) => t.length >= 8, decode: (t, limits) => one([...t.slice(0, limits.maxRun)].reverse().join(''), t) },
-  { name: 'reversed-words', nests: false, mayApply: (t) => /\S\s+\S/.test(t), decode: (t, limits) => one(t.slice(0, limits.maxRun).split(/(\s+)/).reverse().join(''), t) },
+  { name: 'reversed', nests: false, mayApply: (t) => t.length >= 8, decode: (t, limits) => one(reverseCodePoints(t.slice(0, limits.maxRun)), t) },
+  { name: 'reversed-words', nests: false, mayApply: (t) => /\S\s+\S/.test(t), decode: (t, limits) => one(reverseWords(t.slice(0, limits.maxRun)), t) },
 ];
 
 const ROWS = new Map(READINGS.map((r) => [r.name, r]));

@@ -102,13 +102,28 @@ function notPlainWord(raw: string): boolean {
   return /\d/.test(raw) || /[^\p{L}\p{N}]/u.test(raw) || /\p{Lu}/u.test(raw.slice(1));
 }
 
-/** Pieces of a word: the whole word, then its letter-and-digit runs (`acct#12345678` → also `12345678`). */
-function pieces(word: string): string[] {
-  const out = [word];
-  const runs = word.split(/[^\p{L}\p{N}]+/u).filter((r) => r.length > 0);
-  if (runs.length > 1) out.push(...runs);
-  return out;
+/**
+ * Pieces of a word: the whole word, then its letter-and-digit runs when it has two or more (`acct#12345678` → also
+ * `12345678`): the non-empty pieces of `word.split(/[^\p{L}\p{N}]+/u)`, which are the matches of LETTER_DIGIT_RUN.
+ * Found one at a time, so a megabyte-long word (a base64 result) is read only as far as its values are wanted.
+ */
+function* pieces(word: string): Generator<string> {
+  yield word;
+  let first: string | undefined;
+  for (let at = 0, count = 0; ; count++) {
+    // Set before each search: another word's pieces may have been read in between.
+    LETTER_DIGIT_RUN.lastIndex = at;
+    const m = LETTER_DIGIT_RUN.exec(word);
+    if (m === null) return;
+    at = LETTER_DIGIT_RUN.lastIndex;
+    if (count === 0) first = m[0];
+    else {
+      if (count === 1) yield first!;
+      yield m[0];
+    }
+  }
 }
+const LETTER_DIGIT_RUN = /[\p{L}\p{N}]+/gu;
 
 const TWO_DIGITS = /\d\D*\d/;
 
@@ -212,6 +227,8 @@ const MIN_LINE = 20;
 const MAX_LINE = 96;
 /** Lines kept per read. */
 export const MAX_LINES_PER_READ = 256;
+/** Where a text is cut into lines and sentences. */
+const LINE_BREAK = /\r?\n|(?<=[.!?;])\s+/g;
 
 /**
  * The short distinctive lines of a text, normalised: each line and sentence (and, for a `Label: value` line, its
@@ -223,9 +240,17 @@ export const MAX_LINES_PER_READ = 256;
  */
 export function shortLines(text: string, max = MAX_LINES_PER_READ): string[] {
   const out = new Set<string>();
-  for (const part of text.split(/\r?\n|(?<=[.!?;])\s+/)) {
-    if (out.size >= max) break;
-    const line = part.trim();
+  // The pieces of `text.split(LINE_BREAK)`, taken one at a time (each separator match is not empty, so the leftmost
+  // match from where the last one ended is where split cuts next): a long text stops being cut once `max` lines are
+  // kept, and a piece too short to hold a line is never copied.
+  LINE_BREAK.lastIndex = 0;
+  for (let from = 0; from <= text.length && out.size < max; ) {
+    const m = LINE_BREAK.exec(text);
+    const end = m ? m.index : text.length;
+    const at = from;
+    from = m ? m.index + m[0].length : text.length + 1;
+    if (end - at < MIN_LINE) continue;
+    const line = text.slice(at, end).trim();
     if (line.length < MIN_LINE || line.length > 4 * MAX_LINE) continue;
     const value = /^[\w -]{1,30}:\s+(.+)$/.exec(line)?.[1];
     for (const l of value !== undefined ? [line, value] : [line]) {

@@ -73,17 +73,27 @@ export function decodeRuns(text: string): DecodedRun[] {
 }
 
 /** True when a decoded string is readable text (mostly letters and spaces), not binary noise. */
-function isMostlyText(s: string): boolean {
+export function isMostlyText(s: string): boolean {
   if (s.length < 12) return false;
   let printable = 0;
   let letters = 0;
   let spaces = 0;
-  for (const ch of s) {
-    const c = ch.charCodeAt(0);
+  // Code point by code point, over char codes (a decoded megabyte was read through a string and a regex test per
+  // character): a surrogate pair counts once, as printable; a lone surrogate is printable too.
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        i++;
+        printable++;
+        continue;
+      }
+    }
     if (c === 0xfffd) continue;
     if (c >= 32 || c === 9 || c === 10 || c === 13) printable++;
-    if (/[A-Za-z]/.test(ch)) letters++;
-    if (ch === ' ') spaces++;
+    if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) letters++;
+    if (c === 32) spaces++;
   }
   return printable / s.length > 0.95 && letters / s.length > 0.5 && spaces >= 2;
 }

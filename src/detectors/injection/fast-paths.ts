@@ -78,7 +78,10 @@ export function sentencePieces(cell: string): string[] {
  */
 export function openingBreaks(t: string, max: number): number[] {
   const out: number[] = [];
-  for (const m of t.matchAll(OPENING_BREAK)) {
+  // `exec` on the one expression rather than `matchAll`, which copies the expression on every call (once per
+  // sentence). No alternative matches the empty string, so each match starts where matchAll's would.
+  OPENING_BREAK.lastIndex = 0;
+  for (let m = OPENING_BREAK.exec(t); m !== null; m = OPENING_BREAK.exec(t)) {
     out.push(m.index + m[0].length);
     if (out.length >= max) break;
   }
