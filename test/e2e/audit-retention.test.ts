@@ -72,7 +72,7 @@ describe('audit retention (built CLI, SQLite)', () => {
     const tampered = quadguard('audit', 'verify', '--store', store);
     expect(tampered.code).toBe(1);
     expect(tampered.out).toMatch(/first bad row 10/);
-  });
+  }, 90_000);
 
   it('a proxy with audit_retention drops the old rows itself, exports them, and the chain verifies', async () => {
     const store = join(sb.dir, 'retained.db');

@@ -62,7 +62,8 @@ describe('audit journal (SQLite)', () => {
     expect(rows(t.file).map((r) => r.rationale)).toEqual(['decision 1', 'decision 2', 'decision 3']);
     expect(answered.map((a) => s.audit.get(a.auditId)?.rationale)).toEqual(['decision 1', 'decision 2', 'decision 3']);
     expect(s.audit.get(answered[0]!.auditId)?.auditId).toBe(answered[0]!.auditId);
-    expect(statSync(ownJournal(t.file)).size).toBe(0);
+    // Committed lines stay in the journal until it passes its size (a replay skips refs the store holds).
+    expect(readFileSync(ownJournal(t.file), 'utf8').trim().split('\n')).toHaveLength(3);
     // A mutation's row, and a read, follow the pending rows.
     s.audit.appendDecision(entry(4));
     s.audit.append(entry(5));
@@ -122,6 +123,25 @@ describe('audit journal (SQLite)', () => {
     // The ids answered name the rows they were answered for, wherever those landed; the edited one is not there.
     expect(answered.map((a) => c2(copy).get(a)?.rationale)).toEqual(['decision 2', undefined, 'decision 4']);
     expect(readdirSync(journalDir(copy))).toEqual([]);
+  });
+
+  it('empties the journal once its committed lines pass 256 KiB, never a line not yet committed', async () => {
+    const s = openStore(t.file, undefined, { auditJournal: true });
+    const long = 'x'.repeat(4000);
+    let n = 0;
+    // Past 256 KiB of lines, the commit after them empties the file.
+    while (statSync(ownJournal(t.file)).size < 256 * 1024) s.audit.appendDecision(entry(++n, { rationale: `${long} ${n}` }));
+    expect(rows(t.file)).toHaveLength(0);
+    await new Promise((r) => setImmediate(r));
+    expect(rows(t.file)).toHaveLength(n);
+    expect(statSync(ownJournal(t.file)).size).toBe(0);
+    // The next decision is in the journal before its commit, as ever.
+    s.audit.appendDecision(entry(++n));
+    expect(readFileSync(ownJournal(t.file), 'utf8').trim().split('\n')).toHaveLength(1);
+    s.close();
+    const again = openStore(t.file);
+    expect(again.audit.verify()).toMatchObject({ ok: true, rows: n });
+    again.close();
   });
 
   it('leaves a live process journal alone', () => {
