@@ -2,7 +2,6 @@ import { silentLogger, type Logger } from '../core/log.js';
 import { openStore, type StoreOptions } from './db.js';
 import type { GuardStore } from './engine.js';
 import { isPostgresUrl } from './location.js';
-import { sqliteGuardStore } from './sqlite-engine.js';
 
 export { isPostgresUrl } from './location.js';
 
@@ -31,5 +30,5 @@ export async function openGuardStore(
       ...(options.auditHeadFile !== undefined ? { auditHeadFile: options.auditHeadFile } : {}),
     });
   }
-  return sqliteGuardStore(openStore(location, logger, options));
+  return openStore(location, logger, options);
 }
