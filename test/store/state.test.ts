@@ -21,8 +21,8 @@ describe.each(list)('guard state ($name)', (b) => {
     await s.state.resetSession('s1');
     expect((await s.state.getSticky('s1')).size).toBe(0);
     expect((await s.state.getSticky('s2')).get('read_private')).toBe('true');
-    await expect(await s.state.setSticky('s1', 'p', 'maybe' as never)).rejects.toThrow();
-    await expect(await s.state.setStickyMany('s1', [['a', 'true'], ['b', 'nope' as never]])).rejects.toThrow();
+    await expect(s.state.setSticky('s1', 'p', 'maybe' as never)).rejects.toThrow();
+    await expect(s.state.setStickyMany('s1', [['a', 'true'], ['b', 'nope' as never]])).rejects.toThrow();
     expect((await s.state.getSticky('s1')).size).toBe(0); // all or none
     await s.close();
   });
@@ -54,9 +54,9 @@ describe.each(list)('guard state ($name)', (b) => {
     const s = await b.open(await b.fresh());
     expect(await s.state.getThreat('new')).toEqual({ agent: 'new', tau: 0, level: 0, quarantined: false, updatedAt: null });
     expect(await s.state.setThreat('a', 0.3, 1)).toMatchObject({ tau: 0.3, level: 1, quarantined: false });
-    await expect(await s.state.setThreat('a', 1.5, 1)).rejects.toThrow(StoreError);
-    await expect(await s.state.setThreat('a', 0.5, 5)).rejects.toThrow(/level/);
-    await expect(await s.state.setThreat('a', Number.NaN, 1)).rejects.toThrow(/tau/);
+    await expect(s.state.setThreat('a', 1.5, 1)).rejects.toThrow(StoreError);
+    await expect(s.state.setThreat('a', 0.5, 5)).rejects.toThrow(/level/);
+    await expect(s.state.setThreat('a', Number.NaN, 1)).rejects.toThrow(/tau/);
     await s.close();
   });
 
@@ -82,7 +82,7 @@ describe.each(list)('guard state ($name)', (b) => {
       ['admin', 'release', 'allow', 'mallory'],
     ]);
     expect(rows[1]!.rationale).toMatch(/released by alice; was quarantined \(prompt injection burst\), tau 0\.900, level 4/);
-    await expect(await s.state.release('nobody')).rejects.toThrow(expect.objectContaining({ code: 'store_agent_not_found' }));
+    await expect(s.state.release('nobody')).rejects.toThrow(expect.objectContaining({ code: 'store_agent_not_found' }));
     expect((await s.audit.verify()).ok).toBe(true);
     await s.close();
   });
