@@ -32,7 +32,7 @@ export interface StoreOptions {
   busyTimeoutMs?: number;
   /**
    * How long one try of a locked write blocks the event loop (SQLite's own busy timeout), ms; the async calls of
-   * `GuardStore` (sqlite-engine.ts) sleep between tries until `busyTimeoutMs`. Default: `busyTimeoutMs` (a CLI
+   * `GuardStore` (sqlite-calls.ts) sleep between tries until `busyTimeoutMs`. Default: `busyTimeoutMs` (a CLI
    * command waits in one go); the proxy uses 20, so one session's wait for a lock never freezes the others.
    */
   lockSliceMs?: number;

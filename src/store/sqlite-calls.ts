@@ -49,12 +49,6 @@ export class SqliteCalls {
     return out as I;
   }
 
-  /** One synchronous call through the lock wait (for the store classes not yet async; sqlite-engine.ts). */
-  run<R>(op: string, fn: () => R | Promise<R>): Promise<R> {
-    const again = async () => fn();
-    return this.settle(op, again(), again);
-  }
-
   private async settle<R>(op: string, first: Promise<R>, again: () => Promise<R>): Promise<R> {
     const started = Date.now();
     // While the lock is known to be held past the wait (a call gave up on it moments ago), the others do not queue
