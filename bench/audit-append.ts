@@ -1,9 +1,9 @@
 /**
- * The audit append of the allow path, in process: `AuditLog.append` of a realistic tool-call row and tool-result
+ * The audit append of the allow path, in process: `store.audit.append` (through the async interface, as the guard calls it) of a realistic tool-call row and tool-result
  * row (as `auditEntryFor` builds them in the proxy: stdio session id, default-book allow rationale, the recorded
  * interaction) into a real SQLite file (WAL, synchronous=NORMAL, checkpoints in the background, keyed: MAC and signed head, as `serve` runs it),
  * and `auditFields` alone (masking, canonical JSON, digest, validation), per call+result pair; then the journaled
- * path a proxy takes by default (`appendDecision`: the answer waits for one journal write; the rows are chained and
+ * path a proxy takes by default (a store opened with `auditJournal`: the answer waits for one journal write; the rows are chained and
  * committed in groups once the turn is over), as the time of the appends alone and with their group commits. The content varies
  * on every call (paths and file texts from bench/common.ts's seeded generator), so nothing content-keyed is
  * flattered; `--same` repeats one file as `bench/stdio-drive.ts` does.
@@ -77,7 +77,7 @@ const store = openStore(join(dir, 'state.db'), undefined, { synchronous: 'NORMAL
 
 // Entries are built before timing: only the store's work is measured.
 const entries = Array.from({ length: pairs }, (_, i) => pair(i));
-for (let i = 0; i < 500; i++) for (const e of entries[i % pairs]!) store.audit.append(e); // warm-up
+for (let i = 0; i < 500; i++) for (const e of entries[i % pairs]!) await store.audit.append(e); // warm-up
 
 const fieldsUs: number[] = [];
 const appendUs: number[] = [];
@@ -90,12 +90,12 @@ for (let r = 0; r < rounds; r++) {
   fieldsUs.push(Number(process.hrtime.bigint() - t0) / 1000 / pairs);
   t0 = process.hrtime.bigint();
   for (const [c, res] of entries) {
-    store.audit.append(c);
-    store.audit.append(res);
+    await store.audit.append(c);
+    await store.audit.append(res);
   }
   appendUs.push(Number(process.hrtime.bigint() - t0) / 1000 / pairs);
 }
-const check = store.audit.verify();
+const check = await store.audit.verify();
 store.close();
 
 // The journaled path (the proxy's default): a turn of the event loop answers a few decisions, then their group commits.
@@ -103,7 +103,7 @@ const TURN = 4;
 const jstore = openStore(join(dir, 'journaled.db'), undefined, { synchronous: 'NORMAL', backgroundCheckpoint: true, auditJournal: true });
 const turn = () => new Promise((r) => setImmediate(r));
 for (let i = 0; i < 500; i++) {
-  for (const e of entries[i % pairs]!) jstore.audit.appendDecision(e);
+  for (const e of entries[i % pairs]!) await jstore.audit.append(e);
   if (i % TURN === 0) await turn();
 }
 const answerUs: number[] = [];
@@ -114,8 +114,8 @@ for (let r = 0; r < rounds; r++) {
   for (let i = 0; i < pairs; i++) {
     const a = process.hrtime.bigint();
     const [c, res] = entries[i]!;
-    jstore.audit.appendDecision(c);
-    jstore.audit.appendDecision(res);
+    await jstore.audit.append(c);
+    await jstore.audit.append(res);
     answering += process.hrtime.bigint() - a;
     if (i % TURN === TURN - 1) await turn();
   }
@@ -123,16 +123,16 @@ for (let r = 0; r < rounds; r++) {
   journaledUs.push(Number(process.hrtime.bigint() - t0) / 1000 / pairs);
   answerUs.push(Number(answering) / 1000 / pairs);
 }
-const jcheck = jstore.audit.verify();
+const jcheck = await jstore.audit.verify();
 jstore.close();
 rmSync(dir, { recursive: true, force: true });
 console.log(
   `audit, per call+result pair (${pairs} pairs × ${rounds} rounds, ${values.same ? 'same content' : 'varied content'}), medians of rounds: ` +
-    `auditFields ${median(fieldsUs).toFixed(1)} µs, AuditLog.append ${median(appendUs).toFixed(1)} µs ` +
+    `auditFields ${median(fieldsUs).toFixed(1)} µs, audit.append ${median(appendUs).toFixed(1)} µs ` +
     `[rounds: fields ${fieldsUs.map((x) => x.toFixed(0)).join('/')}, append ${appendUs.map((x) => x.toFixed(0)).join('/')}]; verify ok=${check.ok}`,
 );
 console.log(
-  `journaled (appendDecision, ${TURN} pairs a turn): before the answer ${median(answerUs).toFixed(1)} µs, with the group commits ${median(journaledUs).toFixed(1)} µs ` +
+  `journaled (audit.append with the journal, ${TURN} pairs a turn): before the answer ${median(answerUs).toFixed(1)} µs, with the group commits ${median(journaledUs).toFixed(1)} µs ` +
     `[rounds: answer ${answerUs.map((x) => x.toFixed(0)).join('/')}, with commits ${journaledUs.map((x) => x.toFixed(0)).join('/')}]; verify ok=${jcheck.ok}`,
 );
 

@@ -34,14 +34,14 @@ const entry = (i: number): AuditEntry => ({
   source: 'pipeline',
 });
 
-for (let i = 0; i < 500; i++) store.audit.append(entry(i)); // warm-up
+for (let i = 0; i < 500; i++) await store.audit.append(entry(i)); // warm-up
 const cpu0 = process.cpuUsage();
 const t0 = process.hrtime.bigint();
-for (let i = 0; i < rows; i++) store.audit.append(entry(i));
+for (let i = 0; i < rows; i++) await store.audit.append(entry(i));
 const ns = Number(process.hrtime.bigint() - t0);
 const cpu = process.cpuUsage(cpu0);
 const v0 = process.hrtime.bigint();
-const check = store.audit.verify();
+const check = await store.audit.verify();
 const verifyMs = Number(process.hrtime.bigint() - v0) / 1e6;
 store.close();
 

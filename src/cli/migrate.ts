@@ -29,7 +29,7 @@ export function registerMigrateCommand(program: Command): void {
         }
       } else {
         from = existsSync(location) ? sqliteVersion(location) : 0;
-        openStore(location).close();
+        await openStore(location).close();
         where = location;
       }
       const to = MIGRATIONS.length;

@@ -3,11 +3,9 @@ import { silentLogger, type Logger } from '../core/log.js';
 import type { CompiledBook } from '../policy/compiled.js';
 import { formatDiagnostic, type PolicyDiagnostic } from '../policy/errors.js';
 import type { Embedder } from '../retrieval/types.js';
-import type { Store } from '../store/db.js';
 import type { GuardStore } from '../store/engine.js';
 import { isPostgresUrl, openGuardStore } from '../store/open.js';
 import { AuditRetentionSchema, startAuditRetention } from '../store/audit-retention.js';
-import { toGuardStore } from '../store/sqlite-engine.js';
 import { prepareBook, type PreparedBook } from './book.js';
 import { CapabilityMap, type CapabilityOverride } from './capabilities.js';
 import type { GuardModelHooks } from './model/index.js';
@@ -23,7 +21,7 @@ import type { Stage } from './stages/index.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 const isPrepared = (v: unknown): v is PreparedBook => isObject(v) && isObject(v.book) && isObject(v.index) && Array.isArray(v.warnings);
-const isStore = (v: unknown): v is Store | GuardStore => isObject(v) && isObject(v.state) && isObject(v.audit) && typeof v.close === 'function';
+const isStore = (v: unknown): v is GuardStore => isObject(v) && isObject(v.state) && isObject(v.audit) && typeof v.close === 'function';
 const isModel = (v: unknown): v is GuardModelHooks => isObject(v) && typeof v.semantic === 'function' && typeof v.reviewer === 'function' && typeof v.observe === 'function';
 const isFunction = (v: unknown): v is (...args: never[]) => unknown => typeof v === 'function';
 
@@ -32,7 +30,7 @@ export const BuildGuardOptionsSchema = z.strictObject({
   /** A policy book folder or file, or a book already prepared (shared by many guards: eval cases, replays). */
   policy: z.union([z.string().min(1), z.custom<PreparedBook>(isPrepared, 'expected a policy path or a prepared book')]),
   /** A SQLite file, `:memory:`, or an open store (which the caller closes). Default: memory. */
-  store: z.union([z.string().min(1), z.custom<Store | GuardStore>(isStore, 'expected a store path, a postgres:// URL or an open store')]).default(GUARD_DEFAULTS.store),
+  store: z.union([z.string().min(1), z.custom<GuardStore>(isStore, 'expected a store path, a postgres:// URL or an open store')]).default(GUARD_DEFAULTS.store),
   /** The audit key of a store given by path or URL (the config's `audit_key`): a file, or an environment variable. */
   auditKey: z.union([z.strictObject({ env: z.string().min(1) }), z.strictObject({ file: z.string().min(1) })]).optional(),
   /**
@@ -113,7 +111,7 @@ export async function buildGuard(input: BuildGuardOptions): Promise<BuiltGuard> 
         lockSliceMs: 20,
         ...(o.auditKey && 'file' in o.auditKey ? { auditKeyFile: o.auditKey.file } : {}),
         ...(o.auditKey && 'env' in o.auditKey ? { auditKeyEnv: o.auditKey.env } : {}),
-      }) : toGuardStore(o.store);
+      }) : o.store;
   const retention = ownsStore && o.auditRetention ? startAuditRetention(store, o.auditRetention, logger) : undefined;
   const capabilities = new CapabilityMap(prepared.book.book.capabilities, o.capabilityOverrides);
   const pipeline = new GuardPipeline({

@@ -4,9 +4,7 @@ import type { Decision, Guard, Interaction, Truth } from '../core/types.js';
 import type { CompiledBook } from '../policy/compiled.js';
 import type { PredicateIndex } from '../retrieval/predicate-index.js';
 import { auditEntryFor } from '../store/audit-schema.js';
-import type { Store } from '../store/db.js';
 import type { GuardStore } from '../store/engine.js';
-import { toGuardStore } from '../store/sqlite-engine.js';
 import { RATE_WINDOW_MS, RateOptionsSchema, rateWindowKey } from '../detectors/rate.js';
 import { compileGlob } from '../core/glob.js';
 import type { GuardModelHooks } from './model/index.js';
@@ -33,8 +31,8 @@ import { ThreatWatcher } from './watcher.js';
 export interface PipelineDeps {
   book: CompiledBook;
   index: PredicateIndex;
-  /** Either engine (src/store/engine.ts); a synchronous SQLite `Store` is wrapped. */
-  store: GuardStore | Store;
+  /** Either engine (src/store/engine.ts). */
+  store: GuardStore;
   logger?: Logger;
   options?: z.input<typeof PipelineOptionsSchema>;
   /** The model hooks (src/guard/model/): semantic predicates, state expansion, review, threat complement, observations. */
@@ -98,7 +96,7 @@ export class GuardPipeline implements Guard {
 export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
   const options = PipelineOptionsSchema.parse(deps.options ?? {});
   const sticky = new Map<string, Map<string, Truth>>();
-  const store = toGuardStore(deps.store);
+  const { store } = deps;
   // Γ belongs to the session, or (sticky_scope; `auto`: with a shared store) to the agent identity.
   const byAgent = options.sticky_scope === 'agent' || (options.sticky_scope === 'auto' && store.shared);
   const log = (deps.logger ?? silentLogger()).child({ mod: 'guard' });

@@ -1,9 +1,7 @@
 import { listingText } from '../core/fields.js';
 import { scoreInjection, TOOL_DESCRIPTION_SIGNALS } from '../detectors/injection/index.js';
 import type { Logger } from '../core/log.js';
-import type { Store } from '../store/db.js';
 import type { GuardStore } from '../store/engine.js';
-import { toGuardStore } from '../store/sqlite-engine.js';
 import type { ToolDefinition } from '../store/tool-hash.js';
 
 /**
@@ -33,8 +31,7 @@ const SCREEN_SIGNALS = new Set(TOOL_DESCRIPTION_SIGNALS);
 const SCORE_CACHE_LIMIT = 4096;
 
 /** What the tool and listing screens share: the memo of scores by text and one audit row per server/item/reason. */
-function createTextScreen(storeIn: GuardStore | Store, logger: Logger, threshold: number) {
-  const store = toGuardStore(storeIn);
+function createTextScreen(store: GuardStore, logger: Logger, threshold: number) {
   const log = logger.child({ mod: 'tool-screen' });
   const reported = new Set<string>();
   // The proxy re-screens every few seconds (approvals) and on every listing; a text's score depends only on the
@@ -68,10 +65,9 @@ function createTextScreen(storeIn: GuardStore | Store, logger: Logger, threshold
   };
 }
 
-export function createToolScreen(storeIn: GuardStore | Store, logger: Logger, opts: ToolScreenOptions = {}) {
+export function createToolScreen(store: GuardStore, logger: Logger, opts: ToolScreenOptions = {}) {
   const pin = opts.pin ?? true;
-  const screen = createTextScreen(storeIn, logger, opts.poisonThreshold ?? 0.5);
-  const store = screen.store;
+  const screen = createTextScreen(store, logger, opts.poisonThreshold ?? 0.5);
   const record = (server: string, tool: string, why: string, rationale: string) => screen.record(server, { tool }, why, rationale);
 
   return async function screenTools<T extends ToolDefinition>(server: string, tools: T[]): Promise<T[]> {
@@ -114,8 +110,7 @@ export type ScreenedInstructions = { text: string } | { withheld: string };
  * same check (the same signals, the same threshold). Instructions that fail are withheld, with one log line and
  * one audit row per distinct text.
  */
-export function createInstructionsScreen(storeIn: GuardStore | Store, logger: Logger, opts: Pick<ToolScreenOptions, 'poisonThreshold'> = {}) {
-  const store = toGuardStore(storeIn);
+export function createInstructionsScreen(store: GuardStore, logger: Logger, opts: Pick<ToolScreenOptions, 'poisonThreshold'> = {}) {
   const threshold = opts.poisonThreshold ?? 0.5;
   const log = logger.child({ mod: 'tool-screen' });
   const reported = new Set<string>();
@@ -178,8 +173,8 @@ interface ListedSkill {
  * one admin audit row per server, item and reason (source `tool-screen:prompt-poisoned`, `resource-poisoned`,
  * `template-poisoned`, `skill-poisoned`, `completion-poisoned`). Scores are remembered by text, so a re-listing costs no scoring.
  */
-export function createListingScreen(storeIn: GuardStore | Store, logger: Logger, opts: Pick<ToolScreenOptions, 'poisonThreshold'> = {}) {
-  const screen = createTextScreen(storeIn, logger, opts.poisonThreshold ?? 0.5);
+export function createListingScreen(store: GuardStore, logger: Logger, opts: Pick<ToolScreenOptions, 'poisonThreshold'> = {}) {
+  const screen = createTextScreen(store, logger, opts.poisonThreshold ?? 0.5);
   const join = (parts: (string | undefined)[]) => parts.filter((p): p is string => typeof p === 'string' && p !== '').join('\n');
   const hide = async <T>(server: string, items: T[], what: string, textOf: (i: T) => string, itemOf: (i: T) => { tool?: string; uri?: string }, label: (i: T) => string): Promise<T[]> => {
     const visible: T[] = [];

@@ -1,8 +1,6 @@
 import { AnyInteractionSchema, type Interaction } from '../core/types.js';
 import type { AuditRow } from '../store/audit-schema.js';
-import type { Store } from '../store/db.js';
 import type { GuardStore } from '../store/engine.js';
-import { toGuardStore } from '../store/sqlite-engine.js';
 
 /**
  * Reading a recorded trace back from the audit log: each row with the interaction the guard saw (as recorded:
@@ -30,11 +28,10 @@ export const NOT_REPLAYABLE_TEXT: Record<NotReplayableReason, string> = {
  * recorded (they belong to the agent, in the config): `profiles` supplies them by agent name.
  */
 export async function* readRecorded(
-  from: GuardStore | Store,
+  store: GuardStore,
   opts: { fromId?: number; profiles?: Record<string, Record<string, unknown>> } = {},
 ): AsyncGenerator<RecordedItem> {
   // Either engine: a PostgreSQL store holds every replica's decisions in one chain, so a replay covers them all.
-  const store = toGuardStore(from);
   for await (const row of store.audit.iterate(opts.fromId ?? 1)) {
     if (row.kind === 'admin') {
       yield { row, reason: 'admin' };

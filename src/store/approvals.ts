@@ -5,6 +5,7 @@ import { StoreError } from '../core/errors.js';
 import type { AuditEntry, AuditLog } from './audit.js';
 import { maskPrefix } from './redact.js';
 import { jsonText } from './audit-schema.js';
+import type { ApprovalApi } from './engine.js';
 
 /**
  * Approvals of held interactions (rules with `effect: approve`). A held call gets one row, bound to the agent,
@@ -89,7 +90,7 @@ export interface ApprovalRequest extends ApprovalBinding {
 
 export const PREVIEW_CAP = 400;
 
-export class ApprovalStore {
+export class ApprovalStore implements ApprovalApi {
   private readonly byId: Database.Statement<[string], unknown>;
   private readonly insert: Database.Statement;
   private readonly findLive: Database.Statement<[string, string, string | null, string | null, string, string, number], unknown>;
@@ -120,16 +121,15 @@ export class ApprovalStore {
   }
 
   /** One approval by id, or undefined. */
-  get(id: string): Approval | undefined {
-    const raw = this.byId.get(id);
-    return raw === undefined ? undefined : ApprovalSchema.parse(raw);
+  async get(id: string): Promise<Approval | undefined> {
+    return this.approvalOf(id);
   }
 
   /**
    * Records a held interaction as `pending`, or returns the pending, unexpired approval that already holds the
    * same binding (an agent retrying before anyone decided does not pile up requests). Audited on creation.
    */
-  request(req: ApprovalRequest): { approval: Approval; created: boolean } {
+  async request(req: ApprovalRequest): Promise<{ approval: Approval; created: boolean }> {
     const now = req.now ?? Date.now();
     return this.run(() => {
       const existing = this.live(req, 'pending', now);
@@ -150,7 +150,7 @@ export class ApprovalStore {
         rationale: maskPrefix(req.rationale, 2000),
         status: 'pending',
       });
-      const approval = this.get(id)!;
+      const approval = this.approvalOf(id)!;
       this.record(approval, 'approval_request', 'deny', `held ${describeApproval(approval)} for approval ${id} (rules ${req.rules.join(', ')}); expires ${new Date(approval.expires).toISOString()}`, 'pipeline');
       return { approval, created: true };
     });
@@ -160,29 +160,53 @@ export class ApprovalStore {
    * Consumes the approved, unexpired, unused approval of this binding, if there is one: it becomes `used`
    * (single use) and the use is audited. Returns undefined when there is none.
    */
-  consume(binding: ApprovalBinding, now = Date.now()): Approval | undefined {
+  async consume(binding: ApprovalBinding, now = Date.now()): Promise<Approval | undefined> {
     return this.run(() => {
       const a = this.live(binding, 'approved', now);
       if (!a) return undefined;
       this.setStatus.run({ id: a.id, status: 'used', by: null, at: null, now });
-      const used = this.get(a.id)!;
+      const used = this.approvalOf(a.id)!;
       this.record(used, 'use_approval', 'allow', `retry of ${describeApproval(used)} let through once by approval ${a.id} (approved by ${a.decidedBy ?? 'unknown'})`, 'pipeline');
       return used;
     });
   }
 
   /** A person approves a pending approval (audited). Throws unless it is pending and unexpired. */
-  approve(id: string, by: string, source = 'cli', now = Date.now()): Approval {
+  async approve(id: string, by: string, source = 'cli', now = Date.now()): Promise<Approval> {
     return this.decide(id, 'approved', by, source, now);
   }
 
   /** A person denies a pending approval (audited); the held call stays denied and a retry is held again. */
-  deny(id: string, by: string, source = 'cli', now = Date.now()): Approval {
+  async deny(id: string, by: string, source = 'cli', now = Date.now()): Promise<Approval> {
     return this.decide(id, 'denied', by, source, now);
   }
 
   /** Marks every pending or approved approval past its expiry as `expired` (each audited); returns them. */
-  expireDue(now = Date.now()): Approval[] {
+  async expireDue(now = Date.now()): Promise<Approval[]> {
+    return this.expireNow(now);
+  }
+
+  /** Newest first; `status` filters. Expired ones are marked first. */
+  async list(opts: { status?: ApprovalStatus; limit?: number; now?: number } = {}): Promise<Approval[]> {
+    this.expireNow(opts.now ?? Date.now());
+    const limit = Math.max(1, Math.min(opts.limit ?? 500, 10_000));
+    const rows = opts.status === undefined ? this.listAll.all(limit) : this.listStatus.all(ApprovalStatusSchema.parse(opts.status), limit);
+    return rows.map((raw) => ApprovalSchema.parse(raw));
+  }
+
+  /** Approvals changed after `updatedAt` (ms), oldest change first: how the live view notices transitions. */
+  async changedAfter(updatedAt: number): Promise<Approval[]> {
+    return this.changedSince.all(updatedAt).map((raw) => ApprovalSchema.parse(raw));
+  }
+
+  // The statements themselves, synchronous: the methods above and their transactions share them.
+
+  private approvalOf(id: string): Approval | undefined {
+    const raw = this.byId.get(id);
+    return raw === undefined ? undefined : ApprovalSchema.parse(raw);
+  }
+
+  private expireNow(now: number): Approval[] {
     // The cheap read first: the live view calls this often, and most calls find nothing to write.
     if (this.due.all(now).length === 0) return [];
     return this.run(() => {
@@ -190,7 +214,7 @@ export class ApprovalStore {
       for (const raw of this.due.all(now)) {
         const a = ApprovalSchema.parse(raw);
         this.setStatus.run({ id: a.id, status: 'expired', by: null, at: null, now });
-        const e = this.get(a.id)!;
+        const e = this.approvalOf(a.id)!;
         this.record(e, 'expire_approval', 'deny', `approval ${a.id} of ${describeApproval(a)} expired while ${a.status}`, 'store');
         out.push(e);
       }
@@ -198,31 +222,18 @@ export class ApprovalStore {
     });
   }
 
-  /** Newest first; `status` filters. Expired ones are marked first. */
-  list(opts: { status?: ApprovalStatus; limit?: number; now?: number } = {}): Approval[] {
-    this.expireDue(opts.now);
-    const limit = Math.max(1, Math.min(opts.limit ?? 500, 10_000));
-    const rows = opts.status === undefined ? this.listAll.all(limit) : this.listStatus.all(ApprovalStatusSchema.parse(opts.status), limit);
-    return rows.map((raw) => ApprovalSchema.parse(raw));
-  }
-
-  /** Approvals changed after `updatedAt` (ms), oldest change first: how the live view notices transitions. */
-  changedAfter(updatedAt: number): Approval[] {
-    return this.changedSince.all(updatedAt).map((raw) => ApprovalSchema.parse(raw));
-  }
-
   private decide(id: string, status: 'approved' | 'denied', by: string, source: string, now: number): Approval {
     if (!APPROVAL_ID.test(id)) throw new StoreError('store_invalid_id', `not an approval id: ${id} (expected ap_ and 20 hex digits)`);
-    this.expireDue(now);
+    this.expireNow(now);
     return this.run(() => {
-      const a = this.get(id);
+      const a = this.approvalOf(id);
       if (!a) throw new StoreError('store_approval_not_found', `no approval ${id} (see \`quadguard approvals list\`)`);
       if (a.status !== 'pending') {
         const when = a.decidedAt ? ` at ${new Date(a.decidedAt).toISOString()}` : '';
         throw new StoreError('store_approval_not_pending', `approval ${id} is ${a.status}${a.decidedBy ? ` (by ${a.decidedBy}${when})` : ''}; only a pending approval can be decided`);
       }
       this.setStatus.run({ id, status, by, at: now, now });
-      const d = this.get(id)!;
+      const d = this.approvalOf(id)!;
       const verb = status === 'approved' ? 'approved' : 'denied';
       const next = status === 'approved' ? `; the next identical call of ${a.agent} passes once, until ${new Date(a.expires).toISOString()}` : '';
       this.record(d, status === 'approved' ? 'approve_call' : 'deny_call', status === 'approved' ? 'allow' : 'deny', `${verb} ${describeApproval(a)} (approval ${id}) by ${by}${next}`, source);
@@ -236,7 +247,7 @@ export class ApprovalStore {
   }
 
   private record(a: Approval, action: string, decision: 'allow' | 'deny', rationale: string, source: string): void {
-    this.audit.append(approvalAuditEntry(a, action, decision, rationale, source));
+    this.audit.appendNow(approvalAuditEntry(a, action, decision, rationale, source));
   }
 }
 

@@ -7,6 +7,7 @@ import { anchorMac, HeadAnchor, macEqual, rowMac, type AuditKey } from './audit-
 import { ChainWalker, GENESIS_HASH, type RetentionAnchor, type VerifyOptions, type VerifyResult } from './audit-chain.js';
 import { auditFields, parseRow, rowHash, type AuditFields } from './audit-row.js';
 import { auditInsert, auditSelect, interactionSelect, readStored, recordedBody, storedBody, storedValues } from './audit-columns.js';
+import type { AuditApi } from './engine.js';
 import { journalLine, journalLineOk, liveJournals, type AuditJournal, type JournalRow, type LinkedJournalRow } from './audit-journal.js';
 
 export * from './audit-schema.js';
@@ -26,14 +27,14 @@ const HEAD_INTERVAL_MS = 1000;
  * The append-only, hash-chained decisions log. Every row carries `hash = sha256(prev_hash ‖ canonical row JSON)`
  * where the row JSON includes its own id, so editing, deleting or renumbering a row breaks the chain.
  *
- * Durability: `append` (a mutation's row, the CLI's) is one IMMEDIATE transaction, the chain head read inside the
- * write lock, so several processes extend one chain. A proxy's decisions go through `appendDecision` and the
+ * Durability: `appendNow` (a mutation's row, the CLI's) is one IMMEDIATE transaction, the chain head read inside the
+ * write lock, so several processes extend one chain. A proxy's decisions go through `append` and the
  * journal (audit-journal.ts): the row's columns and the audit id it is answered with (`ref`, not its place in the
  * chain) are written to the journal in one write (as durable against a crash of the proxy as a commit with WAL and
  * `synchronous=NORMAL`), answered, and chained when committed in groups, under the write lock, after whatever any
  * process committed meanwhile (`link`). On open, the journals of dead processes are replayed (db.ts).
  */
-export class AuditLog {
+export class AuditLog implements AuditApi {
   private readonly head: Database.Statement<[], { id: number | null; hash: string | null; seq: number | null }>;
   private readonly insert: Database.Statement;
   private readonly byId: Database.Statement<[number], unknown>;
@@ -170,7 +171,7 @@ export class AuditLog {
   }
 
   /**
-   * Journals the decisions' rows from now on (the proxy): `appendDecision` writes the chained row to `journal` and
+   * Journals the decisions' rows from now on (the proxy): `append` writes the chained row to `journal` and
    * returns; the rows are committed in groups once the turn of the event loop has answered, before any read of the log, before a
    * mutation's own row, and at close. `onFault`: a group commit failed (it is tried again).
    */
@@ -245,11 +246,11 @@ export class AuditLog {
   /**
    * Records one decision's entry. With a journal (the proxy): the row's columns and a new audit id (`ref`) are
    * written to the journal in one write and the audit id returned; the row is chained and committed once the turn
-   * of the event loop has answered (its numeric id and hash are not known yet). Without one, as `append`. Throws
+   * of the event loop has answered (its numeric id and hash are not known yet). Without one, as `appendNow`. Throws
    * `store_write_failed` when the journal does not take it (the caller fails closed).
    */
-  appendDecision(entry: AuditEntry): { id?: number; auditId: string; hash?: string } {
-    if (!this.journal) return this.append(entry);
+  async append(entry: AuditEntry): Promise<{ id?: number; auditId: string; hash?: string }> {
+    if (!this.journal) return this.appendNow(entry);
     const { fields, rec } = auditFields(entry);
     try {
       if (this.pending.length >= JOURNAL_MAX_PENDING) this.commitPending();
@@ -283,8 +284,11 @@ export class AuditLog {
     }
   }
 
-  /** Records one entry; returns its id, stable string id and chain hash. Throws `store_invalid_entry` on a bad entry. */
-  append(entry: AuditEntry): { id: number; auditId: string; hash: string } {
+  /**
+   * Records one entry now, in the caller's transaction when there is one (a mutation's row); returns its id, stable
+   * string id and chain hash. Throws `store_invalid_entry` on a bad entry.
+   */
+  appendNow(entry: AuditEntry): { id: number; auditId: string; hash: string } {
     const { fields, rec } = auditFields(entry);
     try {
       const { id, hash } = this.appendTx(fields, rec);
@@ -296,7 +300,7 @@ export class AuditLog {
   }
 
   /** One row by numeric id or stable string id (`42` or `42-3fa9c1d2`); undefined when absent or the hash prefix differs. */
-  get(id: number | string): AuditRow | undefined {
+  async get(id: number | string): Promise<AuditRow | undefined> {
     this.settle();
     const ref = typeof id === 'number' ? { id } : parseAuditId(id);
     if (!ref) throw new StoreError('store_invalid_id', `not an audit id: ${String(id)} (expected 42 or 42-3fa9c1d2)`);
@@ -312,20 +316,20 @@ export class AuditLog {
    * rows written before the store kept interactions. Not covered by the hash chain: the chain's `digest` is of the
    * unmasked payload, which the store never keeps.
    */
-  interaction(id: number): InteractionRecord | undefined {
+  async interaction(id: number): Promise<InteractionRecord | undefined> {
     this.settle();
     const r = this.interactionById.get(id);
     return r === undefined ? undefined : { body: r.body === null ? null : recordedBody(r.body, r.session), masked: r.masked === 1, truncated: r.truncated === 1 };
   }
 
   /** The last `n` rows, oldest first. */
-  tail(n: number): AuditRow[] {
+  async tail(n: number): Promise<AuditRow[]> {
     this.settle();
     return this.tailStmt.all(Math.max(0, Math.floor(n))).map((raw) => parseRow(readStored(raw)));
   }
 
   /** Every row with id ≥ `fromId`, in id order, read in pages so the connection is never held between steps. */
-  *iterate(fromId = 1): Generator<AuditRow> {
+  async *iterate(fromId = 1): AsyncGenerator<AuditRow> {
     this.settle();
     for (const raw of this.rawPages(fromId - 1)) yield parseRow(raw);
   }
@@ -338,7 +342,7 @@ export class AuditLog {
    * row `anchor.id` must still exist with that hash; any prefix of it is accepted, e.g. an auditId's 8 digits).
    * The checks are `ChainWalker`'s, shared with PostgreSQL.
    */
-  verify(options: VerifyOptions = {}): VerifyResult {
+  async verify(options: VerifyOptions = {}): Promise<VerifyResult> {
     this.settle();
     const warnings: string[] = [];
     const triggers = this.db
@@ -375,7 +379,7 @@ export class AuditLog {
    * dropped; a failure drops nothing). The append-only triggers are lifted inside the transaction only. `limit`: at
    * most this many rows; the bodies no kept row names are dropped by the call that reaches the last row to drop.
    */
-  prune(before: number, exportTo?: (row: AuditRow) => void, limit = Number.POSITIVE_INFINITY): { dropped: number; anchor: RetentionAnchor | undefined } {
+  async prune(before: number, exportTo?: (row: AuditRow) => void, limit = Number.POSITIVE_INFINITY): Promise<{ dropped: number; anchor: RetentionAnchor | undefined }> {
     this.settle();
     const tx = this.db.transaction(() => {
       const current = this.retention();
@@ -415,7 +419,7 @@ export class AuditLog {
   /** Writes every row as one JSON line, respecting back-pressure; resolves with the number of rows written. */
   async exportNdjson(out: NodeJS.WritableStream, fromId = 1): Promise<number> {
     let n = 0;
-    for (const row of this.iterate(fromId)) {
+    for await (const row of this.iterate(fromId)) {
       if (!out.write(`${JSON.stringify(row)}\n`)) await once(out, 'drain');
       n++;
     }

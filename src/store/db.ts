@@ -11,10 +11,12 @@ import { faultReason, reportStoreFault } from './faults.js';
 import { isPostgresUrl, redactUrl } from './location.js';
 import { auditKeyPaths, ephemeralAuditKey, loadAuditKey, type AuditKey } from './audit-key.js';
 import { rmSync } from 'node:fs';
+import type { ApprovalApi, AuditApi, GuardStore, PinApi, StateApi } from './engine.js';
 import { SqliteFlowStore, type FlowStore } from './flow.js';
 import { MIGRATIONS } from './migrations.js';
 import { PinStore } from './pins.js';
 import { openDatabase, pragma } from './sqlite.js';
+import { SqliteCalls } from './sqlite-calls.js';
 import { StateStore } from './state.js';
 
 /** Options of `openStore`; every default is here. */
@@ -30,7 +32,7 @@ export interface StoreOptions {
   busyTimeoutMs?: number;
   /**
    * How long one try of a locked write blocks the event loop (SQLite's own busy timeout), ms; the async calls of
-   * `GuardStore` (sqlite-engine.ts) sleep between tries until `busyTimeoutMs`. Default: `busyTimeoutMs` (a CLI
+   * `GuardStore` (sqlite-calls.ts) sleep between tries until `busyTimeoutMs`. Default: `busyTimeoutMs` (a CLI
    * command waits in one go); the proxy uses 20, so one session's wait for a lock never freezes the others.
    */
   lockSliceMs?: number;
@@ -63,21 +65,20 @@ const DEFAULTS: Defaults = { mustExist: false, synchronous: 'NORMAL', busyTimeou
 /** Commits between SQLite's own checkpoints while the background checkpointer runs: only a bound, should it lag. */
 const FALLBACK_AUTOCHECKPOINT = 10_000;
 
-/** The SQLite store: audit log, guard state and tool pins over one connection. */
-export interface Store {
+/**
+ * The SQLite store: audit log, guard state, tool pins, approvals and data flow over one connection, behind the
+ * engines' one interface. Each area is its class (audit.ts, state.ts, pins.ts, approvals.ts, flow.ts), whose async
+ * methods run their statements at once; `SqliteCalls` (sqlite-calls.ts) wraps them all in its lock wait.
+ */
+export interface Store extends GuardStore {
+  readonly engine: 'sqlite';
   /** Absolute path of the database file, or `:memory:`. */
   readonly path: string;
-  readonly audit: AuditLog;
-  readonly state: StateStore;
-  readonly pins: PinStore;
-  /** Approvals of interactions held by rules with `effect: approve`. */
-  readonly approvals: ApprovalStore;
-  /** Data flow: per-identity fingerprints of private data read (docs/data-flow.md). */
-  readonly flow: FlowStore;
-  /** How long a call waits for another process's lock in all, ms (`StoreOptions.busyTimeoutMs`). */
-  readonly lockWaitMs: number;
-  /** Checkpoints the WAL (TRUNCATE) and closes the connection, once every `openStore` of this path has closed. */
-  close(): void;
+  /**
+   * Checkpoints the WAL (TRUNCATE) and closes the connection, once every `openStore` of this path has closed. Done
+   * by the time it returns: the Promise is only the interface's.
+   */
+  close(): Promise<void>;
 }
 
 /** One connection per process and file: a second `openStore` of the same path shares it (reference-counted). */
@@ -89,8 +90,8 @@ const open = new Map<string, { store: Store; refs: number }>();
  *
  * @example
  * const store = openStore('.quadguard/state.db', log);
- * const { id } = store.audit.append(auditEntryFor(interaction, decision));
- * store.close();
+ * const { auditId } = await store.audit.append(auditEntryFor(interaction, decision));
+ * await store.close();
  */
 export function openStore(path: string, logger: Logger = silentLogger(), options: StoreOptions = {}): Store {
   if (isPostgresUrl(path)) {
@@ -117,15 +118,18 @@ export function openStore(path: string, logger: Logger = silentLogger(), options
       if (!closed) pragma(db, 'wal_autocheckpoint = 1000');
     });
   }
+  const calls = new SqliteCalls(file, opts.busyTimeoutMs);
   const store: Store = {
+    engine: 'sqlite',
     path: file,
-    lockWaitMs: opts.busyTimeoutMs,
-    audit,
-    state,
-    pins: new PinStore(db, audit),
-    approvals: new ApprovalStore(db, audit),
-    flow: new SqliteFlowStore(db, opts.flowKey),
-    close() {
+    location: file,
+    shared: false,
+    audit: calls.wrap<AuditApi>(audit, 'audit', ['exportNdjson']),
+    state: calls.wrap<StateApi>(state, 'state'),
+    pins: calls.wrap<PinApi>(new PinStore(db, audit), 'pins'),
+    approvals: calls.wrap<ApprovalApi>(new ApprovalStore(db, audit), 'approvals'),
+    flow: calls.wrap<FlowStore>(new SqliteFlowStore(db, opts.flowKey), 'flow'),
+    async close() {
       const entry = open.get(file);
       if (entry && entry.store === store && --entry.refs > 0) return;
       if (closed) return;

@@ -8,9 +8,10 @@ import type { ToolDefinition } from './tool-hash.js';
 import type { FlowStore } from './flow.js';
 
 /**
- * The one store interface of both engines (DESIGN §8, issue #15): the embedded SQLite file (src/store/db.ts,
- * wrapped by sqlite-engine.ts) and PostgreSQL for several replicas (src/store/pg/). Every method returns a
- * Promise: PostgreSQL is a network hop; for SQLite it is the same synchronous statement plus one await.
+ * The one store interface of both engines (DESIGN §8, issue #15): the embedded SQLite file (src/store/db.ts) and
+ * PostgreSQL for several replicas (src/store/pg/). Every method returns a Promise: PostgreSQL is a network hop; a
+ * SQLite method runs its statements at once and answers with a resolved Promise (sqlite-calls.ts waits for a lock
+ * held by another process off the event loop).
  *
  * Contract both engines keep (the shared test suite in test/store/ runs against both):
  * - every mutation that the audit log records (quarantine, release, pin approval, approval transitions) commits
@@ -22,7 +23,7 @@ import type { FlowStore } from './flow.js';
  * - nothing that decides is cached by the engine: a change committed by another process is seen by the next call.
  *
  * Adding a table (e.g. data-flow fingerprints per identity): one step in migrations.ts with both dialects, a
- * sub-interface here, and one class per engine (the SQLite class synchronous, wrapped in sqlite-engine.ts).
+ * sub-interface here, and one class per engine implementing it (db.ts wraps the SQLite one in `SqliteCalls`).
  * Adding columns to the audit chain: `auditFields`/`rowHash` and the verifier `ChainWalker` in audit.ts are shared
  * by both engines, so a new column needs its migration step and its place in each engine's INSERT. The keyed
  * chain (row MACs, signed head files; audit-key.ts) is the same on both; PostgreSQL also MACs its head row.

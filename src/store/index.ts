@@ -10,6 +10,5 @@ export { findSecrets, maskSecrets, maskPrefix, type SecretSpan } from './redact.
 export { resolveStorePath, DEFAULT_STORE_PATH } from './store-path.js';
 export { SqliteFlowStore, type FlowStore, type FlowMatch } from './flow.js';
 export { openGuardStore, isPostgresUrl } from './open.js';
-export { sqliteGuardStore, toGuardStore } from './sqlite-engine.js';
 export type { GuardStore, AuditApi, StateApi, PinApi, ApprovalApi } from './engine.js';
 export { MIGRATIONS, type Migration } from './migrations.js';

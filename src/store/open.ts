@@ -2,7 +2,6 @@ import { silentLogger, type Logger } from '../core/log.js';
 import { openStore, type StoreOptions } from './db.js';
 import type { GuardStore } from './engine.js';
 import { isPostgresUrl } from './location.js';
-import { sqliteGuardStore } from './sqlite-engine.js';
 
 export { isPostgresUrl } from './location.js';
 
@@ -32,5 +31,5 @@ export async function openGuardStore(
       ...(options.auditJournal !== undefined ? { auditJournal: options.auditJournal } : {}),
     });
   }
-  return sqliteGuardStore(openStore(location, logger, options));
+  return openStore(location, logger, options);
 }

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import { StoreError } from '../core/errors.js';
 import type { AuditLog } from './audit.js';
+import type { PinApi } from './engine.js';
 import type { AuditEntry } from './audit-schema.js';
 import { toolDefinitionHash, toolDefinitionJson, type ToolDefinition } from './tool-hash.js';
 
@@ -45,7 +46,7 @@ export type ObserveResult = { status: 'pinned' | 'unchanged' | 'changed'; pin: P
  * Tool pins: the first definition seen of each downstream tool is approved; a different one later (rug pull,
  * tool poisoning) is recorded as pending and must be approved before the tool is usable again.
  */
-export class PinStore {
+export class PinStore implements PinApi {
   private readonly getStmt: Database.Statement<[string, string], unknown>;
   private readonly listAll: Database.Statement<[], unknown>;
   private readonly listStatus: Database.Statement<[string], unknown>;
@@ -78,41 +79,36 @@ export class PinStore {
   }
 
   /** The pin of a tool, if it has one. */
-  getPin(server: string, tool: string): Pin | undefined {
-    const raw = this.getStmt.get(server, tool);
-    return raw === undefined ? undefined : PinSchema.parse(raw);
+  async getPin(server: string, tool: string): Promise<Pin | undefined> {
+    return this.pinOf(server, tool);
   }
 
   /** Pins a tool seen for the first time, as approved; an existing pin is left untouched and returned. */
-  pinTool(server: string, tool: string, hash: string, definition: string): Pin {
-    const now = Date.now();
-    this.insert.run(server, tool, hash, definition, now, now);
-    return this.getPin(server, tool)!;
+  async pinTool(server: string, tool: string, hash: string, definition: string): Promise<Pin> {
+    return this.pinFirst(server, tool, hash, definition);
   }
 
   /** Records a changed definition: the pin becomes `pending` until approved; the approved one is kept for diffing. */
-  markChanged(server: string, tool: string, newHash: string, newDefinition: string): Pin {
-    const r = this.change.run(newHash, newDefinition, Date.now(), server, tool);
-    if (r.changes === 0) throw notFound(server, tool);
-    return this.getPin(server, tool)!;
+  async markChanged(server: string, tool: string, newHash: string, newDefinition: string): Promise<Pin> {
+    return this.pinChanged(server, tool, newHash, newDefinition);
   }
 
   /**
    * Approves the pending definition (audited). With `hash`, approves only if it is the definition the reviewer
    * saw (`store_pin_hash_mismatch` otherwise: it changed again since). Approving an approved pin is a no-op.
    */
-  approvePin(server: string, tool: string, hash?: string, by = 'unknown', source = 'cli'): Pin {
+  async approvePin(server: string, tool: string, hash?: string, by = 'unknown', source = 'cli'): Promise<Pin> {
     return this.run(() => {
-      const pin = pinToApprove(this.getPin(server, tool), server, tool, hash);
+      const pin = pinToApprove(this.pinOf(server, tool), server, tool, hash);
       if (pin.status === 'approved') return pin;
       this.approve.run(Date.now(), by, server, tool);
-      this.audit.append(pinApprovalEntry(pin, by, source));
-      return this.getPin(server, tool)!;
+      this.audit.appendNow(pinApprovalEntry(pin, by, source));
+      return this.pinOf(server, tool)!;
     }) as Pin;
   }
 
   /** Every pin, or those with one status, by server and tool. */
-  listPins(status?: PinStatus): Pin[] {
+  async listPins(status?: PinStatus): Promise<Pin[]> {
     const rows = status === undefined ? this.listAll.all() : this.listStatus.all(PinStatusSchema.parse(status));
     return rows.map((raw) => PinSchema.parse(raw));
   }
@@ -122,19 +118,38 @@ export class PinStore {
    * marks it changed. A tool whose server reverted to the approved definition is approved again (what is
    * served is what was approved). Callers block a tool while its pin is `pending`.
    */
-  observeTool(server: string, tool: ToolDefinition): ObserveResult {
+  async observeTool(server: string, tool: ToolDefinition): Promise<ObserveResult> {
     const hash = toolDefinitionHash(tool);
     return this.run(() => {
-      const pin = this.getPin(server, tool.name);
-      if (!pin) return { status: 'pinned', pin: this.pinTool(server, tool.name, hash, toolDefinitionJson(tool)) };
+      const pin = this.pinOf(server, tool.name);
+      if (!pin) return { status: 'pinned', pin: this.pinFirst(server, tool.name, hash, toolDefinitionJson(tool)) };
       if (pin.hash === hash) {
         if (pin.status === 'approved') return { status: 'unchanged', pin };
         this.clearPending.run(Date.now(), server, tool.name);
-        return { status: 'unchanged', pin: this.getPin(server, tool.name)! };
+        return { status: 'unchanged', pin: this.pinOf(server, tool.name)! };
       }
       if (pin.pendingHash === hash) return { status: 'changed', pin };
-      return { status: 'changed', pin: this.markChanged(server, tool.name, hash, toolDefinitionJson(tool)) };
+      return { status: 'changed', pin: this.pinChanged(server, tool.name, hash, toolDefinitionJson(tool)) };
     }) as ObserveResult;
+  }
+
+  // The statements themselves, synchronous: the methods above and their transactions share them.
+
+  private pinOf(server: string, tool: string): Pin | undefined {
+    const raw = this.getStmt.get(server, tool);
+    return raw === undefined ? undefined : PinSchema.parse(raw);
+  }
+
+  private pinFirst(server: string, tool: string, hash: string, definition: string): Pin {
+    const now = Date.now();
+    this.insert.run(server, tool, hash, definition, now, now);
+    return this.pinOf(server, tool)!;
+  }
+
+  private pinChanged(server: string, tool: string, newHash: string, newDefinition: string): Pin {
+    const r = this.change.run(newHash, newDefinition, Date.now(), server, tool);
+    if (r.changes === 0) throw notFound(server, tool);
+    return this.pinOf(server, tool)!;
   }
 }
 

@@ -6,6 +6,7 @@ import type { Logger } from '../core/log.js';
 import type { AuditLog } from './audit.js';
 import { faultReason, reportStoreFault } from './faults.js';
 import type { AuditEntry } from './audit-schema.js';
+import type { StateApi } from './engine.js';
 
 export { toolDefinitionHash } from './tool-hash.js';
 
@@ -52,7 +53,7 @@ export function agentRow(raw: unknown): ThreatState {
  * evaluations of the same agent running concurrently never interleave inside an update; use `updateThreat` for
  * read-modify-write.
  */
-export class StateStore {
+export class StateStore implements StateApi {
   private readonly stickyAll: Database.Statement<[string], unknown>;
   private readonly stickyPut: Database.Statement;
   private readonly stickyReset: Database.Statement<[string]>;
@@ -108,7 +109,7 @@ export class StateStore {
   }
 
   /** Γ of a session: the sticky predicates that have a value (absent ones are simply not there). */
-  getSticky(session: string): Map<string, Truth> {
+  async getSticky(session: string): Promise<Map<string, Truth>> {
     const out = new Map<string, Truth>();
     for (const raw of this.stickyAll.all(session)) {
       const r = StickyRowSchema.parse(raw);
@@ -118,12 +119,12 @@ export class StateStore {
   }
 
   /** Sets one sticky predicate of a session. */
-  setSticky(session: string, name: string, value: Truth): void {
+  async setSticky(session: string, name: string, value: Truth): Promise<void> {
     this.stickyPut.run(session, name, TruthSchema.parse(value), Date.now());
   }
 
   /** Sets several sticky predicates of a session in one transaction (all or none). */
-  setStickyMany(session: string, values: Iterable<[string, Truth]>): void {
+  async setStickyMany(session: string, values: Iterable<[string, Truth]>): Promise<void> {
     const now = Date.now();
     this.tx(() => {
       for (const [name, value] of values) this.stickyPut.run(session, name, TruthSchema.parse(value), now);
@@ -131,7 +132,7 @@ export class StateStore {
   }
 
   /** Forgets Γ of a session (session end, or an explicit reset). */
-  resetSession(session: string): void {
+  async resetSession(session: string): Promise<void> {
     this.stickyReset.run(session);
   }
 
@@ -144,7 +145,12 @@ export class StateStore {
    * this read. This connection's own writes to `agents` are all made here and drop the agent's entry. Inside a
    * transaction (the read-modify-write of `updateThreat`, `quarantine`, `release`) the row is always read.
    */
-  getThreat(agent: string): ThreatState {
+  async getThreat(agent: string): Promise<ThreatState> {
+    return this.threatOf(agent);
+  }
+
+  /** `getThreat`, synchronous (inside this class's transactions). */
+  private threatOf(agent: string): ThreatState {
     if (this.db.inTransaction) return this.readThreat(agent);
     const version = this.dataVersion.get();
     if (version !== this.threatVersion) {
@@ -167,39 +173,43 @@ export class StateStore {
   }
 
   /** Stores τ and level; leaves quarantine as it is. */
-  setThreat(agent: string, tau: number, level: number): ThreatState {
+  async setThreat(agent: string, tau: number, level: number): Promise<ThreatState> {
+    return this.putThreat(agent, tau, level);
+  }
+
+  private putThreat(agent: string, tau: number, level: number): ThreatState {
     checkThreat(tau, level);
     this.threats.delete(agent);
     this.threatPut.run(agent, tau, level, Date.now());
-    return this.getThreat(agent);
+    return this.threatOf(agent);
   }
 
   /**
    * Atomic read-modify-write of τ: `update` gets the current state and returns the new τ and level, inside one
    * IMMEDIATE transaction (so neither a concurrent evaluation nor another process can slip in between).
    */
-  updateThreat(agent: string, update: (current: ThreatState) => { tau: number; level: number }, known?: ThreatState): ThreatState {
+  async updateThreat(agent: string, update: (current: ThreatState) => { tau: number; level: number }, known?: ThreatState): Promise<ThreatState> {
     // Nothing changes in the common case (a trusted agent behaving): that is decided from the state the caller just
     // read (or a plain read), without the write lock or a commit. A concurrent rise of τ missed that way is only a
     // decay step skipped. `update` is pure, so it runs again inside the transaction when τ moved meanwhile.
-    const seen = known ?? this.getThreat(agent);
+    const seen = known ?? this.threatOf(agent);
     const guess = update(seen);
     if (guess.tau === seen.tau && guess.level === seen.level) return seen;
     return this.tx(() => {
-      const current = this.getThreat(agent);
+      const current = this.threatOf(agent);
       const next = current.tau === seen.tau && current.level === seen.level && current.quarantined === seen.quarantined ? guess : update(current);
       if (next.tau === current.tau && next.level === current.level) return current;
-      return this.setThreat(agent, next.tau, next.level);
+      return this.putThreat(agent, next.tau, next.level);
     })();
   }
 
   /** Quarantines an agent (kept across restarts) and audits it. */
-  quarantine(agent: string, reason: string, source = 'watcher'): ThreatState {
+  async quarantine(agent: string, reason: string, source = 'watcher'): Promise<ThreatState> {
     return this.tx(() => {
       this.threats.delete(agent);
       this.quarantinePut.run(agent, reason, Date.now());
-      this.audit.append({ agent, kind: 'admin', tool: 'quarantine', decision: 'deny', rationale: reason, source });
-      return this.getThreat(agent);
+      this.audit.appendNow({ agent, kind: 'admin', tool: 'quarantine', decision: 'deny', rationale: reason, source });
+      return this.threatOf(agent);
     })();
   }
 
@@ -208,9 +218,9 @@ export class StateStore {
    * (`source`: `cli`, `ui`). Throws
    * `store_agent_not_found` for an agent the store has never seen.
    */
-  release(agent: string, by = 'unknown', source = 'cli'): ThreatState {
+  async release(agent: string, by = 'unknown', source = 'cli'): Promise<ThreatState> {
     return this.tx(() => {
-      const before = this.getThreat(agent);
+      const before = this.threatOf(agent);
       if (before.updatedAt === null) throw new StoreError('store_agent_not_found', `no agent ${agent} in the store (see \`quadguard agents list\`)`);
       this.threats.delete(agent);
       this.releasePut.run(Date.now(), agent);
@@ -218,8 +228,8 @@ export class StateStore {
       this.burstSweep.run(agent, Number.MAX_SAFE_INTEGER);
       this.burstPending.delete(agent);
       this.burstRead.delete(agent);
-      this.audit.append(releaseEntry(before, by, source));
-      return this.getThreat(agent);
+      this.audit.appendNow(releaseEntry(before, by, source));
+      return this.threatOf(agent);
     })();
   }
 
@@ -230,7 +240,7 @@ export class StateStore {
    * `BURST_FLUSH_MS` and at close; other processes see them that much later, and a crash forgets at most that
    * much of the rate (never a decision: the audit log is written before every answer).
    */
-  countRequest(agent: string, now: number, windowMs: number, count: boolean): number {
+  async countRequest(agent: string, now: number, windowMs: number, count: boolean): Promise<number> {
     const { bucket, cutoff } = burstBuckets(now, windowMs);
     let mine = this.burstPending.get(agent);
     if (count) {
@@ -303,7 +313,7 @@ export class StateStore {
   }
 
   /** Every agent with a threat record, by name. */
-  listAgents(): ThreatState[] {
+  async listAgents(): Promise<ThreatState[]> {
     return this.agentAll.all().map((raw) => AgentRowSchema.parse(raw));
   }
 }

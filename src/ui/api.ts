@@ -1,9 +1,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { errorMessage, QuadGuardError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/log.js';
-import type { Store } from '../store/db.js';
 import type { GuardStore } from '../store/engine.js';
-import { toGuardStore } from '../store/sqlite-engine.js';
 import { hostCheck, requireToken } from './auth.js';
 import { LiveFeed, type LiveEvent } from './feed.js';
 import { FAVICON_SVG, PAGE_HTML } from './page.js';
@@ -36,7 +34,7 @@ const KINDS_VIEW = kindsView();
  */
 export interface LiveViewOptions {
   /** Either engine: with PostgreSQL the view shows every replica's decisions (one shared chain). */
-  store: GuardStore | Store;
+  store: GuardStore;
   /** The bearer token (at least 16 characters). */
   token: string;
   /** Host names accepted besides loopback (DNS-rebinding protection). */
@@ -86,7 +84,7 @@ export function sseFrame(e: LiveEvent): string {
  * app.use(ui.router);   // serves /ui and /ui/api/*
  */
 export function createLiveViewRouter(opts: LiveViewOptions): LiveViewRouter {
-  const store = toGuardStore(opts.store);
+  const { store } = opts;
   const log = (opts.logger ?? silentLogger()).child({ mod: 'ui' });
   const feed = new LiveFeed(store, { ...(opts.pollMs ? { pollMs: opts.pollMs } : {}), logger: log });
   const operator = opts.operator ?? 'live view';

@@ -4,7 +4,6 @@ import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import { openStore } from '../store/db.js';
 import type { GuardStore } from '../store/engine.js';
-import { toGuardStore } from '../store/sqlite-engine.js';
 import { newToken } from './auth.js';
 import type { CompiledBook } from '../policy/compiled.js';
 import { policyInfo } from './rules.js';
@@ -35,7 +34,7 @@ export function liveViewForProxy(
   ops?: () => Promise<ServiceStatus>,
 ): ProxyLiveView {
   const owned = guardStore ? undefined : openStore(loaded.config.store, logger);
-  const store: GuardStore = guardStore ?? toGuardStore(owned!);
+  const store: GuardStore = guardStore ?? owned!;
   const pollMs = pollFromEnv(env.QUADGUARD_UI_POLL_MS);
   const fromEnv = env.QUADGUARD_UI_TOKEN;
   const token = fromEnv && fromEnv.length >= 16 ? fromEnv : newToken();
@@ -52,7 +51,7 @@ export function liveViewForProxy(
     },
     close() {
       unmount?.();
-      owned?.close();
+      void owned?.close();
     },
   };
 }

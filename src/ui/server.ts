@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import express, { type Application } from 'express';
 import { ConfigError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/log.js';
-import type { Store } from '../store/db.js';
 import type { GuardStore } from '../store/engine.js';
 import { createLiveViewRouter, type LiveViewOptions } from './api.js';
 import type { PolicyInfo } from './rules.js';
@@ -41,7 +40,7 @@ export function mountLiveView(app: Application, opts: LiveViewOptions): () => vo
  * console.error(`${ui.url}?token=${ui.token}`);
  */
 export async function startLiveView(opts: {
-  store: Store | GuardStore;
+  store: GuardStore;
   port?: number;
   host?: string;
   token?: string;

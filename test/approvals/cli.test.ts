@@ -14,8 +14,8 @@ describe('quadguard approve / deny-approval / approvals list / ui (spawned CLI)'
   let dir: string;
   let db: string;
   let store: Store;
-  const hold = (n: string) =>
-    store.approvals.request({ agent: 'writer', session: 's', kind: 'tool_call', server: 'ws', tool: 'publish', argsHash: n.repeat(64), rules: ['publish-needs-approval'], rationale: 'held', ttlMs: 600_000 }).approval;
+  const hold = async (n: string) =>
+    (await store.approvals.request({ agent: 'writer', session: 's', kind: 'tool_call', server: 'ws', tool: 'publish', argsHash: n.repeat(64), rules: ['publish-needs-approval'], rationale: 'held', ttlMs: 600_000 })).approval;
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'qg-approve-cli-'));
@@ -28,8 +28,8 @@ describe('quadguard approve / deny-approval / approvals list / ui (spawned CLI)'
   });
 
   it('lists pending approvals, approves one and denies another (audited with --by)', async () => {
-    const a = hold('a');
-    const b = hold('b');
+    const a = await hold('a');
+    const b = await hold('b');
     const list = await cli('approvals', 'list', '--pending', '--store', db);
     expect(list.stdout).toContain(a.id);
     expect(list.stdout).toContain(b.id);
@@ -37,16 +37,16 @@ describe('quadguard approve / deny-approval / approvals list / ui (spawned CLI)'
 
     const ok = await cli('approve', a.id, '--by', 'ann', '--store', db);
     expect(ok.stdout).toMatch(new RegExp(`^approved ${a.id}: tool_call ws__publish of writer; its identical retry passes once until `));
-    expect(store.approvals.get(a.id)).toMatchObject({ status: 'approved', decidedBy: 'ann' });
+    expect(await store.approvals.get(a.id)).toMatchObject({ status: 'approved', decidedBy: 'ann' });
     expect((await cli('deny-approval', b.id, '--by', 'bo', '--store', db)).stdout).toBe(`denied ${b.id}\n`);
-    expect(store.approvals.get(b.id)?.status).toBe('denied');
+    expect((await store.approvals.get(b.id))?.status).toBe('denied');
 
     const again = await cli('approve', b.id, '--store', db).catch((e: { code: number; stderr: string }) => e);
     expect((again as { code: number }).code).toBe(1);
     expect((again as { stderr: string }).stderr).toMatch(/store_approval_not_pending: approval ap_[0-9a-f]+ is denied \(by bo/);
-    const c = hold('c');
+    const c = await hold('c');
     await cli('approve', c.id, '--deny', '--store', db);
-    expect(store.approvals.get(c.id)?.status).toBe('denied');
+    expect((await store.approvals.get(c.id))?.status).toBe('denied');
     const json = (await cli('approvals', 'list', '--json', '--store', db)).stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; status: string });
     expect(json.map((x) => [x.id, x.status])).toEqual([[c.id, 'denied'], [b.id, 'denied'], [a.id, 'approved']]);
   }, 120_000);

@@ -161,9 +161,9 @@ describe('the data-flow stage and store', () => {
     let writes = 0;
     let refreshes = 0;
     const counting = Object.assign(Object.create(store.flow) as typeof store.flow, {
-      recordRead: (...a: Parameters<typeof store.flow.recordRead>) => {
+      recordRead: async (...a: Parameters<typeof store.flow.recordRead>) => {
         writes++;
-        return store.flow.recordRead(...a);
+        return await store.flow.recordRead(...a);
       },
       refresh: async (...a: Parameters<typeof store.flow.refresh>) => {
         const held = await store.flow.refresh(...a);

@@ -14,6 +14,7 @@ import { openStore } from '../../src/store/db.js';
 import { a2aClient, failure, startA2AAgent, type A2AAgentProcess } from '../support/a2a.js';
 import { freePort, makeSandbox, ROOT, server, startHttpProxy, writeConfig, type HttpProxy } from '../support/proxy-harness.js';
 import { text } from './helpers.js';
+import { collect as collectRows } from '../store/helpers.js';
 
 /** Each test speaks as its own identity: a refused attack raises that identity's threat level (quarantine). */
 const AGENTS = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'gina', 'hank'] as const;
@@ -269,7 +270,7 @@ describe('e2e: the A2A proxy', () => {
     const quoted = /Decision id: (\S+)/.exec(err.message)?.[1];
     const store = openStore(join(sb.dir, 'state.db'));
     try {
-      const rows = [...store.audit.iterate(1)];
+      const rows = await collectRows(store.audit.iterate(1));
       const answer = rows.find((r) => r.auditId === quoted);
       expect(answer).toMatchObject({ agent: 'erin', kind: 'tool_result', server: 'a2a:helper', tool: 'SendMessage', decision: 'deny' });
       expect(rows.some((r) => r.agent === 'carol' && r.kind === 'message' && r.decision === 'deny')).toBe(true);

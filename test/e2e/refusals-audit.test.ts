@@ -14,6 +14,7 @@ import { openStore, type Store } from '../../src/store/db.js';
 import type { AuditRow } from '../../src/store/audit.js';
 import { makeSandbox, ROOT, server, startHttpProxy, waitFor, writeConfig } from '../support/proxy-harness.js';
 import { messageVerdict, metaDecision } from './helpers.js';
+import { collect } from '../store/helpers.js';
 
 const TOKENS = { ALICE_TOKEN: 'alice-token-0123456789abcdef', MALLORY_TOKEN: 'mallory-token-0123456789abcdef' };
 const UI_TOKEN = 'refusals-ui-token-0123456789abcdef';
@@ -67,7 +68,7 @@ describe('e2e: the audit agrees with what clients received, refusal by refusal',
     alice = await connectHttp(proxy.url, TOKENS.ALICE_TOKEN, 'e2e');
     mallory = await connectHttp(proxy.url, TOKENS.MALLORY_TOKEN, 'e2e');
     store = openStore(storeFile);
-    firstId = store.audit.tail(1)[0]?.id ?? 0;
+    firstId = (await store.audit.tail(1))[0]?.id ?? 0;
   }, 120_000);
   afterAll(async () => {
     await alice?.close().catch(() => {});
@@ -107,15 +108,15 @@ describe('e2e: the audit agrees with what clients received, refusal by refusal',
     expect((tooDeep as Error).message).toMatch(/nested deeper than 8/);
 
     // Quarantine, as the watcher would set it (the store is shared by file): every call of mallory is refused.
-    store.state.quarantine('mallory', 'test: quarantined for the audit comparison', 'test');
+    await store.state.quarantine('mallory', 'test: quarantined for the audit comparison', 'test');
     const q = await call(mallory, 'mallory', 'quarantined agent', 'ws__read_file', { path: 'notes.txt' }, { kind: 'tool_call', tool: 'read_file', decision: 'deny', source: 'quarantine' });
     expect(metaDecision(q)?.rationale).toMatch(/quarantined/);
 
     // Call by call: the rows of the calls (not results, not admin rows), in order, say what each client received.
-    const callRows = () => [...store.audit.iterate(firstId + 1)].filter((r) => (r.kind === 'tool_call' || r.kind === 'message') && (r.agent === 'alice' || r.agent === 'mallory'));
+    const callRows = async () => (await collect(store.audit.iterate(firstId + 1))).filter((r) => (r.kind === 'tool_call' || r.kind === 'message') && (r.agent === 'alice' || r.agent === 'mallory'));
     // The proxy answers once a row is in its audit journal and commits it right after (docs/operations.md).
-    await waitFor(() => callRows().length >= seen.length, 5000, 'the rows of every call to be committed').catch(() => {});
-    const rows = callRows();
+    await waitFor(async () => (await callRows()).length >= seen.length, 5000, 'the rows of every call to be committed').catch(() => {});
+    const rows = await callRows();
     const report = seen.map((s, i) => `${s.label}: client ${s.refused ? 'refused' : 'served'}; audit ${rows[i] ? `${rows[i]!.decision}/${rows[i]!.source} ${rows[i]!.tool ?? rows[i]!.kind}` : 'nothing'}`).join('\n');
     expect(rows.length, report).toBe(seen.length);
     seen.forEach((s, i) => {
@@ -139,7 +140,7 @@ describe('e2e: the audit agrees with what clients received, refusal by refusal',
     // Refusals recorded with their arguments (masked) where it is safe: the oversized path is there as a preview.
     const bigRow = rows[seen.findIndex((s) => s.label === 'oversized arguments')]!;
     expect(bigRow.preview).toMatch(/^\{"path":"xxxx/);
-    expect(store.audit.verify().ok).toBe(true);
+    expect((await store.audit.verify()).ok).toBe(true);
 
     // The live view serves the same rows: every refusal is there with its decision and source.
     const snap = (await (await fetch(`${proxy!.url}/ui/api/snapshot`, { headers: { authorization: `Bearer ${UI_TOKEN}` } })).json()) as { decisions: AuditRow[] };

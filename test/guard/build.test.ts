@@ -34,7 +34,7 @@ describe('buildGuard: the one way to build a guard', () => {
     expect(a.book).toBe(b.book);
     a.close();
     expect((await a.pipeline.check(search)).auditId).toBeDefined(); // the store is still open
-    expect(store.audit.tail(5)).toHaveLength(1);
+    expect(await store.audit.tail(5)).toHaveLength(1);
     store.close();
     b.close();
   });

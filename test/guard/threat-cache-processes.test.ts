@@ -32,7 +32,7 @@ describe('threat state shared by processes on one SQLite file', { timeout: 120_0
     const check = () => guard!.pipeline.check(call);
     for (let k = 0; k < 3; k++) expect((await check()).decision).toBe('allow');
 
-    const q = run(['--input-type=module', '-e', `const { openStore } = await import(${JSON.stringify(STORE)}); const s = openStore(${JSON.stringify(t.file)}); s.state.quarantine('planner', 'quarantined by another proxy'); s.close();`]);
+    const q = run(['--input-type=module', '-e', `const { openStore } = await import(${JSON.stringify(STORE)}); const s = openStore(${JSON.stringify(t.file)}); await s.state.quarantine('planner', 'quarantined by another proxy'); s.close();`]);
     expect(q, q.err).toMatchObject({ code: 0 });
     for (let k = 0; k < 2; k++) {
       const d = await check();
@@ -45,7 +45,7 @@ describe('threat state shared by processes on one SQLite file', { timeout: 120_0
     for (let k = 0; k < 2; k++) expect((await check()).decision).toBe('allow');
 
     // And again: a second quarantine by another process after this process cached the released state.
-    const q2 = run(['--input-type=module', '-e', `const { openStore } = await import(${JSON.stringify(STORE)}); const s = openStore(${JSON.stringify(t.file)}); s.state.quarantine('planner', 'again'); s.close();`]);
+    const q2 = run(['--input-type=module', '-e', `const { openStore } = await import(${JSON.stringify(STORE)}); const s = openStore(${JSON.stringify(t.file)}); await s.state.quarantine('planner', 'again'); s.close();`]);
     expect(q2, q2.err).toMatchObject({ code: 0 });
     expect(await check()).toMatchObject({ decision: 'deny', source: 'quarantine' });
   });

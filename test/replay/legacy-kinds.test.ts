@@ -26,7 +26,7 @@ describe('replay of rows recorded before the kinds union', () => {
     try {
       // The chained rows as an older QuadGuard wrote them (kind resource_read); their recorded interaction below.
       for (const [body, decision, rules] of rows) {
-        ids.push(store.audit.append({ agent: 'a', session: 's', kind: 'resource_read', server: 'docs', uri: String(body.uri), decision, rules }).id);
+        ids.push((await store.audit.append({ agent: 'a', session: 's', kind: 'resource_read', server: 'docs', uri: String(body.uri), decision, rules })).id!);
       }
     } finally {
       store.close();

@@ -71,15 +71,15 @@ describe('quadguard replay', () => {
     expect(r.masked[0]!.after.decision).toBe('allow');
   });
 
-  it('stores the interaction masked: the key is not in the file', () => {
+  it('stores the interaction masked: the key is not in the file', async () => {
     const s = openStore(db, undefined, { mustExist: true });
     try {
-      const rec = s.audit.interaction(6)!;
+      const rec = (await s.audit.interaction(6))!;
       expect(rec.masked).toBe(true);
       expect(rec.body).not.toContain('sk-proj-AbCd');
       expect(rec.body).toContain('[REDACTED:');
       expect(JSON.parse(rec.body!).profile).toBeUndefined();
-      expect(s.audit.verify().ok).toBe(true);
+      expect((await s.audit.verify()).ok).toBe(true);
     } finally {
       s.close();
     }

@@ -7,7 +7,7 @@ import { AUDIT_COLUMNS } from '../../src/store/audit-row.js';
 import { journalDir } from '../../src/store/audit-journal.js';
 import { openStore, RawAuditRowSchema } from '../../src/store/index.js';
 import { waitFor } from '../support/proxy-harness.js';
-import { entry, tempDir } from './helpers.js';
+import { collect, entry, tempDir } from './helpers.js';
 
 let t: ReturnType<typeof tempDir>;
 beforeEach(() => {
@@ -26,10 +26,10 @@ const rows = (file: string) => {
 };
 /** A row by audit id, read by a store opened for it alone (closed again). */
 const c2 = (file: string) => ({
-  get(id: string) {
+  async get(id: string) {
     const s = openStore(file);
     try {
-      return s.audit.get(id);
+      return await s.audit.get(id);
     } finally {
       s.close();
     }
@@ -51,7 +51,8 @@ describe('audit journal (SQLite)', () => {
 
   it('answers from the journal, commits the group after the turn, and the chain verifies', async () => {
     const s = openStore(t.file, undefined, { auditJournal: true });
-    const answered = [1, 2, 3].map((i) => s.audit.appendDecision(entry(i)));
+    const answered = [];
+    for (const i of [1, 2, 3]) answered.push(await s.audit.append(entry(i)));
     // Answered with ids that do not depend on the place in the chain, before the rows have one.
     expect(answered.every((a) => /^j[0-9a-f]{12}\.[0-9a-z]+$/.test(a.auditId) && a.id === undefined)).toBe(true);
     expect(new Set(answered.map((a) => a.auditId)).size).toBe(3);
@@ -60,68 +61,70 @@ describe('audit journal (SQLite)', () => {
     expect(readFileSync(ownJournal(t.file), 'utf8').trim().split('\n')).toHaveLength(3);
     await new Promise((r) => setImmediate(r));
     expect(rows(t.file).map((r) => r.rationale)).toEqual(['decision 1', 'decision 2', 'decision 3']);
-    expect(answered.map((a) => s.audit.get(a.auditId)?.rationale)).toEqual(['decision 1', 'decision 2', 'decision 3']);
-    expect(s.audit.get(answered[0]!.auditId)?.auditId).toBe(answered[0]!.auditId);
+    expect((await Promise.all(answered.map((a) => s.audit.get(a.auditId)))).map((r) => r?.rationale)).toEqual(['decision 1', 'decision 2', 'decision 3']);
+    expect((await s.audit.get(answered[0]!.auditId))?.auditId).toBe(answered[0]!.auditId);
     // Committed lines stay in the journal until it passes its size (a replay skips refs the store holds).
     expect(readFileSync(ownJournal(t.file), 'utf8').trim().split('\n')).toHaveLength(3);
     // A mutation's row, and a read, follow the pending rows.
-    s.audit.appendDecision(entry(4));
-    s.audit.append(entry(5));
-    expect(s.audit.tail(2).map((r) => r.rationale)).toEqual(['decision 4', 'decision 5']);
-    const v = s.audit.verify();
+    await s.audit.append(entry(4));
+    await s.state.quarantine('mallory', 'decision 5');
+    expect((await s.audit.tail(2)).map((r) => r.rationale)).toEqual(['decision 4', 'decision 5']);
+    const v = await s.audit.verify();
     expect(v.ok, JSON.stringify(v)).toBe(true);
     expect(v.rows).toBe(5);
     s.close();
     expect(existsSync(ownJournal(t.file))).toBe(false);
   });
 
-  it('replays the journal of a process that died, as written when the store has not moved', () => {
+  it('replays the journal of a process that died, as written when the store has not moved', async () => {
     const s = openStore(t.file);
-    s.audit.append(entry(1));
+    await s.audit.append(entry(1));
     s.close();
     const copy = copyStore(t.file);
     const j = openStore(t.file, undefined, { auditJournal: true });
-    const answered = [2, 3, 4].map((i) => j.audit.appendDecision(entry(i)));
+    const answered = [];
+    for (const i of [2, 3, 4]) answered.push(await j.audit.append(entry(i)));
     const journal = readFileSync(ownJournal(t.file));
     j.close();
     // The copy is the store as a kill -9 left it: the rows in a dead process's journal only.
     mkdirSync(journalDir(copy), { recursive: true });
     writeFileSync(join(journalDir(copy), `${deadPid()}.ndjson`), journal);
     const c = openStore(copy);
-    const v = c.audit.verify();
+    const v = await c.audit.verify();
     c.close();
     expect(v.ok, JSON.stringify(v)).toBe(true);
-    expect(answered.map((a) => c2(copy).get(a.auditId)?.rationale)).toEqual(['decision 2', 'decision 3', 'decision 4']);
+    expect((await Promise.all(answered.map((a) => c2(copy).get(a.auditId)))).map((r) => r?.rationale)).toEqual(['decision 2', 'decision 3', 'decision 4']);
     expect(rows(copy).map((r) => r.hash)).toEqual(rows(t.file).map((r) => r.hash));
     // Replayed once: the file is gone, a second open adds nothing.
     openStore(copy).close();
     expect(rows(copy)).toHaveLength(4);
   });
 
-  it('chains a dead process journal after rows another process appended meanwhile, and refuses an edited line', () => {
+  it('chains a dead process journal after rows another process appended meanwhile, and refuses an edited line', async () => {
     const s = openStore(t.file);
-    s.audit.append(entry(1));
+    await s.audit.append(entry(1));
     s.close();
     const copy = copyStore(t.file);
     const j = openStore(t.file, undefined, { auditJournal: true });
-    const answered = [2, 3, 4].map((i) => j.audit.appendDecision(entry(i)).auditId);
+    const answered = [];
+    for (const i of [2, 3, 4]) answered.push((await j.audit.append(entry(i))).auditId);
     const lines = readFileSync(ownJournal(t.file), 'utf8').trim().split('\n');
     j.close();
     // Another process took row 2 before the journal was replayed.
     const other = openStore(copy);
-    other.audit.append(entry(99));
+    await other.audit.append(entry(99));
     other.close();
     // And someone edited one journaled row (without the key, its MAC no longer matches).
     lines[1] = lines[1]!.replace('decision 3', 'decision 3 (approved by the CISO)');
     mkdirSync(journalDir(copy), { recursive: true });
     writeFileSync(join(journalDir(copy), `${deadPid()}.ndjson`), `${lines.join('\n')}\n`);
     const c = openStore(copy);
-    const v = c.audit.verify();
+    const v = await c.audit.verify();
     c.close();
     expect(v.ok, JSON.stringify(v)).toBe(true);
     expect(rows(copy).map((r) => r.rationale)).toEqual(['decision 1', 'decision 99', 'decision 2', 'decision 4']);
     // The ids answered name the rows they were answered for, wherever those landed; the edited one is not there.
-    expect(answered.map((a) => c2(copy).get(a)?.rationale)).toEqual(['decision 2', undefined, 'decision 4']);
+    expect((await Promise.all(answered.map((a) => c2(copy).get(a)))).map((r) => r?.rationale)).toEqual(['decision 2', undefined, 'decision 4']);
     expect(readdirSync(journalDir(copy))).toEqual([]);
   });
 
@@ -130,27 +133,27 @@ describe('audit journal (SQLite)', () => {
     const long = 'x'.repeat(4000);
     let n = 0;
     // Past 256 KiB of lines, the commit after them empties the file.
-    while (statSync(ownJournal(t.file)).size < 256 * 1024) s.audit.appendDecision(entry(++n, { rationale: `${long} ${n}` }));
+    while (statSync(ownJournal(t.file)).size < 256 * 1024) await s.audit.append(entry(++n, { rationale: `${long} ${n}` }));
     expect(rows(t.file)).toHaveLength(0);
     await new Promise((r) => setImmediate(r));
     expect(rows(t.file)).toHaveLength(n);
     expect(statSync(ownJournal(t.file)).size).toBe(0);
     // The next decision is in the journal before its commit, as ever.
-    s.audit.appendDecision(entry(++n));
+    await s.audit.append(entry(++n));
     expect(readFileSync(ownJournal(t.file), 'utf8').trim().split('\n')).toHaveLength(1);
     s.close();
     const again = openStore(t.file);
-    expect(again.audit.verify()).toMatchObject({ ok: true, rows: n });
+    expect(await again.audit.verify()).toMatchObject({ ok: true, rows: n });
     again.close();
   });
 
-  it('leaves a live process journal alone', () => {
+  it('leaves a live process journal alone', async () => {
     const s = openStore(t.file);
-    s.audit.append(entry(1));
+    await s.audit.append(entry(1));
     s.close();
     const copy = copyStore(t.file);
     const j = openStore(t.file, undefined, { auditJournal: true });
-    j.audit.appendDecision(entry(2));
+    await j.audit.append(entry(2));
     const journal = readFileSync(ownJournal(t.file));
     j.close();
     mkdirSync(journalDir(copy), { recursive: true });
@@ -176,10 +179,10 @@ describe('audit journal (SQLite)', () => {
       const out = [];
       for (let i = 0; i < 300; i++) {
         const decision = i % 3 === 0 ? 'deny' : 'allow';
-        const a = s.audit.appendDecision({ agent: process.argv[2], session: 's', kind: 'message', payload: process.argv[2] + '-' + i, decision });
+        const a = await s.audit.append({ agent: process.argv[2], session: 's', kind: 'message', payload: process.argv[2] + '-' + i, decision });
         out.push(a.auditId + ' ' + process.argv[2] + '-' + i + ' ' + decision);
         if (i % 7 === 0) await new Promise((r) => setTimeout(r, 1));
-        if (i % 50 === 0) s.audit.append({ agent: process.argv[2], kind: 'admin', decision: 'allow', rationale: 'direct ' + i });
+        if (i % 50 === 0) await s.state.quarantine(process.argv[2] + '-q' + i, 'direct ' + i);
       }
       s.close();
       process.stdout.write(out.join('\\n'));`;
@@ -197,14 +200,14 @@ describe('audit journal (SQLite)', () => {
     expect(answered).toHaveLength(900);
     const s = openStore(t.file);
     try {
-      expect(s.audit.verify()).toMatchObject({ ok: true, rows: 900 + 18 });
+      expect(await s.audit.verify()).toMatchObject({ ok: true, rows: 900 + 18 });
       for (const line of answered) {
         const [id, payload, decision] = line.split(' ');
-        const row = s.audit.get(id!);
+        const row = await s.audit.get(id!);
         expect(row && [row.preview, row.decision], id).toEqual([payload, decision]);
       }
       // The processes' rows are interleaved in the one chain (else the test proves nothing about several writers).
-      const order = [...s.audit.iterate()].map((r) => r.agent);
+      const order = (await collect(s.audit.iterate())).map((r) => r.agent);
       expect(order.filter((a, i) => i > 0 && a !== order[i - 1]).length).toBeGreaterThan(3);
     } finally {
       s.close();

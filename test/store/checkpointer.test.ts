@@ -27,24 +27,24 @@ describe('background WAL checkpointing', () => {
     const file = join(dir, 'state.db');
     const store = openStore(file, undefined, { backgroundCheckpoint: true });
     // Fewer commits than SQLite's own auto-checkpoint would wait for (1000 pages): only the worker checkpoints.
-    for (let i = 0; i < 300; i++) store.audit.append({ agent: 'a', session: 's', kind: 'tool_call', tool: 't', decision: 'allow', rationale: `row ${i}`, payload: { i } });
+    for (let i = 0; i < 300; i++) await store.audit.append({ agent: 'a', session: 's', kind: 'tool_call', tool: 't', decision: 'allow', rationale: `row ${i}`, payload: { i } });
     // The worker's PASSIVE checkpoints let the next writer restart the log from its beginning.
     await new Promise((done) => setTimeout(done, 800));
-    for (let i = 0; i < 5; i++) store.audit.append({ agent: 'a', session: 's', kind: 'tool_call', tool: 't', decision: 'allow', rationale: `late ${i}`, payload: { i } });
+    for (let i = 0; i < 5; i++) await store.audit.append({ agent: 'a', session: 's', kind: 'tool_call', tool: 't', decision: 'allow', rationale: `late ${i}`, payload: { i } });
     const written = walFrames(file);
-    expect(store.audit.verify().ok).toBe(true);
+    expect((await store.audit.verify()).ok).toBe(true);
     store.close();
     // 305 commits of 2–3 pages each would leave ~700+ frames of log without a checkpoint; restarted, it is short.
     expect(written).toBeLessThan(100);
   });
 
-  it('is off by default (CLI commands open a store briefly)', () => {
+  it('is off by default (CLI commands open a store briefly)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'qg-ckpt-'));
     dirs.push(dir);
     const file = join(dir, 'state.db');
     const store = openStore(file);
     // 200 commits of 3–4 pages each: under SQLite's own checkpoint at 1,000 frames, which still applies.
-    for (let i = 0; i < 200; i++) store.audit.append({ agent: 'a', session: 's', kind: 'tool_call', tool: 't', decision: 'allow', rationale: `row ${i}`, payload: { i } });
+    for (let i = 0; i < 200; i++) await store.audit.append({ agent: 'a', session: 's', kind: 'tool_call', tool: 't', decision: 'allow', rationale: `row ${i}`, payload: { i } });
     expect(walFrames(file)).toBeGreaterThan(300);
     store.close();
   });

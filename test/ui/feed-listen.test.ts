@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/db.js';
 import type { AuditWatchHandlers, GuardStore } from '../../src/store/engine.js';
-import { toGuardStore } from '../../src/store/sqlite-engine.js';
 import { LiveFeed, type LiveEvent } from '../../src/ui/feed.js';
 import { entry } from '../store/helpers.js';
 
@@ -13,7 +12,7 @@ import { entry } from '../store/helpers.js';
  * test/e2e/live-listen-postgres.test.ts): a SQLite store whose `audit.watch` the test drives.
  */
 function notifyingStore(dir: string): { store: GuardStore; handlers: () => AuditWatchHandlers | undefined; closed: () => boolean } {
-  const base = toGuardStore(openStore(join(dir, 'state.db')));
+  const base: GuardStore = openStore(join(dir, 'state.db'));
   let handlers: AuditWatchHandlers | undefined;
   let closed = false;
   const audit = Object.create(base.audit) as GuardStore['audit'];
