@@ -21,10 +21,10 @@ function quadguard(...args: string[]): { code: number | null; out: string; err: 
 }
 
 /** A store with `old` rows written 10 days ago, then `recent` of today. */
-function aged(file: string, old: number, recent: number): void {
+async function aged(file: string, old: number, recent: number): Promise<void> {
   const s = openStore(file);
   const now = Date.now();
-  for (let i = 1; i <= old + recent; i++) s.audit.append(entry(i, { ts: i <= old ? now - 10 * DAY + i : now + i }));
+  for (let i = 1; i <= old + recent; i++) await s.audit.append(entry(i, { ts: i <= old ? now - 10 * DAY + i : now + i }));
   s.close();
 }
 
@@ -44,9 +44,9 @@ describe('audit retention (built CLI, SQLite)', () => {
     expect(existsSync(CLI), 'run `npm run build` first').toBe(true);
   });
 
-  it('audit prune drops and exports the old rows; verify passes from the anchor, and fails after tampering', () => {
+  it('audit prune drops and exports the old rows; verify passes from the anchor, and fails after tampering', async () => {
     const store = join(sb.dir, 'prune.db');
-    aged(store, 8, 4);
+    await aged(store, 8, 4);
     const out = join(sb.dir, 'before-5d.ndjson');
     const pruned = quadguard('audit', 'prune', '--store', store, '--older-than', '5', '--export', out);
     expect(pruned.code, pruned.err).toBe(0);
@@ -76,7 +76,7 @@ describe('audit retention (built CLI, SQLite)', () => {
 
   it('a proxy with audit_retention drops the old rows itself, exports them, and the chain verifies', async () => {
     const store = join(sb.dir, 'retained.db');
-    aged(store, 25, 3);
+    await aged(store, 25, 3);
     const exportDir = join(sb.dir, 'pruned');
     const cfg = writeConfig(sb.dir, {
       servers: { ws: server('workspace', '--root', sb.workspace) },
