@@ -5,7 +5,6 @@ import { StoreError } from '../core/errors.js';
 import type { AuditEntry, AuditLog } from './audit.js';
 import { maskPrefix } from './redact.js';
 import { jsonText } from './audit-schema.js';
-import type { ApprovalApi } from './engine.js';
 
 /**
  * Approvals of held interactions (rules with `effect: approve`). A held call gets one row, bound to the agent,
@@ -89,6 +88,17 @@ export interface ApprovalRequest extends ApprovalBinding {
 }
 
 export const PREVIEW_CAP = 400;
+
+export interface ApprovalApi {
+  get(id: string): Promise<Approval | undefined>;
+  request(req: ApprovalRequest): Promise<{ approval: Approval; created: boolean }>;
+  consume(binding: ApprovalBinding, now?: number): Promise<Approval | undefined>;
+  approve(id: string, by: string, source?: string, now?: number): Promise<Approval>;
+  deny(id: string, by: string, source?: string, now?: number): Promise<Approval>;
+  expireDue(now?: number): Promise<Approval[]>;
+  list(opts?: { status?: ApprovalStatus; limit?: number; now?: number }): Promise<Approval[]>;
+  changedAfter(updatedAt: number): Promise<Approval[]>;
+}
 
 export class ApprovalStore implements ApprovalApi {
   private readonly byId: Database.Statement<[string], unknown>;

@@ -7,7 +7,6 @@ import { anchorMac, HeadAnchor, macEqual, rowMac, type AuditKey } from './audit-
 import { ChainWalker, GENESIS_HASH, type RetentionAnchor, type VerifyOptions, type VerifyResult } from './audit-chain.js';
 import { auditFields, parseRow, rowHash, type AuditFields } from './audit-row.js';
 import { auditInsert, auditSelect, interactionSelect, readStored, recordedBody, storedBody, storedValues } from './audit-columns.js';
-import type { AuditApi } from './engine.js';
 import { journalLine, journalLineOk, liveJournals, type AuditJournal, type JournalRow, type LinkedJournalRow } from './audit-journal.js';
 
 export * from './audit-schema.js';
@@ -22,6 +21,40 @@ const JOURNAL_MAX_PENDING = 10_000;
 
 /** How often, at most, the signed head is written to its file (ms); it is also written at close. */
 const HEAD_INTERVAL_MS = 1000;
+
+/** What a watcher of new audit rows is told. */
+export interface AuditWatchHandlers {
+  /** A row was appended (by any process on the store); its id when the notification carried it. */
+  onRow(id: number | undefined): void;
+  /** Listening started (`true`), or was lost (`false`, with why): the caller polls until it is back. */
+  onState(listening: boolean, why?: string): void;
+}
+
+export interface AuditWatcher {
+  close(): void;
+}
+
+export interface AuditApi {
+  /**
+   * Follows new rows as they are committed by any process (PostgreSQL: LISTEN/NOTIFY on a dedicated connection);
+   * absent where the engine cannot (SQLite: readers poll).
+   */
+  watch?(handlers: AuditWatchHandlers): AuditWatcher;
+  append(entry: AuditEntry): Promise<{ id?: number; auditId: string; hash?: string }>;
+  get(id: number | string): Promise<AuditRow | undefined>;
+  interaction(id: number): Promise<InteractionRecord | undefined>;
+  tail(n: number): Promise<AuditRow[]>;
+  iterate(fromId?: number): AsyncIterable<AuditRow>;
+  verify(options?: VerifyOptions): Promise<VerifyResult>;
+  exportNdjson(out: NodeJS.WritableStream, fromId?: number): Promise<number>;
+  /**
+   * Retention: drops the rows written before `before` (ms since the epoch) from the start of the log, after handing
+   * each to `exportTo`, and records the last dropped row as the retention anchor `verify` walks from (docs/audit.md).
+   * `limit`: at most this many rows in this call (one transaction; the background retention's batches). The bodies
+   * no kept row names are dropped by the call that reaches the last row to drop.
+   */
+  prune(before: number, exportTo?: (row: AuditRow) => void, limit?: number): Promise<{ dropped: number; anchor: RetentionAnchor | undefined }>;
+}
 
 /**
  * The append-only, hash-chained decisions log. Every row carries `hash = sha256(prev_hash ‖ canonical row JSON)`

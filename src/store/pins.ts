@@ -2,7 +2,6 @@ import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import { StoreError } from '../core/errors.js';
 import type { AuditLog } from './audit.js';
-import type { PinApi } from './engine.js';
 import type { AuditEntry } from './audit-schema.js';
 import { toolDefinitionHash, toolDefinitionJson, type ToolDefinition } from './tool-hash.js';
 
@@ -41,6 +40,15 @@ export type Pin = z.output<typeof PinSchema>;
 
 /** What `observeTool` found: a first sight (now pinned), the pinned definition, or a change (now pending). */
 export type ObserveResult = { status: 'pinned' | 'unchanged' | 'changed'; pin: Pin };
+
+export interface PinApi {
+  getPin(server: string, tool: string): Promise<Pin | undefined>;
+  pinTool(server: string, tool: string, hash: string, definition: string): Promise<Pin>;
+  markChanged(server: string, tool: string, newHash: string, newDefinition: string): Promise<Pin>;
+  approvePin(server: string, tool: string, hash?: string, by?: string, source?: string): Promise<Pin>;
+  listPins(status?: PinStatus): Promise<Pin[]>;
+  observeTool(server: string, tool: ToolDefinition): Promise<ObserveResult>;
+}
 
 /**
  * Tool pins: the first definition seen of each downstream tool is approved; a different one later (rug pull,

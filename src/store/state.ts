@@ -6,7 +6,6 @@ import type { Logger } from '../core/log.js';
 import type { AuditLog } from './audit.js';
 import { faultReason, reportStoreFault } from './faults.js';
 import type { AuditEntry } from './audit-schema.js';
-import type { StateApi } from './engine.js';
 
 export { toolDefinitionHash } from './tool-hash.js';
 
@@ -45,6 +44,33 @@ const StickyRowSchema = z.object({ name: z.string(), value: TruthSchema });
 /** An `agents` row (either engine) as a ThreatState. */
 export function agentRow(raw: unknown): ThreatState {
   return AgentRowSchema.parse(raw);
+}
+
+export interface StateApi {
+  getSticky(session: string): Promise<Map<string, Truth>>;
+  setSticky(session: string, name: string, value: Truth): Promise<void>;
+  setStickyMany(session: string, values: Iterable<[string, Truth]>): Promise<void>;
+  resetSession(session: string): Promise<void>;
+  getThreat(agent: string): Promise<ThreatState>;
+  setThreat(agent: string, tau: number, level: number): Promise<ThreatState>;
+  /**
+   * Read-modify-write of τ. `update` is synchronous and may be called more than once under contention
+   * (PostgreSQL retries a compare-and-set), so it must not count evidence twice for the same state. `known`: the
+   * state the caller just read, which spares PostgreSQL a read (a stale one only costs the retry).
+   */
+  updateThreat(agent: string, update: (current: ThreatState) => { tau: number; level: number }, known?: ThreatState): Promise<ThreatState>;
+  /**
+   * The threat watcher's burst window, shared by every process on the store: records one request of `agent` at
+   * `now` (unless `count` is false) and returns the agent's requests in the window, this one included. PostgreSQL:
+   * one statement, atomic under concurrency; SQLite: written behind, other processes see a request up to 250 ms
+   * later (`StateStore.countRequest`). Counted in buckets of a tenth of the window (`burstBuckets`): the window is
+   * the current bucket and the ones before it back to `now - windowMs` (within one bucket of a sliding window).
+   */
+  countRequest(agent: string, now: number, windowMs: number, count: boolean): Promise<number>;
+  quarantine(agent: string, reason: string, source?: string): Promise<ThreatState>;
+  /** `source`: where the release was made, for its audit row (`cli` by default, `ui` from the live view). */
+  release(agent: string, by?: string, source?: string): Promise<ThreatState>;
+  listAgents(): Promise<ThreatState[]>;
 }
 
 /**

@@ -21,6 +21,18 @@ function memoryLogger(): { logger: Logger; text: () => string } {
   return { logger: pino({ level: 'warn' }, stream), text: () => out };
 }
 
+/**
+ * The test book with one more predicate that no rule names and no tool binds: must-check does not list it, so the
+ * retrieval runs (with every predicate of an interaction's kind already in must-check, the tracker skips top-k).
+ */
+function bookWithRetrieval(dir: string): string {
+  const folder = join(dir, 'book-retrieval');
+  mkdirSync(folder, { recursive: true });
+  const extra = `  - name: unusual_hour\n    description: The call is made at an unusual hour for this user.\n    keywords: [night, unusual hour]\n    scope: action\n\n`;
+  writeFileSync(join(folder, 'book.yaml'), readFileSync(join(BOOK, 'book.yaml'), 'utf8').replace('predicates:\n', `predicates:\n${extra}`));
+  return folder;
+}
+
 const embed = (_body: unknown, path: string) => path === '/v1/embeddings';
 
 describe('guard with a model: top-k with the embedding model', () => {
@@ -52,7 +64,8 @@ describe('guard with a model: top-k with the embedding model', () => {
     llm.when(is('tracker', 'light'), updates(['fraud_request', true, 0.9]));
     const folder = (hash: string) => join(dir, 'index', hash.slice(0, 16));
     const { logger, text } = memoryLogger();
-    const { g, embedder } = await guard(logger, folder);
+    const book = bookWithRetrieval(dir);
+    const { g, embedder } = await guard(logger, folder, book);
     expect(embedder?.id).toMatch(/^openai:.*#embed-m@16$/);
     const built = llm.embeddingRequests.length;
     expect(built).toBeGreaterThanOrEqual(2); // probe + index build
@@ -65,7 +78,7 @@ describe('guard with a model: top-k with the embedding model', () => {
 
     llm.reset();
     llm.when(is('tracker', 'light'), updates());
-    await guard(logger, folder); // same book, same embedder: the persisted index is reused
+    await guard(logger, folder, book); // same book, same embedder: the persisted index is reused
     expect(llm.embeddingRequests.length).toBe(1); // the probe only
   });
 
@@ -109,7 +122,7 @@ describe('guard with a model: top-k with the embedding model', () => {
   it('a failed query: the must-check predicates only, with a warning, and the interaction is still decided', async () => {
     dir = mkdtempSync(join(tmpdir(), 'qg-emb-'));
     const { logger, text } = memoryLogger();
-    const { g } = await guard(logger, join(dir, 'index'));
+    const { g } = await guard(logger, join(dir, 'index'), bookWithRetrieval(dir));
     llm.when(embed, { status: 500 });
     llm.when(is('tracker', 'light'), updates(['fraud_request', true, 0.9]));
     const d = await g.pipeline.check(bank('transfer', { to: 'acct-1', amount: 5 }));
