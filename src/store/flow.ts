@@ -190,7 +190,10 @@ export class SqliteFlowStore implements FlowStore {
     let s = this.matchStmts.get(n);
     if (!s) {
       s = this.db.prepare(
-        `SELECT ${MATCH_COLUMNS} FROM flow_prints p JOIN flow_reads r ON r.id = p.read
+        // CROSS JOIN fixes the loop order: each fingerprint's range of the (hash, read) key, then its read by id.
+        // Left to itself the planner walked every unexpired read by the `expires` index and probed each for all the
+        // fingerprints (reads × fingerprints lookups: ~30 ms a send against 500 reads of one identity).
+        `SELECT ${MATCH_COLUMNS} FROM flow_prints p CROSS JOIN flow_reads r ON r.id = p.read
          WHERE p.hash IN (${Array(n).fill('?').join(',')}) AND r.agent = ? AND r.expires > ?`,
       );
       this.matchStmts.set(n, s);

@@ -29,7 +29,9 @@ const LOOKAHEAD = 512;
  * never cut before the masker has seen it whole.
  */
 export function maskPrefix(text: string, max: number): string {
-  let window = Math.min(text.length, max + LOOKAHEAD);
+  // A window never ends inside a run of token characters: a secret read whole in the text (a key id at the start of a
+  // long token) must be read whole in the window too.
+  let window = tokenRunEnd(text, Math.min(text.length, max + LOOKAHEAD));
   for (;;) {
     const part = window === text.length ? text : text.slice(0, window);
     const { out, consumed } = render(part, part === text ? spansOfWhole(text) : findSecrets(part), max);
