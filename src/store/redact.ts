@@ -4,6 +4,7 @@
  * patterns are the detectors' one secrets catalogue (src/detectors/secrets/catalogue.ts).
  */
 import { isCredentialField } from '../core/credential-fields.js';
+import { RUN_CLASS_BITS, RUN_CLASSES } from '../core/text/runs.js';
 import type { Interaction } from '../core/types.js';
 import { maskSpans, type SecretSpan } from '../detectors/secrets/catalogue.js';
 
@@ -37,23 +38,25 @@ export function maskPrefix(text: string, max: number): string {
     const { out, consumed } = render(part, part === text ? spansOfWhole(text) : findSecrets(part), max);
     const cut = consumed < text.length;
     if (!cut || consumed + LOOKAHEAD <= window || window >= text.length) return cut ? `${out}…` : out;
-    // The window grows (doubling), and at once past the run of token characters it cut, when that run goes on: a
-    // 1.3 MB base64 text is then read twice at most (the first window, then the whole) instead of once per doubling.
-    window = Math.min(text.length, Math.max(window * 2, tokenRunEnd(text, window) + LOOKAHEAD));
+    // The window doubles, to the end of the token run it would cut: a 1.3 MB base64 text is read once (its first
+    // window already reaches the end of its run) instead of once per doubling.
+    window = tokenRunEnd(text, Math.min(text.length, window * 2));
   }
 }
 
 /** Where the run of token characters (base64, hex, key characters) that goes on at `at` ends; `at` when none does. */
 function tokenRunEnd(text: string, at: number): number {
   let i = at;
-  while (i < text.length && isTokenOrPad(text.charCodeAt(i))) i++;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c >= 128 || (RUN_CLASS_BITS[c]! & TOKEN_BIT) === 0) break;
+    i++;
+  }
   return i;
 }
 
-/** A–Z a–z 0–9 + / _ - = */
-function isTokenOrPad(c: number): boolean {
-  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47 || c === 95 || c === 45 || c === 61;
-}
+/** The secret-token class's bit in `RUN_CLASS_BITS` (A–Z a–z 0–9 + / _ - =: a credential's characters, padding too). */
+const TOKEN_BIT = 1 << RUN_CLASSES.indexOf('secret-token');
 
 /** Texts at least this long keep their spans for the rest of the event loop's turn. */
 const KEEP_SPANS_FROM = 64 * 1024;
