@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey as JoseKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeSandbox, server, startHttpProxy, writeConfig, type HttpProxy } from '../support/proxy-harness.js';
+import { makeSandbox, server, startHttpProxy, waitFor, writeConfig, type HttpProxy } from '../support/proxy-harness.js';
 
 const ISSUER = 'https://idp.example.test/';
 const AUDIENCE = 'quadguard-jwks';
@@ -103,7 +103,9 @@ describe('serve --http with a JWKS URL', () => {
     const body = await refused.text();
     expect(refused.status, body).toBe(401);
     expect(body).not.toMatch(/127\.0\.0\.1|jwks|k3|planner/i);
-    expect(proxy.stderr()).toMatch(/"reason":"jwks_unavailable"[^\n]*the JWKS URL cannot be fetched/);
+    // The warning reaches the test through the stderr pipe, which may deliver it after the response.
+    const warning = /"reason":"jwks_unavailable"[^\n]*the JWKS URL cannot be fetched/;
+    await waitFor(() => warning.test(proxy.stderr()), 10_000, 'the jwks_unavailable warning on stderr');
     expect(await (await fetch(`${proxy.url}/metrics`)).text()).toMatch(/quadguard_auth_refused_total\{reason="jwks_unavailable"\} 1/);
     expect(await status(await sign('k1'))).toBe(200);
   }, 60_000);
