@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { LoadedConfig } from '../config/load.js';
-import type { JwtAuthConfig } from '../config/schema.js';
 import type { Logger } from '../core/log.js';
 import { bearerAuth } from '../proxy/http-auth.js';
 import { createJwtVerifier, type JwtIdentity, type JwtVerifier } from '../proxy/http-jwt.js';
@@ -29,9 +28,11 @@ export interface ServiceAuth {
  */
 export function createAuth(loaded: LoadedConfig, store: GuardStore | undefined, metrics: ServiceMetrics | undefined, logger: Logger): ServiceAuth {
   const log = logger.child({ mod: 'auth' });
-  const verifierOf = (cfg: JwtAuthConfig | undefined): JwtVerifier | undefined => (cfg ? createJwtVerifier(cfg, (name) => Object.hasOwn(loaded.config.agents, name)) : undefined);
+  // A token's agent is checked against the agents of the config the verifier was built from: a reload that removes
+  // an agent refuses its signed tokens from then on.
+  const verifierOf = ({ config }: LoadedConfig): JwtVerifier | undefined => (config.http.jwt ? createJwtVerifier(config.http.jwt, (name) => Object.hasOwn(config.agents, name)) : undefined);
   let tokens = loaded.tokens;
-  let jwt = verifierOf(loaded.config.http.jwt);
+  let jwt = verifierOf(loaded);
   let jwksUrl = loaded.config.http.jwt?.jwks_url;
   const recorded = new Set<string>();
   const recordJwt = (id: JwtIdentity, token: string) => {
@@ -57,7 +58,7 @@ export function createAuth(loaded: LoadedConfig, store: GuardStore | undefined, 
     }),
     configured: () => tokens.size > 0 || jwt !== undefined,
     prepare(fresh) {
-      const nextJwt = verifierOf(fresh.config.http.jwt);
+      const nextJwt = verifierOf(fresh);
       return () => {
         jwt = nextJwt;
         jwksUrl = fresh.config.http.jwt?.jwks_url;

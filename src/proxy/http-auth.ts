@@ -5,7 +5,7 @@ import { looksLikeJwt, type JwtIdentity, type JwtVerifier } from './http-jwt.js'
 /** Name used for the agent of unauthenticated (loopback-only) HTTP sessions. */
 export const ANONYMOUS_AGENT = 'anonymous';
 
-/** The agent a request proved, set by `bearerAuth` on `res.locals.agent`. */
+/** The agent a request proved, set by `bearerAuth` on `res.locals.identity`. */
 export interface RequestIdentity {
   agent: string;
   authenticated: boolean;
