@@ -84,7 +84,8 @@ export async function spawnHttpProxy(args: string[], opts: { env: NodeJS.Process
   const child = spawn(process.execPath, [CLI, ...args], { env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}) });
   let err = '';
   const port = await new Promise<number>((res, rej) => {
-    const t = setTimeout(() => rej(new Error(`proxy did not start:\n${err}`)), opts.timeoutMs ?? 20_000);
+    // Generous: a start discovers every server, and a machine shared by other work can take many seconds for it.
+    const t = setTimeout(() => rej(new Error(`proxy did not start within ${opts.timeoutMs ?? 60_000} ms:\n${err}`)), opts.timeoutMs ?? 60_000);
     child.stderr!.on('data', (c: Buffer) => {
       err += c.toString();
       const m = /"port":(\d+)[^\n]*"msg":"http listening"/.exec(err);
