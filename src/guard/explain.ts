@@ -75,6 +75,6 @@ export async function explainInteraction(book: CompiledBook, interaction: Intera
     const predicates = evaluateBook(book, interaction, 'all').predicates.map((p) => ({ ...p, candidate: candidates.has(p.name) }));
     return { predicates, rules, decision };
   } finally {
-    guard.close();
+    await guard.close();
   }
 }

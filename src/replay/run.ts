@@ -116,7 +116,7 @@ export async function replayTrace(items: Iterable<RecordedItem> | AsyncIterable<
       }
     }
   } finally {
-    close();
+    await close();
   }
   report.recordedPolicies = [...policies];
   return report;
