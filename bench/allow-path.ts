@@ -1,7 +1,8 @@
 /**
  * The stdio allow path's guard work in process: an allowed `read_file` call and its result through
  * `GuardPipeline.check` as `serve` builds it (default book, a SQLite file with the journal, burst analysis off), the
- * path argument resolved first as the proxy resolves it (`resolvePathArguments`). Prints the CPU time per allowed
+ * path argument resolved first as the proxy resolves it (`resolvePathArguments`), the result and the next call each
+ * a turn of the event loop later (as from a server and a client: the audit's group commits run as in the proxy). Prints the CPU time per allowed
  * call (call + result) and the time in each stage, so a change to the guard's own per-call work can be judged without
  * the pipes and the scheduler (`bench/stdio-drive.ts` and `bench/overhead.ts` measure the whole path).
  *
@@ -86,13 +87,18 @@ async function runner(root: string, label: string): Promise<Runner> {
     const asked = { ...base, kind: 'tool_call', arguments: pinned.args ?? {}, roots: [ws], pathKeys: ['path'] };
     const d1 = sharing ? await sharing(asked, answers, () => guard.pipeline.check(asked)) : await guard.pipeline.check(asked);
     if (d1.decision !== 'allow') throw new Error(`${label}: call ${n} denied: ${d1.rationale}`);
+    // The server's answer comes in a later turn of the event loop, and so does the client's next call: what the
+    // store does after a turn (the audit's group commit) runs here as it runs in the proxy.
+    await nextTurn();
     const d2 = await guard.pipeline.check({ ...base, kind: 'tool_result', content: [{ type: 'text', text: texts[k] }] });
     if (d2.decision !== 'allow') throw new Error(`${label}: result ${n} denied: ${d2.rationale}`);
+    await nextTurn();
   };
   out.close = () => guard.close();
   return out;
 }
 
+const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 const cpuMs = (u: NodeJS.CpuUsage): number => (u.user + u.system) / 1000;
 const us = (ms: number): string => `${(ms * 1000).toFixed(1).padStart(7)} µs`;
 const median = (xs: number[]): number => {

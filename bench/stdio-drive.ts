@@ -54,6 +54,8 @@ const tool = MODE === 'direct' ? 'read_file' : 'ws__read_file';
 const client = new Client({ name: 'bench-drive', version: '0' });
 try {
   await client.connect(transport);
+  // On a loaded machine the server's discovery can outlast the proxy's first answers: wait until its tool is listed.
+  for (let n = 0; n < 600 && !(await client.listTools()).tools.some((t) => t.name === tool); n++) await new Promise((r) => setTimeout(r, 100));
   const ms: number[] = [];
   for (let i = 0; i < CALLS; i++) {
     const t0 = performance.now();

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { StoreError } from '../core/errors.js';
@@ -104,7 +104,15 @@ export function ephemeralAuditKey(): AuditKey {
 
 /** The MAC of a row, bound to its chain hash. */
 export function rowMac(key: AuditKey, hash: string): string {
-  return createHmac('sha256', key.key).update(`row:${hash}`, 'utf8').digest('hex');
+  return createHmac('sha256', keyObjectOf(key)).update(`row:${hash}`, 'utf8').digest('hex');
+}
+
+/** Each key's bytes as a `KeyObject`, made once: an HMAC over a Buffer key imports it again on every row (twice a row). */
+const keyObjects = new WeakMap<Buffer, KeyObject>();
+function keyObjectOf(key: AuditKey): KeyObject {
+  let k = keyObjects.get(key.key);
+  if (k === undefined) keyObjects.set(key.key, (k = createSecretKey(key.key)));
+  return k;
 }
 
 function headMac(key: AuditKey, h: AuditHead): string {

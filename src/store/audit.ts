@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type Database from 'better-sqlite3';
 import { StoreError } from '../core/errors.js';
+import { INTERACTION_KINDS, KINDS, type InteractionKind } from '../core/kinds.js';
 import { formatAuditId, parseAuditId, type AuditEntry, type AuditRow, type RawAuditRow } from './audit-schema.js';
 import { bodyDigest, type InteractionRecord } from './audit-interaction.js';
 import { anchorMac, HeadAnchor, macEqual, rowMac, type AuditKey } from './audit-key.js';
@@ -18,6 +19,12 @@ const PAGE = 500;
 const JOURNAL_RETRY_MS = 100;
 /** Pending rows past which an append commits the group first (a store that keeps failing bounds the memory). */
 const JOURNAL_MAX_PENDING = 10_000;
+/**
+ * How long, at most, the row of an allowed request (a tool call, a resource read, a prompt) waits for the row of its
+ * result to commit in one group with it, ms. The request is answered by its result, so a reader that saw the answer
+ * finds both rows; a slower server's call is committed after this wait.
+ */
+const ANSWER_WAIT_MS = 25;
 
 /** How often, at most, the signed head is written to its file (ms); it is also written at close. */
 const HEAD_INTERVAL_MS = 1000;
@@ -93,6 +100,8 @@ export class AuditLog implements AuditApi {
   /** Rows written to the journal and not yet known to be committed, in the order they were answered. */
   private pending: JournalRow[] = [];
   private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
+  /** The timer is an allowed request's wait for its result's row (`ANSWER_WAIT_MS`): any other row cuts it short. */
+  private timerWaits = false;
 
   /**
    * `key`: the audit key (audit-key.ts). Without one, rows are appended without MACs and `verify` checks the
@@ -254,15 +263,22 @@ export class AuditLog implements AuditApi {
 
   /**
    * Commits the group once this turn of the event loop has answered (every row journaled in the turn joins it),
-   * or after `JOURNAL_RETRY_MS` when the last commit failed.
+   * or after `JOURNAL_RETRY_MS` when the last commit failed. `waits`: every row pending is an allowed request whose
+   * result's row follows: the group waits for it (at most `ANSWER_WAIT_MS`), so a call and its result are one
+   * commit, not two.
    */
-  private schedule(retry = false): void {
-    if (this.timer !== undefined) return;
+  private schedule(retry = false, waits = false): void {
+    if (this.timer !== undefined) {
+      if (!this.timerWaits || waits) return;
+      clearTimeout(this.timer as NodeJS.Timeout);
+    }
     const run = () => {
       this.timer = undefined;
+      this.timerWaits = false;
       this.settle();
     };
-    this.timer = retry ? setTimeout(run, JOURNAL_RETRY_MS) : setImmediate(run);
+    this.timerWaits = waits && !retry;
+    this.timer = retry ? setTimeout(run, JOURNAL_RETRY_MS) : waits ? setTimeout(run, ANSWER_WAIT_MS) : setImmediate(run);
     this.timer.unref();
   }
 
@@ -295,7 +311,7 @@ export class AuditLog implements AuditApi {
         throw new StoreError('store_write_failed', `cannot write the audit journal ${this.journal.file}${full}: ${(err as Error).message}`, { cause: err });
       }
       this.pending.push(j);
-      this.schedule();
+      this.schedule(false, answerFollows(fields));
       return { auditId: j.fields.ref };
     } catch (err) {
       throw new StoreError('store_write_failed', `cannot append to the audit log: ${(err as Error).message}`, { cause: err });
@@ -309,6 +325,7 @@ export class AuditLog implements AuditApi {
       clearImmediate(this.timer as NodeJS.Immediate);
     }
     this.timer = undefined;
+    this.timerWaits = false;
     try {
       this.commitPending();
     } finally {
@@ -485,4 +502,9 @@ export class AuditLog implements AuditApi {
 interface LinkResult {
   forged: number;
   last: { id: number; hash: string } | undefined;
+}
+
+/** Whether a row's answer is another row soon: an allowed request's result is checked (and recorded) when it comes. */
+function answerFollows(fields: AuditFields): boolean {
+  return fields.decision === 'allow' && (INTERACTION_KINDS as readonly string[]).includes(fields.kind) && KINDS[fields.kind as InteractionKind].role === 'action';
 }

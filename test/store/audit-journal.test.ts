@@ -76,6 +76,42 @@ describe('audit journal (SQLite)', () => {
     expect(existsSync(ownJournal(t.file))).toBe(false);
   });
 
+  it("commits an allowed request's row with its result's row (one group commit for both), or alone after a short wait", async () => {
+    const s = openStore(t.file, undefined, { auditJournal: true });
+    const turn = () => new Promise((r) => setImmediate(r));
+    try {
+      const call = await s.audit.append(entry(1));
+      await turn();
+      // The call waits for its result: nothing reached the database in this turn.
+      expect(rows(t.file)).toHaveLength(0);
+      await s.audit.append(entry(2, { kind: 'tool_result', payload: [{ type: 'text', text: 'one' }], rationale: 'result 2' }));
+      await turn();
+      expect(rows(t.file).map((r) => r.rationale)).toEqual(['decision 1', 'result 2']);
+      expect((await s.audit.get(call.auditId))?.rationale).toBe('decision 1');
+      // A call whose result never comes (a server that does not answer) is committed after the wait.
+      await s.audit.append(entry(4));
+      await turn();
+      expect(rows(t.file)).toHaveLength(2);
+      await waitFor(async () => rows(t.file).length === 3, 2000, 'the waiting call to be committed');
+      // Rows that are not allowed requests commit after the turn, and take a waiting call with them.
+      await s.audit.append(entry(5));
+      await s.audit.append(entry(6));
+      await turn();
+      expect(rows(t.file).map((r) => r.rationale).slice(3)).toEqual(['decision 5', 'decision 6']);
+      await s.audit.append(entry(7, { kind: 'message', payload: 'hello' }));
+      await turn();
+      expect(rows(t.file)).toHaveLength(6);
+      // A read commits what waits.
+      await s.audit.append(entry(8));
+      expect((await s.audit.tail(1))[0]?.rationale).toBe('decision 8');
+      const v = await s.audit.verify();
+      expect(v.ok, JSON.stringify(v)).toBe(true);
+      expect(v.rows).toBe(7);
+    } finally {
+      s.close();
+    }
+  });
+
   it('replays the journal of a process that died, as written when the store has not moved', async () => {
     const s = openStore(t.file);
     await s.audit.append(entry(1));

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Decision, Interaction } from '../../src/core/types.js';
@@ -6,6 +6,7 @@ import { auditFields, AuditEntrySchema, auditEntryFor, quickAuditEntry, type Aud
 import { MaskMemo, recordInteraction } from '../../src/store/audit-interaction.js';
 import { maskSecretKeys, maskSecrets } from '../../src/store/redact.js';
 import { sha256Hex } from '../../src/core/canonical.js';
+import { rowMac } from '../../src/store/audit-key.js';
 
 // The short cuts of the audit append (issue 16) against the full computation: the masker's memo of keys and name
 // fields, and the validation of plain entries without zod. Each property fails if its short cut answers otherwise.
@@ -231,5 +232,16 @@ describe('keys named __proto__', () => {
     expect(Object.keys(out)).toEqual(['__proto__', 'x']);
     expect(JSON.stringify(out)).toBe('{"__proto__":{"password":"[REDACTED:password_assignment]"},"x":1}');
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+  });
+});
+
+describe('the row MAC under a key made once', () => {
+  it('is HMAC-SHA256 over the key bytes, for any key and hash, however often the key is used', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.array(fc.string({ unit: 'binary' }), { minLength: 1, maxLength: 4 }), (bytes, hashes) => {
+        const key = { key: Buffer.from(bytes), file: '(test)', headFile: '' };
+        for (const h of [...hashes, ...hashes]) expect(rowMac(key, h)).toBe(createHmac('sha256', Buffer.from(bytes)).update(`row:${h}`, 'utf8').digest('hex'));
+      }),
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { describeSteering } from '../../detectors/flow.js';
-import { makeDecision } from '../../core/types.js';
+import { makeDecision, type Decision } from '../../core/types.js';
 import { resolveHold } from '../approvals.js';
-import { need, type Stage } from './context.js';
+import { need, type GuardContext, type GuardEnv, type Stage } from './context.js';
 
 /**
  * Rules with `effect: approve`: a held call that a person approved passes once (the approval is spent);
@@ -10,7 +10,7 @@ import { need, type Stage } from './context.js';
  */
 export const holds: Stage = {
   name: 'holds',
-  async run(ctx, env) {
+  run(ctx, env) {
     const verdict = need(ctx.verdict, 'the verdict');
     let decision = need(ctx.decision, 'the decision');
     const steered = ctx.interaction.flow?.steered;
@@ -38,6 +38,11 @@ export const holds: Stage = {
       });
       return;
     }
-    ctx.decision = await resolveHold(env.store, ctx.interaction, decision, { ttlMs: env.options.approval_ttl_ms, now: env.now() });
+    return resolve(ctx, env, decision);
   },
 };
+
+/** The held call's decision: approved once, or denied under an approval id (only a held call goes to the store). */
+async function resolve(ctx: GuardContext, env: GuardEnv, decision: Decision): Promise<void> {
+  ctx.decision = await resolveHold(env.store, ctx.interaction, decision, { ttlMs: env.options.approval_ttl_ms, now: env.now() });
+}

@@ -66,29 +66,39 @@ function windowsOf(i: Interaction, env: GuardEnv): RateWindow[] {
  */
 export const rateCount: Stage = {
   name: 'rateCount',
-  async run(ctx, env) {
-    const i = ctx.interaction;
-    const windows = windowsOf(i, env);
+  run(ctx, env) {
+    const windows = windowsOf(ctx.interaction, env);
     if (windows.length === 0) return;
-    const now = env.now();
-    const counts = new Map<string, number>();
-    for (const w of windows) counts.set(w.key, (await env.store.state.countRequest(rateStoreKey(i.agent, w), now, w.windowMs, false)) + 1);
-    rateCounts.set(i, counts);
+    return countWindows(ctx, env, windows);
   },
 };
+
+async function countWindows(ctx: GuardContext, env: GuardEnv, windows: ReturnType<typeof windowsOf>): Promise<void> {
+  const i = ctx.interaction;
+  const now = env.now();
+  const counts = new Map<string, number>();
+  for (const w of windows) counts.set(w.key, (await env.store.state.countRequest(rateStoreKey(i.agent, w), now, w.windowMs, false)) + 1);
+  rateCounts.set(i, counts);
+}
 
 /** After the audit row: an allowed call counts in its rate windows (a refused one does not). */
 export const rateRecord: Stage = {
   name: 'rateRecord',
   always: true,
   tolerant: true,
-  async run(ctx, env) {
+  run(ctx, env) {
     if (ctx.decision?.decision !== 'allow') return;
-    const i = ctx.interaction;
-    const now = env.now();
-    for (const w of windowsOf(i, env)) await env.store.state.countRequest(rateStoreKey(i.agent, w), now, w.windowMs, true);
+    const windows = windowsOf(ctx.interaction, env);
+    if (windows.length === 0) return;
+    return recordWindows(ctx, env, windows);
   },
 };
+
+async function recordWindows(ctx: GuardContext, env: GuardEnv, windows: ReturnType<typeof windowsOf>): Promise<void> {
+  const i = ctx.interaction;
+  const now = env.now();
+  for (const w of windows) await env.store.state.countRequest(rateStoreKey(i.agent, w), now, w.windowMs, true);
+}
 
 /**
  * A call over a rate rule of the book (and over nothing else) is refused with a retry-after, source `rate`: the

@@ -7,11 +7,11 @@ import { need, type Stage } from './context.js';
  */
 export const stickyCommit: Stage = {
   name: 'stickyCommit',
-  async run(ctx, env) {
+  run(ctx, env) {
     const track = need(ctx.track, 'the track');
     if (need(ctx.decision, 'the decision').decision !== 'allow' || track.newlySticky.length === 0) return;
     const sticky = need(ctx.sticky, 'the sticky values');
     for (const name of track.newlySticky) sticky.set(name, 'true');
-    await env.store.state.setStickyMany(env.stickyKey(ctx.interaction), track.newlySticky.map((n) => [n, 'true'] as [string, Truth]));
+    return env.store.state.setStickyMany(env.stickyKey(ctx.interaction), track.newlySticky.map((n) => [n, 'true'] as [string, Truth]));
   },
 };

@@ -61,6 +61,29 @@ describe('runStages: the one fail-closed catch site', () => {
     expect(d2.decision).toBe('allow');
   });
 
+  it('treats a synchronous stage as an async one: a synchronous throw fails closed, and each stage starts after the one before ended', async () => {
+    const order: string[] = [];
+    const sync = (name: string, run: Stage['run'] = () => {}, extra: Partial<Stage> = {}): Stage => ({
+      name,
+      run: (ctx, e) => {
+        order.push(name);
+        return run(ctx, e);
+      },
+      ...extra,
+    });
+    const slow: Stage['run'] = async (ctx) => {
+      await new Promise((r) => setTimeout(r, 5));
+      order.push('slow done');
+      allow(ctx, env);
+    };
+    const d1 = await runStages([sync('a', allow), sync('s', slow), sync('b'), sync('x', () => { throw new Error('sync boom'); }), sync('c', allow), sync('rec', () => {}, { always: true })], newContext(i), env);
+    expect(d1).toMatchObject({ decision: 'deny', source: 'error' });
+    expect(d1.rationale).toMatch(/sync boom/);
+    expect(order).toEqual(['a', 's', 'slow done', 'b', 'x', 'rec']);
+    const d2 = await runStages([sync('a', allow), sync('t', () => { throw new Error('boom'); }, { tolerant: true, always: true })], newContext(i), env);
+    expect(d2.decision).toBe('allow');
+  });
+
   it('denies when no stage decided', async () => {
     const d = await runStages([step('nothing')], newContext(i), env);
     expect(d).toMatchObject({ decision: 'deny', source: 'error' });
