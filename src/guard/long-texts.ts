@@ -5,7 +5,8 @@ import type { CompiledBook, CompiledPredicate } from '../policy/compiled.js';
 import type { PredicateValue } from '../policy/evaluate.js';
 import type { AuditEntry } from '../store/audit-schema.js';
 import { useBuiltRow, type BuiltAuditRow } from '../store/audit-row.js';
-import { BOOK_UNAVAILABLE, type BookPayload } from './pool-worker.js';
+import { BOOK_UNAVAILABLE, type BookPayload, type PoolAnswer, type PoolJob } from './pool-worker.js';
+import { SharedTexts } from './shared-texts.js';
 import type { ReadHashOptions } from './read-hashes.js';
 import { PoolWorkerError, type TextPool } from './text-pool.js';
 import { evaluateHere, type EvaluatePredicates } from './tracker.js';
@@ -16,8 +17,21 @@ import { evaluateHere, type EvaluatePredicates } from './tracker.js';
  * hashes a private read leaves (data flow), and the audit row of a long interaction (its payload serialised and
  * hashed, its preview and record masked). Short work stays on the loop: the round trip to a worker (cloning the
  * interaction) would cost more than it frees. What is left on the loop for a long text is a single hash over it
- * (core/text/turns.ts: a slice per turn of the event loop) and the copies of a text to a worker.
+ * (core/text/turns.ts: a slice per turn of the event loop), and its encoding once into memory the workers share
+ * (shared-texts.ts: a slice per turn too; no job copies the text).
  */
+
+/** Long texts shared with the pool's workers lately (one encoding for every job and reader of a text). */
+const sharedTexts = new SharedTexts();
+
+/**
+ * `job` run in the pool with its long strings sent once, as shared bytes (shared-texts.ts), instead of a structured
+ * clone of each per job.
+ */
+async function runShared(pool: TextPool, job: PoolJob, book?: BookPayload, admitted = false): Promise<PoolAnswer | undefined> {
+  const { job: light, shared } = await sharedTexts.share(job);
+  return pool.run(shared.length > 0 ? { ...light, shared } : light, book, admitted);
+}
 
 /** Warned at most this often (ms) that long texts are read on the event loop. */
 const IN_PLACE_WARN_MS = 60_000;
@@ -83,7 +97,7 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
       const rates = rateCounts.get(i);
       let answer;
       try {
-        answer = (await pool.run({ kind: 'evaluate', book: payload.id, names, interaction: i, ...(rates ? { rates } : {}) }, payload)) as Array<[string, PredicateValue]> | undefined;
+        answer = (await runShared(pool, { kind: 'evaluate', book: payload.id, names, interaction: i, ...(rates ? { rates } : {}) }, payload)) as Array<[string, PredicateValue]> | undefined;
       } catch (err) {
         if (!(err instanceof PoolWorkerError && err.code === BOOK_UNAVAILABLE)) throw err;
         bookUnavailable = err.message;
@@ -101,7 +115,7 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
     async readHashesOf(text, key, options) {
       if (!pool || text.length < minChars) return undefined;
       // A read whose check was let into the pool is not refused half way: its hashes are not held to the queue's bound.
-      const answer = await pool.run({ kind: 'read_hashes', text, key: new Uint8Array(key), options: { k: options.k, window: options.window, max_per_read: options.max_per_read } }, undefined, true);
+      const answer = await runShared(pool, { kind: 'read_hashes', text, key: new Uint8Array(key), options: { k: options.k, window: options.window, max_per_read: options.max_per_read } }, undefined, true);
       if (!answer) warnInPlace('the worker pool is not available', 'no worker could start');
       return (answer as string[] | undefined) ?? undefined;
     },
@@ -111,7 +125,7 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
       const stamped: AuditEntry = { ...entry, ts: entry.ts ?? Date.now() };
       let built: BuiltAuditRow | undefined;
       try {
-        built = (await pool.run({ kind: 'audit_row', entry: stamped }, undefined, true)) as BuiltAuditRow | undefined;
+        built = (await runShared(pool, { kind: 'audit_row', entry: stamped }, undefined, true)) as BuiltAuditRow | undefined;
       } catch (err) {
         log.warn({ err }, 'the audit row of a long interaction could not be built in the worker pool; it is built on the event loop');
       }

@@ -8,6 +8,7 @@ import type { PolicyBook } from '../policy/schema.js';
 import type { AuditEntry } from '../store/audit-schema.js';
 import { auditFields, type BuiltAuditRow } from '../store/audit-row.js';
 import { createReadHashers, readHashes, type ReadHashers, type ReadHashOptions } from './read-hashes.js';
+import { SharedTextCache, type SharedLeaf } from './shared-texts.js';
 
 /**
  * What a worker thread of the pool (text-pool.ts) runs: the same functions the event loop runs, on what the message
@@ -52,7 +53,8 @@ export interface BooksJob {
   kind: 'books';
 }
 
-export type PoolJob = EvaluateJob | ReadHashesJob | AuditRowJob | BooksJob;
+/** `shared`: the job's long strings, taken out and sent as shared bytes (shared-texts.ts); put back before it runs. */
+export type PoolJob = (EvaluateJob | ReadHashesJob | AuditRowJob | BooksJob) & { shared?: SharedLeaf[] };
 /** A book to compile and keep under its id, or one to forget (no longer current: the pool keeps at most a few). */
 export type PoolMessage = PoolJob | { kind: 'book'; book: BookPayload } | { kind: 'drop'; id: string };
 export type PoolAnswer = Array<[string, PredicateValue]> | string[] | BuiltAuditRow | null;
@@ -65,12 +67,17 @@ const MAX_HASHERS = 4;
 
 /**
  * The handler of one worker: keeps the books it was sent until told to drop one (text-pool.ts decides which), and
- * the hashers of the flow keys it saw.
+ * the hashers of the flow keys it saw, and the long texts of the last jobs, decoded once for the jobs that share them.
  */
 export function poolHandler(): (m: PoolMessage) => PoolAnswer {
   const books = new Map<string, CompiledBook | string>();
   const hashers = new Map<string, ReadHashers>();
+  const texts = new SharedTextCache();
   return (m) => {
+    if ('shared' in m && m.shared !== undefined) {
+      texts.restore(m, m.shared);
+      delete m.shared;
+    }
     switch (m.kind) {
       case 'book': {
         try {
