@@ -19,11 +19,16 @@ const HELD_TEXTS = 4;
 /** Texts a worker keeps decoded (the jobs of one interaction follow each other). */
 const DECODED_TEXTS = 2;
 
-/** A text's UTF-8 bytes, shared with the workers. `id` names it in a worker's cache. */
-export interface SharedText {
-  id: number;
+/** UTF-8 bytes of a piece of a text, in memory shared with the workers. */
+export interface SharedChunk {
   bytes: SharedArrayBuffer;
   length: number;
+}
+
+/** A text's UTF-8 bytes, in chunks that each decode on their own. `id` names it in a worker's cache. */
+export interface SharedText {
+  id: number;
+  chunks: SharedChunk[];
 }
 
 /** A string taken out of a job: where it was (keys and indexes from the job's root) and its shared bytes. */
@@ -91,27 +96,30 @@ function put(root: unknown, path: ReadonlyArray<string | number>, value: string)
   at[path.at(-1)!] = value;
 }
 
-/** `text` as UTF-8 in a SharedArrayBuffer, a slice per turn of the event loop; undefined when it is not well-formed. */
+/**
+ * `text` as UTF-8 in SharedArrayBuffers, a slice per turn of the event loop (a chunk or two each: a slice of ASCII
+ * fills one of its own length; wider characters go on in a second); undefined when it is not well-formed. The chunks
+ * end where slices end, between characters, so each is UTF-8 on its own. Nothing is copied again: a buffer grown and
+ * copied once the text proves wider would be a long task of its own on fresh memory.
+ */
 async function encodeInTurns(text: string): Promise<SharedText | undefined> {
   const encoder = new TextEncoder();
-  // Exact for ASCII; grown when the text has wider characters.
-  let bytes = new SharedArrayBuffer(Math.max(16, text.length));
-  let length = 0;
+  const chunks: SharedChunk[] = [];
   for (let at = 0; at < text.length; ) {
     const end = sliceEnd(text, at, HASH_SLICE);
-    const slice = text.slice(at, end);
+    let slice = text.slice(at, end);
     if (!(slice as unknown as { isWellFormed(): boolean }).isWellFormed()) return undefined;
-    // At most three bytes a UTF-16 code unit.
-    if (bytes.byteLength - length < slice.length * 3) {
-      const wider = new SharedArrayBuffer(Math.max(bytes.byteLength * 2, length + slice.length * 3));
-      new Uint8Array(wider).set(new Uint8Array(bytes, 0, length));
-      bytes = wider;
+    // Exact for ASCII; the rest (at most three bytes a UTF-16 code unit) in a second chunk.
+    for (let room = slice.length; slice.length > 0; room = slice.length * 3) {
+      const bytes = new SharedArrayBuffer(room);
+      const { read, written } = encoder.encodeInto(slice, new Uint8Array(bytes));
+      chunks.push({ bytes, length: written });
+      slice = slice.slice(read);
     }
-    length += encoder.encodeInto(slice, new Uint8Array(bytes, length)).written;
     at = end;
     if (at < text.length) await nextTurn();
   }
-  return { id: ++nextId, bytes, length };
+  return { id: ++nextId, chunks };
 }
 
 /** A worker's decoded texts, by id. */
@@ -126,7 +134,7 @@ export class SharedTextCache {
   private text(t: SharedText): string {
     let s = this.texts.get(t.id);
     if (s === undefined) {
-      s = Buffer.from(t.bytes, 0, t.length).toString('utf8');
+      s = t.chunks.map((c) => Buffer.from(c.bytes, 0, c.length).toString('utf8')).join('');
       this.texts.set(t.id, s);
       if (this.texts.size > DECODED_TEXTS) this.texts.delete(this.texts.keys().next().value!);
     }

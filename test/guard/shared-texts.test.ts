@@ -70,7 +70,7 @@ describe('a long text shared with the workers', () => {
     const one = await texts.share({ text: wide });
     const two = await texts.share({ entry: { payload: [wide], interaction: { content: [{ text: wide }] } } });
     expect(new Set([...one.shared, ...two.shared].map((s) => s.text.id)).size).toBe(1);
-    expect(two.shared[0]!.text.bytes).toBe(one.shared[0]!.text.bytes);
+    expect(two.shared[0]!.text.chunks).toBe(one.shared[0]!.text.chunks);
   });
 });
 
