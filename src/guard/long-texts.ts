@@ -8,17 +8,18 @@ import { useBuiltRow, type BuiltAuditRow } from '../store/audit-row.js';
 import { BOOK_UNAVAILABLE, type BookPayload, type PoolAnswer, type PoolJob } from './pool-worker.js';
 import { SharedTexts } from './shared-texts.js';
 import type { ReadHashOptions } from './read-hashes.js';
+import type { UntrustedHashes, UntrustedHashesJob } from './provenance.js';
 import { PoolWorkerError, type TextPool } from './text-pool.js';
 import { evaluateHere, type EvaluatePredicates } from './tracker.js';
 
 /**
  * Long text work goes to the pool (text-pool.ts): the one place that decides what is long and sends it there, for
  * the work that costs in proportion to a text's length — the detector pass of the tracker over an interaction, the
- * hashes a private read leaves (data flow), and the audit row of a long interaction (its payload serialised and
- * hashed, its preview and record masked). Short work stays on the loop: the round trip to a worker (cloning the
- * interaction) would cost more than it frees. What is left on the loop for a long text is a single hash over it
- * (core/text/turns.ts: a slice per turn of the event loop), and its encoding once into memory the workers share
- * (shared-texts.ts: a slice per turn too; no job copies the text).
+ * hashes a private read leaves (data flow), the provenance hashes of an untrusted text (its steering values and the
+ * tools it asks for), and the audit row of a long interaction (its payload serialised and hashed, its preview and
+ * record masked). Short work stays on the loop: the round trip to a worker would cost more than it frees. What is
+ * left on the loop for a long text is a single hash over it (core/text/turns.ts: a slice per turn of the event loop),
+ * and its encoding once into memory the workers share (shared-texts.ts: a slice per turn too; no job copies it).
  */
 
 /** Long texts shared with the pool's workers lately (one encoding for every job and reader of a text). */
@@ -59,6 +60,8 @@ export interface LongTextReader {
   evaluate: EvaluatePredicates;
   /** A long private read's hashes from the pool, or undefined to compute them on the loop. */
   readHashesOf(text: string, key: Buffer, options: ReadHashOptions): Promise<string[] | undefined>;
+  /** A long untrusted text's provenance hashes from the pool, or undefined to compute them on the loop. */
+  untrustedHashesOf(text: string, key: Buffer, job: UntrustedHashesJob): Promise<UntrustedHashes | undefined>;
   /**
    * The audit entry of a long interaction, stamped with its time, with its row's columns built in the pool
    * (`useBuiltRow`: the store's `auditFields` then answers them); a short one as it is (the store builds its row).
@@ -118,6 +121,13 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
       const answer = await runShared(pool, { kind: 'read_hashes', text, key: new Uint8Array(key), options: { k: options.k, window: options.window, max_per_read: options.max_per_read } }, undefined, true);
       if (!answer) warnInPlace('the worker pool is not available', 'no worker could start');
       return (answer as string[] | undefined) ?? undefined;
+    },
+    async untrustedHashesOf(text, key, job) {
+      if (!pool || text.length < minChars) return undefined;
+      // Part of a check already let in, as a read's hashes are.
+      const answer = await runShared(pool, { kind: 'provenance', text, key: new Uint8Array(key), ...job }, undefined, true);
+      if (!answer) warnInPlace('the worker pool is not available', 'no worker could start');
+      return (answer as UntrustedHashes | undefined) ?? undefined;
     },
     async auditEntry(entry) {
       if (!pool || !hasLongText(entry.interaction ?? entry.payload, minChars)) return entry;

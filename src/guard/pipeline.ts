@@ -139,6 +139,7 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
       ttlMs: DataFlowOptionsSchema.parse(options.flow).ttl_ms,
       now,
       logger: log,
+      untrustedHashesOf: long.untrustedHashesOf,
     }),
     long,
     flowPredicates: new Set(deps.book.predicates.filter((p) => p.def.detectors.some((d) => d.type === 'data_flow')).map((p) => p.name)),

