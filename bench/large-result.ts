@@ -20,7 +20,7 @@
  * The text mixes prose, code and tables (no secrets, no injection), so every detector reads it all and the result
  * is allowed: a denial could stop at the first finding.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,6 +39,20 @@ const rounds = Number(values.rounds);
 
 const text = mixedText();
 
+/**
+ * CPU time of the main thread (the event loop) so far, ms, from /proc (Linux; undefined elsewhere): unlike wall time
+ * it does not move with the machine's load, and unlike process.cpuUsage() it leaves out the pool's workers.
+ */
+function loopCpuMs(): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime, fields 14 and 15 of stat (here 11 and 12, after the pid and name), in clock ticks (100 Hz).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'qg-bench-large-'));
 try {
   const guard = await buildGuard({
@@ -50,6 +64,7 @@ try {
     InteractionSchema.parse({ agent: 'bench', session: 's1', profile: {}, kind: 'tool_result', server: 'fs', tool: 'read_file', content: [{ type: 'text', text: t }] });
   // Warm-up on a small result, so the first size does not pay for compiling the detectors.
   for (let i = 0; i < 20; i++) await guard.pipeline.check(result(text(64 * 1024)));
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   console.log(`node ${process.version}; default book, SQLite store with audit; median of ${rounds} checks per size`);
   for (const mb of sizes) {
     // A little under the size, so the round label still leaves it within the size named.
@@ -58,6 +73,7 @@ try {
     let heapGrowth = 0;
     let rssGrowth = 0;
     const stalls: number[] = [];
+    const loopCpu: number[] = [];
     for (let r = 0; r < rounds; r++) {
       // Each round reads a different text: no cache (the injection score of the last text, a re-read not stored
       // again) can answer for a round before it.
@@ -78,9 +94,11 @@ try {
         heapPeak = Math.max(heapPeak, m.heapUsed);
         rssPeak = Math.max(rssPeak, m.rss);
       }, 1);
+      const cpu0 = loopCpuMs();
       const t0 = performance.now();
       const d = await guard.pipeline.check(i);
       const t1 = performance.now();
+      if (cpu0 !== undefined) loopCpu.push(loopCpuMs()! - cpu0);
       times.push(t1 - t0);
       clearInterval(sampler);
       stalls.push(Math.max(stall, t1 - lastTick));
@@ -102,11 +120,10 @@ try {
     injection.sort((a, b) => a - b);
     const inMem = t.length * 2;
     console.log(
-      `${String(mb).padStart(3)} MB result: ${ms.toFixed(1).padStart(7)} ms  ${(mb / (ms / 1000)).toFixed(0).padStart(5)} MB/s  heap +${(heapGrowth / 2 ** 20).toFixed(0)} MiB (${(heapGrowth / inMem).toFixed(1)}× the text), rss +${(rssGrowth / 2 ** 20).toFixed(0)} MiB; event loop stalled ≤ ${stalls[Math.floor(stalls.length / 2)]!.toFixed(0)} ms; injection scorer alone ${injection[Math.floor(injection.length / 2)]!.toFixed(1)} ms`,
+      `${String(mb).padStart(3)} MB result: ${ms.toFixed(1).padStart(7)} ms  ${(mb / (ms / 1000)).toFixed(0).padStart(5)} MB/s  heap +${(heapGrowth / 2 ** 20).toFixed(0)} MiB (${(heapGrowth / inMem).toFixed(1)}× the text), rss +${(rssGrowth / 2 ** 20).toFixed(0)} MiB; event loop stalled ≤ ${stalls[Math.floor(stalls.length / 2)]!.toFixed(0)} ms; injection scorer alone ${injection[Math.floor(injection.length / 2)]!.toFixed(1)} ms; the event loop's own CPU ${loopCpu.length ? `${median(loopCpu).toFixed(0)} ms` : 'n/a'}`,
     );
   }
 
-  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const checkMs = async (i: Interaction): Promise<number> => {
     const t0 = performance.now();
     const d = await guard.pipeline.check(i);
@@ -154,6 +171,7 @@ try {
     await profiler.post('Profiler.setSamplingInterval', { interval: 100 });
     await profiler.post('Profiler.start');
   }
+  const busyCpu0 = loopCpuMs();
   const large = guard.pipeline.check(busyResult).finally(() => {
     done = true;
   });
@@ -166,6 +184,7 @@ try {
     if (!done) busy.push(await timeCall(sentAt));
   }
   loopDelay.disable();
+  const busyCpu = busyCpu0 !== undefined ? loopCpuMs()! - busyCpu0 : undefined;
   if (profiler) {
     const { profile } = await profiler.post('Profiler.stop');
     writeFileSync(values.prof!, JSON.stringify(profile));
@@ -181,7 +200,7 @@ try {
   );
   const ms = (ns: number): string => (ns / 1e6).toFixed(1);
   console.log(
-    `  event loop delay during that check (monitorEventLoopDelay, 1 ms resolution): median ${ms(loopDelay.percentile(50))} ms, p99 ${ms(loopDelay.percentile(99))} ms, max ${ms(loopDelay.max)} ms, ${loopDelay.count} samples`,
+    `  event loop delay during that check (monitorEventLoopDelay, 1 ms resolution): median ${ms(loopDelay.percentile(50))} ms, p99 ${ms(loopDelay.percentile(99))} ms, max ${ms(loopDelay.max)} ms, ${loopDelay.count} samples; the event loop's own CPU over it ${busyCpu !== undefined ? `${busyCpu} ms (${(busyCpu / Math.max(1, busy.length)).toFixed(2)} ms per call of the other session)` : 'n/a'}`,
   );
   await guard.close();
 } finally {

@@ -9,15 +9,16 @@ import { BOOK_UNAVAILABLE, type BookPayload, type PoolAnswer, type PoolJob } fro
 import { SharedTexts } from './shared-texts.js';
 import type { ReadHashOptions } from './read-hashes.js';
 import type { UntrustedHashes, UntrustedHashesJob } from './provenance.js';
+import type { OutgoingJob, OutgoingReading } from './dataflow.js';
 import { PoolWorkerError, type TextPool } from './text-pool.js';
 import { evaluateHere, type EvaluatePredicates } from './tracker.js';
 
 /**
  * Long text work goes to the pool (text-pool.ts): the one place that decides what is long and sends it there, for
  * the work that costs in proportion to a text's length — the detector pass of the tracker over an interaction, the
- * hashes a private read leaves (data flow), the provenance hashes of an untrusted text (its steering values and the
- * tools it asks for), and the audit row of a long interaction (its payload serialised and hashed, its preview and
- * record masked). Short work stays on the loop: the round trip to a worker would cost more than it frees. What is
+ * hashes a private read leaves and the reading of a long send (data flow), the provenance hashes of an untrusted
+ * text (its steering values and the tools it asks for), and the audit row of a long interaction (its payload
+ * serialised and hashed, its preview and record masked). Short work stays on the loop: the round trip to a worker would cost more than it frees. What is
  * left on the loop for a long text is a single hash over it (core/text/turns.ts: a slice per turn of the event loop),
  * and its encoding once into memory the workers share (shared-texts.ts: a slice per turn too; no job copies it).
  */
@@ -60,6 +61,11 @@ export interface LongTextReader {
   evaluate: EvaluatePredicates;
   /** A long private read's hashes from the pool, or undefined to compute them on the loop. */
   readHashesOf(text: string, key: Buffer, options: ReadHashOptions): Promise<string[] | undefined>;
+  /**
+   * Data flow's reading of a long send from the pool, or undefined to read it on the loop. Held to the queue's bound:
+   * a send that finds the pool full is refused (`PoolBusyError`; the check fails closed), never read on the loop.
+   */
+  outgoingOf(job: OutgoingJob, key: Buffer, options: ReadHashOptions): Promise<OutgoingReading | undefined>;
   /** A long untrusted text's provenance hashes from the pool, or undefined to compute them on the loop. */
   untrustedHashesOf(text: string, key: Buffer, job: UntrustedHashesJob): Promise<UntrustedHashes | undefined>;
   /**
@@ -121,6 +127,12 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
       const answer = await runShared(pool, { kind: 'read_hashes', text, key: new Uint8Array(key), options: { k: options.k, window: options.window, max_per_read: options.max_per_read } }, undefined, true);
       if (!answer) warnInPlace('the worker pool is not available', 'no worker could start');
       return (answer as string[] | undefined) ?? undefined;
+    },
+    async outgoingOf(job, key, options) {
+      if (!pool || !hasLongText(job.texts, minChars)) return undefined;
+      const answer = await runShared(pool, { kind: 'outgoing', job, key: new Uint8Array(key), options: { k: options.k, window: options.window, max_per_read: options.max_per_read } });
+      if (!answer) warnInPlace('the worker pool is not available', 'no worker could start');
+      return (answer as OutgoingReading | undefined) ?? undefined;
     },
     async untrustedHashesOf(text, key, job) {
       if (!pool || text.length < minChars) return undefined;

@@ -10,6 +10,7 @@ import { auditFields, type BuiltAuditRow } from '../store/audit-row.js';
 import { createReadHashers, readHashes, type ReadHashers, type ReadHashOptions } from './read-hashes.js';
 import { SharedTextCache, type SharedLeaf } from './shared-texts.js';
 import { ActionIndex } from './provenance-actions.js';
+import { readOutgoing, type OutgoingJob, type OutgoingReading } from './dataflow.js';
 import { provenanceHasher, untrustedHashes, type UntrustedHashes, type UntrustedHashesJob } from './provenance.js';
 
 /**
@@ -57,16 +58,24 @@ export interface ProvenanceJob extends UntrustedHashesJob {
   key: Uint8Array;
 }
 
+/** Data flow's reading of an outgoing send (dataflow.ts, `readOutgoing`). */
+export interface OutgoingPoolJob {
+  kind: 'outgoing';
+  job: OutgoingJob;
+  key: Uint8Array;
+  options: ReadHashOptions;
+}
+
 /** The ids of the books a worker holds (tests, diagnostics). */
 export interface BooksJob {
   kind: 'books';
 }
 
 /** `shared`: the job's long strings, taken out and sent as shared bytes (shared-texts.ts); put back before it runs. */
-export type PoolJob = (EvaluateJob | ReadHashesJob | AuditRowJob | ProvenanceJob | BooksJob) & { shared?: SharedLeaf[] };
+export type PoolJob = (EvaluateJob | ReadHashesJob | AuditRowJob | ProvenanceJob | OutgoingPoolJob | BooksJob) & { shared?: SharedLeaf[] };
 /** A book to compile and keep under its id, or one to forget (no longer current: the pool keeps at most a few). */
 export type PoolMessage = PoolJob | { kind: 'book'; book: BookPayload } | { kind: 'drop'; id: string };
-export type PoolAnswer = Array<[string, PredicateValue]> | string[] | BuiltAuditRow | UntrustedHashes | null;
+export type PoolAnswer = Array<[string, PredicateValue]> | string[] | BuiltAuditRow | UntrustedHashes | OutgoingReading | null;
 
 /** The error a worker answers when it cannot compile a book the main thread compiled (e.g. a detector it lacks). */
 export const BOOK_UNAVAILABLE = 'pool_book_unavailable';
@@ -86,6 +95,15 @@ export function poolHandler(): (m: PoolMessage) => PoolAnswer {
   const texts = new SharedTextCache();
   const indexes = new Map<string, ActionIndex>();
   const provenanceHashers = new Map<string, (s: string) => string>();
+  const hashersOf = (key: Uint8Array, options: ReadHashOptions): ReadHashers => {
+    const id = `${Buffer.from(key).toString('base64')}/${options.k}/${options.window}`;
+    let h = hashers.get(id);
+    if (!h) {
+      if (hashers.size >= MAX_HASHERS) hashers.clear();
+      hashers.set(id, (h = createReadHashers(Buffer.from(key), options)));
+    }
+    return h;
+  };
   return (m) => {
     if ('shared' in m && m.shared !== undefined) {
       texts.restore(m, m.shared);
@@ -131,14 +149,11 @@ export function poolHandler(): (m: PoolMessage) => PoolAnswer {
         }
         return untrustedHashes(m.text, m.who, index, h, m.limit);
       }
-      case 'read_hashes': {
-        const id = `${Buffer.from(m.key).toString('base64')}/${m.options.k}/${m.options.window}`;
-        let h = hashers.get(id);
-        if (!h) {
-          if (hashers.size >= MAX_HASHERS) hashers.clear();
-          hashers.set(id, (h = createReadHashers(Buffer.from(m.key), m.options)));
-        }
-        return readHashes(m.text, h, m.options.max_per_read);
+      case 'read_hashes':
+        return readHashes(m.text, hashersOf(m.key, m.options), m.options.max_per_read);
+      case 'outgoing': {
+        const h = hashersOf(m.key, m.options);
+        return readOutgoing(m.job, h.fp, h.valueHash);
       }
     }
   };
