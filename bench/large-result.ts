@@ -12,14 +12,19 @@
  * - an ordinary call of another session while a large result (`--busy-mb`, 8 MB by default) is checked: the call's
  *   latency during the check against its idle median (a ratio: how much one large result slows everyone else).
  *
- *   npx tsx bench/large-result.ts [--sizes 1,4,10] [--rounds 3] [--base64-mb 1.3] [--busy-mb 8]
+ *   npx tsx bench/large-result.ts [--sizes 1,4,10] [--rounds 3] [--base64-mb 1.3] [--busy-mb 8] [--prof FILE]
+ *
+ * `--sizes ""` or `--base64-mb 0` leave that case out; `--prof FILE` writes a CPU profile of the main thread during
+ * the other-session case, which also prints the event loop's delay histogram (`monitorEventLoopDelay`) over it.
  *
  * The text mixes prose, code and tables (no secrets, no injection), so every detector reads it all and the result
  * is allowed: a denial could stop at the first finding.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { InteractionSchema, type Interaction } from '../src/core/types.js';
 import { buildGuard } from '../src/guard/build.js';
@@ -27,12 +32,26 @@ import { scoreInjection } from '../src/detectors/injection/index.js';
 import { mixedText, ROOT } from './common.js';
 
 const { values } = parseArgs({
-  options: { sizes: { type: 'string', default: '1,4,10' }, rounds: { type: 'string', default: '3' }, 'base64-mb': { type: 'string', default: '1.3' }, 'busy-mb': { type: 'string', default: '8' } },
+  options: { sizes: { type: 'string', default: '1,4,10' }, rounds: { type: 'string', default: '3' }, 'base64-mb': { type: 'string', default: '1.3' }, 'busy-mb': { type: 'string', default: '8' }, prof: { type: 'string' } },
 });
-const sizes = values.sizes.split(',').map(Number);
+const sizes = values.sizes.split(',').filter((x) => x.trim() !== '').map(Number);
 const rounds = Number(values.rounds);
 
 const text = mixedText();
+
+/**
+ * CPU time of the main thread (the event loop) so far, ms, from /proc (Linux; undefined elsewhere): unlike wall time
+ * it does not move with the machine's load, and unlike process.cpuUsage() it leaves out the pool's workers.
+ */
+function loopCpuMs(): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime, fields 14 and 15 of stat (here 11 and 12, after the pid and name), in clock ticks (100 Hz).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'qg-bench-large-'));
 try {
@@ -45,6 +64,7 @@ try {
     InteractionSchema.parse({ agent: 'bench', session: 's1', profile: {}, kind: 'tool_result', server: 'fs', tool: 'read_file', content: [{ type: 'text', text: t }] });
   // Warm-up on a small result, so the first size does not pay for compiling the detectors.
   for (let i = 0; i < 20; i++) await guard.pipeline.check(result(text(64 * 1024)));
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   console.log(`node ${process.version}; default book, SQLite store with audit; median of ${rounds} checks per size`);
   for (const mb of sizes) {
     // A little under the size, so the round label still leaves it within the size named.
@@ -53,6 +73,7 @@ try {
     let heapGrowth = 0;
     let rssGrowth = 0;
     const stalls: number[] = [];
+    const loopCpu: number[] = [];
     for (let r = 0; r < rounds; r++) {
       // Each round reads a different text: no cache (the injection score of the last text, a re-read not stored
       // again) can answer for a round before it.
@@ -73,9 +94,11 @@ try {
         heapPeak = Math.max(heapPeak, m.heapUsed);
         rssPeak = Math.max(rssPeak, m.rss);
       }, 1);
+      const cpu0 = loopCpuMs();
       const t0 = performance.now();
       const d = await guard.pipeline.check(i);
       const t1 = performance.now();
+      if (cpu0 !== undefined) loopCpu.push(loopCpuMs()! - cpu0);
       times.push(t1 - t0);
       clearInterval(sampler);
       stalls.push(Math.max(stall, t1 - lastTick));
@@ -97,11 +120,10 @@ try {
     injection.sort((a, b) => a - b);
     const inMem = t.length * 2;
     console.log(
-      `${String(mb).padStart(3)} MB result: ${ms.toFixed(1).padStart(7)} ms  ${(mb / (ms / 1000)).toFixed(0).padStart(5)} MB/s  heap +${(heapGrowth / 2 ** 20).toFixed(0)} MiB (${(heapGrowth / inMem).toFixed(1)}× the text), rss +${(rssGrowth / 2 ** 20).toFixed(0)} MiB; event loop stalled ≤ ${stalls[Math.floor(stalls.length / 2)]!.toFixed(0)} ms; injection scorer alone ${injection[Math.floor(injection.length / 2)]!.toFixed(1)} ms`,
+      `${String(mb).padStart(3)} MB result: ${ms.toFixed(1).padStart(7)} ms  ${(mb / (ms / 1000)).toFixed(0).padStart(5)} MB/s  heap +${(heapGrowth / 2 ** 20).toFixed(0)} MiB (${(heapGrowth / inMem).toFixed(1)}× the text), rss +${(rssGrowth / 2 ** 20).toFixed(0)} MiB; event loop stalled ≤ ${stalls[Math.floor(stalls.length / 2)]!.toFixed(0)} ms; injection scorer alone ${injection[Math.floor(injection.length / 2)]!.toFixed(1)} ms; the event loop's own CPU ${loopCpu.length ? `${median(loopCpu).toFixed(0)} ms` : 'n/a'}`,
     );
   }
 
-  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const checkMs = async (i: Interaction): Promise<number> => {
     const t0 = performance.now();
     const d = await guard.pipeline.check(i);
@@ -115,11 +137,11 @@ try {
   const encoded = Buffer.from(text(Math.floor((b64Chars * 3) / 4)), 'utf8').toString('base64').slice(0, b64Chars);
   const b64: number[] = [];
   const plain: number[] = [];
-  for (let r = 0; r < rounds; r++) {
+  for (let r = 0; r < (b64Chars > 0 ? rounds : 0); r++) {
     b64.push(await checkMs(result(`b64 round ${r} ${Date.now()}\n${encoded}`)));
     plain.push(await checkMs(result(`plain round ${r} ${Date.now()}\n${plainOfB64}`)));
   }
-  console.log(`${values['base64-mb']} MB base64 result: ${median(b64).toFixed(1)} ms whole check; a plain result of the same length ${median(plain).toFixed(1)} ms (+${(median(b64) - median(plain)).toFixed(1)} ms for the base64)`);
+  if (b64Chars > 0) console.log(`${values['base64-mb']} MB base64 result: ${median(b64).toFixed(1)} ms whole check; a plain result of the same length ${median(plain).toFixed(1)} ms (+${(median(b64) - median(plain)).toFixed(1)} ms for the base64)`);
 
   // Another session's ordinary call, idle and while a large result is checked.
   const call = (n: number): Interaction =>
@@ -133,9 +155,24 @@ try {
   const idle: number[] = [];
   for (let k = 0; k < 60; k++) idle.push(await timeCall());
   const busyText = text(Math.round(Number(values['busy-mb']) * 1024 * 1024));
+  // As a proxy gets it: parsed from the JSON of a message, so its text is one flat string (built by concatenation
+  // here, its first reader would flatten it on the loop: a cost a proxy does not have).
+  const busyResult = InteractionSchema.parse(JSON.parse(JSON.stringify(result(`busy ${Date.now()}\n${busyText}`))));
   const busy: number[] = [];
   let done = false;
-  const large = guard.pipeline.check(result(`busy ${Date.now()}\n${busyText}`)).finally(() => {
+  // The event loop's delay while the large result is checked (1 ms resolution): each sample is how late a timer ran.
+  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  loopDelay.enable();
+  // `--prof FILE`: a CPU profile of the main thread during that check only (summarise it with a .cpuprofile reader).
+  const profiler = values.prof !== undefined ? new Session() : undefined;
+  if (profiler) {
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.setSamplingInterval', { interval: 100 });
+    await profiler.post('Profiler.start');
+  }
+  const busyCpu0 = loopCpuMs();
+  const large = guard.pipeline.check(busyResult).finally(() => {
     done = true;
   });
   // One call after another, each sent 5 ms after the last answer, for as long as the large check runs. Its time counts
@@ -146,6 +183,13 @@ try {
     await new Promise((r) => setTimeout(r, 5));
     if (!done) busy.push(await timeCall(sentAt));
   }
+  loopDelay.disable();
+  const busyCpu = busyCpu0 !== undefined ? loopCpuMs()! - busyCpu0 : undefined;
+  if (profiler) {
+    const { profile } = await profiler.post('Profiler.stop');
+    writeFileSync(values.prof!, JSON.stringify(profile));
+    profiler.disconnect();
+  }
   const largeDecision = await large;
   if (largeDecision.decision !== 'allow') throw new Error(`busy result not allowed: ${largeDecision.rationale}`);
   const idleMedian = median(idle);
@@ -153,6 +197,10 @@ try {
   const busyMax = busy.length ? Math.max(...busy) : NaN;
   console.log(
     `another session's call while a ${values['busy-mb']} MB result is checked: idle median ${idleMedian.toFixed(2)} ms; during the check median ${busyMedian.toFixed(2)} ms (${(busyMedian / idleMedian).toFixed(1)}× idle), max ${busyMax.toFixed(1)} ms (${(busyMax / idleMedian).toFixed(0)}× idle), ${busy.length} calls`,
+  );
+  const ms = (ns: number): string => (ns / 1e6).toFixed(1);
+  console.log(
+    `  event loop delay during that check (monitorEventLoopDelay, 1 ms resolution): median ${ms(loopDelay.percentile(50))} ms, p99 ${ms(loopDelay.percentile(99))} ms, max ${ms(loopDelay.max)} ms, ${loopDelay.count} samples; the event loop's own CPU over it ${busyCpu !== undefined ? `${busyCpu} ms (${(busyCpu / Math.max(1, busy.length)).toFixed(2)} ms per call of the other session)` : 'n/a'}`,
   );
   await guard.close();
 } finally {

@@ -75,6 +75,8 @@ export interface DataFlowDeps {
    * compute them here; the same list either way (read-hashes.ts).
    */
   readHashesOf?: (text: string, key: Buffer, options: ReadHashOptions) => Promise<string[] | undefined>;
+  /** The reading of a send computed off the event loop (the worker pool, for a long send), or undefined to read it here (`readOutgoing`). */
+  outgoingOf?: (job: OutgoingJob, key: Buffer, options: ReadHashOptions) => Promise<OutgoingReading | undefined>;
 }
 
 export class DataFlowStage {
@@ -231,93 +233,26 @@ export class DataFlowStage {
     addresses?: ReadonlySet<string>,
     shortValues = true,
   ): Promise<{ leak?: FlowFacts['leak']; cut?: string }> {
-    const fp = await this.fp();
-    const hashes = new Set<string>();
-    let budget = MAX_OUTGOING_CHARS;
-    let skipped = 0;
-    let unread: string | undefined;
-    // A reading that normalises as one already taken adds no fingerprint (a URL-decoded '+' is a space, dropped).
-    const taken = new Set<string>();
-    const add = (normalised: string) => {
-      if (normalised.length < this.options.k || taken.has(normalised)) return;
-      // Over the budget, a reading inside one already fingerprinted (a decoded piece of a decoded field) is read.
-      if (normalised.length > budget && [...taken].some((t) => t.includes(normalised))) return;
-      taken.add(normalised);
-      const s = budget <= 0 ? '' : normalised.slice(0, budget);
-      budget -= s.length;
-      skipped += normalised.length - s.length;
-      if (s.length > 0) fp.addNormalised(s, hashes);
-    };
-    const read = (t: string): string[] => {
-      const r = readingsOf(t, OUTGOING_READINGS);
-      if (r.unread !== undefined) unread ??= r.unread;
-      return r.views;
-    };
-    // The fields as they are, joined, come first (a run shared within one field is also within the join, so nothing
-    // is lost, and data split across fields is found too); then the fields decoded one by one and joined; then each
-    // field's decoded readings, and the joined text's own decodings (encoded, then split). In this order one field's
-    // readings cannot use up the budget before another field's text is read, and whatever the budget leaves unread
-    // is reported (`cut`): a sink then fails closed.
-    const raw: string[] = [];
-    const decoded: string[] = [];
-    const rawViews: string[] = [];
-    const views: string[] = [];
-    const trailViews: Array<[string, string]> = [];
-    texts.forEach((t, field) => {
-      if (t.length === 0) return;
-      const unwrapped = read(t);
-      rawViews.push(...unwrapped);
-      raw.push(normaliseForFingerprint(unwrapped[0]!));
-      const whole = decodeWhole(t);
-      if (whole !== t) rawViews.push(whole);
-      decoded.push(normaliseForFingerprint(whole));
-      for (const v of unwrapped.slice(1)) views.push(normaliseForFingerprint(v));
-      unwrapped.slice(0, TRAIL_VIEWS).forEach((v, n) => trailViews.push([`${destination}|${field}|${n}`, normaliseForFingerprint(v)]));
-    });
-    const joinedRaw = raw.join('');
-    add(joinedRaw);
-    const joinedDecoded = decoded.join('');
-    if (joinedDecoded !== joinedRaw) add(joinedDecoded);
-    for (const v of views) add(v);
-    if (raw.length > 1) {
-      for (const v of read(texts.join('')).slice(1)) add(normaliseForFingerprint(v));
-      // Numbers sent one per field (an array of char codes) are read together.
-      for (const v of readingsOf(texts.join(' '), CHAR_CODES_ONLY).views.slice(1)) add(normaliseForFingerprint(v));
-    }
-    // Pieces sent over many calls: each field's views joined to what this identity sent there before.
-    // The trail's fingerprints count only with one this call adds: what was sent there before (allowed then) is
-    // not sent again by this call, so a match made of it alone is no leak.
-    const fresh = new Set(hashes);
-    for (const { before, joined } of this.trailed(agent, destination, trailViews)) {
-      if (joined.length > budget) continue;
-      const prior = new Set<string>();
-      fp.addNormalised(before, prior);
-      const all = new Set<string>();
-      fp.addNormalised(joined, all);
-      budget -= joined.length;
-      for (const h of all) {
-        hashes.add(h);
-        if (!prior.has(h)) fresh.add(h);
-      }
-    }
+    const now = this.now();
+    const mine = this.trails.get(agent);
+    // What this identity sent to this destination before, per field and view (the trails), for the reading to join.
+    const trails: Array<[string, string]> = [];
+    for (const [key, t] of mine ?? []) if (key.startsWith(`${destination}|`) && now - t.at < this.options.ttl_ms) trails.push([key, t.text]);
+    const job: OutgoingJob = { texts, destination, k: this.options.k, shortValues, trails, ...(addresses ? { addresses: [...addresses] } : {}) };
+    // A long send is read in the worker pool (the same function), else here.
+    const offloaded = this.deps.outgoingOf ? await this.deps.outgoingOf(job, await this.deps.store.key(), this.options) : undefined;
+    const reading = offloaded ?? readOutgoing(job, await this.fp(), await this.valueHash());
+    // Its views join the trails only once the send is allowed (`record`), so a denied send never makes a later one look like a leak.
+    remember(this.pendingTrails, JSON.stringify([agent, destination]), reading.trailViews);
     const cut =
-      skipped > 0
-        ? `${skipped} characters of the outgoing data's decoded readings were not checked (over the ${MAX_OUTGOING_CHARS}-character budget)`
-        : unread !== undefined
-          ? `the outgoing data's readings were not all made (${unread})`
+      reading.skipped > 0
+        ? `${reading.skipped} characters of the outgoing data's decoded readings were not checked (over the ${MAX_OUTGOING_CHARS}-character budget)`
+        : reading.unread !== undefined
+          ? `the outgoing data's readings were not all made (${reading.unread})`
           : undefined;
     const none = cut !== undefined ? { cut } : {};
-    // Short private values: every piece that could be one, looked up exactly; one match is enough.
-    if (shortValues) {
-      const valueHash = await this.valueHash();
-      const take = (value: string) => {
-        const h = valueHash(value);
-        hashes.add(h);
-        fresh.add(h);
-      };
-      for (const p of outgoingPieces(rawViews)) if (!addresses?.has(p)) take(p);
-      for (const v of rawViews) for (const l of shortLines(v)) if (!addresses?.has(l)) take(l);
-    }
+    const hashes = new Set(reading.hashes);
+    const fresh = new Set(reading.fresh);
     if (hashes.size === 0) return none;
     const matches = (await this.deps.store.match(agent, [...hashes], this.now())).filter((m) => !returning?.(m.source));
     if (matches.length === 0) return none;
@@ -403,23 +338,6 @@ export class DataFlowStage {
       .finally(() => (this.sweeping = false));
   }
 
-  /**
-   * The trail of each `[key, normalised view]` with the view appended (what this identity sent there before, then
-   * now), when there was a trail. The views are added to the trails only once the send is allowed (`record`), so a
-   * denied send never makes a later one look like a leak. Trails older than the TTL are left out.
-   */
-  private trailed(agent: string, destination: string, trailViews: Array<[string, string]>): Array<{ before: string; joined: string }> {
-    const now = this.now();
-    const mine = this.trails.get(agent);
-    remember(this.pendingTrails, JSON.stringify([agent, destination]), trailViews);
-    const out: Array<{ before: string; joined: string }> = [];
-    for (const [key, v] of trailViews) {
-      const before = mine?.get(key);
-      if (v.length > 0 && before !== undefined && now - before.at < this.options.ttl_ms) out.push({ before: before.text, joined: before.text + v });
-    }
-    return out;
-  }
-
   /** After a decision on an outgoing interaction: an allowed send's views join its identity's trails. */
   private commitTrail(i: Interaction, decision: Decision): void {
     const key = JSON.stringify([i.agent, destinationOf(i)]);
@@ -486,6 +404,128 @@ export class DataFlowStage {
     decision.rationale = `${decision.rationale} ${from}`;
     decision.remediation = `${from} ${decision.remediation ?? 'Do not send data read from that source to this destination; ask the user first.'}`;
   }
+}
+
+/** What `leakIn` reads of a send: its texts, where they go, and what this identity sent there before (`trails`). */
+export interface OutgoingJob {
+  texts: string[];
+  destination: string;
+  k: number;
+  /** Short distinctive values and lines count too (false: only runs of text). */
+  shortValues: boolean;
+  /** The call's addressing values (`addressValues`): where it goes, not data it carries. */
+  addresses?: string[];
+  /** The trails of this identity at this destination (key → the text sent before), unexpired. */
+  trails: Array<[string, string]>;
+}
+
+/** What a send's texts give its lookup: the hashes, those this send adds itself (`fresh`), what was not read. */
+export interface OutgoingReading {
+  hashes: string[];
+  fresh: string[];
+  skipped: number;
+  unread?: string;
+  /** Each field's views under their trail keys, cut to what a trail keeps (`commitTrail`: its last TRAIL_CHARS). */
+  trailViews: Array<[string, string]>;
+}
+
+/**
+ * The part of `leakIn` that costs in proportion to a send's length: its readings (decoded, joined), fingerprinted
+ * within MAX_OUTGOING_CHARS, joined to the trails, and its short values hashed. A pure function of the job under the
+ * flow key, so the worker pool (pool-worker.ts) reads a long send as the loop reads a short one.
+ */
+export function readOutgoing(job: OutgoingJob, fp: Fingerprinter, valueHash: (normalised: string) => string): OutgoingReading {
+  const { texts, destination } = job;
+  const hashes = new Set<string>();
+  let budget = MAX_OUTGOING_CHARS;
+  let skipped = 0;
+  let unread: string | undefined;
+  // A reading that normalises as one already taken adds no fingerprint (a URL-decoded '+' is a space, dropped).
+  const taken = new Set<string>();
+  const add = (normalised: string) => {
+    if (normalised.length < job.k || taken.has(normalised)) return;
+    // Over the budget, a reading inside one already fingerprinted (a decoded piece of a decoded field) is read.
+    if (normalised.length > budget && [...taken].some((t) => t.includes(normalised))) return;
+    taken.add(normalised);
+    const s = budget <= 0 ? '' : normalised.slice(0, budget);
+    budget -= s.length;
+    skipped += normalised.length - s.length;
+    if (s.length > 0) fp.addNormalised(s, hashes);
+  };
+  const read = (t: string): string[] => {
+    const r = readingsOf(t, OUTGOING_READINGS);
+    if (r.unread !== undefined) unread ??= r.unread;
+    return r.views;
+  };
+  // The fields as they are, joined, come first (a run shared within one field is also within the join, so nothing
+  // is lost, and data split across fields is found too); then the fields decoded one by one and joined; then each
+  // field's decoded readings, and the joined text's own decodings (encoded, then split). In this order one field's
+  // readings cannot use up the budget before another field's text is read, and whatever the budget leaves unread
+  // is reported (`cut`): a sink then fails closed.
+  const raw: string[] = [];
+  const decoded: string[] = [];
+  const rawViews: string[] = [];
+  const views: string[] = [];
+  const trailViews: Array<[string, string]> = [];
+  texts.forEach((t, field) => {
+    if (t.length === 0) return;
+    const unwrapped = read(t);
+    rawViews.push(...unwrapped);
+    raw.push(normaliseForFingerprint(unwrapped[0]!));
+    const whole = decodeWhole(t);
+    if (whole !== t) rawViews.push(whole);
+    decoded.push(normaliseForFingerprint(whole));
+    for (const v of unwrapped.slice(1)) views.push(normaliseForFingerprint(v));
+    unwrapped.slice(0, TRAIL_VIEWS).forEach((v, n) => trailViews.push([`${destination}|${field}|${n}`, normaliseForFingerprint(v)]));
+  });
+  const joinedRaw = raw.join('');
+  add(joinedRaw);
+  const joinedDecoded = decoded.join('');
+  if (joinedDecoded !== joinedRaw) add(joinedDecoded);
+  for (const v of views) add(v);
+  if (raw.length > 1) {
+    for (const v of read(texts.join('')).slice(1)) add(normaliseForFingerprint(v));
+    // Numbers sent one per field (an array of char codes) are read together.
+    for (const v of readingsOf(texts.join(' '), CHAR_CODES_ONLY).views.slice(1)) add(normaliseForFingerprint(v));
+  }
+  // Pieces sent over many calls: each field's views joined to what this identity sent there before.
+  // The trail's fingerprints count only with one this call adds: what was sent there before (allowed then) is
+  // not sent again by this call, so a match made of it alone is no leak.
+  const fresh = new Set(hashes);
+  const before = new Map(job.trails);
+  for (const [key, v] of trailViews) {
+    const prev = before.get(key);
+    if (v.length === 0 || prev === undefined) continue;
+    const joined = prev + v;
+    if (joined.length > budget) continue;
+    const prior = new Set<string>();
+    fp.addNormalised(prev, prior);
+    const all = new Set<string>();
+    fp.addNormalised(joined, all);
+    budget -= joined.length;
+    for (const h of all) {
+      hashes.add(h);
+      if (!prior.has(h)) fresh.add(h);
+    }
+  }
+  // Short private values: every piece that could be one, looked up exactly; one match is enough.
+  if (job.shortValues) {
+    const addresses = job.addresses ? new Set(job.addresses) : undefined;
+    const take = (value: string) => {
+      const h = valueHash(value);
+      hashes.add(h);
+      fresh.add(h);
+    };
+    for (const p of outgoingPieces(rawViews)) if (!addresses?.has(p)) take(p);
+    for (const v of rawViews) for (const l of shortLines(v)) if (!addresses?.has(l)) take(l);
+  }
+  return {
+    hashes: [...hashes],
+    fresh: [...fresh],
+    skipped,
+    ...(unread !== undefined ? { unread } : {}),
+    trailViews: trailViews.map(([key, v]): [string, string] => [key, v.slice(-TRAIL_CHARS)]),
+  };
 }
 
 /** Sets `key` as the newest entry of `map`, forgetting the oldest beyond RECENT_READS. */

@@ -5,19 +5,35 @@ import type { CompiledBook, CompiledPredicate } from '../policy/compiled.js';
 import type { PredicateValue } from '../policy/evaluate.js';
 import type { AuditEntry } from '../store/audit-schema.js';
 import { useBuiltRow, type BuiltAuditRow } from '../store/audit-row.js';
-import { BOOK_UNAVAILABLE, type BookPayload } from './pool-worker.js';
+import { BOOK_UNAVAILABLE, type BookPayload, type PoolAnswer, type PoolJob } from './pool-worker.js';
+import { SharedTexts } from './shared-texts.js';
 import type { ReadHashOptions } from './read-hashes.js';
+import type { UntrustedHashes, UntrustedHashesJob } from './provenance.js';
+import type { OutgoingJob, OutgoingReading } from './dataflow.js';
 import { PoolWorkerError, type TextPool } from './text-pool.js';
 import { evaluateHere, type EvaluatePredicates } from './tracker.js';
 
 /**
  * Long text work goes to the pool (text-pool.ts): the one place that decides what is long and sends it there, for
  * the work that costs in proportion to a text's length — the detector pass of the tracker over an interaction, the
- * hashes a private read leaves (data flow), and the audit row of a long interaction (its payload serialised and
- * hashed, its preview and record masked). Short work stays on the loop: the round trip to a worker (cloning the
- * interaction) would cost more than it frees. What is left on the loop for a long text is a single hash over it
- * (core/text/turns.ts: a slice per turn of the event loop) and the copies of a text to a worker.
+ * hashes a private read leaves and the reading of a long send (data flow), the provenance hashes of an untrusted
+ * text (its steering values and the tools it asks for), and the audit row of a long interaction (its payload
+ * serialised and hashed, its preview and record masked). Short work stays on the loop: the round trip to a worker would cost more than it frees. What is
+ * left on the loop for a long text is a single hash over it (core/text/turns.ts: a slice per turn of the event loop),
+ * and its encoding once into memory the workers share (shared-texts.ts: a slice per turn too; no job copies it).
  */
+
+/** Long texts shared with the pool's workers lately (one encoding for every job and reader of a text). */
+const sharedTexts = new SharedTexts();
+
+/**
+ * `job` run in the pool with its long strings sent once, as shared bytes (shared-texts.ts), instead of a structured
+ * clone of each per job.
+ */
+async function runShared(pool: TextPool, job: PoolJob, book?: BookPayload, admitted = false): Promise<PoolAnswer | undefined> {
+  const { job: light, shared } = await sharedTexts.share(job);
+  return pool.run(shared.length > 0 ? { ...light, shared } : light, book, admitted);
+}
 
 /** Warned at most this often (ms) that long texts are read on the event loop. */
 const IN_PLACE_WARN_MS = 60_000;
@@ -45,6 +61,13 @@ export interface LongTextReader {
   evaluate: EvaluatePredicates;
   /** A long private read's hashes from the pool, or undefined to compute them on the loop. */
   readHashesOf(text: string, key: Buffer, options: ReadHashOptions): Promise<string[] | undefined>;
+  /**
+   * Data flow's reading of a long send from the pool, or undefined to read it on the loop. Held to the queue's bound:
+   * a send that finds the pool full is refused (`PoolBusyError`; the check fails closed), never read on the loop.
+   */
+  outgoingOf(job: OutgoingJob, key: Buffer, options: ReadHashOptions): Promise<OutgoingReading | undefined>;
+  /** A long untrusted text's provenance hashes from the pool, or undefined to compute them on the loop. */
+  untrustedHashesOf(text: string, key: Buffer, job: UntrustedHashesJob): Promise<UntrustedHashes | undefined>;
   /**
    * The audit entry of a long interaction, stamped with its time, with its row's columns built in the pool
    * (`useBuiltRow`: the store's `auditFields` then answers them); a short one as it is (the store builds its row).
@@ -83,7 +106,7 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
       const rates = rateCounts.get(i);
       let answer;
       try {
-        answer = (await pool.run({ kind: 'evaluate', book: payload.id, names, interaction: i, ...(rates ? { rates } : {}) }, payload)) as Array<[string, PredicateValue]> | undefined;
+        answer = (await runShared(pool, { kind: 'evaluate', book: payload.id, names, interaction: i, ...(rates ? { rates } : {}) }, payload)) as Array<[string, PredicateValue]> | undefined;
       } catch (err) {
         if (!(err instanceof PoolWorkerError && err.code === BOOK_UNAVAILABLE)) throw err;
         bookUnavailable = err.message;
@@ -101,9 +124,22 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
     async readHashesOf(text, key, options) {
       if (!pool || text.length < minChars) return undefined;
       // A read whose check was let into the pool is not refused half way: its hashes are not held to the queue's bound.
-      const answer = await pool.run({ kind: 'read_hashes', text, key: new Uint8Array(key), options: { k: options.k, window: options.window, max_per_read: options.max_per_read } }, undefined, true);
+      const answer = await runShared(pool, { kind: 'read_hashes', text, key: new Uint8Array(key), options: { k: options.k, window: options.window, max_per_read: options.max_per_read } }, undefined, true);
       if (!answer) warnInPlace('the worker pool is not available', 'no worker could start');
       return (answer as string[] | undefined) ?? undefined;
+    },
+    async outgoingOf(job, key, options) {
+      if (!pool || !hasLongText(job.texts, minChars)) return undefined;
+      const answer = await runShared(pool, { kind: 'outgoing', job, key: new Uint8Array(key), options: { k: options.k, window: options.window, max_per_read: options.max_per_read } });
+      if (!answer) warnInPlace('the worker pool is not available', 'no worker could start');
+      return (answer as OutgoingReading | undefined) ?? undefined;
+    },
+    async untrustedHashesOf(text, key, job) {
+      if (!pool || text.length < minChars) return undefined;
+      // Part of a check already let in, as a read's hashes are.
+      const answer = await runShared(pool, { kind: 'provenance', text, key: new Uint8Array(key), ...job }, undefined, true);
+      if (!answer) warnInPlace('the worker pool is not available', 'no worker could start');
+      return (answer as UntrustedHashes | undefined) ?? undefined;
     },
     async auditEntry(entry) {
       if (!pool || !hasLongText(entry.interaction ?? entry.payload, minChars)) return entry;
@@ -111,7 +147,7 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
       const stamped: AuditEntry = { ...entry, ts: entry.ts ?? Date.now() };
       let built: BuiltAuditRow | undefined;
       try {
-        built = (await pool.run({ kind: 'audit_row', entry: stamped }, undefined, true)) as BuiltAuditRow | undefined;
+        built = (await runShared(pool, { kind: 'audit_row', entry: stamped }, undefined, true)) as BuiltAuditRow | undefined;
       } catch (err) {
         log.warn({ err }, 'the audit row of a long interaction could not be built in the worker pool; it is built on the event loop');
       }

@@ -8,6 +8,10 @@ import type { PolicyBook } from '../policy/schema.js';
 import type { AuditEntry } from '../store/audit-schema.js';
 import { auditFields, type BuiltAuditRow } from '../store/audit-row.js';
 import { createReadHashers, readHashes, type ReadHashers, type ReadHashOptions } from './read-hashes.js';
+import { SharedTextCache, type SharedLeaf } from './shared-texts.js';
+import { ActionIndex } from './provenance-actions.js';
+import { readOutgoing, type OutgoingJob, type OutgoingReading } from './dataflow.js';
+import { provenanceHasher, untrustedHashes, type UntrustedHashes, type UntrustedHashesJob } from './provenance.js';
 
 /**
  * What a worker thread of the pool (text-pool.ts) runs: the same functions the event loop runs, on what the message
@@ -47,30 +51,64 @@ export interface AuditRowJob {
   entry: AuditEntry;
 }
 
+/** The hashes an untrusted text leaves for provenance (provenance.ts, `untrustedHashes`). */
+export interface ProvenanceJob extends UntrustedHashesJob {
+  kind: 'provenance';
+  text: string;
+  key: Uint8Array;
+}
+
+/** Data flow's reading of an outgoing send (dataflow.ts, `readOutgoing`). */
+export interface OutgoingPoolJob {
+  kind: 'outgoing';
+  job: OutgoingJob;
+  key: Uint8Array;
+  options: ReadHashOptions;
+}
+
 /** The ids of the books a worker holds (tests, diagnostics). */
 export interface BooksJob {
   kind: 'books';
 }
 
-export type PoolJob = EvaluateJob | ReadHashesJob | AuditRowJob | BooksJob;
+/** `shared`: the job's long strings, taken out and sent as shared bytes (shared-texts.ts); put back before it runs. */
+export type PoolJob = (EvaluateJob | ReadHashesJob | AuditRowJob | ProvenanceJob | OutgoingPoolJob | BooksJob) & { shared?: SharedLeaf[] };
 /** A book to compile and keep under its id, or one to forget (no longer current: the pool keeps at most a few). */
 export type PoolMessage = PoolJob | { kind: 'book'; book: BookPayload } | { kind: 'drop'; id: string };
-export type PoolAnswer = Array<[string, PredicateValue]> | string[] | BuiltAuditRow | null;
+export type PoolAnswer = Array<[string, PredicateValue]> | string[] | BuiltAuditRow | UntrustedHashes | OutgoingReading | null;
 
 /** The error a worker answers when it cannot compile a book the main thread compiled (e.g. a detector it lacks). */
 export const BOOK_UNAVAILABLE = 'pool_book_unavailable';
 
 /** Hashers of flow keys a worker keeps (a store's flow key rarely changes; past this, all are forgotten). */
 const MAX_HASHERS = 4;
+/** Action indexes of tool catalogues a worker keeps (the current catalogue of a stage or two). */
+const MAX_INDEXES = 2;
 
 /**
  * The handler of one worker: keeps the books it was sent until told to drop one (text-pool.ts decides which), and
- * the hashers of the flow keys it saw.
+ * the hashers of the flow keys it saw, and the long texts of the last jobs, decoded once for the jobs that share them.
  */
 export function poolHandler(): (m: PoolMessage) => PoolAnswer {
   const books = new Map<string, CompiledBook | string>();
   const hashers = new Map<string, ReadHashers>();
+  const texts = new SharedTextCache();
+  const indexes = new Map<string, ActionIndex>();
+  const provenanceHashers = new Map<string, (s: string) => string>();
+  const hashersOf = (key: Uint8Array, options: ReadHashOptions): ReadHashers => {
+    const id = `${Buffer.from(key).toString('base64')}/${options.k}/${options.window}`;
+    let h = hashers.get(id);
+    if (!h) {
+      if (hashers.size >= MAX_HASHERS) hashers.clear();
+      hashers.set(id, (h = createReadHashers(Buffer.from(key), options)));
+    }
+    return h;
+  };
   return (m) => {
+    if ('shared' in m && m.shared !== undefined) {
+      texts.restore(m, m.shared);
+      delete m.shared;
+    }
     switch (m.kind) {
       case 'book': {
         try {
@@ -94,14 +132,28 @@ export function poolHandler(): (m: PoolMessage) => PoolAnswer {
         if (m.rates) rateCounts.set(m.interaction, m.rates);
         return m.names.map((name): [string, PredicateValue] => [name, evaluatePredicate(book.byName.get(name)!, m.interaction)]);
       }
-      case 'read_hashes': {
-        const id = `${Buffer.from(m.key).toString('base64')}/${m.options.k}/${m.options.window}`;
-        let h = hashers.get(id);
+      case 'provenance': {
+        const keyId = Buffer.from(m.key).toString('base64');
+        let h = provenanceHashers.get(keyId);
         if (!h) {
-          if (hashers.size >= MAX_HASHERS) hashers.clear();
-          hashers.set(id, (h = createReadHashers(Buffer.from(m.key), m.options)));
+          if (provenanceHashers.size >= MAX_HASHERS) provenanceHashers.clear();
+          provenanceHashers.set(keyId, (h = provenanceHasher(Buffer.from(m.key))));
         }
-        return readHashes(m.text, h, m.options.max_per_read);
+        let index: ActionIndex | undefined;
+        if (m.catalogue) {
+          index = indexes.get(m.catalogue.id);
+          if (!index) {
+            if (indexes.size >= MAX_INDEXES) indexes.delete(indexes.keys().next().value!);
+            indexes.set(m.catalogue.id, (index = new ActionIndex(m.catalogue.tools, { similarity: m.catalogue.similarity })));
+          }
+        }
+        return untrustedHashes(m.text, m.who, index, h, m.limit);
+      }
+      case 'read_hashes':
+        return readHashes(m.text, hashersOf(m.key, m.options), m.options.max_per_read);
+      case 'outgoing': {
+        const h = hashersOf(m.key, m.options);
+        return readOutgoing(m.job, h.fp, h.valueHash);
       }
     }
   };

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { contentText, stringLeaves } from '../core/fields.js';
 import type { FlowFacts, FlowSource, Steering } from '../core/flow.js';
 import type { Logger } from '../core/log.js';
@@ -7,7 +7,7 @@ import { rot13, unwrapViews } from '../core/text/readings.js';
 import { KINDS } from '../core/kinds.js';
 import { contentOf, serverOf, toolOf, type Decision, type Interaction } from '../core/types.js';
 import type { FlowStore } from '../store/flow.js';
-import type { CapabilityMap } from './capabilities.js';
+import type { CapabilityMap, CatalogueTool } from './capabilities.js';
 import type { Principals } from './principals.js';
 import { consequentialOf, isUntrustedSource } from './consequential.js';
 import { ActionIndex, linkTokens } from './provenance-actions.js';
@@ -45,28 +45,53 @@ export interface ProvenanceDeps {
   ttlMs: number;
   now: () => number;
   logger: Logger;
+  /**
+   * An untrusted text's hashes computed off the event loop (the worker pool, for a long text), or undefined to
+   * compute them here; the same answer either way (`untrustedHashes`).
+   */
+  untrustedHashesOf?: (text: string, key: Buffer, job: UntrustedHashesJob) => Promise<UntrustedHashes | undefined>;
+}
+
+/** What `untrustedHashes` answers. */
+export interface UntrustedHashes {
+  byField: Array<[string, string[]]>;
+  overflow: boolean;
+}
+
+/** What reading an untrusted text takes besides the text and key: a catalogue is sent with an id its index is kept by. */
+export interface UntrustedHashesJob {
+  who: UntrustedWho;
+  limit: number;
+  catalogue: { id: string; tools: CatalogueTool[]; similarity: number } | undefined;
 }
 
 export class ProvenanceStage {
   private hasher: Promise<(s: string) => string> | undefined;
-  private index: { size: number; version: number; index: ActionIndex } | undefined;
+  private index: { version: number; tools: CatalogueTool[]; index: ActionIndex } | undefined;
+  /** Names this stage's catalogues to the worker pool, which keeps their indexes. */
+  private readonly catalogueId = randomUUID();
 
   constructor(private readonly deps: ProvenanceDeps) {}
 
   private hash(): Promise<(s: string) => string> {
-    this.hasher ??= this.deps.store.key().then((key) => {
-      const k = createHmac('sha256', key).update('quadguard provenance v1').digest();
-      return (s: string) => `p${createHmac('sha256', k).update(s).digest('hex').slice(0, 16)}`;
-    });
+    this.hasher ??= this.deps.store.key().then(provenanceHasher);
     this.hasher.catch(() => (this.hasher = undefined));
     return this.hasher;
   }
 
   private actions(): ActionIndex | undefined {
+    return this.catalogue()?.index;
+  }
+
+  /** The session's catalogue and its index, unless it holds more than `max_tools` tools. */
+  private catalogue(): { version: number; tools: CatalogueTool[]; index: ActionIndex } | undefined {
     const cat = this.deps.capabilities.catalogue();
     if (cat.size > this.deps.options.max_tools) return undefined;
-    if (this.index?.version !== cat.version) this.index = { size: cat.size, version: cat.version, index: new ActionIndex(cat.tools(), { similarity: this.deps.options.action_similarity }) };
-    return this.index.index;
+    if (this.index?.version !== cat.version) {
+      const tools = cat.tools();
+      this.index = { version: cat.version, tools, index: new ActionIndex(tools, { similarity: this.deps.options.action_similarity }) };
+    }
+    return this.index;
   }
 
   /** Sets `flow.consequential` and, for a consequential call steered by untrusted content, `flow.steered`. */
@@ -162,37 +187,18 @@ export class ProvenanceStage {
     // The session marker (lethal trifecta) is the reader's own session; a message is read in the sender's.
     if (untrusted.reader === i.agent) add('session', h(`u\0${i.session}`));
     const limit = this.deps.options.max_values_per_read;
-    let overflow = false;
-    const take = (values: FoundValue[], suffix = '') => {
-      for (const v of values) if (v.thirdParty || untrusted.everyValue) add(`${untrusted.everyValue ? untrusted.field : v.field}${suffix}`, h(valueKey(v.kind, v.normalised)));
-    };
-    const plain = steeringValues(text, limit);
-    overflow ||= plain.overflow;
-    take(plain.values);
-    // Hidden readings (decoded runs, rot13, text written backwards) are prose by nature: every value is a third party's.
-    const hidden = [...unwrapViews(text).slice(1), ...(text.length <= MAX_SHIFTED_READING ? [rot13(text), reversed(text)] : [])];
-    for (const r of hidden) {
-      const vals = valuesIn(r);
-      if (vals.length > limit) overflow = true;
-      for (const v of vals.slice(0, limit)) add('text (encoded)', h(valueKey(v.kind, v.normalised)));
-    }
-    const index = this.actions();
-    if (index === undefined) overflow = true;
-    else {
-      const asked = new Set<string>();
-      // Field names of structured results (`"reply":`, `role:`) are the service's words, not a request: only values
-      // and prose are read for one.
-      for (const reading of [text, ...hidden]) {
-        for (const r of index.requests(withoutKeys(reading))) {
-          const q = `${r.tool.server}__${r.tool.name}`;
-          asked.add(`a\0${q}`);
-          for (const t of r.links) asked.add(`a\0${q}\0${t}`);
-        }
-      }
-      if (asked.size > limit) overflow = true;
-      for (const key of [...asked].slice(0, limit)) add('text (request)', h(key));
-    }
-    if (overflow) {
+    const catalogue = this.catalogue();
+    // A long text is read in the worker pool (the same function), else here.
+    const offloaded = this.deps.untrustedHashesOf
+      ? await this.deps.untrustedHashesOf(text, await this.deps.store.key(), {
+          who: { everyValue: untrusted.everyValue, field: untrusted.field },
+          limit,
+          catalogue: catalogue ? { id: `${this.catalogueId}:${catalogue.version}`, tools: catalogue.tools, similarity: this.deps.options.action_similarity } : undefined,
+        })
+      : undefined;
+    const found = offloaded ?? untrustedHashes(text, untrusted, catalogue?.index, h, limit);
+    for (const [field, hashes] of found.byField) for (const x of hashes) add(field, x);
+    if (found.overflow) {
       this.deps.logger.warn({ session: i.session, agent: untrusted.reader }, 'an untrusted read held more steering values or tools than are kept; consequential calls of this identity are held (fail closed)');
       add('overflow', h('o\0'));
     }
@@ -245,6 +251,63 @@ export class ProvenanceStage {
     if (KINDS[i.kind].read_of !== 'tool' || tool === undefined) return false;
     return this.deps.capabilities.labelsOf(serverOf(i), tool).labels.includes('private_source');
   }
+}
+
+/** HMAC-SHA256 of provenance's keys under a key derived from the store's flow key, cut to 16 hex digits, prefixed `p`. */
+export function provenanceHasher(key: Buffer): (s: string) => string {
+  const k = createHmac('sha256', key).update('quadguard provenance v1').digest();
+  return (s: string) => `p${createHmac('sha256', k).update(s).digest('hex').slice(0, 16)}`;
+}
+
+/** How an untrusted text is read: every value a third party's (kept under `field`), or only those prose gives. */
+export interface UntrustedWho {
+  everyValue: boolean;
+  field: string;
+}
+
+/**
+ * The keyed hashes an untrusted text leaves, by the field they are kept under (in the order found): the steering values
+ * third parties wrote in it, those of its hidden readings, and the tools it asks for (none without an action index:
+ * then, as when it holds more than `limit` of any, `overflow`). A pure function of the text under the key, so the
+ * worker pool (pool-worker.ts) reads a long text as the loop reads a short one.
+ */
+export function untrustedHashes(text: string, untrusted: UntrustedWho, index: ActionIndex | undefined, h: (s: string) => string, limit: number): { byField: Array<[string, string[]]>; overflow: boolean } {
+  const byField = new Map<string, Set<string>>();
+  const add = (field: string, hash: string) => {
+    let s = byField.get(field);
+    if (!s) byField.set(field, (s = new Set()));
+    s.add(hash);
+  };
+  let overflow = false;
+  const take = (values: FoundValue[], suffix = '') => {
+    for (const v of values) if (v.thirdParty || untrusted.everyValue) add(`${untrusted.everyValue ? untrusted.field : v.field}${suffix}`, h(valueKey(v.kind, v.normalised)));
+  };
+  const plain = steeringValues(text, limit);
+  overflow ||= plain.overflow;
+  take(plain.values);
+  // Hidden readings (decoded runs, rot13, text written backwards) are prose by nature: every value is a third party's.
+  const hidden = [...unwrapViews(text).slice(1), ...(text.length <= MAX_SHIFTED_READING ? [rot13(text), reversed(text)] : [])];
+  for (const r of hidden) {
+    const vals = valuesIn(r);
+    if (vals.length > limit) overflow = true;
+    for (const v of vals.slice(0, limit)) add('text (encoded)', h(valueKey(v.kind, v.normalised)));
+  }
+  if (index === undefined) overflow = true;
+  else {
+    const asked = new Set<string>();
+    // Field names of structured results (`"reply":`, `role:`) are the service's words, not a request: only values
+    // and prose are read for one.
+    for (const reading of [text, ...hidden]) {
+      for (const r of index.requests(withoutKeys(reading))) {
+        const q = `${r.tool.server}__${r.tool.name}`;
+        asked.add(`a\0${q}`);
+        for (const t of r.links) asked.add(`a\0${q}\0${t}`);
+      }
+    }
+    if (asked.size > limit) overflow = true;
+    for (const key of [...asked].slice(0, limit)) add('text (request)', h(key));
+  }
+  return { byField: [...byField].map(([f, hs]) => [f, [...hs]]), overflow };
 }
 
 /**

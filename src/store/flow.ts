@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import { FlowSourceSchema, type FlowSource } from '../core/flow.js';
@@ -33,6 +34,12 @@ export interface FlowStore {
    */
   sweep(now: number, budget?: number): Promise<number>;
 }
+
+/**
+ * Fingerprints a SQLite transaction of `recordRead` inserts at most (about a millisecond of work): a long read's are
+ * inserted over several turns of the event loop, so other sessions are answered in between.
+ */
+export const PRINTS_PER_TX = 256;
 
 /** Fingerprints a sweep deletes at most by default (a few milliseconds of work). */
 export const SWEEP_BUDGET = 8192;
@@ -124,6 +131,13 @@ export class SqliteFlowStore implements FlowStore {
   private readonly printDelete: Database.Statement;
   private readonly matchStmts = new Map<number, Database.Statement>();
   private readonly recordTx: (agent: string, source: FlowSource, fingerprints: readonly string[], expires: number, digest: string) => void;
+  private readonly readByDigest: Database.Statement<[string, string, string], { id: number }>;
+  private readonly readName: Database.Statement;
+  private readonly readRename: Database.Statement;
+  private readonly readExpire: Database.Statement;
+  private readonly startTx: (agent: string, source: FlowSource, list: string, expires: number, digest: string, pending: string, first: readonly string[]) => number | undefined;
+  private readonly printsTx: (id: number, hashes: readonly string[]) => void;
+  private readonly nameTx: (id: number, agent: string, source: FlowSource, digest: string, expires: number) => void;
   private readonly sweepTx: (now: number, budget: number) => number;
 
   /** `seedKey`: the key to take when the store has none yet (see `StoreOptions.flowKey`); default random. */
@@ -151,6 +165,37 @@ export class SqliteFlowStore implements FlowStore {
       const { id } = this.readPut.get(...readRow(agent, source, digest, expires), list)!;
       for (const h of list.split(',')) if (h !== '') this.printPut.run(h, id);
     });
+    this.readByDigest = db.prepare('SELECT id FROM flow_reads WHERE agent = ? AND origin = ? AND digest = ?');
+    this.readName = db.prepare('UPDATE flow_reads SET source = ?, session = ?, kind = ?, server = ?, tool = ?, uri = ?, at = ?, expires = ? WHERE id = ?');
+    this.readRename = db.prepare('UPDATE flow_reads SET digest = ? WHERE id = ?');
+    this.readExpire = db.prepare('UPDATE flow_reads SET expires = 0 WHERE id = ?');
+    // A long read (see `recordRead`): its row under a pending digest with its first fingerprints, then the rest, then
+    // its digest.
+    this.startTx = db.transaction((agent: string, source: FlowSource, list: string, expires: number, digest: string, pending: string, first: readonly string[]) => {
+      // Content already held (even expired, not yet swept) has its fingerprints: it takes this read's name and expiry.
+      const held = this.readByDigest.get(agent, originOf(source), digest);
+      if (held !== undefined) {
+        this.readName.run(source.id, source.session, source.kind, source.server ?? null, source.tool ?? null, source.uri ?? null, source.at, expires, held.id);
+        return undefined;
+      }
+      const { id } = this.readPut.get(...readRow(agent, source, pending, expires), list)!;
+      for (const h of first) this.printPut.run(h, id);
+      return id as number | undefined;
+    });
+    this.printsTx = db.transaction((id: number, hashes: readonly string[]) => {
+      for (const h of hashes) this.printPut.run(h, id);
+    });
+    this.nameTx = db.transaction((id: number, agent: string, source: FlowSource, digest: string, expires: number) => {
+      const held = this.readByDigest.get(agent, originOf(source), digest);
+      if (held === undefined) {
+        this.readRename.run(digest, id);
+        return;
+      }
+      // The same content was recorded meanwhile (another process): that read takes this one's name and expiry, as
+      // the single transaction's upsert does, and this one's copy of the same fingerprints goes with the next sweep.
+      this.readName.run(source.id, source.session, source.kind, source.server ?? null, source.tool ?? null, source.uri ?? null, source.at, expires, held.id);
+      this.readExpire.run(id);
+    });
     this.sweepTx = db.transaction((now: number, budget: number) => {
       let left = budget;
       let gone = 0;
@@ -177,8 +222,30 @@ export class SqliteFlowStore implements FlowStore {
     return this.cachedKey;
   }
 
+  /**
+   * A read of at most PRINTS_PER_TX fingerprints in one transaction. A longer one in several, one per turn of the
+   * event loop: its row first, under a pending digest (`refresh` does not find it, so a read of the same content
+   * meanwhile records it again rather than taking a read whose fingerprints are not all there), then its
+   * fingerprints, then its digest. It resolves once all are in, so the answer that waits for it is released only
+   * then, as with one transaction; a send checked meanwhile is matched against the fingerprints already in.
+   */
   async recordRead(agent: string, source: FlowSource, fingerprints: readonly string[], expires: number, digest?: string): Promise<void> {
-    this.recordTx(agent, source, fingerprints, expires, digest ?? printsDigest(fingerprints));
+    const named = digest ?? printsDigest(fingerprints);
+    if (fingerprints.length <= PRINTS_PER_TX) {
+      this.recordTx(agent, source, fingerprints, expires, named);
+      return;
+    }
+    const list = printList(fingerprints);
+    const hashes = list.split(',');
+    // Named by the read's source too: a call retried after a lock (sqlite-calls.ts) finds its own row again.
+    const id = this.startTx(agent, source, list, expires, named, `pending:${named}:${source.id}`, hashes.slice(0, PRINTS_PER_TX));
+    if (id === undefined) return;
+    for (let at = PRINTS_PER_TX; at < hashes.length; at += PRINTS_PER_TX) {
+      await nextTurn();
+      this.printsTx(id, hashes.slice(at, at + PRINTS_PER_TX));
+    }
+    await nextTurn();
+    this.nameTx(id, agent, source, named, expires);
   }
 
   async refresh(agent: string, source: FlowSource, digest: string, expires: number, now: number): Promise<boolean> {

