@@ -4,13 +4,13 @@ import type { AddressInfo } from 'node:net';
 import express, { type Application, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ConfigError } from '../core/errors.js';
 import type { ProxyCore, SessionContext } from './context.js';
 import { bearerAuth, sendJsonRpcError, type RequestIdentity } from './http-auth.js';
+import { NodeStreamableHttpTransport } from './http-transport.js';
+import { isInitialize } from './jsonrpc-shape.js';
 import type { UpstreamRegistry } from './sessions.js';
 import { createUpstreamServer } from './upstream-server.js';
 
@@ -125,7 +125,7 @@ export async function startHttpUpstream(
       if (req.method !== 'POST') return sendJsonRpcError(res, 405, -32000, 'Method not allowed: this proxy runs stateless (POST only)');
       const ctx = newSession(res, `stateless-${randomUUID()}`);
       const server = createUpstreamServer(core, ctx, { tasks: false });
-      const transport = new StreamableHTTPServerTransport({}); // no sessionIdGenerator: stateless mode
+      const transport = new NodeStreamableHttpTransport({}); // no sessionIdGenerator: stateless mode
       res.on('close', () => void transport.close().then(() => server.close()).catch(() => {}));
       await server.connect(transport);
       return transport.handleRequest(req, res, req.body);
@@ -134,15 +134,15 @@ export async function startHttpUpstream(
       const s = lookup(sid, res);
       if (!s) return undefined;
       // A legacy SSE session's id sent here (or the reverse, below) is a client error, not the proxy's.
-      if (!(s.transport instanceof StreamableHTTPServerTransport)) return sendJsonRpcError(res, 400, -32600, 'Bad Request: this Mcp-Session-Id names a legacy SSE session; post its messages to /messages?sessionId=…, or initialize a Streamable HTTP session on /mcp');
+      if (!(s.transport instanceof NodeStreamableHttpTransport)) return sendJsonRpcError(res, 400, -32600, 'Bad Request: this Mcp-Session-Id names a legacy SSE session; post its messages to /messages?sessionId=…, or initialize a Streamable HTTP session on /mcp');
       return s.transport.handleRequest(req, res, req.body);
     }
-    if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
+    if (req.method !== 'POST' || !isInitialize(req.body)) {
       return sendJsonRpcError(res, 400, -32600, 'Bad Request: no Mcp-Session-Id header; send an initialize request first');
     }
     const ctx = newSession(res, 'pending');
     const server = createUpstreamServer(core, ctx);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: NodeStreamableHttpTransport = new NodeStreamableHttpTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
         ctx.id = id;
