@@ -158,7 +158,7 @@ async function run(front: Front, steps: Step[]): Promise<Answer[]> {
   return out;
 }
 
-const call = (id: number, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) => ({
+const call = (id: number | string, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) => ({
   jsonrpc: '2.0',
   id,
   method: 'tools/call',
