@@ -10,6 +10,7 @@ import { ConfigError } from '../core/errors.js';
 import type { ProxyCore, SessionContext } from './context.js';
 import { bearerAuth, sendJsonRpcError, type RequestIdentity } from './http-auth.js';
 import { NodeStreamableHttpTransport } from './http-transport.js';
+import { jsonBody } from './json-body.js';
 import { isInitialize } from './jsonrpc-shape.js';
 import type { UpstreamRegistry } from './sessions.js';
 import { createUpstreamServer } from './upstream-server.js';
@@ -113,7 +114,8 @@ export async function startHttpUpstream(
   const allowed = ['localhost', '127.0.0.1', '[::1]', ...cfg.allowed_hosts];
   if (!isLoopback(host) && host !== '0.0.0.0' && host !== '::') allowed.push(host);
   app.use(hostHeaderValidation(allowed));
-  const json = express.json({ limit: cfg.body_limit, type: () => true });
+  // The ordinary body is read by jsonBody; a compressed one, one with a charset or chunked, by body-parser.
+  const json = jsonBody(cfg.body_limit, express.json({ limit: cfg.body_limit, type: () => true }));
   const auth = opts.auth?.handler ?? bearerAuth(tokens);
   const pass: RequestHandler = (_req, _res, next) => next();
   const gate = opts.gate ?? pass;
