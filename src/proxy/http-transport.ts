@@ -7,6 +7,12 @@ import { isInitialize, isRequestMessage, isResponseMessage, readMessage } from '
 /** As the SDK's transport: the most messages one POSTed batch may hold, and the SSE keep-alive interval. */
 const MAX_BATCH_SIZE = 100;
 const KEEP_ALIVE_MS = 15_000;
+/**
+ * How long a POST's SSE head waits for the first event to go out with it (one write for the ordinary call instead of
+ * the SDK's head, event and end). A call still running then gets its head alone, so a client or a load balancer
+ * waiting for the first byte hears from the proxy within this time, as it did with the SDK's transport at once.
+ */
+const HEAD_WAIT_MS = 1_000;
 const STANDALONE = '_GET_stream';
 const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' } as const;
 
@@ -26,6 +32,8 @@ interface Stream {
   keepAlive: NodeJS.Timeout | undefined;
   /** The client went away before the stream ended. */
   gone: boolean;
+  /** Something was written (the head went with it; `headersSent` is true as soon as the head is set). */
+  wrote: boolean;
 }
 
 /**
@@ -117,7 +125,7 @@ export class NodeStreamableHttpTransport implements Transport {
       return undefined;
     }
     const streamId = String(this.nextStream++);
-    const stream: Stream = { key: streamId, res, ids: [], keepAlive: undefined, gone: false };
+    const stream: Stream = { key: streamId, res, ids: [], keepAlive: undefined, gone: false, wrote: false };
     for (const m of messages) {
       if (!isRequestMessage(m)) continue;
       const id = (m as { id: RequestId }).id;
@@ -134,7 +142,7 @@ export class NodeStreamableHttpTransport implements Transport {
     });
     for (const m of messages) this.onmessage?.(m, extra);
     // Answers that came while the messages were handed over have ended the stream already.
-    if (this.streams.get(streamId) === stream) stream.keepAlive = this.keepAlive(stream);
+    if (this.streams.get(streamId) === stream) stream.keepAlive = this.headWait(stream);
     return undefined;
   }
 
@@ -142,7 +150,7 @@ export class NodeStreamableHttpTransport implements Transport {
     if (!req.headers.accept?.includes('text/event-stream')) return this.fail(res, 406, -32000, 'Not Acceptable: Client must accept text/event-stream');
     if (!this.sessionValid(req, res) || !this.versionValid(req, res)) return undefined;
     if (this.streams.has(STANDALONE)) return this.fail(res, 409, -32000, 'Conflict: Only one SSE stream is allowed per session');
-    const stream: Stream = { key: STANDALONE, res, ids: [], keepAlive: undefined, gone: false };
+    const stream: Stream = { key: STANDALONE, res, ids: [], keepAlive: undefined, gone: false, wrote: false };
     this.streams.set(STANDALONE, stream);
     res.writeHead(200, this.sseHeaders());
     // Node sends the head with the first write; a GET stream may wait long for its first event.
@@ -215,6 +223,7 @@ export class NodeStreamableHttpTransport implements Transport {
 
   private write(stream: Stream, message: JSONRPCMessage): void {
     if (stream.gone || stream.res.writableEnded) return;
+    stream.wrote = true;
     stream.res.write(sseEvent(message));
   }
 
@@ -223,6 +232,17 @@ export class NodeStreamableHttpTransport implements Transport {
     if (this.streams.get(stream.key) === stream) this.streams.delete(stream.key);
     if (stream.gone || stream.res.writableEnded) return;
     stream.res.end(last === undefined ? undefined : sseEvent(last));
+  }
+
+  /** The head alone once HEAD_WAIT_MS passed without an event, then the keep-alive (one timer at a time). */
+  private headWait(stream: Stream): NodeJS.Timeout {
+    const timer = setTimeout(() => {
+      if (stream.gone || stream.res.writableEnded) return;
+      if (!stream.wrote) stream.res.flushHeaders();
+      stream.keepAlive = this.keepAlive(stream);
+    }, HEAD_WAIT_MS);
+    timer.unref();
+    return timer;
   }
 
   private keepAlive(stream: Stream): NodeJS.Timeout | undefined {

@@ -259,4 +259,20 @@ describe('NodeStreamableHttpTransport answers as the SDK transport does', () => 
     expect(after.status).toBe(200);
     expect(await after.text()).toContain('still here');
   });
+
+  it('sends the head of a call still running after a second, and its answer when it comes', async () => {
+    const front = fronts.get('ours')!;
+    await run(front, [{ body: INIT }]);
+    const sid = [...front.sids].at(-1)!;
+    const headers = { 'content-type': 'application/json', accept: ACCEPT, 'mcp-session-id': sid };
+    await fetch(front.url, { method: 'POST', headers, body: JSON.stringify(initialized) });
+    const t0 = performance.now();
+    const r = await fetch(front.url, { method: 'POST', headers, body: JSON.stringify(call(40, 'slow', { ms: 4000 })) });
+    const head = performance.now() - t0;
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('text/event-stream');
+    expect(await r.text()).toContain('late');
+    expect(head).toBeLessThan(3000);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(3900);
+  });
 });
