@@ -63,6 +63,26 @@ export function isLoopback(host: string): boolean {
   return LOOPBACK.has(host) || host.startsWith('127.');
 }
 
+/** Host header values one check accepted at most (a client sends one or two; a bound so that none can grow it). */
+const REMEMBERED_HOSTS = 64;
+
+/**
+ * The SDK's Host-header check (DNS rebinding), run once per Host header value: its answer depends only on the value
+ * and the fixed allowed list, and it parses a URL per request. A value it accepted passes at once after; any other
+ * value goes through it every time, so every refusal is its own.
+ */
+function rememberedHosts(check: RequestHandler): RequestHandler {
+  const accepted = new Set<string>();
+  return function hostCheck(req, res, next) {
+    const host = req.headers.host;
+    if (host !== undefined && accepted.has(host)) return next();
+    return check(req, res, (err?: unknown) => {
+      if (err === undefined && host !== undefined && accepted.size < REMEMBERED_HOSTS) accepted.add(host);
+      next(err);
+    });
+  };
+}
+
 /**
  * Serves Streamable HTTP on /mcp (stateful sessions by default, or stateless) and legacy SSE on /sse + /messages,
  * behind Host-header validation, bearer auth, and a JSON body limit whose violations are JSON-RPC errors.
@@ -113,7 +133,7 @@ export async function startHttpUpstream(
   app.disable('x-powered-by');
   const allowed = ['localhost', '127.0.0.1', '[::1]', ...cfg.allowed_hosts];
   if (!isLoopback(host) && host !== '0.0.0.0' && host !== '::') allowed.push(host);
-  app.use(hostHeaderValidation(allowed));
+  app.use(rememberedHosts(hostHeaderValidation(allowed)));
   // The ordinary body is read by jsonBody; a compressed one, one with a charset or chunked, by body-parser.
   const json = jsonBody(cfg.body_limit, express.json({ limit: cfg.body_limit, type: () => true }));
   const auth = opts.auth?.handler ?? bearerAuth(tokens);
