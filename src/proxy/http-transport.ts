@@ -133,14 +133,27 @@ export class NodeStreamableHttpTransport implements Transport {
       this.requestToStream.set(id, streamId);
     }
     this.streams.set(streamId, stream);
-    res.writeHead(200, this.sseHeaders());
+    // Set, not written: the head goes with the first event, and a failure below can still answer 400.
+    const head = this.sseHeaders();
+    for (const [name, value] of Object.entries(head)) res.setHeader(name, value!);
     res.on('close', () => {
       if (res.writableEnded) return;
       stream.gone = true;
       clearInterval(stream.keepAlive);
       if (this.streams.get(streamId) === stream) this.streams.delete(streamId);
     });
-    for (const m of messages) this.onmessage?.(m, extra);
+    try {
+      for (const m of messages) this.onmessage?.(m, extra);
+    } catch (error) {
+      // As the SDK: a failure while handing the messages over releases the stream and answers 400.
+      this.streams.delete(streamId);
+      for (const id of stream.ids) this.requestToStream.delete(id);
+      this.onerror?.(error as Error);
+      if (stream.wrote) return void res.end();
+      for (const name of Object.keys(head)) res.removeHeader(name);
+      writeJson(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error', data: String(error) }, id: null });
+      return undefined;
+    }
     // Answers that came while the messages were handed over have ended the stream already.
     if (this.streams.get(streamId) === stream) stream.keepAlive = this.headWait(stream);
     return undefined;

@@ -275,4 +275,29 @@ describe('NodeStreamableHttpTransport answers as the SDK transport does', () => 
     expect(head).toBeLessThan(3000);
     expect(performance.now() - t0).toBeGreaterThanOrEqual(3900);
   });
+
+  it('answers 400 as the SDK does when handing a message over fails, and keeps serving', async () => {
+    const answers: Answer[] = [];
+    for (const kind of ['sdk', 'ours'] as const) {
+      const http = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          const t = kind === 'sdk' ? new StreamableHTTPServerTransport({}) : new NodeStreamableHttpTransport({});
+          t.onmessage = () => {
+            throw new Error('boom');
+          };
+          void t.handleRequest(req, res, JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        });
+      });
+      await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+      const front: Front = { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, sids: new Set(), close: async () => {} };
+      answers.push(await send(front, { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } }, undefined, []));
+      answers.push(await send(front, { body: { jsonrpc: '2.0', id: 2, method: 'tools/list' } }, undefined, []));
+      http.closeAllConnections();
+      await new Promise<void>((r) => http.close(() => r()));
+    }
+    expect(answers[0]!.status).toBe(400);
+    expect(answers.slice(2)).toEqual(answers.slice(0, 2));
+  });
 });
