@@ -4,13 +4,14 @@ import type { AddressInfo } from 'node:net';
 import express, { type Application, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ConfigError } from '../core/errors.js';
 import type { ProxyCore, SessionContext } from './context.js';
 import { bearerAuth, sendJsonRpcError, type RequestIdentity } from './http-auth.js';
+import { NodeStreamableHttpTransport } from './http-transport.js';
+import { jsonBody } from './json-body.js';
+import { isInitialize } from './jsonrpc-shape.js';
 import type { UpstreamRegistry } from './sessions.js';
 import { createUpstreamServer } from './upstream-server.js';
 
@@ -60,6 +61,26 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 /** Whether a bind address only accepts local connections. */
 export function isLoopback(host: string): boolean {
   return LOOPBACK.has(host) || host.startsWith('127.');
+}
+
+/** Host header values one check accepted at most (a client sends one or two; a bound so that none can grow it). */
+const REMEMBERED_HOSTS = 64;
+
+/**
+ * The SDK's Host-header check (DNS rebinding), run once per Host header value: its answer depends only on the value
+ * and the fixed allowed list, and it parses a URL per request. A value it accepted passes at once after; any other
+ * value goes through it every time, so every refusal is its own.
+ */
+function rememberedHosts(check: RequestHandler): RequestHandler {
+  const accepted = new Set<string>();
+  return function hostCheck(req, res, next) {
+    const host = req.headers.host;
+    if (host !== undefined && accepted.has(host)) return next();
+    return check(req, res, (err?: unknown) => {
+      if (err === undefined && host !== undefined && accepted.size < REMEMBERED_HOSTS) accepted.add(host);
+      next(err);
+    });
+  };
 }
 
 /**
@@ -112,8 +133,9 @@ export async function startHttpUpstream(
   app.disable('x-powered-by');
   const allowed = ['localhost', '127.0.0.1', '[::1]', ...cfg.allowed_hosts];
   if (!isLoopback(host) && host !== '0.0.0.0' && host !== '::') allowed.push(host);
-  app.use(hostHeaderValidation(allowed));
-  const json = express.json({ limit: cfg.body_limit, type: () => true });
+  app.use(rememberedHosts(hostHeaderValidation(allowed)));
+  // The ordinary body is read by jsonBody; a compressed one, one with a charset or chunked, by body-parser.
+  const json = jsonBody(cfg.body_limit, express.json({ limit: cfg.body_limit, type: () => true }));
   const auth = opts.auth?.handler ?? bearerAuth(tokens);
   const pass: RequestHandler = (_req, _res, next) => next();
   const gate = opts.gate ?? pass;
@@ -125,7 +147,7 @@ export async function startHttpUpstream(
       if (req.method !== 'POST') return sendJsonRpcError(res, 405, -32000, 'Method not allowed: this proxy runs stateless (POST only)');
       const ctx = newSession(res, `stateless-${randomUUID()}`);
       const server = createUpstreamServer(core, ctx, { tasks: false });
-      const transport = new StreamableHTTPServerTransport({}); // no sessionIdGenerator: stateless mode
+      const transport = new NodeStreamableHttpTransport({}); // no sessionIdGenerator: stateless mode
       res.on('close', () => void transport.close().then(() => server.close()).catch(() => {}));
       await server.connect(transport);
       return transport.handleRequest(req, res, req.body);
@@ -134,15 +156,15 @@ export async function startHttpUpstream(
       const s = lookup(sid, res);
       if (!s) return undefined;
       // A legacy SSE session's id sent here (or the reverse, below) is a client error, not the proxy's.
-      if (!(s.transport instanceof StreamableHTTPServerTransport)) return sendJsonRpcError(res, 400, -32600, 'Bad Request: this Mcp-Session-Id names a legacy SSE session; post its messages to /messages?sessionId=…, or initialize a Streamable HTTP session on /mcp');
+      if (!(s.transport instanceof NodeStreamableHttpTransport)) return sendJsonRpcError(res, 400, -32600, 'Bad Request: this Mcp-Session-Id names a legacy SSE session; post its messages to /messages?sessionId=…, or initialize a Streamable HTTP session on /mcp');
       return s.transport.handleRequest(req, res, req.body);
     }
-    if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
+    if (req.method !== 'POST' || !isInitialize(req.body)) {
       return sendJsonRpcError(res, 400, -32600, 'Bad Request: no Mcp-Session-Id header; send an initialize request first');
     }
     const ctx = newSession(res, 'pending');
     const server = createUpstreamServer(core, ctx);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: NodeStreamableHttpTransport = new NodeStreamableHttpTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
         ctx.id = id;

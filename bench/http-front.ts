@@ -1,0 +1,121 @@
+/**
+ * The CPU an HTTP front end costs per MCP request, apart from any guard or downstream server: the same express app as
+ * the proxy's /mcp (Host-header check, JSON body, sessions) in front of an in-process MCP server with one `echo` tool,
+ * once with the SDK's `StreamableHTTPServerTransport` and `express.json` (`sdk`, the proxy's front end before issue
+ * 30's transport) and once with QuadGuard's `NodeStreamableHttpTransport` and `jsonBody` (`own`). Each front end runs
+ * in a child process driven by N concurrent SDK clients calling `echo` in a closed loop; the child's own CPU time
+ * (user + system, /proc, Linux) per call is the figure, which a loaded machine moves far less than wall time. The two
+ * alternate for `--rounds` rounds, each after a warm-up, so that both see the same load.
+ *
+ *   npx tsx bench/http-front.ts [seconds=8] [--rounds 3] [--sessions 8] [--warm 4]
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import express, { type Request, type Response } from 'express';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { NodeStreamableHttpTransport } from '../src/proxy/http-transport.js';
+import { jsonBody } from '../src/proxy/json-body.js';
+import { isInitialize } from '../src/proxy/jsonrpc-shape.js';
+import { fmtMs, freePort, httpClient, summarize, tsNode, waitForHttp } from './common.js';
+
+const FRONTS = ['sdk', 'own'] as const;
+type Front = (typeof FRONTS)[number];
+
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { rounds: { type: 'string', default: '3' }, sessions: { type: 'string', default: '8' }, warm: { type: 'string', default: '4' }, serve: { type: 'string' }, port: { type: 'string' } } });
+
+/** The child: one front end on 127.0.0.1:port until it is killed. */
+async function serve(front: Front, port: number): Promise<void> {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(hostHeaderValidation(['localhost', '127.0.0.1', '[::1]']));
+  const parser = express.json({ limit: '4mb', type: () => true });
+  const body = front === 'sdk' ? parser : jsonBody('4mb', parser);
+  const sessions = new Map<string, { handleRequest(req: Request, res: Response, body: unknown): Promise<void> }>();
+  app.all('/mcp', body, async (req: Request, res: Response) => {
+    const sid = req.headers['mcp-session-id'];
+    const known = typeof sid === 'string' ? sessions.get(sid) : undefined;
+    if (known) return known.handleRequest(req, res, req.body);
+    if (req.method !== 'POST' || !(front === 'sdk' ? isInitializeRequest(req.body) : isInitialize(req.body))) return void res.status(400).json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'initialize first' } });
+    const server = new McpServer({ name: 'bench-front', version: '1.0.0' });
+    server.registerTool('echo', { inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+    const opts = { sessionIdGenerator: randomUUID, onsessioninitialized: (id: string) => void sessions.set(id, transport) };
+    const transport = front === 'sdk' ? new StreamableHTTPServerTransport(opts) : new NodeStreamableHttpTransport(opts);
+    await server.connect(transport);
+    return transport.handleRequest(req, res, req.body);
+  });
+  await new Promise<void>((r) => app.listen(port, '127.0.0.1', () => r()));
+}
+
+/** User + system CPU seconds of a process so far (Linux /proc). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
+async function measure(front: Front, seconds: number, warm: number, sessions: number): Promise<{ cpuUs: number; calls: number; median: number }> {
+  const port = await freePort();
+  const node = tsNode('bench/http-front.ts', '--serve', front, '--port', String(port));
+  const child = spawn(node.command, node.args, { cwd: node.cwd, stdio: ['ignore', 'ignore', 'inherit'] });
+  const url = new URL(`http://127.0.0.1:${port}/mcp`);
+  try {
+    await waitForHttp(url.href, 120_000);
+    const clients = await Promise.all(
+      Array.from({ length: sessions }, async () => {
+        const c = new Client({ name: 'bench-http-front', version: '0' });
+        await c.connect(httpClient(url));
+        return c;
+      }),
+    );
+    const loop = async (until: number, ms?: number[]) =>
+      Promise.all(
+        clients.map(async (c, i) => {
+          while (performance.now() < until) {
+            const t0 = performance.now();
+            await c.callTool({ name: 'echo', arguments: { text: `session ${i}: a short line of text` } });
+            ms?.push(performance.now() - t0);
+          }
+        }),
+      );
+    await loop(performance.now() + warm * 1000);
+    const ms: number[] = [];
+    const cpu0 = cpuSeconds(child.pid!);
+    await loop(performance.now() + seconds * 1000, ms);
+    const cpu = cpuSeconds(child.pid!) - cpu0;
+    await Promise.all(clients.map((c) => c.close()));
+    return { cpuUs: (cpu / ms.length) * 1e6, calls: ms.length, median: summarize(ms).median };
+  } finally {
+    child.kill();
+  }
+}
+
+if (values.serve !== undefined) {
+  if (!FRONTS.includes(values.serve as Front)) throw new Error(`--serve must be one of ${FRONTS.join(', ')}, not ${values.serve}`);
+  await serve(values.serve as Front, Number(values.port));
+} else {
+  const seconds = Number(positionals[0] ?? 8);
+  const rounds = Number(values.rounds);
+  const sessions = Number(values.sessions);
+  const warm = Number(values.warm);
+  if (!(seconds > 0) || !Number.isSafeInteger(rounds) || rounds < 1 || !Number.isSafeInteger(sessions) || sessions < 1 || !(warm >= 0)) {
+    throw new Error('usage: npx tsx bench/http-front.ts [seconds>0] [--rounds N>=1] [--sessions N>=1] [--warm SECONDS>=0]');
+  }
+  const per: Record<Front, number[]> = { sdk: [], own: [] };
+  for (let r = 1; r <= rounds; r++) {
+    for (const front of FRONTS) {
+      const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+      const m = await measure(front, seconds, warm, sessions);
+      per[front].push(m.cpuUs);
+      console.log(`round ${r} ${front}: ${m.calls} calls, median ${fmtMs(m.median)} ms, front end CPU ${m.cpuUs.toFixed(0)} µs/call (load ${load})`);
+    }
+  }
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  console.log(`median front end CPU per call, ${sessions} sessions: sdk ${med(per.sdk).toFixed(0)} µs, own ${med(per.own).toFixed(0)} µs (${(med(per.own) / med(per.sdk)).toFixed(2)}×)`);
+}
