@@ -7,6 +7,7 @@
  * row here.
  */
 
+import { sharedDecode, sharedMayApply } from './reading-memo.js';
 import type { RunQuery } from './runs.js';
 
 /** The depth and view budget of `unwrapViews` (the encodings data flow and the masker read). */
@@ -136,8 +137,32 @@ function safeDecode(s: string): string {
 /** A character some reading starts from: non-ASCII, `&`, a backslash, `%`, `+` (one negated class: a fast scan). */
 const ESCAPE_CHAR = /[^\x00-\x24\x27-\x2a\x2c-\x5b\x5d-\x7f]/;
 const BASE64_RUN_16 = /[A-Za-z0-9/_-]{16}/;
-/** What a base64 or hex row needs: a run of 16 characters of base64 (`+` included). */
-const TOKEN_RUN_16 = /[A-Za-z0-9+/_-]{16}/;
+/**
+ * Whether `s` holds 16 consecutive characters of base64 (`+` included): `/[A-Za-z0-9+/_-]{16}/.test(s)`, what a base64
+ * or hex row needs, in one pass (the expression, tried from every position, read each word again up to 16 times: a
+ * third of the cost of reading a megabyte decoded from base64 went to it and to the base32 test below).
+ */
+function hasTokenRun16(s: string): boolean {
+  for (let i = 0, n = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 128 && (RUN_CLASS[c]! & 1) !== 0) {
+      if (++n >= 16) return true;
+    } else n = 0;
+  }
+  return false;
+}
+
+/** `/[A-Z2-7]{16}|[a-z2-7]{16}/.test(s)` in one pass: 16 base32 digits of one case. */
+function hasBase32Run16(s: string): boolean {
+  for (let i = 0, upper = 0, lower = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const digit = c >= 50 && c <= 55;
+    upper = digit || (c >= 65 && c <= 90) ? upper + 1 : 0;
+    lower = digit || (c >= 97 && c <= 122) ? lower + 1 : 0;
+    if (upper >= 16 || lower >= 16) return true;
+  }
+  return false;
+}
 
 /**
  * Whether `s` may have a reading that is not a base64 or hex run: a plain reading, URL parts or URL decoding need
@@ -476,7 +501,7 @@ export interface Reading {
 
 /** What the base64 and hex rows need: a run of 16 characters of base64 (`+` included), or wrapped base64. */
 function mayHaveTokenRun(t: string, runs?: RunQuery): boolean {
-  return (runs ? runs.hasRun('base64', 16) : TOKEN_RUN_16.test(t)) || mayHaveWrappedBase64(t);
+  return (runs ? runs.hasRun('base64', 16) : hasTokenRun16(t)) || mayHaveWrappedBase64(t);
 }
 
 /** Line-wrapped base64 (lines of 40 or more base64 characters) joined; other white space is kept. */
@@ -547,7 +572,7 @@ export const READINGS: readonly Reading[] = [
   {
     name: 'base32',
     nests: true,
-    mayApply: (t, runs) => (runs ? runs.hasRun('base32-upper', 16) || runs.hasRun('base32-lower', 16) : /[A-Z2-7]{16}|[a-z2-7]{16}/.test(t)),
+    mayApply: (t, runs) => (runs ? runs.hasRun('base32-upper', 16) || runs.hasRun('base32-lower', 16) : hasBase32Run16(t)),
     decode(t, limits) {
       const out: string[] = [];
       for (const run of base32Runs(t)) {
@@ -664,8 +689,10 @@ function readAll(s: string, limits: ReadingLimits, runs?: RunQuery): Readings {
   const rows = limits.rows.map((n) => ROWS.get(n)!);
   const nesting = rows.filter((r) => r.nests);
   const last = rows.filter((r) => !r.nests);
+  // A row's decode reads these limits and no others: with the row's name, the key of what it decoded (reading-memo.ts).
+  const decodeKey = `|${limits.minBase64}|${limits.alignments}|${limits.maxRun}`;
   // `runs` answers for `s` itself only (the views decoded from it are new texts).
-  const applies = (r: Reading, text: string) => r.mayApply(text, text === s ? runs : undefined) && (limits.gate?.[r.name]?.(text) ?? true);
+  const applies = (r: Reading, text: string) => sharedMayApply(text, r.name, () => r.mayApply(text, text === s ? runs : undefined)) && (limits.gate?.[r.name]?.(text) ?? true);
   const take = (text: string, name: ReadingName | undefined): boolean => {
     if (seen.has(text)) return false;
     // The text itself is always taken: the budget is for what the readings add.
@@ -683,7 +710,7 @@ function readAll(s: string, limits: ReadingLimits, runs?: RunQuery): Readings {
     if (!take(text, name)) return;
     for (const r of nesting) {
       if (!applies(r, text)) continue;
-      for (const d of r.decode(text, limits)) {
+      for (const d of sharedDecode(text, r.name + decodeKey, () => r.decode(text, limits))) {
         if (depth >= limits.depth) {
           if (!seen.has(d)) unread ??= `${r.name} reading nested deeper than ${limits.depth}`;
           continue;
@@ -696,7 +723,7 @@ function readAll(s: string, limits: ReadingLimits, runs?: RunQuery): Readings {
   if (last.length > 0) {
     const decoded = views.length;
     for (let v = 0; v < decoded; v++) {
-      for (const r of last) if (applies(r, views[v]!)) for (const d of r.decode(views[v]!, limits)) take(d, r.name);
+      for (const r of last) if (applies(r, views[v]!)) for (const d of sharedDecode(views[v]!, r.name + decodeKey, () => r.decode(views[v]!, limits))) take(d, r.name);
     }
   }
   return unread === undefined ? { views, names } : { views, names, unread };

@@ -127,6 +127,22 @@ const LETTER_DIGIT_RUN = /[\p{L}\p{N}]+/gu;
 
 const TWO_DIGITS = /\d\D*\d/;
 
+/**
+ * Whether `s` holds more than `max` ASCII letters and digits: then its normalised form (normaliseForFingerprint) is
+ * longer than `max`, since NFKC keeps an ASCII letter or digit as one letter or digit (ASCII characters compose
+ * with nothing but combining marks, which leave one letter) and lower case maps it to one. Stops at the first
+ * `max + 1`, so a megabyte-long word is not read, let alone normalised, to be dropped.
+ */
+function moreAsciiAlnumThan(s: string, max: number): boolean {
+  if (s.length <= max) return false;
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)) && ++n > max) return true;
+  }
+  return false;
+}
+
 /** LABEL and GROUPS, anchored where they are tried (`lastIndex`). */
 const LABEL_AT = new RegExp(LABEL.source, 'iuy');
 const GROUPS_AT = new RegExp(GROUPS.source, 'uy');
@@ -170,6 +186,8 @@ export function distinctiveValues(text: string, max = MAX_VALUES_PER_READ): stri
     // Digit-heavy and mixed values both have two digits or more; most words have none.
     if (w.length === 0 || !TWO_DIGITS.test(w) || ORDINARY_NUMBER.some((re) => re.test(w))) continue; // not its parts either (3.14159265)
     for (const p of pieces(w)) {
+      // Too long to be a value however it normalises: a base64 result is one megabyte-long word.
+      if (moreAsciiAlnumThan(p, MAX_VALUE)) continue;
       const n = normaliseForFingerprint(p);
       if (distinctiveShape(p, n) && add(n)) return [...out];
     }
