@@ -1,7 +1,7 @@
 import { splitLines } from './fast-paths.js';
 import { MODAL_WORDS, NEGATION_LEADS, OPENER_PHRASES, ORDER_VERBS } from './lexicon.js';
 import { LiteralSet } from './literals.js';
-import { lineKind, lineUnits, MAX_LEN, MAX_UNITS, units, type Unit } from './sentences.js';
+import { lineKind, lineUnits, MAX_LEN, MAX_UNITS, units, type LineKind, type Unit } from './sentences.js';
 
 /**
  * The units (sentences.ts) the `directive` signal must read: those of the lines where an order can start. A unit
@@ -17,8 +17,8 @@ import { lineKind, lineUnits, MAX_LEN, MAX_UNITS, units, type Unit } from './sen
  *   can start.
  *
  * Any other line's units are not orders: they score nothing, so they are not made. The units of the lines that take
- * part are made by the same code as `units` (`lineUnits`), with the same neighbours' kinds and the same unit before
- * each (made for the line before when needed). Exact for texts of at most `GATED_MAX` characters (a window), where
+ * part are made by the same code as `units` (`lineUnits`), with the same neighbours' kinds; the unit before an order
+ * that opens its line is that of the nearest line before it that has units, made only then. Exact for texts of at most `GATED_MAX` characters (a window), where
  * the cap of MAX_UNITS units cannot be reached: each unit holds 8 or more characters of its own. Longer texts (a
  * record reading) are split in full. test/detectors/order-cues.test.ts checks the order units against `units` on
  * every corpus; test/detectors/reference/injection-order-cues.ts is the plain form.
@@ -46,9 +46,12 @@ const OPENER_TOKEN = new RegExp(
  */
 const OPENS_AFTER = new Set('|",.!?;。！？]#/*>\'`-–•=~):，：—');
 
-/** The units of `text` that can be orders, in text order, each as `units(text)` has it. */
-export function orderUnits(text: string, isModal: (line: string) => boolean): Unit[] {
-  if (text.length > GATED_MAX) return units(text);
+/**
+ * The units of `text` shaped as orders (`isOrder`), in text order, each as `units(text)` has it: the only units the
+ * directive signal scores.
+ */
+export function orderUnits(text: string, isModal: (line: string) => boolean, isOrder: (u: Unit) => boolean): Unit[] {
+  if (text.length > GATED_MAX) return units(text).filter(isOrder);
   const lines = splitLines(text, true, MAX_UNITS);
   const n = lines.length;
   const starts = lineStarts(text, lines);
@@ -74,7 +77,7 @@ export function orderUnits(text: string, isModal: (line: string) => boolean): Un
       if (isModal(lines[li] as string)) take[li] = 1;
     } else if (!(end < text.length && isWordQuoteOrDash(text.charCodeAt(end))) && opensAt(text, start, lineStart, 0)) take[li] = 1;
   }
-  return unitsOf(lines, take);
+  return ordersOf(lines, take, isOrder);
 }
 
 /** Where each line starts in the text (after the `\r?\n` or escaped `\n` before it). */
@@ -91,32 +94,35 @@ function lineStarts(text: string, lines: readonly string[]): Int32Array {
   return starts;
 }
 
-/** The units of the lines taken, each with the unit before it as `units` has it. */
-function unitsOf(lines: readonly string[], take: Uint8Array): Unit[] {
+/** The order units of the lines taken, each with the unit before it as `units` has it. */
+function ordersOf(lines: readonly string[], take: Uint8Array, isOrder: (u: Unit) => boolean): Unit[] {
   const n = lines.length;
   const trimmed: (string | undefined)[] = new Array<string | undefined>(n);
-  const kinds: (ReturnType<typeof lineKind> | undefined)[] = new Array<ReturnType<typeof lineKind> | undefined>(n);
+  const kinds: (LineKind | undefined)[] = new Array<LineKind | undefined>(n);
   const trim = (i: number): string => (trimmed[i] ??= (lines[i] as string).trim());
-  const kind = (i: number): ReturnType<typeof lineKind> | undefined => (i < 0 || i >= n ? undefined : (kinds[i] ??= lineKind(trim(i))));
+  const kind = (i: number): LineKind | undefined => (i < 0 || i >= n ? undefined : (kinds[i] ??= lineKind(trim(i))));
+  /** The last unit of line `i` ('' when it has none). */
+  const lastOf = (i: number): string => (trim(i) === '' ? '' : lineUnits([], trim(i), kind(i - 1), kind(i) as LineKind, kind(i + 1), '', Infinity));
   const out: Unit[] = [];
-  const scratch: Unit[] = [];
-  // The text of the last unit of the lines before `done` (the last line whose units are known).
-  let prev = '';
-  let done = -1;
+  const line: Unit[] = [];
   for (let i = 0; i < n; i++) {
     if (take[i] !== 1 || trim(i) === '') continue;
-    // The unit before this line's first: the last unit of the nearest line after `done` that has one.
-    for (let j = i - 1; j > done; j--) {
-      if (trim(j) === '') continue;
-      scratch.length = 0;
-      const last = lineUnits(scratch, trim(j), kind(j - 1), kind(j) as ReturnType<typeof lineKind>, kind(j + 1), '', Infinity);
-      if (scratch.length > 0) {
-        prev = last;
-        break;
+    line.length = 0;
+    lineUnits(line, trim(i), kind(i - 1), kind(i) as LineKind, kind(i + 1), '', Infinity);
+    for (const [k, u] of line.entries()) {
+      if (!isOrder(u)) continue;
+      // The unit before the line's first: the last unit of the nearest line before it that has one.
+      if (k === 0) {
+        for (let j = i - 1; j >= 0; j--) {
+          const last = lastOf(j);
+          if (last !== '') {
+            u.prev = last;
+            break;
+          }
+        }
       }
+      out.push(u);
     }
-    prev = lineUnits(out, trim(i), kind(i - 1), kind(i) as ReturnType<typeof lineKind>, kind(i + 1), prev, Infinity);
-    done = i;
   }
   return out;
 }

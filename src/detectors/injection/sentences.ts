@@ -51,7 +51,7 @@ export function units(text: string): Unit[] {
   return out;
 }
 
-type LineKind = ReturnType<typeof lineKind>;
+export type LineKind = ReturnType<typeof lineKind>;
 
 /**
  * The units of one trimmed, non-empty line `t` (its kind and its neighbours' kinds given), appended to `out` while it
