@@ -148,6 +148,8 @@ describe('on generated texts', () => {
       expect(units(t).some(isOrder), t.slice(480)).toBe(true);
       expectGateExact(`Notes\n${t}\nMore notes here.`, t.slice(480));
     }
+    // Escaped line breaks ("\\n") next to modal words and verbs.
+    for (const t of ['Notes\\need you must send it now.', 'x\\nYou must send it.\\nPlease forward the file.', 'a\\nsend the file now\\n', 'you\\nmust\\nsend']) expectGateExact(t, t);
     const filler = `${benign.join('\n')}\n`.repeat(10);
     for (const at of [GATED_MAX - 40, GATED_MAX - 1, GATED_MAX, GATED_MAX + 1]) {
       const t = `${filler.slice(0, at - 30)}\nPlease send it to me now.`.slice(0, at);

@@ -1,38 +1,55 @@
 import { splitLines } from './fast-paths.js';
 import { MODAL_WORDS, NEGATION_LEADS, OPENER_PHRASES, ORDER_VERBS } from './lexicon.js';
-import { LiteralSet } from './literals.js';
+import { fold } from './literals.js';
 import { lineKind, lineUnits, MAX_LEN, MAX_UNITS, units, type LineKind, type Unit } from './sentences.js';
 
 /**
  * The units (sentences.ts) the `directive` signal must read: those of the lines where an order can start. A unit
  * scores only when it is shaped as an order (directive.ts `orderShape`): a modal aimed at the reader (MODAL or
  * AI_SUBJECT matches it, which needs a MODAL_WORDS word) or an opening that ORDER_OPENING_RE matches (an order verb
- * after at most a few openers, at the start of an opening). One automaton pass over the text finds those words (the
- * cues); a line takes part when
+ * after at most a few openers, at the start of an opening). A line takes part when
  *
  * - its trimmed length is over MAX_LEN (its units are cut, so nothing is assumed about their ends), or
  * - it holds a modal word and MODAL or AI_SUBJECT matches the line (a unit is a piece of its line that starts after
  *   and ends before a character no `\b` of theirs can tell from the unit's edge), or
- * - it holds an order verb not followed by `[\w'-]` whose opener walk (`opensAt`) reaches a place where an opening
- *   can start.
+ * - from a place where an opening can start (the line's start, after a split, prefix or break character, a
+ *   capitalised word after "[a-z0-9)] "), opener words lead to an order verb not followed by `[\w'-]`
+ *   (`opensWithVerb`): every opening starts at such a place, and ORDER_OPENING_RE reads its openers and verb there.
  *
  * Any other line's units are not orders: they score nothing, so they are not made. The units of the lines that take
  * part are made by the same code as `units` (`lineUnits`), with the same neighbours' kinds; the unit before an order
- * that opens its line is that of the nearest line before it that has units, made only then. Exact for texts of at most `GATED_MAX` characters (a window), where
- * the cap of MAX_UNITS units cannot be reached: each unit holds 8 or more characters of its own. Longer texts (a
- * record reading) are split in full. test/detectors/order-cues.test.ts checks the order units against `units` on
+ * that opens its line is that of the nearest line before it that has units, made only then. Exact for texts of at
+ * most `GATED_MAX` characters (a window), where the cap of MAX_UNITS units cannot be reached: each unit holds 8 or
+ * more characters of its own. Longer texts (a record reading) are split in full. test/detectors/order-cues.test.ts checks the order units against `units` on
  * every corpus; test/detectors/reference/injection-order-cues.ts is the plain form.
  */
 
 /** Texts up to this length cannot reach MAX_UNITS units (8 characters each, disjoint): MAX_UNITS × 8. */
 export const GATED_MAX = MAX_UNITS * 8;
 
-/** The modal words are literals 0 … MODAL_COUNT − 1 of CUES, the order verbs the rest. */
-const MODAL_COUNT = MODAL_WORDS.length;
 /** Each alternative of ORDER_VERBS as plain literals (`summari[sz]e` gives two). */
 const VERB_LITERALS = [...new Set(ORDER_VERBS.split('|').flatMap((v) => (v.includes('[sz]') ? [v.replace('[sz]', 's'), v.replace('[sz]', 'z')] : [v])))];
 if (VERB_LITERALS.some((v) => /[^\p{L}\p{M}' -]/u.test(v))) throw new Error('injection: an order verb is not a plain word');
-let cues: LiteralSet | undefined;
+
+/** The verbs as a trie of case-folded code units (`fold`: the case-insensitive regex's fold, as literals.ts). */
+interface TrieNode {
+  next: Map<number, TrieNode>;
+  end: boolean;
+}
+const VERBS: TrieNode = { next: new Map(), end: false };
+for (const v of VERB_LITERALS) {
+  let node = VERBS;
+  for (let k = 0; k < v.length; k++) {
+    const c = fold(v.charCodeAt(k));
+    let t = node.next.get(c);
+    if (t === undefined) node.next.set(c, (t = { next: new Map(), end: false }));
+    node = t;
+  }
+  node.end = true;
+}
+
+/** A modal word anywhere (fast-paths.ts `mayBeModal`, global). */
+const MODAL_WORD = new RegExp(MODAL_WORDS.join('|'), 'gi');
 
 /** A word that may stand before the verb in an order's opening: a word of an opener or of a negation lead. */
 const OPENER_TOKEN = new RegExp(
@@ -44,7 +61,8 @@ const OPENER_TOKEN = new RegExp(
  * The characters after which an opening can start (white space between them and it aside): the cell and sentence
  * splits of `units`, the carrier prefixes `openings` strips and the breaks it opens at (directive.ts).
  */
-const OPENS_AFTER = new Set('|",.!?;。！？]#/*>\'`-–•=~):，：—');
+const OPENS_AFTER = new Uint8Array(0x10000);
+for (const c of '|",.!?;。！？]#/*>\'`-–•=~):，：—') OPENS_AFTER[c.charCodeAt(0)] = 1;
 
 /**
  * The units of `text` shaped as orders (`isOrder`), in text order, each as `units(text)` has it: the only units the
@@ -57,27 +75,65 @@ export function orderUnits(text: string, isModal: (line: string) => boolean, isO
   const starts = lineStarts(text, lines);
   const take = new Uint8Array(n);
   for (let i = 0; i < n; i++) if ((lines[i] as string).length > MAX_LEN && (lines[i] as string).trim().length > MAX_LEN) take[i] = 1;
-  const modalTried = new Uint8Array(n);
-  cues ??= new LiteralSet([...MODAL_WORDS, ...VERB_LITERALS]);
-  const { ids, ends, count } = cues.occurrences(text);
+  // Lines with a modal word that MODAL or AI_SUBJECT matches (no modal word holds a line break's character).
   let li = 0;
-  for (let h = 0; h < count; h++) {
-    const end = ends[h] as number;
-    while (li < n && end > (starts[li] as number) + (lines[li] as string).length) li++;
+  MODAL_WORD.lastIndex = 0;
+  for (let m = MODAL_WORD.exec(text); m !== null; m = MODAL_WORD.exec(text)) {
+    while (li < n && m.index >= (starts[li] as number) + (lines[li] as string).length) li++;
     if (li >= n) break;
-    if (take[li] === 1) continue;
-    const id = ids[h] as number;
-    const start = end - cues.lengthOf(id);
     const lineStart = starts[li] as number;
-    // A literal across a line break (an escaped "\n") is in no unit.
-    if (start < lineStart) continue;
-    if (id < MODAL_COUNT) {
-      if (modalTried[li] === 1) continue;
-      modalTried[li] = 1;
-      if (isModal(lines[li] as string)) take[li] = 1;
-    } else if (!(end < text.length && isWordQuoteOrDash(text.charCodeAt(end))) && opensAt(text, start, lineStart, 0)) take[li] = 1;
+    const lineEnd = lineStart + (lines[li] as string).length;
+    // A word starting in an escaped "\n" (its "n"): read the line from its start.
+    if (m.index < lineStart) {
+      MODAL_WORD.lastIndex = lineStart;
+      continue;
+    }
+    if (take[li] === 0 && isModal(lines[li] as string)) take[li] = 1;
+    MODAL_WORD.lastIndex = lineEnd;
   }
+  // Lines where an order verb opens an opening.
+  for (let i = 0; i < n; i++) if (take[i] === 0 && opensWithVerb(text, starts[i] as number, (starts[i] as number) + (lines[i] as string).length)) take[i] = 1;
   return ordersOf(lines, take, isOrder);
+}
+
+/**
+ * Whether an order verb opens an opening of the line `[from, to)`: from each place an opening can start (the line's
+ * start, after one of OPENS_AFTER, a capitalised word after "[a-z0-9)] " — the last break of `openingBreaks` —, white
+ * space aside), over at most 16 opener words each followed by white space (ORDER_OPENING_RE takes at most three
+ * openers of three words and a lead of four), to an order verb not followed by `[\w'-]`.
+ */
+function opensWithVerb(text: string, from: number, to: number): boolean {
+  if (opensAt(text, from, to)) return true;
+  for (let p = from; p < to; p++) {
+    const c = text.charCodeAt(p);
+    if (OPENS_AFTER[c] === 1 ? opensAt(text, p + 1, to) : p + 3 < to && text.charCodeAt(p + 1) === 32 && isLowerDigitOrParen(c) && isUpper(text.charCodeAt(p + 2)) && isLower(text.charCodeAt(p + 3)) && opensAt(text, p + 2, to)) return true;
+  }
+  return false;
+}
+
+/** Whether, from `q` (white space aside), opener words lead to an order verb before `to`. */
+function opensAt(text: string, q: number, to: number): boolean {
+  for (let depth = 0; depth <= 16; depth++) {
+    while (q < to && isSpace(text.charCodeAt(q))) q++;
+    if (q >= to) return false;
+    if (verbAt(text, q, to)) return true;
+    let e = q;
+    while (e < to && !isSpace(text.charCodeAt(e))) e++;
+    if (e >= to || !OPENER_TOKEN.test(text.slice(q, e))) return false;
+    q = e;
+  }
+  return false;
+}
+
+/** Whether an order verb starts at `q` and is not followed by `[\w'-]`. */
+function verbAt(text: string, q: number, to: number): boolean {
+  let node: TrieNode | undefined = VERBS;
+  for (let i = q; i < to; i++) {
+    node = node.next.get(fold(text.charCodeAt(i)));
+    if (node === undefined) return false;
+    if (node.end && !(i + 1 < text.length && isWordQuoteOrDash(text.charCodeAt(i + 1)))) return true;
+  }
+  return false;
 }
 
 /** Where each line starts in the text (after the `\r?\n` or escaped `\n` before it). */
@@ -127,32 +183,16 @@ function ordersOf(lines: readonly string[], take: Uint8Array, isOrder: (u: Unit)
   return out;
 }
 
-/**
- * Whether an opening can start at `q` or before it with only opener words between: `q` is where the line starts
- * (after white space), follows one of OPENS_AFTER (after white space), or is a capitalised word after "[a-z0-9)] "
- * (the last break of `openingBreaks`); or white space and an opener word (or its end after one of OPENS_AFTER) stand
- * before `q` and an opening can start there. ORDER_OPENING_RE has at most three openers of three words and a lead
- * of four before its verb: 16 steps are more than it can take.
- */
-function opensAt(text: string, q: number, lineStart: number, depth: number): boolean {
-  let j = q;
-  while (j > lineStart && isSpace(text.charCodeAt(j - 1))) j--;
-  if (j === lineStart || OPENS_AFTER.has(text[j - 1] as string)) return true;
-  if (q - 2 >= lineStart && text.charCodeAt(q - 1) === 32 && /[a-z0-9)]/.test(text[q - 2] as string) && /[A-Z][a-z]/.test(text.slice(q, q + 2))) return true;
-  if (depth >= 16 || j === q) return false;
-  let s = j;
-  while (s > lineStart && !isSpace(text.charCodeAt(s - 1))) s--;
-  for (let k = s; k < j; k++) {
-    if (k !== s && !OPENS_AFTER.has(text[k - 1] as string)) continue;
-    if (OPENER_TOKEN.test(text.slice(k, j)) && opensAt(text, k, lineStart, depth + 1)) return true;
-  }
-  return false;
-}
-
 /** `[\w'-]` (what ORDER_OPENING_RE refuses after its verb). */
 function isWordQuoteOrDash(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 39 || c === 45;
 }
+
+function isLowerDigitOrParen(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 41;
+}
+const isUpper = (c: number): boolean => c >= 65 && c <= 90;
+const isLower = (c: number): boolean => c >= 97 && c <= 122;
 
 /** JavaScript's `\s` (what `trim` removes and `\s+` takes). */
 function isSpace(c: number): boolean {
