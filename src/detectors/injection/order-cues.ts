@@ -51,11 +51,20 @@ for (const v of VERB_LITERALS) {
 /** A modal word anywhere (fast-paths.ts `mayBeModal`, global). */
 const MODAL_WORD = new RegExp(MODAL_WORDS.join('|'), 'gi');
 
-/** A word that may stand before the verb in an order's opening: a word of an opener or of a negation lead. */
-const OPENER_TOKEN = new RegExp(
-  `^(?:${[...new Set([...OPENER_PHRASES, ...NEGATION_LEADS.map((l) => l.replace('(?: to| that| you)?', ' to that you'))].flatMap((p) => (p.startsWith('\\') ? [p] : p.split(' '))))].join('|')})[,:]?$`,
-  'i',
+/**
+ * The words that may stand before the verb in an order's opening (the words of the openers and negation leads),
+ * case-folded as the case-insensitive regex folds them (literals.ts `fold`): a word matches when its fold is one of
+ * them, as the regex compares. An adverb (`\w{3,}ly`) is tested apart (`isAdverb`).
+ */
+const OPENER_WORDS = new Set(
+  [...OPENER_PHRASES.filter((p) => !p.startsWith('\\')), ...NEGATION_LEADS.map((l) => l.replace('(?: to| that| you)?', ' to that you'))].flatMap((p) => p.split(' ')).map(foldString),
 );
+if (OPENER_PHRASES.filter((p) => p.startsWith('\\')).join() !== String.raw`\w{3,}ly`) throw new Error('injection: an opener pattern order-cues.ts does not read');
+/** The first characters (folded) of the verbs and of the opener words. */
+const FIRST = new Uint8Array(0x10000);
+for (const w of [...VERB_LITERALS.map(foldString), ...OPENER_WORDS]) FIRST[w.charCodeAt(0)] = 1;
+/** The longest opener word. */
+const OPENER_WORD_MAX = Math.max(...[...OPENER_WORDS].map((w) => w.length)) + 1;
 
 /**
  * The characters after which an opening can start (white space between them and it aside): the cell and sentence
@@ -106,7 +115,9 @@ function opensWithVerb(text: string, from: number, to: number): boolean {
   if (opensAt(text, from, to)) return true;
   for (let p = from; p < to; p++) {
     const c = text.charCodeAt(p);
-    if (OPENS_AFTER[c] === 1 ? opensAt(text, p + 1, to) : p + 3 < to && text.charCodeAt(p + 1) === 32 && isLowerDigitOrParen(c) && isUpper(text.charCodeAt(p + 2)) && isLower(text.charCodeAt(p + 3)) && opensAt(text, p + 2, to)) return true;
+    if (OPENS_AFTER[c] === 1) {
+      if (opensAt(text, p + 1, to)) return true;
+    } else if (c === 32 && p > from && p + 2 < to && isLowerDigitOrParen(text.charCodeAt(p - 1)) && isUpper(text.charCodeAt(p + 1)) && isLower(text.charCodeAt(p + 2)) && opensAt(text, p + 1, to)) return true;
   }
   return false;
 }
@@ -116,10 +127,11 @@ function opensAt(text: string, q: number, to: number): boolean {
   for (let depth = 0; depth <= 16; depth++) {
     while (q < to && isSpace(text.charCodeAt(q))) q++;
     if (q >= to) return false;
-    if (verbAt(text, q, to)) return true;
+    const first = FIRST[fold(text.charCodeAt(q))] === 1;
+    if (first && verbAt(text, q, to)) return true;
     let e = q;
     while (e < to && !isSpace(text.charCodeAt(e))) e++;
-    if (e >= to || !OPENER_TOKEN.test(text.slice(q, e))) return false;
+    if (e >= to || !(isAdverb(text, q, e) || (first && e - q <= OPENER_WORD_MAX && isOpenerWord(text, q, e)))) return false;
     q = e;
   }
   return false;
@@ -183,9 +195,39 @@ function ordersOf(lines: readonly string[], take: Uint8Array, isOrder: (u: Unit)
   return out;
 }
 
+/** Whether `text[q, e)` is an adverb (`\w{3,}ly`) with an optional `,` or `:` after it. */
+function isAdverb(text: string, q: number, e: number): boolean {
+  const last = text.charCodeAt(e - 1);
+  if (last === 44 || last === 58) e--;
+  if (e - q < 5 || (text.charCodeAt(e - 2) | 32) !== 108 || (text.charCodeAt(e - 1) | 32) !== 121) return false;
+  for (let k = q; k < e; k++) if (!isWordChar(text.charCodeAt(k))) return false;
+  return true;
+}
+
+/** Whether `text[q, e)` is an opener word (OPENER_WORDS, folded) with an optional `,` or `:` after it. */
+function isOpenerWord(text: string, q: number, e: number): boolean {
+  const last = text.charCodeAt(e - 1);
+  if (last === 44 || last === 58) e--;
+  let w = '';
+  for (let k = q; k < e; k++) w += String.fromCharCode(fold(text.charCodeAt(k)));
+  return OPENER_WORDS.has(w);
+}
+
+/** The case-insensitive regex's fold of a string. */
+function foldString(s: string): string {
+  let out = '';
+  for (let k = 0; k < s.length; k++) out += String.fromCharCode(fold(s.charCodeAt(k)));
+  return out;
+}
+
+/** `[A-Za-z0-9_]`. */
+function isWordChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
+}
+
 /** `[\w'-]` (what ORDER_OPENING_RE refuses after its verb). */
 function isWordQuoteOrDash(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 39 || c === 45;
+  return isWordChar(c) || c === 39 || c === 45;
 }
 
 function isLowerDigitOrParen(c: number): boolean {
