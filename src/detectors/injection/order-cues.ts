@@ -13,8 +13,9 @@ import { lineKind, lineUnits, MAX_LEN, MAX_UNITS, units, type LineKind, type Uni
  * - it holds a modal word and MODAL or AI_SUBJECT matches the line (a unit is a piece of its line that starts after
  *   and ends before a character no `\b` of theirs can tell from the unit's edge), or
  * - from a place where an opening can start (the line's start, after a split, prefix or break character, a
- *   capitalised word after "[a-z0-9)] "), opener words lead to an order verb not followed by `[\w'-]`
- *   (`opensWithVerb`): every opening starts at such a place, and ORDER_OPENING_RE reads its openers and verb there.
+ *   capitalised word after "[a-z0-9)] "), opener words lead to an order verb not followed by `[\w'-]`: every
+ *   opening starts at such a place, and ORDER_OPENING_RE reads its openers and verb there. The verbs are found by one
+ *   expression (VERB) and walked back from (`opensBefore`); a line's start is walked forward from (`opensAt`).
  *
  * Any other line's units are not orders: they score nothing, so they are not made. The units of the lines that take
  * part are made by the same code as `units` (`lineUnits`), with the same neighbours' kinds; the unit before an order
@@ -47,6 +48,13 @@ for (const v of VERB_LITERALS) {
   }
   node.end = true;
 }
+
+/**
+ * An order verb after a character that is not `[A-Za-z0-9_]` (or at the text's start) and not followed by `[\w'-]`:
+ * where an opening's verb can be (an opening starts after such a character, or a line's start, and its openers end
+ * in white space). Case-insensitive like ORDER_OPENING_RE.
+ */
+const VERB = new RegExp(`(?<![A-Za-z0-9_])(?:${VERB_LITERALS.join('|')})(?![\\w'-])`, 'gi');
 
 /** A modal word anywhere (fast-paths.ts `mayBeModal`, global). */
 const MODAL_WORD = new RegExp(MODAL_WORDS.join('|'), 'gi');
@@ -100,29 +108,47 @@ export function orderUnits(text: string, isModal: (line: string) => boolean, isO
     if (take[li] === 0 && isModal(lines[li] as string)) take[li] = 1;
     MODAL_WORD.lastIndex = lineEnd;
   }
-  // Lines where an order verb opens an opening.
-  for (let i = 0; i < n; i++) if (take[i] === 0 && opensWithVerb(text, starts[i] as number, (starts[i] as number) + (lines[i] as string).length)) take[i] = 1;
+  // Lines whose start opens with an order verb (after an escaped "\n" no character precedes it in the line).
+  for (let i = 0; i < n; i++) if (take[i] === 0 && opensAt(text, starts[i] as number, (starts[i] as number) + (lines[i] as string).length)) take[i] = 1;
+  // Lines where an order verb ends a walk back over opener words to where an opening can start.
+  li = 0;
+  VERB.lastIndex = 0;
+  for (let m = VERB.exec(text); m !== null; m = VERB.exec(text)) {
+    const q = m.index;
+    while (li < n && q >= (starts[li] as number) + (lines[li] as string).length) li++;
+    if (li >= n) break;
+    const lineStart = starts[li] as number;
+    const lineEnd = lineStart + (lines[li] as string).length;
+    if (q >= lineStart && take[li] === 0 && opensBefore(text, q, lineStart, 0)) take[li] = 1;
+    // The rest of a line taken is not read; else every later place is (a verb may start inside this one: "e-mail").
+    VERB.lastIndex = take[li] === 1 ? Math.max(lineEnd, q + 1) : q + 1;
+  }
   return ordersOf(lines, take, isOrder);
 }
 
 /**
- * Whether an order verb opens an opening of the line `[from, to)`: from each place an opening can start (the line's
- * start, after one of OPENS_AFTER, a capitalised word after "[a-z0-9)] " — the last break of `openingBreaks` —, white
- * space aside), over at most 16 opener words each followed by white space (ORDER_OPENING_RE takes at most three
- * openers of three words and a lead of four), to an order verb not followed by `[\w'-]`.
+ * Whether an opening can start at `q` or before it with only opener words between: `q` is where the line starts
+ * (after white space), follows one of OPENS_AFTER (after white space), or is a capitalised word after "[a-z0-9)] "
+ * (the last break of `openingBreaks`); or white space and an opener word (or its end after one of OPENS_AFTER) stand
+ * before `q` and an opening can start there. ORDER_OPENING_RE has at most three openers of three words and a lead
+ * of four before its verb: 16 steps are more than it can take.
  */
-function opensWithVerb(text: string, from: number, to: number): boolean {
-  if (opensAt(text, from, to)) return true;
-  for (let p = from; p < to; p++) {
-    const c = text.charCodeAt(p);
-    if (OPENS_AFTER[c] === 1) {
-      if (opensAt(text, p + 1, to)) return true;
-    } else if (c === 32 && p > from && p + 2 < to && isLowerDigitOrParen(text.charCodeAt(p - 1)) && isUpper(text.charCodeAt(p + 1)) && isLower(text.charCodeAt(p + 2)) && opensAt(text, p + 1, to)) return true;
+function opensBefore(text: string, q: number, lineStart: number, depth: number): boolean {
+  let j = q;
+  while (j > lineStart && isSpace(text.charCodeAt(j - 1))) j--;
+  if (j === lineStart || OPENS_AFTER[text.charCodeAt(j - 1)] === 1) return true;
+  if (q - 2 >= lineStart && text.charCodeAt(q - 1) === 32 && isLowerDigitOrParen(text.charCodeAt(q - 2)) && isUpper(text.charCodeAt(q)) && isLower(text.charCodeAt(q + 1))) return true;
+  if (depth >= 16 || j === q) return false;
+  let s = j;
+  while (s > lineStart && !isSpace(text.charCodeAt(s - 1))) s--;
+  for (let k = s; k < j; k++) {
+    if (k !== s && OPENS_AFTER[text.charCodeAt(k - 1)] !== 1) continue;
+    if ((isAdverb(text, k, j) || (j - k <= OPENER_WORD_MAX && isOpenerWord(text, k, j))) && opensBefore(text, k, lineStart, depth + 1)) return true;
   }
   return false;
 }
 
-/** Whether, from `q` (white space aside), opener words lead to an order verb before `to`. */
+/** Whether, from `q` (white space aside), opener words lead to an order verb before `to` (from a line's start). */
 function opensAt(text: string, q: number, to: number): boolean {
   for (let depth = 0; depth <= 16; depth++) {
     while (q < to && isSpace(text.charCodeAt(q))) q++;
