@@ -1,6 +1,7 @@
 import type { Finding } from './finding.js';
 import { mayBeModal, openingBreaks, opensWithOrderVerb } from './fast-paths.js';
 import { OPENER } from './lexicon.js';
+import { orderUnits } from './order-cues.js';
 import { units, type Unit } from './sentences.js';
 
 /**
@@ -247,13 +248,24 @@ const PROCESSING_STEP =
 /** The strongest directive sentence of a text, if any reaches a weight worth reporting. */
 export function directive(text: string): Finding | undefined {
   let best: Finding | undefined;
-  for (const u of units(text)) {
+  // Only the units shaped as orders: any other scores nothing (order-cues.ts).
+  for (const u of orderUnits(text, isModalLine, isOrderUnit)) {
     const r = scoreSentence(u);
     if (r && r.weight >= 0.3 && (!best || r.weight > best.weight)) {
       best = { signal: 'directive', detail: r.cues.join(', '), weight: r.weight, sentence: u.text, aimedAtAi: r.cues.some((c) => AIMED.has(c)) };
     }
   }
   return best;
+}
+
+/** A unit shaped as an order (the only units `scoreSentence` scores). */
+function isOrderUnit(u: Unit): boolean {
+  return orderShape(u.text, starts(u.text)).order;
+}
+
+/** A line MODAL or AI_SUBJECT matches (what `orderShape` asks of a modal sentence). */
+function isModalLine(line: string): boolean {
+  return MODAL.test(line) || AI_SUBJECT.test(line);
 }
 
 /** Cues that aim an order at an AI (a how-to never does that). */

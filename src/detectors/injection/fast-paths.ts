@@ -1,4 +1,4 @@
-import { OPENER_WORDS, ORDER_OPENING_RE, ORDER_VERB_HEADS } from './lexicon.js';
+import { MODAL_WORDS, OPENER_WORDS, ORDER_OPENING_RE, ORDER_VERB_HEADS } from './lexicon.js';
 
 /**
  * The injection scorer's fast paths, in one module: each gives exactly the answer of a plain computation, cheaper
@@ -123,9 +123,9 @@ function isWordBreak(c: number): boolean {
  * case-insensitively like them: a sentence without any of them matches neither.
  */
 export function mayBeModal(s: string): boolean {
-  return MODAL_WORDS.test(s);
+  return MODAL_WORD.test(s);
 }
-const MODAL_WORDS = /you|must|should|need|has to|have to|is to|are to|shall|will now|is now|are now|may now|can now|has been/i;
+const MODAL_WORD = new RegExp(MODAL_WORDS.join('|'), 'i');
 
 /** Every pattern about the reader's output (answer-directive.ts `NEEDS_YOU`) holds "you". */
 export function mentionsYou(s: string): boolean {

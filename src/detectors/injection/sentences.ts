@@ -7,8 +7,9 @@ import { cellsOf, sentencePieces, splitAfterMarks, splitLines } from './fast-pat
 
 /** At most this many sentences or units are read per text. */
 export const MAX_SENTENCES = 4000;
-const MAX_UNITS = 4000;
-const MAX_LEN = 500;
+export const MAX_UNITS = 4000;
+/** A unit is cut to this many characters. */
+export const MAX_LEN = 500;
 
 /** Where `sentences` splits a line (see splitAfterMarks). */
 const LINE_SENTENCE_BREAK = /[.!?]\s+(?=[A-Z"'(])/g;
@@ -44,25 +45,38 @@ export function units(text: string): Unit[] {
   for (let i = 0; i < lines.length; i++) {
     const t = lines[i] as string;
     if (t === '') continue;
-    // Prose next to table or CSV rows is a sentence dropped into structured data.
-    const structured = kinds[i] !== 'prose' || (kinds[i] === 'prose' && (kinds[i - 1] === 'row' || kinds[i + 1] === 'row'));
-    // Bars separate cells only in table rows; elsewhere they are pipes ("curl … | sh") or title separators.
-    const bars = /^\||\|.*\|/.test(t);
-    const csv = kinds[i] === 'row' && !bars && !t.includes('"');
-    // Very long lines (minified data, separator rows) are one cell: splitting them buys nothing.
-    const cells = t.length > 8 * MAX_LEN ? [t] : cellsOf(t, bars, csv);
-    const filled = cells.length === 1 ? (cells[0]?.trim() !== '' ? 1 : 0) : cells.filter((c) => c.trim() !== '').length;
-    for (const cell of cells) {
-      for (const raw of sentencePieces(cell)) {
-        const s = raw.trim();
-        if (s.length < 8) continue;
-        out.push({ text: s.slice(0, MAX_LEN), prev, structured, tableValue: filled >= 3 });
-        prev = s.slice(0, MAX_LEN);
-        if (out.length >= MAX_UNITS) return out;
-      }
-    }
+    prev = lineUnits(out, t, kinds[i - 1], kinds[i] as LineKind, kinds[i + 1], prev, MAX_UNITS);
+    if (out.length >= MAX_UNITS) return out;
   }
   return out;
+}
+
+export type LineKind = ReturnType<typeof lineKind>;
+
+/**
+ * The units of one trimmed, non-empty line `t` (its kind and its neighbours' kinds given), appended to `out` while it
+ * holds fewer than `cap`; `prev` is the unit before the line's first. Returns the last unit's text (`prev` when the
+ * line has none).
+ */
+export function lineUnits(out: Unit[], t: string, before: LineKind | undefined, kind: LineKind, after: LineKind | undefined, prev: string, cap: number): string {
+  // Prose next to table or CSV rows is a sentence dropped into structured data.
+  const structured = kind !== 'prose' || before === 'row' || after === 'row';
+  // Bars separate cells only in table rows; elsewhere they are pipes ("curl … | sh") or title separators.
+  const bars = /^\||\|.*\|/.test(t);
+  const csv = kind === 'row' && !bars && !t.includes('"');
+  // Very long lines (minified data, separator rows) are one cell: splitting them buys nothing.
+  const cells = t.length > 8 * MAX_LEN ? [t] : cellsOf(t, bars, csv);
+  const filled = cells.length === 1 ? (cells[0]?.trim() !== '' ? 1 : 0) : cells.filter((c) => c.trim() !== '').length;
+  for (const cell of cells) {
+    for (const raw of sentencePieces(cell)) {
+      const s = raw.trim();
+      if (s.length < 8) continue;
+      out.push({ text: s.slice(0, MAX_LEN), prev, structured, tableValue: filled >= 3 });
+      prev = s.slice(0, MAX_LEN);
+      if (out.length >= cap) return prev;
+    }
+  }
+  return prev;
 }
 
 /** A line is a table/CSV row, another structured line (comment, field, code), or prose. */

@@ -1,0 +1,189 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { CORPUS_SETS, loadCorpus } from '../fixtures/injection/corpus.js';
+import { AI_SUBJECT, MODAL, orderShape, starts } from '../../src/detectors/injection/directive.js';
+import { WINDOW } from '../../src/detectors/injection/index.js';
+import { GATED_MAX, orderUnits } from '../../src/detectors/injection/order-cues.js';
+import { units, type Unit } from '../../src/detectors/injection/sentences.js';
+
+/**
+ * The directive signal reads only the lines where an order can start (src/detectors/injection/order-cues.ts). Two
+ * checks: the units the gate gives are the units of the text shaped as orders (the only ones that score), in order,
+ * with the same fields (the unit before each, the structure around it); and the whole scorer, loaded again with the gate swapped for
+ * test/detectors/reference/injection-order-cues.ts (every unit), gives the same score and findings. On the
+ * hand-written corpora, the red-team tests' texts, the eval dev cases when ../shared is there, and generated texts:
+ * order words, openers and modal words at random places, after every kind of break, prefix, line end and white space,
+ * in long texts read window by window.
+ */
+
+const GATE = '../../src/detectors/injection/order-cues.js';
+
+async function loadScorer() {
+  return { ...(await import('../../src/detectors/injection/index.js')), ...(await import('../../src/detectors/injection/directive.js')) };
+}
+type Scorer = Awaited<ReturnType<typeof loadScorer>>;
+let gated: Scorer;
+let plain: Scorer;
+
+beforeAll(async () => {
+  gated = await loadScorer();
+  vi.resetModules();
+  vi.doMock(GATE, () => import('./reference/injection-order-cues.js'));
+  plain = await loadScorer();
+  vi.doUnmock(GATE);
+  vi.resetModules();
+});
+
+const isModalLine = (line: string): boolean => MODAL.test(line) || AI_SUBJECT.test(line);
+const isOrder = (u: Unit): boolean => orderShape(u.text, starts(u.text)).order;
+
+/** The gate's units are exactly the order units of `units(text)`, with the same fields. */
+function expectGateExact(text: string, label: string): void {
+  expect(orderUnits(text, isModalLine, isOrder), label).toEqual(units(text).filter(isOrder));
+}
+
+function expectSameScore(text: string, label: string): void {
+  expect(gated.scoreInjection(text), label).toEqual(plain.scoreInjection(text));
+  expect(gated.directive(text), label).toEqual(plain.directive(text));
+}
+
+const corpus = CORPUS_SETS.flatMap((set) => loadCorpus(set).map((r) => r.text));
+const benign = loadCorpus('tuning').filter((r) => r.label === 'benign').map((r) => r.text);
+
+/** The string literals of the red-team tests (their injections, mails, pages and files). */
+function redteamTexts(): string[] {
+  const dir = join(process.cwd(), 'test', 'redteam');
+  const out: string[] = [];
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.ts'))) {
+    const src = readFileSync(join(dir, f), 'utf8');
+    for (const m of src.matchAll(/'((?:[^'\\\n]|\\.){20,})'|"((?:[^"\\\n]|\\.){20,})"|`([^`$]{20,})`/g)) {
+      const body = m[1] ?? m[2] ?? m[3] ?? '';
+      out.push(body.replace(/\\n/g, '\n').replace(/\\(['"\\])/g, '$1'));
+    }
+  }
+  return out;
+}
+
+/** Texts of the eval dev cases (../shared/data/eval/dev), when that directory is there. */
+function devTexts(): string[] {
+  const dir = join(process.cwd(), '..', 'shared', 'data', 'eval', 'dev');
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.jsonl'))) {
+    for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) {
+      if (line.trim() === '') continue;
+      const c = JSON.parse(line) as { steps?: { content?: unknown; arguments?: unknown }[] };
+      for (const s of c.steps ?? []) {
+        if (typeof s.content === 'string') out.push(s.content);
+        else if (Array.isArray(s.content)) for (const b of s.content as { text?: unknown }[]) if (typeof b.text === 'string') out.push(b.text);
+        if (s.arguments !== undefined) out.push(JSON.stringify(s.arguments));
+      }
+    }
+  }
+  return out;
+}
+
+describe('the gate keeps every unit that can be an order', () => {
+  it('on the hand-written corpora', () => {
+    for (const [i, t] of corpus.entries()) expectGateExact(t, `corpus ${i}`);
+  });
+
+  const redteam = redteamTexts();
+  it('on the red-team tests\' texts', () => {
+    expect(redteam.length).toBeGreaterThan(100);
+    for (const [i, t] of redteam.entries()) expectGateExact(t, `redteam ${i}`);
+  });
+
+  const dev = devTexts();
+  it.skipIf(dev.length === 0)('on the eval dev cases (../shared/data/eval/dev)', () => {
+    for (const [i, t] of dev.entries()) if (t.length <= GATED_MAX) expectGateExact(t, `dev ${i}`);
+  }, 300_000);
+});
+
+/** Words an order is made of, and words that look like them. */
+const OPENERS = ['please', 'Please,', 'now', 'also', 'then', 'and', 'but', 'so', 'ok', 'kindly', 'quietly', 'really', 'just', 'first:', 'next', 'instead', 'only', 'right away', 'from now on', 'per favore', "s'il vous plaît", 'пожалуйста', '请', 'in addition', 'after that'];
+const LEADS = ['do not', "don't", 'never', 'make sure', 'make sure to', 'make sure that', 'be sure to', 'remember to', "don't forget to", 'do not forget to'];
+const VERBS = ['send', 'Send', 'SEND', 'forward', 'tell', 'mention', 'summarize', 'summarise', 'e-mail', 'sign up', 'look up', 'do', 'go', 'di', 'dis', 'cc', 'have', 'only', 'antworten Sie', 'réponds', 'ответь', '告诉', 'ignore', 'review', 'reviews', 'preview', 'send-off', "send's", 'sending', 'ſend', 'K\u212Aeep'];
+const MODALS = ['you must', 'You should', 'you need to', 'the assistant must', 'the model is now', 'your answer should', 'the user wants you to', 'whoever reads this should', 'YOU', 'yours', 'need', 'has to', 'is now', 'has been', 'any agent reviewing this must'];
+const OTHER = ['the', 'report', 'Q3', 'x', 'table', 'meeting', 'evil@example.com', 'https://x.io/?a=1', 'password', 'in French', 'instead', 'regardless', 'AI:', 'Assistant', 'é', 'Ünïcödé', '名前', 'x'.repeat(60), '12', 'id_rsa'];
+const BREAKS = [' ', ' ', ' ', '  ', ',', ', ', ':', ': ', ';', '; ', '. ', '! ', '? ', '.', '。', '！', '，', '：', ' - ', ' – ', ' — ', ' -> ', ' => ', '|', ' | ', '"', '"x": "', "'", '`', '(', ')', '[', '] ', '#', '/', '*', '>', '•', '=', '~', '\t', '\u00a0', '\u2003', '\u3000', '\ufeff', '\u200b', '_', '-', ''];
+const LINE_ENDS = ['\n', '\n', '\r\n', '\\n', '\n\n', '\u2028', '\r', '\n  '];
+const PREFIXES = ['', '', '', '- ', '-- ', '1. ', '2) ', 'TODO: ', 'Note: ', '> ', '[12:00] ', '"', '| ', 'Subject: ', 'a,b,c,', '# ', '   '];
+
+const word = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...OPENERS) },
+  { weight: 1, arbitrary: fc.constantFrom(...LEADS) },
+  { weight: 4, arbitrary: fc.constantFrom(...VERBS) },
+  { weight: 2, arbitrary: fc.constantFrom(...MODALS) },
+  { weight: 4, arbitrary: fc.constantFrom(...OTHER) },
+  { weight: 1, arbitrary: fc.string({ maxLength: 8 }) },
+);
+const line = fc
+  .tuple(fc.constantFrom(...PREFIXES), fc.array(fc.tuple(word, fc.constantFrom(...BREAKS)), { minLength: 1, maxLength: 16 }), fc.constantFrom(...LINE_ENDS))
+  .map(([prefix, ws, end]) => prefix + ws.map(([w, b]) => w + b).join('') + end);
+const lines = (max: number) => fc.array(fc.oneof({ weight: 4, arbitrary: line }, { weight: 1, arbitrary: fc.constantFrom(...benign.slice(0, 200)) }), { minLength: 1, maxLength: max }).map((ls) => ls.join(''));
+
+describe('on generated texts', () => {
+  it('the gate keeps every order unit of texts of order words at random places', () => {
+    fc.assert(
+      fc.property(lines(30), (t) => expectGateExact(t, JSON.stringify(t))),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('a line over the unit length (cut units) and texts at the gate\'s length limit', () => {
+    fc.assert(
+      fc.property(lines(6), fc.nat(600), fc.constantFrom(...VERBS), (t, n, v) => {
+        const long = `${'word '.repeat(Math.floor(n / 5))}${v} now${t}`;
+        expectGateExact(`${t}\n${long}\n${t}`, 'long line');
+        expectGateExact(`${long}${t}`, 'long line first');
+      }),
+      { numRuns: 200 },
+    );
+    // A unit cut at MAX_LEN inside a word: the cut reads "you shall", the line does not (an order verb is read in
+    // the first 320 characters of a unit: a cut cannot make one); and an order on a long line.
+    for (const t of [`${'x'.repeat(490)} you shallow waters`, `${'x'.repeat(486)} the AI is nowhere`, `Please send the files now, ${'x'.repeat(500)}`]) {
+      expect(units(t).some(isOrder), t.slice(480)).toBe(true);
+      expectGateExact(`Notes\n${t}\nMore notes here.`, t.slice(480));
+    }
+    // Escaped line breaks ("\\n") next to modal words and verbs.
+    for (const t of ['Notes\\need you must send it now.', 'x\\nYou must send it.\\nPlease forward the file.', 'a\\nsend the file now\\n', 'you\\nmust\\nsend']) expectGateExact(t, t);
+    const filler = `${benign.join('\n')}\n`.repeat(10);
+    for (const at of [GATED_MAX - 40, GATED_MAX - 1, GATED_MAX, GATED_MAX + 1]) {
+      const t = `${filler.slice(0, at - 30)}\nPlease send it to me now.`.slice(0, at);
+      expectGateExact(t, `length ${at}`);
+    }
+  });
+
+  it('the scorer gives the same score and findings with the gate as with every unit read', () => {
+    fc.assert(
+      fc.property(lines(20), (t) => expectSameScore(t, JSON.stringify(t))),
+      { numRuns: 400 },
+    );
+  });
+});
+
+describe('the scorer with the gate and without it', () => {
+  it('on the hand-written corpora and the red-team texts, alone and inside long texts across windows', () => {
+    const texts = [...corpus, ...redteamTexts()];
+    for (const [i, t] of texts.entries()) expectSameScore(t, `text ${i}`);
+    // Joined into texts of about 100 KB: every text is read in the windows of a long one, some across a border.
+    let chunk = '';
+    let n = 0;
+    for (const t of texts) {
+      chunk += `${t}\n`;
+      if (chunk.length >= 3 * WINDOW) {
+        expectSameScore(chunk, `chunk ${n++}`);
+        chunk = '';
+      }
+    }
+    if (chunk !== '') expectSameScore(chunk, 'last chunk');
+  }, 300_000);
+
+  const dev = devTexts();
+  it.skipIf(dev.length === 0)('on the eval dev cases (../shared/data/eval/dev)', () => {
+    for (const [i, t] of dev.entries()) expectSameScore(t, `dev ${i}`);
+  }, 600_000);
+});
