@@ -214,12 +214,14 @@ export function fold(c: number): number {
 }
 const FOLD = new Map<number, number>();
 
-function foldString(s: string): string {
+/** The case-insensitive regex's fold of a string. */
+export function foldString(s: string): string {
   let out = '';
   for (let k = 0; k < s.length; k++) out += String.fromCharCode(fold(s.charCodeAt(k)));
   return out;
 }
 
-function isWordChar(c: number): boolean {
+/** `[A-Za-z0-9_]`. */
+export function isWordChar(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
 }

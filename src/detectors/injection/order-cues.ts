@@ -1,6 +1,6 @@
 import { splitLines } from './fast-paths.js';
 import { MODAL_WORDS, NEGATION_LEADS, OPENER_PHRASES, ORDER_VERBS } from './lexicon.js';
-import { fold } from './literals.js';
+import { fold, foldString, isWordChar } from './literals.js';
 import { lineKind, lineUnits, MAX_LEN, MAX_UNITS, units, type LineKind, type Unit } from './sentences.js';
 
 /**
@@ -237,18 +237,6 @@ function isOpenerWord(text: string, q: number, e: number): boolean {
   let w = '';
   for (let k = q; k < e; k++) w += String.fromCharCode(fold(text.charCodeAt(k)));
   return OPENER_WORDS.has(w);
-}
-
-/** The case-insensitive regex's fold of a string. */
-function foldString(s: string): string {
-  let out = '';
-  for (let k = 0; k < s.length; k++) out += String.fromCharCode(fold(s.charCodeAt(k)));
-  return out;
-}
-
-/** `[A-Za-z0-9_]`. */
-function isWordChar(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
 }
 
 /** `[\w'-]` (what ORDER_OPENING_RE refuses after its verb). */
