@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { InteractionSchema, type Decision, type Interaction } from '../../src/core/types.js';
+import { InteractionSchema, type Interaction } from '../../src/core/types.js';
 import { prepareBook, type PreparedBook } from '../../src/guard/build.js';
 import { readOutgoing, type OutgoingJob } from '../../src/guard/dataflow.js';
 import { longTextReader } from '../../src/guard/long-texts.js';
@@ -11,6 +11,7 @@ import { GuardPipeline } from '../../src/guard/pipeline.js';
 import { createReadHashers } from '../../src/guard/read-hashes.js';
 import { TextPool } from '../../src/guard/text-pool.js';
 import { openStore, type Store } from '../../src/store/db.js';
+import { fill, MIN, verdict } from './support/long-texts.js';
 
 /**
  * Data flow's reading of a long outgoing send (its readings decoded and joined, fingerprinted within the budget,
@@ -20,10 +21,7 @@ import { openStore, type Store } from '../../src/store/db.js';
  */
 
 const DEFAULT_BOOK = join(import.meta.dirname, '../../policies/default');
-const MIN = 256 * 1024;
 const silent = pino({ level: 'silent' });
-const prose = 'The quarterly review covers the harbour project and the payroll migration for the finance team. ';
-const fill = (n: number) => prose.repeat(Math.ceil(n / prose.length)).slice(0, n);
 const secret = 'Project Bluefin: acquisition of Harbour Logistics at 41.50 per share, board vote on 3 March, do not disclose.';
 const options = { k: 20, window: 12, max_per_read: 4096 };
 
@@ -41,12 +39,6 @@ beforeAll(async () => {
   pool = new TextPool({ workers: 2, queue: 4, logger: silent });
 });
 afterAll(() => pool.close());
-
-/** What in a decision depends on the reading, not on when or where it was recorded. */
-function verdict(d: Decision): unknown {
-  const { auditId: _a, elapsedMs: _e, ...rest } = d;
-  return JSON.parse(JSON.stringify(rest).replace(/\b\d+-[0-9a-f]{8}\b/g, '<audit id>'));
-}
 
 describe("data flow's reading of a long send in the worker pool", () => {
   it('gives the hashes, the fresh ones, what was not read and the trail views the loop gives', async () => {

@@ -6,6 +6,7 @@ import { longTextReader } from '../../src/guard/long-texts.js';
 import { ActionIndex, type CatalogueTool } from '../../src/guard/provenance-actions.js';
 import { provenanceHasher, untrustedHashes, type UntrustedWho } from '../../src/guard/provenance.js';
 import { TextPool } from '../../src/guard/text-pool.js';
+import { fill, MIN } from './support/long-texts.js';
 
 /**
  * Provenance's reading of a long untrusted text (its steering values, those of its hidden readings, the tools it asks
@@ -14,10 +15,7 @@ import { TextPool } from '../../src/guard/text-pool.js';
  */
 
 const DEFAULT_BOOK = join(import.meta.dirname, '../../policies/default');
-const MIN = 256 * 1024;
 const silent = pino({ level: 'silent' });
-const prose = 'The quarterly review covers the harbour project and the payroll migration for the finance team. ';
-const fill = (n: number) => prose.repeat(Math.ceil(n / prose.length)).slice(0, n);
 const long = (middle: string) => `${fill(MIN / 2)}\n${middle}\n${fill(MIN / 2)}`;
 
 const TOOLS: CatalogueTool[] = [

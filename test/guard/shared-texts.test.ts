@@ -12,6 +12,7 @@ import type { PoolJob } from '../../src/guard/pool-worker.js';
 import { SHARE_MIN_CHARS, SharedTextCache, SharedTexts, type SharedLeaf } from '../../src/guard/shared-texts.js';
 import { PoolWorkerError, TextPool } from '../../src/guard/text-pool.js';
 import { openStore, type Store } from '../../src/store/db.js';
+import { fill, MIN, verdict } from './support/long-texts.js';
 
 /**
  * A long text is sent to the worker pool once per interaction (src/guard/shared-texts.ts): its UTF-8 bytes in a
@@ -22,10 +23,7 @@ import { openStore, type Store } from '../../src/store/db.js';
 
 const DEFAULT_BOOK = join(import.meta.dirname, '../../policies/default');
 const FAULTY = pathToFileURL(join(import.meta.dirname, 'support/pool-test-worker.ts')).href;
-const MIN = 256 * 1024;
 const silent = pino({ level: 'silent' });
-const prose = 'The quarterly review covers the harbour project and the payroll migration for the finance team. ';
-const fill = (n: number) => prose.repeat(Math.ceil(n / prose.length)).slice(0, n);
 
 /** Texts whose UTF-8 round trip could go wrong: wide characters, a surrogate pair across a slice's end. */
 const wide = `${'Grüße aus Zürich — 東京の報告書 🚀 '.repeat(20_000)}`;
@@ -34,12 +32,6 @@ const loneSurrogate = `${fill(SHARE_MIN_CHARS)}\ud800 alone${fill(1000)}`;
 
 function result(text: string, tool = 'read_file', session = 's1'): Interaction {
   return InteractionSchema.parse({ agent: 'assistant', session, kind: 'tool_result', server: 'files', tool, content: [{ type: 'text', text }] });
-}
-
-/** What in a decision depends on the reading, not on when or where it was recorded. */
-function verdict(d: Decision): unknown {
-  const { auditId: _a, elapsedMs: _e, ...rest } = d;
-  return JSON.parse(JSON.stringify(rest).replace(/\b\d+-[0-9a-f]{8}\b/g, '<audit id>'));
 }
 
 /** Every string of `v` (any depth) at least `min` characters long. */
