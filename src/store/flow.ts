@@ -83,6 +83,16 @@ export function matchesFromRows(rows: Iterable<unknown>, into = new Map<string, 
 }
 
 /**
+ * The matches in one order whatever the engine's query plan: the earliest read first, ties by read id, each read's
+ * hashes sorted. Which read and which field a rule names must not change with the order rows come back in.
+ */
+export function inReadOrder(matches: Map<string, FlowMatch>): FlowMatch[] {
+  const list = [...matches.values()];
+  for (const m of list) m.hashes.sort();
+  return list.sort((a, b) => a.source.at - b.source.at || (a.source.id < b.source.id ? -1 : a.source.id > b.source.id ? 1 : 0));
+}
+
+/**
  * Where a read's data came from, part of what a read is kept once per (with the identity and the digest): the server
  * it was read from, or the URI naming where it came from (`agent:<sender>` for a message). The same data from two
  * origins is kept under each, so data returned to one origin still matches the other.
@@ -277,7 +287,7 @@ export class SqliteFlowStore implements FlowStore {
       while (batch.length < size) batch.push(batch[0]!);
       matchesFromRows(this.matchStmt(size).all(...batch, agent, now), bySource);
     }
-    return [...bySource.values()];
+    return inReadOrder(bySource);
   }
 
   async sweep(now: number, budget = SWEEP_BUDGET): Promise<number> {

@@ -56,6 +56,22 @@ describe.each(list)('data-flow store growth ($name)', (b) => {
     }
   });
 
+  it('gives matches earliest read first, ties by read id, whatever order the reads were recorded in', async () => {
+    const loc = await b.fresh();
+    const store = await b.open(loc);
+    try {
+      // Three fields of one result: the same time, one read each (their uris name the field); recorded out of order.
+      const field = (f: string) => ({ ...mail(`r-${f}`, 7), uri: `mail://inbox/1#${f}` });
+      for (const f of ['c', 'a', 'b']) await store.flow.recordRead('alice', field(f), [`h-${f}`, 'shared', `z-${f}`], 10_000);
+      await store.flow.recordRead('alice', mail('r-early', 6), ['shared'], 10_000);
+      const got = await store.flow.match('alice', ['z-b', 'shared', 'h-c', 'z-a', 'h-a'], 5);
+      expect(got.map((m) => m.source.id)).toEqual(['r-early', 'r-a', 'r-b', 'r-c']);
+      expect(got.map((m) => m.hashes)).toEqual([['shared'], ['h-a', 'shared', 'z-a'], ['shared', 'z-b'], ['h-c', 'shared']]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('keeps the same data read from two servers under each, so sending it back to one still matches the other', async () => {
     const loc = await b.fresh();
     const store = await b.open(loc);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FlowSource } from '../../core/flow.js';
-import { matchesFromRows, originOf, printList, printsDigest, READ_COLUMNS, readRow, SWEEP_BUDGET, type FlowMatch, type FlowStore } from '../flow.js';
+import { inReadOrder, matchesFromRows, originOf, printList, printsDigest, READ_COLUMNS, readRow, SWEEP_BUDGET, type FlowMatch, type FlowStore } from '../flow.js';
 import type { PgDb } from './connection.js';
 
 /** Expired reads a sweep looks at per call. */
@@ -60,7 +60,7 @@ export class PgFlowStore implements FlowStore {
        WHERE p.hash = ANY($1::text[]) AND r.agent = $2 AND r.expires > $3`,
       [unique, agent, now],
     );
-    return [...matchesFromRows(r.rows).values()];
+    return inReadOrder(matchesFromRows(r.rows));
   }
 
   async sweep(now: number, budget = SWEEP_BUDGET): Promise<number> {
