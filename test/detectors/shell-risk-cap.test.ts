@@ -1,6 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SHELL_PARSE_CHARS } from '../../src/detectors/shell/index.js';
 import { call, compile } from './helpers.js';
+
+/** The length of every text the command reader is handed: the bound is on what is parsed, not on a clock. */
+const parsed = vi.hoisted(() => [] as number[]);
+vi.mock('../../src/detectors/shell/commands.js', async (load) => {
+  const real = await load<typeof import('../../src/detectors/shell/commands.js')>();
+  return { ...real, invocations: (text: string) => (parsed.push(text.length), real.invocations(text)) };
+});
 
 /** The parse cap of shell_risk: a huge argument costs a bounded parse, and what lies past the cap is never `false`. */
 const d = compile({ type: 'shell_risk', sandbox: ['/tmp'], categories: ['destructive_delete', 'permission_change', 'remote_exec', 'env_dump', 'disk_destroy'] });
@@ -8,12 +15,14 @@ const line = 'cd /work && ls -la build && echo "step done" | tee -a log.txt; gre
 const filler = (chars: number) => line.repeat(Math.ceil(chars / line.length));
 
 describe('shell_risk on long fields', () => {
-  it('parses a 250 KB benign script quickly and finds nothing', () => {
-    const t0 = performance.now();
+  it('parses only the first 16 KiB of a 250 KB benign script, cut at a separator, and finds nothing', () => {
+    parsed.length = 0;
     const r = d(call({ command: filler(250_000) }));
     expect(r.value).toBe('false');
-    // Unbounded parsing took 0.5–2 s here; the bound is loose for a loaded 2-core machine.
-    expect(performance.now() - t0).toBeLessThan(400);
+    // Unbounded parsing of the whole text took 0.5–2 s on this machine.
+    expect(parsed.length).toBeGreaterThan(0);
+    expect(Math.max(...parsed)).toBeLessThanOrEqual(SHELL_PARSE_CHARS);
+    expect(Math.max(...parsed)).toBeGreaterThan(SHELL_PARSE_CHARS / 2);
   });
 
   it('still finds a destructive command inside the parsed start', () => {
