@@ -79,13 +79,20 @@ export interface HttpProxy {
   stop: () => Promise<void>;
 }
 
+/** How long `stop` waits for a proxy to exit after SIGTERM before it kills it, ms. */
+const STOP_GRACE_MS = 15_000;
+
 /** The built CLI with `args` (an HTTP serve), resolved once its "http listening" log line (level info) names the port. */
 export async function spawnHttpProxy(args: string[], opts: { env: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number }): Promise<HttpProxy> {
   const child = spawn(process.execPath, [CLI, ...args], { env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}) });
   let err = '';
   const port = await new Promise<number>((res, rej) => {
     // Generous: a start discovers every server, and a machine shared by other work can take many seconds for it.
-    const t = setTimeout(() => rej(new Error(`proxy did not start within ${opts.timeoutMs ?? 60_000} ms:\n${err}`)), opts.timeoutMs ?? 60_000);
+    // A proxy that did not start is killed, not left running after the test gives up on it.
+    const t = setTimeout(() => {
+      child.kill('SIGKILL');
+      rej(new Error(`proxy did not start within ${opts.timeoutMs ?? 60_000} ms:\n${err}`));
+    }, opts.timeoutMs ?? 60_000);
     child.stderr!.on('data', (c: Buffer) => {
       err += c.toString();
       const m = /"port":(\d+)[^\n]*"msg":"http listening"/.exec(err);
@@ -103,8 +110,13 @@ export async function spawnHttpProxy(args: string[], opts: { env: NodeJS.Process
     stderr: () => err,
     stop: () =>
       new Promise<void>((r) => {
-        if (child.exitCode !== null) return r();
-        child.once('exit', () => r());
+        if (child.exitCode !== null || child.signalCode !== null) return r();
+        // A proxy still draining after STOP_GRACE_MS is killed, so no test leaves a process behind.
+        const hard = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+        child.once('exit', () => {
+          clearTimeout(hard);
+          r();
+        });
         child.kill('SIGTERM');
       }),
   };
@@ -169,8 +181,13 @@ export async function startPortServer(script: string, args: readonly string[], w
     port,
     stop: () =>
       new Promise<void>((r) => {
-        if (child.exitCode !== null) return r();
-        child.once('exit', () => r());
+        if (child.exitCode !== null || child.signalCode !== null) return r();
+        // A proxy still draining after STOP_GRACE_MS is killed, so no test leaves a process behind.
+        const hard = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+        child.once('exit', () => {
+          clearTimeout(hard);
+          r();
+        });
         child.kill('SIGTERM');
       }),
   };
