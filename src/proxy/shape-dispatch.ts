@@ -1,4 +1,6 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCNotification, JSONRPCRequest, JSONRPCResultResponse } from '@modelcontextprotocol/sdk/types.js';
 
@@ -46,6 +48,15 @@ export class ShapeDispatchServer extends Server {
   override async connect(transport: Transport): Promise<void> {
     const before = transport.onmessage;
     await super.connect(transport);
+    dispatchByShape(this, transport, before);
+  }
+}
+
+/** The SDK's `Client`, routing each incoming message by its shape once connected (after its initialize). */
+export class ShapeDispatchClient extends Client {
+  override async connect(transport: Transport, options?: RequestOptions): Promise<void> {
+    const before = transport.onmessage;
+    await super.connect(transport, options);
     dispatchByShape(this, transport, before);
   }
 }

@@ -14,6 +14,7 @@ import {
   ListToolsRequestSchema,
   RootsListChangedNotificationSchema,
   type CallToolRequest,
+  type CallToolResult,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
@@ -36,7 +37,7 @@ interface Rig {
 
 const settle = () => new Promise((r) => setTimeout(r, 20));
 
-async function rig(kind: Kind, result: (req: CallToolRequest) => unknown = echo): Promise<Rig> {
+async function rig(kind: Kind, result: (req: CallToolRequest) => CallToolResult = echo): Promise<Rig> {
   const seen: unknown[] = [];
   const errors: string[] = [];
   const info = { name: 'parity', version: '1.0.0' };
@@ -81,7 +82,7 @@ async function rig(kind: Kind, result: (req: CallToolRequest) => unknown = echo)
   };
 }
 
-const echo = () => ({ content: [{ type: 'text', text: 'done' }] });
+const echo = (): CallToolResult => ({ content: [{ type: 'text', text: 'done' }] });
 const call = (id: unknown, params: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', ...(params === undefined ? {} : { params }) });
 
 /** tools/call requests: ordinary ones, then every way a field can be off (the SDK answers those). */
@@ -179,7 +180,7 @@ describe('results the proxy builds pass CallToolResultSchema unchanged (the SDK 
     ...makeDecision({ decision: 'deny', rationale: 'Denied by policy: no', rules: ['r1'], remediation: 'ask', source: 'pipeline' }),
     auditId: '12-ab',
     threatLevel: 2,
-    witness: [{ rule: 'r1', predicates: { p: 'true' } }] as Decision['witness'],
+    witness: [{ rule: 'r1', predicates: { p: 'true' }, confidence: 1 }],
     detail: { retryAfterMs: 50 },
   };
   const wire = (v: unknown) => JSON.parse(JSON.stringify(v)) as unknown;
