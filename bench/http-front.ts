@@ -7,7 +7,12 @@
  * (user + system, /proc, Linux) per call is the figure, which a loaded machine moves far less than wall time. The two
  * alternate for `--rounds` rounds, each after a warm-up, so that both see the same load.
  *
- *   npx tsx bench/http-front.ts [seconds=8] [--rounds 3] [--sessions 8] [--warm 4]
+ * Two more front ends keep `own`'s transport and body and change the MCP server behind it to the proxy's kind, a
+ * low-level `Server` with its own tools/call handler: `server` registers it the SDK way (each request parsed twice
+ * and each result checked, every message's kind found by zod), `shape` as the proxy does since the twelfth round
+ * (`ShapeDispatchServer` and `plainRequestHandler`, src/proxy/shape-dispatch.ts). `--fronts` picks some.
+ *
+ *   npx tsx bench/http-front.ts [seconds=8] [--rounds 3] [--sessions 8] [--warm 4] [--fronts sdk,own,server,shape]
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -18,17 +23,35 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, isInitializeRequest, type CallToolRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { NodeStreamableHttpTransport } from '../src/proxy/http-transport.js';
 import { jsonBody } from '../src/proxy/json-body.js';
 import { isInitialize } from '../src/proxy/jsonrpc-shape.js';
+import { isPlainCallParams, plainRequestHandler, ShapeDispatchServer } from '../src/proxy/shape-dispatch.js';
 import { fmtMs, freePort, httpClient, summarize, tsNode, waitForHttp } from './common.js';
 
-const FRONTS = ['sdk', 'own'] as const;
+const FRONTS = ['sdk', 'own', 'server', 'shape'] as const;
 type Front = (typeof FRONTS)[number];
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { rounds: { type: 'string', default: '3' }, sessions: { type: 'string', default: '8' }, warm: { type: 'string', default: '4' }, serve: { type: 'string' }, port: { type: 'string' } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { rounds: { type: 'string', default: '3' }, sessions: { type: 'string', default: '8' }, warm: { type: 'string', default: '4' }, fronts: { type: 'string', default: FRONTS.join(',') }, serve: { type: 'string' }, port: { type: 'string' } } });
+
+/** The MCP server behind a front end: `McpServer` with its `echo` tool, or a low-level `Server` as the proxy's. */
+function mcpServer(front: Front): McpServer | Server {
+  if (front === 'sdk' || front === 'own') {
+    const server = new McpServer({ name: 'bench-front', version: '1.0.0' });
+    server.registerTool('echo', { inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+    return server;
+  }
+  const info = { name: 'bench-front', version: '1.0.0' };
+  const opts = { capabilities: { tools: {} } };
+  const server = front === 'shape' ? new ShapeDispatchServer(info, opts) : new Server(info, opts);
+  const echo = async (req: CallToolRequest) => ({ content: [{ type: 'text' as const, text: String(req.params.arguments?.text) }] });
+  server.setRequestHandler(CallToolRequestSchema, echo);
+  if (front === 'shape') plainRequestHandler<CallToolRequest>(server, 'tools/call', isPlainCallParams, echo);
+  return server;
+}
 
 /** The child: one front end on 127.0.0.1:port until it is killed. */
 async function serve(front: Front, port: number): Promise<void> {
@@ -43,8 +66,7 @@ async function serve(front: Front, port: number): Promise<void> {
     const known = typeof sid === 'string' ? sessions.get(sid) : undefined;
     if (known) return known.handleRequest(req, res, req.body);
     if (req.method !== 'POST' || !(front === 'sdk' ? isInitializeRequest(req.body) : isInitialize(req.body))) return void res.status(400).json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'initialize first' } });
-    const server = new McpServer({ name: 'bench-front', version: '1.0.0' });
-    server.registerTool('echo', { inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+    const server = mcpServer(front);
     const opts = { sessionIdGenerator: randomUUID, onsessioninitialized: (id: string) => void sessions.set(id, transport) };
     const transport = front === 'sdk' ? new StreamableHTTPServerTransport(opts) : new NodeStreamableHttpTransport(opts);
     await server.connect(transport);
@@ -107,9 +129,12 @@ if (values.serve !== undefined) {
   if (!(seconds > 0) || !Number.isSafeInteger(rounds) || rounds < 1 || !Number.isSafeInteger(sessions) || sessions < 1 || !(warm >= 0)) {
     throw new Error('usage: npx tsx bench/http-front.ts [seconds>0] [--rounds N>=1] [--sessions N>=1] [--warm SECONDS>=0]');
   }
-  const per: Record<Front, number[]> = { sdk: [], own: [] };
+  const fronts = values.fronts.split(',') as Front[];
+  const unknown = fronts.filter((f) => !FRONTS.includes(f));
+  if (unknown.length > 0) throw new Error(`--fronts takes ${FRONTS.join(', ')}, not ${unknown.join(', ')}`);
+  const per: Record<Front, number[]> = { sdk: [], own: [], server: [], shape: [] };
   for (let r = 1; r <= rounds; r++) {
-    for (const front of FRONTS) {
+    for (const front of fronts) {
       const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
       const m = await measure(front, seconds, warm, sessions);
       per[front].push(m.cpuUs);
@@ -117,5 +142,7 @@ if (values.serve !== undefined) {
     }
   }
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  console.log(`median front end CPU per call, ${sessions} sessions: sdk ${med(per.sdk).toFixed(0)} µs, own ${med(per.own).toFixed(0)} µs (${(med(per.own) / med(per.sdk)).toFixed(2)}×)`);
+  const line = (a: Front, b: Front) => `${a} ${med(per[a]).toFixed(0)} µs, ${b} ${med(per[b]).toFixed(0)} µs (${(med(per[b]) / med(per[a])).toFixed(2)}×)`;
+  if (fronts.includes('sdk') && fronts.includes('own')) console.log(`median front end CPU per call, ${sessions} sessions: ${line('sdk', 'own')}`);
+  if (fronts.includes('server') && fronts.includes('shape')) console.log(`median front end CPU per call, ${sessions} sessions, the proxy's Server: ${line('server', 'shape')}`);
 }

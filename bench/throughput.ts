@@ -9,7 +9,11 @@
  * to 0.92× between runs). Prints calls/s, median/p99 latency, p99/median, the ratio of calls/s to supergateway's, and
  * the proxy's RSS (/proc/<pid>/status VmRSS) before and after each level.
  *
- *   npm run build && npx tsx bench/throughput.ts [secondsPerLevel=4]
+ *   npm run build && npx tsx bench/throughput.ts [secondsPerLevel=4] [--levels 1,8,32] [--probe]
+ *
+ * `--probe`: each QuadGuard runs with bench/loop-probe.mjs loaded, and after each level its event loop's delay
+ * (median, p99, max), its GC pauses (count, total, max) and its CPU over the level are printed, with the same for this
+ * process (the client of every front end): what a latency tail is made of.
  *
  * Burst analysis and quarantine are off in the config (otherwise the load itself quarantines the agent). One
  * agent (anonymous, loopback). QuadGuard runs as the built bundle (package.json `bin`), as users run it; the
@@ -19,12 +23,18 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import YAML from 'yaml';
 import { builtCli, fmtMs, freePort, httpClient, ROOT, rssMiB, summarize, takeTurns, tsNode, waitForHttp, type Summary } from './common.js';
 
-const SECONDS = Number(process.argv[2] ?? 4);
-const LEVELS = [1, 8, 32];
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { levels: { type: 'string', default: '1,8,32' }, probe: { type: 'boolean', default: false } } });
+const SECONDS = Number(positionals[0] ?? 4);
+const LEVELS = values.levels.split(',').map(Number);
+if (!(SECONDS > 0)) throw new Error(`seconds per level must be a positive number, not ${positionals[0]}`);
+if (LEVELS.some((n) => !Number.isSafeInteger(n) || n < 1)) throw new Error(`--levels takes session counts such as 1,8,32, not ${values.levels}`);
 
 const dir = mkdtempSync(join(tmpdir(), 'qg-throughput-'));
 const ws = join(dir, 'ws');
@@ -48,8 +58,11 @@ interface Front {
   proc: ChildProcess;
 }
 const fronts: Front[] = [];
-async function start(label: string, command: string, args: string[], prefix: string, port: number): Promise<Front> {
-  const proc = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'ignore'], env: { ...process.env, QUADGUARD_LOG_LEVEL: 'error' } });
+/** Where a probed front end writes its figures (bench/loop-probe.mjs). */
+const probeFile = (label: string) => join(dir, `probe-${label.replace(/\W+/g, '-')}.jsonl`);
+async function start(label: string, command: string, args: string[], prefix: string, port: number, probe = false): Promise<Front> {
+  const probed = probe ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${join(ROOT, 'bench', 'loop-probe.mjs')}`, QG_LOOP_PROBE: probeFile(label) } : {};
+  const proc = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'ignore'], env: { ...process.env, QUADGUARD_LOG_LEVEL: 'error', ...probed } });
   const front = { label, url: new URL(`http://127.0.0.1:${port}/mcp`), prefix, proc };
   fronts.push(front);
   await waitForHttp(front.url.href);
@@ -105,16 +118,56 @@ async function level(fs: readonly Front[], n: number): Promise<Map<Front, LevelR
   return out;
 }
 
+interface ProbeFigures {
+  loop: { p50: number; p99: number; max: number };
+  gc: { count: number; totalMs: number; p99Ms: number; maxMs: number };
+  cpuMs: number;
+}
+const probeLine = (p: ProbeFigures | undefined, calls: number) =>
+  p === undefined
+    ? 'no probe figures (the process did not answer SIGUSR2)'
+    : `loop delay median ${p.loop.p50} ms, p99 ${p.loop.p99} ms, max ${p.loop.max} ms; GC ${p.gc.count} pauses, ${p.gc.totalMs} ms in all, p99 ${p.gc.p99Ms} ms, max ${p.gc.maxMs} ms; CPU ${p.cpuMs} ms (${((p.cpuMs * 1000) / Math.max(1, calls)).toFixed(0)} µs per call)`;
+function lastProbe(label: string): ProbeFigures | undefined {
+  const lines = readFileSync(probeFile(label), 'utf8').trim().split('\n');
+  return lines.length > 0 && lines.at(-1) !== '' ? (JSON.parse(lines.at(-1)!) as ProbeFigures) : undefined;
+}
+/** The same figures for this process, the client of every front end. */
+function clientProbe(): { reset(): void; read(): ProbeFigures } | undefined {
+  if (!values.probe) return undefined;
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  let gc: number[] = [];
+  new PerformanceObserver((list) => void gc.push(...list.getEntries().map((e) => e.duration))).observe({ entryTypes: ['gc'] });
+  let since = process.cpuUsage();
+  const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+  return {
+    reset() {
+      loop.reset();
+      gc = [];
+      since = process.cpuUsage();
+    },
+    read() {
+      const cpu = process.cpuUsage(since);
+      gc.sort((a, b) => a - b);
+      return {
+        loop: { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) },
+        gc: { count: gc.length, totalMs: Math.round(gc.reduce((a, b) => a + b, 0)), p99Ms: Math.round((gc[Math.floor(gc.length * 0.99)] ?? 0) * 10) / 10, maxMs: Math.round((gc.at(-1) ?? 0) * 10) / 10 },
+        cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+      };
+    },
+  };
+}
+
 try {
   const sgPort = await freePort();
   const sgCmd = `${server.command} ${server.args.map((a) => `'${a}'`).join(' ')}`;
   const sg = await start('supergateway', join(ROOT, 'node_modules', '.bin', 'supergateway'), ['--stdio', sgCmd, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(sgPort), '--logLevel', 'none'], '', sgPort);
   const plainPort = await freePort();
   const plainCmd = builtCli('serve', '--config', plainCfg, '--http', String(plainPort));
-  const plain = await start('quadguard, no policy', plainCmd.command, plainCmd.args, 'ws__', plainPort);
+  const plain = await start('quadguard, no policy', plainCmd.command, plainCmd.args, 'ws__', plainPort, values.probe);
   const policyPort = await freePort();
   const policyCmd = builtCli('serve', '--config', cfg, '--http', String(policyPort));
-  const guarded = await start('quadguard, default policy', policyCmd.command, policyCmd.args, 'ws__', policyPort);
+  const guarded = await start('quadguard, default policy', policyCmd.command, policyCmd.args, 'ws__', policyPort, values.probe);
   // Each front end is warmed up for as long as a level lasts (at least 200 calls): its hot code is optimised only
   // after thousands of calls, and with a short warm-up the first level (1 session) measured the warm-up.
   for (const f of fronts) {
@@ -126,8 +179,13 @@ try {
   console.log(
     `node ${process.version}, ${process.platform}/${process.arch}; ${SECONDS} s per level and front end, closed loop, the front ends taking turns in ${SLICE_MS} ms slices; shared 2-core machine (client, front end and server share it): compare within the run`,
   );
+  const probed = values.probe ? [plain, guarded] : [];
+  const client = clientProbe();
   for (const n of LEVELS) {
+    for (const f of probed) f.proc.kill('SIGUSR2');
+    client?.reset();
     const results = await level([sg, plain, guarded], n);
+    for (const f of probed) f.proc.kill('SIGUSR2');
     const base = results.get(sg)!;
     for (const f of [sg, plain, guarded]) {
       const r = results.get(f)!;
@@ -135,6 +193,9 @@ try {
         `${String(n).padStart(3)} sessions  ${f.label.padEnd(26)} ${r.rate.toFixed(0).padStart(5)} calls/s (${(r.rate / base.rate).toFixed(2)}× supergateway)  median ${fmtMs(r.s.median).padStart(7)} ms  p99 ${fmtMs(r.s.p99).padStart(7)} ms (${(r.s.p99 / r.s.median).toFixed(1)}× median)  RSS ${r.rss[0].toFixed(0)} → ${r.rss[1].toFixed(0)} MiB`,
       );
     }
+    if (probed.length > 0) await new Promise((done) => setTimeout(done, 300));
+    for (const f of probed) console.log(`    ${f.label.padEnd(26)} ${probeLine(lastProbe(f.label), results.get(f)!.calls)}`);
+    if (client) console.log(`    ${'the client (this process)'.padEnd(26)} ${probeLine(client.read(), [...results.values()].reduce((a, r) => a + r.calls, 0))}`);
   }
 } finally {
   for (const f of fronts) f.proc.kill('SIGTERM');

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { createInterface } from 'node:readline';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ClientCredentialsProvider, PrivateKeyJwtProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -32,6 +32,8 @@ import { VERSION } from '../core/version.js';
 import { emptyCatalog, fetchCatalog, type Catalog } from './catalog.js';
 import { perRequestSignalFetch } from './request-signal.js';
 import { SessionTaskStore, startRequestTask } from './task-store.js';
+import { ShapeDispatchClient } from './shape-dispatch.js';
+import { readLinesOnce } from './stdio-lines.js';
 import type { ForwardOptions, Origin } from './session.js';
 
 /** A request a downstream server sends to its client (the proxy): sampling, elicitation, roots. */
@@ -164,7 +166,7 @@ export class Downstream extends EventEmitter {
     const c = this.cfg;
     if (c.command !== undefined) {
       // StdioClientTransport merges getDefaultEnvironment() (HOME, LOGNAME, PATH, SHELL, TERM, USER) with c.env.
-      const t = new StdioClientTransport({ command: c.command, args: c.args, env: c.env, ...(c.cwd !== undefined ? { cwd: c.cwd } : {}), stderr: 'pipe' });
+      const t = readLinesOnce(new StdioClientTransport({ command: c.command, args: c.args, env: c.env, ...(c.cwd !== undefined ? { cwd: c.cwd } : {}), stderr: 'pipe' }));
       const err = t.stderr;
       // A server that keeps failing to start writes the same lines at every attempt: after the first, they are kept
       // for the failure line (one per change) and logged at debug.
@@ -204,7 +206,7 @@ export class Downstream extends EventEmitter {
   private async connect(): Promise<void> {
     if (this.state === 'closed') return;
     this.state = 'connecting';
-    const client = new Client({ name: 'quadguard', version: VERSION }, { capabilities: CLIENT_CAPABILITIES, taskStore: this.tasks });
+    const client = new ShapeDispatchClient({ name: 'quadguard', version: VERSION }, { capabilities: CLIENT_CAPABILITIES, taskStore: this.tasks });
     const refresh = (kind: 'tools' | 'resources' | 'prompts') => () => void this.refresh(kind);
     client.setNotificationHandler(ToolListChangedNotificationSchema, refresh('tools'));
     client.setNotificationHandler(ResourceListChangedNotificationSchema, refresh('resources'));

@@ -12,6 +12,13 @@ export function readMessage(raw: unknown): JSONRPCMessage {
   return isPlainMessage(raw) ? (raw as JSONRPCMessage) : JSONRPCMessageSchema.parse(raw);
 }
 
+/** `readMessage` as `safeParse` reads: the message, or undefined where the schema refuses the value. */
+export function tryReadMessage(raw: unknown): JSONRPCMessage | undefined {
+  if (isPlainMessage(raw)) return raw as JSONRPCMessage;
+  const read = JSONRPCMessageSchema.safeParse(raw);
+  return read.success ? read.data : undefined;
+}
+
 /** `isInitializeRequest` of the SDK, asked of zod only when the method says initialize. */
 export function isInitialize(message: unknown): message is InitializeRequest {
   return isObject(message) && message.method === 'initialize' && InitializeRequestSchema.safeParse(message).success;

@@ -1,7 +1,8 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../core/log.js';
+import { tryReadMessage } from './jsonrpc-shape.js';
 
 /** Default cap of one stdio message (bytes); below the SDK's own 10 MiB read buffer, which dies when exceeded. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
@@ -24,8 +25,8 @@ function idFromHead(head: string): string | number | null {
  * SDK's own stdio transport would only log and drop bad lines, and stops reading for good past 10 MiB.)
  *
  * A message that passes is handed to `deliver` as the schema read it, which is what the SDK's stdio transport makes
- * of the line (`JSONRPCMessageSchema.parse(JSON.parse(line))`): each line is parsed and validated once, not once here
- * and again by the SDK. Returns the function that stops reading `input`.
+ * of the line (`JSONRPCMessageSchema.parse(JSON.parse(line))`, without zod for a plain message: jsonrpc-shape.ts): each line is
+ * parsed and validated once, not once here and again by the SDK. Returns the function that stops reading `input`.
  */
 export function screenJsonRpcLines(input: Readable, output: Writable, log: Logger, deliver: (message: JSONRPCMessage) => void, maxBytes = DEFAULT_MAX_MESSAGE_BYTES): () => void {
   const reply = (id: unknown, code: number, message: string) =>
@@ -40,14 +41,14 @@ export function screenJsonRpcLines(input: Readable, output: Writable, log: Logge
       reply(null, ErrorCode.ParseError, 'Parse error: the line is not valid JSON');
       return;
     }
-    const read = JSONRPCMessageSchema.safeParse(msg);
-    if (!read.success) {
+    const read = tryReadMessage(msg);
+    if (read === undefined) {
       log.warn('stdio: invalid JSON-RPC message from client');
       const id = typeof msg === 'object' && msg !== null ? (msg as { id?: unknown }).id : undefined;
       reply(id, ErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message');
       return;
     }
-    deliver(read.data);
+    deliver(read);
   };
 
   let parts: Buffer[] = [];

@@ -1,4 +1,4 @@
-import { CallToolResultSchema, ErrorCode, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ErrorCode, McpError, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ContentBlock } from '../core/types.js';
 import { forwardOptions, stripProgressToken, type ForwardExtra, type ProxyCore, type SessionContext } from './context.js';
 import { decide, downstreamToolFailure } from './decide.js';
@@ -111,8 +111,17 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
     core.logger.info({ session: session.id, agent: session.agent, server: route.server, tool: route.name, rules: res.rules }, 'tool result denied');
     return toolDenial(res, { what: 'result of tool', name }, { hasOutputSchema });
   }
-  result = applyToolReplacement(result, res);
+  // A replacement is the guard's copy of the content, not the downstream result the client's schema read: it gets the
+  // check the SDK's Server made of every result (the proxy's tools/call handler skips it: shape-dispatch.ts).
+  result = res.replacement ? checkedResult(applyToolReplacement(result, res)) : result;
   return { ...result, content: rewriteContentUris(result.content, (u) => core.pool.exposedUri(route.server, u)) ?? [] };
+}
+
+/** The SDK `Server`'s check of a tools/call result (server/index.js, `setRequestHandler`), with its error. */
+function checkedResult(result: CallToolResult): CallToolResult {
+  const read = CallToolResultSchema.safeParse(result);
+  if (!read.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${read.error.message}`);
+  return read.data;
 }
 
 /** The fields of a tool result the `tool_result` interaction carries itself; the rest are side fields. */

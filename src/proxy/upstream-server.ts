@@ -1,8 +1,9 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   CompleteRequestSchema,
   GetPromptRequestSchema,
+  type CallToolRequest,
   type InitializeRequest,
   InitializeRequestSchema,
   type InitializeResult,
@@ -25,6 +26,7 @@ import { clientRootsChanged } from './roots.js';
 import { handleToolCall } from './tool-calls.js';
 import { handleComplete, handleSetLevel, handleSubscribe } from './utilities.js';
 import { SessionTaskStore, startToolTask, TASKS_CAPABILITY } from './tasks.js';
+import { isPlainCallParams, plainRequestHandler, ShapeDispatchServer } from './shape-dispatch.js';
 
 /**
  * Builds the low-level `Server` for one upstream connection (stdio, one HTTP session, one SSE stream or one
@@ -34,7 +36,7 @@ export function createUpstreamServer(core: ProxyCore, session: SessionContext, o
   // This session's tasks (see tasks.ts); their expiry timers stop when the session closes. A stateless HTTP request
   // is a session of one request, so it offers no tasks (nothing would be left to answer tasks/get).
   const tasks = opts.tasks === false ? undefined : new SessionTaskStore();
-  const server = new Server(
+  const server = new ShapeDispatchServer(
     { name: 'quadguard', version: VERSION },
     {
       capabilities: {
@@ -66,6 +68,13 @@ export function createUpstreamServer(core: ProxyCore, session: SessionContext, o
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     await ready();
     if (req.params.task && tasks) return startToolTask(core, session, server, tasks, req, fx(extra), (r, x) => handleToolCall(core, session, r, x));
+    return handleToolCall(core, session, req, fx(extra));
+  });
+  // An ordinary call (no task) is not parsed again, nor its result checked again: the SDK's Server would parse the
+  // request twice and the result once more, all of which the proxy has already read (the downstream result against
+  // CallToolResultSchema) or built itself (denials: test/proxy/shape-dispatch.test.ts checks them against the schema).
+  plainRequestHandler<CallToolRequest>(server, 'tools/call', isPlainCallParams, async (req, extra) => {
+    await ready();
     return handleToolCall(core, session, req, fx(extra));
   });
   server.setRequestHandler(ListResourcesRequestSchema, async () => {

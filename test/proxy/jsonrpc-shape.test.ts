@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { InitializeRequestSchema, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { isInitialize, isRequestMessage, isResponseMessage, readMessage } from '../../src/proxy/jsonrpc-shape.js';
+import { isInitialize, isRequestMessage, isResponseMessage, readMessage, tryReadMessage } from '../../src/proxy/jsonrpc-shape.js';
 
 const json = fc.jsonValue({ maxDepth: 2 });
 /** Mostly a well-formed message of one kind; now and then one field wrong, missing or extra. */
@@ -57,7 +57,11 @@ describe('readMessage', () => {
   it('accepts, refuses and returns exactly what JSONRPCMessageSchema.parse does', () => {
     fc.assert(
       fc.property(fc.oneof(message, initialize, json), (v) => {
-        expect(ourReading(v)).toEqual(schemaReading(v));
+        const schema = schemaReading(v);
+        expect(ourReading(v)).toEqual(schema);
+        // tryReadMessage (the stdio screen's reading): the same, with undefined for a refusal.
+        const tried = tryReadMessage(v);
+        expect(tried === undefined ? { ok: false } : { ok: true, value: tried }).toEqual(schema);
       }),
       { numRuns: 5_000 },
     );
