@@ -5,9 +5,9 @@ import { formatAuditId, parseAuditId, type AuditEntry, type AuditRow, type RawAu
 import { bodyDigest, type InteractionRecord } from './audit-interaction.js';
 import { anchorMac, HeadAnchor, macEqual, rowMac, type AuditKey } from './audit-key.js';
 import { ChainWalker, GENESIS_HASH, type RetentionAnchor, type VerifyOptions, type VerifyResult } from './audit-chain.js';
-import { auditFields, parseRow, rowHash, type AuditFields } from './audit-row.js';
+import { auditFields, chainText, linkedHash, parseRow, rowHash, type AuditFields } from './audit-row.js';
 import { auditInsert, auditSelect, interactionSelect, readStored, recordedBody, storedBody, storedValues } from './audit-columns.js';
-import { journalLine, journalLineOk, liveJournals, type AuditJournal, type JournalRow, type LinkedJournalRow } from './audit-journal.js';
+import { chainTextOf, journalLine, journalLineOk, liveJournals, type AuditJournal, type JournalRow, type LinkedJournalRow } from './audit-journal.js';
 
 export * from './audit-schema.js';
 export { ChainWalker, GENESIS_HASH, type ChainContext, type RetentionAnchor, type VerifyOptions, type VerifyResult } from './audit-chain.js';
@@ -150,11 +150,12 @@ export class AuditLog implements AuditApi {
   }
 
   /** The chained, MACed row after `head` (the highest id ever used, so a deleted tail shows up as a gap). */
-  private after(head: { id: number | null; hash: string | null; seq: number | null } | undefined, fields: AuditFields): RawAuditRow {
+  /** `text`: the chain text of `fields` when the caller has it (a journal row's, made when it was journaled). */
+  private after(head: { id: number | null; hash: string | null; seq: number | null } | undefined, fields: AuditFields, text = chainText(fields)): RawAuditRow {
     const id = Math.max(head?.id ?? 0, head?.seq ?? 0) + 1;
-    const row = { id, ...fields, llm: fields.llm ?? null, ref: fields.ref ?? null, prev_hash: head?.hash ?? GENESIS_HASH };
-    const hash = rowHash(row);
-    return { ...row, hash, mac: this.key ? rowMac(this.key, hash) : null };
+    const prev_hash = head?.hash ?? GENESIS_HASH;
+    const hash = linkedHash(text, id, prev_hash);
+    return { ...fields, id, llm: fields.llm ?? null, ref: fields.ref ?? null, prev_hash, hash, mac: this.key ? rowMac(this.key, hash) : null };
   }
 
   private insertRow(row: RawAuditRow, rec: InteractionRecord | undefined): void {
@@ -206,7 +207,7 @@ export class AuditLog implements AuditApi {
           forged++;
           continue;
         }
-        row = this.after(head, j.fields);
+        row = this.after(head, j.fields, chainTextOf(j));
       }
       this.insertRow(row, j.rec);
       head = { id: row.id, hash: row.hash, seq: row.id };
