@@ -2,7 +2,8 @@
  * The stdio allow path's guard work in process: an allowed `read_file` call and its result through
  * `GuardPipeline.check` as `serve` builds it (default book, a SQLite file with the journal, burst analysis off), the
  * path argument resolved first as the proxy resolves it (`resolvePathArguments`), the result and the next call each
- * a turn of the event loop later (as from a server and a client: the audit's group commits run as in the proxy). Prints the CPU time per allowed
+ * a turn of the event loop later (as from a server and a client: the audit's group commits run as in the proxy; each block
+ * waits out the group window before its CPU time is read, so a group is charged to its own block). Prints the CPU time per allowed
  * call (call + result) and the time in each stage, so a change to the guard's own per-call work can be judged without
  * the pipes and the scheduler (`bench/stdio-drive.ts` and `bench/overhead.ts` measure the whole path).
  *
@@ -46,6 +47,8 @@ interface Runner {
   call(n: number): Promise<void>;
   stageMs: Map<string, number>;
   resolveMs: number;
+  /** The audit's group commits (a commit of pending journal rows), counted since the measured blocks began. */
+  groups: number;
   close(): Promise<void>;
 }
 
@@ -57,7 +60,15 @@ async function runner(root: string, label: string): Promise<Runner> {
   type Sharing = <T>(i: object, answers: Map<string, string | null>, fn: () => Promise<T>) => Promise<T>;
   const sharing = await load('detectors/real-paths.ts').then((m: { sharingRealPaths: Sharing }) => m.sharingRealPaths, () => undefined);
   type Stage = { name: string; run(ctx: unknown, env: unknown): void | Promise<void> };
-  const out: Runner = { label, stageMs: new Map(), resolveMs: 0, call: async () => {}, close: async () => {} };
+  const out: Runner = { label, stageMs: new Map(), resolveMs: 0, groups: 0, call: async () => {}, close: async () => {} };
+  // Counts the audit's group commits: how many calls share one transaction in this bench's turns.
+  type Log = { pending: unknown[]; commitPending(this: Log): void };
+  const log = ((await load('store/audit.ts')) as { AuditLog: { prototype: Log } }).AuditLog.prototype;
+  const commit = log.commitPending;
+  log.commitPending = function (this: Log) {
+    if (this.pending.length > 0) out.groups++;
+    commit.call(this);
+  };
   // Each stage's time, summed (wall time inside the stage: the stages of one check run back to back on one thread).
   const timed = (GUARD_STAGES as Stage[]).map((s) => ({
     ...s,
@@ -99,6 +110,8 @@ async function runner(root: string, label: string): Promise<Runner> {
 }
 
 const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
+/** Longer than the audit's group window: a block's last group is committed inside its own block's CPU time. */
+const groupsDone = (): Promise<void> => new Promise((r) => setTimeout(r, 30));
 const cpuMs = (u: NodeJS.CpuUsage): number => (u.user + u.system) / 1000;
 const us = (ms: number): string => `${(ms * 1000).toFixed(1).padStart(7)} µs`;
 const median = (xs: number[]): number => {
@@ -110,10 +123,12 @@ const runners = [await runner(ROOT, 'this checkout')];
 if (values.against) runners.push(await runner(resolve(values.against), values.against));
 try {
   for (const r of runners) for (let n = 0; n < WARMUP; n++) await r.call(n);
+  await groupsDone();
   for (const r of runners) {
     r.stageMs.clear();
     r.resolveMs = 0;
   }
+  for (const r of runners) r.groups = 0;
   const perBlock = Math.max(1, Math.floor(CALLS / BLOCKS));
   const blockCpu = runners.map(() => [] as number[]);
   const totalCpu = runners.map(() => 0);
@@ -127,6 +142,7 @@ try {
       const t0 = performance.now();
       for (let n = 0; n < perBlock; n++) await r.call(WARMUP + b * perBlock + n);
       totalWall[j]! += performance.now() - t0;
+      await groupsDone();
       const c = cpuMs(process.cpuUsage(c0));
       totalCpu[j]! += c;
       blockCpu[j]!.push(c / perBlock);
@@ -136,6 +152,7 @@ try {
   console.log(`${calls} allowed calls (call + result) each after ${WARMUP} warm-up, ${files.length} file(s), in ${BLOCKS} blocks:`);
   runners.forEach((r, j) => {
     console.log(`${r.label}: CPU per call ${us(totalCpu[j]! / calls)} (median of blocks ${us(median(blockCpu[j]!))}), wall per call ${us(totalWall[j]! / calls)}`);
+    console.log(`  audit group commits per call ${(r.groups / calls).toFixed(2)}`);
     console.log(`  resolvePathArguments ${us(r.resolveMs / calls)}`);
     for (const [name, ms] of [...r.stageMs].sort((a, b) => b[1] - a[1])) console.log(`  ${name.padEnd(16)} ${us(ms / calls)}`);
   });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { formatRef, RawAuditRowSchema, type RawAuditRow } from './audit-schema.js';
 import type { InteractionRecord } from './audit-interaction.js';
-import { rowHash, type AuditFields } from './audit-row.js';
+import { chainText, columnsJson, linkedHash, type AuditFields, type ChainText } from './audit-row.js';
 import { macEqual, rowMac, type AuditKey } from './audit-key.js';
 
 /**
@@ -51,24 +51,52 @@ export interface LinkedJournalRow {
  */
 const CLEAR_AT = 256 * 1024;
 
+/**
+ * The chain text of each journal row made by `journalLine` (audit-row.ts `ChainText`): its MAC, its line in the file
+ * and its chain hash at commit are made from that one serialisation of its columns. Not in the row itself: the row
+ * is what the file holds.
+ */
+const chainTexts = new WeakMap<JournalRow, ChainText>();
+
+/** The chain text of a journal row's columns: the one `journalLine` made, else (a row read from a file) made now. */
+export function chainTextOf(j: JournalRow): ChainText {
+  let t = chainTexts.get(j);
+  if (t === undefined) {
+    t = chainText(j.fields);
+    chainTexts.set(j, t);
+  }
+  return t;
+}
+
 /** The journal line of a decision's row: its columns with the audit id answered (`ref`), their MAC, its interaction. */
 export function journalLine(fields: AuditFields, ref: string, rec: InteractionRecord | undefined, key: AuditKey | undefined): JournalRow {
   const unlinked = { ...fields, ref };
-  return { fields: unlinked, mac: key ? journalMac(key, unlinked) : null, ...(rec ? { rec } : {}) };
+  const text = chainText(unlinked);
+  const row: JournalRow = { fields: unlinked, mac: key ? journalMac(key, text) : null, ...(rec ? { rec } : {}) };
+  chainTexts.set(row, text);
+  return row;
 }
 
 /** Whether a journal line's MAC is the key's (a line added or edited by hand is not); without a key, every line is. */
 export function journalLineOk(key: AuditKey | undefined, j: JournalRow): boolean {
-  return !key || (j.mac !== null && macEqual(j.mac, journalMac(key, j.fields)));
+  return !key || (j.mac !== null && macEqual(j.mac, journalMac(key, chainTextOf(j))));
 }
 
 /**
  * The MAC of a journal row's columns before its link (the row MAC covers the chain hash, which it does not have
- * yet): a line added to a journal by hand is refused at replay. Domain-separated from the row MAC: a chain hash
- * never starts with `journal:`.
+ * yet): a line added to a journal by hand is refused at replay. It is the row MAC of `rowHash` of the row linked as
+ * id 0 after '', under the prefix `journal:` (domain-separated from the row MAC: a chain hash never starts with it).
  */
-function journalMac(key: AuditKey, fields: AuditFields & { ref: string }): string {
-  return rowMac(key, `journal:${rowHash({ ...fields, id: 0, prev_hash: '' })}`);
+function journalMac(key: AuditKey, text: ChainText): string {
+  return rowMac(key, `journal:${linkedHash(text, 0, '')}`);
+}
+
+/**
+ * A journal row as its line in the file: the JSON of `{ fields, mac, rec }`, its columns written from their chain
+ * text (keys sorted, a null `llm` left out: the schema reads it back as null).
+ */
+function lineOf(r: JournalRow): string {
+  return `{"fields":${columnsJson(chainTextOf(r))},"mac":${JSON.stringify(r.mac)}${r.rec === undefined ? '' : `,"rec":${JSON.stringify(r.rec)}`}}\n`;
 }
 
 /** The folder of a store file's journals. */
@@ -103,7 +131,7 @@ export class AuditJournal {
   /** One write of one line (a kill cannot tear it); fdatasync'd when the store's synchronous setting is FULL. */
   write(r: JournalRow): void {
     if (this.fd === undefined) throw new Error(`the audit journal ${this.file} is closed`);
-    const line = `${JSON.stringify(r)}\n`;
+    const line = lineOf(r);
     writeSync(this.fd, line);
     this.written += line.length;
     if (this.fsync) fdatasyncSync(this.fd);
@@ -129,7 +157,7 @@ export class AuditJournal {
     const next = `${this.file}.next`;
     const fd = openSync(next, 'w', 0o600);
     try {
-      const text = rows.map((r) => `${JSON.stringify(r)}\n`).join('');
+      const text = rows.map(lineOf).join('');
       writeSync(fd, text);
       this.written = text.length;
       if (this.fsync) fdatasyncSync(fd);

@@ -111,6 +111,57 @@ export function rowHash(row: Omit<RawAuditRow, 'hash' | 'llm' | 'mac' | 'ref'> &
   return sha256Hex(row.prev_hash + JSON.stringify(sorted));
 }
 
+/**
+ * A row's canonical JSON without its two link columns, which it gets only when committed (`id`, `prev_hash`): the
+ * members before `id`, between `id` and `prev_hash`, and after `prev_hash`, each without braces. The journal line's
+ * MAC (the row linked as id 0 after ''), the journal line itself and the commit's chain hash are made from this one
+ * serialisation of the columns: `linkedHash(chainText(fields), id, prev)` is `rowHash` of the linked row.
+ */
+export interface ChainText {
+  readonly beforeId: string;
+  readonly beforePrev: string;
+  readonly rest: string;
+}
+
+const ID_AT = HASHED_COLUMNS.indexOf('id');
+const PREV_AT = HASHED_COLUMNS.indexOf('prev_hash');
+const BEFORE_ID = HASHED_COLUMNS.slice(0, ID_AT);
+const BEFORE_PREV = HASHED_COLUMNS.slice(ID_AT + 1, PREV_AT);
+const REST = HASHED_COLUMNS.slice(PREV_AT + 1);
+/** Each column's JSON key with its colon. */
+const KEY_TEXT = new Map<string, string>(HASHED_COLUMNS.map((k) => [k, `${JSON.stringify(k)}:`]));
+
+/** The members of the canonical JSON for `keys`, without braces, as `rowHash` writes them. */
+function members(row: Record<string, unknown>, keys: readonly string[]): string {
+  let out = '';
+  for (const k of keys) {
+    const v = row[k] ?? null;
+    if (v === null && LATER_COLUMNS.has(k)) continue;
+    out += `${out === '' ? '' : ','}${KEY_TEXT.get(k)!}${JSON.stringify(v)}`;
+  }
+  return out;
+}
+
+/** The chain text of a row's columns before its link (`ref` and `llm` left out when null, as `rowHash` does). */
+export function chainText(fields: AuditFields): ChainText {
+  const row = fields as unknown as Record<string, unknown>;
+  return { beforeId: members(row, BEFORE_ID), beforePrev: members(row, BEFORE_PREV), rest: members(row, REST) };
+}
+
+/** `rowHash` of the row with these columns, linked as row `id` after `prevHash`. */
+export function linkedHash(t: ChainText, id: number, prevHash: string): string {
+  return sha256Hex(`${prevHash}{${joined(t.beforeId, `"id":${JSON.stringify(id)}`, t.beforePrev, `"prev_hash":${JSON.stringify(prevHash)}`, t.rest)}}`);
+}
+
+/** The JSON object of the columns without the link columns (keys sorted; `ref` and `llm` left out when null). */
+export function columnsJson(t: ChainText): string {
+  return `{${joined(t.beforeId, t.beforePrev, t.rest)}}`;
+}
+
+function joined(...parts: string[]): string {
+  return parts.filter((p) => p !== '').join(',');
+}
+
 export function parseRow(raw: unknown): AuditRow {
   const r = AuditRowSchema.safeParse(raw);
   if (!r.success) {

@@ -1,14 +1,13 @@
 import { once } from 'node:events';
 import type Database from 'better-sqlite3';
 import { StoreError } from '../core/errors.js';
-import { INTERACTION_KINDS, KINDS, type InteractionKind } from '../core/kinds.js';
 import { formatAuditId, parseAuditId, type AuditEntry, type AuditRow, type RawAuditRow } from './audit-schema.js';
 import { bodyDigest, type InteractionRecord } from './audit-interaction.js';
 import { anchorMac, HeadAnchor, macEqual, rowMac, type AuditKey } from './audit-key.js';
 import { ChainWalker, GENESIS_HASH, type RetentionAnchor, type VerifyOptions, type VerifyResult } from './audit-chain.js';
-import { auditFields, parseRow, rowHash, type AuditFields } from './audit-row.js';
+import { auditFields, chainText, linkedHash, parseRow, rowHash, type AuditFields } from './audit-row.js';
 import { auditInsert, auditSelect, interactionSelect, readStored, recordedBody, storedBody, storedValues } from './audit-columns.js';
-import { journalLine, journalLineOk, liveJournals, type AuditJournal, type JournalRow, type LinkedJournalRow } from './audit-journal.js';
+import { chainTextOf, journalLine, journalLineOk, liveJournals, type AuditJournal, type JournalRow, type LinkedJournalRow } from './audit-journal.js';
 
 export * from './audit-schema.js';
 export { ChainWalker, GENESIS_HASH, type ChainContext, type RetentionAnchor, type VerifyOptions, type VerifyResult } from './audit-chain.js';
@@ -20,11 +19,15 @@ const JOURNAL_RETRY_MS = 100;
 /** Pending rows past which an append commits the group first (a store that keeps failing bounds the memory). */
 const JOURNAL_MAX_PENDING = 10_000;
 /**
- * How long, at most, the row of an allowed request (a tool call, a resource read, a prompt) waits for the row of its
- * result to commit in one group with it, ms. The request is answered by its result, so a reader that saw the answer
- * finds both rows; a slower server's call is committed after this wait.
+ * How long the first row journaled after a commit waits for others to join its group commit, ms. A transaction's
+ * fixed cost (BEGIN IMMEDIATE, the WAL frames of the pages it touches, COMMIT) is then shared by every row answered
+ * in the window: under a steady stream of calls, several calls and their results per commit instead of one call.
+ * It is also how late another process can see an answered row (docs/audit.md); this process's own reads, a
+ * mutation's row and close commit what is pending first.
  */
-const ANSWER_WAIT_MS = 25;
+export const GROUP_WINDOW_MS = 10;
+/** Pending rows at which the group commits once the turn has answered, without waiting out the window. */
+export const GROUP_MAX_ROWS = 128;
 
 /** How often, at most, the signed head is written to its file (ms); it is also written at close. */
 const HEAD_INTERVAL_MS = 1000;
@@ -100,8 +103,8 @@ export class AuditLog implements AuditApi {
   /** Rows written to the journal and not yet known to be committed, in the order they were answered. */
   private pending: JournalRow[] = [];
   private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
-  /** The timer is an allowed request's wait for its result's row (`ANSWER_WAIT_MS`): any other row cuts it short. */
-  private timerWaits = false;
+  /** The timer is the immediate of a full group (`GROUP_MAX_ROWS`), not the window's or a retry's timeout. */
+  private timerSoon = false;
 
   /**
    * `key`: the audit key (audit-key.ts). Without one, rows are appended without MACs and `verify` checks the
@@ -147,11 +150,12 @@ export class AuditLog implements AuditApi {
   }
 
   /** The chained, MACed row after `head` (the highest id ever used, so a deleted tail shows up as a gap). */
-  private after(head: { id: number | null; hash: string | null; seq: number | null } | undefined, fields: AuditFields): RawAuditRow {
+  /** `text`: the chain text of `fields` when the caller has it (a journal row's, made when it was journaled). */
+  private after(head: { id: number | null; hash: string | null; seq: number | null } | undefined, fields: AuditFields, text = chainText(fields)): RawAuditRow {
     const id = Math.max(head?.id ?? 0, head?.seq ?? 0) + 1;
-    const row = { id, ...fields, llm: fields.llm ?? null, ref: fields.ref ?? null, prev_hash: head?.hash ?? GENESIS_HASH };
-    const hash = rowHash(row);
-    return { ...row, hash, mac: this.key ? rowMac(this.key, hash) : null };
+    const prev_hash = head?.hash ?? GENESIS_HASH;
+    const hash = linkedHash(text, id, prev_hash);
+    return { ...fields, id, llm: fields.llm ?? null, ref: fields.ref ?? null, prev_hash, hash, mac: this.key ? rowMac(this.key, hash) : null };
   }
 
   private insertRow(row: RawAuditRow, rec: InteractionRecord | undefined): void {
@@ -203,7 +207,7 @@ export class AuditLog implements AuditApi {
           forged++;
           continue;
         }
-        row = this.after(head, j.fields);
+        row = this.after(head, j.fields, chainTextOf(j));
       }
       this.insertRow(row, j.rec);
       head = { id: row.id, hash: row.hash, seq: row.id };
@@ -214,8 +218,8 @@ export class AuditLog implements AuditApi {
 
   /**
    * Journals the decisions' rows from now on (the proxy): `append` writes the chained row to `journal` and
-   * returns; the rows are committed in groups once the turn of the event loop has answered, before any read of the log, before a
-   * mutation's own row, and at close. `onFault`: a group commit failed (it is tried again).
+   * returns; the rows are committed in groups (`GROUP_WINDOW_MS` after the first, or `GROUP_MAX_ROWS` at once),
+   * before any read of the log, before a mutation's own row, and at close. `onFault`: a group commit failed (it is tried again).
    */
   attachJournal(journal: AuditJournal, hooks: { onFault: (err: unknown, pending: number) => void }): void {
     this.journal = journal;
@@ -262,23 +266,22 @@ export class AuditLog implements AuditApi {
   }
 
   /**
-   * Commits the group once this turn of the event loop has answered (every row journaled in the turn joins it),
-   * or after `JOURNAL_RETRY_MS` when the last commit failed. `waits`: every row pending is an allowed request whose
-   * result's row follows: the group waits for it (at most `ANSWER_WAIT_MS`), so a call and its result are one
-   * commit, not two.
+   * Commits the group `GROUP_WINDOW_MS` after its first row, or once the turn has answered when `GROUP_MAX_ROWS`
+   * rows are pending, or after `JOURNAL_RETRY_MS` when the last commit failed (`retry`; rows journaled meanwhile
+   * wait for that retry).
    */
-  private schedule(retry = false, waits = false): void {
+  private schedule(retry = false): void {
     if (this.timer !== undefined) {
-      if (!this.timerWaits || waits) return;
+      if (retry || this.timerSoon || this.pending.length < GROUP_MAX_ROWS) return;
       clearTimeout(this.timer as NodeJS.Timeout);
     }
     const run = () => {
       this.timer = undefined;
-      this.timerWaits = false;
+      this.timerSoon = false;
       this.settle();
     };
-    this.timerWaits = waits && !retry;
-    this.timer = retry ? setTimeout(run, JOURNAL_RETRY_MS) : waits ? setTimeout(run, ANSWER_WAIT_MS) : setImmediate(run);
+    this.timerSoon = !retry && this.pending.length >= GROUP_MAX_ROWS;
+    this.timer = retry ? setTimeout(run, JOURNAL_RETRY_MS) : this.timerSoon ? setImmediate(run) : setTimeout(run, GROUP_WINDOW_MS);
     this.timer.unref();
   }
 
@@ -294,8 +297,8 @@ export class AuditLog implements AuditApi {
 
   /**
    * Records one decision's entry. With a journal (the proxy): the row's columns and a new audit id (`ref`) are
-   * written to the journal in one write and the audit id returned; the row is chained and committed once the turn
-   * of the event loop has answered (its numeric id and hash are not known yet). Without one, as `appendNow`. Throws
+   * written to the journal in one write and the audit id returned; the row is chained and committed with its group
+   * (`schedule`; its numeric id and hash are not known yet). Without one, as `appendNow`. Throws
    * `store_write_failed` when the journal does not take it (the caller fails closed).
    */
   async append(entry: AuditEntry): Promise<{ id?: number; auditId: string; hash?: string }> {
@@ -311,7 +314,7 @@ export class AuditLog implements AuditApi {
         throw new StoreError('store_write_failed', `cannot write the audit journal ${this.journal.file}${full}: ${(err as Error).message}`, { cause: err });
       }
       this.pending.push(j);
-      this.schedule(false, answerFollows(fields));
+      this.schedule();
       return { auditId: j.fields.ref };
     } catch (err) {
       throw new StoreError('store_write_failed', `cannot append to the audit log: ${(err as Error).message}`, { cause: err });
@@ -325,7 +328,7 @@ export class AuditLog implements AuditApi {
       clearImmediate(this.timer as NodeJS.Immediate);
     }
     this.timer = undefined;
-    this.timerWaits = false;
+    this.timerSoon = false;
     try {
       this.commitPending();
     } finally {
@@ -502,9 +505,4 @@ export class AuditLog implements AuditApi {
 interface LinkResult {
   forged: number;
   last: { id: number; hash: string } | undefined;
-}
-
-/** Whether a row's answer is another row soon: an allowed request's result is checked (and recorded) when it comes. */
-function answerFollows(fields: AuditFields): boolean {
-  return fields.decision === 'allow' && (INTERACTION_KINDS as readonly string[]).includes(fields.kind) && KINDS[fields.kind as InteractionKind].role === 'action';
 }

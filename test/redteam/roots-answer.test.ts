@@ -15,7 +15,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ListRootsRequestSchema, type CallToolResult, type Root } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, makeSandbox, ROOT, writeConfig } from '../support/proxy-harness.js';
+import { CLI, makeSandbox, ROOT, waitFor, writeConfig } from '../support/proxy-harness.js';
 
 // Assembled at run time, so no scanner takes the test file for a leaked key.
 const TOKEN = ['ghp', 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789'].join('_');
@@ -44,6 +44,9 @@ const audited = (): Array<{ kind: string; decision: string; rules: string; previ
     db.close();
   }
 };
+
+/** Waits (bounded) for the proxy's group commit of the answer's row: another process reads the store. */
+const rowCommitted = (before: number): Promise<void> => waitFor(() => audited().length > before, 10_000, 'the roots answer\'s audit row');
 
 async function ask(next: Root[]): Promise<CallToolResult> {
   roots = next;
@@ -74,9 +77,11 @@ describe('red team: the client\'s roots answer (class 3)', () => {
       { uri: 'file:///srv/data/build-3f9a8b7c6d5e', name: 'Build output (do not edit)' },
       { uri: 'file:///etc' },
     ];
+    const rows = audited().length;
     const r = await ask(ordinary);
     expect(r.isError, JSON.stringify(r)).toBeFalsy();
     expect(received().at(-1)).toEqual(ordinary);
+    await rowCommitted(rows);
     expect(audited().at(-1)).toMatchObject({ kind: 'roots_result', decision: 'allow' });
   }, 30_000);
 
@@ -89,12 +94,14 @@ describe('red team: the client\'s roots answer (class 3)', () => {
   for (const [what, answer, rule] of attacks) {
     it(`${what}: withheld from the server, recorded as denied, the credential masked in the audit`, async () => {
       const before = received().length;
+      const rows = audited().length;
       const r = await ask(answer);
       // The server's own request failed: its tool answers with an error that says QuadGuard withheld the roots.
       expect(JSON.stringify(r)).toMatch(/withheld by QuadGuard/);
       expect(received().length).toBe(before);
       expect(readFileSync(outbox, 'utf8')).not.toContain(TOKEN);
       expect(readFileSync(outbox, 'utf8')).not.toContain('collect.evil.example');
+      await rowCommitted(rows);
       const row = audited().at(-1);
       expect(row).toMatchObject({ kind: 'roots_result', decision: 'deny' });
       expect(JSON.parse(row!.rules)).toContain(rule);

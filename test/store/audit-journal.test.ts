@@ -2,10 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { openDatabase } from '../../src/store/sqlite.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AUDIT_COLUMNS } from '../../src/store/audit-row.js';
 import { journalDir } from '../../src/store/audit-journal.js';
 import { openStore, RawAuditRowSchema } from '../../src/store/index.js';
+import { GROUP_MAX_ROWS, GROUP_WINDOW_MS } from '../../src/store/audit.js';
 import { waitFor } from '../support/proxy-harness.js';
 import { collect, entry, tempDir } from './helpers.js';
 
@@ -49,7 +50,7 @@ describe('audit journal (SQLite)', () => {
     expect([...AUDIT_COLUMNS].sort()).toEqual(Object.keys(RawAuditRowSchema.shape).sort());
   });
 
-  it('answers from the journal, commits the group after the turn, and the chain verifies', async () => {
+  it('answers from the journal, commits the group after the window, and the chain verifies', async () => {
     const s = openStore(t.file, undefined, { auditJournal: true });
     const answered = [];
     for (const i of [1, 2, 3]) answered.push(await s.audit.append(entry(i)));
@@ -59,7 +60,7 @@ describe('audit journal (SQLite)', () => {
     // Answered, in the journal, not yet in the database.
     expect(rows(t.file)).toHaveLength(0);
     expect(readFileSync(ownJournal(t.file), 'utf8').trim().split('\n')).toHaveLength(3);
-    await new Promise((r) => setImmediate(r));
+    await waitFor(async () => rows(t.file).length === 3, 2000, 'the group to be committed');
     expect(rows(t.file).map((r) => r.rationale)).toEqual(['decision 1', 'decision 2', 'decision 3']);
     expect((await Promise.all(answered.map((a) => s.audit.get(a.auditId)))).map((r) => r?.rationale)).toEqual(['decision 1', 'decision 2', 'decision 3']);
     expect((await s.audit.get(answered[0]!.auditId))?.auditId).toBe(answered[0]!.auditId);
@@ -76,39 +77,43 @@ describe('audit journal (SQLite)', () => {
     expect(existsSync(ownJournal(t.file))).toBe(false);
   });
 
-  it("commits an allowed request's row with its result's row (one group commit for both), or alone after a short wait", async () => {
+  it('commits the rows answered within the window as one group, a full group at once, and what waits before a read', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] });
     const s = openStore(t.file, undefined, { auditJournal: true });
-    const turn = () => new Promise((r) => setImmediate(r));
+    const turn = () => vi.advanceTimersByTime(0);
     try {
+      // A call and its result, a turn apart, and another call: one group, committed GROUP_WINDOW_MS after the first.
       const call = await s.audit.append(entry(1));
-      await turn();
-      // The call waits for its result: nothing reached the database in this turn.
-      expect(rows(t.file)).toHaveLength(0);
+      turn();
       await s.audit.append(entry(2, { kind: 'tool_result', payload: [{ type: 'text', text: 'one' }], rationale: 'result 2' }));
-      await turn();
-      expect(rows(t.file).map((r) => r.rationale)).toEqual(['decision 1', 'result 2']);
-      expect((await s.audit.get(call.auditId))?.rationale).toBe('decision 1');
-      // A call whose result never comes (a server that does not answer) is committed after the wait.
+      vi.advanceTimersByTime(GROUP_WINDOW_MS - 1);
       await s.audit.append(entry(4));
-      await turn();
-      expect(rows(t.file)).toHaveLength(2);
-      await waitFor(async () => rows(t.file).length === 3, 2000, 'the waiting call to be committed');
-      // Rows that are not allowed requests commit after the turn, and take a waiting call with them.
+      turn();
+      expect(rows(t.file)).toHaveLength(0);
+      expect(readFileSync(ownJournal(t.file), 'utf8').trim().split('\n')).toHaveLength(3);
+      vi.advanceTimersByTime(1);
+      expect(rows(t.file).map((r) => r.rationale)).toEqual(['decision 1', 'result 2', 'decision 4']);
+      expect((await s.audit.get(call.auditId))?.rationale).toBe('decision 1');
+      // The next row opens the next window.
       await s.audit.append(entry(5));
-      await s.audit.append(entry(6));
-      await turn();
-      expect(rows(t.file).map((r) => r.rationale).slice(3)).toEqual(['decision 5', 'decision 6']);
+      vi.advanceTimersByTime(GROUP_WINDOW_MS - 1);
+      expect(rows(t.file)).toHaveLength(3);
+      vi.advanceTimersByTime(1);
+      expect(rows(t.file)).toHaveLength(4);
+      // A full group commits once the turn is over, without waiting out the window.
+      for (let i = 0; i < GROUP_MAX_ROWS; i++) await s.audit.append(entry(100 + i));
+      expect(rows(t.file)).toHaveLength(4);
+      turn();
+      expect(rows(t.file)).toHaveLength(4 + GROUP_MAX_ROWS);
+      // A read commits what waits, without the window.
       await s.audit.append(entry(7, { kind: 'message', payload: 'hello' }));
-      await turn();
-      expect(rows(t.file)).toHaveLength(6);
-      // A read commits what waits.
-      await s.audit.append(entry(8));
-      expect((await s.audit.tail(1))[0]?.rationale).toBe('decision 8');
+      expect((await s.audit.tail(1))[0]?.rationale).toBe('decision 7');
       const v = await s.audit.verify();
       expect(v.ok, JSON.stringify(v)).toBe(true);
-      expect(v.rows).toBe(7);
+      expect(v.rows).toBe(5 + GROUP_MAX_ROWS);
     } finally {
       s.close();
+      vi.useRealTimers();
     }
   });
 
@@ -171,8 +176,7 @@ describe('audit journal (SQLite)', () => {
     // Past 256 KiB of lines, the commit after them empties the file.
     while (statSync(ownJournal(t.file)).size < 256 * 1024) await s.audit.append(entry(++n, { rationale: `${long} ${n}` }));
     expect(rows(t.file)).toHaveLength(0);
-    await new Promise((r) => setImmediate(r));
-    expect(rows(t.file)).toHaveLength(n);
+    await waitFor(async () => rows(t.file).length === n, 2000, 'the group to be committed');
     expect(statSync(ownJournal(t.file)).size).toBe(0);
     // The next decision is in the journal before its commit, as ever.
     await s.audit.append(entry(++n));

@@ -5,8 +5,13 @@ import type { Decision, Interaction } from '../../src/core/types.js';
 import { auditFields, AuditEntrySchema, auditEntryFor, quickAuditEntry, type AuditEntry } from '../../src/store/audit.js';
 import { MaskMemo, recordInteraction } from '../../src/store/audit-interaction.js';
 import { maskSecretKeys, maskSecrets } from '../../src/store/redact.js';
-import { sha256Hex } from '../../src/core/canonical.js';
+import { canonicalJson, sha256Hex } from '../../src/core/canonical.js';
 import { rowMac } from '../../src/store/audit-key.js';
+import { chainText, linkedHash, rowHash } from '../../src/store/audit-row.js';
+import { GENESIS_HASH } from '../../src/store/audit-chain.js';
+import { AuditJournal, chainTextOf, journalLine, journalLineOk, JournalRowSchema } from '../../src/store/audit-journal.js';
+import { readFileSync } from 'node:fs';
+import { tempDir } from './helpers.js';
 
 // The short cuts of the audit append (issue 16) against the full computation: the masker's memo of keys and name
 // fields, and the validation of plain entries without zod. Each property fails if its short cut answers otherwise.
@@ -243,5 +248,83 @@ describe('the row MAC under a key made once', () => {
         for (const h of [...hashes, ...hashes]) expect(rowMac(key, h)).toBe(createHmac('sha256', Buffer.from(bytes)).update(`row:${h}`, 'utf8').digest('hex'));
       }),
     );
+  });
+});
+
+/** Strings a column may hold: quotes, backslashes, control characters, lone surrogates, Unicode. */
+const columnText = fc.oneof(fc.string({ maxLength: 30 }), fc.string({ unit: 'binary', maxLength: 20 }), fc.constantFrom('', '"', '\\', '\\"', '"id":0', ',"prev_hash":"', '\u2028', '\ud800', '💥'));
+const fieldsArb = fc.record({
+  ts: fc.integer(),
+  agent: columnText,
+  session: columnText,
+  kind: columnText,
+  server: fc.option(columnText),
+  tool: fc.option(columnText),
+  uri: fc.option(columnText),
+  recipient: fc.option(columnText),
+  digest: fc.option(columnText),
+  preview: fc.option(columnText),
+  size: fc.option(fc.nat()),
+  decision: columnText,
+  rules: columnText,
+  flagged: columnText,
+  witness: columnText,
+  threat: fc.option(fc.integer({ min: 0, max: 4 })),
+  rationale: columnText,
+  elapsed_ms: fc.option(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(-0))),
+  policy_hash: fc.option(columnText),
+  source: columnText,
+  llm: fc.option(columnText),
+  ref: fc.option(columnText),
+});
+const prevArb = fc.oneof(fc.constant(GENESIS_HASH), fc.constant(''), fc.stringMatching(/^[0-9a-f]{64}$/), columnText);
+
+describe('one serialisation of a row for its journal MAC, its journal line and its chain hash', () => {
+  it('gives the chain hash of the full computation (canonical JSON of the linked row) for any columns, id and prev_hash', () => {
+    fc.assert(
+      fc.property(fieldsArb, fc.nat(), prevArb, (fields, id, prev) => {
+        const row = { ...fields, id, prev_hash: prev };
+        // Columns added by later migrations join the hash only when set.
+        const { llm, ref, ...always } = row;
+        const full = sha256Hex(prev + canonicalJson({ ...always, ...(llm === null ? {} : { llm }), ...(ref === null ? {} : { ref }) }));
+        expect(linkedHash(chainText(fields), id, prev)).toBe(full);
+        expect(rowHash(row)).toBe(full);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("gives the journal line the MAC of the row linked as id 0 after '', and the commit the row's own hash and MAC", () => {
+    const key = { key: Buffer.alloc(32, 7), file: '(test)', headFile: '' };
+    fc.assert(
+      fc.property(fieldsArb, columnText, fc.nat(), prevArb, (fields, ref, id, prev) => {
+        const j = journalLine(fields, ref, undefined, key);
+        expect(j.mac).toBe(rowMac(key, `journal:${rowHash({ ...fields, ref, id: 0, prev_hash: '' })}`));
+        expect(journalLineOk(key, j)).toBe(true);
+        // A row read from a file (no chain text kept) is checked by the same MAC.
+        expect(journalLineOk(key, { ...j, fields: { ...j.fields } })).toBe(true);
+        expect(journalLineOk(key, { ...j, fields: { ...j.fields, decision: `${j.fields.decision}!` } })).toBe(false);
+        expect(linkedHash(chainTextOf(j), id, prev)).toBe(rowHash({ ...fields, ref, id, prev_hash: prev }));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('writes each journal line as the JSON of the row it journals: read back, the same row', () => {
+    const t = tempDir();
+    try {
+      const journal = new AuditJournal(t.dir, false);
+      const rows = fc.sample(fc.tuple(fieldsArb, fc.option(fc.record({ body: fc.option(columnText), masked: fc.boolean(), truncated: fc.boolean() }), { nil: undefined })), 500)
+        .map(([fields, rec]) => journalLine(fields, journal.nextRef(), rec, undefined));
+      for (const r of rows) journal.write(r);
+      const lines = readFileSync(journal.file, 'utf8').split('\n').slice(0, -1);
+      expect(lines).toHaveLength(rows.length);
+      for (const [i, line] of lines.entries()) {
+        expect(JournalRowSchema.parse(JSON.parse(line))).toEqual(JournalRowSchema.parse(JSON.parse(JSON.stringify(rows[i]))));
+      }
+      journal.close(true);
+    } finally {
+      t.cleanup();
+    }
   });
 });
