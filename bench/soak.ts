@@ -115,7 +115,8 @@ async function start(f: Omit<Front, 'proc' | 'url'>, command: string, args: stri
   const proc = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'ignore'], env: { ...process.env, QUADGUARD_LOG_LEVEL: 'error' } });
   const front = { ...f, url: new URL(`http://127.0.0.1:${port}/mcp`), proc };
   fronts.push(front);
-  await waitForHttp(front.url.href);
+  // A loaded machine can take longer than the default 20 s to start a proxy and its server.
+  await waitForHttp(front.url.href, 90_000);
   return front;
 }
 
