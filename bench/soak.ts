@@ -147,18 +147,18 @@ try {
     await start({ label: `quadguard, pool from ${n >= 1024 ? `${n / 1024} KiB` : n}`, prefix: 'ws__', store: join(dir, `${store}.db`) }, cmd.command, cmd.args, port);
   }
   const before = new Map(fronts.filter((f) => f.store).map((f) => [f, storeBytes(f.store!)]));
-  const runs = await Promise.all(
-    fronts.map(async (f) => {
-      const clients = await Promise.all(
-        Array.from({ length: SESSIONS }, async () => {
-          const c = new Client({ name: 'soak', version: '0' });
-          await c.connect(httpClient(f.url));
-          return c;
-        }),
-      );
-      return { f, clients, ms: [] as number[], denied: 0, elapsed: 0 };
-    }),
-  );
+  // Sessions are opened one at a time: 16 × 5 at once (supergateway starts a server per session) made supergateway
+  // drop connections at load 15.
+  const runs = [];
+  for (const f of fronts) {
+    const clients: Client[] = [];
+    for (let n = 0; n < SESSIONS; n++) {
+      const c = new Client({ name: 'soak', version: '0' });
+      await c.connect(httpClient(f.url));
+      clients.push(c);
+    }
+    runs.push({ f, clients, ms: [] as number[], denied: 0, elapsed: 0 });
+  }
   await takeTurns(runs, SECONDS, SLICE_MS, async (r, c) => {
     if (await call(r.f, c)) r.denied++;
   });
