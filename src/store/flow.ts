@@ -268,10 +268,15 @@ export class SqliteFlowStore implements FlowStore {
     return s;
   }
 
+  /**
+   * A long send's lookup (more than one batch) takes a turn of the event loop between its batches (each a few
+   * milliseconds), so other sessions are answered in between; a short one is one query, no turn.
+   */
   async match(agent: string, fingerprints: readonly string[], now: number): Promise<FlowMatch[]> {
     const bySource = new Map<string, FlowMatch>();
     const unique = [...new Set(fingerprints)];
     for (let at = 0; at < unique.length; at += BATCH) {
+      if (at > 0) await nextTurn();
       const batch = unique.slice(at, at + BATCH);
       const size: number = BUCKETS.find((b) => b >= batch.length) ?? BATCH;
       while (batch.length < size) batch.push(batch[0]!);
