@@ -36,10 +36,11 @@ export interface FlowStore {
 }
 
 /**
- * Fingerprints a SQLite transaction of `recordRead` inserts at most (about a millisecond of work): a long read's are
- * inserted over several turns of the event loop, so other sessions are answered in between.
+ * Fingerprints a SQLite transaction of `recordRead` inserts at most (about a millisecond of work: 1.3–1.5 ms of CPU
+ * at load 14, where 256 took 2.5–3 ms; the total is the same): a long read's are inserted over several turns of the
+ * event loop, so other sessions are answered in between.
  */
-export const PRINTS_PER_TX = 256;
+export const PRINTS_PER_TX = 128;
 
 /** Fingerprints a sweep deletes at most by default (a few milliseconds of work). */
 export const SWEEP_BUDGET = 8192;
