@@ -9,7 +9,11 @@
  * Prints calls/s and the ratio to supergateway, median/p99, the share of calls refused, and the store bytes per call
  * of the fresh store (pages in use after a checkpoint, over the calls it answered).
  *
- *   npm run build && npx tsx bench/soak.ts [--seconds 180] [--sessions 16] [--age-calls 20000]
+ *   npm run build && npx tsx bench/soak.ts [--seconds 180] [--sessions 16] [--age-calls 20000] [--min-chars 65536,…]
+ *
+ * `--min-chars` adds, per value, one more front end on a fresh store whose worker pool takes interactions from that
+ * many characters (`guard.pool.min_chars`; the default front ends use the default), taking turns with the others: the
+ * pool's threshold compared on the same mix in one run.
  *
  * Burst analysis and quarantine are off (the load would quarantine its own agent). A full figure wants a quiet
  * machine and minutes per front end; bench/smoke.sh runs it for a few seconds only.
@@ -27,11 +31,13 @@ import { buildGuard } from '../src/guard/build.js';
 import { builtCli, fmtMs, freePort, httpClient, ROOT, summarize, takeTurns, tsNode, waitForHttp } from './common.js';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '180' }, sessions: { type: 'string', default: '16' }, 'age-calls': { type: 'string', default: '20000' } },
+  options: { seconds: { type: 'string', default: '180' }, sessions: { type: 'string', default: '16' }, 'age-calls': { type: 'string', default: '20000' }, 'min-chars': { type: 'string', default: '' } },
 });
 const SECONDS = Number(values.seconds);
 const SESSIONS = Number(values.sessions);
 const AGE_CALLS = Number(values['age-calls']);
+const MIN_CHARS = values['min-chars'].split(',').filter((x) => x.trim() !== '').map(Number);
+if (MIN_CHARS.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--min-chars takes positive integers separated by commas, got ${values['min-chars']}`);
 const SLICE_MS = 1000;
 
 let seed = 11;
@@ -62,13 +68,13 @@ const pick = (): { name: string; arguments: Record<string, string> } => {
 };
 
 const server = tsNode('servers/workspace.ts', '--root', ws);
-const config = (store: string) => {
+const config = (store: string, minChars?: number) => {
   const file = join(dir, `${store}.yaml`);
   writeFileSync(file, YAML.stringify({
     servers: { ws: { ...server } },
     store: join(dir, `${store}.db`),
     policy: join(ROOT, 'policies', 'default'),
-    guard: { watcher: { burst_threshold: 1_000_000_000, quarantine: false } },
+    guard: { watcher: { burst_threshold: 1_000_000_000, quarantine: false }, ...(minChars !== undefined ? { pool: { min_chars: minChars } } : {}) },
   }));
   return file;
 };
@@ -109,7 +115,8 @@ async function start(f: Omit<Front, 'proc' | 'url'>, command: string, args: stri
   const proc = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'ignore'], env: { ...process.env, QUADGUARD_LOG_LEVEL: 'error' } });
   const front = { ...f, url: new URL(`http://127.0.0.1:${port}/mcp`), proc };
   fronts.push(front);
-  await waitForHttp(front.url.href);
+  // A loaded machine can take longer than the default 20 s to start a proxy and its server.
+  await waitForHttp(front.url.href, 90_000);
   return front;
 }
 
@@ -133,19 +140,25 @@ try {
     const cmd = builtCli('serve', '--config', config(store), '--http', String(port));
     await start({ label: `quadguard, ${store} store`, prefix: 'ws__', store: join(dir, `${store}.db`) }, cmd.command, cmd.args, port);
   }
+  for (const n of MIN_CHARS) {
+    const port = await freePort();
+    const store = `fresh-min-${n}`;
+    const cmd = builtCli('serve', '--config', config(store, n), '--http', String(port));
+    await start({ label: `quadguard, pool from ${n >= 1024 ? `${n / 1024} KiB` : n}`, prefix: 'ws__', store: join(dir, `${store}.db`) }, cmd.command, cmd.args, port);
+  }
   const before = new Map(fronts.filter((f) => f.store).map((f) => [f, storeBytes(f.store!)]));
-  const runs = await Promise.all(
-    fronts.map(async (f) => {
-      const clients = await Promise.all(
-        Array.from({ length: SESSIONS }, async () => {
-          const c = new Client({ name: 'soak', version: '0' });
-          await c.connect(httpClient(f.url));
-          return c;
-        }),
-      );
-      return { f, clients, ms: [] as number[], denied: 0, elapsed: 0 };
-    }),
-  );
+  // Sessions are opened one at a time: 16 × 5 at once (supergateway starts a server per session) made supergateway
+  // drop connections at load 15.
+  const runs = [];
+  for (const f of fronts) {
+    const clients: Client[] = [];
+    for (let n = 0; n < SESSIONS; n++) {
+      const c = new Client({ name: 'soak', version: '0' });
+      await c.connect(httpClient(f.url));
+      clients.push(c);
+    }
+    runs.push({ f, clients, ms: [] as number[], denied: 0, elapsed: 0 });
+  }
   await takeTurns(runs, SECONDS, SLICE_MS, async (r, c) => {
     if (await call(r.f, c)) r.denied++;
   });
@@ -157,7 +170,7 @@ try {
     const s = summarize(r.ms);
     const grown = r.f.store ? storeBytes(r.f.store) - before.get(r.f)! : undefined;
     console.log(
-      `${r.f.label.padEnd(26)} ${rate.toFixed(0).padStart(5)} calls/s (${(rate / base).toFixed(2)}× supergateway)  median ${fmtMs(s.median).padStart(7)} ms  p99 ${fmtMs(s.p99).padStart(7)} ms  refused ${((100 * r.denied) / Math.max(1, r.ms.length)).toFixed(1)}%` +
+      `${r.f.label.padEnd(30)} ${rate.toFixed(0).padStart(5)} calls/s (${(rate / base).toFixed(2)}× supergateway)  median ${fmtMs(s.median).padStart(7)} ms  p99 ${fmtMs(s.p99).padStart(7)} ms  refused ${((100 * r.denied) / Math.max(1, r.ms.length)).toFixed(1)}%` +
         (grown === undefined ? '' : `  store +${(grown / 1024).toFixed(0)} KiB, ${(grown / Math.max(1, r.ms.length)).toFixed(0)} B/call`),
     );
   }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../core/canonical.js';
 import type { Interaction } from '../core/types.js';
 import { maskPrefix, maskSecretKeys, maskSecrets, schemaCredentialKeysOf } from './redact.js';
 
@@ -135,6 +136,31 @@ export function recordInteraction(i: Interaction, memo: MaskMemo | null = MEMO):
     body = JSON.stringify(mapStrings(masked, cut, flags, 0, cut));
   }
   return { body, ...flags };
+}
+
+/**
+ * The audit row's preview: the first `max` characters of the payload's text `text` masked (`maskPrefix`), where
+ * `value` is what `text` is of (the payload itself when a string, else what `text` is the canonical JSON of).
+ *
+ * A payload with a string longer than `INTERACTION_CAP` is masked from that string's recorded form — its masked
+ * prefix, which the recorded body holds (`recordInteraction`) and `maskPrefix` keeps for the turn — instead of
+ * reading it again inside the payload's JSON: a 1.3 MB base64 result is one token run, read to its end by every
+ * window that reaches it, so it was read twice (the preview's JSON and the body's string). The payload's text is
+ * still masked as one text (what its strings masked one by one would not hide), over that shorter form; a preview
+ * never shows what the whole payload's mask hides (test/store/audit-preview.test.ts). A payload without long strings
+ * gives exactly `maskPrefix(text, max)`.
+ */
+export function payloadPreview(text: string, value: unknown, max: number): string {
+  if (text.length <= INTERACTION_CAP) return maskPrefix(text, max);
+  if (typeof value === 'string') return maskPrefix(value.length > INTERACTION_CAP ? maskPrefix(value, INTERACTION_CAP) : value, max);
+  let shortened = false;
+  const recorded = (s: string): string => {
+    if (s.length <= INTERACTION_CAP) return s;
+    shortened = true;
+    return maskPrefix(s, INTERACTION_CAP);
+  };
+  const short = mapStrings(value, recorded, { truncated: false }, 0, (k) => k);
+  return maskPrefix(shortened ? canonicalJson(short) : text, max);
 }
 
 /** Deeper nesting than this is dropped (the proxy's own argument-depth limit is lower). */

@@ -11,7 +11,7 @@ import {
   type ParsedAuditEntry,
   type RawAuditRow,
 } from './audit-schema.js';
-import { recordInteraction, ROW_NAME_CAP, rowName, type InteractionRecord } from './audit-interaction.js';
+import { payloadPreview, recordInteraction, ROW_NAME_CAP, rowName, type InteractionRecord } from './audit-interaction.js';
 import { maskPrefix, maskSecretKeys, schemaCredentialKeysOf } from './redact.js';
 import { PREVIEW_CAP } from './audit-columns.js';
 
@@ -68,7 +68,7 @@ export function auditFields(entry: AuditEntry): BuiltAuditRow {
     uri: e.uri === undefined ? null : maskPrefix(e.uri, CAP.uri),
     recipient: e.recipient === undefined ? null : rowName(e.recipient),
     digest: payload === undefined ? null : sha256Hex(payload),
-    preview: text === undefined ? null : maskPrefix(text, CAP.preview),
+    preview: text === undefined ? null : payloadPreview(text, keyed, CAP.preview),
     size: payload === undefined ? null : Buffer.byteLength(payload),
     decision: e.decision,
     rules: JSON.stringify(e.rules.slice(0, CAP.list).map(capName)),

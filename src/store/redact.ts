@@ -30,6 +30,19 @@ const LOOKAHEAD = 512;
  * never cut before the masker has seen it whole.
  */
 export function maskPrefix(text: string, max: number): string {
+  if (text.length < KEEP_SPANS_FROM) return maskWindow(text, max);
+  // A long text's answer is kept for the turn: the audit row's preview and its recorded body ask for the same one.
+  if (lastPrefixes === undefined || lastPrefixes.text !== text) {
+    if (lastPrefixes === undefined) setImmediate(() => (lastPrefixes = undefined));
+    lastPrefixes = { text, answers: new Map() };
+  }
+  let out = lastPrefixes.answers.get(max);
+  if (out === undefined) lastPrefixes.answers.set(max, (out = maskWindow(text, max)));
+  return out;
+}
+
+/** `maskPrefix` without the memo of the turn. */
+function maskWindow(text: string, max: number): string {
   // A window never ends inside a run of token characters: a secret read whole in the text (a key id at the start of a
   // long token) must be read whole in the window too.
   let window = tokenRunEnd(text, Math.min(text.length, max + LOOKAHEAD));
@@ -62,6 +75,8 @@ const TOKEN_BIT = 1 << RUN_CLASSES.indexOf('secret-token');
 const KEEP_SPANS_FROM = 64 * 1024;
 /** The spans of the last long text masked whole: an audit row masks a result's preview and its recorded body from one text. */
 let lastSpans: { text: string; spans: SecretSpan[] } | undefined;
+/** `maskPrefix`'s answers for the last long text, by `max`, for the rest of the turn (a pure function of both). */
+let lastPrefixes: { text: string; answers: Map<number, string> } | undefined;
 
 /** `findSecrets(text)` of a whole text, once per long text in a turn of the event loop (the spans are only read). */
 function spansOfWhole(text: string): SecretSpan[] {

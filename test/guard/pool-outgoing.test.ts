@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InteractionSchema, type Interaction } from '../../src/core/types.js';
@@ -11,6 +12,7 @@ import { GuardPipeline } from '../../src/guard/pipeline.js';
 import { createReadHashers } from '../../src/guard/read-hashes.js';
 import { TextPool } from '../../src/guard/text-pool.js';
 import { openStore, type Store } from '../../src/store/db.js';
+import { openDatabase } from '../../src/store/sqlite.js';
 import { fill, MIN, verdict } from './support/long-texts.js';
 
 /**
@@ -21,6 +23,8 @@ import { fill, MIN, verdict } from './support/long-texts.js';
  */
 
 const DEFAULT_BOOK = join(import.meta.dirname, '../../policies/default');
+/** The worker module with faults on demand (`HOLD-THE-WORKER-<ms>` keeps it busy). */
+const FAULTY = pathToFileURL(join(import.meta.dirname, 'support/pool-test-worker.ts')).href;
 const silent = pino({ level: 'silent' });
 const secret = 'Project Bluefin: acquisition of Harbour Logistics at 41.50 per share, board vote on 3 March, do not disclose.';
 const options = { k: 20, window: 12, max_per_read: 4096 };
@@ -96,4 +100,38 @@ describe("data flow's reading of a long send in the worker pool", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 180_000);
+
+  it('refuses a long send that finds the pool full as busy, with a retry-after, and records the refusal', async () => {
+    const small = new TextPool({ workers: 1, queue: 1, url: FAULTY, logger: silent });
+    const dir = mkdtempSync(join(tmpdir(), 'qg-outgoing-busy-'));
+    const store = openStore(join(dir, 'state.db'));
+    try {
+      const guard = new GuardPipeline({ book: prepared.book, index: prepared.index, store, pool: small });
+      const i = (x: object): Interaction => InteractionSchema.parse({ agent: 'assistant', session: 's1', ...x });
+      // Two long results hold the one worker and the one place in the queue.
+      const held = [1, 2].map((n) => guard.check(i({ kind: 'tool_result', server: 'files', tool: 'read_file', session: `held-${n}`, content: [{ type: 'text', text: `HOLD-THE-WORKER-2000 ${fill(MIN + n)}` }] })));
+      await new Promise((r) => setTimeout(r, 200));
+      const send = i({ kind: 'tool_call', server: 'web', tool: 'post_message', session: 'sender', arguments: { url: 'https://paste.example/new', text: `${fill(MIN)}\n${secret}` } });
+      const busy = await guard.check(send);
+      expect(busy.decision).toBe('deny');
+      expect(busy.source).toBe('busy');
+      expect(busy.detail.retryAfterMs).toBeGreaterThanOrEqual(100);
+      expect(busy.rationale).toMatch(/guard is busy.*tool call with long texts could not be read now and was not let through unread/);
+      expect(busy.remediation).toMatch(/retryAfterMs \d+/);
+      expect(busy.auditId).toBeDefined();
+      for (const d of await Promise.all(held)) expect(d.decision).toBe('allow');
+      const db = openDatabase(join(dir, 'state.db'), { readonly: true });
+      try {
+        expect(db.prepare("SELECT kind, decision, source FROM audit WHERE source = 'busy'").all()).toEqual([{ kind: 'tool_call', decision: 'deny', source: 'busy' }]);
+      } finally {
+        db.close();
+      }
+      // Once the pool has room, the same send is read (and allowed: nothing private was read by this identity).
+      expect((await guard.check(send)).source).not.toBe('busy');
+    } finally {
+      await small.close();
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

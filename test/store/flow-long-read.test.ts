@@ -93,4 +93,36 @@ describe.each(sqlite)('a long read on SQLite, between its transactions ($name)',
       await store.close();
     }
   });
+
+  it("lets the event loop run between a long send's lookup batches, with the answer of one query", async () => {
+    const loc = await b.fresh();
+    const store = await b.open(loc);
+    try {
+      const held = prints(1200);
+      await store.flow.recordRead('alice', read('r1', 1), held, 10_000, 'r:held');
+      // A long send: the 1,200 held among 300 others, over several batches of the lookup.
+      const asked = [...prints(150, 'x'), ...held, ...prints(150, 'y')];
+      let turns = 0;
+      let done = false;
+      const tick = () => {
+        turns++;
+        if (!done) setImmediate(tick);
+      };
+      setImmediate(tick);
+      const matches = await store.flow.match('alice', asked, 5);
+      done = true;
+      expect(turns).toBeGreaterThanOrEqual(2);
+      expect(matches.map((m) => m.source.id)).toEqual(['r1']);
+      expect(matches[0]!.hashes.sort()).toEqual([...held].sort());
+      // A short lookup is one query: no turn.
+      turns = 0;
+      done = false;
+      setImmediate(tick);
+      expect((await store.flow.match('alice', held.slice(0, 100), 5))[0]!.hashes).toHaveLength(100);
+      done = true;
+      expect(turns).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
 });

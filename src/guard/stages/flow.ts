@@ -1,16 +1,28 @@
 import { errorMessage } from '../../core/errors.js';
 import { makeDecision } from '../../core/types.js';
+import { PoolBusyError } from '../text-pool.js';
 import { need, type Stage } from './context.js';
+import { busyDecision } from './tracking.js';
 
 /**
  * The data-flow stages (docs/data-flow.md): before anything reads the interaction, its capability labels and any
  * private data it carries out are looked up; once decided, a violation through a data-flow predicate names the
  * read the data came from; after the audit row, the fingerprints of a private read are kept for the identity.
+ * A long send that finds the worker pool full is refused as busy, with a retry-after, as the tracker's pass is
+ * (stages/tracking.ts): nothing of it was read, so nothing is let through.
  */
 export const flowInspect: Stage = {
   name: 'flowInspect',
   async run(ctx, env) {
-    const i = await env.dataflow.inspect(ctx.interaction);
+    let i;
+    try {
+      i = await env.dataflow.inspect(ctx.interaction);
+    } catch (err) {
+      if (!(err instanceof PoolBusyError)) throw err;
+      ctx.decision = busyDecision(ctx, env, err);
+      ctx.final = true;
+      return;
+    }
     if (i.flow) await env.provenance.inspect(i, i.flow);
     ctx.interaction = i;
   },

@@ -32,9 +32,10 @@ export const tracking: Stage = {
 
 /**
  * The refusal of an interaction the guard had no room to read: nothing was read, so nothing was let through; the
- * agent may send it again after the retry-after. Not evidence against the agent (τ is not moved).
+ * agent may send it again after the retry-after. Not evidence against the agent (τ is not moved). Data flow's
+ * reading of a long send refuses with it too (stages/flow.ts).
  */
-function busyDecision(ctx: GuardContext, env: GuardEnv, err: PoolBusyError): Decision {
+export function busyDecision(ctx: GuardContext, env: GuardEnv, err: PoolBusyError): Decision {
   const seconds = Math.ceil(err.retryAfterMs / 100) / 10;
   return makeDecision({
     decision: 'deny',
