@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { maskPrefix, maskSecrets } from '../../src/store/redact.js';
+import { findSecrets, maskPrefix, maskSecrets } from '../../src/store/redact.js';
 import { maskPrefixDoubling } from './reference/mask-prefix.js';
 
 /**
@@ -31,6 +31,20 @@ const shortRuns = fc.oneof(
 );
 const CLEAR = [AWS_ID, GHP, PEM.slice(0, 40), encodedKey.slice(0, 40)];
 
+/**
+ * What the mask of the whole text shows, unless it hides the whole text for a credential in one of its other readings
+ * (an interleaved or decoded reading) that lies past what a preview of `max` reads: the preview does not show that part,
+ * so it is held to the mask of the text it reads, `max` and the masker's 512-character lookahead (fast-check's
+ * counterexample, seed -580251739: a password assignment 2,500 characters on, read in an every-other-character view,
+ * masked a 1,000-character preview's text whole).
+ */
+function hiddenFromWindow(text: string, max: number): string {
+  const spans = findSecrets(text);
+  const wholeText = spans.length === 1 && spans[0]!.start === 0 && spans[0]!.end === text.length;
+  const read = max + 512;
+  return wholeText && text.length > read ? maskSecrets(text.slice(0, read)) : maskSecrets(text);
+}
+
 describe('maskPrefix: the window grows past a token run at once', () => {
   it('gives the doubling window’s answer where no token run crosses a window', () => {
     fc.assert(
@@ -45,9 +59,8 @@ describe('maskPrefix: the window grows past a token run at once', () => {
     fc.assert(
       fc.property(fc.array(piece, { minLength: 1, maxLength: 8 }), fc.constantFrom(1, 40, 240, 1000, 2000, 8000), (parts, max) => {
         const text = parts.join('');
-        const whole = maskSecrets(text);
         const out = maskPrefix(text, max);
-        for (const secret of CLEAR) if (!whole.includes(secret)) expect(out).not.toContain(secret);
+        for (const secret of CLEAR) if (!hiddenFromWindow(text, max).includes(secret)) expect(out).not.toContain(secret);
       }),
       { numRuns: 400 },
     );
