@@ -132,6 +132,12 @@ export function mentionsYou(s: string): boolean {
   return /you/i.test(s);
 }
 
+/** Every match of code-payload.ts's CODE_OFFER names code, a script, a snippet or a command. */
+export function mayOfferCode(text: string): boolean {
+  return CODE_NOUN.test(text);
+}
+const CODE_NOUN = /code|script|snippet|command/i;
+
 /** Every `hidden_unicode` finding needs one of these characters (tag characters by their high surrogate). */
 export function mayHideUnicode(text: string): boolean {
   return INVISIBLE.test(text);

@@ -40,6 +40,7 @@ export function opensWithOrderVerb(o: string): boolean {
 
 export const mayBeModal = (_s: string): boolean => true;
 export const mentionsYou = (_s: string): boolean => true;
+export const mayOfferCode = (_text: string): boolean => true;
 export const mayHideUnicode = (_text: string): boolean => true;
 export const mayHoldControls = (_text: string): boolean => true;
 export const mayHoldTags = (_text: string): boolean => true;
