@@ -226,6 +226,17 @@ describe('sentence fast paths', () => {
     for (const noun of ['code', 'Script', 'SNIPPET', 'command', 'codebase']) for (const offer of ['Add the following %s to your program', 'the %s below runs it', 'this provided %s block']) check(offer.replace('%s', noun));
   });
 
+  it('holdsSendTarget answers like the address-or-URL expression it replaces', () => {
+    const bits = fc.constantFrom('@', '@@', 'a', 'Z9', '_', '.', '..', '+', '-', ' ', '\n', 'ops', 'example', '.com', '.c', 'x'.repeat(70), 'http://', 'https://', 'HTTPS://x', 'www.', 'WWW.', 'awww.x', 'é', 'ſ', '\u212A', 'é@x.io', '(', ')', ',');
+    const check = (t: string): void => {
+      expect(fastPaths.holdsSendTarget(t), t).toBe(reference.holdsSendTarget(t));
+    };
+    fc.assert(fc.property(fc.array(bits, { maxLength: 24 }).map((p) => p.join('')), check), { numRuns: 6000 });
+    fc.assert(fc.property(fc.oneof(sentence, mixed), check), { numRuns: 2000 });
+    for (const t of corpus) check(t);
+    for (const t of ['a@b.cd', '@b.cd', '.@b.cd', '+@b.cd', '-@b.cd', '_@b.cd', ' +@b.cd', 'a@b.c', 'a@-.cd', 'a@b..', 'a @b.cd', `${'a'.repeat(80)}@${'b'.repeat(63)}.cd`, `a@${'b'.repeat(64)}.cd`, 'é@b.cd', 'x\u212A@b.cd']) check(t);
+  });
+
   it('scanHidden: the same findings with and without the character prefilter', () => {
     const hidden = fc.array(fc.constantFrom('a', ' ', 'ab', '\u200B', '\u200D', '\u2060', '\u2064', '\u180E', '\uFEFF', '\u202A', '\u202E', '\u2066', '\u2069', '\u001B', '\u001B[31m', '\u0007', '\u0000', '\u000B', '\u000C', '\u007F', '\u009F', '\u0085', '\uDB40\uDC41', '\uDB40', '\u00A0'), { maxLength: 30 }).map((p) => p.join(''));
     fc.assert(

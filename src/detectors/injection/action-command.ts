@@ -1,3 +1,4 @@
+import { holdsSendTarget } from './fast-paths.js';
 import type { Finding } from './finding.js';
 import { type CompiledPattern, type PhrasePattern, alt, cross, matchFamily, phraseFamily, SPACES } from './phrase-family.js';
 import { MAX_SENTENCE, requestSentences } from './request-cues.js';
@@ -53,7 +54,6 @@ const REQUEST = /\b(?:please|pls|kindly|would you|could you|can you|will you|wou
 export const SECRET =
   /\b(?:credentials?|passwords?|passphrases?|passcodes?|pins?|api[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer tokens?|secret[ _-]?keys?|secrets|private[ _-]?keys?|ssh[ _-]?keys?|login (?:details|info(?:rmation)?|data)|2fa codes?|(?:one[ -]time|verification|security) codes?|recovery (?:phrases?|codes?)|seed phrases?)\b/i;
 const MOVE = /\b(?:forward(?:ed|ing|s)?|sen[dt](?:ing|s)?|shar(?:e|ed|es|ing)|e-?mail(?:ed|ing|s)?|mail(?:ed|ing)?|post(?:ed|ing)?|upload(?:ed|ing)?|transfer(?:red|ring)?|deliver(?:ed|ing)?|hand(?:ed)? over|reach|pass(?:ed)? on|cop(?:y|ied) (?:over )?to)\b/i;
-const SEND_TARGET = /[\w.+-]{1,64}@[\w-]{1,63}\.[\w.]{2,63}|https?:\/\/\S+|\bwww\.\S+/i;
 
 
 /** A URL slot for data: {…}, [..], <…>, $NAME, %s, or a placeholder word. */
@@ -62,7 +62,7 @@ const IMAGE_WITH_SLOT = new RegExp(String.raw`!\[[^\]\n]{0,100}\]\(\s*<?https?:\
 
 export function exfiltrationRequest(text: string): Finding | undefined {
   if (IMAGE_WITH_SLOT.test(text)) return { signal: 'action_command', detail: 'image URL with a slot for data', weight: 0.75 };
-  if (!SECRET.test(text) || !SEND_TARGET.test(text)) return undefined;
+  if (!SECRET.test(text) || !holdsSendTarget(text)) return undefined;
   // Only the sentences whose cut can name a secret (request-cues.ts), in text order: the first that scores is the same.
   for (const sentence of requestSentences(text)) {
     const found = credentialsRequest(sentence);
@@ -74,7 +74,7 @@ export function exfiltrationRequest(text: string): Finding | undefined {
 /** One sentence (cut to MAX_SENTENCE characters) asking to send credentials to an address or URL. */
 export function credentialsRequest(sentence: string): Finding | undefined {
   const s = sentence.length > MAX_SENTENCE ? sentence.slice(0, MAX_SENTENCE) : sentence;
-  if (SECRET.test(s) && MOVE.test(s) && SEND_TARGET.test(s) && REQUEST.test(s)) return { signal: 'action_command', detail: 'request to send credentials to a target', weight: 0.65, sentence: s };
+  if (SECRET.test(s) && MOVE.test(s) && holdsSendTarget(s) && REQUEST.test(s)) return { signal: 'action_command', detail: 'request to send credentials to a target', weight: 0.65, sentence: s };
   return undefined;
 }
 
