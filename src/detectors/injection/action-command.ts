@@ -1,6 +1,7 @@
 import { holdsSendTarget } from './fast-paths.js';
 import type { Finding } from './finding.js';
 import { type CompiledPattern, type PhrasePattern, alt, cross, matchFamily, phraseFamily, SPACES } from './phrase-family.js';
+import type { HintHits } from './phrase-regions.js';
 import { MAX_SENTENCE, requestSentences } from './request-cues.js';
 
 /**
@@ -79,9 +80,9 @@ export function credentialsRequest(sentence: string): Finding | undefined {
 }
 
 /** The `action_command` findings of a text: the strongest phrase pattern, then an exfiltration request. */
-export function actionCommand(text: string, hints: Uint8Array): Finding[] {
+export function actionCommand(text: string, hints: Uint8Array, hits?: HintHits): Finding[] {
   const out: Finding[] = [];
-  const phrase = matchFamily('action_command', ACTION_COMMAND, text, hints);
+  const phrase = matchFamily('action_command', ACTION_COMMAND, text, hints, hits);
   if (phrase) out.push(phrase);
   const request = exfiltrationRequest(text);
   if (request) out.push(request);
