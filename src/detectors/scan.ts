@@ -1,6 +1,7 @@
 import { RUN_CLASS_BITS, RUN_CLASSES, type RunClass, type RunQuery } from '../core/text/runs.js';
 import { LiteralSet } from './injection/literals.js';
 import { hintLiterals } from './injection/phrase-family.js';
+import type { HintHits } from './injection/phrase-regions.js';
 // The signal rows make every phrase family (their hints join hintLiterals) before the automaton is built.
 import './injection/signals.js';
 import { SECRET_LITERAL_GROUPS, type LiteralGroup } from './secrets/literals.js';
@@ -106,6 +107,32 @@ export class TextScan {
       if (id < phraseCount && found[id] === 0 && set.startsWordIn(this.text, id, end, from)) found[id] = 1;
     }
     return found;
+  }
+
+  /**
+   * Where the phrase hints occur in `text.slice(from, to)`, relative to `from`, in order of their ends (word starts
+   * not checked: a superset of the occurrences `hintsIn` counts, for phrase-regions.ts).
+   */
+  hintHitsIn(from: number, to: number): HintHits {
+    const set = built();
+    let count = 0;
+    const first = this.firstHitEndingAfter(from);
+    let last = first;
+    while (last < this.hitCount && this.hitEnds[last]! <= to) last++;
+    const ids = new Int32Array(last - first);
+    const starts = new Int32Array(last - first);
+    const ends = new Int32Array(last - first);
+    for (let h = first; h < last; h++) {
+      const id = this.hitIds[h]!;
+      if (id >= phraseCount) continue;
+      const end = this.hitEnds[h]!;
+      const start = end - set.lengthOf(id);
+      if (start < from) continue;
+      ids[count] = id;
+      starts[count] = start - from;
+      ends[count++] = end - from;
+    }
+    return { ids, starts, ends, count };
   }
 
   /** Whether `text.slice(0, to)` holds one of a secrets group's literals: what `group.re.test` of it gives. */

@@ -13,6 +13,7 @@ import { OVERRIDE } from '../../src/detectors/injection/override.js';
 import { ROLE_MARKER } from '../../src/detectors/injection/role-marker.js';
 import { ADDRESSED_TO_AI } from '../../src/detectors/injection/addressed-to-ai.js';
 import { ACTION_COMMAND } from '../../src/detectors/injection/action-command.js';
+import { CODE_OFFER } from '../../src/detectors/injection/code-payload.js';
 import * as reference from './reference/injection-fast-paths.js';
 
 /**
@@ -214,13 +215,26 @@ describe('sentence fast paths', () => {
     );
   });
 
-  it('word gates: without "you" no pattern about the reader\'s output matches, without a modal word no modal pattern', () => {
+  it('word gates: without "you" no pattern about the reader\'s output matches, without a modal word no modal pattern, without a code noun no code offer', () => {
     const check = (t: string): void => {
       if (!fastPaths.mentionsYou(t)) for (const re of NEEDS_YOU) expect(re.test(t), `${re.source} on ${t}`).toBe(false);
       if (!fastPaths.mayBeModal(t)) expect(MODAL.test(t) || AI_SUBJECT.test(t), t).toBe(false);
+      if (!fastPaths.mayOfferCode(t)) expect(CODE_OFFER.test(t), t).toBe(false);
     };
     fc.assert(fc.property(fc.oneof(sentence, mixed), check), { numRuns: 4000 });
     for (const t of corpus) for (const line of t.split('\n')) check(line);
+    for (const noun of ['code', 'Script', 'SNIPPET', 'command', 'codebase']) for (const offer of ['Add the following %s to your program', 'the %s below runs it', 'this provided %s block']) check(offer.replace('%s', noun));
+  });
+
+  it('holdsSendTarget answers like the address-or-URL expression it replaces', () => {
+    const bits = fc.constantFrom('@', '@@', 'a', 'Z9', '_', '.', '..', '+', '-', ' ', '\n', 'ops', 'example', '.com', '.c', 'x'.repeat(70), 'http://', 'https://', 'HTTPS://x', 'www.', 'WWW.', 'awww.x', 'é', 'ſ', '\u212A', 'é@x.io', '(', ')', ',');
+    const check = (t: string): void => {
+      expect(fastPaths.holdsSendTarget(t), t).toBe(reference.holdsSendTarget(t));
+    };
+    fc.assert(fc.property(fc.array(bits, { maxLength: 24 }).map((p) => p.join('')), check), { numRuns: 6000 });
+    fc.assert(fc.property(fc.oneof(sentence, mixed), check), { numRuns: 2000 });
+    for (const t of corpus) check(t);
+    for (const t of ['a@b.cd', '@b.cd', '.@b.cd', '+@b.cd', '-@b.cd', '_@b.cd', ' +@b.cd', 'a@b.c', 'a@-.cd', 'a@b..', 'a @b.cd', `${'a'.repeat(80)}@${'b'.repeat(63)}.cd`, `a@${'b'.repeat(64)}.cd`, 'é@b.cd', 'x\u212A@b.cd']) check(t);
   });
 
   it('scanHidden: the same findings with and without the character prefilter', () => {

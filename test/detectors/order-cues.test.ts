@@ -1,8 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { CORPUS_SETS, loadCorpus } from '../fixtures/injection/corpus.js';
+import { benignTexts, corpusTexts, devTexts, joined, linesOf, redteamTexts } from './support/injection-texts.js';
 import { AI_SUBJECT, MODAL, orderShape, starts } from '../../src/detectors/injection/directive.js';
 import { WINDOW } from '../../src/detectors/injection/index.js';
 import { GATED_MAX, orderUnits } from '../../src/detectors/injection/order-cues.js';
@@ -49,41 +47,8 @@ function expectSameScore(text: string, label: string): void {
   expect(gated.directive(text), label).toEqual(plain.directive(text));
 }
 
-const corpus = CORPUS_SETS.flatMap((set) => loadCorpus(set).map((r) => r.text));
-const benign = loadCorpus('tuning').filter((r) => r.label === 'benign').map((r) => r.text);
-
-/** The string literals of the red-team tests (their injections, mails, pages and files). */
-function redteamTexts(): string[] {
-  const dir = join(process.cwd(), 'test', 'redteam');
-  const out: string[] = [];
-  for (const f of readdirSync(dir).filter((n) => n.endsWith('.ts'))) {
-    const src = readFileSync(join(dir, f), 'utf8');
-    for (const m of src.matchAll(/'((?:[^'\\\n]|\\.){20,})'|"((?:[^"\\\n]|\\.){20,})"|`([^`$]{20,})`/g)) {
-      const body = m[1] ?? m[2] ?? m[3] ?? '';
-      out.push(body.replace(/\\n/g, '\n').replace(/\\(['"\\])/g, '$1'));
-    }
-  }
-  return out;
-}
-
-/** Texts of the eval dev cases (../shared/data/eval/dev), when that directory is there. */
-function devTexts(): string[] {
-  const dir = join(process.cwd(), '..', 'shared', 'data', 'eval', 'dev');
-  if (!existsSync(dir)) return [];
-  const out: string[] = [];
-  for (const f of readdirSync(dir).filter((n) => n.endsWith('.jsonl'))) {
-    for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) {
-      if (line.trim() === '') continue;
-      const c = JSON.parse(line) as { steps?: { content?: unknown; arguments?: unknown }[] };
-      for (const s of c.steps ?? []) {
-        if (typeof s.content === 'string') out.push(s.content);
-        else if (Array.isArray(s.content)) for (const b of s.content as { text?: unknown }[]) if (typeof b.text === 'string') out.push(b.text);
-        if (s.arguments !== undefined) out.push(JSON.stringify(s.arguments));
-      }
-    }
-  }
-  return out;
-}
+const corpus = corpusTexts();
+const benign = benignTexts();
 
 describe('the gate keeps every unit that can be an order', () => {
   it('on the hand-written corpora', () => {
@@ -108,10 +73,6 @@ const LEADS = ['do not', "don't", 'never', 'make sure', 'make sure to', 'make su
 const VERBS = ['send', 'Send', 'SEND', 'forward', 'tell', 'mention', 'summarize', 'summarise', 'e-mail', 'sign up', 'look up', 'do', 'go', 'di', 'dis', 'cc', 'have', 'only', 'antworten Sie', 'réponds', 'ответь', '告诉', 'ignore', 'review', 'reviews', 'preview', 'send-off', "send's", 'sending', 'ſend', 'K\u212Aeep'];
 const MODALS = ['you must', 'You should', 'you need to', 'the assistant must', 'the model is now', 'your answer should', 'the user wants you to', 'whoever reads this should', 'YOU', 'yours', 'need', 'has to', 'is now', 'has been', 'any agent reviewing this must'];
 const OTHER = ['the', 'report', 'Q3', 'x', 'table', 'meeting', 'evil@example.com', 'https://x.io/?a=1', 'password', 'in French', 'instead', 'regardless', 'AI:', 'Assistant', 'é', 'Ünïcödé', '名前', 'x'.repeat(60), '12', 'id_rsa'];
-const BREAKS = [' ', ' ', ' ', '  ', ',', ', ', ':', ': ', ';', '; ', '. ', '! ', '? ', '.', '。', '！', '，', '：', ' - ', ' – ', ' — ', ' -> ', ' => ', '|', ' | ', '"', '"x": "', "'", '`', '(', ')', '[', '] ', '#', '/', '*', '>', '•', '=', '~', '\t', '\u00a0', '\u2003', '\u3000', '\ufeff', '\u200b', '_', '-', ''];
-const LINE_ENDS = ['\n', '\n', '\r\n', '\\n', '\n\n', '\u2028', '\r', '\n  '];
-const PREFIXES = ['', '', '', '- ', '-- ', '1. ', '2) ', 'TODO: ', 'Note: ', '> ', '[12:00] ', '"', '| ', 'Subject: ', 'a,b,c,', '# ', '   '];
-
 const word = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...OPENERS) },
   { weight: 1, arbitrary: fc.constantFrom(...LEADS) },
@@ -120,10 +81,7 @@ const word = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...OTHER) },
   { weight: 1, arbitrary: fc.string({ maxLength: 8 }) },
 );
-const line = fc
-  .tuple(fc.constantFrom(...PREFIXES), fc.array(fc.tuple(word, fc.constantFrom(...BREAKS)), { minLength: 1, maxLength: 16 }), fc.constantFrom(...LINE_ENDS))
-  .map(([prefix, ws, end]) => prefix + ws.map(([w, b]) => w + b).join('') + end);
-const lines = (max: number) => fc.array(fc.oneof({ weight: 4, arbitrary: line }, { weight: 1, arbitrary: fc.constantFrom(...benign.slice(0, 200)) }), { minLength: 1, maxLength: max }).map((ls) => ls.join(''));
+const lines = linesOf(word, benign);
 
 describe('on generated texts', () => {
   it('the gate keeps every order unit of texts of order words at random places', () => {
@@ -170,16 +128,7 @@ describe('the scorer with the gate and without it', () => {
     const texts = [...corpus, ...redteamTexts()];
     for (const [i, t] of texts.entries()) expectSameScore(t, `text ${i}`);
     // Joined into texts of about 100 KB: every text is read in the windows of a long one, some across a border.
-    let chunk = '';
-    let n = 0;
-    for (const t of texts) {
-      chunk += `${t}\n`;
-      if (chunk.length >= 3 * WINDOW) {
-        expectSameScore(chunk, `chunk ${n++}`);
-        chunk = '';
-      }
-    }
-    if (chunk !== '') expectSameScore(chunk, 'last chunk');
+    for (const [n, chunk] of joined(texts, 3 * WINDOW).entries()) expectSameScore(chunk, `chunk ${n}`);
   }, 300_000);
 
   const dev = devTexts();

@@ -1,5 +1,8 @@
+import { holdsSendTarget } from './fast-paths.js';
 import type { Finding } from './finding.js';
 import { type CompiledPattern, type PhrasePattern, alt, cross, matchFamily, phraseFamily, SPACES } from './phrase-family.js';
+import type { HintHits } from './phrase-regions.js';
+import { MAX_SENTENCE, requestSentences } from './request-cues.js';
 
 /**
  * `action_command`: embedded orders to act (print the system prompt, a task label followed by a risky verb, an action
@@ -49,14 +52,10 @@ export const ACTION_COMMAND: CompiledPattern[] = phraseFamily('action_command', 
  * A report ("your new password has been sent to you@…") is no request: one of the request markers must be there.
  */
 const REQUEST = /\b(?:please|pls|kindly|would you|could you|can you|will you|would you mind|(?:would|it'?d) be (?:great|grateful|nice|helpful|appreciated)|(?:we|i)(?:'d| would) (?:appreciate|like|love)|appreciate (?:it )?if|asks? (?:that|you to)|request(?:s|ed)? (?:that|you to)|needs? (?:to be|you to)|should be|must be|(?:has|have) to be|arrange for|make sure)\b/i;
-const SECRET =
+export const SECRET =
   /\b(?:credentials?|passwords?|passphrases?|passcodes?|pins?|api[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer tokens?|secret[ _-]?keys?|secrets|private[ _-]?keys?|ssh[ _-]?keys?|login (?:details|info(?:rmation)?|data)|2fa codes?|(?:one[ -]time|verification|security) codes?|recovery (?:phrases?|codes?)|seed phrases?)\b/i;
 const MOVE = /\b(?:forward(?:ed|ing|s)?|sen[dt](?:ing|s)?|shar(?:e|ed|es|ing)|e-?mail(?:ed|ing|s)?|mail(?:ed|ing)?|post(?:ed|ing)?|upload(?:ed|ing)?|transfer(?:red|ring)?|deliver(?:ed|ing)?|hand(?:ed)? over|reach|pass(?:ed)? on|cop(?:y|ied) (?:over )?to)\b/i;
-const SEND_TARGET = /[\w.+-]{1,64}@[\w-]{1,63}\.[\w.]{2,63}|https?:\/\/\S+|\bwww\.\S+/i;
 
-/** Sentences: a stop followed by space (an address's dots are not stops), or a line break. */
-const SENTENCE = /(?<=[.!?])\s+|\n+/;
-const MAX_SENTENCE = 600;
 
 /** A URL slot for data: {…}, [..], <…>, $NAME, %s, or a placeholder word. */
 const SLOT = String.raw`(?:\{[^}]{1,80}\}|\[[^\]]{1,80}\]|<[^>]{1,80}>|\$[A-Z_]{3,}|%s|\b(?:INSERT|PLACEHOLDER|YOUR|USER|DATA|SECRET|CONVERSATION|HISTORY|EMAIL|PASSWORD|TOKEN)_?[A-Z_]*(?:HERE)?\b)`;
@@ -64,18 +63,26 @@ const IMAGE_WITH_SLOT = new RegExp(String.raw`!\[[^\]\n]{0,100}\]\(\s*<?https?:\
 
 export function exfiltrationRequest(text: string): Finding | undefined {
   if (IMAGE_WITH_SLOT.test(text)) return { signal: 'action_command', detail: 'image URL with a slot for data', weight: 0.75 };
-  if (!SECRET.test(text) || !SEND_TARGET.test(text)) return undefined;
-  for (const sentence of text.split(SENTENCE)) {
-    const s = sentence.length > MAX_SENTENCE ? sentence.slice(0, MAX_SENTENCE) : sentence;
-    if (SECRET.test(s) && MOVE.test(s) && SEND_TARGET.test(s) && REQUEST.test(s)) return { signal: 'action_command', detail: 'request to send credentials to a target', weight: 0.65, sentence: s };
+  if (!SECRET.test(text) || !holdsSendTarget(text)) return undefined;
+  // Only the sentences whose cut can name a secret (request-cues.ts), in text order: the first that scores is the same.
+  for (const sentence of requestSentences(text)) {
+    const found = credentialsRequest(sentence);
+    if (found) return found;
   }
   return undefined;
 }
 
+/** One sentence (cut to MAX_SENTENCE characters) asking to send credentials to an address or URL. */
+export function credentialsRequest(sentence: string): Finding | undefined {
+  const s = sentence.length > MAX_SENTENCE ? sentence.slice(0, MAX_SENTENCE) : sentence;
+  if (SECRET.test(s) && MOVE.test(s) && holdsSendTarget(s) && REQUEST.test(s)) return { signal: 'action_command', detail: 'request to send credentials to a target', weight: 0.65, sentence: s };
+  return undefined;
+}
+
 /** The `action_command` findings of a text: the strongest phrase pattern, then an exfiltration request. */
-export function actionCommand(text: string, hints: Uint8Array): Finding[] {
+export function actionCommand(text: string, hints: Uint8Array, hits?: HintHits): Finding[] {
   const out: Finding[] = [];
-  const phrase = matchFamily('action_command', ACTION_COMMAND, text, hints);
+  const phrase = matchFamily('action_command', ACTION_COMMAND, text, hints, hits);
   if (phrase) out.push(phrase);
   const request = exfiltrationRequest(text);
   if (request) out.push(request);

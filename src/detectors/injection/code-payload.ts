@@ -1,10 +1,11 @@
+import { mayOfferCode } from './fast-paths.js';
 import type { Finding } from './finding.js';
 import { WRITING_ORDER_START } from './lexicon.js';
 
 /** `code_payload`: code offered for the reader's solution, with a payload that exfiltrates, destroys or runs downloaded code. */
 
 /** Code offered for inclusion in the reader's work. */
-const CODE_OFFER =
+export const CODE_OFFER =
   /\b(?:the |this )?(?:following|subsequent|below|next|provided|attached)\s+(?:\w+\s+)?(?:code|script|snippet|command)(?:\s+(?:block|snippet|excerpt|section|segment|fragment|piece|lines?))?\b|\b(?:the|this) (?:code|script|snippet|command)(?: (?:block|snippet|excerpt|section))? (?:below|above|that follows)\b/i;
 const CODE_INTO_YOURS = /\b(?:your|the) (?:code(?:base)?|solution|implementation|program|script|project|algorithm|answer|application|framework|structure|logic)\b|\bthe code you (?:develop|write|produce)\b/i;
 /** Code that phones home, runs downloaded code, destroys data or dumps the environment. */
@@ -16,6 +17,8 @@ const RISKY_CODE =
 
 /** Code offered for the reader's solution, with a payload that exfiltrates, destroys or runs downloaded code. */
 export function codePayload(text: string): Finding | undefined {
+  // The offer's expression, tried from every position, costs several times one search for its nouns.
+  if (!mayOfferCode(text)) return undefined;
   const offer = CODE_OFFER.exec(text);
   if (!offer) return undefined;
   const window = text.slice(Math.max(0, offer.index - 200), offer.index + 200);

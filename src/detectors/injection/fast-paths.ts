@@ -1,3 +1,4 @@
+import { isWordChar } from './literals.js';
 import { MODAL_WORDS, OPENER_WORDS, ORDER_OPENING_RE, ORDER_VERB_HEADS } from './lexicon.js';
 
 /**
@@ -131,6 +132,31 @@ const MODAL_WORD = new RegExp(MODAL_WORDS.join('|'), 'i');
 export function mentionsYou(s: string): boolean {
   return /you/i.test(s);
 }
+
+/**
+ * `/[\w.+-]{1,64}@[\w-]{1,63}\.[\w.]{2,63}|https?:\/\/\S+|\bwww\.\S+/i.test(text)` (an address or URL to send
+ * to) without trying the address's first class from every position: the run of address characters before an "@" ends
+ * at it and one is enough, so an address is an "@" with an address character before it and the domain right after.
+ * (Under `i` without `u` no character outside ASCII folds into these classes.)
+ */
+export function holdsSendTarget(text: string): boolean {
+  for (let at = text.indexOf('@', 1); at !== -1; at = text.indexOf('@', at + 1)) {
+    if (!isAddressChar(text.charCodeAt(at - 1))) continue;
+    DOMAIN.lastIndex = at + 1;
+    if (DOMAIN.test(text)) return true;
+  }
+  return SEND_URL.test(text);
+}
+const DOMAIN = /[\w-]{1,63}\.[\w.]{2,63}/y;
+const SEND_URL = /https?:\/\/\S+|\bwww\.\S+/i;
+/** `[\w.+-]`. */
+const isAddressChar = (c: number): boolean => isWordChar(c) || c === 46 || c === 43 || c === 45;
+
+/** Every match of code-payload.ts's CODE_OFFER names code, a script, a snippet or a command. */
+export function mayOfferCode(text: string): boolean {
+  return CODE_NOUN.test(text);
+}
+const CODE_NOUN = /code|script|snippet|command/i;
 
 /** Every `hidden_unicode` finding needs one of these characters (tag characters by their high surrogate). */
 export function mayHideUnicode(text: string): boolean {

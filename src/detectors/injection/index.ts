@@ -4,11 +4,12 @@ import { isValidSelector } from '../../core/fields.js';
 import { inspectedFields } from '../common.js';
 import { isInstructional, isToolDescription } from './directive.js';
 import type { Finding } from './finding.js';
-import { findHints } from './phrase-family.js';
+import { findHintHits, findHints } from './phrase-family.js';
+import type { HintHits } from './phrase-regions.js';
 import { recordReadings } from './records.js';
 import { CONTENT_SIGNALS, CONTEXTUAL, INJECTION_SIGNALS, SIGNAL_ROWS, type InjectionSignal, type SignalText } from './signals.js';
 import { visibleText } from './visible.js';
-import { scanOf, type TextScan } from '../scan.js';
+import { SCAN_MIN_CHARS, scanOf, type TextScan } from '../scan.js';
 import { defineDetector } from '../registry.js';
 import type { DetectorResult } from '../types.js';
 import type { Interaction } from '../../core/types.js';
@@ -101,10 +102,16 @@ function scoreWindow(raw: string, enabled: ReadonlySet<InjectionSignal>, depth: 
   // The scan read the received text: it answers for `visible` only when the reader's view changed nothing.
   const scanned = at !== undefined && visible === raw ? at : undefined;
   let hints: Uint8Array | undefined;
+  let hits: HintHits | undefined;
+  // A long window the scan does not answer for finds its hints and where they occur in one pass of its own.
+  let own: { hints: Uint8Array; hits: HintHits } | undefined;
+  const ownHits = (): { hints: Uint8Array; hits: HintHits } => (own ??= findHintHits(visible));
+  const located = scanned !== undefined || visible.length >= SCAN_MIN_CHARS;
   const text: SignalText = {
     raw,
     visible,
-    hints: () => (hints ??= scanned ? scanned.scan.hintsIn(scanned.from, scanned.from + raw.length) : findHints(visible)),
+    hints: () => (hints ??= scanned ? scanned.scan.hintsIn(scanned.from, scanned.from + raw.length) : located ? ownHits().hints : findHints(visible)),
+    ...(located ? { hits: () => (hits ??= scanned ? scanned.scan.hintHitsIn(scanned.from, scanned.from + raw.length) : ownHits().hits) } : {}),
     ...(scanned ? { runs: scanned.scan.runsIn(scanned.from, scanned.from + raw.length) } : {}),
     rescore: (hidden) => scoreInjection(hidden, enabled, depth + 1, channel),
   };

@@ -14,6 +14,7 @@
 import { hinted } from './fast-paths.js';
 import type { Finding } from './finding.js';
 import { holdsLiteral, LiteralSet } from './literals.js';
+import { patternMatches, type HintHits } from './phrase-regions.js';
 
 /** One pattern of a family, with its hints. */
 export interface PhrasePattern {
@@ -64,6 +65,23 @@ export function findHints(text: string): Uint8Array {
   return found;
 }
 
+/**
+ * The hint literals a text holds (as findHints) and where they occur (as a scan's `hintHitsIn`), from one pass: for a
+ * long window the scan does not answer for (its reader's view differs from the text received).
+ */
+export function findHintHits(text: string): { hints: Uint8Array; hits: HintHits } {
+  automaton ??= new LiteralSet(literals);
+  const found = new Uint8Array(literals.length);
+  const { ids, ends, count } = automaton.occurrences(text);
+  const starts = new Int32Array(count);
+  for (let h = 0; h < count; h++) {
+    const id = ids[h]!;
+    starts[h] = ends[h]! - automaton.lengthOf(id);
+    if (found[id] === 0 && automaton.startsWordIn(text, id, ends[h]!, 0)) found[id] = 1;
+  }
+  return { hints: found, hits: { ids, starts, ends, count } };
+}
+
 /** Every hint literal of every family, by id (the one-pass scanner, detectors/scan.ts, finds them with the rest). */
 export function hintLiterals(): readonly string[] {
   return literals;
@@ -76,14 +94,27 @@ export function holdsHint(p: PhrasePattern, text: string): boolean {
 
 /**
  * Runs one family over a text; returns the strongest match, if any. `hints` is findHints(text), shared by the
- * families of one text.
+ * families of one text; `hits`, where those hints occur when a scan of the text gave them, lets a pattern be tried
+ * only around its hints (phrase-regions.ts).
  */
-export function matchFamily(signal: string, patterns: readonly CompiledPattern[], text: string, hints: Uint8Array): Finding | undefined {
+export function matchFamily(signal: string, patterns: readonly CompiledPattern[], text: string, hints: Uint8Array, hits?: HintHits): Finding | undefined {
   let best: Finding | undefined;
   for (const p of patterns) {
     if (best && p.weight <= best.weight) continue;
     if (!hinted(p.hintIds, hints)) continue;
-    if (p.re.test(text)) best = { signal, detail: p.detail, weight: p.weight };
+    if (patternMatches(p.re, hintMask(p), text, hits)) best = { signal, detail: p.detail, weight: p.weight };
   }
   return best;
+}
+
+/** A pattern's hints as a mask over every literal's id (made at its first use, when every family is made). */
+const masks = new WeakMap<CompiledPattern, Uint8Array>();
+function hintMask(p: CompiledPattern): Uint8Array {
+  let m = masks.get(p);
+  if (m === undefined) {
+    m = new Uint8Array(literals.length);
+    for (const id of p.hintIds) m[id] = 1;
+    masks.set(p, m);
+  }
+  return m;
 }

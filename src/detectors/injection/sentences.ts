@@ -17,14 +17,18 @@ const LINE_SENTENCE_BREAK = /[.!?]\s+(?=[A-Z"'(])/g;
 /** Sentences of a text: split on line breaks and on sentence punctuation followed by a space. */
 export function sentences(text: string): string[] {
   const out: string[] = [];
-  for (const line of splitLines(text, true)) {
-    for (const s of splitAfterMarks(line, LINE_SENTENCE_BREAK)) {
-      const t = s.trim();
-      if (t.length >= 8) out.push(t);
-      if (out.length >= MAX_SENTENCES) return out;
-    }
-  }
+  for (const line of splitLines(text, true)) if (lineSentences(line, out)) return out;
   return out;
+}
+
+/** Appends the sentences of one line (a piece of `splitLines(text, true)`) to `out`; true when `out` is full. */
+export function lineSentences(line: string, out: string[]): boolean {
+  for (const s of splitAfterMarks(line, LINE_SENTENCE_BREAK)) {
+    const t = s.trim();
+    if (t.length >= 8) out.push(t);
+    if (out.length >= MAX_SENTENCES) return true;
+  }
+  return false;
 }
 
 /** One piece of text to read: the sentence, the sentence before it, and whether it sits in structured data. */

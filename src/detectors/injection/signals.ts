@@ -10,6 +10,7 @@ import type { Finding } from './finding.js';
 import { hiddenUnicode } from './hidden-unicode.js';
 import { OVERRIDE } from './override.js';
 import { matchFamily } from './phrase-family.js';
+import type { HintHits } from './phrase-regions.js';
 import { ROLE_MARKER } from './role-marker.js';
 import { toolHijack } from './tool-hijack.js';
 import type { RunQuery } from '../../core/text/runs.js';
@@ -44,6 +45,8 @@ export interface SignalText {
   readonly visible: string;
   /** The hint literals `visible` holds (phrase-family.ts): one pass for every phrase family. */
   hints(): Uint8Array;
+  /** Where the hints occur in `visible`, from the scan made once (detectors/scan.ts), when there is one. */
+  hits?(): HintHits;
   /** The run questions answered for `visible` by a scan made once (detectors/scan.ts), when there is one. */
   readonly runs?: RunQuery;
   /** The score of a text this one hides, with the same signals and channel, one level down. */
@@ -53,10 +56,10 @@ export interface SignalText {
 export const SIGNAL_ROWS = [
   { name: 'hidden_unicode', contextual: false, descriptions: true, content: true, read: (t) => hiddenUnicode(t.raw) },
   { name: 'control_sequence', contextual: false, descriptions: true, content: true, read: (t) => controlSequence(t.raw) },
-  { name: 'override', contextual: false, descriptions: true, content: true, read: (t) => matchFamily('override', OVERRIDE, t.visible, t.hints()) },
-  { name: 'role_marker', contextual: false, descriptions: true, content: true, read: (t) => matchFamily('role_marker', ROLE_MARKER, t.visible, t.hints()) },
-  { name: 'addressed_to_ai', contextual: false, descriptions: false, content: true, read: (t) => matchFamily('addressed_to_ai', ADDRESSED_TO_AI, t.visible, t.hints()) },
-  { name: 'action_command', contextual: false, descriptions: true, content: true, read: (t) => actionCommand(t.visible, t.hints()) },
+  { name: 'override', contextual: false, descriptions: true, content: true, read: (t) => matchFamily('override', OVERRIDE, t.visible, t.hints(), t.hits?.()) },
+  { name: 'role_marker', contextual: false, descriptions: true, content: true, read: (t) => matchFamily('role_marker', ROLE_MARKER, t.visible, t.hints(), t.hits?.()) },
+  { name: 'addressed_to_ai', contextual: false, descriptions: false, content: true, read: (t) => matchFamily('addressed_to_ai', ADDRESSED_TO_AI, t.visible, t.hints(), t.hits?.()) },
+  { name: 'action_command', contextual: false, descriptions: true, content: true, read: (t) => actionCommand(t.visible, t.hints(), t.hits?.()) },
   { name: 'answer_directive', contextual: true, descriptions: false, content: true, read: (t) => answerDirective(t.visible) },
   { name: 'code_payload', contextual: false, descriptions: false, content: true, read: (t) => codePayload(t.visible) },
   { name: 'embedded_task', contextual: true, descriptions: false, content: true, read: (t) => embeddedTask(t.visible) },
