@@ -25,6 +25,7 @@ run bench/soak.ts --seconds 3 --age-calls 100
 run bench/startup.ts --runs 1
 run bench/stdio-drive.ts 200 policy --vary 50
 run bench/allow-path.ts 200 --warmup 20 --vary 20 --blocks 2
+run bench/tracker-path.ts 50 --warmup 10 --blocks 2 --vary 5
 run bench/http-drive.ts 1 policy --sessions 2 --warm 0.5 --mix
 run bench/http-front.ts 0.5 --rounds 1 --sessions 2 --warm 0.2
 run bench/text-cost.ts --sizes 0.05 --base64-mb 0.05 --rounds 1

@@ -163,6 +163,8 @@ function walkDeep(root: unknown, prefix: string, out: FieldText[], keys: string[
 
 /** Value at a dotted path (`a.b.0.c`) inside an object, or undefined. */
 export function atPath(value: unknown, path: string): unknown {
+  // One key (`arguments.path`'s `path`): the walk below in one step, without splitting the path.
+  if (!path.includes('.')) return value === null || typeof value !== 'object' ? undefined : (value as Record<string, unknown>)[path];
   let cur: unknown = value;
   for (const part of path.split('.')) {
     if (cur === null || typeof cur !== 'object') return undefined;

@@ -1,5 +1,4 @@
 import { homedir } from 'node:os';
-import picomatch from 'picomatch';
 import { z } from 'zod';
 import { argumentsOf, type Interaction } from '../core/types.js';
 import { selectFields } from '../core/fields.js';
@@ -8,6 +7,7 @@ import { malformedPath, pathArguments } from './path-args.js';
 import { realPathOf } from './path.js';
 import { realPathAnswersOf, type RealPathAnswers } from './real-paths.js';
 import { formatPath, lexicalPath, resolveAgainst, type LexicalPath } from './posix-path.js';
+import { globSet } from './glob-set.js';
 import { defineDetector } from './registry.js';
 import type { DetectorResult } from './types.js';
 
@@ -71,8 +71,8 @@ export const pathNameDetector = defineDetector({
     let matches: (s: string) => boolean;
     let excepted: (s: string) => boolean;
     try {
-      matches = picomatch(opts.match, { dot: true });
-      excepted = opts.except.length === 0 ? () => false : picomatch(opts.except, { dot: true });
+      matches = globSet(opts.match, { dot: true });
+      excepted = globSet(opts.except, { dot: true });
     } catch (err) {
       throw configError(ctx, `path_name: a glob of match or except does not compile: ${err instanceof Error ? err.message : String(err)}`, err);
     }

@@ -90,7 +90,7 @@ export function realPathOf(abs: string, memo?: Map<string, string | null>): stri
     if (real !== null) return rest.length === 0 ? real : `${real.replace(/\/$/, '')}/${rest.reverse().join('/')}`;
     // A dangling link: writing through it creates its target, wherever that is. Follow it (as the kernel would,
     // up to its own limit of hops) instead of taking the link's own name for where the data goes.
-    const target = danglingTarget(head, memo);
+    const target = linkTargetOf(head, memo);
     if (target !== undefined) {
       if (++hops > MAX_LINK_HOPS) return undefined;
       head = target;
@@ -137,6 +137,21 @@ function walkedPathOf(abs: string, memo: Map<string, string | null>): string | u
 
 /** Links followed at most in one resolution (Linux gives up with ELOOP after 40). */
 const MAX_LINK_HOPS = 40;
+
+/**
+ * `danglingTarget(path)`, kept in `memo` beside the realpath answers of the interaction (under the path behind a NUL,
+ * which no path holds): a path that does not resolve is asked whether it is a link by the proxy and by each path
+ * detector reading it, with one `lstat` among them.
+ */
+function linkTargetOf(path: string, memo: Map<string, string | null> | undefined): string | undefined {
+  if (memo === undefined) return danglingTarget(path, memo);
+  const key = `\u0000${path}`;
+  const known = memo.get(key);
+  if (known !== undefined) return known ?? undefined;
+  const target = danglingTarget(path, memo);
+  memo.set(key, target ?? null);
+  return target;
+}
 
 /**
  * Where the symbolic link `path` points, as an absolute path (a relative target is taken from the link's real

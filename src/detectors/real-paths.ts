@@ -11,6 +11,9 @@ import { argumentsOf, type Interaction } from '../core/types.js';
  * tracking stage around the detectors' run. Never longer: the file system changes between calls, and an interaction
  * object checked again later (a replay, a test) is resolved afresh.
  *
+ * The same map keeps, for a path that does not resolve, whether it is a symbolic link and where it points (under the
+ * path behind a NUL: path.ts `linkTargetOf`), so a missing path is `lstat`ed once per interaction too.
+ *
  * Keyed by the interaction's `arguments` object, which the guard's stages carry from the proxy's interaction into
  * the copies they make (`{ ...i, flow }`); an interaction without arguments (a resource read) by itself.
  */

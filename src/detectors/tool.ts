@@ -36,11 +36,14 @@ export const toolDetector = defineDetector({
         throw configError(ctx, `tool: ${(err as Error).message}`, err);
       }
     });
+    // All the globs as one expression first (it matches exactly when one of them does): most calls match none, and
+    // are answered by one test instead of one per glob; a match is then named by the first glob that matches.
+    const any = compileGlob(opts.match);
     const kinds = opts.kinds === undefined ? undefined : new Set(expandKinds(opts.kinds));
     return function tool(i) {
       if (kinds !== undefined && !kinds.has(i.kind)) return no();
       const name = qualifiedTool(i);
-      if (name === undefined) return no();
+      if (name === undefined || !any(name)) return no();
       const hit = matchers.find((m) => m.test(name));
       if (!hit) return no();
       return { value: 'true', score: 1, evidence: `tool: ${clip(name)} matches "${hit.glob}"` };

@@ -61,6 +61,19 @@ describe('realpath answers shared by the proxy and the path detectors', () => {
     expect(detectors.map((d) => d(i).value)).toEqual(['false', 'false', 'false']);
   });
 
+  it('the detectors read whether an unresolved path is a link from the answers too (one lstat per path and check)', async () => {
+    const ghost = join(box, 'ghost.txt');
+    const i = call({ path: ghost }, { roots: [box], pathKeys: ['path'] });
+    // The proxy's resolution of a missing path keeps its lstat answer beside its realpath answer.
+    const answers: RealPathAnswers = new Map();
+    resolvePathArguments(stdio, { path: ghost }, ['path'], [box], answers);
+    expect(answers.get(`\u0000${ghost}`)).toBeNull();
+    // A link answer no file system would give: seen only if the detectors read it instead of asking lstat again.
+    answers.set(`\u0000${ghost}`, join(out, 'home', '.ssh', 'id_rsa'));
+    expect(await sharingRealPaths(i, answers, () => detectors.map((d) => d(i).value))).toEqual(['true', 'true', 'true']);
+    expect(detectors.map((d) => d(i).value)).toEqual(['false', 'false', 'false']);
+  });
+
   it('answers opened inside a check already holding some keep the outer ones, and let go only of their own', async () => {
     const i = call({ path: 'notes.txt' }, { roots: [box] });
     const outer: RealPathAnswers = new Map();

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { tokensOutsideBlobs } from '../../src/detectors/secrets/catalogue.js';
+import { blobSpans, tokensOutsideBlobs } from '../../src/detectors/secrets/catalogue.js';
 
 /**
  * The high-entropy rule reads the token runs outside base64 blobs, SRI hashes and `data:` URIs. `tokensOutsideBlobs`
@@ -68,3 +68,20 @@ describe('tokensOutsideBlobs', () => {
     expect(fast(text, blobs)).toEqual([]);
   });
 });
+
+describe('blobSpans', () => {
+  it('gives every match of the blob expression, the short texts it does not search included', () => {
+    const short = fc.oneof(
+      fc.constantFrom('sha256-', 'sha1-', 'sha512-', 'xsha384-', 'sha', 'data:text/plain;base64,', ';base64,', 'SHA256-', '/', ' ', 'key=', 'é'),
+      fc.tuple(fc.integer({ min: 1, max: 60 }), fc.constantFrom('A', 'z', '9', '_', '-', '=', '+', '/', 'aB3_')).map(([n, c]) => c.repeat(n)),
+    );
+    fc.assert(
+      fc.property(fc.oneof(fc.array(short, { maxLength: 8 }), fc.array(piece, { minLength: 1, maxLength: 6 })).map((p) => p.join('')), (text) => {
+        expect(blobSpans(text)).toEqual(blobsOf(text));
+      }),
+      { numRuns: 3000 },
+    );
+    for (const text of ['', 'sha256-abc', 'x;base64,QUJD', 'A'.repeat(199), 'A'.repeat(200), `${'A'.repeat(150)} sha1-${'b'.repeat(60)}`]) expect(blobSpans(text)).toEqual(blobsOf(text));
+  });
+});
+

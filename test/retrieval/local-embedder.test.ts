@@ -130,4 +130,21 @@ describe('the embedder follows its feature spec exactly', () => {
       );
     }
   });
+
+  it('gives each text the vector a fresh embedder gives it, whatever words it kept from earlier texts (and past its bound)', () => {
+    // One embedder keeps each word's features for the next texts; a fresh one per text computes everything. Words
+    // recur across texts with other neighbours (bigrams), and more distinct words than it keeps (4,096) pass.
+    const kept = new LocalEmbedder({ dims: 1 << 20 });
+    const word = fc.oneof(fc.constantFrom('read', 'file', 'path', 'notes.txt', 'tmp', 'x'.repeat(70), 'ws', 'call'), fc.string({ minLength: 1, maxLength: 10 }));
+    fc.assert(
+      fc.property(fc.array(word, { maxLength: 40 }), (words) => {
+        const text = words.join(' ');
+        expect(kept.embedSparse(text)).toEqual(new LocalEmbedder({ dims: 1 << 20 }).embedSparse(text));
+      }),
+      { numRuns: 400 },
+    );
+    const many = Array.from({ length: 5000 }, (_, k) => `w${k.toString(36)}x`).join(' ');
+    expect(kept.embedSparse(many)).toEqual(byDefinition(many, 1 << 20));
+    expect(kept.embedSparse(`${many} read file`)).toEqual(byDefinition(`${many} read file`, 1 << 20));
+  });
 });

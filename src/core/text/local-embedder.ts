@@ -31,6 +31,27 @@ function fnvFeed(h: number, text: string): number {
   return s;
 }
 
+/** The sign a feature's sign-seeded FNV-1a state gives it. */
+const signOf = (hs: number): number => ((fmix(hs) & 1) === 0 ? 1 : -1);
+
+/** Words whose features `LocalEmbedder` keeps, and the longest it keeps. */
+const MAX_KEPT_WORDS = 4096;
+const MAX_KEPT_WORD = 64;
+
+/** What one word contributes, whatever text it is in (see `LocalEmbedder.wordFeatures`). */
+interface WordFeatures {
+  /** Its unigram's dimension and sign. */
+  uni: number;
+  uniSign: number;
+  /** FNV-1a states of `b:<word> `, unseeded and sign-seeded: the bigram with the next word continues from them. */
+  bi0: number;
+  biS: number;
+  /** Its character grams' dimensions and signs, in the defined order, and their common weight. */
+  grams: Int32Array;
+  gramSigns: Int8Array;
+  gramWeight: number;
+}
+
 /** Version of the feature set; bump when features or weights change so persisted indexes get rebuilt. */
 const FEATURE_VERSION = 2;
 
@@ -54,24 +75,20 @@ export class LocalEmbedder implements Embedder {
     const dims = options.dims ?? LOCAL_EMBEDDER_DEFAULTS.dims;
     if (!Number.isInteger(dims) || dims < 8) throw new RangeError(`LocalEmbedder: dims must be an integer ≥ 8, got ${dims}`);
     this.dims = dims;
+    this.mask = (dims & (dims - 1)) === 0 && dims <= 0x80000000 ? dims - 1 : -1;
     this.id = `local-hash-v${FEATURE_VERSION}-${dims}`;
   }
 
   /** The L2-normalised sparse embedding of one text (empty for a text without letters or digits). */
   embedSparse(text: string): SparseVector {
     const dims = this.dims;
-    // `x % dims` of a uint32 hash is its low bits when dims is a power of two (the default and the sparse index's):
-    // a mask instead of a floating-point modulo, same dimension.
-    const mask = (dims & (dims - 1)) === 0 && dims <= 0x80000000 ? dims - 1 : -1;
     // Weights accumulate in a reused dense scratch (one slot per dimension), touched slots listed once: no Map on
     // the hot path of every guarded interaction. Sums run in feature order, as they always did.
-    const scratch = (this.scratch ??= { acc: new Float64Array(dims), mark: new Uint8Array(dims), touched: new Int32Array(1024), grams: new Uint32Array(96) });
+    const scratch = (this.scratch ??= { acc: new Float64Array(dims), mark: new Uint8Array(dims), touched: new Int32Array(1024) });
     const { acc, mark } = scratch;
     let touched = scratch.touched;
     let n = 0;
-    const add = (h: number, hs: number, weight: number): void => {
-      const index = mask >= 0 ? fmix(h) & mask : fmix(h) % dims;
-      const sign = (fmix(hs) & 1) === 0 ? 1 : -1;
+    const add = (index: number, sign: number, weight: number): void => {
       if (mark[index] === 0) {
         mark[index] = 1;
         if (n === touched.length) {
@@ -85,53 +102,23 @@ export class LocalEmbedder implements Embedder {
     };
     // The features, in this order: per content word (stemmed, stopwords dropped) its unigram `w:<word>`, its bigram
     // `b:<word> <next>` and the character 3–5-grams `c:<gram>` of `^word$`, which share one budget per word (so
-    // "tv" weighs as much as "television"). Each key's FNV-1a (unseeded: the dimension; sign-seeded: the sign) is
-    // computed in place, without building a key string. FNV-1a extends a prefix's state one character at a time, so
-    // the 3-, 4- and 5-grams starting at one position share their first characters' hashing; they are still added in
-    // the defined order (every 3-gram, then every 4-gram, then every 5-gram), so the sums run as they always did.
-    // test/retrieval/local-embedder.test.ts keeps the definition written out and checks the two agree.
+    // "tv" weighs as much as "television"). What depends on the word alone (its unigram's and grams' dimensions and
+    // signs, its bigram's hash up to the next word) is computed once per word (`wordFeatures`); the bigram's hash is
+    // finished with the next word's characters. The features are still added one by one in the defined order, so the
+    // sums run as they always did. test/retrieval/local-embedder.test.ts keeps the definition written out and checks
+    // the two agree.
     const words = stemmedTokens(text).filter((w) => !STOPWORDS.has(w));
     for (let i = 0; i < words.length; i++) {
-      const w = words[i] as string;
-      add(fnvFeed(UNIGRAM_PREFIX_0, w), fnvFeed(UNIGRAM_PREFIX_S, w), FEATURE_WEIGHTS.unigram);
+      const f = this.wordFeatures(words[i] as string);
+      add(f.uni, f.uniSign, FEATURE_WEIGHTS.unigram);
       if (i + 1 < words.length) {
         const next = words[i + 1] as string;
-        const h = fnvFeed(Math.imul(fnvFeed(BIGRAM_PREFIX_0, w) ^ SPACE, FNV_PRIME) >>> 0, next);
-        const hs = fnvFeed(Math.imul(fnvFeed(BIGRAM_PREFIX_S, w) ^ SPACE, FNV_PRIME) >>> 0, next);
-        add(h, hs, FEATURE_WEIGHTS.bigram);
+        const h = fnvFeed(f.bi0, next);
+        const hs = fnvFeed(f.biS, next);
+        add(this.dimensionOf(h), signOf(hs), FEATURE_WEIGHTS.bigram);
       }
-      // The padded word `^w$` is w.length + 2 characters long.
-      const plen = w.length + 2;
-      let grams = 0;
-      for (let len = CHARGRAM.min; len <= CHARGRAM.max; len++) grams += Math.max(0, plen - len + 1);
-      const weight = grams === 0 ? 0 : FEATURE_WEIGHTS.chargram / Math.sqrt(grams);
-      // States of the grams starting at each position, per length: [len - min][start], both seeds.
-      const span = CHARGRAM.max - CHARGRAM.min + 1;
-      const starts = plen - CHARGRAM.min + 1;
-      if (starts <= 0) continue;
-      let hg = scratch.grams;
-      if (hg.length < 2 * span * starts) hg = scratch.grams = new Uint32Array(2 * span * starts * 2);
-      for (let st = 0; st < starts; st++) {
-        let h = GRAM_PREFIX_0;
-        let hs = GRAM_PREFIX_S;
-        for (let j = st; j < st + CHARGRAM.max && j < plen; j++) {
-          const c = j === 0 ? CARET : j === plen - 1 ? DOLLAR : w.charCodeAt(j - 1);
-          h = Math.imul(h ^ c, FNV_PRIME) >>> 0;
-          hs = Math.imul(hs ^ c, FNV_PRIME) >>> 0;
-          const len = j - st + 1;
-          if (len >= CHARGRAM.min) {
-            const slot = 2 * ((len - CHARGRAM.min) * starts + st);
-            hg[slot] = h;
-            hg[slot + 1] = hs;
-          }
-        }
-      }
-      for (let len = CHARGRAM.min; len <= CHARGRAM.max; len++) {
-        for (let st = 0; st + len <= plen; st++) {
-          const slot = 2 * ((len - CHARGRAM.min) * starts + st);
-          add(hg[slot] as number, hg[slot + 1] as number, weight);
-        }
-      }
+      const { grams, gramSigns, gramWeight } = f;
+      for (let g = 0; g < grams.length; g++) add(grams[g] as number, gramSigns[g] as number, gramWeight);
     }
     // Dimensions in ascending order, zeros (cancelled features) dropped, L2-normalised, rounded to float32.
     let norm = 0;
@@ -154,7 +141,67 @@ export class LocalEmbedder implements Embedder {
   }
 
   /** Scratch of `embedSparse`, allocated on first use. */
-  private scratch: { acc: Float64Array; mark: Uint8Array; touched: Int32Array; grams: Uint32Array } | undefined;
+  private scratch: { acc: Float64Array; mark: Uint8Array; touched: Int32Array } | undefined;
+
+  /**
+   * `x % dims` of a uint32 hash is its low bits when dims is a power of two (the default and the sparse index's): a
+   * mask instead of a floating-point modulo, same dimension; −1 for other counts.
+   */
+  private readonly mask: number;
+
+  /** The dimension of a feature's unseeded FNV-1a state. */
+  private dimensionOf(h: number): number {
+    return this.mask >= 0 ? fmix(h) & this.mask : fmix(h) % this.dims;
+  }
+
+  /**
+   * Features of one word, kept for the next texts (a tool's name, `path`, `read`, `file` recur in every call of a
+   * session): bounded, and emptied when full, so a stream of invented words costs what it cost without it.
+   */
+  private readonly words = new Map<string, WordFeatures>();
+
+  /** What depends on `w` alone: its unigram, the start of its bigram, its character grams (see `embedSparse`). */
+  private wordFeatures(w: string): WordFeatures {
+    const known = this.words.get(w);
+    if (known !== undefined) return known;
+    // The padded word `^w$` is w.length + 2 characters long; its 3-, 4- and 5-grams share one budget.
+    const plen = w.length + 2;
+    let count = 0;
+    for (let len = CHARGRAM.min; len <= CHARGRAM.max; len++) count += Math.max(0, plen - len + 1);
+    const grams = new Int32Array(count);
+    const gramSigns = new Int8Array(count);
+    // FNV-1a extends a prefix's state one character at a time: the grams of one length, in start order, each hashed
+    // from `c:` (unseeded: the dimension; sign-seeded: the sign), every 3-gram, then every 4-gram, then every 5-gram.
+    let g = 0;
+    for (let len = CHARGRAM.min; len <= CHARGRAM.max; len++) {
+      for (let st = 0; st + len <= plen; st++) {
+        let h = GRAM_PREFIX_0;
+        let hs = GRAM_PREFIX_S;
+        for (let j = st; j < st + len; j++) {
+          const c = j === 0 ? CARET : j === plen - 1 ? DOLLAR : w.charCodeAt(j - 1);
+          h = Math.imul(h ^ c, FNV_PRIME) >>> 0;
+          hs = Math.imul(hs ^ c, FNV_PRIME) >>> 0;
+        }
+        grams[g] = this.dimensionOf(h);
+        gramSigns[g] = signOf(hs);
+        g++;
+      }
+    }
+    const f: WordFeatures = {
+      uni: this.dimensionOf(fnvFeed(UNIGRAM_PREFIX_0, w)),
+      uniSign: signOf(fnvFeed(UNIGRAM_PREFIX_S, w)),
+      bi0: Math.imul(fnvFeed(BIGRAM_PREFIX_0, w) ^ SPACE, FNV_PRIME) >>> 0,
+      biS: Math.imul(fnvFeed(BIGRAM_PREFIX_S, w) ^ SPACE, FNV_PRIME) >>> 0,
+      grams,
+      gramSigns,
+      gramWeight: count === 0 ? 0 : FEATURE_WEIGHTS.chargram / Math.sqrt(count),
+    };
+    if (w.length <= MAX_KEPT_WORD) {
+      if (this.words.size >= MAX_KEPT_WORDS) this.words.clear();
+      this.words.set(w, f);
+    }
+    return f;
+  }
 
   /** Dense embeddings, one per text, in order. */
   async embed(texts: string[]): Promise<Float32Array[]> {

@@ -58,6 +58,7 @@ export const secretsDetector = defineDetector({
     const kinds = new Set<SecretKind>(opts.kinds ?? SECRET_KINDS);
     const passwords = kinds.has('password_assignment');
     const encodedKinds = new Set([...kinds].filter((k) => ENCODED_KINDS.has(k)));
+    const joinKinds = new Set([...encodedKinds].filter((k) => WHOLE_MATCH_KINDS.has(k)));
     const { field, min_entropy: minEntropy } = opts;
     return function secrets(i) {
       const findings: Finding[] = [];
@@ -68,8 +69,9 @@ export const secretsDetector = defineDetector({
       if (misuse !== undefined && (field === 'any' || misuse.field.split('.')[0] === field)) {
         findings.push({ kind: 'password_assignment', field: misuse.field, start: 0, end: 0, shown: `(${misuse.why})` });
       }
-      const given = new Set(i.flow?.credentials ?? []);
-      const fields = inspectedFields(i, field).filter((f) => !given.has(f.field));
+      const given = i.flow?.credentials;
+      const all = inspectedFields(i, field);
+      const fields = given === undefined || given.length === 0 ? all : all.filter((f) => !given.includes(f.field));
       const schemaKeys = i.kind === 'tool_call' ? i.credentialKeys : undefined;
       for (const f of fields) {
         const taken: Array<[number, number]> = [];
@@ -106,7 +108,6 @@ export const secretsDetector = defineDetector({
       // match is the credential itself: a join glues unrelated values, which the entropy and context rules misread.
       if (findings.length === 0) {
         const args = fields.filter((f) => f.field.startsWith('arguments.') && f.text.length > 0).map((f) => f.text);
-        const joinKinds = new Set([...encodedKinds].filter((k) => WHOLE_MATCH_KINDS.has(k)));
         if (args.length > 1 && joinKinds.size > 0) {
           for (const joined of [args.join(''), [...args].reverse().join('')]) {
             const found = firstInReadings(readingsOf(joined, SECRET_READINGS).views, joinKinds, minEntropy);
