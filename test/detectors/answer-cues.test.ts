@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { benignTexts, corpusTexts, devTexts, joined, linesOf, redteamTexts } from './support/injection-texts.js';
+import { describeSameScoreOnCorpora, loadedBothWays } from './support/gate-proof.js';
+import { benignTexts, corpusTexts, devTexts, linesOf, redteamTexts } from './support/injection-texts.js';
 import { ANSWER_GATED_MAX, answerSentences } from '../../src/detectors/injection/answer-cues.js';
 import { answerSentenceFinding, NEEDS_YOU, PROCESS_THIS, RESPOND_IN, TRANSFORM } from '../../src/detectors/injection/answer-directive.js';
-import { WINDOW } from '../../src/detectors/injection/index.js';
 import { sentences } from '../../src/detectors/injection/sentences.js';
 
 /**
@@ -26,12 +26,7 @@ let gated: Scorer;
 let plain: Scorer;
 
 beforeAll(async () => {
-  gated = await loadScorer();
-  vi.resetModules();
-  vi.doMock(GATE, () => import('./reference/injection-answer-cues.js'));
-  plain = await loadScorer();
-  vi.doUnmock(GATE);
-  vi.resetModules();
+  ({ gated, plain } = await loadedBothWays(loadScorer, () => vi.doMock(GATE, () => import('./reference/injection-answer-cues.js')), () => vi.doUnmock(GATE)));
 });
 
 const scores = (s: string): boolean => answerSentenceFinding(s) !== undefined;
@@ -121,15 +116,4 @@ describe('on generated texts', () => {
   });
 });
 
-describe('the scorer with the gate and without it', () => {
-  it('on the hand-written corpora and the red-team texts, alone and inside long texts across windows', () => {
-    const texts = [...corpus, ...redteamTexts()];
-    for (const [i, t] of texts.entries()) expectSameScore(t, `text ${i}`);
-    for (const [n, chunk] of joined(texts, 3 * WINDOW).entries()) expectSameScore(chunk, `chunk ${n}`);
-  }, 300_000);
-
-  const dev = devTexts();
-  it.skipIf(dev.length === 0)('on the eval dev cases (../shared/data/eval/dev)', () => {
-    for (const [i, t] of dev.entries()) expectSameScore(t, `dev ${i}`);
-  }, 600_000);
-});
+describeSameScoreOnCorpora(expectSameScore);

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { benignTexts, corpusTexts, devTexts, joined, linesOf, redteamTexts } from './support/injection-texts.js';
+import { describeSameScoreOnCorpora, loadedBothWays } from './support/gate-proof.js';
+import { benignTexts, corpusTexts, devTexts, linesOf, redteamTexts } from './support/injection-texts.js';
 import { AI_SUBJECT, MODAL, orderShape, starts } from '../../src/detectors/injection/directive.js';
-import { WINDOW } from '../../src/detectors/injection/index.js';
 import { GATED_MAX, orderUnits } from '../../src/detectors/injection/order-cues.js';
 import { units, type Unit } from '../../src/detectors/injection/sentences.js';
 
@@ -26,12 +26,7 @@ let gated: Scorer;
 let plain: Scorer;
 
 beforeAll(async () => {
-  gated = await loadScorer();
-  vi.resetModules();
-  vi.doMock(GATE, () => import('./reference/injection-order-cues.js'));
-  plain = await loadScorer();
-  vi.doUnmock(GATE);
-  vi.resetModules();
+  ({ gated, plain } = await loadedBothWays(loadScorer, () => vi.doMock(GATE, () => import('./reference/injection-order-cues.js')), () => vi.doUnmock(GATE)));
 });
 
 const isModalLine = (line: string): boolean => MODAL.test(line) || AI_SUBJECT.test(line);
@@ -123,16 +118,4 @@ describe('on generated texts', () => {
   });
 });
 
-describe('the scorer with the gate and without it', () => {
-  it('on the hand-written corpora and the red-team texts, alone and inside long texts across windows', () => {
-    const texts = [...corpus, ...redteamTexts()];
-    for (const [i, t] of texts.entries()) expectSameScore(t, `text ${i}`);
-    // Joined into texts of about 100 KB: every text is read in the windows of a long one, some across a border.
-    for (const [n, chunk] of joined(texts, 3 * WINDOW).entries()) expectSameScore(chunk, `chunk ${n}`);
-  }, 300_000);
-
-  const dev = devTexts();
-  it.skipIf(dev.length === 0)('on the eval dev cases (../shared/data/eval/dev)', () => {
-    for (const [i, t] of dev.entries()) expectSameScore(t, `dev ${i}`);
-  }, 600_000);
-});
+describeSameScoreOnCorpora(expectSameScore);

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadedBothWays } from './support/gate-proof.js';
 import { benignTexts, corpusTexts, devTexts, joined, redteamTexts } from './support/injection-texts.js';
 import { ACTION_COMMAND } from '../../src/detectors/injection/action-command.js';
 import { ADDRESSED_TO_AI } from '../../src/detectors/injection/addressed-to-ai.js';
@@ -28,12 +29,7 @@ let regions: Awaited<ReturnType<typeof loadScorer>>;
 let whole: Awaited<ReturnType<typeof loadScorer>>;
 
 beforeAll(async () => {
-  regions = await loadScorer();
-  vi.resetModules();
-  vi.doMock(REGIONS, () => import('./reference/injection-phrase-regions.js'));
-  whole = await loadScorer();
-  vi.doUnmock(REGIONS);
-  vi.resetModules();
+  ({ gated: regions, plain: whole } = await loadedBothWays(loadScorer, () => vi.doMock(REGIONS, () => import('./reference/injection-phrase-regions.js')), () => vi.doUnmock(REGIONS)));
 });
 
 const FAMILIES: Record<string, readonly CompiledPattern[]> = { override: OVERRIDE, role_marker: ROLE_MARKER, addressed_to_ai: ADDRESSED_TO_AI, action_command: ACTION_COMMAND };

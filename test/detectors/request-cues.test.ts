@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { benignTexts, corpusTexts, devTexts, joined, linesOf, redteamTexts } from './support/injection-texts.js';
+import { describeSameScoreOnCorpora, loadedBothWays } from './support/gate-proof.js';
+import { benignTexts, corpusTexts, devTexts, linesOf, redteamTexts } from './support/injection-texts.js';
 import { credentialsRequest, SECRET } from '../../src/detectors/injection/action-command.js';
-import { WINDOW } from '../../src/detectors/injection/index.js';
 import { MAX_SENTENCE, requestSentences } from '../../src/detectors/injection/request-cues.js';
 import { requestSentences as everySentence } from './reference/injection-request-cues.js';
 
@@ -25,12 +25,7 @@ let gated: Scorer;
 let plain: Scorer;
 
 beforeAll(async () => {
-  gated = await loadScorer();
-  vi.resetModules();
-  vi.doMock(GATE, () => import('./reference/injection-request-cues.js'));
-  plain = await loadScorer();
-  vi.doUnmock(GATE);
-  vi.resetModules();
+  ({ gated, plain } = await loadedBothWays(loadScorer, () => vi.doMock(GATE, () => import('./reference/injection-request-cues.js')), () => vi.doUnmock(GATE)));
 });
 
 const scores = (s: string): boolean => credentialsRequest(s) !== undefined;
@@ -109,15 +104,4 @@ describe('on generated texts', () => {
   });
 });
 
-describe('the scorer with the gate and without it', () => {
-  it('on the hand-written corpora and the red-team texts, alone and inside long texts across windows', () => {
-    const all = [...corpus, ...redteamTexts()];
-    for (const [i, t] of all.entries()) expectSameScore(t, `text ${i}`);
-    for (const [n, chunk] of joined(all, 3 * WINDOW).entries()) expectSameScore(chunk, `chunk ${n}`);
-  }, 300_000);
-
-  const dev = devTexts();
-  it.skipIf(dev.length === 0)('on the eval dev cases (../shared/data/eval/dev)', () => {
-    for (const [i, t] of dev.entries()) expectSameScore(t, `dev ${i}`);
-  }, 600_000);
-});
+describeSameScoreOnCorpora(expectSameScore);
