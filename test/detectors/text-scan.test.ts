@@ -1,8 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { CORPUS_SETS, loadCorpus } from '../fixtures/injection/corpus.js';
+import { devTexts } from './support/injection-texts.js';
 import { holdsRun, RUN_CLASSES } from '../../src/core/text/runs.js';
 import { INJECTION_READINGS } from '../../src/detectors/injection/encoded-payload.js';
 import { WINDOW } from '../../src/detectors/injection/index.js';
@@ -58,24 +57,6 @@ const corpus = CORPUS_SETS.flatMap((set) => loadCorpus(set).map((r) => r.text));
 const benign = loadCorpus('tuning').filter((r) => r.label === 'benign').map((r) => r.text);
 const attacks = corpus.filter((_, i) => i % 2 === 0);
 
-/** Texts of the eval dev cases (../shared/data/eval/dev), when that directory is there. */
-function devTexts(): string[] {
-  const dir = join(process.cwd(), '..', 'shared', 'data', 'eval', 'dev');
-  if (!existsSync(dir)) return [];
-  const out: string[] = [];
-  for (const f of readdirSync(dir).filter((n) => n.endsWith('.jsonl'))) {
-    for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) {
-      if (line.trim() === '') continue;
-      const c = JSON.parse(line) as { steps?: { content?: unknown; arguments?: unknown }[] };
-      for (const s of c.steps ?? []) {
-        if (typeof s.content === 'string') out.push(s.content);
-        else if (Array.isArray(s.content)) for (const b of s.content as { text?: unknown }[]) if (typeof b.text === 'string') out.push(b.text);
-        if (s.arguments !== undefined) out.push(JSON.stringify(s.arguments));
-      }
-    }
-  }
-  return out;
-}
 
 /** Benign prose long enough that the text after it is scanned (and read in a window of its own). */
 const filler = (n: number): string => {
