@@ -416,6 +416,31 @@ describe('hint literals', () => {
       { numRuns: 3000 },
     );
   });
+
+  it('occurrences lists every place each literal ends, in text order, and the runs of the class in the same pass', () => {
+    const set = new LiteralSet(LITERALS);
+    // The class: letters and digits (outside it: every TRICKY character that is not ASCII, space, '.', '-').
+    const classOf = new Uint8Array(128);
+    for (let c = 0; c < 128; c++) classOf[c] = /[A-Za-z0-9_]/.test(String.fromCharCode(c)) ? 1 : 0;
+    fc.assert(
+      fc.property(fc.oneof(text, mixed), fc.integer({ min: 1, max: 4 }), (t, min) => {
+        const runs: number[] = [];
+        const { ids, ends, count } = set.occurrences(t, { classOf, min, found: (s, e) => runs.push(s, e) });
+        const got = Array.from({ length: count }, (_, k) => `${ends[k]}:${LITERALS[ids[k] as number]}`).sort();
+        // The plain form: every (end, literal) where the literal's case-insensitive regex (word start aside) matches.
+        const want: string[] = [];
+        for (const l of LITERALS) {
+          const re = new RegExp(`(?=${escape(l.replace('\\b', ''))})`, 'gi');
+          for (const m of t.matchAll(re)) want.push(`${m.index + l.replace('\\b', '').length}:${l}`);
+        }
+        expect(got, JSON.stringify(t)).toEqual(want.sort());
+        for (let k = 1; k < count; k++) expect(ends[k] as number).toBeGreaterThanOrEqual(ends[k - 1] as number);
+        const wantRuns = [...t.matchAll(new RegExp(`[A-Za-z0-9_]{${min},}`, 'g'))].flatMap((m) => [m.index, m.index + m[0].length]);
+        expect(runs, JSON.stringify(t)).toEqual(wantRuns);
+      }),
+      { numRuns: 3000 },
+    );
+  });
 });
 
 describe('the fast paths give the answer of the plain computation', () => {

@@ -12,12 +12,18 @@ export class LiteralSet {
   readonly literals: readonly string[];
   private readonly folded: string[];
   private readonly wordStart: boolean[];
-  private readonly cols: number;
   private readonly asciiCol = new Int16Array(128);
   private readonly otherCol = new Map<number, number>();
-  private readonly delta: Int32Array;
-  /** Literal ids ending at each state (through its fail links), or undefined. */
-  private readonly outputs: (number[] | undefined)[];
+  /**
+   * The transitions, for the scanning loops: `next[at + col]` is where the automaton goes from the state at `at` on
+   * column `col`. A state is kept as `at` = its number × `cols` (no multiplication per character), and its entry is
+   * −at − 1 when literals end at it (one sign test per character instead of an array read).
+   */
+  private readonly next: Int32Array;
+  /** Each ASCII character's column, its case folded (the regex's fold of a–z). */
+  private readonly asciiFolded = new Int32Array(128);
+  /** Literal ids ending at each state (through its fail links), or undefined, by the state's `at`. */
+  private readonly outputsAt = new Map<number, number[]>();
 
   constructor(literals: readonly string[]) {
     this.literals = literals;
@@ -38,7 +44,6 @@ export class LiteralSet {
         }
       }
     }
-    this.cols = cols;
     // Trie.
     const trie: number[][] = [new Array<number>(cols).fill(-1)];
     const ends: number[][] = [[]];
@@ -88,24 +93,30 @@ export class LiteralSet {
         }
       }
     }
-    this.delta = delta;
-    this.outputs = outputs;
+    const next = new Int32Array(n * cols);
+    for (let k = 0; k < n * cols; k++) {
+      const t = delta[k] as number;
+      next[k] = outputs[t] === undefined ? t * cols : -t * cols - 1;
+    }
+    for (let t = 0; t < n; t++) if (outputs[t] !== undefined) this.outputsAt.set(t * cols, outputs[t] as number[]);
+    for (let c = 0; c < 128; c++) this.asciiFolded[c] = this.asciiCol[fold(c)] as number;
+    this.next = next;
   }
 
   /** Marks in `found` (one entry per literal, cleared here) the literals that occur in `text`. */
   find(text: string, found: Uint8Array): void {
     found.fill(0);
-    const { delta, cols, asciiCol, outputs } = this;
-    let s = 0;
+    const { next, asciiFolded } = this;
+    let at = 0;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
-      let col: number;
-      if (c < 128) col = asciiCol[c >= 97 && c <= 122 ? c - 32 : c] as number;
-      else col = this.otherCol.get(fold(c)) ?? 0;
-      s = delta[s * cols + col] as number;
-      const out = outputs[s];
-      if (out === undefined) continue;
-      for (const id of out) {
+      const t = next[at + (c < 128 ? (asciiFolded[c] as number) : this.otherColumn(c))] as number;
+      if (t >= 0) {
+        at = t;
+        continue;
+      }
+      at = -t - 1;
+      for (const id of this.outputsAt.get(at) as number[]) {
         if (found[id] === 1) continue;
         if (this.wordStart[id]) {
           const before = i - (this.folded[id] as string).length;
@@ -122,30 +133,42 @@ export class LiteralSet {
    * so the one pass answers `find` of any slice.
    */
   occurrences(text: string, runs?: RunWatch): { ids: Int32Array; ends: Int32Array; count: number } {
-    const { delta, cols, asciiCol, outputs } = this;
+    const { next, asciiFolded } = this;
     let ids = new Int32Array(1024);
     let ends = new Int32Array(1024);
     let count = 0;
-    let s = 0;
+    let at = 0;
     // In the same loop, the runs of a character class (`runs`), reported when they end.
-    const runClass = runs?.classOf ?? NO_CLASS;
     const runMin = runs?.min ?? 0;
     let runStart = -1;
+    // Each ASCII character's column, with the class's members marked by a negative entry (−col − 1).
+    const ascii = Int32Array.from(asciiFolded, (col, c) => (runs?.classOf[c] === 1 ? -col - 1 : col));
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
-      if (c < 128 && runClass[c] === 1) {
-        if (runStart < 0) runStart = i;
-      } else if (runStart >= 0) {
-        if (i - runStart >= runMin) runs!.found(runStart, i);
-        runStart = -1;
+      let t: number;
+      if (c < 128) {
+        let col = ascii[c] as number;
+        if (col < 0) {
+          col = -col - 1;
+          if (runStart < 0) runStart = i;
+        } else if (runStart >= 0) {
+          if (i - runStart >= runMin) runs!.found(runStart, i);
+          runStart = -1;
+        }
+        t = next[at + col] as number;
+      } else {
+        if (runStart >= 0) {
+          if (i - runStart >= runMin) runs!.found(runStart, i);
+          runStart = -1;
+        }
+        t = next[at + this.otherColumn(c)] as number;
       }
-      let col: number;
-      if (c < 128) col = asciiCol[c >= 97 && c <= 122 ? c - 32 : c] as number;
-      else col = this.otherCol.get(fold(c)) ?? 0;
-      s = delta[s * cols + col] as number;
-      const out = outputs[s];
-      if (out === undefined) continue;
-      for (const id of out) {
+      if (t >= 0) {
+        at = t;
+        continue;
+      }
+      at = -t - 1;
+      for (const id of this.outputsAt.get(at) as number[]) {
         if (count === ids.length) {
           const grownIds = new Int32Array(count * 2);
           grownIds.set(ids);
@@ -177,6 +200,11 @@ export class LiteralSet {
     return !this.wordStart[id] || start === from || !isWordChar(text.charCodeAt(start - 1));
   }
 
+  /** The column of a character outside ASCII, its case folded (0: no literal uses it). */
+  private otherColumn(c: number): number {
+    return this.otherCol.get(fold(c)) ?? 0;
+  }
+
   private col(c: number): number {
     return c < 128 ? (this.asciiCol[c] as number) : (this.otherCol.get(c) ?? 0);
   }
@@ -188,7 +216,6 @@ export interface RunWatch {
   min: number;
   found(start: number, end: number): void;
 }
-const NO_CLASS = new Uint8Array(128);
 
 /** The reference: does `text` hold `literal` (same semantics, by a plain search)? For the tests. */
 export function holdsLiteral(text: string, literal: string): boolean {
