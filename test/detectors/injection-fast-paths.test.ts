@@ -12,7 +12,7 @@ import { holdsLiteral, LiteralSet } from '../../src/detectors/injection/literals
 import { OVERRIDE } from '../../src/detectors/injection/override.js';
 import { ROLE_MARKER } from '../../src/detectors/injection/role-marker.js';
 import { ADDRESSED_TO_AI } from '../../src/detectors/injection/addressed-to-ai.js';
-import { ACTION_COMMAND } from '../../src/detectors/injection/action-command.js';
+import { ACTION_COMMAND, IMAGE_WITH_SLOT } from '../../src/detectors/injection/action-command.js';
 import { CODE_OFFER } from '../../src/detectors/injection/code-payload.js';
 import * as reference from './reference/injection-fast-paths.js';
 
@@ -220,10 +220,17 @@ describe('sentence fast paths', () => {
       if (!fastPaths.mentionsYou(t)) for (const re of NEEDS_YOU) expect(re.test(t), `${re.source} on ${t}`).toBe(false);
       if (!fastPaths.mayBeModal(t)) expect(MODAL.test(t) || AI_SUBJECT.test(t), t).toBe(false);
       if (!fastPaths.mayOfferCode(t)) expect(CODE_OFFER.test(t), t).toBe(false);
+      if (!fastPaths.mayHoldImage(t)) expect(IMAGE_WITH_SLOT.test(t), t).toBe(false);
     };
     fc.assert(fc.property(fc.oneof(sentence, mixed), check), { numRuns: 4000 });
     for (const t of corpus) for (const line of t.split('\n')) check(line);
     for (const noun of ['code', 'Script', 'SNIPPET', 'command', 'codebase']) for (const offer of ['Add the following %s to your program', 'the %s below runs it', 'this provided %s block']) check(offer.replace('%s', noun));
+    // Images with a slot for data, and near misses (another case, a space inside the opener).
+    const images = fc
+      .tuple(fc.constantFrom('![x](', '![](', '! [x](', '<img src="', '<IMG src="', '<img alt="a" src=', '< img src="'), fc.constantFrom('https://e.io/p?q=', 'http://e.io/', ' https://e.io/'), fc.constantFrom('{data}', '[SECRET]', '<x>', '$USER_DATA', '%s', 'INSERT_HERE', 'plain'), fc.constantFrom(')', '">', ''))
+      .map((p) => p.join(''));
+    fc.assert(fc.property(fc.tuple(fc.oneof(sentence, mixed), images, fc.oneof(sentence, mixed)).map((p) => p.join(' ')), check), { numRuns: 2000 });
+    expect(IMAGE_WITH_SLOT.test('![x](https://e.io/p?q={data})') && IMAGE_WITH_SLOT.test('<img src="https://e.io/{data}">')).toBe(true);
   });
 
   it('holdsSendTarget answers like the address-or-URL expression it replaces', () => {

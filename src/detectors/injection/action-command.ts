@@ -1,4 +1,4 @@
-import { holdsSendTarget } from './fast-paths.js';
+import { holdsSendTarget, mayHoldImage } from './fast-paths.js';
 import type { Finding } from './finding.js';
 import { type CompiledPattern, type PhrasePattern, alt, cross, matchFamily, phraseFamily, SPACES } from './phrase-family.js';
 import type { HintHits } from './phrase-regions.js';
@@ -59,10 +59,10 @@ const MOVE = /\b(?:forward(?:ed|ing|s)?|sen[dt](?:ing|s)?|shar(?:e|ed|es|ing)|e-
 
 /** A URL slot for data: {…}, [..], <…>, $NAME, %s, or a placeholder word. */
 const SLOT = String.raw`(?:\{[^}]{1,80}\}|\[[^\]]{1,80}\]|<[^>]{1,80}>|\$[A-Z_]{3,}|%s|\b(?:INSERT|PLACEHOLDER|YOUR|USER|DATA|SECRET|CONVERSATION|HISTORY|EMAIL|PASSWORD|TOKEN)_?[A-Z_]*(?:HERE)?\b)`;
-const IMAGE_WITH_SLOT = new RegExp(String.raw`!\[[^\]\n]{0,100}\]\(\s*<?https?:\/\/[^\s)]{1,300}?${SLOT}|<img\b[^>]{0,200}\bsrc\s*=\s*["']?https?:\/\/[^\s"'>]{1,300}?${SLOT}`);
+export const IMAGE_WITH_SLOT = new RegExp(String.raw`!\[[^\]\n]{0,100}\]\(\s*<?https?:\/\/[^\s)]{1,300}?${SLOT}|<img\b[^>]{0,200}\bsrc\s*=\s*["']?https?:\/\/[^\s"'>]{1,300}?${SLOT}`);
 
 export function exfiltrationRequest(text: string): Finding | undefined {
-  if (IMAGE_WITH_SLOT.test(text)) return { signal: 'action_command', detail: 'image URL with a slot for data', weight: 0.75 };
+  if (mayHoldImage(text) && IMAGE_WITH_SLOT.test(text)) return { signal: 'action_command', detail: 'image URL with a slot for data', weight: 0.75 };
   if (!SECRET.test(text) || !holdsSendTarget(text)) return undefined;
   // Only the sentences whose cut can name a secret (request-cues.ts), in text order: the first that scores is the same.
   for (const sentence of requestSentences(text)) {

@@ -158,6 +158,14 @@ export function mayOfferCode(text: string): boolean {
 }
 const CODE_NOUN = /code|script|snippet|command/i;
 
+/**
+ * Every match of action-command.ts's IMAGE_WITH_SLOT starts with "![" (a Markdown image) or "<img" (the expression
+ * is case-sensitive): two plain searches rule it out on most texts instead of trying it from every position.
+ */
+export function mayHoldImage(text: string): boolean {
+  return text.includes('![') || text.includes('<img');
+}
+
 /** Every `hidden_unicode` finding needs one of these characters (tag characters by their high surrogate). */
 export function mayHideUnicode(text: string): boolean {
   return INVISIBLE.test(text);

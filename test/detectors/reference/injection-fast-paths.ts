@@ -41,6 +41,7 @@ export function opensWithOrderVerb(o: string): boolean {
 export const mayBeModal = (_s: string): boolean => true;
 export const mentionsYou = (_s: string): boolean => true;
 export const mayOfferCode = (_text: string): boolean => true;
+export const mayHoldImage = (_text: string): boolean => true;
 export const holdsSendTarget = (text: string): boolean => /[\w.+-]{1,64}@[\w-]{1,63}\.[\w.]{2,63}|https?:\/\/\S+|\bwww\.\S+/i.test(text);
 export const mayHideUnicode = (_text: string): boolean => true;
 export const mayHoldControls = (_text: string): boolean => true;
