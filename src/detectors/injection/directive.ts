@@ -182,26 +182,11 @@ export function openings(s: string): string[] {
   return out;
 }
 
-/** A sentence's candidate openings (`starts`) and its shape (`orderShape`), computed once for the gate and the score. */
-export interface Shaped {
-  opens: string[];
-  order: boolean;
-  modal: boolean;
-}
-
-/** The openings and shape of a sentence. */
-export function shapeOf(s: string): Shaped {
-  const opens = starts(s);
-  return { opens, ...orderShape(s, opens) };
-}
-
-/**
- * Scores one sentence; returns the weight and the cue names that fired. `shaped` is `shapeOf(u.text)` when the
- * caller has it already.
- */
-export function scoreSentence(u: Unit, shaped: Shaped = shapeOf(u.text)): { weight: number; cues: string[] } | undefined {
+/** Scores one sentence; returns the weight and the cue names that fired. */
+export function scoreSentence(u: Unit): { weight: number; cues: string[] } | undefined {
   const s = u.text;
-  const { opens, order, modal } = shaped;
+  const opens = starts(s);
+  const { order, modal } = orderShape(s, opens);
   if (!order) return undefined;
   const cues: string[] = [];
   let w = 0.15;
@@ -209,8 +194,7 @@ export function scoreSentence(u: Unit, shaped: Shaped = shapeOf(u.text)): { weig
     w += weight;
     cues.push(cue);
   };
-  // The first opening is the sentence itself when no carrier prefix was stripped: the same test, not asked twice.
-  const ai = AI_ADDRESS.test(s) || AI_ADDRESS.test(u.prev) || (opens[0] !== s && AI_ADDRESS.test(opens[0] as string)) || AI_SUBJECT.test(s);
+  const ai = AI_ADDRESS.test(s) || AI_ADDRESS.test(u.prev) || AI_ADDRESS.test(opens[0] as string) || AI_SUBJECT.test(s);
   if (ai) add(0.4, 'addressed to an AI');
   if (modal && /\byou to\b/i.test(s)) add(0.3, 'someone wants you to');
   const user = USER3.test(s);
@@ -264,21 +248,19 @@ const PROCESSING_STEP =
 /** The strongest directive sentence of a text, if any reaches a weight worth reporting. */
 export function directive(text: string): Finding | undefined {
   let best: Finding | undefined;
-  // The shape of each unit the gate tested, for its score (the units are the gate's own objects).
-  const shapes = new Map<Unit, Shaped>();
-  const isOrderUnit = (u: Unit): boolean => {
-    const shaped = shapeOf(u.text);
-    if (shaped.order) shapes.set(u, shaped);
-    return shaped.order;
-  };
   // Only the units shaped as orders: any other scores nothing (order-cues.ts).
   for (const u of orderUnits(text, isModalLine, isOrderUnit)) {
-    const r = scoreSentence(u, shapes.get(u));
+    const r = scoreSentence(u);
     if (r && r.weight >= 0.3 && (!best || r.weight > best.weight)) {
       best = { signal: 'directive', detail: r.cues.join(', '), weight: r.weight, sentence: u.text, aimedAtAi: r.cues.some((c) => AIMED.has(c)) };
     }
   }
   return best;
+}
+
+/** A unit shaped as an order (the only units `scoreSentence` scores). */
+function isOrderUnit(u: Unit): boolean {
+  return orderShape(u.text, starts(u.text)).order;
 }
 
 /** A line MODAL or AI_SUBJECT matches (what `orderShape` asks of a modal sentence). */
