@@ -11,6 +11,7 @@
  * their medians is the figure on a loaded machine. For a profile of this tree alone:
  * `node --cpu-prof --cpu-prof-dir DIR --import tsx bench/scorer.ts --sizes 10 --texts mixed --rounds 3`.
  */
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -35,7 +36,9 @@ if (sizes.some((s) => !(s > 0)) || !(rounds >= 1)) throw new Error('--sizes take
 type Scorer = typeof scoreInjection;
 const scorers: { name: string; score: Scorer }[] = [{ name: 'this tree', score: scoreInjection }];
 if (values.against !== undefined) {
-  const url = pathToFileURL(join(resolve(values.against), 'src', 'detectors', 'injection', 'index.ts')).href;
+  const file = join(resolve(values.against), 'src', 'detectors', 'injection', 'index.ts');
+  if (!existsSync(file)) throw new Error(`--against ${values.against}: no ${file} (give the root of a QuadGuard tree)`);
+  const url = pathToFileURL(file).href;
   const other = (await import(url)) as { scoreInjection: Scorer };
   scorers.unshift({ name: values.against, score: other.scoreInjection });
 }
