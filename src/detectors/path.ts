@@ -172,27 +172,31 @@ function danglingTarget(path: string, memo: Map<string, string | null> | undefin
 }
 
 /**
- * realpath(3) of `path` (one call; the JS `realpathSync` lstats every component), or null where it fails, with one
- * `lstat` first so that the usual failure is answered without a thrown error (a throw costs more than the calls):
+ * realpath(3) of `path` (one call; the JS `realpathSync` lstats every component), or null where it fails. A path
+ * that does not exist is answered without a thrown error (a throw costs more than the calls): `access` first, and
+ * where it fails, `lstat`:
  * - nothing there (`lstat` answers "no such entry" without throwing: it follows every link but the last and
  *   realpath(3) follows them all, so realpath(3) fails too): null, and `path` is no link either, which is kept
- *   for `linkTargetOf` (one `lstat` per missing path and check, where it took `access`, `stat` and `lstat`);
- * - an entry that is not a link: realpath(3);
- * - a link (its target may be missing) or an `lstat` that failed otherwise: as before, `access` first, then `stat`'s
- *   ENOENT answers null, anything else asks realpath(3).
+ *   for `linkTargetOf` (a missing path takes `access` and one `lstat`, where it took `access`, `stat` and `lstat`);
+ * - an entry that is not a link (`access` judged with the real user id): realpath(3);
+ * - a link (its target may be missing) or an `lstat` that failed otherwise: `stat`'s ENOENT answers null, anything
+ *   else asks realpath(3).
  * The answers are those of realpath(3) alone (test/detectors/path-resolution-exact.test.ts compares them, and what
- * the memo keeps, with the former `access`-first code on a tree of files, links, dangling links and loops).
+ * the memo keeps, with the former `access`, `stat` code on a tree of files, links, dangling links and loops).
  */
 function realOrNull(path: string, memo: Map<string, string | null> | undefined): string | null {
   const known = memo?.get(path);
   if (known !== undefined) return known;
-  const entry = lstatOrFailed(path);
   let real: string | null;
-  if (entry === undefined) {
-    real = null;
-    memo?.set(`\u0000${path}`, null);
-  } else if (entry !== FAILED && !entry.isSymbolicLink()) real = realpathOrNull(path);
-  else real = existsSync(path) || !isMissing(path) ? realpathOrNull(path) : null;
+  if (existsSync(path)) real = realpathOrNull(path);
+  else {
+    const entry = lstatOrFailed(path);
+    if (entry === undefined) {
+      real = null;
+      memo?.set(`\u0000${path}`, null);
+    } else if (entry !== FAILED && !entry.isSymbolicLink()) real = realpathOrNull(path);
+    else real = isMissing(path) ? null : realpathOrNull(path);
+  }
   memo?.set(path, real);
   return real;
 }

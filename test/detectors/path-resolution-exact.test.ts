@@ -258,7 +258,7 @@ describe('path detector: resolution short cuts ≡ the former computation', () =
     expect(memo.get(box)).toBe(box);
   });
 
-  it('realPathOf (lstat first) gives the former answers, and its memo holds what the former memo held', () => {
+  it('realPathOf (lstat where access fails) gives the former answers, and its memo holds what the former memo held', () => {
     const anAbsPath = fc
       .tuple(fc.constantFrom(`${box}/`, `${top}/`, `${top}/box-link/`, `${out}/`, '/', '/nonexistent/'), fc.array(fc.constantFrom(...segments), { maxLength: 5 }))
       .map(([start, segs]) => `${start}${segs.join('/')}`);
