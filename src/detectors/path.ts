@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { z } from 'zod';
 import { defineDetector } from './registry.js';
 import { clip, configError, FieldSelectorSchema, unknown } from './common.js';
@@ -173,23 +173,51 @@ function danglingTarget(path: string, memo: Map<string, string | null> | undefin
 
 /**
  * realpath(3) of `path` (one call; the JS `realpathSync` lstats every component), or null where it fails. A path
- * that does not exist (`access` fails, then `stat` says ENOENT: some component, or a link's target, is missing) is
- * one realpath(3) would refuse too: it is answered without a thrown error. Any other failure, or an `access` that
- * fails where `stat` does not say ENOENT, asks realpath(3) itself.
+ * that does not exist is answered without a thrown error (a throw costs more than the calls): `access` first, and
+ * where it fails, `lstat`:
+ * - nothing there (`lstat` answers "no such entry" without throwing: it follows every link but the last and
+ *   realpath(3) follows them all, so realpath(3) fails too): null, and `path` is no link either, which is kept
+ *   for `linkTargetOf` (a missing path takes `access` and one `lstat`, where it took `access`, `stat` and `lstat`);
+ * - an entry that is not a link (`access` judged with the real user id): realpath(3);
+ * - a link (its target may be missing) or an `lstat` that failed otherwise: `stat`'s ENOENT answers null, anything
+ *   else asks realpath(3).
+ * The answers are those of realpath(3) alone (test/detectors/path-resolution-exact.test.ts compares them, and what
+ * the memo keeps, with the former `access`, `stat` code on a tree of files, links, dangling links and loops).
  */
 function realOrNull(path: string, memo: Map<string, string | null> | undefined): string | null {
   const known = memo?.get(path);
   if (known !== undefined) return known;
-  let real: string | null = null;
-  if (existsSync(path) || !isMissing(path)) {
-    try {
-      real = realpathSync.native(path);
-    } catch {
+  let real: string | null;
+  if (existsSync(path)) real = realpathOrNull(path);
+  else {
+    const entry = lstatOrFailed(path);
+    if (entry === undefined) {
       real = null;
-    }
+      memo?.set(`\u0000${path}`, null);
+    } else if (entry !== FAILED && !entry.isSymbolicLink()) real = realpathOrNull(path);
+    else real = isMissing(path) ? null : realpathOrNull(path);
   }
   memo?.set(path, real);
   return real;
+}
+
+const FAILED = Symbol('lstat failed');
+
+/** `lstat` of `path`: undefined when nothing is there (Node's `throwIfNoEntry: false`), FAILED on any error it throws. */
+function lstatOrFailed(path: string): Stats | undefined | typeof FAILED {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch {
+    return FAILED;
+  }
+}
+
+function realpathOrNull(path: string): string | null {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return null;
+  }
 }
 
 /** True only when `stat` reports ENOENT for `path` (it throws, and we answer false, for any other error). */

@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, mkdtempSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
@@ -57,6 +57,69 @@ function realPathByDefinition(abs: string): string | undefined {
     done = next;
   }
   return done;
+}
+
+/**
+ * The former `realPathOf` (before its `lstat` first), written out: `access`, then `stat`'s ENOENT, before realpath(3);
+ * a path that does not resolve is asked whether it is a link with an `lstat` of its own. With its memo, as it kept it.
+ */
+function formerRealPathOf(abs: string, memo: Map<string, string | null>): string | undefined {
+  const realOrNull = (path: string): string | null => {
+    const known = memo.get(path);
+    if (known !== undefined) return known;
+    let missing: boolean;
+    try {
+      missing = statSync(path, { throwIfNoEntry: false }) === undefined;
+    } catch {
+      missing = false;
+    }
+    let real: string | null = null;
+    if (existsSync(path) || !missing) {
+      try {
+        real = realpathSync.native(path);
+      } catch {
+        real = null;
+      }
+    }
+    memo.set(path, real);
+    return real;
+  };
+  const linkTargetOf = (path: string): string | undefined => {
+    const key = `\u0000${path}`;
+    const known = memo.get(key);
+    if (known !== undefined) return known ?? undefined;
+    let target: string | undefined;
+    try {
+      if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) {
+        const t = readlinkSync(path);
+        const cut = path.lastIndexOf('/');
+        const folder = cut <= 0 ? '/' : path.slice(0, cut);
+        target = t.startsWith('/') ? t : `${(realOrNull(folder) ?? folder).replace(/\/$/, '')}/${t}`;
+      }
+    } catch {
+      target = undefined;
+    }
+    memo.set(key, target ?? null);
+    return target;
+  };
+  let head = abs;
+  const rest: string[] = [];
+  let hops = 0;
+  for (let k = 0; k < 256; k++) {
+    const real = realOrNull(head);
+    if (real !== null) return rest.length === 0 ? real : `${real.replace(/\/$/, '')}/${rest.reverse().join('/')}`;
+    const target = linkTargetOf(head);
+    if (target !== undefined) {
+      if (++hops > 40) return undefined;
+      head = target;
+      continue;
+    }
+    const cut = head.lastIndexOf('/');
+    if (cut <= 0) return undefined;
+    rest.push(head.slice(cut + 1));
+    head = head.slice(0, cut);
+  }
+  return undefined;
 }
 
 /** The former detector (field `arguments`), every form computed first, then checked in order. */
@@ -193,6 +256,34 @@ describe('path detector: resolution short cuts ≡ the former computation', () =
     expect(memo.get(`${box}/dangling`)).toBeNull();
     expect(realPathOf(`${box}/dangling-rel`)).toBe(`${out}/planted.txt`);
     expect(memo.get(box)).toBe(box);
+  });
+
+  it('realPathOf (lstat where access fails) gives the former answers, and its memo holds what the former memo held', () => {
+    const anAbsPath = fc
+      .tuple(fc.constantFrom(`${box}/`, `${top}/`, `${top}/box-link/`, `${out}/`, '/', '/nonexistent/'), fc.array(fc.constantFrom(...segments), { maxLength: 5 }))
+      .map(([start, segs]) => `${start}${segs.join('/')}`);
+    fc.assert(
+      fc.property(fc.array(anAbsPath, { minLength: 1, maxLength: 4 }), (paths) => {
+        // One memo across the paths of a check, as the proxy and the detectors share it.
+        const memo = new Map<string, string | null>();
+        const former = new Map<string, string | null>();
+        for (const p of paths) {
+          expect(realPathOf(p, memo), p).toBe(formerRealPathOf(p, former));
+          expect(realPathOf(p), p).toBe(formerRealPathOf(p, new Map()));
+        }
+        // Every answer kept is the former one; the new code may know a missing path is no link without asking.
+        for (const [key, v] of memo) {
+          if (former.has(key)) expect(v, key).toBe(former.get(key));
+          else {
+            expect(key.startsWith('\u0000'), key).toBe(true);
+            expect(v, key).toBeNull();
+            expect(lstatSync(key.slice(1), { throwIfNoEntry: false }), key).toBeUndefined();
+          }
+        }
+        for (const key of former.keys()) if (!key.startsWith('\u0000')) expect(memo.has(key), key).toBe(true);
+      }),
+      { numRuns: 400 },
+    );
   });
 
   it('the detector gives the same value and evidence as the former code, for any paths, roots and options', () => {
