@@ -29,8 +29,11 @@ export function createReadHashers(key: Buffer, o: Pick<ReadHashOptions, 'k' | 'w
   return { fp: createFingerprinter(key, { k: o.k, window: o.window }), valueHash: createValueHasher(key) };
 }
 
-/** The distinct hashes a private read of `text` leaves, in a stable order. */
+/**
+ * The distinct hashes a private read of `text` leaves, sorted: the order the store inserts them in (store/flow.ts),
+ * so for a long read the sort is done where the hashes are made, in the worker pool, not on the event loop.
+ */
 export function readHashes(text: string, h: ReadHashers, maxPerRead: number): string[] {
   const forms = privateForms(text, FORMS_MAX_CHARS).flatMap((f) => h.fp.ofBounded(f, maxPerRead));
-  return [...new Set([...h.fp.ofBounded(text, maxPerRead), ...forms, ...distinctiveValues(text).map(h.valueHash), ...shortLines(text).map(h.valueHash)])];
+  return [...new Set([...h.fp.ofBounded(text, maxPerRead), ...forms, ...distinctiveValues(text).map(h.valueHash), ...shortLines(text).map(h.valueHash)])].sort();
 }
