@@ -10,18 +10,25 @@
  * of the fresh store (pages in use after a checkpoint, over the calls it answered).
  *
  *   npm run build && npx tsx bench/soak.ts [--seconds 180] [--sessions 16] [--age-calls 20000] [--min-chars 65536,…]
+ *     [--against DIR] [--prof DIR]
  *
  * `--min-chars` adds, per value, one more front end on a fresh store whose worker pool takes interactions from that
  * many characters (`guard.pool.min_chars`; the default front ends use the default), taking turns with the others: the
- * pool's threshold compared on the same mix in one run.
+ * pool's threshold compared on the same mix in one run. `--against DIR` adds one more front end on a fresh store: the
+ * built CLI of another checkout (e.g. the code before a change), so before and after take turns in one run.
+ * `--prof DIR`: every QuadGuard front end runs under `node --cpu-prof`, its profile written to DIR when it exits.
+ *
+ * Each QuadGuard line also gives the proxy's CPU per call (its user + system time over the run, worker threads
+ * included, from /proc; the downstream server is a process of its own and not counted): on a loaded machine the
+ * calls/s move with the load, the CPU a call costs much less.
  *
  * Burst analysis and quarantine are off (the load would quarantine its own agent). A full figure wants a quiet
  * machine and minutes per front end; bench/smoke.sh runs it for a few seconds only.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { openDatabase } from '../src/store/sqlite.js';
@@ -31,7 +38,14 @@ import { buildGuard } from '../src/guard/build.js';
 import { builtCli, fmtMs, freePort, httpClient, ROOT, summarize, takeTurns, tsNode, waitForHttp } from './common.js';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '180' }, sessions: { type: 'string', default: '16' }, 'age-calls': { type: 'string', default: '20000' }, 'min-chars': { type: 'string', default: '' } },
+  options: {
+    seconds: { type: 'string', default: '180' },
+    sessions: { type: 'string', default: '16' },
+    'age-calls': { type: 'string', default: '20000' },
+    'min-chars': { type: 'string', default: '' },
+    against: { type: 'string' },
+    prof: { type: 'string' },
+  },
 });
 const SECONDS = Number(values.seconds);
 const SESSIONS = Number(values.sessions);
@@ -39,6 +53,9 @@ const AGE_CALLS = Number(values['age-calls']);
 const MIN_CHARS = values['min-chars'].split(',').filter((x) => x.trim() !== '').map(Number);
 if (MIN_CHARS.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--min-chars takes positive integers separated by commas, got ${values['min-chars']}`);
 const SLICE_MS = 1000;
+const PROF = values.prof !== undefined ? ['--cpu-prof', '--cpu-prof-dir', resolve(values.prof)] : [];
+const AGAINST = values.against !== undefined ? resolve(values.against, 'dist', 'cli', 'quadguard.js') : undefined;
+if (AGAINST !== undefined && !existsSync(AGAINST)) throw new Error(`--against ${values.against}: ${AGAINST} is missing (build that checkout first)`);
 
 let seed = 11;
 const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
@@ -103,6 +120,17 @@ function storeBytes(file: string): number {
   }
 }
 
+/** User + system CPU of process `pid` so far (ms; every thread of it), or undefined where /proc is not there. */
+function cpuMs(pid: number | undefined): number | undefined {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 interface Front {
   label: string;
   url: URL;
@@ -138,13 +166,17 @@ try {
   for (const store of ['fresh', 'aged']) {
     const port = await freePort();
     const cmd = builtCli('serve', '--config', config(store), '--http', String(port));
-    await start({ label: `quadguard, ${store} store`, prefix: 'ws__', store: join(dir, `${store}.db`) }, cmd.command, cmd.args, port);
+    await start({ label: `quadguard, ${store} store`, prefix: 'ws__', store: join(dir, `${store}.db`) }, cmd.command, [...PROF, ...cmd.args], port);
   }
   for (const n of MIN_CHARS) {
     const port = await freePort();
     const store = `fresh-min-${n}`;
     const cmd = builtCli('serve', '--config', config(store, n), '--http', String(port));
-    await start({ label: `quadguard, pool from ${n >= 1024 ? `${n / 1024} KiB` : n}`, prefix: 'ws__', store: join(dir, `${store}.db`) }, cmd.command, cmd.args, port);
+    await start({ label: `quadguard, pool from ${n >= 1024 ? `${n / 1024} KiB` : n}`, prefix: 'ws__', store: join(dir, `${store}.db`) }, cmd.command, [...PROF, ...cmd.args], port);
+  }
+  if (AGAINST !== undefined) {
+    const port = await freePort();
+    await start({ label: 'quadguard --against, fresh', prefix: 'ws__', store: join(dir, 'against.db') }, process.execPath, [...PROF, AGAINST, 'serve', '--config', config('against'), '--http', String(port)], port);
   }
   const before = new Map(fronts.filter((f) => f.store).map((f) => [f, storeBytes(f.store!)]));
   // Sessions are opened one at a time: 16 × 5 at once (supergateway starts a server per session) made supergateway
@@ -157,11 +189,16 @@ try {
       await c.connect(httpClient(f.url));
       clients.push(c);
     }
-    runs.push({ f, clients, ms: [] as number[], denied: 0, elapsed: 0 });
+    runs.push({ f, clients, ms: [] as number[], denied: 0, elapsed: 0, cpu: 0 });
   }
+  const cpuBefore = new Map(runs.map((r) => [r, cpuMs(r.f.proc.pid)]));
   await takeTurns(runs, SECONDS, SLICE_MS, async (r, c) => {
     if (await call(r.f, c)) r.denied++;
   });
+  for (const r of runs) {
+    const [a, b] = [cpuBefore.get(r), cpuMs(r.f.proc.pid)];
+    r.cpu = a !== undefined && b !== undefined ? b - a : NaN;
+  }
   for (const r of runs) await Promise.all(r.clients.map((c) => c.close()));
   console.log(`node ${process.version}; ${SESSIONS} sessions, ${SECONDS} s per front end in ${SLICE_MS} ms turns; mix 80% ~1 KB reads, 15% ~200 KB reads, 5% denied (delete_file /etc/passwd); shared machine: compare within the run`);
   const base = runs[0]!.ms.length / (runs[0]!.elapsed / 1000);
@@ -171,6 +208,7 @@ try {
     const grown = r.f.store ? storeBytes(r.f.store) - before.get(r.f)! : undefined;
     console.log(
       `${r.f.label.padEnd(30)} ${rate.toFixed(0).padStart(5)} calls/s (${(rate / base).toFixed(2)}× supergateway)  median ${fmtMs(s.median).padStart(7)} ms  p99 ${fmtMs(s.p99).padStart(7)} ms  refused ${((100 * r.denied) / Math.max(1, r.ms.length)).toFixed(1)}%` +
+        (r.f.store && Number.isFinite(r.cpu) ? `  CPU ${((1000 * r.cpu) / Math.max(1, r.ms.length)).toFixed(0)} µs/call` : '') +
         (grown === undefined ? '' : `  store +${(grown / 1024).toFixed(0)} KiB, ${(grown / Math.max(1, r.ms.length)).toFixed(0)} B/call`),
     );
   }
@@ -178,7 +216,9 @@ try {
   console.log(`aged store vs fresh: ${(aged! / fresh!).toFixed(2)}×`);
 } finally {
   for (const f of fronts) f.proc.kill('SIGTERM');
-  await new Promise((done) => setTimeout(done, 500));
-  for (const f of fronts) if (f.proc.exitCode === null && f.proc.signalCode === null) f.proc.kill('SIGKILL');
+  // A profile is written as the proxy exits: give it time to.
+  const exited = (f: Front) => f.proc.exitCode !== null || f.proc.signalCode !== null;
+  for (let waited = 0; waited < (PROF.length > 0 ? 20_000 : 500) && !fronts.every(exited); waited += 100) await new Promise((done) => setTimeout(done, 100));
+  for (const f of fronts) if (!exited(f)) f.proc.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 }

@@ -14,7 +14,7 @@ import { nameWords, type CapabilityMap } from './capabilities.js';
 import { Principals } from './principals.js';
 import { createCredentialHasher, CREDENTIAL_SINKS, CREDENTIAL_URI_PREFIX, credentialArgs, freeTextPieces, type CredentialArg } from './credentials.js';
 import { DataFlowOptionsSchema, type DataFlowOptions, type OptionsInput } from './options.js';
-import { FORMS_MAX_CHARS, readHashes, type ReadHashOptions } from './read-hashes.js';
+import { readDigestKey, readHashes, type ReadHashOptions } from './read-hashes.js';
 
 /**
  * The guard's data-flow stage (docs/data-flow.md), two hooks around the four-part pipeline:
@@ -51,8 +51,6 @@ const RECENT_READS = 4096;
 const REFRESH_MS = 60_000;
 /** Sweep expired reads at least this often while reads come in. */
 const SWEEP_EVERY_MS = 5_000;
-/** Names how a read's fingerprints are made (`digest`): change it when a change to `record` makes other fingerprints of the same text. */
-const READ_DIGEST_VERSION = 'quadguard/flow/read/v1';
 /** The numbers of all fields read together as char codes (the fields' other readings are read one by one). */
 const CHAR_CODES_ONLY = { ...OUTGOING_READINGS, rows: ['char-codes'] as const, depth: 1 };
 /** Normalised characters of what one identity sent through one field kept, to read pieces sent over many calls. */
@@ -75,6 +73,8 @@ export interface DataFlowDeps {
    * compute them here; the same list either way (read-hashes.ts).
    */
   readHashesOf?: (text: string, key: Buffer, options: ReadHashOptions) => Promise<string[] | undefined>;
+  /** The keyed digest of a private read computed off the event loop (the worker pool, for a long read), or undefined to compute it here; the same digest either way. */
+  readDigestOf?: (text: string, key: Buffer, options: ReadHashOptions) => Promise<string | undefined>;
   /** The reading of a send computed off the event loop (the worker pool, for a long send), or undefined to read it here (`readOutgoing`). */
   outgoingOf?: (job: OutgoingJob, key: Buffer, options: ReadHashOptions) => Promise<OutgoingReading | undefined>;
 }
@@ -292,7 +292,8 @@ export class DataFlowStage {
     // session) is held already: its fingerprints are a function of the text, so it is not fingerprinted or stored
     // again. Its one read row is refreshed (newest read's name, new expiry), and only once it has used up more than
     // REFRESH_MS of its TTL: the data then expires at most that much before ttl_ms after the last read.
-    const digest = await (await this.digest())(text);
+    const offloadedDigest = this.deps.readDigestOf ? await this.deps.readDigestOf(text, await this.deps.store.key(), this.options) : undefined;
+    const digest = offloadedDigest ?? (await (await this.digest())(text));
     const heldKey = JSON.stringify([read.agent, originOf(source), digest]);
     const refreshedAt = this.held.get(heldKey);
     if (refreshedAt !== undefined && now - refreshedAt < Math.min(REFRESH_MS, this.options.ttl_ms / 10)) return this.sweepSometimes(now, 0);
@@ -309,13 +310,12 @@ export class DataFlowStage {
   }
 
   /**
-   * Keyed digest of a read's whole text, naming its content in the store: under the flow key and the options that
-   * decide its fingerprints (a store read with other options, or by a version that fingerprints otherwise, holds
-   * other digests), so equal digests mean equal fingerprints.
+   * Keyed digest of a read's whole text, naming its content in the store (read-hashes.ts `readDigestKey`: equal
+   * digests mean equal fingerprints), hashed here: `readDigest`'s answer, a slice per turn for a long text.
    */
   private digest(): Promise<(text: string) => Promise<string>> {
     this.digester ??= this.deps.store.key().then((key) => {
-      const k = createHmac('sha256', key).update(`${READ_DIGEST_VERSION}\0${JSON.stringify([this.options.k, this.options.window, this.options.max_per_read, FORMS_MAX_CHARS])}`).digest();
+      const k = readDigestKey(key, this.options);
       // A long text is hashed a slice per turn of the event loop: other sessions are answered in between.
       return async (text: string) => `r:${(await updateInTurns(createHmac('sha256', k), text)).digest('base64')}`;
     });

@@ -18,9 +18,10 @@ import { evaluateHere, type EvaluatePredicates } from './tracker.js';
  * the work that costs in proportion to a text's length — the detector pass of the tracker over an interaction, the
  * hashes a private read leaves and the reading of a long send (data flow), the provenance hashes of an untrusted
  * text (its steering values and the tools it asks for), and the audit row of a long interaction (its payload
- * serialised and hashed, its preview and record masked). Short work stays on the loop: the round trip to a worker would cost more than it frees. What is
- * left on the loop for a long text is a single hash over it (core/text/turns.ts: a slice per turn of the event loop),
- * and its encoding once into memory the workers share (shared-texts.ts: a slice per turn too; no job copies it).
+ * serialised and hashed, its preview and record masked), the keyed digest naming a private read's content. Short work stays on the loop: the round trip to a worker would cost more than it frees. What is
+ * left on the loop for a long text is its encoding once into memory the workers share (shared-texts.ts: a slice per
+ * turn of the event loop; no job copies it), and a long private read's fingerprint inserts (store/flow.ts: a
+ * statement per turn).
  */
 
 /** Long texts shared with the pool's workers lately (one encoding for every job and reader of a text). */
@@ -61,6 +62,8 @@ export interface LongTextReader {
   evaluate: EvaluatePredicates;
   /** A long private read's hashes from the pool, or undefined to compute them on the loop. */
   readHashesOf(text: string, key: Buffer, options: ReadHashOptions): Promise<string[] | undefined>;
+  /** A long private read's keyed digest from the pool, or undefined to compute it on the loop. */
+  readDigestOf(text: string, key: Buffer, options: ReadHashOptions): Promise<string | undefined>;
   /**
    * Data flow's reading of a long send from the pool, or undefined to read it on the loop. Held to the queue's bound:
    * a send that finds the pool full is refused (`PoolBusyError`; the check fails closed), never read on the loop.
@@ -127,6 +130,13 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
       const answer = await runShared(pool, { kind: 'read_hashes', text, key: new Uint8Array(key), options: { k: options.k, window: options.window, max_per_read: options.max_per_read } }, undefined, true);
       if (!answer) warnInPlace('the worker pool is not available', 'no worker could start');
       return (answer as string[] | undefined) ?? undefined;
+    },
+    async readDigestOf(text, key, options) {
+      if (!pool || text.length < minChars) return undefined;
+      // The text is shared with the workers already (the check's detector pass and audit row): the job carries a handle.
+      const answer = await runShared(pool, { kind: 'read_digest', text, key: new Uint8Array(key), options: { k: options.k, window: options.window, max_per_read: options.max_per_read } }, undefined, true);
+      if (answer === undefined) warnInPlace('the worker pool is not available', 'no worker could start');
+      return typeof answer === 'string' ? answer : undefined;
     },
     async outgoingOf(job, key, options) {
       if (!pool || !hasLongText(job.texts, minChars)) return undefined;

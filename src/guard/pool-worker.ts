@@ -7,7 +7,7 @@ import { evaluatePredicate, type PredicateValue } from '../policy/evaluate.js';
 import type { PolicyBook } from '../policy/schema.js';
 import type { AuditEntry } from '../store/audit-schema.js';
 import { auditFields, type BuiltAuditRow } from '../store/audit-row.js';
-import { createReadHashers, readHashes, type ReadHashers, type ReadHashOptions } from './read-hashes.js';
+import { createReadHashers, readDigest, readDigestKey, readHashes, type ReadHashers, type ReadHashOptions } from './read-hashes.js';
 import { SharedTextCache, type SharedLeaf } from './shared-texts.js';
 import { ActionIndex } from './provenance-actions.js';
 import { readOutgoing, type OutgoingJob, type OutgoingReading } from './dataflow.js';
@@ -45,6 +45,14 @@ export interface ReadHashesJob {
   options: ReadHashOptions;
 }
 
+/** The keyed digest naming a private read's content (read-hashes.ts `readDigest`). */
+export interface ReadDigestJob {
+  kind: 'read_digest';
+  text: string;
+  key: Uint8Array;
+  options: ReadHashOptions;
+}
+
 /** The columns of an audit row (`auditFields`): the payload's serialisation, digest and masked preview, the masked record. */
 export interface AuditRowJob {
   kind: 'audit_row';
@@ -72,10 +80,10 @@ export interface BooksJob {
 }
 
 /** `shared`: the job's long strings, taken out and sent as shared bytes (shared-texts.ts); put back before it runs. */
-export type PoolJob = (EvaluateJob | ReadHashesJob | AuditRowJob | ProvenanceJob | OutgoingPoolJob | BooksJob) & { shared?: SharedLeaf[] };
+export type PoolJob = (EvaluateJob | ReadHashesJob | ReadDigestJob | AuditRowJob | ProvenanceJob | OutgoingPoolJob | BooksJob) & { shared?: SharedLeaf[] };
 /** A book to compile and keep under its id, or one to forget (no longer current: the pool keeps at most a few). */
 export type PoolMessage = PoolJob | { kind: 'book'; book: BookPayload } | { kind: 'drop'; id: string };
-export type PoolAnswer = Array<[string, PredicateValue]> | string[] | BuiltAuditRow | UntrustedHashes | OutgoingReading | null;
+export type PoolAnswer = Array<[string, PredicateValue]> | string[] | string | BuiltAuditRow | UntrustedHashes | OutgoingReading | null;
 
 /** The error a worker answers when it cannot compile a book the main thread compiled (e.g. a detector it lacks). */
 export const BOOK_UNAVAILABLE = 'pool_book_unavailable';
@@ -151,6 +159,8 @@ export function poolHandler(): (m: PoolMessage) => PoolAnswer {
       }
       case 'read_hashes':
         return readHashes(m.text, hashersOf(m.key, m.options), m.options.max_per_read);
+      case 'read_digest':
+        return readDigest(m.text, readDigestKey(Buffer.from(m.key), m.options));
       case 'outgoing': {
         const h = hashersOf(m.key, m.options);
         return readOutgoing(m.job, h.fp, h.valueHash);

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { createFingerprinter, type Fingerprinter } from '../core/text/fingerprint.js';
 import { privateForms } from '../core/text/readings.js';
 import { createValueHasher, distinctiveValues, shortLines } from '../core/text/short-values.js';
@@ -11,6 +12,9 @@ import { createValueHasher, distinctiveValues, shortLines } from '../core/text/s
 
 /** Characters of a private read whose rot13, reversed and reversed-word forms are fingerprinted too. */
 export const FORMS_MAX_CHARS = 64 * 1024;
+
+/** Names how a read's fingerprints are made (its digest's key): change it when a change to `readHashes` makes other hashes of the same text. */
+const READ_DIGEST_VERSION = 'quadguard/flow/read/v1';
 
 /** The fingerprint settings a read's hashes depend on (besides the key). */
 export interface ReadHashOptions {
@@ -29,8 +33,25 @@ export function createReadHashers(key: Buffer, o: Pick<ReadHashOptions, 'k' | 'w
   return { fp: createFingerprinter(key, { k: o.k, window: o.window }), valueHash: createValueHasher(key) };
 }
 
-/** The distinct hashes a private read of `text` leaves, in a stable order. */
+/**
+ * The distinct hashes a private read of `text` leaves, sorted: the order the store inserts them in (store/flow.ts),
+ * so for a long read the sort is done where the hashes are made, in the worker pool, not on the event loop.
+ */
 export function readHashes(text: string, h: ReadHashers, maxPerRead: number): string[] {
   const forms = privateForms(text, FORMS_MAX_CHARS).flatMap((f) => h.fp.ofBounded(f, maxPerRead));
-  return [...new Set([...h.fp.ofBounded(text, maxPerRead), ...forms, ...distinctiveValues(text).map(h.valueHash), ...shortLines(text).map(h.valueHash)])];
+  return [...new Set([...h.fp.ofBounded(text, maxPerRead), ...forms, ...distinctiveValues(text).map(h.valueHash), ...shortLines(text).map(h.valueHash)])].sort();
+}
+
+/**
+ * The key of a read's digest (data flow's `record`): the flow key under the version and the options the read's hashes
+ * depend on, so a store read with other options, or by a version that fingerprints otherwise, holds other digests
+ * and equal digests mean equal hashes.
+ */
+export function readDigestKey(key: Buffer, o: ReadHashOptions): Buffer {
+  return createHmac('sha256', key).update(`${READ_DIGEST_VERSION}\0${JSON.stringify([o.k, o.window, o.max_per_read, FORMS_MAX_CHARS])}`).digest();
+}
+
+/** The keyed digest naming a read's content in the store, in one update (the worker pool's; the loop hashes a long text in slices, to the same digest). */
+export function readDigest(text: string, digestKey: Buffer): string {
+  return `r:${createHmac('sha256', digestKey).update(text).digest('base64')}`;
 }

@@ -38,7 +38,9 @@ export interface FlowStore {
 /**
  * Fingerprints a SQLite transaction of `recordRead` inserts at most (about a millisecond of work: 1.3–1.5 ms of CPU
  * at load 14, where 256 took 2.5–3 ms; the total is the same): a long read's are inserted over several turns of the
- * event loop, so other sessions are answered in between.
+ * event loop, so other sessions are answered in between. Each transaction's are one statement over a JSON array
+ * (`json_each`), in sorted order: consecutive keys of the (hash, read) index, so a transaction touches a few pages
+ * of it instead of one per fingerprint (bench/README.md "The soak mix (thirteenth round)").
  */
 export const PRINTS_PER_TX = 128;
 
@@ -109,9 +111,19 @@ export function printsDigest(fingerprints: readonly string[]): string {
   return `p:${h.digest('base64')}`;
 }
 
+/**
+ * A read's distinct fingerprints in sorted order (the order they are inserted in, see PRINTS_PER_TX). A list sorted
+ * already (read-hashes.ts sorts a read's, in the worker pool for a long read) is checked in one pass, not sorted again.
+ */
+export function sortedPrints(fingerprints: readonly string[]): string[] {
+  let sorted = true;
+  for (let n = 1; n < fingerprints.length && sorted; n++) sorted = fingerprints[n - 1]! < fingerprints[n]!;
+  return sorted ? [...fingerprints] : [...new Set(fingerprints)].sort();
+}
+
 /** A read's fingerprints as its row keeps them, for the sweep to delete them by key (no index from read to fingerprint). */
 export function printList(fingerprints: readonly string[]): string {
-  const unique = [...new Set(fingerprints)];
+  const unique = sortedPrints(fingerprints);
   if (unique.some((f) => f.includes(','))) throw new RangeError('a data-flow fingerprint must not contain a comma');
   return unique.join(',');
 }
@@ -135,11 +147,11 @@ export class SqliteFlowStore implements FlowStore {
   private readonly keyGet: Database.Statement<[], { key: Buffer } | undefined>;
   private readonly keyPut: Database.Statement;
   private readonly readPut: Database.Statement<unknown[], { id: number }>;
-  private readonly printPut: Database.Statement;
+  private readonly printsPut: Database.Statement<[number, string]>;
   private readonly refreshStmt: Database.Statement;
   private readonly expiredReads: Database.Statement<[number, number], { id: number; prints: string }>;
   private readonly readDelete: Database.Statement;
-  private readonly printDelete: Database.Statement;
+  private readonly printsDelete: Database.Statement<[number, string]>;
   private readonly matchStmts = new Map<number, Database.Statement>();
   private readonly recordTx: (agent: string, source: FlowSource, fingerprints: readonly string[], expires: number, digest: string) => void;
   private readonly readByDigest: Database.Statement<[string, string, string], { id: number }>;
@@ -147,7 +159,6 @@ export class SqliteFlowStore implements FlowStore {
   private readonly readRename: Database.Statement;
   private readonly readExpire: Database.Statement;
   private readonly startTx: (agent: string, source: FlowSource, list: string, expires: number, digest: string, pending: string, first: readonly string[]) => number | undefined;
-  private readonly printsTx: (id: number, hashes: readonly string[]) => void;
   private readonly nameTx: (id: number, agent: string, source: FlowSource, digest: string, expires: number) => void;
   private readonly sweepTx: (now: number, budget: number) => number;
 
@@ -163,18 +174,20 @@ export class SqliteFlowStore implements FlowStore {
        ON CONFLICT (agent, origin, digest) DO UPDATE SET source = excluded.source, session = excluded.session, kind = excluded.kind,
          server = excluded.server, tool = excluded.tool, uri = excluded.uri, at = excluded.at, expires = excluded.expires RETURNING id`,
     );
-    this.printPut = db.prepare('INSERT OR IGNORE INTO flow_prints (hash, read) VALUES (?, ?)');
+    // A batch of a read's fingerprints (a JSON array of them) in one statement.
+    this.printsPut = db.prepare('INSERT OR IGNORE INTO flow_prints (hash, read) SELECT value, ? FROM json_each(?)');
     this.refreshStmt = db.prepare(
       'UPDATE flow_reads SET source = ?, session = ?, kind = ?, server = ?, tool = ?, uri = ?, at = ?, expires = ? WHERE agent = ? AND origin = ? AND digest = ? AND expires > ?',
     );
     this.expiredReads = db.prepare('SELECT id, prints FROM flow_reads WHERE expires <= ? ORDER BY expires LIMIT ?');
     this.readDelete = db.prepare('DELETE FROM flow_reads WHERE id = ?');
-    this.printDelete = db.prepare('DELETE FROM flow_prints WHERE hash = ? AND read = ?');
+    this.printsDelete = db.prepare('DELETE FROM flow_prints WHERE read = ? AND hash IN (SELECT value FROM json_each(?))');
     // Built once: wrapping a new function in a transaction on every read cost more than a fingerprint's insert.
     this.recordTx = db.transaction((agent: string, source: FlowSource, fingerprints: readonly string[], expires: number, digest: string) => {
       const list = printList(fingerprints);
       const { id } = this.readPut.get(...readRow(agent, source, digest, expires), list)!;
-      for (const h of list.split(',')) if (h !== '') this.printPut.run(h, id);
+      const hashes = list.split(',').filter((h) => h !== '');
+      if (hashes.length > 0) this.printsPut.run(id, JSON.stringify(hashes));
     });
     this.readByDigest = db.prepare('SELECT id FROM flow_reads WHERE agent = ? AND origin = ? AND digest = ?');
     this.readName = db.prepare('UPDATE flow_reads SET source = ?, session = ?, kind = ?, server = ?, tool = ?, uri = ?, at = ?, expires = ? WHERE id = ?');
@@ -190,11 +203,8 @@ export class SqliteFlowStore implements FlowStore {
         return undefined;
       }
       const { id } = this.readPut.get(...readRow(agent, source, pending, expires), list)!;
-      for (const h of first) this.printPut.run(h, id);
+      this.printsPut.run(id, JSON.stringify(first));
       return id as number | undefined;
-    });
-    this.printsTx = db.transaction((id: number, hashes: readonly string[]) => {
-      for (const h of hashes) this.printPut.run(h, id);
     });
     this.nameTx = db.transaction((id: number, agent: string, source: FlowSource, digest: string, expires: number) => {
       const held = this.readByDigest.get(agent, originOf(source), digest);
@@ -213,7 +223,7 @@ export class SqliteFlowStore implements FlowStore {
       for (const r of this.expiredReads.all(now, SWEEP_READS)) {
         const prints = r.prints === '' ? [] : r.prints.split(',');
         if (gone > 0 && prints.length > left) break;
-        for (const h of prints) this.printDelete.run(h, r.id);
+        if (prints.length > 0) this.printsDelete.run(r.id, JSON.stringify(prints));
         this.readDelete.run(r.id);
         left -= prints.length;
         gone++;
@@ -253,7 +263,8 @@ export class SqliteFlowStore implements FlowStore {
     if (id === undefined) return;
     for (let at = PRINTS_PER_TX; at < hashes.length; at += PRINTS_PER_TX) {
       await nextTurn();
-      this.printsTx(id, hashes.slice(at, at + PRINTS_PER_TX));
+      // One statement: a transaction of its own.
+      this.printsPut.run(id, JSON.stringify(hashes.slice(at, at + PRINTS_PER_TX)));
     }
     await nextTurn();
     this.nameTx(id, agent, source, named, expires);

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,11 +6,12 @@ import { pathToFileURL } from 'node:url';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { updateInTurns } from '../../src/core/text/turns.js';
 import { InteractionSchema, type Interaction, type InteractionInput } from '../../src/core/types.js';
 import { prepareBook, type PreparedBook } from '../../src/guard/build.js';
 import { hasLongText, longTextReader } from '../../src/guard/long-texts.js';
 import { GuardPipeline } from '../../src/guard/pipeline.js';
-import { createReadHashers, readHashes } from '../../src/guard/read-hashes.js';
+import { createReadHashers, readDigest, readDigestKey, readHashes } from '../../src/guard/read-hashes.js';
 import { evaluateHere } from '../../src/guard/tracker.js';
 import { BOOKS_PER_WORKER, PoolBusyError, PoolWorkerError, TextPool, poolSize } from '../../src/guard/text-pool.js';
 import { compileBook } from '../../src/policy/compile.js';
@@ -104,6 +106,23 @@ describe('the worker pool reads long texts as the event loop does', () => {
     expect(await reader.readHashesOf('short', key, options)).toBeUndefined();
   }, 60_000);
 
+  it('gives the digest of a long private read as on the loop, under the options it names', async () => {
+    const key = Buffer.alloc(32, 7);
+    const reader = longTextReader(prepared.book, pool, MIN, silent);
+    const options = { k: 20, window: 12, max_per_read: 4096 };
+    // Non-ASCII and an astral character across the text: the worker hashes the UTF-8 the loop hashes.
+    const text = long('Zürich café, 東京 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 in the middle');
+    const got = await reader.readDigestOf(text, key, options);
+    expect(got).toBe(readDigest(text, readDigestKey(key, options)));
+    // The loop's way (data flow's record without a pool): the same HMAC, a slice per turn.
+    expect(`r:${(await updateInTurns(createHmac('sha256', readDigestKey(key, options)), text, 1000)).digest('base64')}`).toBe(got);
+    expect(got).toMatch(/^r:[A-Za-z0-9+/]{43}=$/);
+    // Other options or another text: another digest.
+    expect(await reader.readDigestOf(text, key, { ...options, max_per_read: 64 })).not.toBe(got);
+    expect(await reader.readDigestOf(`${text}.`, key, options)).not.toBe(got);
+    expect(await reader.readDigestOf('short', key, options)).toBeUndefined();
+  }, 60_000);
+
   it('decides exactly as a pipeline without a pool, through every stage, and records the long read', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'qg-pool-'));
     const stores: Store[] = [];
@@ -154,6 +173,7 @@ describe('the worker pool reads long texts as the event loop does', () => {
       expect(leaks[0]!.decision).toBe('deny');
       const kinds = asked.mock.calls.map(([job]) => job.kind);
       expect(kinds).toContain('read_hashes');
+      expect(kinds).toContain('read_digest');
       expect(kinds.filter((k) => k === 'evaluate').length).toBeGreaterThanOrEqual(LONG_CASES.length);
       asked.mockRestore();
     } finally {
