@@ -5,7 +5,11 @@
  * text's scan, one decode of a reading) is paid by the first detector that asks. Beside them, the pool's other jobs
  * for a long read on the same text: a private read's hashes (`readHashes`) and the audit row (`auditFields`).
  *
- *   npx tsx bench/detector-split.ts [--mb 10] [--base64-mb 1.3] [--rounds 3] [--against DIR]
+ *   npx tsx bench/detector-split.ts [--mb 10] [--base64-mb 1.3] [--corpus-mb 4] [--rounds 3] [--against DIR]
+ *
+ * `--corpus-mb` adds a third text: the injection corpus's benign texts (mails, pages, READMEs, security articles:
+ * URLs, `password`, `token` and quoted phrases, look-alikes) joined to that size, the realistic worst case for the
+ * readings and the secrets formats (the mixed text holds none of their hints); 0 leaves it out.
  *
  * `--against DIR` also loads DIR's sources (another checkout, e.g. main before a change) and alternates the two
  * round by round on the same texts; each detector's answer must be the same from both (else the bench fails).
@@ -14,10 +18,11 @@
 import { pathToFileURL } from 'node:url';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { loadCorpus } from '../test/fixtures/injection/corpus.js';
 import { mixedText, ROOT } from './common.js';
 
 const { values } = parseArgs({
-  options: { mb: { type: 'string', default: '10' }, 'base64-mb': { type: 'string', default: '1.3' }, rounds: { type: 'string', default: '3' }, against: { type: 'string' } },
+  options: { mb: { type: 'string', default: '10' }, 'base64-mb': { type: 'string', default: '1.3' }, 'corpus-mb': { type: 'string', default: '4' }, rounds: { type: 'string', default: '3' }, against: { type: 'string' } },
 });
 const rounds = Number(values.rounds);
 
@@ -59,6 +64,13 @@ const text = mixedText();
 const b64Chars = Math.round(Number(values['base64-mb']) * 1024 * 1024);
 const cases: Array<[string, string]> = [[`${values.mb} MB mixed`, text(Number(values.mb) * 1024 * 1024 - 256)]];
 if (b64Chars > 0) cases.push([`${values['base64-mb']} MB base64`, Buffer.from(text(Math.floor((b64Chars * 3) / 4)), 'utf8').toString('base64').slice(0, b64Chars)]);
+const corpusChars = Math.round(Number(values['corpus-mb']) * 1024 * 1024);
+if (corpusChars > 0) {
+  const benign = loadCorpus('tuning').filter((r) => r.label === 'benign').map((r) => r.text);
+  let corpus = '';
+  for (let k = 0; corpus.length < corpusChars; k++) corpus += `${benign[k % benign.length]!}\n\n`;
+  cases.push([`${values['corpus-mb']} MB corpus benign`, corpus.slice(0, corpusChars)]);
+}
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 const raw = (t: string) => ({ agent: 'b', session: 's', profile: {}, kind: 'tool_result', server: 'fs', tool: 'read_file', content: [{ type: 'text', text: t }] });
