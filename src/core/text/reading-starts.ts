@@ -1,31 +1,29 @@
 /**
- * Where the readings of a long text can start, found in one pass over its char codes: the cheap tests of the rows of
- * readings.ts that read a text to its end when they fail (most texts: prose, code and tables hold no escape and no
- * 16-character token run). Each was its own expression or loop over the whole text, six passes per window of the
- * injection scorer; asked once here (and kept for the turn, reading-memo.ts), each row reads its flag.
+ * Where the readings of a long text can start, found in one pass over its char codes: the cheap tests of four rows
+ * of readings.ts (plain, url, base64 and hex, base32), which read a text to its end when they fail. They were four
+ * expressions and loops over the text (the base64 run's twice, once for the base64 row, once for hex) per window or
+ * decoded view; asked once here (kept for the turn, reading-memo.ts), each row reads its flag. The pass stops once
+ * every flag is set. Texts a scan answers for (detectors/scan.ts) and short texts keep the rows' own tests: there
+ * they cost less than another pass.
  *
  * Each flag is exactly the plain test named beside it (test/core/text/reading-starts.test.ts compares them on the
- * corpora and on generated texts): the rows keep the plain tests for short texts, where one expression answers
- * sooner than a pass that looks for everything.
+ * corpora and on generated texts, and the readings and scores with and without the pass).
  */
 
 /** What each ASCII character is to the flags, one bit each (see the constants). */
 const KIND = new Uint8Array(128);
 /** base64 and base64url (`+` included): a base64 or hex run. */
 const TOKEN = 1;
-/** TOKEN or `=`: a line of wrapped base64. */
-const WRAPPED = 2;
 /** Upper-case base32: A–Z, 2–7. */
 const UPPER = 4;
 /** Lower-case base32: a–z, 2–7. */
 const LOWER = 8;
-/** Where an escape or a line end is looked at: `+`, `%`, `&`, a backslash, `\r`, `\n`. */
+/** Where an escape starts: `+`, `%`, `&`, a backslash. */
 const SPECIAL = 16;
-for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-') KIND[c.charCodeAt(0)]! |= TOKEN | WRAPPED;
-KIND[61]! |= WRAPPED;
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-') KIND[c.charCodeAt(0)]! |= TOKEN;
 for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567') KIND[c.charCodeAt(0)]! |= UPPER;
 for (const c of 'abcdefghijklmnopqrstuvwxyz234567') KIND[c.charCodeAt(0)]! |= LOWER;
-for (const c of '+%&\\\r\n') KIND[c.charCodeAt(0)]! |= SPECIAL;
+for (const c of '+%&\\') KIND[c.charCodeAt(0)]! |= SPECIAL;
 
 export interface ReadingStarts {
   /** `/[^\x00-\x7f]|&#|&(?:amp|lt|gt|quot|apos);|\\[ux]/i.test(s)`: the plain reading's escapes and look-alikes. */
@@ -34,8 +32,6 @@ export interface ReadingStarts {
   url: boolean;
   /** `/[A-Za-z0-9+/_-]{16}/.test(s)`: a base64 or hex run (every hex run of 24 holds one). */
   tokenRun16: boolean;
-  /** `/[A-Za-z0-9+/_=-]{40}\r?\n/.test(s)`: a line of base64 wrapped (what joining wrapped lines needs). */
-  wrappedBase64: boolean;
   /** `/[A-Z2-7]{16}|[a-z2-7]{16}/.test(s)`: a base32 run of one case. */
   base32Run16: boolean;
 }
@@ -64,12 +60,9 @@ export function readingStarts(s: string): ReadingStarts {
   let plain = false;
   let url = false;
   let tokenRun16 = false;
-  let wrappedBase64 = false;
   let base32Run16 = false;
-  // Lengths of the runs ending at the current character (each kind's), and the WRAPPED run that ended at a `\r`.
+  // Lengths of the runs ending at the current character, each kind's.
   let token = 0;
-  let wrapped = 0;
-  let beforeCr = -1;
   let upper = 0;
   let lower = 0;
   const n = s.length;
@@ -83,16 +76,9 @@ export function readingStarts(s: string): ReadingStarts {
     lower = (k & LOWER) !== 0 ? lower + 1 : 0;
     if (token >= 16) tokenRun16 = true;
     if (upper >= 16 || lower >= 16) base32Run16 = true;
-    if ((k & WRAPPED) !== 0) {
-      wrapped++;
-      if (c === 43) url = true;
-      continue;
-    }
     if ((k & SPECIAL) !== 0) {
-      if (c === 10) {
-        if ((i > 0 && s.charCodeAt(i - 1) === 13 ? beforeCr : wrapped) >= 40) wrappedBase64 = true;
-      } else if (c === 13) {
-        beforeCr = wrapped;
+      if (c === 43) {
+        url = true;
       } else if (c === 37) {
         if (i + 2 < n && isHex(s.charCodeAt(i + 1)) && isHex(s.charCodeAt(i + 2))) url = true;
       } else if (c === 38) {
@@ -103,8 +89,7 @@ export function readingStarts(s: string): ReadingStarts {
         if (d === 117 || d === 120) plain = true;
       }
     }
-    wrapped = 0;
-    if (plain && url && tokenRun16 && wrappedBase64 && base32Run16) break;
+    if (plain && url && tokenRun16 && base32Run16) break;
   }
-  return { plain, url, tokenRun16, wrappedBase64, base32Run16 };
+  return { plain, url, tokenRun16, base32Run16 };
 }

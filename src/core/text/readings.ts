@@ -506,7 +506,7 @@ export interface Reading {
  */
 function mayHaveTokenRun(t: string, runs?: RunQuery): boolean {
   const starts = startsOf(t, runs);
-  if (starts !== undefined) return starts.tokenRun16 || starts.wrappedBase64;
+  if (starts !== undefined) return starts.tokenRun16 || mayHaveWrappedBase64(t);
   return (runs ? runs.hasRun('base64', 16) : hasTokenRun16(t)) || mayHaveWrappedBase64(t);
 }
 
