@@ -16,6 +16,8 @@
  * made and not kept.
  */
 
+import { readingStarts, type ReadingStarts } from './reading-starts.js';
+
 /** Texts shorter than this are decoded by each consumer: a lookup would cost about what the decode does. */
 export const MEMO_MIN_CHARS = 256;
 /** Characters kept in a turn at most, texts and decodes (the most a consumer reads of one text: OUTGOING_READINGS). */
@@ -24,6 +26,8 @@ export const MEMO_MAX_CHARS = 16 * 1024 * 1024;
 interface TextMemo {
   /** Whether each row's `mayApply` holds for the text. */
   applies: Map<string, boolean>;
+  /** Where the text's readings can start (reading-starts.ts), once asked. */
+  starts?: ReadingStarts;
   /** What each row decodes from the text, by row and the limits its decode reads. */
   decodes: Map<string, readonly string[]>;
 }
@@ -57,6 +61,16 @@ export function sharedMayApply(text: string, row: string, mayApply: () => boolea
   let a = m.applies.get(row);
   if (a === undefined) m.applies.set(row, (a = mayApply()));
   return a;
+}
+
+/**
+ * Where `text`'s readings can start (`readingStarts`), once per text in a turn; undefined for a text shorter than
+ * MEMO_MIN_CHARS or past the turn's bound (the rows then ask their plain tests).
+ */
+export function sharedStarts(text: string): ReadingStarts | undefined {
+  const m = text.length < MEMO_MIN_CHARS ? undefined : memoOf(text);
+  if (m === undefined) return undefined;
+  return (m.starts ??= readingStarts(text));
 }
 
 /**

@@ -7,7 +7,8 @@
  * row here.
  */
 
-import { sharedDecode, sharedMayApply } from './reading-memo.js';
+import { sharedDecode, sharedMayApply, sharedStarts } from './reading-memo.js';
+import type { ReadingStarts } from './reading-starts.js';
 import type { RunQuery } from './runs.js';
 
 /** The depth and view budget of `unwrapViews` (the encodings data flow and the masker read). */
@@ -499,10 +500,26 @@ export interface Reading {
   decode: (text: string, limits: ReadingLimits) => string[];
 }
 
-/** What the base64 and hex rows need: a run of 16 characters of base64 (`+` included), or wrapped base64. */
+/**
+ * What the base64 and hex rows need: a run of 16 characters of base64 (`+` included), or wrapped base64. A long
+ * text answers from the one pass over it that finds where every reading can start (reading-starts.ts).
+ */
 function mayHaveTokenRun(t: string, runs?: RunQuery): boolean {
+  const starts = startsOf(t, runs);
+  if (starts !== undefined) return starts.tokenRun16 || mayHaveWrappedBase64(t);
   return (runs ? runs.hasRun('base64', 16) : hasTokenRun16(t)) || mayHaveWrappedBase64(t);
 }
+
+/**
+ * Where a long text's readings can start (reading-starts.ts: one pass, kept for the turn), unless a scan of the text
+ * answers its run questions already (`runs`: then the rows ask the scan and their own expressions, which cost less
+ * than another pass), or the text is short (each row's plain test answers sooner).
+ */
+function startsOf(t: string, runs: RunQuery | undefined): ReadingStarts | undefined {
+  return runs === undefined ? sharedStarts(t) : undefined;
+}
+
+const URL_HINT = /%[0-9a-fA-F]{2}|\+/;
 
 /** Line-wrapped base64 (lines of 40 or more base64 characters) joined; other white space is kept. */
 function unwrapBase64Lines(text: string): string {
@@ -514,10 +531,10 @@ const one = (s: string | undefined, text: string): string[] => (s !== undefined 
 /** The table. Order matters only for the order of the views. */
 export const READINGS: readonly Reading[] = [
   // HTML references, backslash escapes, full-width forms, zero-width characters undone.
-  { name: 'plain', nests: true, mayApply: (t) => PLAIN_HINT.test(t), decode: (t) => one(plainReading(t), t) },
+  { name: 'plain', nests: true, mayApply: (t, runs) => startsOf(t, runs)?.plain ?? PLAIN_HINT.test(t), decode: (t) => one(plainReading(t), t) },
   // A URL read as its host, decoded path, query names and values, fragment, and host labels as words.
   { name: 'url-parts', nests: true, mayApply: (t) => t.includes('://'), decode: (t) => urlParts(t) },
-  { name: 'url', nests: true, mayApply: (t) => /%[0-9a-fA-F]{2}|\+/.test(t), decode: (t) => one(urlDecoded(t), t) },
+  { name: 'url', nests: true, mayApply: (t, runs) => startsOf(t, runs)?.url ?? URL_HINT.test(t), decode: (t) => one(urlDecoded(t), t) },
   {
     name: 'base64',
     nests: true,
@@ -572,7 +589,7 @@ export const READINGS: readonly Reading[] = [
   {
     name: 'base32',
     nests: true,
-    mayApply: (t, runs) => (runs ? runs.hasRun('base32-upper', 16) || runs.hasRun('base32-lower', 16) : hasBase32Run16(t)),
+    mayApply: (t, runs) => startsOf(t, runs)?.base32Run16 ?? (runs ? runs.hasRun('base32-upper', 16) || runs.hasRun('base32-lower', 16) : hasBase32Run16(t)),
     decode(t, limits) {
       const out: string[] = [];
       for (const run of base32Runs(t)) {

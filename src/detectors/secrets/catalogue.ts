@@ -39,9 +39,11 @@ export interface SecretFormat {
   /**
    * What the detector reports: `re`'s capture group 1 (2, 3), when present, is the secret itself (the rest is
    * context such as `password=`); `hint` is a literal every match contains (a text without it skips `re`; checked
-   * against the full scan in tests); `check` filters near misses (it gets the secret and the whole match).
+   * against the full scan in tests); `check` filters near misses (it gets the secret and the whole match); `lead`
+   * (default 0), how far after a match's start its hint can start at most: a long text is matched only from the
+   * `lead` characters before each occurrence of the hint (`matchesAroundHints`).
    */
-  detect: { re: RegExp; hint: RegExp; check?: (secret: string, whole: string) => boolean };
+  detect: { re: RegExp; hint: RegExp; check?: (secret: string, whole: string) => boolean; lead?: number };
   /**
    * The form the masker hides as well (a `d`-flagged expression): `group`, the capture that is the secret (default
    * the whole match); `as`, the kind the mask names when it is not the row's (one `sk-` form covers two kinds).
@@ -108,7 +110,7 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
   },
   {
     kind: 'slack_token',
-    detect: { hint: /xox[abposr]-|hooks\.slack\.com/, re: /(?<![A-Za-z0-9])(xox[abposr]-[A-Za-z0-9-]{10,200}|https:\/\/hooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]{16,})/g, check: hasDigitAndLetter },
+    detect: { hint: /xox[abposr]-|hooks\.slack\.com/, re: /(?<![A-Za-z0-9])(xox[abposr]-[A-Za-z0-9-]{10,200}|https:\/\/hooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]{16,})/g, check: hasDigitAndLetter, lead: 'https://'.length },
     mask: { re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/dg },
     whole: true,
   },
@@ -162,6 +164,7 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
       // `Authorization: Bearer|Token|Basic …` in a header, or a bare `Bearer …`.
       re: /(?:\b(?:authorization|proxy-authorization)\b["']?\s*[:=]\s*["']?(?:Bearer|Token|Basic)|\bBearer)\s+([A-Za-z0-9._~+/=-]{16,4096})/gi,
       check: hasDigitAndLetter,
+      lead: 'proxy-'.length,
     },
     mask: { re: /\bBearer\s+([A-Za-z0-9._~+/=-]{8,})/dg, group: 1 },
   },
@@ -171,6 +174,8 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
       hint: /passw|passphrase|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token/i,
       re: /(?<![A-Za-z0-9])[A-Za-z0-9_.-]{0,40}(?:password|passwd|passphrase|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)["']?\s{0,4}(?:=|:=|:|=>)\s{0,4}(?:"([^"\s]{4,256})"|'([^'\s]{4,256})'|([^\s"',;&)}\]]{4,256}))/gi,
       check: passwordOk,
+      // 40 name characters, then `client_` before `secret`.
+      lead: 40 + 'client_'.length,
     },
     // key = value / "key": "value" with a secret-sounding key, placeholders included.
     mask: {
@@ -181,7 +186,7 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
   {
     kind: 'password_assignment',
     // URL credentials: scheme://user:password@host
-    detect: { hint: /:\/\//, re: /\b[a-z][a-z0-9+.-]{1,15}:\/\/[^\s/:@]{1,128}:([^\s/@]{3,256})@[A-Za-z0-9.-]+/gi, check: passwordOk },
+    detect: { hint: /:\/\//, re: /\b[a-z][a-z0-9+.-]{1,15}:\/\/[^\s/:@]{1,128}:([^\s/@]{3,256})@[A-Za-z0-9.-]+/gi, check: passwordOk, lead: 16 },
     mask: { re: /(?<=:\/\/)[^\s/:@"']+:([^\s@"'/]+)@/dg, group: 1 },
   },
 ];
@@ -280,10 +285,11 @@ export function scanSpans(text: string, opts: DetectOptions = {}, useHints = tru
   const spans: SecretSpan[] = [];
   const overlaps = (s: number, e: number): boolean => spans.some((x) => s < x.end && e > x.start);
   const scan = useHints ? scannedPrefix(text) : undefined;
+  const around = useHints && text.length >= AROUND_HINTS_MIN_CHARS;
   for (const { kind, detect: p } of SECRET_FORMATS) {
     if ((kinds && !kinds.has(kind)) || (useHints && !hinted(p.hint, text, scan))) continue;
     p.re.lastIndex = 0;
-    for (const m of text.matchAll(p.re)) {
+    for (const m of around ? matchesAroundHints(text, p.re, p.hint, p.lead ?? 0) : text.matchAll(p.re)) {
       const secret = m[1] ?? m[2] ?? m[3] ?? m[0];
       if (p.check && !p.check(secret, m[0])) continue;
       const start = m.index + m[0].lastIndexOf(secret);
@@ -302,6 +308,54 @@ export function scanSpans(text: string, opts: DetectOptions = {}, useHints = tru
     return spans.length >= limit;
   });
   return spans;
+}
+
+/**
+ * From this length, a format's expression is tried only where a match can start (`matchesAroundHints`): the
+ * expressions that start with a run of name or scheme characters (`password=`, URL credentials) are otherwise tried
+ * from every position of the text (~10 ns a character each, in V8).
+ */
+export const AROUND_HINTS_MIN_CHARS = 4096;
+
+/** The clones of an expression `matchesAroundHints` uses: every occurrence of a hint, a match tried at one place. */
+const clones = new Map<RegExp, { every: RegExp; at: RegExp }>();
+function clonesOf(re: RegExp, hint: RegExp): { every: RegExp; at: RegExp } {
+  let c = clones.get(re);
+  if (c === undefined) clones.set(re, (c = { every: new RegExp(hint.source, `${hint.flags.replace('g', '')}g`), at: new RegExp(re.source, `${re.flags.replace('g', '')}y`) }));
+  return c;
+}
+
+/**
+ * `[...text.matchAll(re)]`, found only where a match can start: every match holds an occurrence of `hint` that
+ * starts at most `lead` characters after the match does (the format's `lead`), so `re` is tried, anchored, at the
+ * `lead + 1` places up to each occurrence (every place the hint matches, overlapping ones included), in text order,
+ * each place once, and from the end of each match on (as `matchAll` goes on from there). The leftmost match at or
+ * after that end starts at one of those places, so the matches are the same. Exported for the property test.
+ */
+export function matchesAroundHints(text: string, re: RegExp, hint: RegExp, lead: number): RegExpExecArray[] {
+  const { every, at } = clonesOf(re, hint);
+  const out: RegExpExecArray[] = [];
+  // `matchAll`'s position: no match starts before it. `tried`: places before it were tried (or lie before `next`).
+  let next = 0;
+  let tried = 0;
+  every.lastIndex = 0;
+  for (let h = every.exec(text); h !== null; h = every.exec(text)) {
+    const occurrence = h.index;
+    every.lastIndex = occurrence + 1;
+    for (let q = Math.max(occurrence - lead, tried, next); q <= occurrence; ) {
+      at.lastIndex = q;
+      const m = at.exec(text);
+      if (m === null) {
+        q++;
+        continue;
+      }
+      out.push(m);
+      next = Math.max(m.index + m[0].length, q + 1);
+      q = next;
+    }
+    tried = Math.max(tried, occurrence + 1);
+  }
+  return out;
 }
 
 /**
