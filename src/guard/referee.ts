@@ -90,19 +90,13 @@ export function describeOutcome(o: RuleOutcome): string {
   return `rule \`${o.id}\` (${o.def.severity}${o.def.hard ? ', hard' : ''}) ${kind}: "${o.def.text}" — witness: ${formatWitness(o.witness)}.`;
 }
 
-/** The outcomes sorted by what the referee does with them, before any review. */
-interface Sorted {
-  deny: RuleOutcome[];
-  /** Soft enforced violations at or above the threshold: denied, unless a reviewer allows them. */
-  soft: RuleOutcome[];
-  flagged: RuleOutcome[];
-  redact: RuleOutcome[];
-  hold: RuleOutcome[];
-}
-
-function sortOutcomes(input: RefereeInput): Sorted {
-  const sorted: Sorted = { deny: [], soft: [], flagged: [], redact: [], hold: [] };
-  const { deny, soft, flagged, redact, hold } = sorted;
+/** Decides from the verifier's outcomes. Never throws on a reviewer failure: the denial stands (fail closed). */
+export async function referee(input: RefereeInput): Promise<RefereeVerdict> {
+  const deny: RuleOutcome[] = [];
+  const soft: RuleOutcome[] = [];
+  const flagged: RuleOutcome[] = [];
+  const redact: RuleOutcome[] = [];
+  const hold: RuleOutcome[] = [];
   const threshold = input.denyAtRank[Math.min(input.threatLevel, input.denyAtRank.length - 1)] ?? SEVERITY_RANK.low;
   // Only a result has content to mask; a redact rule on a request or message denies like any other rule.
   const redactable = KINDS[input.kind].redactable;
@@ -126,43 +120,23 @@ function sortOutcomes(input: RefereeInput): Sorted {
     else if (SEVERITY_RANK[o.def.severity] >= threshold) soft.push(o);
     else flagged.push(o);
   }
-  return sorted;
-}
 
-/**
- * Decides from the verifier's outcomes. Never throws on a reviewer failure: the denial stands (fail closed). The
- * verdict comes back at once, without a promise, unless a reviewer is asked (a soft denial and a reviewer): the
- * referee of every allowed call needs no turn of its own.
- */
-export function referee(input: RefereeInput): RefereeVerdict | Promise<RefereeVerdict> {
-  const sorted = sortOutcomes(input);
-  const { reviewer } = input;
-  if (sorted.soft.length === 0 || !reviewer) {
-    sorted.deny.push(...sorted.soft);
-    return verdict(input, sorted, {});
-  }
-  return reviewed(input, sorted, reviewer);
-}
-
-/** A reviewer rules on the soft denials: allowed ones are flagged, the rest (and all, when it fails) denied. */
-async function reviewed(input: RefereeInput, sorted: Sorted, reviewer: SoftDenialReviewer): Promise<RefereeVerdict> {
-  const { deny, soft, flagged } = sorted;
   const detail: DecisionDetail = {};
-  try {
-    const ruling = await reviewer({ kind: input.kind, rules: soft, threatLevel: input.threatLevel, ...(input.signal ? { signal: input.signal } : {}), ...(input.interaction ? { interaction: input.interaction } : {}) });
-    if (ruling.usage) detail.llm = ruling.usage;
-    detail.review = { ruling: ruling.ruling, ...(ruling.rationale !== undefined ? { rationale: ruling.rationale } : {}) };
-    if (ruling.ruling === 'allow') flagged.push(...soft);
-    else deny.push(...soft);
-  } catch (err) {
-    detail.review = { error: err instanceof Error ? err.message : String(err) };
+  if (soft.length > 0 && input.reviewer) {
+    try {
+      const ruling = await input.reviewer({ kind: input.kind, rules: soft, threatLevel: input.threatLevel, ...(input.signal ? { signal: input.signal } : {}), ...(input.interaction ? { interaction: input.interaction } : {}) });
+      if (ruling.usage) detail.llm = ruling.usage;
+      detail.review = { ruling: ruling.ruling, ...(ruling.rationale !== undefined ? { rationale: ruling.rationale } : {}) };
+      if (ruling.ruling === 'allow') flagged.push(...soft);
+      else deny.push(...soft);
+    } catch (err) {
+      detail.review = { error: err instanceof Error ? err.message : String(err) };
+      deny.push(...soft);
+    }
+  } else {
     deny.push(...soft);
   }
-  return verdict(input, sorted, detail);
-}
 
-/** The verdict once every outcome is placed (soft ones moved to deny or flagged). */
-function verdict(input: RefereeInput, { deny, flagged, redact, hold }: Sorted, detail: DecisionDetail): RefereeVerdict {
   if (deny.length > 0) deny.push(...hold);
   const witness = [...deny, ...(deny.length > 0 ? [] : hold), ...redact, ...flagged].map((o) => o.witness);
   const remediation = deny.map((o) => o.def.remediation).find((r) => r !== undefined);

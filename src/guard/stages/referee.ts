@@ -1,17 +1,16 @@
-import { referee as decide, type RefereeVerdict } from '../referee.js';
-import { need, pipelineDetail, type GuardContext, type Stage } from './context.js';
+import { referee as decide } from '../referee.js';
+import { need, pipelineDetail, type Stage } from './context.js';
 
 /**
  * The referee: deny, flag or ignore each outcome (hard rules, severity against the threshold of the level, the
  * model review of soft denials), and which rules hold the call or redact the result. The decision's detail is the
- * referee's (the review) plus the pipeline's, with the model usage of every stage summed. Synchronous unless a
- * reviewer is asked (runStages then awaits nothing).
+ * referee's (the review) plus the pipeline's, with the model usage of every stage summed.
  */
 export const referee: Stage = {
   name: 'referee',
-  run(ctx, env) {
+  async run(ctx, env) {
     const i = ctx.interaction;
-    const verdict = decide({
+    const verdict = await decide({
       kind: i.kind,
       outcomes: need(ctx.outcomes, 'the outcomes'),
       threatLevel: need(ctx.threat, 'the threat update').level,
@@ -20,14 +19,8 @@ export const referee: Stage = {
       ...(ctx.signal ? { signal: ctx.signal } : {}),
       interaction: i,
     });
-    if (verdict instanceof Promise) return verdict.then((v) => settle(ctx, v));
-    settle(ctx, verdict);
-    return undefined;
+    ctx.verdict = verdict;
+    ctx.usages.push(verdict.decision.detail.llm);
+    ctx.decision = { ...verdict.decision, detail: { ...verdict.decision.detail, ...pipelineDetail(ctx) } };
   },
 };
-
-function settle(ctx: GuardContext, verdict: RefereeVerdict): void {
-  ctx.verdict = verdict;
-  ctx.usages.push(verdict.decision.detail.llm);
-  ctx.decision = { ...verdict.decision, detail: { ...verdict.decision.detail, ...pipelineDetail(ctx) } };
-}
