@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { openDatabase } from '../../src/store/sqlite.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectStdio, makeSandbox, ROOT, writeConfig } from '../support/proxy-harness.js';
+import { connectStdio, makeSandbox, ROOT, storeCount, waitFor, writeConfig } from '../support/proxy-harness.js';
 
 /** Passwords that look like nothing in particular: only the schema says what they are. */
 const DB_PW = 'Tr0ub4dor-horse-staple';
@@ -66,7 +66,10 @@ describe('a credential named only by its schema, through serve', () => {
     expect(logged(outLog)).toBe('');
   }, 60_000);
 
-  it('keeps them masked in the audit where they were given: rows and recorded interactions', () => {
+  it('keeps them masked in the audit where they were given: rows and recorded interactions', async () => {
+    // Rows are committed to the store in groups after the answer (the journal holds them first): wait for the calls'.
+    const given = "SELECT COUNT(*) AS n FROM audit WHERE kind = 'tool_call' AND tool IN ('connect_database', 'login') AND decision = 'allow'";
+    await waitFor(() => storeCount(store, given) >= 3, 10_000, 'the three allowed calls\' rows in the store');
     const db = openDatabase(store, { readonly: true });
     try {
       const rows = db

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { openDatabase } from '../../src/store/sqlite.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectStdio, ROOT, server, waitFor, writeConfig } from '../support/proxy-harness.js';
+import { connectStdio, ROOT, server, storeCount, waitFor, writeConfig } from '../support/proxy-harness.js';
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'qg-secret-names-')));
 const store = join(dir, 'state.db');
@@ -42,6 +42,8 @@ describe('red team: credentials sent as tool, server, prompt or recipient names'
     await client.callTool({ name: 'guard_check_message', arguments: { sender: 'tester', recipient: KEY, content: 'hello' } });
     // Control: an ordinary name is kept as it is.
     await client.callTool({ name: 'guard_check_message', arguments: { sender: 'tester', recipient: 'bob', content: 'hello' } });
+    // The proxy journals each row before it answers and commits them to the store in groups: wait for the last one.
+    await waitFor(() => storeCount(store, "SELECT COUNT(*) AS n FROM audit WHERE recipient = 'bob'") > 0, 10_000, 'the control row in the store');
 
     const db = openDatabase(store, { readonly: true });
     try {

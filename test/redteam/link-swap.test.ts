@@ -15,7 +15,7 @@ import { openDatabase } from '../../src/store/sqlite.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectStdio, filesystemServer, writeConfig } from '../support/proxy-harness.js';
+import { connectStdio, filesystemServer, storeCount, waitFor, writeConfig } from '../support/proxy-harness.js';
 import { bookFor } from '../support/sandbox-book.js';
 
 const TRIES = 40;
@@ -88,6 +88,9 @@ describe('red team: a link flipped between the check and the act', () => {
     // The race was run: some checks saw the link inside (allowed), some outside (denied by the path rule).
     expect(allowed).toBeGreaterThan(0);
     expect(allowed + denied).toBe(TRIES);
+    // Rows are committed to the store in groups after the answer (the journal holds them first): wait for every call's.
+    const calls = "SELECT COUNT(*) AS n FROM audit WHERE kind = 'tool_call' AND tool = 'move_file'";
+    await waitFor(() => storeCount(store, calls) >= TRIES, 10_000, `the ${TRIES} calls' rows in the store`);
     const db = openDatabase(store, { readonly: true });
     try {
       const bodies = (db.prepare("SELECT coalesce(i.body, b.body) AS body FROM audit_interaction i LEFT JOIN audit_body b ON b.digest = i.body_digest").all() as Array<{ body: string | null }>).map((r) => r.body ?? '');

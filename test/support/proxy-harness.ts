@@ -13,6 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import YAML from 'yaml';
 import { CLI_ENTRY } from '../../src/core/version.js';
+import { openDatabase } from '../../src/store/sqlite.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** The built CLI as users run it: package.json's `bin`, the esbuild bundle (`npm run build` makes it after tsc). */
@@ -152,6 +153,20 @@ export async function waitFor(fn: () => boolean | Promise<boolean>, ms = 10_000,
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/**
+ * The count `sql` (a `SELECT COUNT(*) AS n …`) answers on the store file now, through a read-only connection. A
+ * journaling proxy answers once a row is in its journal and commits rows to the store in groups a few ms later (on a
+ * loaded machine, later still): a test that reads the store right after its last call waits on this first.
+ */
+export function storeCount(storeFile: string, sql: string): number {
+  const db = openDatabase(storeFile, { readonly: true });
+  try {
+    return (db.prepare(sql).get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
 }
 
 /**
