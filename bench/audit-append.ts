@@ -167,7 +167,11 @@ async function fieldsAgainst(root: string): Promise<void> {
     const used = process.cpuUsage(cpu);
     return (used.user + used.system) / pairs;
   };
-  for (let r = 0; r < 2; r++) run(auditFields), run(other); // warm-up
+  // Warm-up.
+  for (let r = 0; r < 2; r++) {
+    run(auditFields);
+    run(other);
+  }
   for (let r = 0; r < rounds; r++) {
     for (const side of r % 2 === 0 ? (['this', 'other'] as const) : (['other', 'this'] as const)) us[side].push(run(side === 'this' ? auditFields : other));
   }
