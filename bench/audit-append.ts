@@ -14,13 +14,19 @@
  * sessions: per pair, the time until both rows are answered (median over pairs), the wall time of the round with
  * every row committed, and this process's CPU time.
  *
- *   npx tsx bench/audit-append.ts [--pairs 4000] [--rounds 5] [--same]
+ * `--against DIR`: another checkout of the project (e.g. /work/main) whose `auditFields` is run on the same entries,
+ * round by round in alternation with this one's in this process (CPU time, so that both see the same load); prints
+ * each one's median per pair and the paired difference, and fails if a row's columns or record differ.
+ *
+ *   npx tsx bench/audit-append.ts [--pairs 4000] [--rounds 5] [--same] [--against DIR]
  *   npx tsx bench/audit-append.ts --pg [--pairs 1000] [--rounds 4] [--sessions 8]
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { isDeepStrictEqual } from 'node:util';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Decision, Interaction } from '../src/core/types.js';
 import { auditFields } from '../src/store/audit.js';
@@ -36,6 +42,7 @@ const { values } = parseArgs({
     same: { type: 'boolean', default: false },
     pg: { type: 'boolean', default: false },
     sessions: { type: 'string', default: '8' },
+    against: { type: 'string' },
   },
 });
 const pairs = Number(values.pairs);
@@ -69,6 +76,11 @@ function pair(i: number): [AuditEntry, AuditEntry] {
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 if (values.pg) {
   await pgBench();
+  process.exit(0);
+}
+
+if (values.against !== undefined) {
+  await fieldsAgainst(values.against);
   process.exit(0);
 }
 
@@ -135,6 +147,41 @@ console.log(
   `journaled (audit.append with the journal, ${TURN} pairs a turn): before the answer ${median(answerUs).toFixed(1)} µs, with the group commits ${median(journaledUs).toFixed(1)} µs ` +
     `[rounds: answer ${answerUs.map((x) => x.toFixed(0)).join('/')}, with commits ${journaledUs.map((x) => x.toFixed(0)).join('/')}]; verify ok=${jcheck.ok}`,
 );
+
+/** `auditFields` of this checkout and of the one at `root`, alternated round by round on the same entries, CPU time. */
+async function fieldsAgainst(root: string): Promise<void> {
+  const other = ((await import(pathToFileURL(join(root, 'src', 'store', 'audit-row.ts')).href)) as { auditFields: typeof auditFields }).auditFields;
+  // A fixed ts: the rows of both are compared column by column.
+  const entries = Array.from({ length: pairs }, (_, i) => pair(i).map((e) => ({ ...e, ts: i })) as [AuditEntry, AuditEntry]);
+  for (const [c, res] of entries) {
+    for (const e of [c, res]) if (!isDeepStrictEqual(auditFields({ ...e }), other({ ...e }))) throw new Error(`the rows differ: ${JSON.stringify(e).slice(0, 300)}`);
+  }
+  const us: Record<'this' | 'other', number[]> = { this: [], other: [] };
+  const run = (f: typeof auditFields): number => {
+    const cpu = process.cpuUsage();
+    // A fresh entry object each time: nothing keyed by the entry (rows built elsewhere) answers.
+    for (const [c, res] of entries) {
+      f({ ...c });
+      f({ ...res });
+    }
+    const used = process.cpuUsage(cpu);
+    return (used.user + used.system) / pairs;
+  };
+  // Warm-up.
+  for (let r = 0; r < 2; r++) {
+    run(auditFields);
+    run(other);
+  }
+  for (let r = 0; r < rounds; r++) {
+    for (const side of r % 2 === 0 ? (['this', 'other'] as const) : (['other', 'this'] as const)) us[side].push(run(side === 'this' ? auditFields : other));
+  }
+  const diffs = us.this.map((x, i) => x - us.other[i]!);
+  console.log(
+    `auditFields per call+result pair (${pairs} pairs × ${rounds} rounds alternated, ${values.same ? 'same content' : 'varied content'}), CPU: ` +
+      `this checkout ${median(us.this).toFixed(1)} µs, ${root} ${median(us.other).toFixed(1)} µs, paired difference median ${median(diffs).toFixed(1)} µs ` +
+      `(${diffs.filter((d) => d < 0).length} of ${rounds} rounds lower); the rows are the same`,
+  );
+}
 
 /** The journal off and on, on PostgreSQL, alternated round by round, at 1 and `--sessions` concurrent sessions. */
 async function pgBench(): Promise<void> {

@@ -49,6 +49,9 @@ export function isCredentialName(name: string): boolean {
  * nested under such a field (each element of a list under `password`) is one too.
  */
 export function isCredentialField(field: string, schemaKeys: readonly string[] = []): boolean {
+  // The name tested is a part of `field`: where `field` holds none of the literals every credential name holds, no
+  // part does (the audit asks this of every key it records; most have no schema keys to match).
+  if (schemaKeys.length === 0 && !MAY_NAME_CREDENTIAL.test(field)) return false;
   const parts = field.split('.').filter((p) => !/^\d+$/.test(p));
   if (parts[0] === 'arguments') parts.shift();
   const name = parts.at(-1);

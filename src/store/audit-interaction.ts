@@ -36,7 +36,8 @@ export interface InteractionRecord {
 
 /**
  * The masker of short strings that recur by nature on every row: the name fields the row has no column for
- * (prompt, sender) and object keys (`path`, `type`, `text`, the field names).
+ * (prompt, sender), object keys (`path`, `type`, `text`, the field names) and the decision's rationale (the same
+ * sentence on every allowed row).
  * Masking is a pure function of the string, so a remembered answer is the answer (test/store/audit-shortcuts.test.ts
  * compares every record with the memo on and off). Values of arguments and content never go through it: those do
  * not recur by nature, and remembering them would only flatter a benchmark that repeats one file. Bounded: strings
@@ -94,12 +95,20 @@ const NAME_FIELDS: ReadonlySet<string> = new Set(['server', 'tool', 'recipient',
  * cap), through the memo for the short names that recur (test/store/audit-client-names.test.ts).
  */
 export function rowName(s: string, memo: MaskMemo | null = MEMO): string {
+  return recurringPrefix(s, ROW_NAME_CAP, memo);
+}
+
+/**
+ * `maskPrefix(s, cap)` of a text that recurs by nature on many rows (a name, the guard's rationale), through the memo
+ * when `s` is short (test/store/audit-recurring.test.ts).
+ */
+export function recurringPrefix(s: string, cap: number, memo: MaskMemo | null = MEMO): string {
   if (memo !== null && s.length <= memo.maxLength) {
     // Masked whole and no longer than the cap, the masked text is maskPrefix's answer (it cuts nothing).
     const out = memo.mask(s);
-    if (out.length <= ROW_NAME_CAP) return out;
+    if (out.length <= cap) return out;
   }
-  return maskPrefix(s, ROW_NAME_CAP);
+  return maskPrefix(s, cap);
 }
 
 /**

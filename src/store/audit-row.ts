@@ -11,7 +11,7 @@ import {
   type ParsedAuditEntry,
   type RawAuditRow,
 } from './audit-schema.js';
-import { payloadPreview, recordInteraction, ROW_NAME_CAP, rowName, type InteractionRecord } from './audit-interaction.js';
+import { payloadPreview, recordInteraction, recurringPrefix, ROW_NAME_CAP, rowName, type InteractionRecord } from './audit-interaction.js';
 import { maskPrefix, maskSecretKeys, schemaCredentialKeysOf } from './redact.js';
 import { PREVIEW_CAP } from './audit-columns.js';
 
@@ -75,7 +75,8 @@ export function auditFields(entry: AuditEntry): BuiltAuditRow {
     flagged: JSON.stringify(e.flagged.slice(0, CAP.list).map(capName)),
     witness: capWitness(e.witness),
     threat: e.threatLevel ?? null,
-    rationale: maskPrefix(e.rationale, CAP.rationale),
+    // The guard's sentences recur on every row of their decision ("Allowed: no rule of the policy is violated.").
+    rationale: recurringPrefix(e.rationale, CAP.rationale),
     elapsed_ms: e.elapsedMs ?? null,
     policy_hash: e.policyHash === undefined ? null : capName(e.policyHash),
     source: capName(e.source),
