@@ -7,8 +7,8 @@
  *
  * Two scans, neither reading every character in script: the escapes' characters are found by a native search for
  * one negated class, and the runs by probing every sixteenth character (a run of 16 covers one of them) and reading
- * the run around a probe that is in one. A one-pass loop over every character's class cost four times as much on
- * prose (it was a third of the audit row's masking of a long read).
+ * the run around a probe that is in one. A one-pass loop over every character's class cost three to four times
+ * as much on prose (about a third of the audit row's masking of a long read).
  *
  * Each flag is exactly the plain test named beside it (test/core/text/reading-starts.test.ts compares them on the
  * corpora and on generated texts, and the readings and scores with and without it).

@@ -384,7 +384,7 @@ for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
  * pairs (`PPrroojjeecctt`), counting pairs from the left, at least 16 of them in all, and fewer than half of the pairs
  * repeat the pair before (`AAAA`, `4444` are a run, not doubled letters). The share is `2p / (2p + q)` for `p` pairs
  * and `q` single characters: at least 80% when `p ≥ 2q`. The pairs still to come are at most half the code units
- * left, so once `4q > 2p + left` the answer is no: prose stops about a quarter of the way in instead of at its end.
+ * left, so once `4q > 2p + left` the answer is no: prose stops long before its end.
  */
 function mayBeDoubled(s: string): boolean {
   const n = s.length;

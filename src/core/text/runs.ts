@@ -42,9 +42,8 @@ export function holdsRun(text: string, cls: RunClass, min: number): boolean {
 
 /**
  * `holdsRun(text, cls, min)` without reading every character: a run of `min` covers one position ≡ min − 1 (mod
- * min), so only those are probed, and the run around a probe in the class is measured (prose is read about a third:
- * the words under the probes). For a text no scan answers for, where the expression tried the run from every
- * position.
+ * min), so only those are probed, and the run around a probe in the class is measured (prose is read only around
+ * the probes). For a text no scan answers for, where the expression tried the run from every position.
  */
 export function hasRunProbed(text: string, cls: RunClass, min: number): boolean {
   if (min < 1) return true;
