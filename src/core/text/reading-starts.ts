@@ -1,13 +1,17 @@
 /**
- * Where the readings of a long text can start, found in one pass over its char codes: the cheap tests of four rows
- * of readings.ts (plain, url, base64 and hex, base32), which read a text to its end when they fail. They were four
- * expressions and loops over the text (the base64 run's twice, once for the base64 row, once for hex) per window or
- * decoded view; asked once here (kept for the turn, reading-memo.ts), each row reads its flag. The pass stops once
- * every flag is set. Texts a scan answers for (detectors/scan.ts) and short texts keep the rows' own tests: there
- * they cost less than another pass.
+ * Where the readings of a long text can start: the cheap tests of four rows of readings.ts (plain, url, base64 and
+ * hex, base32), which read a text to its end when they fail. They were four expressions and loops over the text (the
+ * base64 run's twice, once for the base64 row, once for hex) per window or decoded view; asked once here (kept for
+ * the turn, reading-memo.ts), each row reads its flag. Texts a scan answers for (detectors/scan.ts) and short texts
+ * keep the rows' own tests: there they cost less than another pass.
+ *
+ * Two scans, neither reading every character in script: the escapes' characters are found by a native search for
+ * one negated class, and the runs by probing every sixteenth character (a run of 16 covers one of them) and reading
+ * the run around a probe that is in one. A one-pass loop over every character's class cost three to four times
+ * as much on prose (about a third of the audit row's masking of a long read).
  *
  * Each flag is exactly the plain test named beside it (test/core/text/reading-starts.test.ts compares them on the
- * corpora and on generated texts, and the readings and scores with and without the pass).
+ * corpora and on generated texts, and the readings and scores with and without it).
  */
 
 /** What each ASCII character is to the flags, one bit each (see the constants). */
@@ -18,12 +22,9 @@ const TOKEN = 1;
 const UPPER = 4;
 /** Lower-case base32: a–z, 2–7. */
 const LOWER = 8;
-/** Where an escape starts: `+`, `%`, `&`, a backslash. */
-const SPECIAL = 16;
 for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-') KIND[c.charCodeAt(0)]! |= TOKEN;
 for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567') KIND[c.charCodeAt(0)]! |= UPPER;
 for (const c of 'abcdefghijklmnopqrstuvwxyz234567') KIND[c.charCodeAt(0)]! |= LOWER;
-for (const c of '+%&\\') KIND[c.charCodeAt(0)]! |= SPECIAL;
 
 export interface ReadingStarts {
   /** `/[^\x00-\x7f]|&#|&(?:amp|lt|gt|quot|apos);|\\[ux]/i.test(s)`: the plain reading's escapes and look-alikes. */
@@ -40,56 +41,101 @@ const isHex = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 7
 
 /** Whether `s` holds, case-insensitively, one of the named references `&amp;` `&lt;` `&gt;` `&quot;` `&apos;` at `i` (its `&`). */
 function namedReferenceAt(s: string, i: number): boolean {
-  // Lower-cased ASCII letters only (`| 32`): the names are letters, the `;` is compared as it is.
-  const at = (k: number): number => s.charCodeAt(i + k) | 32;
-  switch (at(1)) {
-    case 97: // a: amp; apos;
-      return (at(2) === 109 && at(3) === 112 && s.charCodeAt(i + 4) === 59) || (at(2) === 112 && at(3) === 111 && at(4) === 115 && s.charCodeAt(i + 5) === 59);
-    case 108: // l: lt;
-    case 103: // g: gt;
-      return at(2) === 116 && s.charCodeAt(i + 3) === 59;
-    case 113: // q: quot;
-      return at(2) === 117 && at(3) === 111 && at(4) === 116 && s.charCodeAt(i + 5) === 59;
-    default:
-      return false;
-  }
+  // Lower-cased ASCII letters only (`| 32`): the names are letters, the `;` is compared as it is. Read without a
+  // closure over `s`: one made per `&` cost ten times the rest of the pass on a text of many.
+  const c1 = s.charCodeAt(i + 1) | 32;
+  const c2 = s.charCodeAt(i + 2) | 32;
+  // l: lt; g: gt;
+  if (c1 === 108 || c1 === 103) return c2 === 116 && s.charCodeAt(i + 3) === 59;
+  const c3 = s.charCodeAt(i + 3) | 32;
+  // a: amp; apos;
+  if (c1 === 97) return (c2 === 109 && c3 === 112 && s.charCodeAt(i + 4) === 59) || (c2 === 112 && c3 === 111 && (s.charCodeAt(i + 4) | 32) === 115 && s.charCodeAt(i + 5) === 59);
+  // q: quot;
+  if (c1 === 113) return c2 === 117 && c3 === 111 && (s.charCodeAt(i + 4) | 32) === 116 && s.charCodeAt(i + 5) === 59;
+  return false;
 }
 
-/** The flags of `s`, in one pass (it stops once every flag is set). */
+/** The flags of `s`. */
 export function readingStarts(s: string): ReadingStarts {
+  const [plain, url] = escapeFlags(s);
+  const [tokenRun16, base32Run16] = runFlags(s);
+  return { plain, url, tokenRun16, base32Run16 };
+}
+
+/** Every character an escape can start from: non-ASCII, `%`, `&`, `+`, a backslash. */
+const ESCAPE_STARTS = /[^\x00-\x24\x27-\x2a\x2c-\x5b\x5d-\x7f]/g;
+/** Once the plain flag is set: what sets the url flag. */
+const URL_STARTS = /%[0-9a-fA-F]{2}|\+/g;
+/** Once the url flag is set: where the plain flag can start (non-ASCII, `&`, a backslash). */
+const PLAIN_STARTS = /[^\x00-\x25\x27-\x5b\x5d-\x7f]/g;
+
+/** The plain and url flags: each character an escape can start from, in order, until both are set. */
+function escapeFlags(s: string): [plain: boolean, url: boolean] {
   let plain = false;
   let url = false;
-  let tokenRun16 = false;
-  let base32Run16 = false;
-  // Lengths of the runs ending at the current character, each kind's.
-  let token = 0;
-  let upper = 0;
-  let lower = 0;
   const n = s.length;
-  for (let i = 0; i < n; i++) {
+  for (let from = 0; !(plain && url); ) {
+    if (plain) {
+      URL_STARTS.lastIndex = from;
+      url = URL_STARTS.test(s);
+      break;
+    }
+    // One character matched: it is the one before `lastIndex` (no match array is made).
+    const re = url ? PLAIN_STARTS : ESCAPE_STARTS;
+    re.lastIndex = from;
+    if (!re.test(s)) break;
+    const i = re.lastIndex - 1;
+    from = i + 1;
     const c = s.charCodeAt(i);
-    // Non-ASCII: a look-alike or invisible character for the plain reading; it ends every run.
-    const k = c < 128 ? KIND[c]! : 0;
-    if (c >= 128) plain = true;
-    token = (k & TOKEN) !== 0 ? token + 1 : 0;
-    upper = (k & UPPER) !== 0 ? upper + 1 : 0;
-    lower = (k & LOWER) !== 0 ? lower + 1 : 0;
-    if (token >= 16) tokenRun16 = true;
-    if (upper >= 16 || lower >= 16) base32Run16 = true;
-    if ((k & SPECIAL) !== 0) {
-      if (c === 43) {
-        url = true;
-      } else if (c === 37) {
-        if (i + 2 < n && isHex(s.charCodeAt(i + 1)) && isHex(s.charCodeAt(i + 2))) url = true;
-      } else if (c === 38) {
-        if (s.charCodeAt(i + 1) === 35 || namedReferenceAt(s, i)) plain = true;
-      } else {
-        // A backslash.
-        const d = s.charCodeAt(i + 1) | 32;
-        if (d === 117 || d === 120) plain = true;
+    if (c >= 128) {
+      // A look-alike or invisible character for the plain reading.
+      plain = true;
+    } else if (c === 43) {
+      url = true;
+    } else if (c === 37) {
+      if (i + 2 < n && isHex(s.charCodeAt(i + 1)) && isHex(s.charCodeAt(i + 2))) url = true;
+    } else if (c === 38) {
+      if (s.charCodeAt(i + 1) === 35 || namedReferenceAt(s, i)) plain = true;
+    } else {
+      // A backslash.
+      const d = s.charCodeAt(i + 1) | 32;
+      if (d === 117 || d === 120) plain = true;
+    }
+  }
+  return [plain, url];
+}
+
+/** The class bits of the character at `i` (0 past the end and for non-ASCII, which ends every run). */
+function kindAt(s: string, i: number): number {
+  const c = s.charCodeAt(i);
+  return c < 128 ? KIND[c]! : 0;
+}
+
+/**
+ * The tokenRun16 and base32Run16 flags. Every run of 16 characters covers one position ≡ 15 (mod 16): only those are
+ * probed, and around a probe in a token run the whole run is read. Base32 digits of either case are token
+ * characters, so a base32 run of 16 lies in a token run of 16 or more: only those are read for one.
+ */
+function runFlags(s: string): [tokenRun16: boolean, base32Run16: boolean] {
+  const n = s.length;
+  let token = false;
+  for (let p = 15; p < n; p += 16) {
+    if ((kindAt(s, p) & TOKEN) === 0) continue;
+    let a = p;
+    while (a > 0 && (kindAt(s, a - 1) & TOKEN) !== 0) a--;
+    let b = p + 1;
+    while (b < n && (kindAt(s, b) & TOKEN) !== 0) b++;
+    if (b - a >= 16) {
+      token = true;
+      for (let i = a, upper = 0, lower = 0; i < b; i++) {
+        const k = kindAt(s, i);
+        upper = (k & UPPER) !== 0 ? upper + 1 : 0;
+        lower = (k & LOWER) !== 0 ? lower + 1 : 0;
+        if (upper >= 16 || lower >= 16) return [true, true];
       }
     }
-    if (plain && url && tokenRun16 && base32Run16) break;
+    // The next probe is past this run.
+    while (p + 16 < b) p += 16;
   }
-  return { plain, url, tokenRun16, base32Run16 };
+  return [token, false];
 }

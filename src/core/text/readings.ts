@@ -375,36 +375,42 @@ function charCodesDecoded(run: string): string | undefined {
 /** Bytes written as hex pairs with `\x` / `0x` prefixes or separators between them (`\x41\x42`, `0x41, 0x42`, `41 42`). */
 const HEX_BYTES = /(?:\\x|0x)[0-9a-fA-F]{2}(?:[\s,;]*(?:\\x|0x)[0-9a-fA-F]{2}){11,}|(?<![0-9a-fA-F])[0-9a-fA-F]{2}(?:[ \t:,;-]+[0-9a-fA-F]{2}){11,}(?![0-9a-fA-F])/g;
 
+/** Letters and digits of ASCII (1), by char code: with every non-ASCII code unit, what `mayBeDoubled` counts. */
+const ALNUM = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789') ALNUM[c.charCodeAt(0)] = 1;
+
 /**
- * Share of the letters and digits of `s` that come in doubled pairs (`PPrroojjeecctt`), counting pairs from the
- * left; with their count.
+ * Whether at least 80% of the letters and digits of `s` (ASCII ones, and every non-ASCII code unit) come in doubled
+ * pairs (`PPrroojjeecctt`), counting pairs from the left, at least 16 of them in all, and fewer than half of the pairs
+ * repeat the pair before (`AAAA`, `4444` are a run, not doubled letters). The share is `2p / (2p + q)` for `p` pairs
+ * and `q` single characters: at least 80% when `p ≥ 2q`. The pairs still to come are at most half the code units
+ * left, so once `4q > 2p + left` the answer is no: prose stops long before its end.
  */
-function doubledShare(s: string): number {
+function mayBeDoubled(s: string): boolean {
+  const n = s.length;
   let pairs = 0;
-  let total = 0;
-  // Pairs of the same character as the pair before (`AAAA`, `4444`) are a run, not doubled letters.
+  let singles = 0;
   let prev = -1;
   let repeats = 0;
-  for (let i = 0; i < s.length; ) {
+  for (let i = 0; i < n; ) {
     const c = s.charCodeAt(i);
-    const alnum = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c > 127;
-    if (!alnum) {
+    if (c < 128 && ALNUM[c] === 0) {
       i++;
       continue;
     }
-    if (s.charCodeAt(i + 1) === c) {
+    if (i + 1 < n && s.charCodeAt(i + 1) === c) {
       pairs++;
       if (c === prev) repeats++;
       prev = c;
-      total += 2;
       i += 2;
     } else {
+      if (4 * ++singles > 2 * pairs + (n - i)) return false;
       prev = -1;
-      total++;
       i++;
     }
   }
-  return total >= 16 && repeats < pairs / 2 ? (2 * pairs) / total : 0;
+  const total = 2 * pairs + singles;
+  return total >= 16 && repeats < pairs / 2 && (2 * pairs) / total >= 0.8;
 }
 
 /**
@@ -612,7 +618,7 @@ export const READINGS: readonly Reading[] = [
       return out;
     },
   },
-  { name: 'doubled', nests: true, mayApply: (t) => doubledShare(t) >= 0.8, decode: (t) => one(t.replace(/([\p{L}\p{N}])\1/gu, '$1'), t) },
+  { name: 'doubled', nests: true, mayApply: mayBeDoubled, decode: (t) => one(t.replace(/([\p{L}\p{N}])\1/gu, '$1'), t) },
   {
     name: 'interleaved',
     nests: true,
@@ -746,11 +752,14 @@ function readAll(s: string, limits: ReadingLimits, runs?: RunQuery): Readings {
   return unread === undefined ? { views, names } : { views, names, unread };
 }
 
-/** Whether any row of `limits` applies to `s` (false: `readingsOf(s, limits).views` is `[s]`). */
+/**
+ * Whether any row of `limits` applies to `s` (false: `readingsOf(s, limits).views` is `[s]`). Each row's test is asked
+ * through the memo of the turn, as `readingsOf` asks it: the masker asks this and then reads the same text.
+ */
 export function mayHaveReadingsUnder(s: string, limits: ReadingLimits): boolean {
   return limits.rows.some((n) => {
     const r = ROWS.get(n)!;
-    return r.mayApply(s) && (limits.gate?.[n]?.(s) ?? true);
+    return sharedMayApply(s, n, () => r.mayApply(s)) && (limits.gate?.[n]?.(s) ?? true);
   });
 }
 

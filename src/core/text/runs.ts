@@ -39,3 +39,26 @@ export function holdsRun(text: string, cls: RunClass, min: number): boolean {
   if (re === undefined) PLAIN.set(key, (re = new RegExp(`[${RUN_CLASS_CHARS[cls]}]{${min}}`)));
   return re.test(text);
 }
+
+/**
+ * `holdsRun(text, cls, min)` without reading every character: a run of `min` covers one position ≡ min − 1 (mod
+ * min), so only those are probed, and the run around a probe in the class is measured (prose is read only around
+ * the probes). For a text no scan answers for, where the expression tried the run from every position.
+ */
+export function hasRunProbed(text: string, cls: RunClass, min: number): boolean {
+  if (min < 1) return true;
+  const bit = 1 << RUN_CLASSES.indexOf(cls);
+  const n = text.length;
+  for (let p = min - 1; p < n; p += min) {
+    let c = text.charCodeAt(p);
+    if (c >= 128 || (RUN_CLASS_BITS[c]! & bit) === 0) continue;
+    let a = p;
+    while (a > 0 && (c = text.charCodeAt(a - 1)) < 128 && (RUN_CLASS_BITS[c]! & bit) !== 0) a--;
+    let b = p + 1;
+    while (b < n && b - a < min && (c = text.charCodeAt(b)) < 128 && (RUN_CLASS_BITS[c]! & bit) !== 0) b++;
+    if (b - a >= min) return true;
+    // `b` ends the run: the next probe is past it.
+    while (p + min < b) p += min;
+  }
+  return false;
+}

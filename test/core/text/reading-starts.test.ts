@@ -46,6 +46,22 @@ describe('readingStarts', () => {
     );
   });
 
+  it('answers the run tests on generated runs of every length at every offset (the pass probes every sixteenth character)', () => {
+    // Single characters of each class (upper and lower base32 digits, other token characters, `=`, non-token, non-ASCII):
+    // runs start and end anywhere around the probes.
+    const units = fc.array(fc.constantFrom('A', 'Q', 'a', 'q', '2', '7', '8', '0', '+', '/', '_', '-', '=', ' ', '.', 'é', '\n'), { maxLength: 120 });
+    const runs = fc
+      .array(fc.tuple(fc.constantFrom('ABQZ2357', 'abqz2357', 'Az09+/_-', 'AZ189'), fc.integer({ min: 1, max: 40 }), fc.constantFrom(' ', '=', 'é', '.', '8', 'a', 'A')), { maxLength: 8 })
+      .map((rs) => rs.map(([chars, n, sep]) => Array.from({ length: n }, (_, i) => chars[(n + i * 3) % chars.length]).join('') + sep).join(''));
+    fc.assert(
+      fc.property(units, runs, units, (a, r, b) => {
+        const t = a.join('') + r + b.join('');
+        expect(readingStarts(t)).toEqual(reference(t));
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
   it('leaves every consumer\'s readings and the injection scorer as they were (the rows read it past 256 characters)', async () => {
     const STARTS = '../../../src/core/text/reading-starts.js';
     const load = async () => ({
