@@ -67,12 +67,17 @@ function mayHaveWrappedBase64(s: string): boolean {
   return false;
 }
 
-/** Whether decoded bytes look like text (so random tokens do not become noise views). */
-function printable(s: string): boolean {
+/**
+ * Whether decoded bytes look like text (so random tokens do not become noise views): fewer than 5% of its code units
+ * are U+FFFD or controls other than tab and line breaks. Read by char code: the string iterator (one string per code
+ * point) cost ~60 ns a character, a third of the injection scorer on a base64 result. Counting code units counts what
+ * the code points would: a surrogate is never U+FFFD nor a control, paired or alone.
+ */
+export function printable(s: string): boolean {
   if (s.length === 0) return false;
   let bad = 0;
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
     if (c === 0xfffd || (c < 0x20 && c !== 9 && c !== 10 && c !== 13)) bad++;
   }
   return bad / s.length < 0.05;
