@@ -1,4 +1,4 @@
-import { RUN_CLASS_BITS, RUN_CLASSES, type RunClass, type RunQuery } from '../core/text/runs.js';
+import { classRunsIn, RUN_CLASS_BITS, RUN_CLASSES, type RunClass, type RunQuery } from '../core/text/runs.js';
 import { LiteralSet } from './injection/literals.js';
 import { hintLiterals } from './injection/phrase-family.js';
 import type { HintHits } from './injection/phrase-regions.js';
@@ -171,38 +171,14 @@ const WIDEST = RUN_CLASS_BITS.map((bits) => ((bits & (1 << WIDEST_CLASS)) !== 0 
 /**
  * The runs of every class inside `text[start, end)`, a run of the widest class of MIN_RUN or more characters (the
  * scan reports whole runs): the widest class's run is that run itself, and each other class's runs are found by
- * probing every MIN_RUN-th character (`classRuns`). A 1.3 MB base64 result is one such run: reading it once per class
+ * probing every MIN_RUN-th character (`classRunsIn`). A 1.3 MB base64 result is one such run: reading it once per class
  * in one loop cost twice the scan's own pass. Exported for the test against the former one-pass loop.
  */
 export function subRuns(text: string, start: number, end: number, out: number[][]): void {
   for (let k = 0; k < out.length; k++) {
+    const bit = 1 << k;
     if (k === WIDEST_CLASS) out[k]!.push(start, end);
-    else classRuns(text, start, end, 1 << k, out[k]!);
-  }
-}
-
-/**
- * The runs of MIN_RUN or more characters of the class `bit` inside `text[start, end)` (ASCII), in order. A run that
- * long holds one of the probes `p`, `p + MIN_RUN`, … where `p` is MIN_RUN − 1 past the first place it can start (the
- * region's start, or past the end of the last run found): a probe outside the class is passed over, and from one
- * inside it the run is read back and forth to its ends.
- */
-function classRuns(text: string, start: number, end: number, bit: number, out: number[]): void {
-  const table = RUN_CLASS_BITS;
-  let from = start;
-  for (let probe = start + MIN_RUN - 1; probe < end; ) {
-    if ((table[text.charCodeAt(probe)]! & bit) === 0) {
-      probe += MIN_RUN;
-      continue;
-    }
-    let s = probe;
-    while (s > from && (table[text.charCodeAt(s - 1)]! & bit) !== 0) s--;
-    let e = probe + 1;
-    while (e < end && (table[text.charCodeAt(e)]! & bit) !== 0) e++;
-    if (e - s >= MIN_RUN) out.push(s, e);
-    // `text[e]` is outside the class (or the region ends): the next run starts after it.
-    from = e + 1;
-    probe = e + MIN_RUN;
+    else classRunsIn(text, start, end, RUN_CLASS_BITS, bit, MIN_RUN, out[k]!);
   }
 }
 
