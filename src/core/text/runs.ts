@@ -43,7 +43,8 @@ export function holdsRun(text: string, cls: RunClass, min: number): boolean {
 /**
  * `holdsRun(text, cls, min)` without reading every character: a run of `min` covers one position ≡ min − 1 (mod
  * min), so only those are probed, and the run around a probe in the class is measured (prose is read only around
- * the probes). For a text no scan answers for, where the expression tried the run from every position.
+ * the probes). For a text no scan answers for, where the expression tried the run from every position. The same
+ * probes as `classRunsIn` below, which lists every run; this stops at the first `min` characters of one.
  */
 export function hasRunProbed(text: string, cls: RunClass, min: number): boolean {
   if (min < 1) return true;
@@ -61,4 +62,36 @@ export function hasRunProbed(text: string, cls: RunClass, min: number): boolean 
     while (p + min < b) p += min;
   }
   return false;
+}
+
+/**
+ * The maximal runs of `min` or more characters of a class (`(table[c] & bit) !== 0`, ASCII only) inside
+ * `text[start, end)`, pushed on `out` as (start, end) pairs in text order. A run that long holds one of the probes
+ * `p`, `p + min`, … where `p` is `min − 1` past the first place a run can start (`start`, or past the end of the last
+ * run read): a probe outside the class is passed over, and from one inside it the run is read back and forth to its
+ * ends. Text where the class is rare or short-lived is read at a fraction of its characters; a long run once.
+ */
+export function classRunsIn(text: string, start: number, end: number, table: Uint8Array, bit: number, min: number, out: number[]): void {
+  let from = start;
+  for (let probe = start + min - 1; probe < end; ) {
+    let c = text.charCodeAt(probe);
+    if (c >= 128 || (table[c]! & bit) === 0) {
+      probe += min;
+      continue;
+    }
+    let s = probe;
+    for (; s > from; s--) {
+      c = text.charCodeAt(s - 1);
+      if (c >= 128 || (table[c]! & bit) === 0) break;
+    }
+    let e = probe + 1;
+    for (; e < end; e++) {
+      c = text.charCodeAt(e);
+      if (c >= 128 || (table[c]! & bit) === 0) break;
+    }
+    if (e - s >= min) out.push(s, e);
+    // `text[e]` is outside the class (or the region ends): the next run starts after it.
+    from = e + 1;
+    probe = e + min;
+  }
 }
