@@ -269,6 +269,16 @@ describe('sentence fast paths', () => {
     );
   });
 
+  it('lineKind: the same kind as the plain expressions on lines of separators, labels, code pairs and keywords', () => {
+    const bits = fc.constantFrom('a', 'word', 'x_1', '-', ' ', '  ', '\t', ',', ', ', ',,', '"', '|', '||', '#', '/', '{', '}', ';', ':', ': ', ':=', '=', '==', '!', '!=', '&', '&&', '=>', '>', '(', 'f(', ' (', '\u00e9(', '\n', '\r', '\u2028', 'return', 'if', 'end', 'ending', 'from ', 'key', '"key"', 'k'.repeat(31));
+    const check = (t: string): void => {
+      expect(fastPaths.lineKind(t), JSON.stringify(t)).toBe(reference.lineKind(t));
+    };
+    fc.assert(fc.property(fc.array(bits, { maxLength: 16 }).map((p) => p.join('')), check), { numRuns: 20000 });
+    fc.assert(fc.property(fc.oneof(marks, mixed, sentence, fc.string({ maxLength: 40 })), (t) => check(t.trim())), { numRuns: 4000 });
+    for (const t of [...corpus, ...devTexts()]) for (const line of t.split(/\r?\n|\\n/)) check(line.trim());
+  });
+
   it('sentences and units: the same pieces on texts of marks and white space', () => {
     fc.assert(
       fc.property(fc.oneof(marks, mixed), (t) => {
