@@ -7,6 +7,7 @@
  * row here.
  */
 
+import { mayHoldLeetWords } from './leet-words.js';
 import { sharedDecode, sharedMayApply, sharedStarts } from './reading-memo.js';
 import type { ReadingStarts } from './reading-starts.js';
 import type { RunQuery } from './runs.js';
@@ -442,6 +443,7 @@ const LEET_WORD = /\b(?=[A-Za-z0-9@$]*[A-Za-z])(?=[A-Za-z0-9@$]*[013457@$])[A-Za
  * rarely do that three times in prose), those words get their letters back.
  */
 function unleet(text: string): string | undefined {
+  if (!mayHoldLeetWords(text)) return undefined;
   let n = 0;
   for (const m of text.matchAll(LEET_WORD)) {
     if (/^[0-9a-f]+$/i.test(m[0]) && m[0].length >= 8) continue;
