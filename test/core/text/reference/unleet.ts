@@ -1,5 +1,5 @@
 /**
- * The leet reading as it was before its one-pass gate (src/core/text/leet-words.ts): readings.ts `unleet` counting
+ * The leet reading as it was before its count by runs (src/core/text/leet-words.ts): readings.ts `unleet` counting
  * its words with the expression alone. test/core/text/leet-words.test.ts compares the two.
  */
 const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's' };
