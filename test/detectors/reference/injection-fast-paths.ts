@@ -46,6 +46,9 @@ export const holdsSendTarget = (text: string): boolean => /[\w.+-]{1,64}@[\w-]{1
 export const mayHideUnicode = (_text: string): boolean => true;
 export const mayHoldControls = (_text: string): boolean => true;
 export const mayHoldTags = (_text: string): boolean => true;
+export const mayHoldRecordField = (_text: string): boolean => true;
+export const mayHoldMailSubject = (_text: string): boolean => true;
+export const holdsQuote = (text: string): boolean => /["'“‘]/.test(text);
 export const hinted = (_hintIds: readonly number[], _hints: Uint8Array): boolean => true;
 
 /** A line is a table/CSV row, another structured line (comment, field, code), or prose. */
