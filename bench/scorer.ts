@@ -23,7 +23,7 @@ import { mixedText } from './common.js';
 const { values } = parseArgs({
   options: {
     sizes: { type: 'string', default: '4,10' },
-    texts: { type: 'string', default: 'mixed,cues,corpus' },
+    texts: { type: 'string', default: 'mixed,cues,corpus,soak' },
     rounds: { type: 'string', default: '5' },
     against: { type: 'string' },
   },
