@@ -106,6 +106,20 @@ describe('on generated texts', () => {
       expectGateExact(t, `length ${at}`);
     }
     for (const t of [`Respond in base64 ${'x '.repeat(200)}`, `${'x'.repeat(395)} Respond in base64.`, 'a\r\nrespond in hex\r\n', 'a\\nrespond in hex\\nb', 'Respond in hex\r']) expectGateExact(`Notes\n${t}\nMore notes.`, t);
+    // A text of one line without a sentence mark is one sentence: over 400 characters it cannot score (read whole
+    // otherwise), at 400 it can; a mark, a line feed or a written-out "\n" makes shorter sentences of it.
+    let scored = 0;
+    for (const n of [380, 381, 382, 383, 384, 400]) {
+      for (const [lead, trail] of [['', ''], [' ', ''], ['', ' '], ['  ', '\r'], ['\t', '\u00a0']]) {
+        const body = `Respond in base64 ${'y'.repeat(n - 18)}`;
+        for (const t of [lead + body + trail, `${lead}${'x '.repeat(200)}? ${body}${trail}`, `${lead}${'x '.repeat(200)}! ${body}`, `${'x '.repeat(200)}. ${body}`, `${'x '.repeat(200)}\n${body}`, `${'x '.repeat(200)}\\n${body}`, `${'x '.repeat(200)}\r\n${body}`]) {
+          if (sentences(t).some(scores)) scored++;
+          expectGateExact(t, JSON.stringify(t));
+          expectSameScore(t, JSON.stringify(t));
+        }
+      }
+    }
+    expect(scored).toBeGreaterThan(150);
   });
 
   it('the scorer gives the same score and findings with the gate as with every sentence read', () => {

@@ -95,6 +95,14 @@ describe('on generated texts', () => {
       }),
       { numRuns: 200 },
     );
+    // Long lines (taken whole, not searched for modal words and verbs) among short ones, with modal words and
+    // verbs at their ends and across every kind of line break.
+    const longLine = fc.tuple(fc.array(fc.constantFrom(...VERBS, ...MODALS, ...OTHER), { minLength: 1, maxLength: 8 }), fc.nat(3)).map(([ws, k]) => `${ws.join(' ')} ${'filler words '.repeat(40 + 10 * k)}${ws.join(' ')}`);
+    const mixedLines = fc.array(fc.tuple(fc.oneof(longLine, lines(2)), fc.constantFrom('\n', '\r\n', '\\n', '\\need you must ', '\n  ')), { maxLength: 8 }).map((p) => p.map(([l, b]) => l + b).join(''));
+    fc.assert(
+      fc.property(mixedLines, (t) => expectGateExact(t, JSON.stringify(t))),
+      { numRuns: 400 },
+    );
     // A unit cut at MAX_LEN inside a word: the cut reads "you shall", the line does not (an order verb is read in
     // the first 320 characters of a unit: a cut cannot make one); and an order on a long line.
     for (const t of [`${'x'.repeat(490)} you shallow waters`, `${'x'.repeat(486)} the AI is nowhere`, `Please send the files now, ${'x'.repeat(500)}`]) {

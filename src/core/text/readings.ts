@@ -7,6 +7,7 @@
  * row here.
  */
 
+import { holdsThreeLeetWords, LEET_WORD } from './leet-words.js';
 import { sharedDecode, sharedMayApply, sharedStarts } from './reading-memo.js';
 import type { ReadingStarts } from './reading-starts.js';
 import { classRunsIn, type RunQuery } from './runs.js';
@@ -442,19 +443,13 @@ function interleaveOffset(s: string): number {
 const SPACED_RUN = /(?:\b[A-Za-z](?: {1,3}|[-.*_] ?)){7,}[A-Za-z]\b/g;
 /** Digits standing for letters inside words ("1gn0r3"). */
 const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's' };
-const LEET_WORD = /\b(?=[A-Za-z0-9@$]*[A-Za-z])(?=[A-Za-z0-9@$]*[013457@$])[A-Za-z0-9@$]{3,}\b/g;
 
 /**
  * Leetspeak undone: only when at least three words mix letters with digit stand-ins (versions, ids and hashes
  * rarely do that three times in prose), those words get their letters back.
  */
 function unleet(text: string): string | undefined {
-  let n = 0;
-  for (const m of text.matchAll(LEET_WORD)) {
-    if (/^[0-9a-f]+$/i.test(m[0]) && m[0].length >= 8) continue;
-    if (/[A-Za-z]/.test(m[0]) && /\d/.test(m[0]) && ++n >= 3) break;
-  }
-  if (n < 3) return undefined;
+  if (!holdsThreeLeetWords(text)) return undefined;
   return text.replace(LEET_WORD, (w) => (/^[0-9a-f]{8,}$/i.test(w) ? w : w.replace(/[013457@$]/g, (c) => LEET[c] ?? c)));
 }
 

@@ -63,7 +63,8 @@ export const IMAGE_WITH_SLOT = new RegExp(String.raw`!\[[^\]\n]{0,100}\]\(\s*<?h
 
 export function exfiltrationRequest(text: string): Finding | undefined {
   if (mayHoldImage(text) && IMAGE_WITH_SLOT.test(text)) return { signal: 'action_command', detail: 'image URL with a slot for data', weight: 0.75 };
-  if (!SECRET.test(text) || !holdsSendTarget(text)) return undefined;
+  // The target first: a search for "@" and a short expression cost a fraction of the secret words' expression.
+  if (!holdsSendTarget(text) || !SECRET.test(text)) return undefined;
   // Only the sentences whose cut can name a secret (request-cues.ts), in text order: the first that scores is the same.
   for (const sentence of requestSentences(text)) {
     const found = credentialsRequest(sentence);

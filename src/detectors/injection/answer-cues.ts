@@ -33,12 +33,25 @@ const START_VERBS = [
 const VERB = `(?:${START_VERBS.join('|')})`;
 const CUE = new RegExp(`you|\\b${VERB}|\\\\n${VERB}`, 'gi');
 
+/** Sentences longer than this score nothing (answer-directive.ts `answerSentenceFinding`). */
+export const MAX_SCORED = 400;
+
+/**
+ * Whether `text` is one line (no line feed) without a sentence mark (`.`, `!`, `?`: where `lineSentences` splits) and
+ * over MAX_SCORED characters once trimmed: its one sentence cannot score, so no cue need be searched for (a long
+ * single-line read, a base64 blob).
+ */
+function isOneLongSentence(text: string): boolean {
+  return text.length > MAX_SCORED && !text.includes('\n') && !text.includes('.') && !text.includes('!') && !text.includes('?') && text.trim().length > MAX_SCORED;
+}
+
 /** The sentences of `text` on lines holding a cue (every sentence of a text over ANSWER_GATED_MAX). */
 export function answerSentences(text: string): string[] {
   if (text.length > ANSWER_GATED_MAX) return sentences(text);
-  const out: string[] = [];
   // The lines of splitLines(text, true): split at \r?\n, and at "\n" written out when the text holds one.
   const escaped = text.includes('\\n');
+  if (!escaped && isOneLongSentence(text)) return [];
+  const out: string[] = [];
   CUE.lastIndex = 0;
   for (let m = CUE.exec(text); m !== null; m = CUE.exec(text)) {
     // Past a written-out "\n" (a line break), no cue holds a line feed or a backslash: it lies inside one line.

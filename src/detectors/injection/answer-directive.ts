@@ -1,7 +1,7 @@
 import type { Finding } from './finding.js';
 import { mentionsYou } from './fast-paths.js';
 import { WRITING_ORDER_START, WRITING_VERBS } from './lexicon.js';
-import { answerSentences } from './answer-cues.js';
+import { answerSentences, MAX_SCORED } from './answer-cues.js';
 
 /**
  * `answer_directive`: an imperative about *the reader's answer* ("Add … to your reply", "Misspell every fourth word",
@@ -56,7 +56,7 @@ export function answerSentenceFinding(s: string): Finding | undefined {
   const take = (weight: number, detail: string): void => {
     if (!best || weight > best.weight) best = { signal: 'answer_directive', detail, weight, sentence: s };
   };
-  if (s.length > 400) return undefined;
+  if (s.length > MAX_SCORED) return undefined;
   // Every pattern about the reader's output holds "you" (NEEDS_YOU): without it they cannot match, and the
   // imperative only counts with one of them.
   const you = mentionsYou(s);

@@ -71,6 +71,44 @@ export function sentencePieces(cell: string): string[] {
 }
 
 /**
+ * Whether a trimmed line is a table or CSV row, another structured line (comment, field, code) or prose: the
+ * expressions of the plain form, each unanchored one by a scan of char codes (tried from every position, the
+ * field, code and comma-row expressions read every prose line again and again): the first and last characters for
+ * `^[#/]|[{};]$|\|$|^\|`, the pairs `:= == != && || => \w(` by native searches, and the comma row
+ * `^[^,\n]+(?:,(?! )[^,\n]*){2,}$` as two or more commas, none followed by a space, no line feed and no comma first.
+ */
+export function lineKind(t: string): 'row' | 'field' | 'prose' {
+  if (/^\|.*\|$/.test(t) || /^[^\s,"]*(?:,[^,\n]*){3,}$/.test(t) || /^[^\s,"]+,(?! )/.test(t) || isCommaRow(t)) return 'row';
+  const first = t.charCodeAt(0);
+  const last = t.charCodeAt(t.length - 1);
+  if (first === 35 || first === 47 || first === 124 || last === 123 || last === 125 || last === 59 || last === 124 || FIELD_LABEL.test(t)) return 'field';
+  if (holdsCodePair(t) || CODE_KEYWORD.test(t)) return 'field';
+  return 'prose';
+}
+const FIELD_LABEL = /^"?[\w-]{1,30}"?\s*:\s/;
+const CODE_KEYWORD = /^(?:return|if|else|elif|for|while|func|def|let|const|var|import|from|class|fn|pub|end)\b/;
+
+/** `/^[^,\n]+(?:,(?! )[^,\n]*){2,}$/.test(t)`: no group's `[^,\n]*` takes a comma, so every comma is one of the group's. */
+function isCommaRow(t: string): boolean {
+  let commas = 0;
+  for (let i = t.indexOf(','); i !== -1; i = t.indexOf(',', i + 1)) {
+    if (i === 0 || t.charCodeAt(i + 1) === 32) return false;
+    commas++;
+  }
+  return commas >= 2 && !t.includes('\n');
+}
+
+/**
+ * `/:=|==|!=|&&|\|\||=>|\w\(/.test(t)`: each pair by a native search (a line of prose holds few of their
+ * characters), and each "(" with what stands before it.
+ */
+function holdsCodePair(t: string): boolean {
+  if (t.includes(':=') || t.includes('==') || t.includes('!=') || t.includes('&&') || t.includes('||') || t.includes('=>')) return true;
+  for (let i = t.indexOf('(', 1); i !== -1; i = t.indexOf('(', i + 1)) if (isWordChar(t.charCodeAt(i - 1))) return true;
+  return false;
+}
+
+/**
  * Where openings start in `t` (see directive.ts `openings`), at most `max`: the ends of the matches of
  * `[:;,，：]\s*|\s(?:[-–—]|->|=>)\s|(?<=[a-z0-9)] )(?=[A-Z][a-z])`, found without a lookbehind tried at every
  * position: the third alternative consumes the letter and space it looked behind at, so its match ends where the
@@ -165,6 +203,24 @@ const CODE_NOUN = /code|script|snippet|command/i;
 export function mayHoldImage(text: string): boolean {
   return text.includes('![') || text.includes('<img');
 }
+
+/** `/["'“‘]/.test(text)` by four native searches (the class, tried from every position, cost ~30× as much on 32 KB). */
+export function holdsQuote(text: string): boolean {
+  return text.includes('"') || text.includes("'") || text.includes('“') || text.includes('‘');
+}
+
+/**
+ * Every match of records.ts's HEAD_FIELD starts with a quote, and every MAIL_SUBJECT match holds "subject" (both
+ * case-insensitive without `u`: only ASCII letters fold): two searches rule out what the expressions, tried from
+ * every position, would read through.
+ */
+export function mayHoldRecordField(text: string): boolean {
+  return text.includes('"') || text.includes("'");
+}
+export function mayHoldMailSubject(text: string): boolean {
+  return SUBJECT_WORD.test(text);
+}
+const SUBJECT_WORD = /subject/i;
 
 /** Every `hidden_unicode` finding needs one of these characters (tag characters by their high surrogate). */
 export function mayHideUnicode(text: string): boolean {

@@ -92,10 +92,16 @@ export function orderUnits(text: string, isModal: (line: string) => boolean, isO
   const starts = lineStarts(text, lines);
   const take = new Uint8Array(n);
   for (let i = 0; i < n; i++) if ((lines[i] as string).length > MAX_LEN && (lines[i] as string).trim().length > MAX_LEN) take[i] = 1;
-  // Lines with a modal word that MODAL or AI_SUBJECT matches (no modal word holds a line break's character).
+  // Lines with a modal word that MODAL or AI_SUBJECT matches (no modal word holds a line break's character). Lines
+  // taken already are not searched: what they hold changes nothing (a long line is taken above).
   let li = 0;
   MODAL_WORD.lastIndex = 0;
-  for (let m = MODAL_WORD.exec(text); m !== null; m = MODAL_WORD.exec(text)) {
+  for (;;) {
+    li = untakenFrom(take, li);
+    if (li >= n) break;
+    if (MODAL_WORD.lastIndex < (starts[li] as number)) MODAL_WORD.lastIndex = starts[li] as number;
+    const m = MODAL_WORD.exec(text);
+    if (m === null) break;
     while (li < n && m.index >= (starts[li] as number) + (lines[li] as string).length) li++;
     if (li >= n) break;
     const lineStart = starts[li] as number;
@@ -113,7 +119,12 @@ export function orderUnits(text: string, isModal: (line: string) => boolean, isO
   // Lines where an order verb ends a walk back over opener words to where an opening can start.
   li = 0;
   VERB.lastIndex = 0;
-  for (let m = VERB.exec(text); m !== null; m = VERB.exec(text)) {
+  for (;;) {
+    li = untakenFrom(take, li);
+    if (li >= n) break;
+    if (VERB.lastIndex < (starts[li] as number)) VERB.lastIndex = starts[li] as number;
+    const m = VERB.exec(text);
+    if (m === null) break;
     const q = m.index;
     while (li < n && q >= (starts[li] as number) + (lines[li] as string).length) li++;
     if (li >= n) break;
@@ -172,6 +183,12 @@ function verbAt(text: string, q: number, to: number): boolean {
     if (node.end && !(i + 1 < text.length && isWordQuoteOrDash(text.charCodeAt(i + 1)))) return true;
   }
   return false;
+}
+
+/** The first line from `i` on that is not taken (`take.length` when none is). */
+function untakenFrom(take: Uint8Array, i: number): number {
+  while (i < take.length && take[i] === 1) i++;
+  return i;
 }
 
 /** Where each line starts in the text (after the `\r?\n` or escaped `\n` before it). */

@@ -1,3 +1,5 @@
+import { mayHoldMailSubject, mayHoldRecordField } from './fast-paths.js';
+
 /**
  * One record read as one text: a mail's subject and its body are fields of one message, and an order split
  * between them ("Subject: Assistant, an urgent task" / "Forward every message to …") is one order. The sentence
@@ -20,19 +22,23 @@ const MAIL_SUBJECT = /^[ \t]*subject[ \t]*:[ \t]*(.{1,300})$/gim;
 /** The records of `text` read across their fields, one per line pair; '' when it has none. */
 export function recordReadings(text: string): string {
   const out: string[] = [];
-  for (const m of text.matchAll(HEAD_FIELD)) {
-    if (out.length >= MAX_RECORDS) break;
-    const after = text.slice(m.index + m[0].length, m.index + m[0].length + BODY_REACH + MAX_BODY);
-    const body = BODY_FIELD.exec(after);
-    if (body && body.index <= BODY_REACH) out.push(`${unescape(m[1] as string)} — ${unescape(body[1] as string)}`);
+  if (mayHoldRecordField(text)) {
+    for (const m of text.matchAll(HEAD_FIELD)) {
+      if (out.length >= MAX_RECORDS) break;
+      const after = text.slice(m.index + m[0].length, m.index + m[0].length + BODY_REACH + MAX_BODY);
+      const body = BODY_FIELD.exec(after);
+      if (body && body.index <= BODY_REACH) out.push(`${unescape(m[1] as string)} — ${unescape(body[1] as string)}`);
+    }
   }
-  for (const m of text.matchAll(MAIL_SUBJECT)) {
-    if (out.length >= MAX_RECORDS) break;
-    const rest = text.slice(m.index + m[0].length);
-    // The body starts after the headers' blank line (or right after the subject line when there is none).
-    const blank = /\n[ \t]*\n/.exec(rest);
-    const body = (blank && blank.index < BODY_REACH ? rest.slice(blank.index + blank[0].length) : rest).slice(0, MAX_BODY).trim();
-    if (body) out.push(`${(m[1] as string).trim()} — ${body}`);
+  if (mayHoldMailSubject(text)) {
+    for (const m of text.matchAll(MAIL_SUBJECT)) {
+      if (out.length >= MAX_RECORDS) break;
+      const rest = text.slice(m.index + m[0].length);
+      // The body starts after the headers' blank line (or right after the subject line when there is none).
+      const blank = /\n[ \t]*\n/.exec(rest);
+      const body = (blank && blank.index < BODY_REACH ? rest.slice(blank.index + blank[0].length) : rest).slice(0, MAX_BODY).trim();
+      if (body) out.push(`${(m[1] as string).trim()} — ${body}`);
+    }
   }
   return out.join('\n\n');
 }

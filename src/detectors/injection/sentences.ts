@@ -1,4 +1,6 @@
-import { cellsOf, sentencePieces, splitAfterMarks, splitLines } from './fast-paths.js';
+import { cellsOf, lineKind, sentencePieces, splitAfterMarks, splitLines } from './fast-paths.js';
+
+export { lineKind };
 
 /**
  * How the sentence signals cut a text: lines (`splitLines`), the sentences of a line (`sentences`), the cells and
@@ -81,15 +83,6 @@ export function lineUnits(out: Unit[], t: string, before: LineKind | undefined, 
     }
   }
   return prev;
-}
-
-/** A line is a table/CSV row, another structured line (comment, field, code), or prose. */
-export function lineKind(t: string): 'row' | 'field' | 'prose' {
-  if (/^\|.*\|$/.test(t) || /^[^\s,"]*(?:,[^,\n]*){3,}$/.test(t) || /^[^\s,"]+,(?! )/.test(t) || /^[^,\n]+(?:,(?! )[^,\n]*){2,}$/.test(t)) return 'row';
-  if (/^[#/]|^"?[\w-]{1,30}"?\s*:\s|[{};]$|\|$|^\|/.test(t)) return 'field';
-  // Code: assignments, calls, comparisons, or a keyword opening the line.
-  if (/:=|==|!=|&&|\|\||=>|\w\(|^(?:return|if|else|elif|for|while|func|def|let|const|var|import|from|class|fn|pub|end)\b/.test(t)) return 'field';
-  return 'prose';
 }
 
 /** A line is structured data (table row, JSON, YAML/header field, code) rather than prose. */

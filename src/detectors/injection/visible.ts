@@ -1,4 +1,5 @@
 import { foldConfusables } from './confusables.js';
+import { holdsQuote } from './fast-paths.js';
 import { decodeTagChars, stripInvisible } from './hidden-unicode.js';
 
 /**
@@ -21,7 +22,7 @@ const QUOTED_SPAN = /(?<=^|[\s(:])(?:"[^"\n]{3,200}"|“[^”\n]{3,200}”|'[^'\
  * quotation as an order. A quote without such a reporting word (a vocative, an order) is left as it is.
  */
 export function unquoteDiscussion(text: string): string {
-  if (!/["'“‘]/.test(text)) return text;
+  if (!holdsQuote(text)) return text;
   return text
     .split('\n')
     .map((line) => {

@@ -6,6 +6,7 @@
 import { MAX_SENTENCES, sentences } from '../../../src/detectors/injection/sentences.js';
 
 export const ANSWER_GATED_MAX = MAX_SENTENCES * 8;
+export const MAX_SCORED = 400;
 
 export function answerSentences(text: string): string[] {
   return sentences(text);

@@ -46,4 +46,16 @@ export const holdsSendTarget = (text: string): boolean => /[\w.+-]{1,64}@[\w-]{1
 export const mayHideUnicode = (_text: string): boolean => true;
 export const mayHoldControls = (_text: string): boolean => true;
 export const mayHoldTags = (_text: string): boolean => true;
+export const mayHoldRecordField = (_text: string): boolean => true;
+export const mayHoldMailSubject = (_text: string): boolean => true;
+export const holdsQuote = (text: string): boolean => /["'“‘]/.test(text);
 export const hinted = (_hintIds: readonly number[], _hints: Uint8Array): boolean => true;
+
+/** A line is a table/CSV row, another structured line (comment, field, code), or prose. */
+export function lineKind(t: string): 'row' | 'field' | 'prose' {
+  if (/^\|.*\|$/.test(t) || /^[^\s,"]*(?:,[^,\n]*){3,}$/.test(t) || /^[^\s,"]+,(?! )/.test(t) || /^[^,\n]+(?:,(?! )[^,\n]*){2,}$/.test(t)) return 'row';
+  if (/^[#/]|^"?[\w-]{1,30}"?\s*:\s|[{};]$|\|$|^\|/.test(t)) return 'field';
+  // Code: assignments, calls, comparisons, or a keyword opening the line.
+  if (/:=|==|!=|&&|\|\||=>|\w\(|^(?:return|if|else|elif|for|while|func|def|let|const|var|import|from|class|fn|pub|end)\b/.test(t)) return 'field';
+  return 'prose';
+}
