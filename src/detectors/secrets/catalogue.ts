@@ -419,10 +419,11 @@ function looksRandomLoose(token: string): boolean {
   return shannonEntropy(token) >= (classes === 3 ? 3.6 : 3.9);
 }
 
-/** Token characters: A–Z a–z 0–9 + / _ - (base64, base64url, hex). */
-function isTokenChar(c: number): boolean {
-  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47 || c === 95 || c === 45;
-}
+/** Token characters of the loose entropy rule, by char code: A–Z a–z 0–9 + / _ - (base64, base64url, hex). */
+const LOOSE_TOKEN_CHAR = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-') LOOSE_TOKEN_CHAR[c.charCodeAt(0)] = 1;
+/** A table, not a chain of comparisons: a 1.3 MB base64 result is one run, read character by character. */
+const isTokenChar = (c: number): boolean => c < 128 && LOOSE_TOKEN_CHAR[c] === 1;
 
 /** Long high-entropy runs of token characters (24+), in one linear scan. */
 function looseEntropySpans(text: string, out: SecretSpan[]): void {
@@ -449,8 +450,9 @@ export function maskSpans(text: string): SecretSpan[] {
   // Every mask form needs a MASK_PREFILTER literal, and the loose entropy rule a 24-character token run,
   // which the detector's prefilter (a 15-character run) already looks for.
   // Without a 15-character token run there is no base64 or hex run to decode: only escapes can hide a credential.
-  if (!maskHinted(text) && !mayHoldSecret(text)) return mayHaveEscapes(text) || mayHaveReadingsUnder(text, SECRET_READINGS) ? encodedMaskSpans(text, []) : [];
-  return scanMaskSpans(text);
+  const hinted = maskHinted(text);
+  if (!hinted && !mayHoldSecret(text)) return mayHaveEscapes(text) || mayHaveReadingsUnder(text, SECRET_READINGS) ? encodedMaskSpans(text, []) : [];
+  return encodedMaskSpans(text, scanPlainMaskSpans(text, hinted));
 }
 
 /** The known formats (every kind but `high_entropy`): what the `secrets` detector looks for in a text's readings. */
@@ -487,13 +489,13 @@ function encodedMaskSpans(text: string, spans: SecretSpan[]): SecretSpan[] {
 
 /** `maskSpans` without its early exit (exported for the test that checks the exit loses nothing). */
 export function scanMaskSpans(text: string): SecretSpan[] {
-  return encodedMaskSpans(text, scanPlainMaskSpans(text));
+  return encodedMaskSpans(text, scanPlainMaskSpans(text, maskHinted(text)));
 }
 
-/** The mask spans of the text as it is. */
-function scanPlainMaskSpans(text: string): SecretSpan[] {
+/** The mask spans of the text as it is; `hinted`, `maskHinted(text)` (a pass over a long text, asked once). */
+function scanPlainMaskSpans(text: string, hinted: boolean): SecretSpan[] {
   const spans = scanSpans(text);
-  if (maskHinted(text)) {
+  if (hinted) {
     for (const { kind, mask: p } of SECRET_FORMATS) {
       if (p === undefined) continue;
       p.re.lastIndex = 0;
