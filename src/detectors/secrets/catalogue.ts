@@ -427,18 +427,16 @@ const isTokenChar = (c: number): boolean => c < 128 && LOOSE_TOKEN_CHAR[c] === 1
 
 /** Long high-entropy runs of token characters (24+), in one linear scan. */
 function looseEntropySpans(text: string, out: SecretSpan[]): void {
-  let start = -1;
-  for (let i = 0; i <= text.length; i++) {
-    if (i < text.length && isTokenChar(text.charCodeAt(i))) {
-      if (start < 0) start = i;
-      continue;
-    }
-    if (start >= 0 && i - start >= 24) {
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    if (!isTokenChar(text.charCodeAt(i))) continue;
+    const start = i;
+    while (i < n && isTokenChar(text.charCodeAt(i))) i++;
+    if (i - start >= 24) {
       let end = i;
-      while (end < text.length && end - i < 2 && text.charCodeAt(end) === 61) end++; // base64 '=' padding
+      while (end < n && end - i < 2 && text.charCodeAt(end) === 61) end++; // base64 '=' padding
       if (looksRandomLoose(text.slice(start, i))) out.push({ start, end, kind: 'high_entropy' });
     }
-    start = -1;
   }
 }
 
