@@ -380,27 +380,48 @@ const isTokenReChar = (c: number): boolean => c < 128 && TOKEN_RE_CHAR[c] === 1;
 
 /**
  * Each match `[start, end)` of TOKEN_RE in `text` that overlaps none of `blobs` (sorted, disjoint), in order, until
- * `found` returns true. A match that overlaps a blob is passed over with every later one that starts inside it: the
- * search goes on from the end of the token run that crosses the blob's end (a megabyte of base64 is one blob holding
- * some 20,000 matches, one between each two `/`). Exported for the test that compares it with every match filtered.
+ * `found` returns true. Matches are whole runs of TOKEN_RE's characters (to the right), so every match that starts
+ * before a blob's end and reaches it is passed over at once: the search goes on from the end of the token run that
+ * crosses the blob's end (a megabyte of base64 is one blob holding some 20,000 matches, one between each two `/`).
+ * Each search stops at the next blob's start (a search of the whole text read a base64 result's run to its end to
+ * find the one match the blob then passed over). Exported for the test that compares it with every match filtered.
  */
 export function tokensOutsideBlobs(text: string, blobs: ReadonlyArray<readonly [number, number]>, found: (start: number, end: number) => boolean): void {
   let b = 0;
-  TOKEN_RE.lastIndex = 0;
-  for (let m = TOKEN_RE.exec(text); m !== null; m = TOKEN_RE.exec(text)) {
+  let from = 0;
+  for (;;) {
+    while (b < blobs.length && blobs[b]![1] <= from) b++;
+    const blob = blobs[b];
+    if (blob !== undefined && blob[0] <= from) {
+      from = runEndPast(text, blob[1]);
+      continue;
+    }
+    const stop = blob === undefined ? text.length : blob[0];
+    TOKEN_RE.lastIndex = from;
+    const m = TOKEN_RE.exec(stop === text.length ? text : text.slice(0, stop));
+    if (m === null) {
+      // Any match before the blob's end goes on into it.
+      if (blob === undefined) return;
+      from = runEndPast(text, blob[1]);
+      continue;
+    }
     const start = m.index;
     const end = start + m[0].length;
-    while (b < blobs.length && blobs[b]![1] <= start) b++;
-    if (b < blobs.length && blobs[b]![0] < end) {
-      // Matches are whole runs of TOKEN_RE's characters: one that starts before the blob's end overlaps the blob, and
-      // none starts inside the run that crosses its end.
-      let next = blobs[b]![1];
-      if (next > end && isTokenReChar(text.charCodeAt(next - 1))) while (next < text.length && isTokenReChar(text.charCodeAt(next))) next++;
-      if (next > end) TOKEN_RE.lastIndex = next;
+    if (end === stop && isTokenReChar(text.charCodeAt(stop))) {
+      // Cut at the blob's start: the whole match goes on into the blob.
+      from = runEndPast(text, blob![1]);
       continue;
     }
     if (found(start, end)) return;
+    from = end;
   }
+}
+
+/** Where the token run that crosses a blob's end `at` ends (`at` when the blob's last character is not in one). */
+function runEndPast(text: string, at: number): number {
+  let next = at;
+  if (isTokenReChar(text.charCodeAt(next - 1))) while (next < text.length && isTokenReChar(text.charCodeAt(next))) next++;
+  return next;
 }
 
 /**
