@@ -6,9 +6,10 @@ import { formerMaskPrefix, formerMaskSpans } from './reference/mask-window.js';
 
 /**
  * The masker reads a long token run (a base64 result) fewer times: the windows of one long text share the run's end
- * (`keptRunEnd`), the mask prefilter is asked once, the loose entropy rule reads a run in a loop of its own, testing characters by a table. Its answers
- * are compared with the former code (test/store/reference/mask-window.ts) on base64, hex and base32 texts with
- * secrets planted inside runs and across window edges, the preview's and the body's masks asked in one turn.
+ * (`keptRunEnd`), the mask prefilter is asked once, the loose entropy rule reads a run in a loop of its own, testing
+ * characters by a table. Its answers are compared with the former code (test/store/reference/mask-window.ts) on
+ * base64, hex and base32 texts with secrets planted inside runs and across window edges, the preview's and the
+ * body's masks asked in one turn.
  */
 
 const AWS_ID = 'AKIAIOSFODNN7EXAMPLE';
