@@ -6,7 +6,10 @@
  * path: no credential hint and no 15-character token run, so it reads the window's readings (`maskSpans` →
  * `readingsOf` under SECRET_READINGS).
  *
- *   npx tsx bench/audit-masks.ts [--kb 200] [--rounds 200] [--against DIR]
+ * `--base64`: the text is instead the base64 of such a text (one token run after the round's line, as a 1.3 MB base64
+ * result is), the masker's path through its long-run passes (the loose entropy rule, the blob and token searches).
+ *
+ *   npx tsx bench/audit-masks.ts [--kb 200] [--base64] [--rounds 200] [--against DIR]
  *
  * `--against DIR` loads DIR's masker (`DIR/src/store/redact.ts`, e.g. main's tree) in the same process and
  * alternates the two round by round (each its own copy of the round's text): medians of both, this tree's last.
@@ -17,9 +20,10 @@ import { parseArgs } from 'node:util';
 import { maskPrefix } from '../src/store/redact.js';
 import { mixedText } from './common.js';
 
-const { values } = parseArgs({ options: { kb: { type: 'string', default: '200' }, rounds: { type: 'string', default: '200' }, against: { type: 'string' } } });
+const { values } = parseArgs({ options: { kb: { type: 'string', default: '200' }, base64: { type: 'boolean', default: false }, rounds: { type: 'string', default: '200' }, against: { type: 'string' } } });
 const rounds = Number(values.rounds);
-const body = mixedText()(Math.round(Number(values.kb) * 1000));
+const chars = Math.round(Number(values.kb) * 1000);
+const body = values.base64 ? Buffer.from(mixedText()(Math.ceil((chars * 3) / 4)), 'utf8').toString('base64').slice(0, chars) : mixedText()(chars);
 
 const maskers: Array<{ name: string; mask: typeof maskPrefix; ms: number[] }> = [{ name: 'this tree', mask: maskPrefix, ms: [] }];
 if (values.against !== undefined) {
@@ -48,5 +52,5 @@ for (let r = 0; r < warm + rounds; r++) {
     if (r >= warm) m.ms.push((d.user + d.system) / 1000);
   }
 }
-console.log(`node ${process.version}; ${values.kb} KB read, maskPrefix at 240 and 64 KiB, CPU ms, medians of ${rounds} rounds`);
+console.log(`node ${process.version}; ${values.kb} KB ${values.base64 ? 'base64 ' : ''}read, maskPrefix at 240 and 64 KiB, CPU ms, medians of ${rounds} rounds`);
 for (const m of maskers) console.log(`${m.name.padEnd(24)} masks ${median(m.ms).toFixed(3)} ms`);

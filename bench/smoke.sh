@@ -31,6 +31,7 @@ run bench/http-drive.ts 1 policy --sessions 2 --warm 0.5 --mix
 run bench/http-front.ts 0.5 --rounds 1 --sessions 2 --warm 0.2
 run bench/text-cost.ts --sizes 0.05 --base64-mb 0.05 --rounds 1 --against .
 run bench/audit-masks.ts --rounds 10 --against .
+run bench/audit-masks.ts --base64 --kb 100 --rounds 5 --against .
 run bench/scorer.ts --sizes 0.05 --rounds 1
 run bench/detector-split.ts --mb 0.05 --base64-mb 0.05 --corpus-mb 0.05 --rounds 1
 run bench/flow-store.ts --reads 2 --rounds 1 --hashes 512

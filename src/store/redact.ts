@@ -37,15 +37,16 @@ export function maskPrefix(text: string, max: number): string {
     lastPrefixes = { text, answers: new Map() };
   }
   let out = lastPrefixes.answers.get(max);
-  if (out === undefined) lastPrefixes.answers.set(max, (out = maskWindow(text, max)));
+  if (out === undefined) lastPrefixes.answers.set(max, (out = maskWindow(text, max, lastPrefixes)));
   return out;
 }
 
-/** `maskPrefix` without the memo of the turn. */
-function maskWindow(text: string, max: number): string {
+/** `maskPrefix` without the memo of the turn; `kept`, the long text's memo of the turn, where a run read is kept. */
+function maskWindow(text: string, max: number, kept?: KeptPrefixes): string {
   // A window never ends inside a run of token characters: a secret read whole in the text (a key id at the start of a
   // long token) must be read whole in the window too.
-  let window = tokenRunEnd(text, Math.min(text.length, max + LOOKAHEAD));
+  const runEnd = (at: number): number => (kept === undefined ? tokenRunEnd(text, at) : keptRunEnd(text, at, kept));
+  let window = runEnd(Math.min(text.length, max + LOOKAHEAD));
   for (;;) {
     const part = window === text.length ? text : text.slice(0, window);
     const { out, consumed } = render(part, part === text ? spansOfWhole(text) : findSecrets(part), max);
@@ -53,8 +54,21 @@ function maskWindow(text: string, max: number): string {
     if (!cut || consumed + LOOKAHEAD <= window || window >= text.length) return cut ? `${out}…` : out;
     // The window doubles, to the end of the token run it would cut: a 1.3 MB base64 text is read once (its first
     // window already reaches the end of its run) instead of once per doubling.
-    window = tokenRunEnd(text, Math.min(text.length, window * 2));
+    window = runEnd(Math.min(text.length, window * 2));
   }
+}
+
+/**
+ * `tokenRunEnd(text, at)`, from the run `kept` holds when `at` lies in it: every character from its start to its end
+ * is a token character, so from any place in it the run ends there. The preview's window and the body's both end at
+ * the end of a base64 result's one run, which was read to its end twice.
+ */
+function keptRunEnd(text: string, at: number, kept: KeptPrefixes): number {
+  const run = kept.run;
+  if (run !== undefined && at >= run.from && at <= run.end) return run.end;
+  const end = tokenRunEnd(text, at);
+  if (end > at) kept.run = { from: at, end };
+  return end;
 }
 
 /** Where the run of token characters (base64, hex, key characters) that goes on at `at` ends; `at` when none does. */
@@ -75,8 +89,14 @@ const TOKEN_BIT = 1 << RUN_CLASSES.indexOf('secret-token');
 const KEEP_SPANS_FROM = 64 * 1024;
 /** The spans of the last long text masked whole: an audit row masks a result's preview and its recorded body from one text. */
 let lastSpans: { text: string; spans: SecretSpan[] } | undefined;
-/** `maskPrefix`'s answers for the last long text, by `max`, for the rest of the turn (a pure function of both). */
-let lastPrefixes: { text: string; answers: Map<number, string> } | undefined;
+/** `maskPrefix`'s answers for a long text, by `max`, and the last token run read in it to its end (`keptRunEnd`). */
+interface KeptPrefixes {
+  text: string;
+  answers: Map<number, string>;
+  run?: { from: number; end: number };
+}
+/** `maskPrefix`'s answers for the last long text, for the rest of the turn (a pure function of the text and `max`). */
+let lastPrefixes: KeptPrefixes | undefined;
 
 /** `findSecrets(text)` of a whole text, once per long text in a turn of the event loop (the spans are only read). */
 function spansOfWhole(text: string): SecretSpan[] {

@@ -4,8 +4,9 @@ import { blobSpans, tokensOutsideBlobs } from '../../src/detectors/secrets/catal
 
 /**
  * The high-entropy rule reads the token runs outside base64 blobs, SRI hashes and `data:` URIs. `tokensOutsideBlobs`
- * passes over a blob's matches at once instead of one by one (a megabyte of base64 held ~20,000): compared here with
- * every match of the token expression filtered by overlap, on texts whose token runs cross blob borders.
+ * passes over a blob's matches at once instead of one by one (a megabyte of base64 held ~20,000), and stops each search
+ * at the next blob's start: compared here with every match of the token expression filtered by overlap, on texts whose
+ * token runs cross blob borders (and reach a blob's start: a run of `=` before `sha256-`).
  */
 
 const TOKEN = /[A-Za-z0-9+_=-]{20,}/g;

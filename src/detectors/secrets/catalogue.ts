@@ -380,27 +380,48 @@ const isTokenReChar = (c: number): boolean => c < 128 && TOKEN_RE_CHAR[c] === 1;
 
 /**
  * Each match `[start, end)` of TOKEN_RE in `text` that overlaps none of `blobs` (sorted, disjoint), in order, until
- * `found` returns true. A match that overlaps a blob is passed over with every later one that starts inside it: the
- * search goes on from the end of the token run that crosses the blob's end (a megabyte of base64 is one blob holding
- * some 20,000 matches, one between each two `/`). Exported for the test that compares it with every match filtered.
+ * `found` returns true. Matches are whole runs of TOKEN_RE's characters (to the right), so every match that starts
+ * before a blob's end and reaches it is passed over at once: the search goes on from the end of the token run that
+ * crosses the blob's end (a megabyte of base64 is one blob holding some 20,000 matches, one between each two `/`).
+ * Each search stops at the next blob's start (a search of the whole text read a base64 result's run to its end to
+ * find the one match the blob then passed over). Exported for the test that compares it with every match filtered.
  */
 export function tokensOutsideBlobs(text: string, blobs: ReadonlyArray<readonly [number, number]>, found: (start: number, end: number) => boolean): void {
   let b = 0;
-  TOKEN_RE.lastIndex = 0;
-  for (let m = TOKEN_RE.exec(text); m !== null; m = TOKEN_RE.exec(text)) {
+  let from = 0;
+  for (;;) {
+    while (b < blobs.length && blobs[b]![1] <= from) b++;
+    const blob = blobs[b];
+    if (blob !== undefined && blob[0] <= from) {
+      from = runEndPast(text, blob[1]);
+      continue;
+    }
+    const stop = blob === undefined ? text.length : blob[0];
+    TOKEN_RE.lastIndex = from;
+    const m = TOKEN_RE.exec(stop === text.length ? text : text.slice(0, stop));
+    if (m === null) {
+      // Any match before the blob's end goes on into it.
+      if (blob === undefined) return;
+      from = runEndPast(text, blob[1]);
+      continue;
+    }
     const start = m.index;
     const end = start + m[0].length;
-    while (b < blobs.length && blobs[b]![1] <= start) b++;
-    if (b < blobs.length && blobs[b]![0] < end) {
-      // Matches are whole runs of TOKEN_RE's characters: one that starts before the blob's end overlaps the blob, and
-      // none starts inside the run that crosses its end.
-      let next = blobs[b]![1];
-      if (next > end && isTokenReChar(text.charCodeAt(next - 1))) while (next < text.length && isTokenReChar(text.charCodeAt(next))) next++;
-      if (next > end) TOKEN_RE.lastIndex = next;
+    if (end === stop && isTokenReChar(text.charCodeAt(stop))) {
+      // Cut at the blob's start: the whole match goes on into the blob.
+      from = runEndPast(text, blob![1]);
       continue;
     }
     if (found(start, end)) return;
+    from = end;
   }
+}
+
+/** Where the token run that crosses a blob's end `at` ends (`at` when the blob's last character is not in one). */
+function runEndPast(text: string, at: number): number {
+  let next = at;
+  if (isTokenReChar(text.charCodeAt(next - 1))) while (next < text.length && isTokenReChar(text.charCodeAt(next))) next++;
+  return next;
 }
 
 /**
@@ -419,25 +440,24 @@ function looksRandomLoose(token: string): boolean {
   return shannonEntropy(token) >= (classes === 3 ? 3.6 : 3.9);
 }
 
-/** Token characters: A–Z a–z 0–9 + / _ - (base64, base64url, hex). */
-function isTokenChar(c: number): boolean {
-  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47 || c === 95 || c === 45;
-}
+/** Token characters of the loose entropy rule, by char code: A–Z a–z 0–9 + / _ - (base64, base64url, hex). */
+const LOOSE_TOKEN_CHAR = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-') LOOSE_TOKEN_CHAR[c.charCodeAt(0)] = 1;
+/** A table, not a chain of comparisons: a 1.3 MB base64 result is one run, read character by character. */
+const isTokenChar = (c: number): boolean => c < 128 && LOOSE_TOKEN_CHAR[c] === 1;
 
 /** Long high-entropy runs of token characters (24+), in one linear scan. */
 function looseEntropySpans(text: string, out: SecretSpan[]): void {
-  let start = -1;
-  for (let i = 0; i <= text.length; i++) {
-    if (i < text.length && isTokenChar(text.charCodeAt(i))) {
-      if (start < 0) start = i;
-      continue;
-    }
-    if (start >= 0 && i - start >= 24) {
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    if (!isTokenChar(text.charCodeAt(i))) continue;
+    const start = i;
+    while (i < n && isTokenChar(text.charCodeAt(i))) i++;
+    if (i - start >= 24) {
       let end = i;
-      while (end < text.length && end - i < 2 && text.charCodeAt(end) === 61) end++; // base64 '=' padding
+      while (end < n && end - i < 2 && text.charCodeAt(end) === 61) end++; // base64 '=' padding
       if (looksRandomLoose(text.slice(start, i))) out.push({ start, end, kind: 'high_entropy' });
     }
-    start = -1;
   }
 }
 
@@ -449,8 +469,9 @@ export function maskSpans(text: string): SecretSpan[] {
   // Every mask form needs a MASK_PREFILTER literal, and the loose entropy rule a 24-character token run,
   // which the detector's prefilter (a 15-character run) already looks for.
   // Without a 15-character token run there is no base64 or hex run to decode: only escapes can hide a credential.
-  if (!maskHinted(text) && !mayHoldSecret(text)) return mayHaveEscapes(text) || mayHaveReadingsUnder(text, SECRET_READINGS) ? encodedMaskSpans(text, []) : [];
-  return scanMaskSpans(text);
+  const hinted = maskHinted(text);
+  if (!hinted && !mayHoldSecret(text)) return mayHaveEscapes(text) || mayHaveReadingsUnder(text, SECRET_READINGS) ? encodedMaskSpans(text, []) : [];
+  return encodedMaskSpans(text, scanPlainMaskSpans(text, hinted));
 }
 
 /** The known formats (every kind but `high_entropy`): what the `secrets` detector looks for in a text's readings. */
@@ -487,13 +508,13 @@ function encodedMaskSpans(text: string, spans: SecretSpan[]): SecretSpan[] {
 
 /** `maskSpans` without its early exit (exported for the test that checks the exit loses nothing). */
 export function scanMaskSpans(text: string): SecretSpan[] {
-  return encodedMaskSpans(text, scanPlainMaskSpans(text));
+  return encodedMaskSpans(text, scanPlainMaskSpans(text, maskHinted(text)));
 }
 
-/** The mask spans of the text as it is. */
-function scanPlainMaskSpans(text: string): SecretSpan[] {
+/** The mask spans of the text as it is; `hinted`, `maskHinted(text)` (a pass over a long text, asked once). */
+function scanPlainMaskSpans(text: string, hinted: boolean): SecretSpan[] {
   const spans = scanSpans(text);
-  if (maskHinted(text)) {
+  if (hinted) {
     for (const { kind, mask: p } of SECRET_FORMATS) {
       if (p === undefined) continue;
       p.re.lastIndex = 0;
