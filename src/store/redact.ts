@@ -32,12 +32,14 @@ const LOOKAHEAD = 512;
 export function maskPrefix(text: string, max: number): string {
   if (text.length < KEEP_SPANS_FROM) return maskWindow(text, max);
   // A long text's answer is kept for the turn: the audit row's preview and its recorded body ask for the same one.
-  if (lastPrefixes === undefined || lastPrefixes.text !== text) {
-    if (lastPrefixes === undefined) setImmediate(() => (lastPrefixes = undefined));
-    lastPrefixes = { text, answers: new Map() };
+  let kept = keptPrefixes.get(text);
+  if (kept === undefined) {
+    if (keptPrefixes.size === 0) setImmediate(() => keptPrefixes.clear());
+    else if (keptPrefixes.size >= KEEP_TEXTS) keptPrefixes.delete(keptPrefixes.keys().next().value!);
+    keptPrefixes.set(text, (kept = { text, answers: new Map() }));
   }
-  let out = lastPrefixes.answers.get(max);
-  if (out === undefined) lastPrefixes.answers.set(max, (out = maskWindow(text, max, lastPrefixes)));
+  let out = kept.answers.get(max);
+  if (out === undefined) kept.answers.set(max, (out = maskWindow(text, max, kept)));
   return out;
 }
 
@@ -95,8 +97,13 @@ interface KeptPrefixes {
   answers: Map<number, string>;
   run?: { from: number; end: number };
 }
-/** `maskPrefix`'s answers for the last long text, for the rest of the turn (a pure function of the text and `max`). */
-let lastPrefixes: KeptPrefixes | undefined;
+/**
+ * `maskPrefix`'s answers for the long texts of the turn (a pure function of the text and `max`), the oldest let go past
+ * KEEP_TEXTS. More than one: a result's preview masks its long string's recorded prefix, then the shortened payload's
+ * JSON (itself long), and the recorded body asks for the string's prefix again after both.
+ */
+const keptPrefixes = new Map<string, KeptPrefixes>();
+const KEEP_TEXTS = 4;
 
 /** `findSecrets(text)` of a whole text, once per long text in a turn of the event loop (the spans are only read). */
 function spansOfWhole(text: string): SecretSpan[] {
