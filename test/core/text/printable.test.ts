@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { printable } from '../../../src/core/text/readings.js';
 import { loadCorpus } from '../../fixtures/injection/corpus.js';
 import { prng } from '../../prng.js';
-import * as reference from './reference/printable.js';
+import * as reference from '../../dataflow/reference/unwrap.js';
 
 /** Whether a decoded run is text: the char-code loop against the former code-point iterator. */
 describe('printable equals the former code', () => {

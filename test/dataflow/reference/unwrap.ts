@@ -11,8 +11,8 @@ const MAX_VIEWS = 64;
 const BASE64_RUN = /[A-Za-z0-9+/_-]{16,}={0,2}/g;
 const HEX_RUN = /[0-9a-fA-F]{24,}/g;
 
-/** Whether decoded bytes look like text (so random tokens do not become noise views). */
-function printable(s: string): boolean {
+/** Whether decoded bytes look like text (so random tokens do not become noise views); the string iterator, one string per code point (test/core/text/printable.test.ts compares core/text's with it). */
+export function printable(s: string): boolean {
   if (s.length === 0) return false;
   let bad = 0;
   for (const ch of s) {
