@@ -4,19 +4,20 @@
  * left it in full; the small call asked after that reaches the proxy behind the whole report, on the same pipe. When
  * its answer arrives, the test reads the audit: with the pool, the report's check is still under way (its row is not
  * there yet); in the control (`guard.pool.workers: 0`, the detectors on the event loop) nothing else ran while the
- * report was read, so its row is already there. The order is asserted, not a time.
+ * report was read, so its row is already written (to the audit journal, before the answer). The order is asserted, not a time.
  *
  * The third case takes the detectors out of it: a book whose rules read calls only, so the report's check has nothing
  * to read and what it costs in proportion to its length is its audit row (the 8 MB payload serialised, hashed and
  * masked). That row is built in the pool too: the ping is answered before the report's row exists. Built on the
  * event loop (as before), the ping waited for it.
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectHttp } from '../../src/cli/demos/kit.js';
+import { journalDir } from '../../src/store/audit-journal.js';
 import { openDatabase } from '../../src/store/sqlite.js';
 import { makeSandbox, ROOT, startHttpProxy, waitFor, writeConfig } from '../support/proxy-harness.js';
 
@@ -28,8 +29,24 @@ describe('e2e: another session is answered while an 8 MB result is checked', () 
   const sb = makeSandbox();
   afterAll(() => rmSync(sb.dir, { recursive: true, force: true }));
 
-  /** Whether the report's result is in the audit yet (its check is over). */
+  /**
+   * Whether the report's result is in the audit yet (its check is over): in the proxy's audit journal, where its row is
+   * written before the answer, or in the store, where the journal's rows are committed in groups a few ms later. The
+   * journal is read first: a row committed (and the journal emptied) in between is in the store by then.
+   */
   const reportAudited = (store: string): boolean => {
+    const dir = journalDir(store);
+    for (const name of existsSync(dir) ? readdirSync(dir) : []) {
+      for (const line of readFileSync(join(dir, name), 'utf8').split('\n')) {
+        if (!line.includes('"tool_result"')) continue;
+        try {
+          const { fields } = JSON.parse(line) as { fields: { kind: string; tool: string } };
+          if (fields.kind === 'tool_result' && fields.tool.endsWith('report')) return true;
+        } catch {
+          // A line being written: not a row yet.
+        }
+      }
+    }
     const db = openDatabase(store, { readonly: true, fileMustExist: true });
     try {
       return (db.prepare("SELECT count(*) AS n FROM audit WHERE kind = 'tool_result' AND tool LIKE '%report'").get() as { n: number }).n > 0;
