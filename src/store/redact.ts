@@ -36,7 +36,7 @@ export function maskPrefix(text: string, max: number): string {
   if (kept === undefined) {
     if (keptPrefixes.size === 0) setImmediate(() => keptPrefixes.clear());
     else if (keptPrefixes.size >= KEEP_TEXTS) keptPrefixes.delete(keptPrefixes.keys().next().value!);
-    keptPrefixes.set(text, (kept = { text, answers: new Map() }));
+    keptPrefixes.set(text, (kept = { answers: new Map() }));
   }
   let out = kept.answers.get(max);
   if (out === undefined) kept.answers.set(max, (out = maskWindow(text, max, kept)));
@@ -51,7 +51,8 @@ function maskWindow(text: string, max: number, kept?: KeptPrefixes): string {
   let window = runEnd(Math.min(text.length, max + LOOKAHEAD));
   for (;;) {
     const part = window === text.length ? text : text.slice(0, window);
-    const { out, consumed } = render(part, part === text ? spansOfWhole(text) : findSecrets(part), max);
+    // The whole text's spans once a turn (a long text's memo): the preview's window and the body's may both reach its end.
+    const { out, consumed } = render(part, part !== text ? findSecrets(part) : kept === undefined ? findSecrets(text) : (kept.spans ??= findSecrets(text)), max);
     const cut = consumed < text.length;
     if (!cut || consumed + LOOKAHEAD <= window || window >= text.length) return cut ? `${out}…` : out;
     // The window doubles, to the end of the token run it would cut: a 1.3 MB base64 text is read once (its first
@@ -89,12 +90,13 @@ const TOKEN_BIT = 1 << RUN_CLASSES.indexOf('secret-token');
 
 /** Texts at least this long keep their spans for the rest of the event loop's turn. */
 const KEEP_SPANS_FROM = 64 * 1024;
-/** The spans of the last long text masked whole: an audit row masks a result's preview and its recorded body from one text. */
-let lastSpans: { text: string; spans: SecretSpan[] } | undefined;
-/** `maskPrefix`'s answers for a long text, by `max`, and the last token run read in it to its end (`keptRunEnd`). */
+/**
+ * What the turn keeps of a long text: `maskPrefix`'s answers by `max`, its spans when masked whole (an audit row masks a
+ * result's preview and its recorded body from one text), and the last token run read in it to its end (`keptRunEnd`).
+ */
 interface KeptPrefixes {
-  text: string;
   answers: Map<number, string>;
+  spans?: SecretSpan[];
   run?: { from: number; end: number };
 }
 /**
@@ -104,16 +106,6 @@ interface KeptPrefixes {
  */
 const keptPrefixes = new Map<string, KeptPrefixes>();
 const KEEP_TEXTS = 4;
-
-/** `findSecrets(text)` of a whole text, once per long text in a turn of the event loop (the spans are only read). */
-function spansOfWhole(text: string): SecretSpan[] {
-  if (text.length < KEEP_SPANS_FROM) return findSecrets(text);
-  if (lastSpans !== undefined && lastSpans.text === text) return lastSpans.spans;
-  const spans = findSecrets(text);
-  if (lastSpans === undefined) setImmediate(() => (lastSpans = undefined));
-  lastSpans = { text, spans };
-  return spans;
-}
 
 /** Builds the masked text up to `max` characters; `consumed` is how much of the original it covered. */
 function render(text: string, spans: SecretSpan[], max: number): { out: string; consumed: number } {
