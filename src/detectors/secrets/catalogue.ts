@@ -1,6 +1,6 @@
 import { segmentDensity, shannonEntropy } from '../../core/entropy.js';
 import { mayHaveEscapes, mayHaveReadingsUnder, readingsOf, SECRET_READINGS } from '../../core/text/readings.js';
-import { hasRunProbed } from '../../core/text/runs.js';
+import { hasRunProbed, RUN_CLASS_BITS, RUN_CLASSES } from '../../core/text/runs.js';
 import { scannedPrefix } from '../scan.js';
 import { DETECT_GROUP, FORMAT_HINT_GROUPS, MASK_GROUP } from './literals.js';
 
@@ -440,11 +440,10 @@ function looksRandomLoose(token: string): boolean {
   return shannonEntropy(token) >= (classes === 3 ? 3.6 : 3.9);
 }
 
-/** Token characters of the loose entropy rule, by char code: A–Z a–z 0–9 + / _ - (base64, base64url, hex). */
-const LOOSE_TOKEN_CHAR = new Uint8Array(128);
-for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-') LOOSE_TOKEN_CHAR[c.charCodeAt(0)] = 1;
+/** Token characters of the loose entropy rule: A–Z a–z 0–9 + / _ - (base64, base64url, hex), runs.ts's `base64` class. */
+const LOOSE_TOKEN_BIT = 1 << RUN_CLASSES.indexOf('base64');
 /** A table, not a chain of comparisons: a 1.3 MB base64 result is one run, read character by character. */
-const isTokenChar = (c: number): boolean => c < 128 && LOOSE_TOKEN_CHAR[c] === 1;
+const isTokenChar = (c: number): boolean => c < 128 && (RUN_CLASS_BITS[c]! & LOOSE_TOKEN_BIT) !== 0;
 
 /** Long high-entropy runs of token characters (24+), in one linear scan. */
 function looseEntropySpans(text: string, out: SecretSpan[]): void {
