@@ -14,17 +14,12 @@
  * corpora and on generated texts, and the readings and scores with and without it).
  */
 
-/** What each ASCII character is to the flags, one bit each (see the constants). */
-const KIND = new Uint8Array(128);
-/** base64 and base64url (`+` included): a base64 or hex run. */
-const TOKEN = 1;
-/** Upper-case base32: A–Z, 2–7. */
-const UPPER = 4;
-/** Lower-case base32: a–z, 2–7. */
-const LOWER = 8;
-for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-') KIND[c.charCodeAt(0)]! |= TOKEN;
-for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567') KIND[c.charCodeAt(0)]! |= UPPER;
-for (const c of 'abcdefghijklmnopqrstuvwxyz234567') KIND[c.charCodeAt(0)]! |= LOWER;
+import { classRunsIn, RUN_CLASS_BITS, RUN_CLASSES } from './runs.js';
+
+/** runs.ts's class bits of base64 (and base64url, `+` included: a base64 or hex run) and of each case of base32. */
+const TOKEN = 1 << RUN_CLASSES.indexOf('base64');
+const UPPER = 1 << RUN_CLASSES.indexOf('base32-upper');
+const LOWER = 1 << RUN_CLASSES.indexOf('base32-lower');
 
 export interface ReadingStarts {
   /** `/[^\x00-\x7f]|&#|&(?:amp|lt|gt|quot|apos);|\\[ux]/i.test(s)`: the plain reading's escapes and look-alikes. */
@@ -105,37 +100,18 @@ function escapeFlags(s: string): [plain: boolean, url: boolean] {
   return [plain, url];
 }
 
-/** The class bits of the character at `i` (0 past the end and for non-ASCII, which ends every run). */
-function kindAt(s: string, i: number): number {
-  const c = s.charCodeAt(i);
-  return c < 128 ? KIND[c]! : 0;
-}
-
 /**
- * The tokenRun16 and base32Run16 flags. Every run of 16 characters covers one position ≡ 15 (mod 16): only those are
- * probed, and around a probe in a token run the whole run is read. Base32 digits of either case are token
- * characters, so a base32 run of 16 lies in a token run of 16 or more: only those are read for one.
+ * The tokenRun16 and base32Run16 flags, by probes (`classRunsIn`: a run of 16 covers one of every sixteenth
+ * position). Base32 digits of either case are token characters, so a base32 run of 16 lies in a token run of 16 or
+ * more: only those are probed for one.
  */
 function runFlags(s: string): [tokenRun16: boolean, base32Run16: boolean] {
-  const n = s.length;
-  let token = false;
-  for (let p = 15; p < n; p += 16) {
-    if ((kindAt(s, p) & TOKEN) === 0) continue;
-    let a = p;
-    while (a > 0 && (kindAt(s, a - 1) & TOKEN) !== 0) a--;
-    let b = p + 1;
-    while (b < n && (kindAt(s, b) & TOKEN) !== 0) b++;
-    if (b - a >= 16) {
-      token = true;
-      for (let i = a, upper = 0, lower = 0; i < b; i++) {
-        const k = kindAt(s, i);
-        upper = (k & UPPER) !== 0 ? upper + 1 : 0;
-        lower = (k & LOWER) !== 0 ? lower + 1 : 0;
-        if (upper >= 16 || lower >= 16) return [true, true];
-      }
-    }
-    // The next probe is past this run.
-    while (p + 16 < b) p += 16;
+  const tokens: number[] = [];
+  classRunsIn(s, 0, s.length, RUN_CLASS_BITS, TOKEN, 16, tokens);
+  const base32: number[] = [];
+  for (let r = 0; r < tokens.length && base32.length === 0; r += 2) {
+    classRunsIn(s, tokens[r]!, tokens[r + 1]!, RUN_CLASS_BITS, UPPER, 16, base32);
+    classRunsIn(s, tokens[r]!, tokens[r + 1]!, RUN_CLASS_BITS, LOWER, 16, base32);
   }
-  return [token, false];
+  return [tokens.length > 0, base32.length > 0];
 }
