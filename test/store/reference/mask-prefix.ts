@@ -12,7 +12,8 @@ export function maskPrefixDoubling(text: string, max: number): string {
   }
 }
 
-function render(text: string, spans: SecretSpan[], max: number): { out: string; consumed: number } {
+/** The masked text up to `max` characters and how much of the original it covered (redact.ts's, unchanged). */
+export function render(text: string, spans: SecretSpan[], max: number): { out: string; consumed: number } {
   let out = '';
   let pos = 0;
   for (const s of spans) {

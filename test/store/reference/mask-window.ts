@@ -1,6 +1,7 @@
 import { shannonEntropy } from '../../../src/core/entropy.js';
 import { mayHaveEscapes, mayHaveReadingsUnder, readingsOf, SECRET_READINGS } from '../../../src/core/text/readings.js';
 import { RUN_CLASS_BITS, RUN_CLASSES } from '../../../src/core/text/runs.js';
+import { render } from './mask-prefix.js';
 import { firstInReadings, MASK_PREFILTER, mayHoldSecret, scanSpans, SECRET_FORMATS, type SecretSpan } from '../../../src/detectors/secrets/catalogue.js';
 
 /**
@@ -29,22 +30,6 @@ function tokenRunEnd(text: string, at: number): number {
     i++;
   }
   return i;
-}
-
-function render(text: string, spans: SecretSpan[], max: number): { out: string; consumed: number } {
-  let out = '';
-  let pos = 0;
-  for (const s of spans) {
-    if (out.length + (s.start - pos) >= max) break;
-    out += `${text.slice(pos, s.start)}[REDACTED:${s.kind}]`;
-    pos = s.end;
-  }
-  if (out.length < max) {
-    const take = Math.min(text.length - pos, max - out.length);
-    out += text.slice(pos, pos + take);
-    pos += take;
-  }
-  return { out, consumed: pos };
 }
 
 export function formerMaskSpans(text: string): SecretSpan[] {
