@@ -1,7 +1,7 @@
-import { splitLines } from './fast-paths.js';
+import { lineKind, splitLines } from './fast-paths.js';
 import { MODAL_WORDS, NEGATION_LEADS, OPENER_PHRASES, ORDER_VERBS } from './lexicon.js';
 import { fold, foldString, isWordChar } from './literals.js';
-import { lineKind, lineUnits, MAX_LEN, MAX_UNITS, units, type LineKind, type Unit } from './sentences.js';
+import { lineUnits, MAX_LEN, MAX_UNITS, units, type LineKind, type Unit } from './sentences.js';
 
 /**
  * The units (sentences.ts) the `directive` signal must read: those of the lines where an order can start. A unit

@@ -1,7 +1,5 @@
 import { cellsOf, lineKind, sentencePieces, splitAfterMarks, splitLines } from './fast-paths.js';
 
-export { lineKind };
-
 /**
  * How the sentence signals cut a text: lines (`splitLines`), the sentences of a line (`sentences`), the cells and
  * sentences of structured text (`units`), and whether a line is structured data. Linear: bounded counts and lengths.
