@@ -23,6 +23,8 @@ import { mixedText } from './common.js';
 const { values } = parseArgs({ options: { kb: { type: 'string', default: '200' }, base64: { type: 'boolean', default: false }, rounds: { type: 'string', default: '200' }, against: { type: 'string' } } });
 const rounds = Number(values.rounds);
 const chars = Math.round(Number(values.kb) * 1000);
+if (!Number.isSafeInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a positive whole number, not ${values.rounds}`);
+if (!Number.isFinite(chars) || chars < 1) throw new Error(`--kb must be a positive number of kilobytes, not ${values.kb}`);
 const body = values.base64 ? Buffer.from(mixedText()(Math.ceil((chars * 3) / 4)), 'utf8').toString('base64').slice(0, chars) : mixedText()(chars);
 
 const maskers: Array<{ name: string; mask: typeof maskPrefix; ms: number[] }> = [{ name: 'this tree', mask: maskPrefix, ms: [] }];
