@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectHttp } from '../../src/cli/demos/kit.js';
 import { openStore } from '../../src/store/db.js';
 import { a2aClient, failure, startA2AAgent, type A2AAgentProcess } from '../support/a2a.js';
-import { freePort, makeSandbox, ROOT, server, startHttpProxy, writeConfig, type HttpProxy } from '../support/proxy-harness.js';
+import { freePort, makeSandbox, ROOT, server, startHttpProxy, waitFor, writeConfig, type HttpProxy } from '../support/proxy-harness.js';
 import { text } from './helpers.js';
 import { collect as collectRows } from '../store/helpers.js';
 
@@ -270,7 +270,9 @@ describe('e2e: the A2A proxy', () => {
     const quoted = /Decision id: (\S+)/.exec(err.message)?.[1];
     const store = openStore(join(sb.dir, 'state.db'));
     try {
-      const rows = await collectRows(store.audit.iterate(1));
+      // The proxy journals each row before it answers and commits rows to the store in groups: wait for the quoted one.
+      let rows = await collectRows(store.audit.iterate(1));
+      await waitFor(async () => (rows = await collectRows(store.audit.iterate(1))).some((r) => r.auditId === quoted), 10_000, 'the quoted decision in the store');
       const answer = rows.find((r) => r.auditId === quoted);
       expect(answer).toMatchObject({ agent: 'erin', kind: 'tool_result', server: 'a2a:helper', tool: 'SendMessage', decision: 'deny' });
       expect(rows.some((r) => r.agent === 'carol' && r.kind === 'message' && r.decision === 'deny')).toBe(true);
