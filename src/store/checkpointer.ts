@@ -52,10 +52,14 @@ export function startCheckpointer(file: string, logger: Logger, fallback: () => 
     async stop() {
       if (stopping) return exited;
       stopping = true;
+      // Held while it stops, so a process with nothing else to do does not exit in the middle of a store's close.
+      worker.ref();
       worker.postMessage('stop');
       // A worker stuck in a checkpoint is not worth waiting for at exit.
-      const timeout = new Promise<void>((done) => setTimeout(done, 2000).unref());
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((done) => (timer = setTimeout(done, 2000)));
       await Promise.race([exited, timeout]);
+      clearTimeout(timer);
       await worker.terminate();
     },
   };

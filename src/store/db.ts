@@ -150,7 +150,8 @@ export function openStore(path: string, logger: Logger = silentLogger(), options
       } catch (err) {
         log.warn({ err }, 'writing the signed audit head at close failed');
       }
-      void checkpointer?.stop();
+      // Awaited: a worker still starting opens the file after this close and would leave a new -wal beside it.
+      if (checkpointer) await checkpointer.stop();
       try {
         if (!memory) pragma(db, 'wal_checkpoint(TRUNCATE)');
       } catch (err) {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, watch } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, pragma } from '../../src/store/sqlite.js';
@@ -36,6 +36,18 @@ describe('background WAL checkpointing', () => {
     store.close();
     // 305 commits of 2–3 pages each would leave ~700+ frames of log without a checkpoint; restarted, it is short.
     expect(written).toBeLessThan(100);
+  });
+
+  it('close returns once the worker is gone: nothing touches the folder after it (a test or a user may remove it)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'qg-ckpt-'));
+    dirs.push(dir);
+    // Closed at once: the worker is still starting, and would open the file (making a new -wal) after an unawaited close.
+    await openStore(join(dir, 'state.db'), undefined, { backgroundCheckpoint: true }).close();
+    const touched: string[] = [];
+    const watcher = watch(dir, (_event, name) => touched.push(String(name)));
+    await new Promise((done) => setTimeout(done, 500));
+    watcher.close();
+    expect(touched).toEqual([]);
   });
 
   it('is off by default (CLI commands open a store briefly)', async () => {

@@ -145,9 +145,9 @@ describe('guard state (sqlite file)', () => {
     const a = openStore(t.file);
     const b = openStore(t.file);
     expect(b).toBe(a);
-    a.close();
+    await a.close();
     await a.state.setThreat('x', 0.1, 0); // still open: b holds it
-    b.close();
+    await b.close();
     await expect(a.state.getThreat('x')).rejects.toThrow(/not open|closed/i);
     t.cleanup();
   });
