@@ -86,6 +86,10 @@ export class PgDb {
     });
     // An idle connection that dies (server restart) is an event, not a crash of the proxy.
     this.pool.on('error', (err) => this.lost(err));
+    // And so is one that dies as it is handed out: one read from the server can hold both the ReadyForQuery that
+    // hands a new connection to `inTransaction` and the server's cut, emitted before that caller listens (the pool
+    // stops listening as it hands the connection out). Every connection listens for its whole life.
+    this.pool.on('connect', (client) => client.on('error', (err) => this.lost(err)));
   }
 
   /** One statement on any connection. */
