@@ -33,7 +33,7 @@ describe('background WAL checkpointing', () => {
     for (let i = 0; i < 5; i++) await store.audit.append({ agent: 'a', session: 's', kind: 'tool_call', tool: 't', decision: 'allow', rationale: `late ${i}`, payload: { i } });
     const written = walFrames(file);
     expect((await store.audit.verify()).ok).toBe(true);
-    store.close();
+    await store.close();
     // 305 commits of 2–3 pages each would leave ~700+ frames of log without a checkpoint; restarted, it is short.
     expect(written).toBeLessThan(100);
   });
