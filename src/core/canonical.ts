@@ -1,7 +1,7 @@
 import * as crypto from 'node:crypto';
 
 /** Nesting deeper than this is cut (hostile payloads must not recurse forever). */
-const MAX_DEPTH = 64;
+export const CANONICAL_MAX_DEPTH = 64;
 
 /**
  * Canonical JSON: object keys sorted at every level, no whitespace, `undefined` members dropped, non-finite
@@ -33,7 +33,7 @@ function encode(value: unknown, depth: number, key: string | undefined, sortArra
     case 'symbol':
       return undefined;
   }
-  if (depth >= MAX_DEPTH) return '"[depth]"';
+  if (depth >= CANONICAL_MAX_DEPTH) return '"[depth]"';
   const v = value as { toJSON?: () => unknown };
   if (typeof v.toJSON === 'function') return encode(v.toJSON(), depth + 1, key, sortArray);
   if (Array.isArray(value)) {
