@@ -18,7 +18,10 @@
  * round by round in alternation with this one's in this process (CPU time, so that both see the same load); prints
  * each one's median per pair and the paired difference, and fails if a row's columns or record differ.
  *
- *   npx tsx bench/audit-append.ts [--pairs 4000] [--rounds 5] [--same] [--against DIR]
+ * `--kb N` (with `--against`): every result a read of N KB of the soak's text (its ~200 KB reads, whose rows are built
+ * on the event loop, below the worker pool's 256 KiB), each pair in a turn of its own.
+ *
+ *   npx tsx bench/audit-append.ts [--pairs 4000] [--rounds 5] [--same] [--against DIR [--kb N]]
  *   npx tsx bench/audit-append.ts --pg [--pairs 1000] [--rounds 4] [--sessions 8]
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -43,10 +46,15 @@ const { values } = parseArgs({
     pg: { type: 'boolean', default: false },
     sessions: { type: 'string', default: '8' },
     against: { type: 'string' },
+    kb: { type: 'string' },
   },
 });
 const pairs = Number(values.pairs);
 const rounds = Number(values.rounds);
+/** `--kb`: every result a long read of this many KB (the soak mix's ~200 KB reads, whose rows are built on the loop). */
+const longChars = values.kb === undefined ? 0 : Math.round(Number(values.kb) * 1000);
+if (values.kb !== undefined && (!Number.isFinite(longChars) || longChars < 1)) throw new Error(`--kb must be a positive number of kilobytes, not ${values.kb}`);
+if (values.kb !== undefined && values.against === undefined) throw new Error('--kb is for --against (auditFields of long reads)');
 const text = mixedText();
 const session = `stdio-${randomUUID()}`;
 const decision: Decision = {
@@ -61,12 +69,13 @@ const decision: Decision = {
   elapsedMs: 0.61,
   detail: {},
 };
+const longText = longChars > 0 ? text(longChars) : '';
 const WORDS = ['notes', 'report', 'invoice', 'meeting', 'kernel', 'harbour', 'payroll', 'ledger'];
 
 /** The call and result rows of pair `i`. */
 function pair(i: number): [AuditEntry, AuditEntry] {
   const path = values.same ? 'notes.txt' : `docs/${WORDS[i % WORDS.length]!}-${i}.txt`;
-  const body = values.same ? 'benchmark file: meeting notes, nothing secret\n' : text(80 + ((i * 37) % 900));
+  const body = longChars > 0 ? `read ${i}\n${longText}` : values.same ? 'benchmark file: meeting notes, nothing secret\n' : text(80 + ((i * 37) % 900));
   const base = { agent: 'local', session, profile: {}, server: 'ws', tool: 'read_file' };
   const call: Interaction = { kind: 'tool_call', ...base, arguments: { path }, roots: ['/srv/ws'], pathKeys: ['path'] };
   const result: Interaction = { kind: 'tool_result', ...base, content: [{ type: 'text', text: body }] };
@@ -157,27 +166,32 @@ async function fieldsAgainst(root: string): Promise<void> {
     for (const e of [c, res]) if (!isDeepStrictEqual(auditFields({ ...e }), other({ ...e }))) throw new Error(`the rows differ: ${JSON.stringify(e).slice(0, 300)}`);
   }
   const us: Record<'this' | 'other', number[]> = { this: [], other: [] };
-  const run = (f: typeof auditFields): number => {
-    const cpu = process.cpuUsage();
+  const turn = () => new Promise((r) => setImmediate(r));
+  const run = async (f: typeof auditFields): Promise<number> => {
+    let used = 0;
     // A fresh entry object each time: nothing keyed by the entry (rows built elsewhere) answers.
     for (const [c, res] of entries) {
+      // A long read's pair in a turn of its own, as the proxy answers it (the maskers' memos are for the turn).
+      if (longChars > 0) await turn();
+      const cpu = process.cpuUsage();
       f({ ...c });
       f({ ...res });
+      const d = process.cpuUsage(cpu);
+      used += d.user + d.system;
     }
-    const used = process.cpuUsage(cpu);
-    return (used.user + used.system) / pairs;
+    return used / pairs;
   };
   // Warm-up.
   for (let r = 0; r < 2; r++) {
-    run(auditFields);
-    run(other);
+    await run(auditFields);
+    await run(other);
   }
   for (let r = 0; r < rounds; r++) {
-    for (const side of r % 2 === 0 ? (['this', 'other'] as const) : (['other', 'this'] as const)) us[side].push(run(side === 'this' ? auditFields : other));
+    for (const side of r % 2 === 0 ? (['this', 'other'] as const) : (['other', 'this'] as const)) us[side].push(await run(side === 'this' ? auditFields : other));
   }
   const diffs = us.this.map((x, i) => x - us.other[i]!);
   console.log(
-    `auditFields per call+result pair (${pairs} pairs × ${rounds} rounds alternated, ${values.same ? 'same content' : 'varied content'}), CPU: ` +
+    `auditFields per call+result pair (${pairs} pairs × ${rounds} rounds alternated, ${longChars > 0 ? `results of ${values.kb} KB` : values.same ? 'same content' : 'varied content'}), CPU: ` +
       `this checkout ${median(us.this).toFixed(1)} µs, ${root} ${median(us.other).toFixed(1)} µs, paired difference median ${median(diffs).toFixed(1)} µs ` +
       `(${diffs.filter((d) => d < 0).length} of ${rounds} rounds lower); the rows are the same`,
   );

@@ -17,6 +17,7 @@ run bench/policy-eval.ts
 run bench/store-append.ts --rows 500
 run bench/audit-append.ts --pairs 200 --rounds 1
 run bench/audit-append.ts --pairs 100 --rounds 2 --against .
+run bench/audit-append.ts --pairs 5 --rounds 1 --against . --kb 100
 run bench/store.ts --n 200 --concurrency 4
 run bench/dataflow.ts 150
 run bench/large-result.ts --sizes 1 --rounds 1 --base64-mb 0.2 --busy-mb 1

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../core/canonical.js';
+import { canonicalJsonHead } from '../core/canonical-head.js';
 import type { Interaction } from '../core/types.js';
-import { maskPrefix, maskSecretKeys, maskSecrets, schemaCredentialKeysOf } from './redact.js';
+import { maskHeadPrefix, maskPrefix, maskSecretKeys, maskSecrets, schemaCredentialKeysOf } from './redact.js';
 
 /**
  * The recorded copy of an interaction (table `audit_interaction`, one row per guard decision), kept so that
@@ -137,8 +138,9 @@ export function recordInteraction(i: Interaction, memo: MaskMemo | null = MEMO):
     if (typeof x === 'string' && CLEAR_IN_ROW.has(k) && x.length <= ROW_NAME_CAP) masked[name(k)] = x;
     else masked[name(k)] = typeof x === 'string' && NAME_FIELDS.has(k) ? name(x) : mapStrings(x, value, flags, 1, name);
   }
-  let body = JSON.stringify(masked);
-  for (let cap = INTERACTION_CAP / 4; body.length > INTERACTION_CAP; cap = Math.floor(cap / 4)) {
+  // A long string's masked prefix (past the cap by its `…`) makes the JSON longer than the cap: not written whole.
+  let body = flags.truncated && writesStringOver(masked, INTERACTION_CAP - 2) ? null : JSON.stringify(masked);
+  for (let cap = INTERACTION_CAP / 4; body === null || body.length > INTERACTION_CAP; cap = Math.floor(cap / 4)) {
     if (cap < MIN_STRING_CAP) return { body: null, masked: flags.masked, truncated: true };
     flags.truncated = true;
     const cut = (s: string): string => (s.length > cap ? `${s.slice(0, cap)}…` : s);
@@ -169,8 +171,17 @@ export function payloadPreview(text: string, value: unknown, max: number): strin
     return maskPrefix(s, INTERACTION_CAP);
   };
   const short = mapStrings(value, recorded, { truncated: false }, 0, (k) => k);
-  return maskPrefix(shortened ? canonicalJson(short) : text, max);
+  if (!shortened) return maskPrefix(text, max);
+  // The shortened payload's JSON is over 64 KiB: its preview is read from its head when that decides it.
+  const { head, whole } = canonicalJsonHead(short, PREVIEW_HEAD);
+  return (whole ? maskPrefix(head, max) : maskHeadPrefix(head, max)) ?? maskPrefix(canonicalJson(short), max);
 }
+
+/**
+ * How much of a shortened payload's JSON is written for its preview: the preview's window (240 characters and the
+ * masker's 512 of look-ahead) doubled three times, unless a token run takes it further.
+ */
+const PREVIEW_HEAD = 8 * 1024;
 
 /** Deeper nesting than this is dropped (the proxy's own argument-depth limit is lower). */
 const MAX_DEPTH = 64;
@@ -188,6 +199,16 @@ function mapStrings(v: unknown, f: (s: string) => string, flags: { truncated: bo
   // Defined, not assigned: an argument named `__proto__` would otherwise set the copy's prototype and vanish.
   for (const [k, x] of Object.entries(v)) Object.defineProperty(out, key(k), { value: mapStrings(x, f, flags, depth + 1, key), enumerable: true, writable: true, configurable: true });
   return out;
+}
+
+/**
+ * Whether `JSON.stringify(v)` writes a string longer than `n` characters (its JSON then longer than `n + 2`), for `v`
+ * built by `mapStrings` (plain objects and arrays); an object with a `toJSON` is not looked into.
+ */
+function writesStringOver(v: unknown, n: number): boolean {
+  if (typeof v === 'string') return v.length > n;
+  if (v === null || typeof v !== 'object' || typeof (v as { toJSON?: unknown }).toJSON === 'function') return false;
+  return (Array.isArray(v) ? v : Object.values(v)).some((x) => writesStringOver(x, n));
 }
 
 function maskString(s: string, cap: number, flags: { masked: boolean; truncated: boolean }): string {

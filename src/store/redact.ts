@@ -62,6 +62,30 @@ function maskWindow(text: string, max: number, kept?: KeptPrefixes): string {
 }
 
 /**
+ * `maskPrefix(text, max)` from `head`, the first characters of a `text` longer than it (the text itself not written
+ * out: the audit row's preview of a long payload, audit-interaction.ts), or undefined when the answer depends on what
+ * follows `head`: a window or a token run that reaches its end. Every step is `maskWindow`'s, on a window shorter
+ * than the text (test/store/mask-head-prefix.test.ts compares the two).
+ */
+export function maskHeadPrefix(head: string, max: number): string | undefined {
+  // Where the text's run from `at` ends, when it ends inside the head (the text goes on past the head's end).
+  const runEnd = (at: number): number => {
+    if (at >= head.length) return -1;
+    const end = tokenRunEnd(head, at);
+    return end < head.length ? end : -1;
+  };
+  let window = runEnd(max + LOOKAHEAD);
+  while (window >= 0) {
+    const part = head.slice(0, window);
+    const { out, consumed } = render(part, findSecrets(part), max);
+    // The window ends before the text does: the text is cut.
+    if (consumed + LOOKAHEAD <= window) return `${out}…`;
+    window = runEnd(window * 2);
+  }
+  return undefined;
+}
+
+/**
  * `tokenRunEnd(text, at)`, from the run `kept` holds when `at` lies in it: every character from its start to its end
  * is a token character, so from any place in it the run ends there. The preview's window and the body's both end at
  * the end of a base64 result's one run, which was read to its end twice.
