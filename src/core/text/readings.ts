@@ -390,7 +390,16 @@ const HEX_BYTES_HINT = /[0-9a-fA-F]{2}[\s,;:-]+(?:\\x|0x)?[0-9a-fA-F]{2}[\s,;:-]
  * where HEX_BYTES cannot match the row decodes nothing, so ruling that out first changes no reading.
  */
 function mayHoldHexBytes(t: string): boolean {
-  return (t.includes('\\x') || t.includes('0x') || hasClassRun(t, HEX_PAIR_CHARS, 1, 35)) && HEX_BYTES_HINT.test(t);
+  return (holdsHexPrefix(t) || hasClassRun(t, HEX_PAIR_CHARS, 1, 35)) && HEX_BYTES_HINT.test(t);
+}
+
+/** Whether `t` holds `\x` or `0x`, from each `x` (a native search): one for "0x" stopped at every zero of a text of numbers. */
+function holdsHexPrefix(t: string): boolean {
+  for (let i = t.indexOf('x', 1); i !== -1; i = t.indexOf('x', i + 1)) {
+    const c = t.charCodeAt(i - 1);
+    if (c === 48 || c === 92) return true;
+  }
+  return false;
 }
 
 /** Letters and digits of ASCII (1), by char code: with every non-ASCII code unit, what `mayBeDoubled` counts. */
