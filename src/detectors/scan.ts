@@ -4,6 +4,7 @@ import { hintLiterals } from './injection/phrase-family.js';
 import type { HintHits } from './injection/phrase-regions.js';
 // The signal rows make every phrase family (their hints join hintLiterals) before the automaton is built.
 import './injection/signals.js';
+import { GATE_LITERAL_GROUPS } from './injection/gate-literals.js';
 import { SECRET_LITERAL_GROUPS, type LiteralGroup } from './secrets/literals.js';
 
 /**
@@ -24,8 +25,8 @@ const MIN_RUN = 15;
 
 let automaton: LiteralSet | undefined;
 let phraseCount = 0;
-/** Ids of each secrets group's literals in the automaton, by group. */
-const groupIds = new Map<LiteralGroup, readonly number[]>();
+/** Ids of each literal group's literals in the automaton (secrets prefilters, the injection scorer's gates), by group. */
+const groupIds = new Map<LiteralGroup, ReadonlySet<number>>();
 
 function built(): LiteralSet {
   if (automaton) return automaton;
@@ -33,18 +34,20 @@ function built(): LiteralSet {
   phraseCount = phrase.length;
   const all = [...phrase];
   const idOf = new Map<string, number>(phrase.map((l, i) => [l, i]));
-  for (const g of SECRET_LITERAL_GROUPS) {
+  for (const g of [...SECRET_LITERAL_GROUPS, ...GATE_LITERAL_GROUPS]) {
     groupIds.set(
       g,
-      g.literals.map((l) => {
-        let id = idOf.get(l);
-        if (id === undefined) {
-          id = all.length;
-          all.push(l);
-          idOf.set(l, id);
-        }
-        return id;
-      }),
+      new Set(
+        g.literals.map((l) => {
+          let id = idOf.get(l);
+          if (id === undefined) {
+            id = all.length;
+            all.push(l);
+            idOf.set(l, id);
+          }
+          return id;
+        }),
+      ),
     );
   }
   automaton = new LiteralSet(all);
@@ -137,16 +140,23 @@ export class TextScan {
 
   /** Whether `text.slice(0, to)` holds one of a secrets group's literals: what `group.re.test` of it gives. */
   holds(group: LiteralGroup, to = this.text.length): boolean {
+    return this.holdsIn(group, 0, to);
+  }
+
+  /** Whether `text.slice(from, to)` holds one of a literal group's literals: what `group.re.test` of it gives. */
+  holdsIn(group: LiteralGroup, from: number, to: number): boolean {
     const set = built();
-    const ids = new Set(groupIds.get(group) ?? []);
-    if (ids.size === 0) throw new Error('scan: a literal group the scanner was not built with');
-    for (let h = 0; h < this.hitCount; h++) {
+    const ids = groupIds.get(group);
+    if (ids === undefined) throw new Error('scan: a literal group the scanner was not built with');
+    for (let h = this.firstHitEndingAfter(from); h < this.hitCount; h++) {
       const end = this.hitEnds[h]!;
       if (end > to) break;
       const id = this.hitIds[h]!;
       if (!ids.has(id)) continue;
+      const start = end - set.lengthOf(id);
+      if (start < from) continue;
       if (!group.caseSensitive) return true;
-      if (this.text.startsWith(set.literals[id]!, end - set.lengthOf(id))) return true;
+      if (this.text.startsWith(set.literals[id]!, start)) return true;
     }
     return false;
   }

@@ -9,6 +9,7 @@ import { findHints } from '../../src/detectors/injection/phrase-family.js';
 import { SCAN_MIN_CHARS, TextScan } from '../../src/detectors/scan.js';
 import { SECRET_FORMATS } from '../../src/detectors/secrets/catalogue.js';
 import { FORMAT_HINT_GROUPS, SECRET_LITERAL_GROUPS } from '../../src/detectors/secrets/literals.js';
+import { GATE_LITERAL_GROUPS } from '../../src/detectors/injection/gate-literals.js';
 import { readingsOf } from '../../src/core/text/readings.js';
 
 /**
@@ -156,6 +157,43 @@ describe('each answer of the scan is that of the plain test', () => {
       for (const l of g.literals) {
         for (const t of [l, l.toUpperCase(), l.toLowerCase(), `x${l}y`]) expect(new TextScan(t).holds(g), `${g.re} on ${t}`).toBe(g.re.test(t));
       }
+    }
+  });
+
+  it('the injection gates\' groups answer as their expressions in every slice', () => {
+    // Their literals in every case, cut short, run together, the characters that fold to ASCII letters under other
+    // flags (ſ, K, ı), every control character and its neighbours, and prose around them.
+    const bits = fc.constantFrom('code', 'CODE', 'Code', 'cod', 'odec', 'codE', 'script', 'SCRIPT', 'scrip', 'snippet', 'Snippet', 'snippe', 'command', 'COMMAND', 'comand', 'subject', 'SUBJECT', 'Subject', 'subjec', 'ſubject', 'ſcript', 'ſnippet', 'ı', '\u212A', 'barcode', 'javascript', ' ', '\n', '\t', '\r', '\f', 'é', 'x');
+    const controls = fc.integer({ min: 0, max: 0xa0 }).map((c) => String.fromCharCode(c));
+    const text = fc.array(fc.oneof(bits, controls, fc.constantFrom(...benign.slice(0, 50).map((b) => b.slice(0, 60)))), { maxLength: 30 }).map((p) => p.join(''));
+    fc.assert(
+      fc.property(text, fc.nat(), fc.nat(), (t, x, y) => {
+        const scan = new TextScan(t);
+        const from = x % (t.length + 1);
+        const to = from + (y % (t.length - from + 1));
+        for (const g of GATE_LITERAL_GROUPS) {
+          expect(scan.holdsIn(g, from, to), `${g.re} on [${from}, ${to}) of ${JSON.stringify(t)}`).toBe(g.re.test(t.slice(from, to)));
+          expect(scan.holdsIn(g, 0, t.length), `${g.re} on ${JSON.stringify(t)}`).toBe(g.re.test(t));
+        }
+      }),
+      { numRuns: 5000 },
+    );
+    for (const g of GATE_LITERAL_GROUPS) {
+      for (const l of g.literals) {
+        for (const t of [l, l.toUpperCase(), `x${l}y`, `${PAD}${l}`]) {
+          const scan = new TextScan(t);
+          expect(scan.holdsIn(g, 0, t.length), `${g.re} on ${JSON.stringify(t)}`).toBe(g.re.test(t));
+          // A literal cut by the slice's either end is not in it.
+          expect(scan.holdsIn(g, t.length - l.length + 1, t.length), `${g.re} on the end of ${JSON.stringify(t)}`).toBe(g.re.test(t.slice(t.length - l.length + 1)));
+          expect(scan.holdsIn(g, 0, t.length - 1), `${g.re} on all but the end of ${JSON.stringify(t)}`).toBe(g.re.test(t.slice(0, t.length - 1)));
+        }
+      }
+    }
+    // Every character up to U+FFFF, alone in a slice of a longer text.
+    for (let c = 0; c < 0x10000; c++) {
+      const t = `ab${String.fromCharCode(c)}cd`;
+      const scan = new TextScan(t);
+      for (const g of GATE_LITERAL_GROUPS) expect(scan.holdsIn(g, 1, 4), `${g.re} on ${c}`).toBe(g.re.test(t.slice(1, 4)));
     }
   });
 

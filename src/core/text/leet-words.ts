@@ -18,6 +18,7 @@ const FIRST_LEET_WORD = new RegExp(LEET_WORD.source);
  * asked alone: the expression on the run with the character on each side of it (what its word boundaries read).
  */
 export function holdsThreeLeetWords(text: string): boolean {
+  if (!LETTER_THEN_OTHER.test(text) && !OTHER_THEN_LETTER.test(text)) return false;
   let n = 0;
   let start = 0;
   let seen = 0;
@@ -37,6 +38,14 @@ export function holdsThreeLeetWords(text: string): boolean {
   }
   return false;
 }
+
+/**
+ * A letter next to one of `[0-9@$]`, each way round: a run that holds a letter and a digit has one where the two kinds
+ * meet. Two native searches rule out a text of words and numbers apart (the pass below read it to its end at ~2 ns a
+ * character; the two expressions at about half that, as one alternation at more).
+ */
+const LETTER_THEN_OTHER = /[A-Za-z][0-9@$]/;
+const OTHER_THEN_LETTER = /[0-9@$][A-Za-z]/;
 
 /** A leet word that counts: with a letter and a digit, and not a hex word of eight or more (a version, an id, a hash). */
 function counts(word: string): boolean {

@@ -16,7 +16,7 @@
  * made and not kept.
  */
 
-import { readingStarts, type ReadingStarts } from './reading-starts.js';
+import { escapeStarts, readingStarts, type EscapeStarts, type ReadingStarts } from './reading-starts.js';
 
 /** Texts shorter than this are decoded by each consumer: a lookup would cost about what the decode does. */
 export const MEMO_MIN_CHARS = 256;
@@ -28,6 +28,8 @@ interface TextMemo {
   applies: Map<string, boolean>;
   /** Where the text's readings can start (reading-starts.ts), once asked. */
   starts?: ReadingStarts;
+  /** Where its escapes can start, once asked (part of `starts`). */
+  escapes?: EscapeStarts;
   /** What each row decodes from the text, by row and the limits its decode reads. */
   decodes: Map<string, readonly string[]>;
 }
@@ -70,7 +72,14 @@ export function sharedMayApply(text: string, row: string, mayApply: () => boolea
 export function sharedStarts(text: string): ReadingStarts | undefined {
   const m = text.length < MEMO_MIN_CHARS ? undefined : memoOf(text);
   if (m === undefined) return undefined;
-  return (m.starts ??= readingStarts(text));
+  return (m.starts ??= readingStarts(text, m.escapes));
+}
+
+/** Where `text`'s escapes can start (`escapeStarts`), as `sharedStarts` answers, for a text a scan answers the rest for. */
+export function sharedEscapes(text: string): EscapeStarts | undefined {
+  const m = text.length < MEMO_MIN_CHARS ? undefined : memoOf(text);
+  if (m === undefined) return undefined;
+  return (m.escapes ??= m.starts ?? escapeStarts(text));
 }
 
 /**

@@ -21,11 +21,15 @@ const TOKEN = 1 << RUN_CLASSES.indexOf('base64');
 const UPPER = 1 << RUN_CLASSES.indexOf('base32-upper');
 const LOWER = 1 << RUN_CLASSES.indexOf('base32-lower');
 
-export interface ReadingStarts {
+/** The flags of the escapes' rows, found by native searches for their characters: asked of a text a scan answers for too. */
+export interface EscapeStarts {
   /** `/[^\x00-\x7f]|&#|&(?:amp|lt|gt|quot|apos);|\\[ux]/i.test(s)`: the plain reading's escapes and look-alikes. */
   plain: boolean;
   /** `/%[0-9a-fA-F]{2}|\+/.test(s)`: URL decoding. */
   url: boolean;
+}
+
+export interface ReadingStarts extends EscapeStarts {
   /** `/[A-Za-z0-9+/_-]{16}/.test(s)`: a base64 or hex run (every hex run of 24 holds one). */
   tokenRun16: boolean;
   /** `/[A-Z2-7]{16}|[a-z2-7]{16}/.test(s)`: a base32 run of one case. */
@@ -50,11 +54,16 @@ function namedReferenceAt(s: string, i: number): boolean {
   return false;
 }
 
-/** The flags of `s`. */
-export function readingStarts(s: string): ReadingStarts {
-  const [plain, url] = escapeFlags(s);
+/** The flags of `s` (its escapes' flags, when `escapes` does not give them already). */
+export function readingStarts(s: string, escapes: EscapeStarts = escapeStarts(s)): ReadingStarts {
   const [tokenRun16, base32Run16] = runFlags(s);
-  return { plain, url, tokenRun16, base32Run16 };
+  return { plain: escapes.plain, url: escapes.url, tokenRun16, base32Run16 };
+}
+
+/** The plain and url flags of `s`. */
+export function escapeStarts(s: string): EscapeStarts {
+  const [plain, url] = escapeFlags(s);
+  return { plain, url };
 }
 
 /** Every character an escape can start from: non-ASCII, `%`, `&`, `+`, a backslash. */

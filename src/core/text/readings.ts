@@ -8,9 +8,9 @@
  */
 
 import { holdsThreeLeetWords, LEET_WORD } from './leet-words.js';
-import { sharedDecode, sharedMayApply, sharedStarts } from './reading-memo.js';
-import type { ReadingStarts } from './reading-starts.js';
-import { classRunsIn, type RunQuery } from './runs.js';
+import { sharedDecode, sharedEscapes, sharedMayApply, sharedStarts } from './reading-memo.js';
+import type { EscapeStarts, ReadingStarts } from './reading-starts.js';
+import { classRunsIn, hasClassRun, type RunQuery } from './runs.js';
 
 /** The depth and view budget of `unwrapViews` (the encodings data flow and the masker read). */
 const MAX_DEPTH = 3;
@@ -377,6 +377,31 @@ function charCodesDecoded(run: string): string | undefined {
 /** Bytes written as hex pairs with `\x` / `0x` prefixes or separators between them (`\x41\x42`, `0x41, 0x42`, `41 42`). */
 const HEX_BYTES = /(?:\\x|0x)[0-9a-fA-F]{2}(?:[\s,;]*(?:\\x|0x)[0-9a-fA-F]{2}){11,}|(?<![0-9a-fA-F])[0-9a-fA-F]{2}(?:[ \t:,;-]+[0-9a-fA-F]{2}){11,}(?![0-9a-fA-F])/g;
 
+/** The characters of HEX_BYTES's second form (hex digits and `[ \t:,;-]`: 12 pairs and 11 gaps, 35 or more), by char code. */
+const HEX_PAIR_CHARS = new Uint8Array(128);
+for (const c of '0123456789abcdefABCDEF \t:,;-') HEX_PAIR_CHARS[c.charCodeAt(0)] = 1;
+
+const HEX_BYTES_HINT = /[0-9a-fA-F]{2}[\s,;:-]+(?:\\x|0x)?[0-9a-fA-F]{2}[\s,;:-]|\\x[0-9a-fA-F]{2}|0x[0-9a-fA-F]{2}/;
+
+/**
+ * The hex-bytes row's test: its expression (HEX_BYTES_HINT), asked only of a text HEX_BYTES can match, one with `\x`
+ * or `0x` (its first form) or with 35 characters of its second form in a row (found by probes, `hasClassRun`). The
+ * expression, tried from every position of the text, read words of hex letters and numbers through for nothing:
+ * where HEX_BYTES cannot match the row decodes nothing, so ruling that out first changes no reading.
+ */
+function mayHoldHexBytes(t: string): boolean {
+  return (holdsHexPrefix(t) || hasClassRun(t, HEX_PAIR_CHARS, 1, 35)) && HEX_BYTES_HINT.test(t);
+}
+
+/** Whether `t` holds `\x` or `0x`, from each `x` (a native search): one for "0x" stopped at every zero of a text of numbers. */
+function holdsHexPrefix(t: string): boolean {
+  for (let i = t.indexOf('x', 1); i !== -1; i = t.indexOf('x', i + 1)) {
+    const c = t.charCodeAt(i - 1);
+    if (c === 48 || c === 92) return true;
+  }
+  return false;
+}
+
 /** Letters and digits of ASCII (1), by char code: with every non-ASCII code unit, what `mayBeDoubled` counts. */
 const ALNUM = new Uint8Array(128);
 for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789') ALNUM[c.charCodeAt(0)] = 1;
@@ -514,11 +539,21 @@ function mayHaveTokenRun(t: string, runs?: RunQuery): boolean {
 
 /**
  * Where a long text's readings can start (reading-starts.ts: one pass, kept for the turn), unless a scan of the text
- * answers its run questions already (`runs`: then the rows ask the scan and their own expressions, which cost less
- * than another pass), or the text is short (each row's plain test answers sooner).
+ * answers its run questions already (`runs`: then the run rows ask the scan, which costs less than another pass,
+ * and the escapes' rows the native searches for their characters, `escapesOf`), or the text is short (each row's
+ * plain test answers sooner).
  */
 function startsOf(t: string, runs: RunQuery | undefined): ReadingStarts | undefined {
   return runs === undefined ? sharedStarts(t) : undefined;
+}
+
+/**
+ * The plain and url rows' flags of a long text, scanned or not: the native searches for the escapes' characters
+ * cost a fraction of the rows' two expressions (the plain one case-folded), which a long window read through when
+ * it holds none.
+ */
+function escapesOf(t: string, runs: RunQuery | undefined): EscapeStarts | undefined {
+  return startsOf(t, runs) ?? sharedEscapes(t);
 }
 
 const URL_HINT = /%[0-9a-fA-F]{2}|\+/;
@@ -533,10 +568,10 @@ const one = (s: string | undefined, text: string): string[] => (s !== undefined 
 /** The table. Order matters only for the order of the views. */
 export const READINGS: readonly Reading[] = [
   // HTML references, backslash escapes, full-width forms, zero-width characters undone.
-  { name: 'plain', nests: true, mayApply: (t, runs) => startsOf(t, runs)?.plain ?? PLAIN_HINT.test(t), decode: (t) => one(plainReading(t), t) },
+  { name: 'plain', nests: true, mayApply: (t, runs) => escapesOf(t, runs)?.plain ?? PLAIN_HINT.test(t), decode: (t) => one(plainReading(t), t) },
   // A URL read as its host, decoded path, query names and values, fragment, and host labels as words.
   { name: 'url-parts', nests: true, mayApply: (t) => t.includes('://'), decode: (t) => urlParts(t) },
-  { name: 'url', nests: true, mayApply: (t, runs) => startsOf(t, runs)?.url ?? URL_HINT.test(t), decode: (t) => one(urlDecoded(t), t) },
+  { name: 'url', nests: true, mayApply: (t, runs) => escapesOf(t, runs)?.url ?? URL_HINT.test(t), decode: (t) => one(urlDecoded(t), t) },
   {
     name: 'base64',
     nests: true,
@@ -578,7 +613,7 @@ export const READINGS: readonly Reading[] = [
   {
     name: 'hex-bytes',
     nests: true,
-    mayApply: (t) => /[0-9a-fA-F]{2}[\s,;:-]+(?:\\x|0x)?[0-9a-fA-F]{2}[\s,;:-]|\\x[0-9a-fA-F]{2}|0x[0-9a-fA-F]{2}/.test(t),
+    mayApply: mayHoldHexBytes,
     decode(t, limits) {
       const out: string[] = [];
       for (const m of t.matchAll(HEX_BYTES)) {

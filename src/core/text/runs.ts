@@ -47,16 +47,23 @@ export function holdsRun(text: string, cls: RunClass, min: number): boolean {
  * probes as `classRunsIn` below, which lists every run; this stops at the first `min` characters of one.
  */
 export function hasRunProbed(text: string, cls: RunClass, min: number): boolean {
+  return hasClassRun(text, RUN_CLASS_BITS, 1 << RUN_CLASSES.indexOf(cls), min);
+}
+
+/**
+ * `hasRunProbed` for any class of ASCII characters (`(table[c] & bit) !== 0`): whether `text` holds `min` consecutive
+ * characters of it, read around every `min`-th character.
+ */
+export function hasClassRun(text: string, table: Uint8Array, bit: number, min: number): boolean {
   if (min < 1) return true;
-  const bit = 1 << RUN_CLASSES.indexOf(cls);
   const n = text.length;
   for (let p = min - 1; p < n; p += min) {
     let c = text.charCodeAt(p);
-    if (c >= 128 || (RUN_CLASS_BITS[c]! & bit) === 0) continue;
+    if (c >= 128 || (table[c]! & bit) === 0) continue;
     let a = p;
-    while (a > 0 && (c = text.charCodeAt(a - 1)) < 128 && (RUN_CLASS_BITS[c]! & bit) !== 0) a--;
+    while (a > 0 && (c = text.charCodeAt(a - 1)) < 128 && (table[c]! & bit) !== 0) a--;
     let b = p + 1;
-    while (b < n && b - a < min && (c = text.charCodeAt(b)) < 128 && (RUN_CLASS_BITS[c]! & bit) !== 0) b++;
+    while (b < n && b - a < min && (c = text.charCodeAt(b)) < 128 && (table[c]! & bit) !== 0) b++;
     if (b - a >= min) return true;
     // `b` ends the run: the next probe is past it.
     while (p + min < b) p += min;

@@ -1,5 +1,6 @@
 import { mayOfferCode } from './fast-paths.js';
 import type { Finding } from './finding.js';
+import type { HoldsLiteral } from './gate-literals.js';
 import { WRITING_ORDER_START } from './lexicon.js';
 
 /** `code_payload`: code offered for the reader's solution, with a payload that exfiltrates, destroys or runs downloaded code. */
@@ -16,9 +17,9 @@ const RISKY_CODE =
   /\bos\.system\s*\(|\bsubprocess\.|\bexec\s*\(|\beval\s*\(|\brequests\.(?:post|put)\s*\(|\bos\.environ\b|\bsocket\.socket\b|\bftplib\b|\bparamiko\b|\bsmtplib\b|\brm\s+-rf\b|\bchmod\s+\+x\b|\b(?:curl|wget)\b[^\n]{0,120}(?:\|\s*(?:ba)?sh|-o\b)|\bpowershell\b[^\n]{0,40}-e(?:nc)?\b|\bdd\s+if=|\bmkfs\b|\bsystemctl\s+stop\b|\bos\.remove\s*\(|\bshutil\.rmtree\b|\bpickle\.load|\bcookies?\b[^\n]{0,60}\bopen\s*\(/i;
 
 /** Code offered for the reader's solution, with a payload that exfiltrates, destroys or runs downloaded code. */
-export function codePayload(text: string): Finding | undefined {
+export function codePayload(text: string, holds?: HoldsLiteral): Finding | undefined {
   // The offer's expression, tried from every position, costs several times one search for its nouns.
-  if (!mayOfferCode(text)) return undefined;
+  if (!mayOfferCode(text, holds)) return undefined;
   const offer = CODE_OFFER.exec(text);
   if (!offer) return undefined;
   const window = text.slice(Math.max(0, offer.index - 200), offer.index + 200);

@@ -1,3 +1,4 @@
+import { CODE_NOUNS, CONTROL_CHARS, SUBJECT_WORD, type HoldsLiteral } from './gate-literals.js';
 import { isWordChar } from './literals.js';
 import { MODAL_WORDS, OPENER_WORDS, ORDER_OPENING_RE, ORDER_VERB_HEADS } from './lexicon.js';
 
@@ -190,11 +191,13 @@ const SEND_URL = /https?:\/\/\S+|\bwww\.\S+/i;
 /** `[\w.+-]`. */
 const isAddressChar = (c: number): boolean => isWordChar(c) || c === 46 || c === 43 || c === 45;
 
-/** Every match of code-payload.ts's CODE_OFFER names code, a script, a snippet or a command. */
-export function mayOfferCode(text: string): boolean {
-  return CODE_NOUN.test(text);
+/**
+ * Every match of code-payload.ts's CODE_OFFER names code, a script, a snippet or a command: asked of the scan when
+ * one answers for the text (`holds`), else of the text.
+ */
+export function mayOfferCode(text: string, holds?: HoldsLiteral): boolean {
+  return holds ? holds(CODE_NOUNS) : CODE_NOUNS.re.test(text);
 }
-const CODE_NOUN = /code|script|snippet|command/i;
 
 /**
  * Every match of action-command.ts's IMAGE_WITH_SLOT starts with "![" (a Markdown image) or "<img" (the expression
@@ -217,10 +220,9 @@ export function holdsQuote(text: string): boolean {
 export function mayHoldRecordField(text: string): boolean {
   return text.includes('"') || text.includes("'");
 }
-export function mayHoldMailSubject(text: string): boolean {
-  return SUBJECT_WORD.test(text);
+export function mayHoldMailSubject(text: string, holds?: HoldsLiteral): boolean {
+  return holds ? holds(SUBJECT_WORD) : SUBJECT_WORD.re.test(text);
 }
-const SUBJECT_WORD = /subject/i;
 
 /** Every `hidden_unicode` finding needs one of these characters (tag characters by their high surrogate). */
 export function mayHideUnicode(text: string): boolean {
@@ -228,11 +230,10 @@ export function mayHideUnicode(text: string): boolean {
 }
 const INVISIBLE = /[\u180E\u200B-\u200D\u2060-\u2064\u2066-\u2069\u202A-\u202E\uFEFF\uDB40]/;
 
-/** Every `control_sequence` finding needs one of these characters. */
-export function mayHoldControls(text: string): boolean {
-  return CONTROL.test(text);
+/** Every `control_sequence` finding needs one of these characters: asked of the scan when one answers for the text. */
+export function mayHoldControls(text: string, holds?: HoldsLiteral): boolean {
+  return holds ? holds(CONTROL_CHARS) : CONTROL_CHARS.re.test(text);
 }
-const CONTROL = /[\u0000-\u0008\u000B\u000E-\u001F\u007F-\u009F]/;
 
 /** Every tag character is the surrogate pair \uDB40 + a low surrogate: without that high surrogate there is none. */
 export function mayHoldTags(text: string): boolean {

@@ -112,7 +112,7 @@ function scoreWindow(raw: string, enabled: ReadonlySet<InjectionSignal>, depth: 
     visible,
     hints: () => (hints ??= scanned ? scanned.scan.hintsIn(scanned.from, scanned.from + raw.length) : located ? ownHits().hints : findHints(visible)),
     ...(located ? { hits: () => (hits ??= scanned ? scanned.scan.hintHitsIn(scanned.from, scanned.from + raw.length) : ownHits().hits) } : {}),
-    ...(scanned ? { runs: scanned.scan.runsIn(scanned.from, scanned.from + raw.length) } : {}),
+    ...(scanned ? { runs: scanned.scan.runsIn(scanned.from, scanned.from + raw.length), holds: (g) => scanned.scan.holdsIn(g, scanned.from, scanned.from + raw.length) } : {}),
     rescore: (hidden) => scoreInjection(hidden, enabled, depth + 1, channel),
   };
   const read = (row: (typeof SIGNAL_ROWS)[number]): void => {
@@ -131,7 +131,7 @@ function scoreWindow(raw: string, enabled: ReadonlySet<InjectionSignal>, depth: 
   if (depth < 1) for (const row of SIGNAL_ROWS) if ('hidden' in row) read(row);
   // A record's fields read together (a mail's subject and body): what its pieces carry only as one order counts.
   if (depth === 0) {
-    const records = recordReadings(visible);
+    const records = recordReadings(visible, text.holds);
     if (records !== '') {
       const together = scoreWindow(records, enabled, depth + 1, channel);
       if (together.score > combine(findings)) for (const f of together.findings) findings.push({ ...f, detail: `${f.detail} (fields of one record read together)` });

@@ -1,4 +1,5 @@
 import { mayHoldMailSubject, mayHoldRecordField } from './fast-paths.js';
+import type { HoldsLiteral } from './gate-literals.js';
 
 /**
  * One record read as one text: a mail's subject and its body are fields of one message, and an order split
@@ -19,8 +20,11 @@ const HEAD_FIELD = new RegExp(`${Q}(?:subject|title|headline|topic)${Q}\\s*:\\s*
 const BODY_FIELD = new RegExp(`${Q}(?:body|content|text|message|snippet|preview|description)${Q}\\s*:\\s*${VALUE(MAX_BODY)}`, 'i');
 const MAIL_SUBJECT = /^[ \t]*subject[ \t]*:[ \t]*(.{1,300})$/gim;
 
-/** The records of `text` read across their fields, one per line pair; '' when it has none. */
-export function recordReadings(text: string): string {
+/**
+ * The records of `text` read across their fields, one per line pair; '' when it has none. `holds`: the scan's answers
+ * for `text`, when one was made.
+ */
+export function recordReadings(text: string, holds?: HoldsLiteral): string {
   const out: string[] = [];
   if (mayHoldRecordField(text)) {
     for (const m of text.matchAll(HEAD_FIELD)) {
@@ -30,7 +34,7 @@ export function recordReadings(text: string): string {
       if (body && body.index <= BODY_REACH) out.push(`${unescape(m[1] as string)} — ${unescape(body[1] as string)}`);
     }
   }
-  if (mayHoldMailSubject(text)) {
+  if (mayHoldMailSubject(text, holds)) {
     for (const m of text.matchAll(MAIL_SUBJECT)) {
       if (out.length >= MAX_RECORDS) break;
       const rest = text.slice(m.index + m[0].length);

@@ -7,6 +7,7 @@ import { directive } from './directive.js';
 import { embeddedTask } from './embedded-task.js';
 import { encodedPayload } from './encoded-payload.js';
 import type { Finding } from './finding.js';
+import type { HoldsLiteral } from './gate-literals.js';
 import { hiddenUnicode } from './hidden-unicode.js';
 import { OVERRIDE } from './override.js';
 import { matchFamily } from './phrase-family.js';
@@ -49,19 +50,21 @@ export interface SignalText {
   hits?(): HintHits;
   /** The run questions answered for `visible` by a scan made once (detectors/scan.ts), when there is one. */
   readonly runs?: RunQuery;
+  /** Whether `visible` (then the same as `raw`) holds one of a gate's literals (gate-literals.ts), from that scan, when there is one. */
+  readonly holds?: HoldsLiteral;
   /** The score of a text this one hides, with the same signals and channel, one level down. */
   rescore(hidden: string): { score: number; findings: readonly Finding[] };
 }
 
 export const SIGNAL_ROWS = [
   { name: 'hidden_unicode', contextual: false, descriptions: true, content: true, read: (t) => hiddenUnicode(t.raw) },
-  { name: 'control_sequence', contextual: false, descriptions: true, content: true, read: (t) => controlSequence(t.raw) },
+  { name: 'control_sequence', contextual: false, descriptions: true, content: true, read: (t) => controlSequence(t.raw, t.holds) },
   { name: 'override', contextual: false, descriptions: true, content: true, read: (t) => matchFamily('override', OVERRIDE, t.visible, t.hints(), t.hits?.()) },
   { name: 'role_marker', contextual: false, descriptions: true, content: true, read: (t) => matchFamily('role_marker', ROLE_MARKER, t.visible, t.hints(), t.hits?.()) },
   { name: 'addressed_to_ai', contextual: false, descriptions: false, content: true, read: (t) => matchFamily('addressed_to_ai', ADDRESSED_TO_AI, t.visible, t.hints(), t.hits?.()) },
   { name: 'action_command', contextual: false, descriptions: true, content: true, read: (t) => actionCommand(t.visible, t.hints(), t.hits?.()) },
   { name: 'answer_directive', contextual: true, descriptions: false, content: true, read: (t) => answerDirective(t.visible) },
-  { name: 'code_payload', contextual: false, descriptions: false, content: true, read: (t) => codePayload(t.visible) },
+  { name: 'code_payload', contextual: false, descriptions: false, content: true, read: (t) => codePayload(t.visible, t.holds) },
   { name: 'embedded_task', contextual: true, descriptions: false, content: true, read: (t) => embeddedTask(t.visible) },
   { name: 'tool_hijack', contextual: false, descriptions: true, content: false, read: (t) => toolHijack(t.visible) },
   { name: 'directive', contextual: true, descriptions: false, content: true, read: (t) => directive(t.visible) },

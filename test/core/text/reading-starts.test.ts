@@ -68,7 +68,7 @@ describe('readingStarts', () => {
       readings: await import('../../../src/core/text/readings.js'),
       scorer: await import('../../../src/detectors/injection/index.js'),
     });
-    const { gated: fast, plain } = await loadedBothWays(load, () => vi.doMock(STARTS, () => ({ readingStarts: reference })), () => vi.doUnmock(STARTS));
+    const { gated: fast, plain } = await loadedBothWays(load, () => vi.doMock(STARTS, () => ({ readingStarts: reference, escapeStarts: reference })), () => vi.doUnmock(STARTS));
     const texts = [...corpusTexts(), ...redteamTexts()];
     const long = [...joined(texts, 40_000), ...fc.sample(generated, 300).map((t) => `${'filler text. '.repeat(25)}${t}${' more filler'.repeat(25)}`)];
     for (const limits of [INJECTION_READINGS, SECRET_READINGS, OUTGOING_READINGS, UNWRAP_READINGS]) {

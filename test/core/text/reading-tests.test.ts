@@ -105,3 +105,38 @@ describe('mayHaveReadingsUnder asked through the memo of the turn', () => {
     expect(no).toBeGreaterThan(20);
   }, 120_000);
 });
+
+/** The hex-bytes row's former test, its one expression. */
+const formerHexBytesTest = (t: string): boolean => /[0-9a-fA-F]{2}[\s,;:-]+(?:\\x|0x)?[0-9a-fA-F]{2}[\s,;:-]|\\x[0-9a-fA-F]{2}|0x[0-9a-fA-F]{2}/.test(t);
+
+// Hex pairs with every separator the row reads, prefixed ones, odd runs of hex digits, and what breaks a run; some
+// texts hold exactly the 12 pairs and 11 gaps (35 characters) the decode needs, others one fewer.
+const HEX_PIECES = ['41', '4a', 'ff', 'DE', '0', 'abc', '\\x41', '0x42', '0X43', '\\X44', ' ', '  ', ',', ', ', ';', ':', '-', '\t', '\n', '\r\n', '\u00a0', 'g', 'é', 'deadbeef', 'board 12345 ', 'x'];
+const hexTexts = fc.oneof(
+  fc.array(fc.constantFrom(...HEX_PIECES), { maxLength: 60 }).map((p) => p.join('')),
+  fc
+    .tuple(fc.integer({ min: 10, max: 13 }), fc.constantFrom(' ', ':', ',', ';', '-', '\t', ', ', '\n', ' 0x', '\\x'), fc.constantFrom('', 'x', '0', ' ', 'é'), fc.constantFrom('', 'g', '0', ' ', 'é'))
+    .map(([n, sep, before, after]) => before + Array.from({ length: n }, (_, i) => (0x41 + ((i * 7) % 26)).toString(16)).join(sep) + after),
+);
+
+describe('the hex-bytes row\'s test', () => {
+  // The row as a consumer reads it: what it decodes when its test holds, else nothing.
+  const read = (t: string, test: (t: string) => boolean): string[] => (test(t) ? row('hex-bytes').decode(t, OUTGOING_READINGS) : []);
+
+  it('reads what the former test let it read, on generated hex pairs and on the corpora', () => {
+    let decoded = 0;
+    let ruledOut = 0;
+    const check = (t: string): void => {
+      const want = read(t, formerHexBytesTest);
+      expect(read(t, (s) => row('hex-bytes').mayApply(s)), JSON.stringify(t)).toEqual(want);
+      if (want.length > 0) decoded++;
+      if (formerHexBytesTest(t) && !row('hex-bytes').mayApply(t)) ruledOut++;
+    };
+    fc.assert(fc.property(hexTexts, check), { numRuns: 20_000 });
+    const texts = corpora();
+    for (const t of [...texts, ...joined(texts, 40_000)]) check(t);
+    // The texts reach the decode, and the test rules out texts the former one let through.
+    expect(decoded).toBeGreaterThan(500);
+    expect(ruledOut).toBeGreaterThan(500);
+  });
+});

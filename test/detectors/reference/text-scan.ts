@@ -25,6 +25,9 @@ export class TextScan {
   holds(group: LiteralGroup, to = this.text.length): boolean {
     return group.re.test(this.text.slice(0, to));
   }
+  holdsIn(group: LiteralGroup, from: number, to: number): boolean {
+    return group.re.test(this.text.slice(from, to));
+  }
 }
 
 export function scanOf(_text: string): TextScan | undefined {
