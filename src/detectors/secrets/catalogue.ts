@@ -515,16 +515,19 @@ export function scanMaskSpans(text: string): SecretSpan[] {
 }
 
 /**
- * The mask spans of the text as it is; `withHints`, `maskHinted(text)` (a pass over a long text, asked once). A mask
- * form runs only where its hint is (the prefilter lets a text through on any one literal, and then each of the eleven
- * forms read it whole, lookbehinds tried at every place).
+ * Below this length a mask form runs only where its hint is: the prefilter lets a text through on any one literal,
+ * and a form's run (a `matchAll`, which clones its expression) costs more there than its hint's test. From about
+ * 1,000 characters on, the hints' own passes cost as much as the forms they skip, and every form runs.
  */
+const MASK_HINTS_BELOW = 1024;
+
+/** The mask spans of the text as it is; `withHints`, `maskHinted(text)` (a pass over a long text, asked once). */
 function scanPlainMaskSpans(text: string, withHints: boolean): SecretSpan[] {
   const spans = scanSpans(text);
   if (withHints) {
-    const scan = scannedPrefix(text);
+    const gated = text.length < MASK_HINTS_BELOW;
     for (const { kind, mask: p, detect } of SECRET_FORMATS) {
-      if (p === undefined || !hinted(p.hint ?? detect.hint, text, scan)) continue;
+      if (p === undefined || (gated && !(p.hint ?? detect.hint).test(text))) continue;
       p.re.lastIndex = 0;
       for (const m of text.matchAll(p.re)) {
         const at = m.indices?.[p.group ?? 0];
