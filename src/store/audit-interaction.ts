@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { canonicalJson } from '../core/canonical.js';
+import { canonicalJson, sha256Base64url } from '../core/canonical.js';
 import { canonicalJsonHead } from '../core/canonical-head.js';
 import type { Interaction } from '../core/types.js';
 import { maskHeadPrefix, maskPrefix, maskSecretKeys, maskSecrets, schemaCredentialKeysOf } from './redact.js';
@@ -21,7 +20,7 @@ const MIN_STRING_CAP = 64;
 
 /** The key a recorded body is stored under once (`audit_body`): its SHA-256, base64url. */
 export function bodyDigest(body: string): string {
-  return createHash('sha256').update(body).digest('base64url');
+  return sha256Base64url(body);
 }
 
 /** The fields of an interaction that are recorded, in this order. */

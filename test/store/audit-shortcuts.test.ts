@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Decision, Interaction } from '../../src/core/types.js';
 import { auditFields, AuditEntrySchema, auditEntryFor, quickAuditEntry, type AuditEntry } from '../../src/store/audit.js';
-import { MaskMemo, recordInteraction } from '../../src/store/audit-interaction.js';
+import { bodyDigest, MaskMemo, recordInteraction } from '../../src/store/audit-interaction.js';
 import { maskSecretKeys, maskSecrets } from '../../src/store/redact.js';
 import { canonicalJson, sha256Hex } from '../../src/core/canonical.js';
 import { rowMac } from '../../src/store/audit-key.js';
@@ -218,6 +218,17 @@ describe('the one-shot digest', () => {
       { numRuns: 2000 },
     );
     for (const t of ['', '\ud800', 'a\udfffb', '\udbff\udfff', 'x'.repeat(100_000)]) expect(sha256Hex(t)).toBe(reference(t));
+  });
+
+  it('keys a recorded body as the streaming SHA-256 of its UTF-8 text in base64url did', () => {
+    const reference = (t: string): string => createHash('sha256').update(t).digest('base64url');
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 300 }), fc.string({ unit: 'grapheme', maxLength: 100 }), anyString), (t) => {
+        expect(bodyDigest(t)).toBe(reference(t));
+      }),
+      { numRuns: 2000 },
+    );
+    for (const t of ['', '\ud800', 'a\udfffb', '\udbff\udfff', 'x'.repeat(100_000), '{"kind":"tool_result","agent":"a","content":[]}']) expect(bodyDigest(t)).toBe(reference(t));
   });
 });
 

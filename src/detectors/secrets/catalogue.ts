@@ -47,9 +47,11 @@ export interface SecretFormat {
   detect: { re: RegExp; hint: RegExp; check?: (secret: string, whole: string) => boolean; lead?: number };
   /**
    * The form the masker hides as well (a `d`-flagged expression): `group`, the capture that is the secret (default
-   * the whole match); `as`, the kind the mask names when it is not the row's (one `sk-` form covers two kinds).
+   * the whole match); `as`, the kind the mask names when it is not the row's (one `sk-` form covers two kinds);
+   * `hint`, a literal every match contains, as `detect.hint` is for the detector's form (default: `detect.hint`,
+   * where that one already is in every match of this form too).
    */
-  mask?: { re: RegExp; group?: number; as?: string };
+  mask?: { re: RegExp; group?: number; as?: string; hint?: RegExp };
   /**
    * The whole match is the credential, with no context around it: the detector also looks for it in the join of a
    * call's arguments (a key split between a file name and its content). A join glues unrelated values, which the
@@ -147,8 +149,9 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
   {
     kind: 'private_key',
     detect: { hint: /-----BEGIN /, re: /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,16384}?-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----)?/g },
-    // A PEM private key cut before its END line (a capped text) is masked to the end.
-    mask: { re: /-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|$)/dg },
+    // A PEM private key cut before its END line (a capped text) is masked to the end; `BEGIN` need not be followed
+    // by a space here.
+    mask: { re: /-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|$)/dg, hint: /-----BEGIN/ },
     whole: true,
   },
   {
@@ -182,6 +185,7 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
     mask: {
       re: /(?:passw(?:or)?d|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?id)[A-Za-z0-9_-]*["']?\s*[:=]\s*["']?([^"'\s,;&}\]]{4,})/dgi,
       group: 1,
+      hint: /passw|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?id/i,
     },
   },
   {
@@ -510,12 +514,20 @@ export function scanMaskSpans(text: string): SecretSpan[] {
   return encodedMaskSpans(text, scanPlainMaskSpans(text, maskHinted(text)));
 }
 
-/** The mask spans of the text as it is; `hinted`, `maskHinted(text)` (a pass over a long text, asked once). */
-function scanPlainMaskSpans(text: string, hinted: boolean): SecretSpan[] {
+/**
+ * Below this length a mask form runs only where its hint is: the prefilter lets a text through on any one literal,
+ * and a form's run (a `matchAll`, which clones its expression) costs more there than its hint's test. From about
+ * 1,000 characters on, the hints' own passes cost as much as the forms they skip, and every form runs.
+ */
+const MASK_HINTS_BELOW = 1024;
+
+/** The mask spans of the text as it is; `withHints`, `maskHinted(text)` (a pass over a long text, asked once). */
+function scanPlainMaskSpans(text: string, withHints: boolean): SecretSpan[] {
   const spans = scanSpans(text);
-  if (hinted) {
-    for (const { kind, mask: p } of SECRET_FORMATS) {
-      if (p === undefined) continue;
+  if (withHints) {
+    const gated = text.length < MASK_HINTS_BELOW;
+    for (const { kind, mask: p, detect } of SECRET_FORMATS) {
+      if (p === undefined || (gated && !(p.hint ?? detect.hint).test(text))) continue;
       p.re.lastIndex = 0;
       for (const m of text.matchAll(p.re)) {
         const at = m.indices?.[p.group ?? 0];
