@@ -65,6 +65,10 @@ describe("the preview of a long payload from its JSON's head", () => {
     expect(maskHeadPrefix(text.slice(0, 7000), 240)).toBe(maskPrefix(text, 240));
     // A head shorter than the first window.
     expect(maskHeadPrefix(text.slice(0, 700), 240)).toBeUndefined();
+    // A run that ends exactly at the head's end may go on in the text: no answer. One character earlier, it ends in the head.
+    const run = `${'a b '.repeat(150)}${'x'.repeat(2000)}`;
+    expect(maskHeadPrefix(run, 240)).toBeUndefined();
+    expect(maskHeadPrefix(`${run} `, 240)).toBe(maskPrefix(`${run} ${'y'.repeat(5000)}`, 240));
   });
 
   it("a result's preview is the former preview (content blocks, arguments, `_meta`, several long strings)", () => {
