@@ -1,5 +1,4 @@
-import { canonicalJson, sha256Base64url } from '../core/canonical.js';
-import { canonicalJsonHead } from '../core/canonical-head.js';
+import { canonicalJson, canonicalJsonHead, sha256Base64url } from '../core/canonical.js';
 import type { Interaction } from '../core/types.js';
 import { maskHeadPrefix, maskPrefix, maskSecretKeys, maskSecrets, schemaCredentialKeysOf } from './redact.js';
 

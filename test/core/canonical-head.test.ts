@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/core/canonical.js';
-import { canonicalJsonHead } from '../../src/core/canonical-head.js';
+import { canonicalJson, canonicalJsonHead } from '../../src/core/canonical.js';
 
 /**
  * `canonicalJsonHead(value, min)` writes only the first characters of `canonicalJson(value)`: compared with the whole
