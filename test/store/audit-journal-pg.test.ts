@@ -7,13 +7,13 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openPgStore, type PgOptions } from '../../src/store/pg/index.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
 import { waitFor } from '../support/proxy-harness.js';
+import { tcpRelay } from '../support/tcp-relay.js';
 import { entry, tempDir } from './helpers.js';
 
 let server: TestPostgres;
@@ -228,11 +228,8 @@ describe('audit journal (PostgreSQL)', () => {
 
 /** A TCP relay to `port` that, while `armed`, cuts the first connection sending a group commit right after its COMMIT. */
 async function cuttingRelay(port: number): Promise<{ port: number; armed: boolean; cuts: number; close(): void }> {
-  const sockets = new Set<Socket>();
-  const state = { port: 0, armed: false, cuts: 0, close: () => {} };
-  const srv: Server = createServer((client) => {
-    const upstream = createConnection({ host: '127.0.0.1', port });
-    sockets.add(client).add(upstream);
+  const state = { armed: false, cuts: 0 };
+  const relay = await tcpRelay(port, (client, upstream) => {
     let cut = false;
     client.on('data', (chunk: Buffer) => {
       upstream.write(chunk);
@@ -251,18 +248,6 @@ async function cuttingRelay(port: number): Promise<{ port: number; armed: boolea
     upstream.on('data', (chunk: Buffer) => {
       if (!cut) client.write(chunk);
     });
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('error', end).on('close', end);
-    upstream.on('error', end).on('close', end);
   });
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  state.port = (srv.address() as { port: number }).port;
-  state.close = () => {
-    for (const s of sockets) s.destroy();
-    srv.close();
-  };
-  return state;
+  return Object.assign(state, { port: relay.port, close: relay.close });
 }

@@ -5,11 +5,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { createConnection, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPgStore } from '../../src/store/pg/index.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
+import { tcpRelay } from '../support/tcp-relay.js';
 import { entry, tempDir } from './helpers.js';
 
 let server: TestPostgres;
@@ -35,11 +35,8 @@ function terminated(): Buffer {
  * connection's first ReadyForQuery, then the cut in the same write, then closes.
  */
 async function handOutCutRelay(port: number) {
-  const sockets = new Set<Socket>();
-  const state = { port: 0, armed: false, cuts: 0, close: () => {}, dropAll: () => {} };
-  const srv = createServer((client) => {
-    const upstream = createConnection({ host: '127.0.0.1', port });
-    sockets.add(client).add(upstream);
+  const state = { armed: false, cuts: 0 };
+  const relay = await tcpRelay(port, (client, upstream) => {
     const cutThis = state.armed;
     state.armed = false;
     let pending = Buffer.alloc(0);
@@ -67,24 +64,8 @@ async function handOutCutRelay(port: number) {
       client.write(pending.subarray(0, at));
       pending = pending.subarray(at);
     });
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('error', end).on('close', end);
-    upstream.on('error', end).on('close', end);
   });
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  state.port = (srv.address() as { port: number }).port;
-  state.dropAll = () => {
-    for (const s of sockets) s.destroy();
-    sockets.clear();
-  };
-  state.close = () => {
-    for (const s of sockets) s.destroy();
-    srv.close();
-  };
-  return state;
+  return Object.assign(state, { port: relay.port, dropAll: relay.dropAll, close: relay.close });
 }
 
 describe('a PostgreSQL connection cut as the pool hands it out', () => {
