@@ -11,10 +11,13 @@ export const MAX_UNITS = 4000;
 /** A unit is cut to this many characters. */
 export const MAX_LEN = 500;
 
-/** Where `sentences` splits a line (see splitAfterMarks). */
-const LINE_SENTENCE_BREAK = /[.!?]\s+(?=[A-Z"'(])/g;
+/**
+ * Where `sentences` splits a line (see splitAfterMarks): after . ! ? followed by a space and a capital or quote, and
+ * after the CJK full stops 。！？ (written with no space after them), as `sentencePieces` splits a cell.
+ */
+const LINE_SENTENCE_BREAK = /[.!?]\s+(?=[A-Z"'(])|[。！？]\s*/g;
 
-/** Sentences of a text: split on line breaks and on sentence punctuation followed by a space. */
+/** Sentences of a text: split on line breaks and on sentence punctuation (followed by a space, but for CJK stops). */
 export function sentences(text: string): string[] {
   const out: string[] = [];
   for (const line of splitLines(text, true)) if (lineSentences(line, out)) return out;

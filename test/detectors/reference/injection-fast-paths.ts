@@ -6,10 +6,16 @@
  */
 import { OPENER_WORDS, ORDER_OPENING_RE, ORDER_VERB_HEADS } from '../../../src/detectors/injection/lexicon.js';
 
-/** `text.split` at the lookbehind form of `re` (/[marks]\s+(?=[next])/g becomes /(?<=[marks])\s+(?=[next])/). */
+/**
+ * `text.split` at the lookbehind form of `re` (/[marks]\s+(?=[next])/g becomes /(?<=[marks])\s+(?=[next])/), branch
+ * by branch when `re` is an alternation of such forms.
+ */
 export function splitAfterMarks(text: string, re: RegExp): string[] {
-  const marks = re.source.indexOf(']') + 1;
-  return text.split(new RegExp(`(?<=${re.source.slice(0, marks)})${re.source.slice(marks)}`));
+  const lookbehind = (branch: string): string => {
+    const marks = branch.indexOf(']') + 1;
+    return `(?<=${branch.slice(0, marks)})${branch.slice(marks)}`;
+  };
+  return text.split(new RegExp(re.source.split('|').map(lookbehind).join('|')));
 }
 
 export function splitLines(text: string, escapedNewline: boolean, limit?: number): string[] {
