@@ -1,3 +1,4 @@
+import { READING_LITERAL_GROUPS, type ScanLiterals } from '../core/text/reading-literals.js';
 import { classRunsIn, RUN_CLASS_BITS, RUN_CLASSES, type RunClass, type RunQuery } from '../core/text/runs.js';
 import { LiteralSet } from './injection/literals.js';
 import { hintLiterals } from './injection/phrase-family.js';
@@ -25,8 +26,11 @@ const MIN_RUN = 15;
 
 let automaton: LiteralSet | undefined;
 let phraseCount = 0;
-/** Ids of each literal group's literals in the automaton (secrets prefilters, the injection scorer's gates), by group. */
-const groupIds = new Map<LiteralGroup, ReadonlySet<number>>();
+/**
+ * Each literal group's literals in the automaton (secrets prefilters, the injection scorer's and the readings'
+ * gates), by group: 1 at the id of each (a table read per hit a question passes over).
+ */
+const groupIds = new Map<ScanLiterals, Uint8Array>();
 
 function built(): LiteralSet {
   if (automaton) return automaton;
@@ -34,21 +38,22 @@ function built(): LiteralSet {
   phraseCount = phrase.length;
   const all = [...phrase];
   const idOf = new Map<string, number>(phrase.map((l, i) => [l, i]));
-  for (const g of [...SECRET_LITERAL_GROUPS, ...GATE_LITERAL_GROUPS]) {
-    groupIds.set(
-      g,
-      new Set(
-        g.literals.map((l) => {
-          let id = idOf.get(l);
-          if (id === undefined) {
-            id = all.length;
-            all.push(l);
-            idOf.set(l, id);
-          }
-          return id;
-        }),
-      ),
-    );
+  const groups = [...SECRET_LITERAL_GROUPS, ...GATE_LITERAL_GROUPS, ...READING_LITERAL_GROUPS];
+  const members = groups.map((g) =>
+    g.literals.map((l) => {
+      let id = idOf.get(l);
+      if (id === undefined) {
+        id = all.length;
+        all.push(l);
+        idOf.set(l, id);
+      }
+      return id;
+    }),
+  );
+  for (const [k, g] of groups.entries()) {
+    const mask = new Uint8Array(all.length);
+    for (const id of members[k]!) mask[id] = 1;
+    groupIds.set(g, mask);
   }
   automaton = new LiteralSet(all);
   return automaton;
@@ -94,9 +99,52 @@ export class TextScan {
     return false;
   }
 
+  /**
+   * Whether `text.slice(from, to)` holds `min` (≥ 15) or more consecutive characters of `cls` followed by a line
+   * break (`\n`, or `\r\n`) in the slice. A class character is never a line break, so such a run ends where a
+   * kept run ends.
+   */
+  runEndsLine(cls: RunClass, min: number, from = 0, to = this.text.length): boolean {
+    if (min < MIN_RUN) throw new Error(`scan: runs shorter than ${MIN_RUN} are not kept`);
+    const runs = this.runs[RUN_CLASSES.indexOf(cls)]!;
+    for (let r = this.firstRunEndingAfter(runs, from + min - 1); r < runs.length / 2; r++) {
+      const end = runs[2 * r + 1]!;
+      if (end >= to) return false;
+      if (end - Math.max(runs[2 * r]!, from) < min) continue;
+      const c = this.text.charCodeAt(end);
+      if (c === 10 || (c === 13 && end + 1 < to && this.text.charCodeAt(end + 1) === 10)) return true;
+    }
+    return false;
+  }
+
   /** The question about a slice, for the readings (core/text/readings.ts) of that slice. */
   runsIn(from: number, to: number): RunQuery {
-    return { hasRun: (cls, min) => this.hasRun(cls, min, from, to) };
+    return {
+      hasRun: (cls, min) => this.hasRun(cls, min, from, to),
+      someLiteral: (group, test) => this.someLiteral(group, test, from, to),
+      runEndsLine: (cls, min) => this.runEndsLine(cls, min, from, to),
+    };
+  }
+
+  /**
+   * Whether `test` holds at the start (relative to `from`) of some occurrence of a readings' group's literals inside
+   * `text.slice(from, to)` (a word-start literal's word start checked in the slice): asked of each in order of their
+   * ends, until it does.
+   */
+  someLiteral(group: ScanLiterals, test: (start: number) => boolean, from: number, to: number): boolean {
+    const set = built();
+    const mask = groupIds.get(group);
+    if (mask === undefined) throw new Error('scan: a literal group the scanner was not built with');
+    for (let h = this.firstHitEndingAfter(from); h < this.hitCount; h++) {
+      const end = this.hitEnds[h]!;
+      if (end > to) break;
+      const id = this.hitIds[h]!;
+      if (mask[id] === 0 || !set.startsWordIn(this.text, id, end, from)) continue;
+      const start = end - set.lengthOf(id);
+      if (group.caseSensitive && !this.text.startsWith(set.literals[id]!, start)) continue;
+      if (test(start - from)) return true;
+    }
+    return false;
   }
 
   /** The phrase hints `text.slice(from, to)` holds: what `findHints` of that slice gives (phrase-family.ts). */
@@ -152,13 +200,25 @@ export class TextScan {
       const end = this.hitEnds[h]!;
       if (end > to) break;
       const id = this.hitIds[h]!;
-      if (!ids.has(id)) continue;
+      if (ids[id] === 0) continue;
       const start = end - set.lengthOf(id);
       if (start < from) continue;
       if (!group.caseSensitive) return true;
       if (this.text.startsWith(set.literals[id]!, start)) return true;
     }
     return false;
+  }
+
+  /** The index of the first (start, end) pair in `runs` whose end is past `at`. */
+  private firstRunEndingAfter(runs: Int32Array, at: number): number {
+    let lo = 0;
+    let hi = runs.length / 2;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (runs[2 * mid + 1]! <= at) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   private firstHitEndingAfter(from: number): number {

@@ -8,6 +8,7 @@
  */
 
 import { holdsThreeLeetWords, LEET_WORD } from './leet-words.js';
+import { SPACED_LETTER } from './reading-literals.js';
 import { sharedDecode, sharedEscapes, sharedMayApply, sharedStarts } from './reading-memo.js';
 import type { EscapeStarts, ReadingStarts } from './reading-starts.js';
 import { classRunsIn, hasClassRun, type RunQuery } from './runs.js';
@@ -464,6 +465,12 @@ function interleaveOffset(s: string): number {
   return -1;
 }
 
+/**
+ * Three letters spaced out: what the spaced row needs. Its middle letter has a spacer on each side (SPACED_LETTER,
+ * reading-literals.ts), and each spacing is one to three characters, so a match holds such a place `i` (the spacer
+ * before the middle letter) and lies inside `[i − 3, i + 6)`: a scanned text is asked only there.
+ */
+const SPACED_HINT = /[A-Za-z](?: {1,3}|[-.*_] ?)[A-Za-z](?: {1,3}|[-.*_] ?)[A-Za-z]/;
 /** Letters separated by single spaces, words by two or more ("I g n o r e  a l l"): at least 8 letters. */
 const SPACED_RUN = /(?:\b[A-Za-z](?: {1,3}|[-.*_] ?)){7,}[A-Za-z]\b/g;
 /** Digits standing for letters inside words ("1gn0r3"). */
@@ -513,8 +520,8 @@ export interface ReadingLimits {
   alignments: number;
   /** Characters of one run decoded at most (the rest of a longer run is not decoded). */
   maxRun: number;
-  /** A consumer's own extra condition on a row, on the text the row would read. */
-  gate?: Partial<Record<ReadingName, (text: string) => boolean>>;
+  /** A consumer's own extra condition on a row, on the text the row would read (`runs`: as for `mayApply`). */
+  gate?: Partial<Record<ReadingName, (text: string, runs?: RunQuery) => boolean>>;
 }
 
 /** One reading: a name, a cheap test (false: `decode` gives nothing), the decoding (new texts, possibly none). */
@@ -534,7 +541,8 @@ export interface Reading {
 function mayHaveTokenRun(t: string, runs?: RunQuery): boolean {
   const starts = startsOf(t, runs);
   if (starts !== undefined) return starts.tokenRun16 || mayHaveWrappedBase64(t);
-  return (runs ? runs.hasRun('base64', 16) : hasTokenRun16(t)) || mayHaveWrappedBase64(t);
+  // RUN_CLASS (base64 characters and `=`) is runs.ts's secret-token class: a scan's runs of it answer for the wrapping.
+  return (runs ? runs.hasRun('base64', 16) : hasTokenRun16(t)) || (runs?.runEndsLine?.('secret-token', 40) ?? mayHaveWrappedBase64(t));
 }
 
 /**
@@ -665,7 +673,10 @@ export const READINGS: readonly Reading[] = [
     // Letters joined by a separator ("I-g-n-o-r-e a-l-l"): a space ends a word; letters joined by spaces: two do.
     name: 'spaced',
     nests: false,
-    mayApply: (t) => /[A-Za-z](?: {1,3}|[-.*_] ?)[A-Za-z](?: {1,3}|[-.*_] ?)[A-Za-z]/.test(t),
+    mayApply: (t, runs) => {
+      if (runs?.someLiteral === undefined) return SPACED_HINT.test(t);
+      return runs.someLiteral(SPACED_LETTER, (i) => SPACED_HINT.test(t.slice(Math.max(0, i - 3), i + 6)));
+    },
     decode(t, limits) {
       const out: string[] = [];
       for (const m of t.matchAll(SPACED_RUN)) {
@@ -746,7 +757,8 @@ function readAll(s: string, limits: ReadingLimits, runs?: RunQuery): Readings {
   // A row's decode reads these limits and no others: with the row's name, the key of what it decoded (reading-memo.ts).
   const decodeKey = `|${limits.minBase64}|${limits.alignments}|${limits.maxRun}`;
   // `runs` answers for `s` itself only (the views decoded from it are new texts).
-  const applies = (r: Reading, text: string) => sharedMayApply(text, r.name, () => r.mayApply(text, text === s ? runs : undefined)) && (limits.gate?.[r.name]?.(text) ?? true);
+  const runsOf = (text: string): RunQuery | undefined => (text === s ? runs : undefined);
+  const applies = (r: Reading, text: string) => sharedMayApply(text, r.name, () => r.mayApply(text, runsOf(text))) && (limits.gate?.[r.name]?.(text, runsOf(text)) ?? true);
   const take = (text: string, name: ReadingName | undefined): boolean => {
     if (seen.has(text)) return false;
     // The text itself is always taken: the budget is for what the readings add.

@@ -5,6 +5,8 @@
  * (detectors/scan.ts); `holdsRun` answers it by a plain expression, the reference the scan is tested against.
  */
 
+import type { ScanLiterals } from './reading-literals.js';
+
 export const RUN_CLASSES = ['base64', 'secret-token', 'base32-upper', 'base32-lower'] as const;
 export type RunClass = (typeof RUN_CLASSES)[number];
 
@@ -25,9 +27,20 @@ for (const [bit, cls] of RUN_CLASSES.entries()) {
   for (let c = 0; c < 128; c++) if (re.test(String.fromCharCode(c))) RUN_CLASS_BITS[c]! |= 1 << bit;
 }
 
-/** Whether a text (one, or a slice of one already scanned) holds `min` consecutive characters of `cls`. */
+/**
+ * Whether a text (one, or a slice of one already scanned) holds `min` consecutive characters of `cls`; and, when a
+ * scan answers for the slice (detectors/scan.ts), where the literals of a group occur in it and whether a run ends a
+ * line: the readings then ask those instead of reading the slice again.
+ */
 export interface RunQuery {
   hasRun(cls: RunClass, min: number): boolean;
+  /**
+   * Whether `test` holds at the start (relative to the slice) of some occurrence of `group`'s literals lying inside
+   * it, a word-start literal's word start checked there; asked of each in order of their ends until it does.
+   */
+  someLiteral?(group: ScanLiterals, test: (start: number) => boolean): boolean;
+  /** Whether `min` or more characters of `cls` run up to a line break (`\n`, or `\r\n`) in the slice. */
+  runEndsLine?(cls: RunClass, min: number): boolean;
 }
 
 const PLAIN = new Map<string, RegExp>();

@@ -1,6 +1,8 @@
 import { readingsOf, type ReadingLimits, type ReadingName } from '../../core/text/readings.js';
 import type { Finding } from './finding.js';
 import type { RunQuery } from '../../core/text/runs.js';
+import { PERCENT, ROT13_NAME } from '../../core/text/reading-literals.js';
+import { isWordChar } from './literals.js';
 
 /**
  * `encoded_payload`: what a text hides in encoded runs (base64, hex, URL-encoding, rot13, HTML and backslash escapes,
@@ -46,10 +48,23 @@ export const INJECTION_READINGS: ReadingLimits = {
   maxRun: MAX_RUN_LEN,
   gate: {
     plain: (t) => escapeCount(t) >= MIN_ESCAPES,
-    url: (t) => (t.match(/%[0-9a-fA-F]{2}/g)?.length ?? 0) >= 6,
-    rot13: (t) => /\brot-?13\b/i.test(t),
+    url: (t, runs) => {
+      if (runs?.someLiteral === undefined) return (t.match(/%[0-9a-fA-F]{2}/g)?.length ?? 0) >= 6;
+      // Each `%` followed by two hex digits is a match of `/%[0-9a-fA-F]{2}/g` (its digits are no `%`: none is passed over).
+      let n = 0;
+      return runs.someLiteral(PERCENT, (i) => isHex(t.charCodeAt(i + 1)) && isHex(t.charCodeAt(i + 2)) && ++n >= 6);
+    },
+    rot13: (t, runs) => (runs?.someLiteral === undefined ? /\brot-?13\b/i.test(t) : runs.someLiteral(ROT13_NAME, (i) => namesRot13At(t, i))),
   },
 };
+
+const isHex = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+
+/** Whether `/\brot-?13\b/i` matches at `i`, where the scan found `rot13` or `rot-13` starting a word: its end's boundary. */
+function namesRot13At(t: string, i: number): boolean {
+  const end = i + (t.charCodeAt(i + 3) === 45 ? 6 : 5);
+  return end === t.length || !isWordChar(t.charCodeAt(end));
+}
 
 const ENCODING: Partial<Record<ReadingName, DecodedRun['encoding']>> = { plain: 'escaped', 'hex-bytes': 'hex' };
 

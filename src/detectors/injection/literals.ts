@@ -22,8 +22,14 @@ export class LiteralSet {
   private readonly next: Int32Array;
   /** Each ASCII character's column, its case folded (the regex's fold of a–z). */
   private readonly asciiFolded = new Int32Array(128);
-  /** Literal ids ending at each state (through its fail links), or undefined, by the state's `at`. */
-  private readonly outputsAt = new Map<number, number[]>();
+  /** Columns per state: a state's number is its `at` / `cols`. */
+  private readonly cols: number;
+  /**
+   * The literal ids ending at each state (through its fail links): state `s`'s are `outIds[outFrom[s]]` up to
+   * `outIds[outFrom[s + 1]]`. Typed arrays rather than a map by state: a map lookup per hit.
+   */
+  private readonly outFrom: Int32Array;
+  private readonly outIds: Int32Array;
 
   constructor(literals: readonly string[]) {
     this.literals = literals;
@@ -98,7 +104,11 @@ export class LiteralSet {
       const t = delta[k] as number;
       next[k] = outputs[t] === undefined ? t * cols : -t * cols - 1;
     }
-    for (let t = 0; t < n; t++) if (outputs[t] !== undefined) this.outputsAt.set(t * cols, outputs[t] as number[]);
+    this.cols = cols;
+    this.outFrom = new Int32Array(n + 1);
+    for (let t = 0; t < n; t++) this.outFrom[t + 1] = (this.outFrom[t] as number) + (outputs[t]?.length ?? 0);
+    this.outIds = new Int32Array(this.outFrom[n] as number);
+    for (let t = 0; t < n; t++) this.outIds.set(outputs[t] ?? [], this.outFrom[t] as number);
     for (let c = 0; c < 128; c++) this.asciiFolded[c] = this.asciiCol[fold(c)] as number;
     this.next = next;
   }
@@ -116,7 +126,9 @@ export class LiteralSet {
         continue;
       }
       at = -t - 1;
-      for (const id of this.outputsAt.get(at) as number[]) {
+      const state = at / this.cols;
+      for (let k = this.outFrom[state] as number, last = this.outFrom[state + 1] as number; k < last; k++) {
+        const id = this.outIds[k] as number;
         if (found[id] === 1) continue;
         if (this.wordStart[id]) {
           const before = i - (this.folded[id] as string).length;
@@ -132,11 +144,9 @@ export class LiteralSet {
    * character), word starts not yet checked: a caller reading a slice of the text checks them there (`startsWordIn`),
    * so the one pass answers `find` of any slice.
    */
-  occurrences(text: string, runs?: RunWatch): { ids: Int32Array; ends: Int32Array; count: number } {
-    const { next, asciiFolded } = this;
-    let ids = new Int32Array(1024);
-    let ends = new Int32Array(1024);
-    let count = 0;
+  occurrences(text: string, runs?: RunWatch): Hits {
+    const { next, asciiFolded, cols, outFrom, outIds } = this;
+    const hits = new HitList();
     let at = 0;
     // In the same loop, the runs of a character class (`runs`), reported when they end.
     const runMin = runs?.min ?? 0;
@@ -168,21 +178,11 @@ export class LiteralSet {
         continue;
       }
       at = -t - 1;
-      for (const id of this.outputsAt.get(at) as number[]) {
-        if (count === ids.length) {
-          const grownIds = new Int32Array(count * 2);
-          grownIds.set(ids);
-          ids = grownIds;
-          const grownEnds = new Int32Array(count * 2);
-          grownEnds.set(ends);
-          ends = grownEnds;
-        }
-        ids[count] = id;
-        ends[count++] = i + 1;
-      }
+      const state = at / cols;
+      for (let k = outFrom[state] as number, last = outFrom[state + 1] as number; k < last; k++) hits.add(outIds[k] as number, i + 1);
     }
     if (runStart >= 0 && text.length - runStart >= runMin) runs!.found(runStart, text.length);
-    return { ids, ends, count };
+    return hits.done();
   }
 
   /** The length of literal `id` as matched (without its word-start mark). */
@@ -207,6 +207,37 @@ export class LiteralSet {
 
   private col(c: number): number {
     return c < 128 ? (this.asciiCol[c] as number) : (this.otherCol.get(c) ?? 0);
+  }
+}
+
+/** Occurrences as (id, end) pairs in text order: the first `count` entries of each array. */
+export interface Hits {
+  ids: Int32Array;
+  ends: Int32Array;
+  count: number;
+}
+
+/** A growing list of (id, end) pairs. */
+class HitList {
+  private ids = new Int32Array(1024);
+  private ends = new Int32Array(1024);
+  private count = 0;
+
+  add(id: number, end: number): void {
+    if (this.count === this.ids.length) {
+      const ids = new Int32Array(this.count * 2);
+      ids.set(this.ids);
+      this.ids = ids;
+      const ends = new Int32Array(this.count * 2);
+      ends.set(this.ends);
+      this.ends = ends;
+    }
+    this.ids[this.count] = id;
+    this.ends[this.count++] = end;
+  }
+
+  done(): Hits {
+    return { ids: this.ids, ends: this.ends, count: this.count };
   }
 }
 
