@@ -267,7 +267,9 @@ const recent: TextScan[] = [];
  */
 export function scannedPrefix(text: string): { scan: TextScan; to: number } | undefined {
   if (text.length < SCAN_MIN_CHARS) return undefined;
-  for (const s of recent) if (s.text.length >= text.length && s.text.startsWith(text)) return { scan: s, to: text.length };
+  // `startsWith` compared a 200 KB text character by character (~0.1 ms, asked several times a check); a slice compared
+  // with `===` is the same question, answered by a native compare of the two strings' characters.
+  for (const s of recent) if (s.text.length >= text.length && (s.text.length === text.length ? s.text : s.text.slice(0, text.length)) === text) return { scan: s, to: text.length };
   return undefined;
 }
 

@@ -3,13 +3,14 @@ import type { Interaction } from '../core/types.js';
 import { rateCounts } from '../detectors/rate.js';
 import type { CompiledBook } from '../policy/compiled.js';
 import { compileBook } from '../policy/compile.js';
-import { evaluatePredicate, type PredicateValue } from '../policy/evaluate.js';
+import type { PredicateValue } from '../policy/evaluate.js';
 import type { PolicyBook } from '../policy/schema.js';
 import type { AuditEntry } from '../store/audit-schema.js';
 import { auditFields, type BuiltAuditRow } from '../store/audit-row.js';
 import { createReadHashers, readDigest, readDigestKey, readHashes, type ReadHashers, type ReadHashOptions } from './read-hashes.js';
 import { SharedTextCache, type SharedLeaf } from './shared-texts.js';
 import { ActionIndex } from './provenance-actions.js';
+import { evaluateScanningFirst } from './scan-first.js';
 import { readOutgoing, type OutgoingJob, type OutgoingReading } from './dataflow.js';
 import { provenanceHasher, untrustedHashes, type UntrustedHashes, type UntrustedHashesJob } from './provenance.js';
 
@@ -138,7 +139,7 @@ export function poolHandler(): (m: PoolMessage) => PoolAnswer {
         const book = books.get(m.book);
         if (book === undefined || typeof book === 'string') throw Object.assign(new Error(`${BOOK_UNAVAILABLE}: ${book ?? 'the book was not sent'}`), { code: BOOK_UNAVAILABLE });
         if (m.rates) rateCounts.set(m.interaction, m.rates);
-        return m.names.map((name): [string, PredicateValue] => [name, evaluatePredicate(book.byName.get(name)!, m.interaction)]);
+        return [...evaluateScanningFirst(m.names.map((name) => book.byName.get(name)!), m.interaction)];
       }
       case 'provenance': {
         const keyId = Buffer.from(m.key).toString('base64');

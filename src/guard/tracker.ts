@@ -1,9 +1,10 @@
 import { TrackerOptionsSchema, type OptionsInput, type TrackerOptions } from './options.js';
 import type { CompiledBook, CompiledPredicate } from '../policy/compiled.js';
-import { evaluatePredicate, predicateApplies, type PredicateValue } from '../policy/evaluate.js';
+import { predicateApplies, type PredicateValue } from '../policy/evaluate.js';
 import type { PredicateIndex } from '../retrieval/predicate-index.js';
 import { SparsePredicateIndex } from '../retrieval/predicate-index.js';
 import { retrievalText } from './retrieval-text.js';
+import { evaluateScanningFirst } from './scan-first.js';
 import type { Interaction, Truth } from '../core/types.js';
 
 /**
@@ -29,11 +30,9 @@ export type SemanticEvaluator = (input: {
  */
 export type EvaluatePredicates = (predicates: readonly CompiledPredicate[], i: Interaction) => Map<string, PredicateValue> | Promise<Map<string, PredicateValue>>;
 
-/** Every predicate's detectors run here, on the event loop. */
+/** Every predicate's detectors run here, on the event loop (a long text's scanning detector first: scan-first.ts). */
 export function evaluateHere(predicates: readonly CompiledPredicate[], i: Interaction): Map<string, PredicateValue> {
-  const values = new Map<string, PredicateValue>();
-  for (const p of predicates) values.set(p.name, evaluatePredicate(p, i));
-  return values;
+  return evaluateScanningFirst(predicates, i);
 }
 
 /** What the tracker found for one interaction. */

@@ -1,5 +1,5 @@
 import { segmentDensity, shannonEntropy } from '../../core/entropy.js';
-import { mayHaveEscapes, mayHaveReadingsUnder, readingsOf, SECRET_READINGS } from '../../core/text/readings.js';
+import { mayHaveEscapes, mayHaveReadingsUnder, readingsOf, SECRET_READINGS, type ReadingLimits, type ReadingName } from '../../core/text/readings.js';
 import { hasRunProbed, RUN_CLASS_BITS, RUN_CLASSES } from '../../core/text/runs.js';
 import { scannedPrefix } from '../scan.js';
 import { DETECT_GROUP, FORMAT_HINT_GROUPS, MASK_GROUP } from './literals.js';
@@ -465,6 +465,20 @@ function looseEntropySpans(text: string, out: SecretSpan[]): void {
 }
 
 /**
+ * The rows of SECRET_READINGS whose test needs an escape character or `://` (`mayHaveEscapes`: the plain reading's
+ * non-ASCII, `&` and `\`, the URL rows' `%`, `+` and `://`) or a run of 15 token characters (`mayHoldSecret`'s run, which
+ * holds every run the base64, hex and base32 rows start from: 16 characters of base64, 40 of wrapped base64 lines, 16
+ * base32 digits, all token characters). Exported for the test of that claim.
+ */
+export const ESCAPE_OR_RUN_ROWS: ReadonlySet<ReadingName> = new Set(['plain', 'url-parts', 'url', 'base64', 'hex', 'base32']);
+/**
+ * SECRET_READINGS's rows that can apply to a text with neither: `mayHaveReadingsUnder` of such a text under these
+ * answers what it answers under SECRET_READINGS (test/detectors/secrets-unescaped-rows.test.ts), without the pass that
+ * finds where the escapes' and runs' readings start (`readingStarts`, a read of a long text's whole window).
+ */
+const UNESCAPED_RUNLESS_READINGS: ReadingLimits = { ...SECRET_READINGS, rows: SECRET_READINGS.rows.filter((r) => !ESCAPE_OR_RUN_ROWS.has(r)) };
+
+/**
  * What the store masks: every detected secret (`detectSpans`, all kinds) plus the broader mask forms (`SecretFormat.mask`), sorted
  * and merged where they overlap.
  */
@@ -473,7 +487,7 @@ export function maskSpans(text: string): SecretSpan[] {
   // which the detector's prefilter (a 15-character run) already looks for.
   // Without a 15-character token run there is no base64 or hex run to decode: only escapes can hide a credential.
   const hinted = maskHinted(text);
-  if (!hinted && !mayHoldSecret(text)) return mayHaveEscapes(text) || mayHaveReadingsUnder(text, SECRET_READINGS) ? encodedMaskSpans(text, []) : [];
+  if (!hinted && !mayHoldSecret(text)) return mayHaveEscapes(text) || mayHaveReadingsUnder(text, UNESCAPED_RUNLESS_READINGS) ? encodedMaskSpans(text, []) : [];
   return encodedMaskSpans(text, scanPlainMaskSpans(text, hinted));
 }
 
