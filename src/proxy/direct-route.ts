@@ -12,7 +12,8 @@ import type { Application, NextFunction, Request, RequestHandler, Response } fro
  * (`eager`). Whatever leaves the ordinary path (a handler passing an error, `'route'` or `'router'` to `next`) goes
  * back to express at the point it left: `resumeInExpress` is the app's first middleware and hands the request on
  * with that value, and no earlier layer handles errors, so express's own error handlers and final handler answer
- * it as before. Not carried over: the router's diagnostics channel (nothing in QuadGuard subscribes to it).
+ * it as before. Not carried over: the router's tracing channel (`express.router.request`; nothing in QuadGuard
+ * subscribes to it).
  */
 
 const EXPRESS = Symbol('quadguard.express');
