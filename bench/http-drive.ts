@@ -138,6 +138,8 @@ try {
   let refused = 0;
   /** The proxy's CPU seconds at the start of the measured run and at the end of each window of it. */
   const windowCpu: number[] = [];
+  /** Calls made so far, warm-up included (to divide a `--prof` profile, which covers the proxy's whole life). */
+  let made = 0;
   const run = async (until: number, ms: number[] | undefined) => {
     await Promise.all(
       clients.map(async (c) => {
@@ -145,6 +147,7 @@ try {
           const t0 = performance.now();
           const call = next();
           const r = await c.callTool(call);
+          made++;
           if (r.isError) {
             if (call.name !== 'ws__delete_file') throw new Error(`call failed: ${JSON.stringify(r.content).slice(0, 200)}`);
             refused++;
@@ -156,6 +159,7 @@ try {
     );
   };
   await run(performance.now() + WARM * 1000, undefined);
+  const warmCalls = made;
   // The probe starts again from here: the warm-up's calls are its first line, not read.
   if (values.legs) await probeLine(1);
   const ms: number[] = [];
@@ -167,7 +171,7 @@ try {
   const cpu = cpuSeconds(proc.pid!) - cpu0;
   const s = summarize(ms);
   console.log(
-    `${MODE}${values.mix ? ', soak mix' : ''}, ${SESSIONS} sessions: ${ms.length} calls in ${wall.toFixed(1)} s, ${(ms.length / wall).toFixed(0)} calls/s, median ${fmtMs(s.median)} ms, p99 ${fmtMs(s.p99)} ms; proxy CPU ${((cpu / ms.length) * 1e6).toFixed(0)} µs/call (${((100 * cpu) / wall).toFixed(0)}% of a core)${values.mix ? `; ${refused} refused` : ''}`,
+    `${MODE}${values.mix ? ', soak mix' : ''}, ${SESSIONS} sessions: ${ms.length} calls in ${wall.toFixed(1)} s, ${(ms.length / wall).toFixed(0)} calls/s, median ${fmtMs(s.median)} ms, p99 ${fmtMs(s.p99)} ms; proxy CPU ${((cpu / ms.length) * 1e6).toFixed(0)} µs/call (${((100 * cpu) / wall).toFixed(0)}% of a core)${values.mix ? `; ${refused} refused` : ''}; ${warmCalls} warm-up calls before`,
   );
   if (WINDOW > 0) {
     const rows: string[] = [];

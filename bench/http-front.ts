@@ -10,13 +10,16 @@
  * Two more front ends keep `own`'s transport and body and change the MCP server behind it to the proxy's kind, a
  * low-level `Server` with its own tools/call handler: `server` registers it the SDK way (each request parsed twice
  * and each result checked, every message's kind found by zod), `shape` as the proxy does since the twelfth round
- * (`ShapeDispatchServer` and `plainRequestHandler`, src/proxy/shape-dispatch.ts). `--fronts` picks some.
+ * (`ShapeDispatchServer` and `plainRequestHandler`, src/proxy/shape-dispatch.ts). `direct` is `shape` with /mcp
+ * answered as the proxy answers it since the tenth cost round: the same handlers without express's router
+ * (src/proxy/direct-route.ts). `--fronts` picks some.
  *
- *   npx tsx bench/http-front.ts [seconds=8] [--rounds 3] [--sessions 8] [--warm 4] [--fronts sdk,own,server,shape]
+ *   npx tsx bench/http-front.ts [seconds=8] [--rounds 3] [--sessions 8] [--warm 4] [--fronts sdk,own,server,shape,direct]
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import express, { type Request, type Response } from 'express';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -28,11 +31,12 @@ import { CallToolRequestSchema, isInitializeRequest, type CallToolRequest } from
 import { z } from 'zod';
 import { NodeStreamableHttpTransport } from '../src/proxy/http-transport.js';
 import { jsonBody } from '../src/proxy/json-body.js';
+import { directRoute, resumeInExpress, withExpress } from '../src/proxy/direct-route.js';
 import { isInitialize } from '../src/proxy/jsonrpc-shape.js';
 import { isPlainCallParams, plainRequestHandler, ShapeDispatchServer } from '../src/proxy/shape-dispatch.js';
 import { fmtMs, freePort, httpClient, summarize, tsNode, waitForHttp } from './common.js';
 
-const FRONTS = ['sdk', 'own', 'server', 'shape'] as const;
+const FRONTS = ['sdk', 'own', 'server', 'shape', 'direct'] as const;
 type Front = (typeof FRONTS)[number];
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { rounds: { type: 'string', default: '3' }, sessions: { type: 'string', default: '8' }, warm: { type: 'string', default: '4' }, fronts: { type: 'string', default: FRONTS.join(',') }, serve: { type: 'string' }, port: { type: 'string' } } });
@@ -46,10 +50,11 @@ function mcpServer(front: Front): McpServer | Server {
   }
   const info = { name: 'bench-front', version: '1.0.0' };
   const opts = { capabilities: { tools: {} } };
-  const server = front === 'shape' ? new ShapeDispatchServer(info, opts) : new Server(info, opts);
+  const shaped = front === 'shape' || front === 'direct';
+  const server = shaped ? new ShapeDispatchServer(info, opts) : new Server(info, opts);
   const echo = async (req: CallToolRequest) => ({ content: [{ type: 'text' as const, text: String(req.params.arguments?.text) }] });
   server.setRequestHandler(CallToolRequestSchema, echo);
-  if (front === 'shape') plainRequestHandler<CallToolRequest>(server, 'tools/call', isPlainCallParams, echo);
+  if (shaped) plainRequestHandler<CallToolRequest>(server, 'tools/call', isPlainCallParams, echo);
   return server;
 }
 
@@ -57,22 +62,27 @@ function mcpServer(front: Front): McpServer | Server {
 async function serve(front: Front, port: number): Promise<void> {
   const app = express();
   app.disable('x-powered-by');
-  app.use(hostHeaderValidation(['localhost', '127.0.0.1', '[::1]']));
+  if (front === 'direct') app.use(resumeInExpress);
+  const hostCheck = hostHeaderValidation(['localhost', '127.0.0.1', '[::1]']);
+  app.use(hostCheck);
   const parser = express.json({ limit: '4mb', type: () => true });
   const body = front === 'sdk' ? parser : jsonBody('4mb', parser);
   const sessions = new Map<string, { handleRequest(req: Request, res: Response, body: unknown): Promise<void> }>();
-  app.all('/mcp', body, async (req: Request, res: Response) => {
+  const mcp = async (req: Request, res: Response) => {
     const sid = req.headers['mcp-session-id'];
     const known = typeof sid === 'string' ? sessions.get(sid) : undefined;
     if (known) return known.handleRequest(req, res, req.body);
-    if (req.method !== 'POST' || !(front === 'sdk' ? isInitializeRequest(req.body) : isInitialize(req.body))) return void res.status(400).json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'initialize first' } });
+    if (req.method !== 'POST' || !(front === 'sdk' ? isInitializeRequest(req.body) : isInitialize(req.body))) return void (withExpress(res), res.status(400).json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'initialize first' } }));
     const server = mcpServer(front);
     const opts = { sessionIdGenerator: randomUUID, onsessioninitialized: (id: string) => void sessions.set(id, transport) };
     const transport = front === 'sdk' ? new StreamableHTTPServerTransport(opts) : new NodeStreamableHttpTransport(opts);
     await server.connect(transport);
     return transport.handleRequest(req, res, req.body);
-  });
-  await new Promise<void>((r) => app.listen(port, '127.0.0.1', () => r()));
+  };
+  app.all('/mcp', body, mcp);
+  const direct = front === 'direct' ? directRoute(app, '/mcp', [hostCheck, body, mcp], false) : undefined;
+  const http = createServer((req, res) => void (direct?.(req, res) || app(req, res)));
+  await new Promise<void>((r) => http.listen(port, '127.0.0.1', () => r()));
 }
 
 /** User + system CPU seconds of a process so far (Linux /proc). */
@@ -132,7 +142,7 @@ if (values.serve !== undefined) {
   const fronts = values.fronts.split(',') as Front[];
   const unknown = fronts.filter((f) => !FRONTS.includes(f));
   if (unknown.length > 0) throw new Error(`--fronts takes ${FRONTS.join(', ')}, not ${unknown.join(', ')}`);
-  const per: Record<Front, number[]> = { sdk: [], own: [], server: [], shape: [] };
+  const per: Record<Front, number[]> = { sdk: [], own: [], server: [], shape: [], direct: [] };
   for (let r = 1; r <= rounds; r++) {
     for (const front of fronts) {
       const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
@@ -145,4 +155,5 @@ if (values.serve !== undefined) {
   const line = (a: Front, b: Front) => `${a} ${med(per[a]).toFixed(0)} µs, ${b} ${med(per[b]).toFixed(0)} µs (${(med(per[b]) / med(per[a])).toFixed(2)}×)`;
   if (fronts.includes('sdk') && fronts.includes('own')) console.log(`median front end CPU per call, ${sessions} sessions: ${line('sdk', 'own')}`);
   if (fronts.includes('server') && fronts.includes('shape')) console.log(`median front end CPU per call, ${sessions} sessions, the proxy's Server: ${line('server', 'shape')}`);
+  if (fronts.includes('shape') && fronts.includes('direct')) console.log(`median front end CPU per call, ${sessions} sessions, /mcp without express's router: ${line('shape', 'direct')}`);
 }

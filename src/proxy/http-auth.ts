@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { withExpress } from './direct-route.js';
 import { looksLikeJwt, type JwtIdentity, type JwtVerifier } from './http-jwt.js';
 
 /** Name used for the agent of unauthenticated (loopback-only) HTTP sessions. */
@@ -16,6 +17,7 @@ export interface RequestIdentity {
 /** Writes a JSON-RPC error body with an HTTP status (never HTML). */
 export function sendJsonRpcError(res: Response, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
+  withExpress(res);
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   res.status(status).json({ jsonrpc: '2.0', id: null, error: { code, message } });
 }

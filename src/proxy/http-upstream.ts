@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Server as HttpServer } from 'node:http';
+import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Application, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
@@ -8,6 +8,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ConfigError } from '../core/errors.js';
 import type { ProxyCore, SessionContext } from './context.js';
+import { directRoute, resumeInExpress, withExpress } from './direct-route.js';
 import { bearerAuth, sendJsonRpcError, type RequestIdentity } from './http-auth.js';
 import { NodeStreamableHttpTransport } from './http-transport.js';
 import { jsonBody } from './json-body.js';
@@ -76,6 +77,8 @@ function rememberedHosts(check: RequestHandler): RequestHandler {
   return function hostCheck(req, res, next) {
     const host = req.headers.host;
     if (host !== undefined && accepted.has(host)) return next();
+    // The SDK's check refuses with express's `res.status().json()`.
+    withExpress(res);
     return check(req, res, (err?: unknown) => {
       if (err === undefined && host !== undefined && accepted.size < REMEMBERED_HOSTS) accepted.add(host);
       next(err);
@@ -133,7 +136,9 @@ export async function startHttpUpstream(
   app.disable('x-powered-by');
   const allowed = ['localhost', '127.0.0.1', '[::1]', ...cfg.allowed_hosts];
   if (!isLoopback(host) && host !== '0.0.0.0' && host !== '::') allowed.push(host);
-  app.use(rememberedHosts(hostHeaderValidation(allowed)));
+  app.use(resumeInExpress);
+  const hostCheck = rememberedHosts(hostHeaderValidation(allowed));
+  app.use(hostCheck);
   // The ordinary body is read by jsonBody; a compressed one, one with a charset or chunked, by body-parser.
   const json = jsonBody(cfg.body_limit, express.json({ limit: cfg.body_limit, type: () => true }));
   const auth = opts.auth?.handler ?? bearerAuth(tokens);
@@ -141,7 +146,7 @@ export async function startHttpUpstream(
   const gate = opts.gate ?? pass;
   const around = opts.around ?? pass;
 
-  app.all('/mcp', gate, auth, json, around, async (req: Request, res: Response) => {
+  const mcp = async (req: Request, res: Response) => {
     const sid = req.headers['mcp-session-id'];
     if (cfg.stateless) {
       if (req.method !== 'POST') return sendJsonRpcError(res, 405, -32000, 'Method not allowed: this proxy runs stateless (POST only)');
@@ -176,7 +181,11 @@ export async function startHttpUpstream(
     transport.onclose = () => ctx.id !== 'pending' && drop(ctx.id);
     await server.connect(transport);
     await transport.handleRequest(req, res, req.body);
-  });
+  };
+  app.all('/mcp', gate, auth, json, around, mcp);
+  // The same handlers for the URL every MCP client posts to, without express's router (direct-route.ts). A tracing
+  // span (`around`) reads the request's path through express.
+  const mcpDirect = directRoute(app, '/mcp', [hostCheck, gate, auth, json, around, mcp], opts.around !== undefined);
 
   app.get('/sse', gate, auth, async (_req: Request, res: Response) => {
     const transport = new SSEServerTransport('/messages', res);
@@ -217,9 +226,10 @@ export async function startHttpUpstream(
   }, Math.min(60_000, Math.max(1000, cfg.session_idle_ms / 2)));
   sweep.unref();
 
-  const http: HttpServer = await new Promise((resolve, reject) => {
-    const s = app.listen(opts.port, host, () => resolve(s));
-    s.once('error', reject);
+  const http: HttpServer = createServer((req, res) => void (mcpDirect(req, res) || app(req, res)));
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(opts.port, host, () => resolve());
   });
   // An idle keep-alive connection is closed keep_alive_ms (+1 s) after the server wrote its last response, however
   // late the client reads that response. With Node's 5 s, a client too busy to read for 6 s (96 sessions opened at
