@@ -185,7 +185,7 @@ const PREVIEW_HEAD = 8 * 1024;
 const MAX_DEPTH = 64;
 
 /** A copy of `v` with `f` applied to every string value and `key` to every object key. */
-function mapStrings(v: unknown, f: (s: string) => string, flags: { truncated: boolean }, depth: number, key: (s: string) => string): unknown {
+export function mapStrings(v: unknown, f: (s: string) => string, flags: { truncated: boolean }, depth: number, key: (s: string) => string): unknown {
   if (typeof v === 'string') return f(v);
   if (v === null || typeof v !== 'object') return typeof v === 'bigint' ? String(v) : v;
   if (depth >= MAX_DEPTH) {

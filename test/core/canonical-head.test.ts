@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, canonicalJsonHead } from '../../src/core/canonical.js';
+import { canonicalValues } from './canonical-values.js';
 
 /**
  * `canonicalJsonHead(value, min)` writes only the first characters of `canonicalJson(value)`: compared with the whole
@@ -22,26 +23,7 @@ const str = fc.oneof(
   fc.array(fc.constantFrom('a', ' ', '"', '\\', '\n', '\u0001', PAIR, '\ud83d', '\ude00', 'é', '</'), { maxLength: 60 }).map((p) => p.join('')),
   fc.integer({ min: 1, max: 3000 }).map((n) => `${'ab\n"'.repeat(n)}${PAIR}`),
 );
-const leaf = fc.oneof(
-  str,
-  fc.double(),
-  fc.integer(),
-  fc.boolean(),
-  fc.constant(null),
-  fc.constant(undefined),
-  fc.bigInt(),
-  fc.constant(() => 1),
-  fc.constant(Symbol('s')),
-  fc.constant(new Date(0)),
-  str.map((s) => ({ toJSON: () => s })),
-  fc.constant({ toJSON: () => undefined }),
-);
-const value = fc.letrec((tie) => ({
-  node: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, tie('array'), tie('object')),
-  // eslint-disable-next-line no-sparse-arrays
-  array: fc.oneof(fc.array(tie('node'), { maxLength: 5 }), fc.constant([1, , 3])),
-  object: fc.dictionary(fc.oneof(str, fc.constantFrom('__proto__', 'toString', 'a', 'b', '')), tie('node'), { maxKeys: 5 }),
-})).node;
+const value = canonicalValues(str);
 
 describe('canonicalJsonHead', () => {
   it('is the first characters of canonicalJson, or all of it, for any value and length', () => {

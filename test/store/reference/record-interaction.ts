@@ -1,10 +1,11 @@
 import type { Interaction } from '../../../src/core/types.js';
-import { INTERACTION_CAP, ROW_NAME_CAP, type InteractionRecord } from '../../../src/store/audit-interaction.js';
+import { INTERACTION_CAP, mapStrings, ROW_NAME_CAP, type InteractionRecord } from '../../../src/store/audit-interaction.js';
 import { maskPrefix, maskSecretKeys, maskSecrets, schemaCredentialKeysOf } from '../../../src/store/redact.js';
 
 /**
  * `recordInteraction` as it was before a body with a string past the cap skipped writing its whole JSON
- * (src/store/audit-interaction.ts at 08eae03, without the memo of names: every string masked afresh).
+ * (src/store/audit-interaction.ts at 08eae03, without the memo of names: every string masked afresh; its `mapStrings`,
+ * unchanged since, is the module's own).
  */
 export function formerRecordInteraction(i: Interaction): InteractionRecord {
   const picked: Record<string, unknown> = {};
@@ -33,20 +34,6 @@ const MIN_STRING_CAP = 64;
 const FIELDS = ['kind', 'agent', 'session', 'server', 'tool', 'uri', 'prompt', 'logger', 'arguments', 'content', 'meta', 'sender', 'recipient'] as const;
 const CLEAR_IN_ROW: ReadonlySet<string> = new Set(['kind', 'agent', 'session']);
 const NAME_FIELDS: ReadonlySet<string> = new Set(['server', 'tool', 'recipient', 'prompt', 'sender', 'logger']);
-const MAX_DEPTH = 64;
-
-function mapStrings(v: unknown, f: (s: string) => string, flags: { truncated: boolean }, depth: number, key: (s: string) => string): unknown {
-  if (typeof v === 'string') return f(v);
-  if (v === null || typeof v !== 'object') return typeof v === 'bigint' ? String(v) : v;
-  if (depth >= MAX_DEPTH) {
-    flags.truncated = true;
-    return null;
-  }
-  if (Array.isArray(v)) return v.map((x) => mapStrings(x, f, flags, depth + 1, key));
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) Object.defineProperty(out, key(k), { value: mapStrings(x, f, flags, depth + 1, key), enumerable: true, writable: true, configurable: true });
-  return out;
-}
 
 function maskString(s: string, cap: number, flags: { masked: boolean; truncated: boolean }): string {
   if (s.length <= cap) {
