@@ -2,7 +2,9 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type MessageExtraInfo, type RequestId, type RequestInfo } from '@modelcontextprotocol/sdk/types.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isInitialize, isRequestMessage, isResponseMessage, readMessage } from './jsonrpc-shape.js';
+import { jsonPieces } from './json-pieces.js';
 
 /** As the SDK's transport: the most messages one POSTed batch may hold, and the SSE keep-alive interval. */
 const MAX_BATCH_SIZE = 100;
@@ -34,6 +36,8 @@ interface Stream {
   gone: boolean;
   /** Something was written (the head went with it; `headersSent` is true as soon as the head is set). */
   wrote: boolean;
+  /** Writes still going out a piece per turn (a long event, and whatever was written or ended after it), in order. */
+  queue?: Promise<void> | undefined;
 }
 
 /**
@@ -237,14 +241,34 @@ export class NodeStreamableHttpTransport implements Transport {
   private write(stream: Stream, message: JSONRPCMessage): void {
     if (stream.gone || stream.res.writableEnded) return;
     stream.wrote = true;
-    stream.res.write(sseEvent(message));
+    this.emit(stream, message, false);
   }
 
   private end(stream: Stream, last?: JSONRPCMessage): void {
     clearInterval(stream.keepAlive);
     if (this.streams.get(stream.key) === stream) this.streams.delete(stream.key);
     if (stream.gone || stream.res.writableEnded) return;
-    stream.res.end(last === undefined ? undefined : sseEvent(last));
+    this.emit(stream, last, true);
+  }
+
+  /**
+   * Writes one event (none: `message` undefined) and ends the stream after it when `end`. An event holding a long
+   * string goes out a slice per turn of the event loop (other sessions' calls run between them), and every write or
+   * end of the stream after it waits its turn; anything else is written at once, as one write.
+   */
+  private emit(stream: Stream, message: JSONRPCMessage | undefined, end: boolean): void {
+    const pieces = message === undefined ? undefined : jsonPieces(message);
+    if (pieces === undefined && stream.queue === undefined) {
+      const text = message === undefined ? undefined : sseEvent(message);
+      if (end) stream.res.end(text);
+      else stream.res.write(text!);
+      return;
+    }
+    const queued = (stream.queue ?? Promise.resolve()).then(() => writeInTurns(stream, message, pieces, end)).catch((error: unknown) => this.onerror?.(error as Error));
+    stream.queue = queued;
+    void queued.then(() => {
+      if (stream.queue === queued) stream.queue = undefined;
+    });
   }
 
   /** The head alone once HEAD_WAIT_MS passed without an event, then the keep-alive (one timer at a time). */
@@ -262,7 +286,8 @@ export class NodeStreamableHttpTransport implements Transport {
     if (this.closed) return undefined;
     const timer = setInterval(() => {
       if (stream.gone || stream.res.writableEnded) clearInterval(timer);
-      else stream.res.write(': keepalive\n\n');
+      // Not in the middle of an event going out in pieces.
+      else if (stream.queue === undefined) stream.res.write(': keepalive\n\n');
     }, KEEP_ALIVE_MS);
     timer.unref();
     return timer;
@@ -298,6 +323,46 @@ export class NodeStreamableHttpTransport implements Transport {
 
 function sseEvent(message: JSONRPCMessage): string {
   return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
+/**
+ * One event as `sseEvent` writes it (`pieces`: its JSON in pieces, or undefined: whole), a piece per turn of the event
+ * loop, each once the response took the last one (`drain`), then the stream's end when `end`. Stops if the client
+ * went away.
+ */
+async function writeInTurns(stream: Stream, message: JSONRPCMessage | undefined, pieces: Iterable<string> | undefined, end: boolean): Promise<void> {
+  const res = stream.res;
+  const gone = (): boolean => stream.gone || res.destroyed || res.writableEnded;
+  if (gone()) return;
+  if (pieces === undefined) {
+    const text = message === undefined ? undefined : sseEvent(message);
+    if (end) res.end(text);
+    else res.write(text!);
+    return;
+  }
+  res.write('event: message\ndata: ');
+  for (const piece of pieces) {
+    if (piece.length === 0) continue;
+    if (!res.write(piece)) await drained(res);
+    // A drain can come in the same turn as the last one's: the next turn, so other sessions' work runs in between.
+    await nextTurn();
+    if (gone()) return;
+  }
+  if (end) res.end('\n\n');
+  else res.write('\n\n');
+}
+
+/** Resolves when `res` takes more writes, or is closed. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 function writeError(res: ServerResponse, status: number, code: number, message: string): void {

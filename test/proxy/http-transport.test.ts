@@ -3,7 +3,7 @@
  * real HTTP servers on 127.0.0.1, given the same raw requests (every refusal the transport makes, sessions, batches,
  * notifications during a call, the GET stream, DELETE, stateless mode), must give the same status, headers that
  * matter and body (SSE events read as JSON). Then what the SDK does not show by comparison: a client that goes away
- * mid-call does not stop the server serving.
+ * mid-call does not stop the server serving, and a long answer goes out a slice per turn of the event loop.
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,6 +33,12 @@ function makeServer(): McpServer {
     }
     return { content: [{ type: 'text', text: `did ${steps}` }] };
   });
+  // A long text with pairs, escapes and a lone half, and as many long notifications before it.
+  server.registerTool('long', { inputSchema: { chars: z.number(), notes: z.number().default(0) } }, async ({ chars, notes }, extra) => {
+    const text = `${'ab😀"\\\n'.repeat(Math.ceil(chars / 7)).slice(0, chars - 1)}\ud83d`;
+    for (let i = 0; i < notes; i++) await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: `${i}${text}` } });
+    return { content: [{ type: 'text', text }] };
+  });
   server.registerTool('slow', { inputSchema: { ms: z.number() } }, async ({ ms }) => {
     await new Promise((r) => setTimeout(r, ms));
     return { content: [{ type: 'text', text: 'late' }] };
@@ -46,7 +52,7 @@ function makeServer(): McpServer {
  * or, without a known id, to the first session (so the transport's own checks answer). `stateless`: a new server and
  * transport per request.
  */
-async function startFront(kind: Kind, stateless = false): Promise<Front> {
+async function startFront(kind: Kind, stateless = false, onResponse?: (res: ServerResponse) => void): Promise<Front> {
   const sids = new Set<string>();
   const sessions = new Map<string, { handleRequest(req: IncomingMessage, res: ServerResponse, body?: unknown): Promise<void> }>();
   const make = (sessionful: boolean) => {
@@ -59,6 +65,7 @@ async function startFront(kind: Kind, stateless = false): Promise<Front> {
     return transport;
   };
   const http: HttpServer = createServer((req, res) => {
+    onResponse?.(res);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -190,6 +197,7 @@ const STATEFUL: Step[] = [
   { body: call(9, 'chatty', { steps: 2 }), sid: true },
   { body: call(10, 'echo', { text: 'ünïcødé ✓' }), sid: true },
   { body: call(11, 'nope', {}), sid: true },
+  { body: call(15, 'long', { chars: 600_000, notes: 1 }), sid: true },
   { body: { jsonrpc: '2.0', id: 12, result: {} }, sid: true },
   { body: { jsonrpc: '2.0', id: 13, error: { code: -1, message: 'x' } }, sid: true },
   { body: { jsonrpc: '2.0', error: { code: -1, message: 'x', extra: 1 } }, sid: true },
@@ -299,5 +307,71 @@ describe('NodeStreamableHttpTransport answers as the SDK transport does', () => 
     }
     expect(answers[0]!.status).toBe(400);
     expect(answers.slice(2)).toEqual(answers.slice(0, 2));
+  });
+});
+
+describe('NodeStreamableHttpTransport writes a long answer a slice per turn', () => {
+  /** Each write and end of the responses, with the turn of the event loop it came in (a chain of setImmediate counts them). */
+  const writes: { turn: number; bytes: number }[] = [];
+  let turn = 0;
+  let counting = true;
+  const count = (): void => {
+    turn++;
+    if (counting) setImmediate(count);
+  };
+  let front: Front;
+  beforeAll(async () => {
+    count();
+    front = await startFront('ours', false, (res) => {
+      for (const name of ['write', 'end'] as const) {
+        const original = res[name].bind(res) as (chunk?: unknown, ...rest: unknown[]) => ServerResponse;
+        (res as unknown as Record<string, unknown>)[name] = (chunk?: unknown, ...rest: unknown[]) => {
+          if (typeof chunk === 'string') writes.push({ turn, bytes: Buffer.byteLength(chunk) });
+          return original(chunk, ...rest);
+        };
+      }
+    });
+  });
+  afterAll(async () => {
+    counting = false;
+    await front.close();
+  });
+
+  async function session(): Promise<Record<string, string>> {
+    await run(front, [{ body: INIT }]);
+    const headers = { 'content-type': 'application/json', accept: ACCEPT, 'mcp-session-id': [...front.sids].at(-1)! };
+    await fetch(front.url, { method: 'POST', headers, body: JSON.stringify(initialized) });
+    return headers;
+  }
+
+  it('sends the same bytes over many turns, none of them the whole answer, and serves another session meanwhile', async () => {
+    const headers = await session();
+    const other = await session();
+    writes.length = 0;
+    const r = await fetch(front.url, { method: 'POST', headers, body: JSON.stringify(call(50, 'long', { chars: 3_000_000, notes: 1 })) });
+    expect(r.status).toBe(200);
+    // The body is not read yet: the writer waits for the client, and another session's call is answered meanwhile.
+    const small = await fetch(front.url, { method: 'POST', headers: other, body: JSON.stringify(call(51, 'echo', { text: 'meanwhile' })) });
+    expect(await small.text()).toContain('meanwhile');
+    const events = (await r.text()).split('\n\n').filter((e) => e !== '');
+    const expected = `${'ab😀"\\\n'.repeat(Math.ceil(3_000_000 / 7)).slice(0, 3_000_000 - 1)}\ud83d`;
+    const data = events.map((e) => JSON.parse(/^data: (.*)$/m.exec(e)![1]!) as { params?: { data: string }; result?: { content: { text: string }[] } });
+    expect(data[0]!.params!.data).toBe(`0${expected}`);
+    expect(data[1]!.result!.content[0]!.text).toBe(expected);
+    // The same text as one write would have sent.
+    expect(events[1]).toBe(`event: message\ndata: ${JSON.stringify({ result: { content: [{ type: 'text', text: expected }] }, jsonrpc: '2.0', id: 50 })}`);
+    const longWrites = writes.filter((w) => w.bytes > 1000);
+    expect(Math.max(...longWrites.map((w) => w.bytes))).toBeLessThan(1_500_000);
+    expect(new Set(longWrites.map((w) => w.turn)).size).toBeGreaterThan(8);
+  });
+
+  it('keeps serving after a client goes away in the middle of a long answer', async () => {
+    const headers = await session();
+    const ac = new AbortController();
+    const r = await fetch(front.url, { method: 'POST', headers, body: JSON.stringify(call(60, 'long', { chars: 3_000_000 })), signal: ac.signal });
+    expect(r.status).toBe(200);
+    ac.abort();
+    const after = await fetch(front.url, { method: 'POST', headers, body: JSON.stringify(call(61, 'echo', { text: 'still here' })) });
+    expect(await after.text()).toContain('still here');
   });
 });
