@@ -1,4 +1,5 @@
 import { LocalEmbedder } from '../core/text/local-embedder.js';
+import { SCRIPT_STOPS } from '../core/text/sentence-stops.js';
 import type { SparseVector } from '../core/text/types.js';
 import { nameWords, type CatalogueTool } from './capabilities.js';
 import { consequentialByName } from './consequential.js';
@@ -101,6 +102,8 @@ const embedder = new LocalEmbedder();
  * dilute the cosine while costing a comparison with every tool that shares its verb.
  */
 const MAX_EMBEDDED_SENTENCE = 500;
+/** Where `requests` cuts a text into sentences: runs of sentence marks and line feeds, and `', '` between quoted items. */
+const SENTENCE_SPLIT = new RegExp(`[.!?;${SCRIPT_STOPS}\\n]+|',\\s*'`, 'u');
 
 /** `v` written into `into` (zeroed first), which is returned. */
 function denseInto(v: SparseVector, into: Float32Array): Float32Array {
@@ -153,7 +156,7 @@ export class ActionIndex {
   requests(text: string): ActionRequest[] {
     const found = new Map<number, Set<string>>();
     let dense: Float32Array | undefined;
-    const sentences = text.split(/[.!?;。！？\n]+|',\s*'/u);
+    const sentences = text.split(SENTENCE_SPLIT);
     for (const [j, sentence] of sentences.entries()) {
       const tokens = new Set(actionTokens(sentence));
       if (tokens.size < 2) continue;

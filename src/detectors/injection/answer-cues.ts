@@ -1,3 +1,4 @@
+import { SCRIPT_STOPS } from '../../core/text/sentence-stops.js';
 import { lineSentences, MAX_SENTENCES, sentences } from './sentences.js';
 
 /**
@@ -36,15 +37,15 @@ const CUE = new RegExp(`you|\\b${VERB}|\\\\n${VERB}`, 'gi');
 /** Sentences longer than this score nothing (answer-directive.ts `answerSentenceFinding`). */
 export const MAX_SCORED = 400;
 
-const CJK_STOP = /[。！？]/;
+const SCRIPT_STOP = new RegExp(`[${SCRIPT_STOPS}]`);
 
 /**
- * Whether `text` is one line (no line feed) without a sentence mark (`.`, `!`, `?`, `。`, `！`, `？`: where `lineSentences` splits) and
+ * Whether `text` is one line (no line feed) without a sentence mark (`.`, `!`, `?`, SCRIPT_STOPS: where `lineSentences` splits) and
  * over MAX_SCORED characters once trimmed: its one sentence cannot score, so no cue need be searched for (a long
  * single-line read, a base64 blob).
  */
 function isOneLongSentence(text: string): boolean {
-  return text.length > MAX_SCORED && !text.includes('\n') && !text.includes('.') && !text.includes('!') && !text.includes('?') && !CJK_STOP.test(text) && text.trim().length > MAX_SCORED;
+  return text.length > MAX_SCORED && !text.includes('\n') && !text.includes('.') && !text.includes('!') && !text.includes('?') && !SCRIPT_STOP.test(text) && text.trim().length > MAX_SCORED;
 }
 
 /** The sentences of `text` on lines holding a cue (every sentence of a text over ANSWER_GATED_MAX). */

@@ -1,6 +1,7 @@
 import { CODE_NOUNS, CONTROL_CHARS, SUBJECT_WORD, type HoldsLiteral } from './gate-literals.js';
 import { isWordChar } from './literals.js';
 import { MODAL_WORDS, OPENER_WORDS, ORDER_OPENING_RE, ORDER_VERB_HEADS } from './lexicon.js';
+import { SCRIPT_STOPS, SENTENCE_OPENERS } from '../../core/text/sentence-stops.js';
 
 /**
  * The injection scorer's fast paths, in one module: each gives exactly the answer of a plain computation, cheaper
@@ -55,20 +56,21 @@ export function cellsOf(t: string, bars: boolean, csv: boolean): string[] {
   return t.split(bars ? /\s*\|\s*|(?<=^|,)"|"(?=,|$)|"\s*:\s*"|:\s+"/ : csv ? /,(?! )/ : /(?<=^|,)"|"(?=,|$)|"\s*:\s*"|:\s+"/);
 }
 
-const SENTENCE_END = /[.!?;。！？]/;
-/** Without the CJK full stops (which split with no space after them), the split is splitAfterMarks on this. */
-const CJK_END = /[。！？]/;
-const CELL_SENTENCE_BREAK = /[.!?;]\s+(?=[A-Z"'([])/g;
+const SENTENCE_END = new RegExp(`[.!?;${SCRIPT_STOPS}]`);
+/** Without the other scripts' stops (which split with no space after them), the split is splitAfterMarks on this. */
+const SCRIPT_END = new RegExp(`[${SCRIPT_STOPS}]`);
+const CELL_SENTENCE_BREAK = new RegExp(`[.!?;]\\s+(?=[${SENTENCE_OPENERS}\\[])`, 'gu');
+const CELL_SPLIT = new RegExp(`(?<=[.!?;])\\s+(?=[${SENTENCE_OPENERS}\\[])|(?<=[${SCRIPT_STOPS}])`, 'u');
 
 /**
- * The sentences of a cell, as `cell.split(/(?<=[.!?;])\s+(?=[A-Z"'([])|(?<=[。！？])/)` has them: a sentence ends
- * only after one of . ! ? ; 。！？, so a cell without them is one sentence, and one without the CJK stops splits with
- * splitAfterMarks.
+ * The sentences of a cell, as `cell.split(/(?<=[.!?;])\s+(?=[SENTENCE_OPENERS[])|(?<=[SCRIPT_STOPS])/u)` has them: a
+ * sentence ends only after one of . ! ? ; or a SCRIPT_STOPS mark, so a cell without them is one sentence, and one
+ * without the other scripts' stops splits with splitAfterMarks.
  */
 export function sentencePieces(cell: string): string[] {
   if (!SENTENCE_END.test(cell)) return [cell];
-  if (!CJK_END.test(cell)) return splitAfterMarks(cell, CELL_SENTENCE_BREAK);
-  return cell.split(/(?<=[.!?;])\s+(?=[A-Z"'([])|(?<=[。！？])/);
+  if (!SCRIPT_END.test(cell)) return splitAfterMarks(cell, CELL_SENTENCE_BREAK);
+  return cell.split(CELL_SPLIT);
 }
 
 /**

@@ -2,6 +2,7 @@ import { lineKind, splitLines } from './fast-paths.js';
 import { MODAL_WORDS, NEGATION_LEADS, OPENER_PHRASES, ORDER_VERBS } from './lexicon.js';
 import { fold, foldString, isWordChar } from './literals.js';
 import { lineUnits, MAX_LEN, MAX_UNITS, units, type LineKind, type Unit } from './sentences.js';
+import { SCRIPT_STOPS } from '../../core/text/sentence-stops.js';
 
 /**
  * The units (sentences.ts) the `directive` signal must read: those of the lines where an order can start. A unit
@@ -79,7 +80,7 @@ const OPENER_WORD_MAX = Math.max(...[...OPENER_WORDS].map((w) => w.length)) + 1;
  * splits of `units`, the carrier prefixes `openings` strips and the breaks it opens at (directive.ts).
  */
 const OPENS_AFTER = new Uint8Array(0x10000);
-for (const c of '|",.!?;。！？]#/*>\'`-–•=~):，：—') OPENS_AFTER[c.charCodeAt(0)] = 1;
+for (const c of `|",.!?;${SCRIPT_STOPS}]#/*>'\`-–•=~):，：—`) OPENS_AFTER[c.charCodeAt(0)] = 1;
 
 /**
  * The units of `text` shaped as orders (`isOrder`), in text order, each as `units(text)` has it: the only units the

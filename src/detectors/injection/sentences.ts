@@ -1,3 +1,4 @@
+import { SCRIPT_STOPS, SENTENCE_OPENERS } from '../../core/text/sentence-stops.js';
 import { cellsOf, lineKind, sentencePieces, splitAfterMarks, splitLines } from './fast-paths.js';
 
 /**
@@ -12,12 +13,13 @@ export const MAX_UNITS = 4000;
 export const MAX_LEN = 500;
 
 /**
- * Where `sentences` splits a line (see splitAfterMarks): after . ! ? followed by a space and a capital or quote, and
- * after the CJK full stops 。！？ (written with no space after them), as `sentencePieces` splits a cell.
+ * Where `sentences` splits a line (see splitAfterMarks): after . ! ? followed by white space and what starts a
+ * sentence (SENTENCE_OPENERS: a capital of any script, a letter of a script without case, a quote), and after the
+ * full stops of other scripts (SCRIPT_STOPS) with any white space after them, as `sentencePieces` splits a cell.
  */
-const LINE_SENTENCE_BREAK = /[.!?]\s+(?=[A-Z"'(])|[。！？]\s*/g;
+const LINE_SENTENCE_BREAK = new RegExp(`[.!?]\\s+(?=[${SENTENCE_OPENERS}])|[${SCRIPT_STOPS}]\\s*`, 'gu');
 
-/** Sentences of a text: split on line breaks and on sentence punctuation (followed by a space, but for CJK stops). */
+/** Sentences of a text: split on line breaks and on sentence punctuation (followed by a space, but for other scripts' stops). */
 export function sentences(text: string): string[] {
   const out: string[] = [];
   for (const line of splitLines(text, true)) if (lineSentences(line, out)) return out;

@@ -15,7 +15,7 @@ export function splitAfterMarks(text: string, re: RegExp): string[] {
     const marks = branch.indexOf(']') + 1;
     return `(?<=${branch.slice(0, marks)})${branch.slice(marks)}`;
   };
-  return text.split(new RegExp(re.source.split('|').map(lookbehind).join('|')));
+  return text.split(new RegExp(re.source.split('|').map(lookbehind).join('|'), re.flags.replace('g', '')));
 }
 
 export function splitLines(text: string, escapedNewline: boolean, limit?: number): string[] {
@@ -27,7 +27,7 @@ export function cellsOf(t: string, bars: boolean, csv: boolean): string[] {
 }
 
 export function sentencePieces(cell: string): string[] {
-  return cell.split(/(?<=[.!?;])\s+(?=[A-Z"'([])|(?<=[。！？])/);
+  return cell.split(/(?<=[.!?;])\s+(?=[\p{Lu}\p{Lt}\p{Lo}"'([])|(?<=[。！？।॥؟۔።፧։။།])/u);
 }
 
 export function openingBreaks(t: string, max: number): number[] {
