@@ -5,48 +5,44 @@
  * and nothing is published. Control: the same call without the key is published. A key in prompts/get arguments or
  * in a resource URI was allowed too (the book's secret rule governed tool calls and messages only).
  */
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metaDecision } from '../e2e/helpers.js';
-import { connectStdio, ROOT, server, writeConfig } from '../support/proxy-harness.js';
+import { guardedWorkspace, type GuardedWorkspace } from '../support/proxy-harness.js';
 
-const dir = realpathSync(mkdtempSync(join(tmpdir(), 'qg-arg-keys-')));
-const sandbox = join(dir, 'ws');
-const publicDir = join(dir, 'public');
 
 describe('red team: a credential sent as an argument key', () => {
-  let client: Client;
+  let ws: GuardedWorkspace;
+  let publicDir: string;
 
   beforeAll(async () => {
-    mkdirSync(sandbox);
-    mkdirSync(publicDir);
-    const config = writeConfig(dir, { servers: { ws: server('workspace', '--root', sandbox, '--public', publicDir) }, policy: join(ROOT, 'policies', 'default'), store: join(dir, 'state.db'), guard: { watcher: { quarantine: false } } });
-    client = (await connectStdio(config)).client;
+    ws = await guardedWorkspace('qg-arg-keys-', {}, (dir) => {
+      publicDir = join(dir, 'public');
+      mkdirSync(publicDir);
+      return ['--public', publicDir];
+    });
   }, 60_000);
 
   afterAll(async () => {
-    await client?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await ws?.close();
   });
 
   it('is denied, and nothing is published', async () => {
-    const r = (await client.callTool({ name: 'ws__publish', arguments: { name: 'leak.txt', content: 'hello', AKIAIOSFODNN7EXAMPLE: '1' } })) as CallToolResult;
+    const r = (await ws.client.callTool({ name: 'ws__publish', arguments: { name: 'leak.txt', content: 'hello', AKIAIOSFODNN7EXAMPLE: '1' } })) as CallToolResult;
     expect(r.isError).toBe(true);
     expect(metaDecision(r)?.rules).toContain('no-secret-leak');
     expect(existsSync(join(publicDir, 'leak.txt'))).toBe(false);
   }, 60_000);
 
   it('a key in prompts/get arguments or in a resource URI is denied too', async () => {
-    await expect(client.getPrompt({ name: 'ws__summarize_file', arguments: { path: 'AKIAIOSFODNN7EXAMPLE' } })).rejects.toThrow(/no-secret-leak/);
-    await expect(client.readResource({ uri: 'ws+workspace://files/ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789' })).rejects.toThrow(/no-secret-leak/);
+    await expect(ws.client.getPrompt({ name: 'ws__summarize_file', arguments: { path: 'AKIAIOSFODNN7EXAMPLE' } })).rejects.toThrow(/no-secret-leak/);
+    await expect(ws.client.readResource({ uri: 'ws+workspace://files/ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789' })).rejects.toThrow(/no-secret-leak/);
   }, 60_000);
 
   it('the same call without the key is published (control)', async () => {
-    const r = (await client.callTool({ name: 'ws__publish', arguments: { name: 'plain.txt', content: 'hello' } })) as CallToolResult;
+    const r = (await ws.client.callTool({ name: 'ws__publish', arguments: { name: 'plain.txt', content: 'hello' } })) as CallToolResult;
     expect(r.isError ?? false).toBe(false);
     expect(existsSync(join(publicDir, 'plain.txt'))).toBe(true);
   }, 60_000);

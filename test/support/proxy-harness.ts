@@ -3,7 +3,7 @@
  * SDK clients to them (stdio or HTTP on a listen(0) port). Loopback only; no network.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -65,6 +65,37 @@ export async function connectStdio(configFile: string, agent = 'tester'): Promis
   const client = new Client({ name: 'test', version: '0.0.0' });
   await client.connect(transport);
   return { client, transport, stderr: () => err };
+}
+
+/** A guarded workspace: the client, the folders, and `close` (the session ended, the folder removed). */
+export interface GuardedWorkspace {
+  client: Client;
+  dir: string;
+  /** The workspace server's root. */
+  sandbox: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The built CLI with the default book (burst quarantine off) in front of the workspace server over stdio, on a new
+ * folder whose `ws` sandbox holds `files` (name: text); `serverArgs` go to the server after its root.
+ */
+export async function guardedWorkspace(prefix: string, files: Record<string, string>, serverArgs: (dir: string) => string[] = () => []): Promise<GuardedWorkspace> {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  const sandbox = join(dir, 'ws');
+  mkdirSync(sandbox);
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(sandbox, name), text);
+  const config = writeConfig(dir, { servers: { ws: server('workspace', '--root', sandbox, ...serverArgs(dir)) }, policy: join(ROOT, 'policies', 'default'), store: join(dir, 'state.db'), guard: { watcher: { quarantine: false } } });
+  const { client } = await connectStdio(config);
+  return {
+    client,
+    dir,
+    sandbox,
+    close: async () => {
+      await client.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** `quadguard serve --http 0`, resolved once its "http listening" log line names the port. */
