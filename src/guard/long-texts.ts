@@ -60,6 +60,13 @@ export function hasLongText(value: unknown, min: number): boolean {
 export interface LongTextReader {
   /** The tracker's detector pass: in the pool when the interaction's texts are long (throws `PoolBusyError` when full). */
   evaluate: EvaluatePredicates;
+  /**
+   * Starts a long private read's digest and hashes in the pool's spare thread, beside the check's detector pass
+   * (its answer does not depend on the decision). `readDigestOf` and `readHashesOf` of that text then answer them;
+   * nothing is stored before the decision. A read the spare thread cannot take (none, its queue full, a failure)
+   * is read as before, after the decision.
+   */
+  readAhead(text: string, key: Buffer, options: ReadHashOptions): void;
   /** A long private read's hashes from the pool, or undefined to compute them on the loop. */
   readHashesOf(text: string, key: Buffer, options: ReadHashOptions): Promise<string[] | undefined>;
   /** A long private read's keyed digest from the pool, or undefined to compute it on the loop. */
@@ -86,7 +93,7 @@ export interface LongTextReader {
  * The reader of long texts for one book. Without a pool (`guard.pool.workers: 0`), or while none of its workers can
  * start, everything is read on the loop, with a warning at most once a minute.
  */
-export function longTextReader(book: CompiledBook, pool: TextPool | undefined, minChars: number, log: Logger): LongTextReader {
+export function longTextReader(book: CompiledBook, pool: TextPool | undefined, minChars: number, log: Logger, spare?: TextPool): LongTextReader {
   const payload: BookPayload = { id: `${book.hash}:${book.dir ?? ''}`, book: book.book, hash: book.hash, ...(book.dir !== undefined ? { dir: book.dir } : {}) };
   /** Why the pool's workers cannot evaluate this book (it compiled here, not there), once found. */
   let bookUnavailable: string | undefined;
@@ -97,6 +104,8 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
     lastWarn = now;
     log.warn({ err: why }, `long texts are read on the event loop (${what}): the decision is the same, other sessions wait meanwhile`);
   };
+
+  const ahead = new ReadsAhead();
 
   return {
     async evaluate(predicates: readonly CompiledPredicate[], i: Interaction) {
@@ -124,8 +133,17 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
       for (const p of predicates) values.set(p.name, got.get(p.name) ?? evaluateHere([p], i).get(p.name)!);
       return values;
     },
+    readAhead(text, key, options) {
+      if (!pool || !spare || text.length < minChars) return;
+      const job = { text, key: new Uint8Array(key), options: { k: options.k, window: options.window, max_per_read: options.max_per_read } };
+      // Not admitted: a spare thread with its queue full refuses, and the read is hashed after the decision instead.
+      const answer = (kind: 'read_digest' | 'read_hashes') => runShared(spare, { kind, ...job }).catch(() => undefined);
+      ahead.start(text, readKey(key, options), answer('read_digest') as Promise<string | undefined>, answer('read_hashes') as Promise<string[] | undefined>);
+    },
     async readHashesOf(text, key, options) {
       if (!pool || text.length < minChars) return undefined;
+      const early = await ahead.take(text, readKey(key, options), 'hashes');
+      if (early !== undefined) return early;
       // A read whose check was let into the pool is not refused half way: its hashes are not held to the queue's bound.
       const answer = await runShared(pool, { kind: 'read_hashes', text, key: new Uint8Array(key), options: { k: options.k, window: options.window, max_per_read: options.max_per_read } }, undefined, true);
       if (!answer) warnInPlace('the worker pool is not available', 'no worker could start');
@@ -133,6 +151,8 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
     },
     async readDigestOf(text, key, options) {
       if (!pool || text.length < minChars) return undefined;
+      const early = await ahead.take(text, readKey(key, options), 'digest');
+      if (early !== undefined) return early;
       // The text is shared with the workers already (the check's detector pass and audit row): the job carries a handle.
       const answer = await runShared(pool, { kind: 'read_digest', text, key: new Uint8Array(key), options: { k: options.k, window: options.window, max_per_read: options.max_per_read } }, undefined, true);
       if (answer === undefined) warnInPlace('the worker pool is not available', 'no worker could start');
@@ -165,4 +185,38 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
       return useBuiltRow(stamped, built);
     },
   };
+}
+
+/** Names a flow key and the options a read's hashes depend on: what was read ahead answers only a read under these. */
+function readKey(key: Buffer, o: ReadHashOptions): string {
+  return `${key.toString('base64')}/${o.k}/${o.window}/${o.max_per_read}`;
+}
+
+/** Reads whose digest and hashes were started ahead (the newest; an older one is read again if it comes to that). */
+const READS_AHEAD = 4;
+
+interface ReadAhead {
+  key: string;
+  digest?: Promise<string | undefined> | undefined;
+  hashes?: Promise<string[] | undefined> | undefined;
+}
+
+/** The digests and hashes started ahead, by their text; each answers once (a failed or refused one: undefined). */
+class ReadsAhead {
+  private readonly reads = new Map<string, ReadAhead>();
+
+  start(text: string, key: string, digest: Promise<string | undefined>, hashes: Promise<string[] | undefined>): void {
+    this.reads.delete(text);
+    this.reads.set(text, { key, digest, hashes });
+    if (this.reads.size > READS_AHEAD) this.reads.delete(this.reads.keys().next().value!);
+  }
+
+  take<K extends 'digest' | 'hashes'>(text: string, key: string, what: K): Promise<Awaited<ReadAhead[K]>> | undefined {
+    const read = this.reads.get(text);
+    if (read === undefined || read.key !== key) return undefined;
+    const got = read[what];
+    read[what] = undefined;
+    if (read.digest === undefined && read.hashes === undefined) this.reads.delete(text);
+    return got as Promise<Awaited<ReadAhead[K]>> | undefined;
+  }
 }

@@ -337,3 +337,17 @@ export function sharedPool(workers: 'auto' | number, queue: number, logger?: Log
   if (!pool) shared.set(id, (pool = new TextPool({ workers: size, queue, ...(logger ? { logger } : {}) })));
   return pool;
 }
+
+/** Reads waiting for the spare thread beyond the one it reads (two jobs each: the digest, then the hashes). */
+const SPARE_QUEUE = 4;
+let spare: TextPool | undefined;
+
+/**
+ * The process's spare thread, beside the pool (started on first use, stopped when idle like the pool's workers): a
+ * long private read's data-flow digest and hashes run there while a worker of the pool runs the same check's
+ * detectors, on the core the event loop leaves free while it waits for them (long-texts.ts `readAhead`). It takes
+ * no other job, and what it cannot take (its queue full) waits for the decision and the pool as before.
+ */
+export function spareThread(logger?: Logger): TextPool {
+  return (spare ??= new TextPool({ workers: 1, queue: SPARE_QUEUE, ...(logger ? { logger } : {}) }));
+}

@@ -24,6 +24,7 @@ export const flowInspect: Stage = {
       return;
     }
     if (i.flow) await env.provenance.inspect(i, i.flow);
+    env.dataflow.readAhead(i);
     ctx.interaction = i;
   },
 };
