@@ -3,8 +3,8 @@ import type { Interaction } from '../core/types.js';
 import { rateCounts } from '../detectors/rate.js';
 import type { CompiledBook, CompiledPredicate } from '../policy/compiled.js';
 import type { PredicateValue } from '../policy/evaluate.js';
-import type { AuditEntry } from '../store/audit-schema.js';
-import { useBuiltRow, type BuiltAuditRow } from '../store/audit-row.js';
+import { auditPayloadOf, type AuditEntry } from '../store/audit-schema.js';
+import { auditFields, useBuiltRow, type BuiltAuditRow, type PayloadColumns } from '../store/audit-row.js';
 import { BOOK_UNAVAILABLE, type BookPayload, type PoolAnswer, type PoolJob } from './pool-worker.js';
 import { SharedTexts } from './shared-texts.js';
 import type { ReadHashOptions } from './read-hashes.js';
@@ -21,7 +21,9 @@ import { evaluateHere, type EvaluatePredicates } from './tracker.js';
  * serialised and hashed, its preview and record masked), the keyed digest naming a private read's content. Short work stays on the loop: the round trip to a worker would cost more than it frees. What is
  * left on the loop for a long text is its encoding once into memory the workers share (shared-texts.ts: a slice per
  * turn of the event loop; no job copies it), and a long private read's fingerprint inserts (store/flow.ts: a
- * statement per turn).
+ * statement per turn). What depends on the text alone, not on the decision (the audit row's payload columns, a
+ * private read's digest and hashes), starts in the pool's spare thread beside the detector pass (`auditAhead`,
+ * `readAhead`), so the answer waits for the detector pass, not for them after it.
  */
 
 /** Long texts shared with the pool's workers lately (one encoding for every job and reader of a text). */
@@ -67,6 +69,12 @@ export interface LongTextReader {
    * is read as before, after the decision.
    */
   readAhead(text: string, key: Buffer, options: ReadHashOptions): void;
+  /**
+   * Starts what a long interaction's audit row takes from its payload and interaction alone (`payloadColumns`: the
+   * payload's digest, size and masked preview, the masked record) in the spare thread, beside the detector pass.
+   * `auditEntry` of an entry with that very payload and interaction then uses them.
+   */
+  auditAhead(i: Interaction): void;
   /** A long private read's hashes from the pool, or undefined to compute them on the loop. */
   readHashesOf(text: string, key: Buffer, options: ReadHashOptions): Promise<string[] | undefined>;
   /** A long private read's keyed digest from the pool, or undefined to compute it on the loop. */
@@ -106,6 +114,8 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
   };
 
   const ahead = new ReadsAhead();
+  /** The payload columns started ahead, by the interaction they are of, with the payload they were computed for. */
+  const rowsAhead = new WeakMap<Interaction, { payload: unknown; columns: Promise<PayloadColumns | undefined> }>();
 
   return {
     async evaluate(predicates: readonly CompiledPredicate[], i: Interaction) {
@@ -132,6 +142,13 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
       // Semantic predicates (no detectors) were not sent: their value is the same constant here.
       for (const p of predicates) values.set(p.name, got.get(p.name) ?? evaluateHere([p], i).get(p.name)!);
       return values;
+    },
+    auditAhead(i) {
+      if (!pool || !spare || !hasLongText(i, minChars)) return;
+      const payload = auditPayloadOf(i);
+      // Not admitted, as a read's hashes ahead: a full spare thread refuses, and the row is built after the decision.
+      const columns = runShared(spare, { kind: 'audit_payload', payload, interaction: i }).catch(() => undefined) as Promise<PayloadColumns | undefined>;
+      rowsAhead.set(i, { payload, columns });
     },
     readAhead(text, key, options) {
       if (!pool || !spare || text.length < minChars) return;
@@ -175,6 +192,13 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
       if (!pool || !hasLongText(entry.interaction ?? entry.payload, minChars)) return entry;
       // The time of the decision, not of the worker's turn.
       const stamped: AuditEntry = { ...entry, ts: entry.ts ?? Date.now() };
+      // Its payload columns computed ahead for this very payload and interaction: the rest of the row is short.
+      const early = entry.interaction !== undefined ? rowsAhead.get(entry.interaction) : undefined;
+      if (early !== undefined && early.payload === entry.payload) {
+        rowsAhead.delete(entry.interaction!);
+        const columns = await early.columns;
+        if (columns) return useBuiltRow(stamped, auditFields(stamped, columns));
+      }
       let built: BuiltAuditRow | undefined;
       try {
         built = (await runShared(pool, { kind: 'audit_row', entry: stamped }, undefined, true)) as BuiltAuditRow | undefined;

@@ -338,15 +338,16 @@ export function sharedPool(workers: 'auto' | number, queue: number, logger?: Log
   return pool;
 }
 
-/** Reads waiting for the spare thread beyond the one it reads (two jobs each: the digest, then the hashes). */
-const SPARE_QUEUE = 4;
+/** Jobs waiting for the spare thread beyond the one it runs (three for a long private read: its row's payload columns, its digest, its hashes). */
+const SPARE_QUEUE = 6;
 let spare: TextPool | undefined;
 
 /**
- * The process's spare thread, beside the pool (started on first use, stopped when idle like the pool's workers): a
- * long private read's data-flow digest and hashes run there while a worker of the pool runs the same check's
- * detectors, on the core the event loop leaves free while it waits for them (long-texts.ts `readAhead`). It takes
- * no other job, and what it cannot take (its queue full) waits for the decision and the pool as before.
+ * The process's spare thread, beside the pool (started on first use, stopped when idle like the pool's workers): what
+ * a long interaction's audit row and a long private read's data-flow hashes take from the text alone runs there
+ * while a worker of the pool runs the same check's detectors, on the core the event loop leaves free while it waits
+ * for them (long-texts.ts `auditAhead`, `readAhead`). It takes no other job, and what it cannot take (its queue
+ * full) waits for the decision and the pool as before.
  */
 export function spareThread(logger?: Logger): TextPool {
   return (spare ??= new TextPool({ workers: 1, queue: SPARE_QUEUE, ...(logger ? { logger } : {}) }));

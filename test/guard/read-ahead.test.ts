@@ -15,7 +15,8 @@ import { fill, MIN, verdict } from './support/long-texts.js';
  * A long private read's data-flow digest and hashes start in the pool's spare thread beside the check's detector pass
  * (long-texts.ts `readAhead`), and data flow's record takes them once the read is allowed. The store must hold what
  * it holds when they are computed after the decision on the event loop (the former way, the reference here): the same
- * reads, fingerprints and digests; nothing of a denied read; the replacement's fingerprints for a redacted one.
+ * reads, fingerprints and digests; nothing of a denied read; the replacement's fingerprints for a redacted one. The
+ * audit row of a long interaction takes what its payload decides alone from the spare thread too: the same rows.
  */
 
 const DEFAULT_BOOK = join(import.meta.dirname, '../../policies/default');
@@ -76,6 +77,22 @@ function flowRows(name: string): unknown[] {
   }
 }
 
+/** The audit rows, all but what names when and where they were written (time, chain, ids). */
+function auditRows(name: string): unknown[] {
+  const db = openDatabase(join(dir, `${name}.db`), { readonly: true });
+  try {
+    return db
+      .prepare('SELECT a.*, b.body, i.masked, i.truncated FROM audit a JOIN audit_interaction i ON i.id = a.id LEFT JOIN audit_body b ON b.digest = i.body_digest ORDER BY a.id')
+      .all()
+      .map((r) => {
+        const { id: _i, ts: _t, elapsed_ms: _e, prev_hash: _p, hash: _h, mac: _m, ref: _r, ...rest } = r as Record<string, unknown>;
+        return JSON.parse(JSON.stringify(rest).replace(/\b\d+-[0-9a-f]{8}\b/g, '<audit id>')) as Record<string, unknown>;
+      });
+  } finally {
+    db.close();
+  }
+}
+
 describe('a long private read hashed beside its check', () => {
   it('leaves the store as hashing after the decision on the loop does: denied reads nothing, redacted ones their replacement', async () => {
     const ahead = pipeline('ahead', { pool, spare });
@@ -90,6 +107,10 @@ describe('a long private read hashed beside its check', () => {
     }
     // The cases are what they say: one denied, one redacted, the rest allowed as they are.
     expect(decisions.map((d) => (d.replacement ? 'redacted' : d.decision))).toEqual(['allow', 'deny', 'redacted', 'allow', 'allow', 'allow']);
+    // The audit rows of the long ones took their payload's columns from the spare thread, none built in the pool.
+    expect(auditRows('ahead')).toEqual(auditRows('loop'));
+    expect(spareJobs.mock.calls.filter(([job]) => job.kind === 'audit_payload')).toHaveLength(5);
+    expect(poolJobs.mock.calls.filter(([job]) => job.kind === 'audit_row')).toHaveLength(0);
     const rows = flowRows('ahead');
     expect(rows).toEqual(flowRows('loop'));
     // The plain read (twice, under one identity: one row), the redacted one, the long one and the short one.
@@ -111,6 +132,7 @@ describe('a long private read hashed beside its check', () => {
       const reference = pipeline('reference', { pool: null });
       for (const i of READS) expect(verdict(await ahead.check(i))).toEqual(verdict(await reference.check(i)));
       expect(flowRows('broken')).toEqual(flowRows('reference'));
+      expect(auditRows('broken')).toEqual(auditRows('reference'));
     } finally {
       await broken.close();
     }
