@@ -79,7 +79,7 @@ export interface DataFlowDeps {
    * Starts a long private read's digest and hashes off the event loop before the decision (long-texts.ts
    * `readAhead`), for `readDigestOf` and `readHashesOf` to answer once it is allowed.
    */
-  readAhead?: (text: string, key: Buffer, options: ReadHashOptions) => void;
+  readAhead?: (text: string, key: () => Promise<Buffer>, options: ReadHashOptions) => void;
   /** The reading of a send computed off the event loop (the worker pool, for a long send), or undefined to read it here (`readOutgoing`). */
   outgoingOf?: (job: OutgoingJob, key: Buffer, options: ReadHashOptions) => Promise<OutgoingReading | undefined>;
 }
@@ -275,9 +275,7 @@ export class DataFlowStage {
    */
   readAhead(i: Interaction): void {
     if (!this.options.enabled || !this.deps.readAhead || !this.privateRead(i)) return;
-    const text = contentText(contentOf(i));
-    // A key that cannot be read now fails `record` as before.
-    this.deps.store.key().then((key) => this.deps.readAhead!(text, key, this.options), () => undefined);
+    this.deps.readAhead(contentText(contentOf(i)), () => this.deps.store.key(), this.options);
   }
 
   /**

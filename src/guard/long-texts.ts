@@ -68,7 +68,7 @@ export interface LongTextReader {
    * nothing is stored before the decision. A read the spare thread cannot take (none, its queue full, a failure)
    * is read as before, after the decision.
    */
-  readAhead(text: string, key: Buffer, options: ReadHashOptions): void;
+  readAhead(text: string, key: () => Promise<Buffer>, options: ReadHashOptions): void;
   /**
    * Starts what a long interaction's audit row takes from its payload and interaction alone (`payloadColumns`: the
    * payload's digest, size and masked preview, the masked record) in the spare thread, beside the detector pass.
@@ -150,12 +150,15 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
       const columns = runShared(spare, { kind: 'audit_payload', payload, interaction: i }).catch(() => undefined) as Promise<PayloadColumns | undefined>;
       rowsAhead.set(i, { payload, columns });
     },
-    readAhead(text, key, options) {
+    readAhead(text, keyOf, options) {
       if (!pool || !spare || text.length < minChars) return;
-      const job = { text, key: new Uint8Array(key), options: { k: options.k, window: options.window, max_per_read: options.max_per_read } };
-      // Not admitted: a spare thread with its queue full refuses, and the read is hashed after the decision instead.
-      const answer = (kind: 'read_digest' | 'read_hashes') => runShared(spare, { kind, ...job }).catch(() => undefined);
-      ahead.start(text, readKey(key, options), answer('read_digest') as Promise<string | undefined>, answer('read_hashes') as Promise<string[] | undefined>);
+      // A key that cannot be read now fails the record after the decision, as before.
+      void keyOf().then((key) => {
+        const job = { text, key: new Uint8Array(key), options: { k: options.k, window: options.window, max_per_read: options.max_per_read } };
+        // Not admitted: a spare thread with its queue full refuses, and the read is hashed after the decision instead.
+        const answer = (kind: 'read_digest' | 'read_hashes') => runShared(spare, { kind, ...job }).catch(() => undefined);
+        ahead.start(text, readKey(key, options), answer('read_digest') as Promise<string | undefined>, answer('read_hashes') as Promise<string[] | undefined>);
+      }, () => undefined);
     },
     async readHashesOf(text, key, options) {
       if (!pool || text.length < minChars) return undefined;
