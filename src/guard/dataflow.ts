@@ -75,6 +75,11 @@ export interface DataFlowDeps {
   readHashesOf?: (text: string, key: Buffer, options: ReadHashOptions) => Promise<string[] | undefined>;
   /** The keyed digest of a private read computed off the event loop (the worker pool, for a long read), or undefined to compute it here; the same digest either way. */
   readDigestOf?: (text: string, key: Buffer, options: ReadHashOptions) => Promise<string | undefined>;
+  /**
+   * Starts a long private read's digest and hashes off the event loop before the decision (long-texts.ts
+   * `readAhead`), for `readDigestOf` and `readHashesOf` to answer once it is allowed.
+   */
+  readAhead?: (text: string, key: () => Promise<Buffer>, options: ReadHashOptions) => void;
   /** The reading of a send computed off the event loop (the worker pool, for a long send), or undefined to read it here (`readOutgoing`). */
   outgoingOf?: (job: OutgoingJob, key: Buffer, options: ReadHashOptions) => Promise<OutgoingReading | undefined>;
 }
@@ -261,6 +266,16 @@ export class DataFlowStage {
     if (![...matched].some((h) => fresh.has(h))) return none;
     matches.sort((a, b) => b.hashes.length - a.hashes.length || b.source.at - a.source.at);
     return { leak: { matched: matched.size, of: hashes.size, source: matches[0]!.source, others: matches.length - 1 } };
+  }
+
+  /**
+   * A private read's digest and hashes started beside the check (`DataFlowDeps.readAhead`: a long one, in the worker
+   * pool): they depend on the text alone, so the answer does not wait for them after the decision. Nothing is stored
+   * here; `record` keeps them only for an allowed read of that very text.
+   */
+  readAhead(i: Interaction): void {
+    if (!this.options.enabled || !this.deps.readAhead || !this.privateRead(i)) return;
+    this.deps.readAhead(contentText(contentOf(i)), () => this.deps.store.key(), this.options);
   }
 
   /**

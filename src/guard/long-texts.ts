@@ -3,8 +3,8 @@ import type { Interaction } from '../core/types.js';
 import { rateCounts } from '../detectors/rate.js';
 import type { CompiledBook, CompiledPredicate } from '../policy/compiled.js';
 import type { PredicateValue } from '../policy/evaluate.js';
-import type { AuditEntry } from '../store/audit-schema.js';
-import { useBuiltRow, type BuiltAuditRow } from '../store/audit-row.js';
+import { auditPayloadOf, type AuditEntry } from '../store/audit-schema.js';
+import { auditFields, useBuiltRow, type BuiltAuditRow, type PayloadColumns } from '../store/audit-row.js';
 import { BOOK_UNAVAILABLE, type BookPayload, type PoolAnswer, type PoolJob } from './pool-worker.js';
 import { SharedTexts } from './shared-texts.js';
 import type { ReadHashOptions } from './read-hashes.js';
@@ -21,7 +21,9 @@ import { evaluateHere, type EvaluatePredicates } from './tracker.js';
  * serialised and hashed, its preview and record masked), the keyed digest naming a private read's content. Short work stays on the loop: the round trip to a worker would cost more than it frees. What is
  * left on the loop for a long text is its encoding once into memory the workers share (shared-texts.ts: a slice per
  * turn of the event loop; no job copies it), and a long private read's fingerprint inserts (store/flow.ts: a
- * statement per turn).
+ * statement per turn). What depends on the text alone, not on the decision (the audit row's payload columns, a
+ * private read's digest and hashes), starts in the pool's spare thread beside the detector pass (`auditAhead`,
+ * `readAhead`), so the answer waits for the detector pass, not for them after it.
  */
 
 /** Long texts shared with the pool's workers lately (one encoding for every job and reader of a text). */
@@ -60,6 +62,19 @@ export function hasLongText(value: unknown, min: number): boolean {
 export interface LongTextReader {
   /** The tracker's detector pass: in the pool when the interaction's texts are long (throws `PoolBusyError` when full). */
   evaluate: EvaluatePredicates;
+  /**
+   * Starts a long private read's digest and hashes in the pool's spare thread, beside the check's detector pass
+   * (its answer does not depend on the decision). `readDigestOf` and `readHashesOf` of that text then answer them;
+   * nothing is stored before the decision. A read the spare thread cannot take (none, its queue full, a failure)
+   * is read as before, after the decision.
+   */
+  readAhead(text: string, key: () => Promise<Buffer>, options: ReadHashOptions): void;
+  /**
+   * Starts what a long interaction's audit row takes from its payload and interaction alone (`payloadColumns`: the
+   * payload's digest, size and masked preview, the masked record) in the spare thread, beside the detector pass.
+   * `auditEntry` of an entry with that very payload and interaction then uses them.
+   */
+  auditAhead(i: Interaction): void;
   /** A long private read's hashes from the pool, or undefined to compute them on the loop. */
   readHashesOf(text: string, key: Buffer, options: ReadHashOptions): Promise<string[] | undefined>;
   /** A long private read's keyed digest from the pool, or undefined to compute it on the loop. */
@@ -86,7 +101,7 @@ export interface LongTextReader {
  * The reader of long texts for one book. Without a pool (`guard.pool.workers: 0`), or while none of its workers can
  * start, everything is read on the loop, with a warning at most once a minute.
  */
-export function longTextReader(book: CompiledBook, pool: TextPool | undefined, minChars: number, log: Logger): LongTextReader {
+export function longTextReader(book: CompiledBook, pool: TextPool | undefined, minChars: number, log: Logger, spare?: TextPool): LongTextReader {
   const payload: BookPayload = { id: `${book.hash}:${book.dir ?? ''}`, book: book.book, hash: book.hash, ...(book.dir !== undefined ? { dir: book.dir } : {}) };
   /** Why the pool's workers cannot evaluate this book (it compiled here, not there), once found. */
   let bookUnavailable: string | undefined;
@@ -97,6 +112,10 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
     lastWarn = now;
     log.warn({ err: why }, `long texts are read on the event loop (${what}): the decision is the same, other sessions wait meanwhile`);
   };
+
+  const ahead = new ReadsAhead();
+  /** The payload columns started ahead, by the interaction they are of, with the payload they were computed for. */
+  const rowsAhead = new WeakMap<Interaction, { payload: unknown; columns: Promise<PayloadColumns | undefined> }>();
 
   return {
     async evaluate(predicates: readonly CompiledPredicate[], i: Interaction) {
@@ -124,8 +143,27 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
       for (const p of predicates) values.set(p.name, got.get(p.name) ?? evaluateHere([p], i).get(p.name)!);
       return values;
     },
+    auditAhead(i) {
+      if (!pool || !spare || !hasLongText(i, minChars)) return;
+      const payload = auditPayloadOf(i);
+      // Not admitted, as a read's hashes ahead: a full spare thread refuses, and the row is built after the decision.
+      const columns = runShared(spare, { kind: 'audit_payload', payload, interaction: i }).catch(() => undefined) as Promise<PayloadColumns | undefined>;
+      rowsAhead.set(i, { payload, columns });
+    },
+    readAhead(text, keyOf, options) {
+      if (!pool || !spare || text.length < minChars) return;
+      // A key that cannot be read now fails the record after the decision, as before.
+      void keyOf().then((key) => {
+        const job = { text, key: new Uint8Array(key), options: { k: options.k, window: options.window, max_per_read: options.max_per_read } };
+        // Not admitted: a spare thread with its queue full refuses, and the read is hashed after the decision instead.
+        const answer = (kind: 'read_digest' | 'read_hashes') => runShared(spare, { kind, ...job }).catch(() => undefined);
+        ahead.start(text, readKey(key, options), answer('read_digest') as Promise<string | undefined>, answer('read_hashes') as Promise<string[] | undefined>);
+      }, () => undefined);
+    },
     async readHashesOf(text, key, options) {
       if (!pool || text.length < minChars) return undefined;
+      const early = await ahead.take(text, readKey(key, options), 'hashes');
+      if (early !== undefined) return early;
       // A read whose check was let into the pool is not refused half way: its hashes are not held to the queue's bound.
       const answer = await runShared(pool, { kind: 'read_hashes', text, key: new Uint8Array(key), options: { k: options.k, window: options.window, max_per_read: options.max_per_read } }, undefined, true);
       if (!answer) warnInPlace('the worker pool is not available', 'no worker could start');
@@ -133,6 +171,8 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
     },
     async readDigestOf(text, key, options) {
       if (!pool || text.length < minChars) return undefined;
+      const early = await ahead.take(text, readKey(key, options), 'digest');
+      if (early !== undefined) return early;
       // The text is shared with the workers already (the check's detector pass and audit row): the job carries a handle.
       const answer = await runShared(pool, { kind: 'read_digest', text, key: new Uint8Array(key), options: { k: options.k, window: options.window, max_per_read: options.max_per_read } }, undefined, true);
       if (answer === undefined) warnInPlace('the worker pool is not available', 'no worker could start');
@@ -155,6 +195,13 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
       if (!pool || !hasLongText(entry.interaction ?? entry.payload, minChars)) return entry;
       // The time of the decision, not of the worker's turn.
       const stamped: AuditEntry = { ...entry, ts: entry.ts ?? Date.now() };
+      // Its payload columns computed ahead for this very payload and interaction: the rest of the row is short.
+      const early = entry.interaction !== undefined ? rowsAhead.get(entry.interaction) : undefined;
+      if (early !== undefined && early.payload === entry.payload) {
+        rowsAhead.delete(entry.interaction!);
+        const columns = await early.columns;
+        if (columns) return useBuiltRow(stamped, auditFields(stamped, columns));
+      }
       let built: BuiltAuditRow | undefined;
       try {
         built = (await runShared(pool, { kind: 'audit_row', entry: stamped }, undefined, true)) as BuiltAuditRow | undefined;
@@ -165,4 +212,38 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
       return useBuiltRow(stamped, built);
     },
   };
+}
+
+/** Names a flow key and the options a read's hashes depend on: what was read ahead answers only a read under these. */
+function readKey(key: Buffer, o: ReadHashOptions): string {
+  return `${key.toString('base64')}/${o.k}/${o.window}/${o.max_per_read}`;
+}
+
+/** Reads whose digest and hashes were started ahead (the newest; an older one is read again if it comes to that). */
+const READS_AHEAD = 4;
+
+interface ReadAhead {
+  key: string;
+  digest?: Promise<string | undefined> | undefined;
+  hashes?: Promise<string[] | undefined> | undefined;
+}
+
+/** The digests and hashes started ahead, by their text; each answers once (a failed or refused one: undefined). */
+class ReadsAhead {
+  private readonly reads = new Map<string, ReadAhead>();
+
+  start(text: string, key: string, digest: Promise<string | undefined>, hashes: Promise<string[] | undefined>): void {
+    this.reads.delete(text);
+    this.reads.set(text, { key, digest, hashes });
+    if (this.reads.size > READS_AHEAD) this.reads.delete(this.reads.keys().next().value!);
+  }
+
+  take<K extends 'digest' | 'hashes'>(text: string, key: string, what: K): Promise<Awaited<ReadAhead[K]>> | undefined {
+    const read = this.reads.get(text);
+    if (read === undefined || read.key !== key) return undefined;
+    const got = read[what];
+    read[what] = undefined;
+    if (read.digest === undefined && read.hashes === undefined) this.reads.delete(text);
+    return got as Promise<Awaited<ReadAhead[K]>> | undefined;
+  }
 }

@@ -11,7 +11,7 @@ import type { GuardModelHooks } from './model/index.js';
 import { budgetSignal } from './model/usage.js';
 import { DataFlowOptionsSchema, PipelineOptionsSchema, PoolOptionsSchema, ProvenanceOptionsSchema } from './options.js';
 import { longTextReader } from './long-texts.js';
-import { poolSize, sharedPool, type TextPool } from './text-pool.js';
+import { poolSize, sharedPool, spareThread, type TextPool } from './text-pool.js';
 import { ProvenanceStage } from './provenance.js';
 import { GUARD_STAGES, newContext, runStages, type GuardEnv, type Stage } from './stages/index.js';
 import type { RateWindow } from './stages/context.js';
@@ -50,6 +50,11 @@ export interface PipelineDeps {
    * the event loop), for tests of its bounds and failures.
    */
   pool?: TextPool | null;
+  /**
+   * The pool's spare thread for a long private read's hashes, started beside the detector pass (default: the
+   * process's, when there is a pool; null: none, the hashes wait for the decision).
+   */
+  spare?: TextPool | null;
 }
 
 /** The guard pipeline; `check` never throws and never allows on its own failure. */
@@ -102,7 +107,8 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
   const log = (deps.logger ?? silentLogger()).child({ mod: 'guard' });
   const poolOptions = PoolOptionsSchema.parse(options.pool);
   const pool = deps.pool !== undefined ? (deps.pool ?? undefined) : poolSize(poolOptions.workers) > 0 ? sharedPool(poolOptions.workers, poolOptions.queue, deps.logger) : undefined;
-  const long = longTextReader(deps.book, pool, poolOptions.min_chars, log);
+  const spare = deps.spare !== undefined ? (deps.spare ?? undefined) : pool && deps.pool === undefined ? spareThread(deps.logger) : undefined;
+  const long = longTextReader(deps.book, pool, poolOptions.min_chars, log, spare);
   const now = deps.now ?? Date.now;
   const capabilities = deps.capabilities ?? new CapabilityMap(deps.book.book.capabilities);
   return {
@@ -130,7 +136,7 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
     },
     policy: { name: deps.book.book.name, version: deps.book.book.version, hash: deps.book.hash },
     injectionPredicates: new Set(deps.book.predicates.filter((p) => p.def.detectors.some((d) => d.type === 'injection')).map((p) => p.name)),
-    dataflow: new DataFlowStage({ store: store.flow, capabilities, ...(deps.principals ? { principals: deps.principals } : {}), options: options.flow, now, logger: log, readHashesOf: long.readHashesOf, readDigestOf: long.readDigestOf, outgoingOf: long.outgoingOf }),
+    dataflow: new DataFlowStage({ store: store.flow, capabilities, ...(deps.principals ? { principals: deps.principals } : {}), options: options.flow, now, logger: log, readAhead: long.readAhead, readHashesOf: long.readHashesOf, readDigestOf: long.readDigestOf, outgoingOf: long.outgoingOf }),
     provenance: new ProvenanceStage({
       store: store.flow,
       capabilities,

@@ -6,7 +6,7 @@ import { compileBook } from '../policy/compile.js';
 import type { PredicateValue } from '../policy/evaluate.js';
 import type { PolicyBook } from '../policy/schema.js';
 import type { AuditEntry } from '../store/audit-schema.js';
-import { auditFields, type BuiltAuditRow } from '../store/audit-row.js';
+import { auditFields, payloadColumns, type BuiltAuditRow, type PayloadColumns } from '../store/audit-row.js';
 import { createReadHashers, readDigest, readDigestKey, readHashes, type ReadHashers, type ReadHashOptions } from './read-hashes.js';
 import { SharedTextCache, type SharedLeaf } from './shared-texts.js';
 import { ActionIndex } from './provenance-actions.js';
@@ -60,6 +60,13 @@ export interface AuditRowJob {
   entry: AuditEntry;
 }
 
+/** What an audit row takes from a payload and its interaction alone (`payloadColumns`), computed before the decision. */
+export interface AuditPayloadJob {
+  kind: 'audit_payload';
+  payload: unknown;
+  interaction: Interaction;
+}
+
 /** The hashes an untrusted text leaves for provenance (provenance.ts, `untrustedHashes`). */
 export interface ProvenanceJob extends UntrustedHashesJob {
   kind: 'provenance';
@@ -81,10 +88,10 @@ export interface BooksJob {
 }
 
 /** `shared`: the job's long strings, taken out and sent as shared bytes (shared-texts.ts); put back before it runs. */
-export type PoolJob = (EvaluateJob | ReadHashesJob | ReadDigestJob | AuditRowJob | ProvenanceJob | OutgoingPoolJob | BooksJob) & { shared?: SharedLeaf[] };
+export type PoolJob = (EvaluateJob | ReadHashesJob | ReadDigestJob | AuditRowJob | AuditPayloadJob | ProvenanceJob | OutgoingPoolJob | BooksJob) & { shared?: SharedLeaf[] };
 /** A book to compile and keep under its id, or one to forget (no longer current: the pool keeps at most a few). */
 export type PoolMessage = PoolJob | { kind: 'book'; book: BookPayload } | { kind: 'drop'; id: string };
-export type PoolAnswer = Array<[string, PredicateValue]> | string[] | string | BuiltAuditRow | UntrustedHashes | OutgoingReading | null;
+export type PoolAnswer = Array<[string, PredicateValue]> | string[] | string | BuiltAuditRow | PayloadColumns | UntrustedHashes | OutgoingReading | null;
 
 /** The error a worker answers when it cannot compile a book the main thread compiled (e.g. a detector it lacks). */
 export const BOOK_UNAVAILABLE = 'pool_book_unavailable';
@@ -135,6 +142,8 @@ export function poolHandler(): (m: PoolMessage) => PoolAnswer {
         return [...books.keys()];
       case 'audit_row':
         return auditFields(m.entry);
+      case 'audit_payload':
+        return payloadColumns(m.payload, m.interaction);
       case 'evaluate': {
         const book = books.get(m.book);
         if (book === undefined || typeof book === 'string') throw Object.assign(new Error(`${BOOK_UNAVAILABLE}: ${book ?? 'the book was not sent'}`), { code: BOOK_UNAVAILABLE });

@@ -337,3 +337,18 @@ export function sharedPool(workers: 'auto' | number, queue: number, logger?: Log
   if (!pool) shared.set(id, (pool = new TextPool({ workers: size, queue, ...(logger ? { logger } : {}) })));
   return pool;
 }
+
+/** Jobs waiting for the spare thread beyond the one it runs (three for a long private read: its row's payload columns, its digest, its hashes). */
+const SPARE_QUEUE = 6;
+let spare: TextPool | undefined;
+
+/**
+ * The process's spare thread, beside the pool (started on first use, stopped when idle like the pool's workers): what
+ * a long interaction's audit row and a long private read's data-flow hashes take from the text alone runs there
+ * while a worker of the pool runs the same check's detectors, on the core the event loop leaves free while it waits
+ * for them (long-texts.ts `auditAhead`, `readAhead`). It takes no other job, and what it cannot take (its queue
+ * full) waits for the decision and the pool as before.
+ */
+export function spareThread(logger?: Logger): TextPool {
+  return (spare ??= new TextPool({ workers: 1, queue: SPARE_QUEUE, ...(logger ? { logger } : {}) }));
+}

@@ -14,6 +14,7 @@ import {
 import { payloadPreview, recordInteraction, recurringPrefix, ROW_NAME_CAP, rowName, type InteractionRecord } from './audit-interaction.js';
 import { maskPrefix, maskSecretKeys, schemaCredentialKeysOf } from './redact.js';
 import { PREVIEW_CAP } from './audit-columns.js';
+import type { Interaction } from '../core/types.js';
 
 export { AUDIT_COLUMNS } from './audit-columns.js';
 
@@ -47,15 +48,41 @@ export function useBuiltRow(entry: AuditEntry, built: BuiltAuditRow): AuditEntry
   return entry;
 }
 
-/** The columns of a new row (all but id, the chain hashes and the MAC), and its interaction record: shared by both engines. */
-export function auditFields(entry: AuditEntry): BuiltAuditRow {
+/**
+ * What a row takes from its entry's payload and interaction alone, whatever the decision: the payload's digest, size
+ * and masked preview, and the interaction's masked record. The part of a long interaction's row that grows with it.
+ */
+export interface PayloadColumns {
+  digest: string | null;
+  preview: string | null;
+  size: number | null;
+  rec: InteractionRecord | undefined;
+}
+
+export function payloadColumns(payload: unknown, interaction: Interaction | undefined): PayloadColumns {
+  const json = payload === undefined ? undefined : canonicalJson(payload);
+  // The preview is of the payload with values in credential fields replaced (the digest is of the payload).
+  const keyed = maskSecretKeys(payload, schemaCredentialKeysOf(interaction));
+  const text = json === undefined ? undefined : typeof payload === 'string' ? payload : keyed === payload ? json : canonicalJson(keyed);
+  return {
+    digest: json === undefined ? null : sha256Hex(json),
+    preview: text === undefined ? null : payloadPreview(text, keyed, CAP.preview),
+    size: json === undefined ? null : Buffer.byteLength(json),
+    rec: interaction === undefined ? undefined : recordInteraction(interaction),
+  };
+}
+
+/**
+ * The columns of a new row (all but id, the chain hashes and the MAC), and its interaction record: shared by both
+ * engines. `ahead`: `payloadColumns` of this entry's very payload and interaction, computed before (in the worker
+ * pool's spare thread, while the decision was made: src/guard/long-texts.ts).
+ */
+export function auditFields(entry: AuditEntry, ahead?: PayloadColumns): BuiltAuditRow {
   const built = builtElsewhere.get(entry);
   if (built !== undefined) return built;
   const e = quickAuditEntry(entry) ?? parseEntry(entry);
-  const payload = e.payload === undefined ? undefined : canonicalJson(e.payload);
-  // The preview is of the payload with values in credential fields replaced (the digest is of the payload).
-  const keyed = maskSecretKeys(e.payload, schemaCredentialKeysOf(e.interaction));
-  const text = payload === undefined ? undefined : typeof e.payload === 'string' ? e.payload : keyed === e.payload ? payload : canonicalJson(keyed);
+  const uri = e.uri === undefined ? null : maskPrefix(e.uri, CAP.uri);
+  const p = ahead ?? payloadColumns(e.payload, e.interaction);
   const fields = {
     ts: e.ts ?? Date.now(),
     agent: capName(e.agent),
@@ -65,11 +92,11 @@ export function auditFields(entry: AuditEntry): BuiltAuditRow {
     // masked as any other text the store keeps; the agent and session come from the proxy and its config.
     server: e.server === undefined ? null : rowName(e.server),
     tool: e.tool === undefined ? null : rowName(e.tool),
-    uri: e.uri === undefined ? null : maskPrefix(e.uri, CAP.uri),
+    uri,
     recipient: e.recipient === undefined ? null : rowName(e.recipient),
-    digest: payload === undefined ? null : sha256Hex(payload),
-    preview: text === undefined ? null : payloadPreview(text, keyed, CAP.preview),
-    size: payload === undefined ? null : Buffer.byteLength(payload),
+    digest: p.digest,
+    preview: p.preview,
+    size: p.size,
     decision: e.decision,
     rules: JSON.stringify(e.rules.slice(0, CAP.list).map(capName)),
     flagged: JSON.stringify(e.flagged.slice(0, CAP.list).map(capName)),
@@ -82,7 +109,7 @@ export function auditFields(entry: AuditEntry): BuiltAuditRow {
     source: capName(e.source),
     llm: e.llm === undefined ? null : JSON.stringify(e.llm),
   };
-  return { fields, rec: e.interaction === undefined ? undefined : recordInteraction(e.interaction) };
+  return { fields, rec: p.rec };
 }
 
 function parseEntry(entry: AuditEntry): ParsedAuditEntry {

@@ -216,6 +216,12 @@ export function parseAuditId(text: string): { id: number; hashPrefix?: string } 
  * The audit entry of one guard decision: the interaction's identity and target, its arguments (tool calls,
  * prompt requests) or content (results, messages) as the payload, and the decision's verdict, rules, witness and timing.
  */
+/** The payload of an interaction's audit entry: its arguments or content, with its side fields if it has any. */
+export function auditPayloadOf(interaction: Interaction): unknown {
+  // Side fields (a request's or result's `_meta`) are recorded beside what they travelled with.
+  return metaOf(interaction) === undefined ? (argumentsOf(interaction) ?? contentOf(interaction)) : { ...(argumentsOf(interaction) ?? { content: contentOf(interaction) }), _meta: interaction.meta };
+}
+
 export function auditEntryFor(interaction: Interaction, decision: Decision): AuditEntry {
   return {
     agent: interaction.agent,
@@ -226,8 +232,7 @@ export function auditEntryFor(interaction: Interaction, decision: Decision): Aud
     tool: interaction.kind === 'tool_call' || interaction.kind === 'tool_result' ? interaction.tool : interaction.kind === 'prompt_request' || interaction.kind === 'prompt_result' ? interaction.prompt : interaction.kind === 'log_message' ? interaction.logger : undefined,
     uri: interaction.kind === 'resource_request' || interaction.kind === 'resource_result' ? interaction.uri : undefined,
     recipient: interaction.kind === 'message' ? interaction.recipient : undefined,
-    // Side fields (a request's or result's `_meta`) are recorded beside what they travelled with.
-    payload: metaOf(interaction) === undefined ? (argumentsOf(interaction) ?? contentOf(interaction)) : { ...(argumentsOf(interaction) ?? { content: contentOf(interaction) }), _meta: interaction.meta },
+    payload: auditPayloadOf(interaction),
     interaction,
     decision: decision.decision,
     rationale: decision.rationale,

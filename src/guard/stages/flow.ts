@@ -24,6 +24,9 @@ export const flowInspect: Stage = {
       return;
     }
     if (i.flow) await env.provenance.inspect(i, i.flow);
+    // What the audit row and data flow's record take from the text alone starts beside the detector pass (long ones).
+    if (env.options.audit) env.long.auditAhead(i);
+    env.dataflow.readAhead(i);
     ctx.interaction = i;
   },
 };
