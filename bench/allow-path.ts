@@ -24,7 +24,7 @@ import { ROOT } from './common.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { warmup: { type: 'string', default: '1000' }, vary: { type: 'string', default: '0' }, against: { type: 'string' }, blocks: { type: 'string', default: '20' } },
+  options: { warmup: { type: 'string', default: '1000' }, vary: { type: 'string', default: '0' }, against: { type: 'string' }, blocks: { type: 'string', default: '20' }, untimed: { type: 'boolean', default: false } },
 });
 const CALLS = Number(positionals[0] ?? 4000);
 const WARMUP = Number(values.warmup);
@@ -85,7 +85,8 @@ async function runner(root: string, label: string): Promise<Runner> {
     policy: join(root, 'policies', 'default'),
     store: join(mkdtempSync(join(dir, 'store-')), 'state.db'),
     settings: { watcher: { burst_threshold: 1e9, quarantine: false } },
-    stages: timed,
+    // The timer makes every stage async (a promise and a turn each): `--untimed` runs the stages as the proxy does.
+    ...(values.untimed ? {} : { stages: timed }),
   });
   const server = { command: process.execPath, args: [], resolve_paths: true };
   const base = { agent: 'local', session: 'stdio-5b7f9c4e-2d1a-4f3b-9c8e-7a6d5e4f3b2a', profile: {}, server: 'ws', tool: 'read_file' };

@@ -18,10 +18,15 @@
  * round by round in alternation with this one's in this process (CPU time, so that both see the same load); prints
  * each one's median per pair and the paired difference, and fails if a row's columns or record differ.
  *
+ * `--journaled` (with `--against`): instead of `auditFields`, the proxy's whole journaled path of each checkout (its
+ * `openStore` with the journal: the appends, a turn of the event loop every few pairs, and the group commits, each
+ * round waited out to its last commit), on stores of their own, alternated round by round; CPU per pair, and both
+ * chains verified at the end.
+ *
  * `--kb N` (with `--against`): every result a read of N KB of the soak's text (its ~200 KB reads, whose rows are built
  * on the event loop, below the worker pool's 256 KiB), each pair in a turn of its own.
  *
- *   npx tsx bench/audit-append.ts [--pairs 4000] [--rounds 5] [--same] [--against DIR [--kb N]]
+ *   npx tsx bench/audit-append.ts [--pairs 4000] [--rounds 5] [--same] [--against DIR [--kb N | --journaled]]
  *   npx tsx bench/audit-append.ts --pg [--pairs 1000] [--rounds 4] [--sessions 8]
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -47,6 +52,7 @@ const { values } = parseArgs({
     sessions: { type: 'string', default: '8' },
     against: { type: 'string' },
     kb: { type: 'string' },
+    journaled: { type: 'boolean', default: false },
   },
 });
 const pairs = Number(values.pairs);
@@ -55,6 +61,7 @@ const rounds = Number(values.rounds);
 const longChars = values.kb === undefined ? 0 : Math.round(Number(values.kb) * 1000);
 if (values.kb !== undefined && (!Number.isFinite(longChars) || longChars < 1)) throw new Error(`--kb must be a positive number of kilobytes, not ${values.kb}`);
 if (values.kb !== undefined && values.against === undefined) throw new Error('--kb is for --against (auditFields of long reads)');
+if (values.journaled && (values.against === undefined || values.kb !== undefined)) throw new Error('--journaled is for --against, without --kb');
 const text = mixedText();
 const session = `stdio-${randomUUID()}`;
 const decision: Decision = {
@@ -89,7 +96,7 @@ if (values.pg) {
 }
 
 if (values.against !== undefined) {
-  await fieldsAgainst(values.against);
+  await (values.journaled ? journaledAgainst(values.against) : fieldsAgainst(values.against));
   process.exit(0);
 }
 
@@ -195,6 +202,54 @@ async function fieldsAgainst(root: string): Promise<void> {
       `this checkout ${median(us.this).toFixed(1)} µs, ${root} ${median(us.other).toFixed(1)} µs, paired difference median ${median(diffs).toFixed(1)} µs ` +
       `(${diffs.filter((d) => d < 0).length} of ${rounds} rounds lower); the rows are the same`,
   );
+}
+
+/**
+ * The journaled append with its group commits (the proxy's default) of this checkout and of the one at `root`, each on
+ * a store of its own, alternated round by round on the same entries, CPU time per pair.
+ */
+async function journaledAgainst(root: string): Promise<void> {
+  type Open = typeof openStore;
+  const otherOpen = ((await import(pathToFileURL(join(root, 'src', 'store', 'index.ts')).href)) as { openStore: Open }).openStore;
+  const dir = mkdtempSync(join(tmpdir(), 'qg-audit-bench-'));
+  const options = { synchronous: 'NORMAL', backgroundCheckpoint: true, auditJournal: true } as const;
+  const stores = { this: openStore(join(dir, 'this.db'), undefined, options), other: otherOpen(join(dir, 'other.db'), undefined, options) };
+  const entries = Array.from({ length: pairs }, (_, i) => pair(i));
+  const TURN = 4;
+  const turn = () => new Promise((r) => setImmediate(r));
+  const round = async (s: typeof stores.this): Promise<number> => {
+    const cpu = process.cpuUsage();
+    for (let i = 0; i < pairs; i++) {
+      // A fresh entry object each time: nothing keyed by the entry answers.
+      await s.audit.append({ ...entries[i]![0] });
+      await s.audit.append({ ...entries[i]![1] });
+      if (i % TURN === TURN - 1) await turn();
+    }
+    // Every row of the round committed (a read commits what the journal holds first).
+    await s.audit.tail(0);
+    const used = process.cpuUsage(cpu);
+    return (used.user + used.system) / pairs;
+  };
+  try {
+    for (let r = 0; r < 2; r++) for (const s of Object.values(stores)) await round(s); // warm-up
+    const us: Record<'this' | 'other', number[]> = { this: [], other: [] };
+    for (let r = 0; r < rounds; r++) {
+      for (const side of r % 2 === 0 ? (['this', 'other'] as const) : (['other', 'this'] as const)) us[side].push(await round(stores[side]));
+    }
+    for (const [side, s] of Object.entries(stores)) {
+      const v = await s.audit.verify();
+      if (!v.ok) throw new Error(`the ${side} store does not verify: ${JSON.stringify(v.firstBad)}`);
+    }
+    const diffs = us.this.map((x, i) => x - us.other[i]!);
+    console.log(
+      `journaled audit.append with its group commits per call+result pair (${pairs} pairs × ${rounds} rounds alternated, ${values.same ? 'same content' : 'varied content'}), CPU: ` +
+        `this checkout ${median(us.this).toFixed(1)} µs, ${root} ${median(us.other).toFixed(1)} µs, paired difference median ${median(diffs).toFixed(1)} µs ` +
+        `(${diffs.filter((d) => d < 0).length} of ${rounds} rounds lower); both chains verify`,
+    );
+  } finally {
+    for (const s of Object.values(stores)) await s.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** The journal off and on, on PostgreSQL, alternated round by round, at 1 and `--sessions` concurrent sessions. */

@@ -18,6 +18,7 @@ run bench/store-append.ts --rows 500
 run bench/audit-append.ts --pairs 200 --rounds 1
 run bench/audit-append.ts --pairs 100 --rounds 2 --against .
 run bench/audit-append.ts --pairs 5 --rounds 1 --against . --kb 100
+run bench/audit-append.ts --pairs 50 --rounds 2 --against . --journaled
 run bench/store.ts --n 200 --concurrency 4
 run bench/dataflow.ts 150
 run bench/large-result.ts --sizes 1 --rounds 1 --base64-mb 0.2 --busy-mb 1
@@ -28,6 +29,7 @@ run bench/soak.ts --seconds 3 --age-calls 100
 run bench/startup.ts --runs 1
 run bench/stdio-drive.ts 200 policy --vary 50
 run bench/allow-path.ts 200 --warmup 20 --vary 20 --blocks 2
+run bench/allow-path.ts 100 --warmup 20 --blocks 2 --untimed
 run bench/tracker-path.ts 50 --warmup 10 --blocks 2 --vary 5
 run bench/http-drive.ts 1 policy --sessions 2 --warm 0.5 --mix
 run bench/http-drive.ts 1 policy --sessions 1 --warm 0.5 --legs --windows 10

@@ -53,27 +53,30 @@ const CLEAR_AT = 256 * 1024;
 
 /**
  * The chain text of each journal row made by `journalLine` (audit-row.ts `ChainText`): its MAC, its line in the file
- * and its chain hash at commit are made from that one serialisation of its columns. Not in the row itself: the row
- * is what the file holds.
+ * and its chain hash at commit are made from that one serialisation of its columns. Held under a symbol, so it is not
+ * in what the file holds (`lineOf` writes the row's own members), with the row it was made for: a copy of the row
+ * (`{ ...row }` copies the symbol too) makes its own, as a row read from a file does. Not a WeakMap: an entry in a
+ * WeakMap's table for every row journaled (two a call) is work for the collector.
  */
-const chainTexts = new WeakMap<JournalRow, ChainText>();
+const CHAIN_TEXT: unique symbol = Symbol('chain text');
+type TextedRow = JournalRow & { [CHAIN_TEXT]?: { row: JournalRow; text: ChainText } };
 
 /** The chain text of a journal row's columns: the one `journalLine` made, else (a row read from a file) made now. */
 export function chainTextOf(j: JournalRow): ChainText {
-  let t = chainTexts.get(j);
-  if (t === undefined) {
-    t = chainText(j.fields);
-    chainTexts.set(j, t);
-  }
-  return t;
+  const r = j as TextedRow;
+  const held = r[CHAIN_TEXT];
+  if (held !== undefined && held.row === j) return held.text;
+  const text = chainText(j.fields);
+  r[CHAIN_TEXT] = { row: j, text };
+  return text;
 }
 
 /** The journal line of a decision's row: its columns with the audit id answered (`ref`), their MAC, its interaction. */
 export function journalLine(fields: AuditFields, ref: string, rec: InteractionRecord | undefined, key: AuditKey | undefined): JournalRow {
   const unlinked = { ...fields, ref };
   const text = chainText(unlinked);
-  const row: JournalRow = { fields: unlinked, mac: key ? journalMac(key, text) : null, ...(rec ? { rec } : {}) };
-  chainTexts.set(row, text);
+  const row: TextedRow = { fields: unlinked, mac: key ? journalMac(key, text) : null, ...(rec ? { rec } : {}) };
+  row[CHAIN_TEXT] = { row, text };
   return row;
 }
 

@@ -176,18 +176,23 @@ export function chainText(fields: AuditFields): ChainText {
   return { beforeId: members(row, BEFORE_ID), beforePrev: members(row, BEFORE_PREV), rest: members(row, REST) };
 }
 
-/** `rowHash` of the row with these columns, linked as row `id` after `prevHash`. */
+/**
+ * `rowHash` of the row with these columns, linked as row `id` after `prevHash`: the members in their order, an empty
+ * piece left out with its comma, written as one text (no list of pieces to filter and join: this runs twice a row).
+ */
 export function linkedHash(t: ChainText, id: number, prevHash: string): string {
-  return sha256Hex(`${prevHash}{${joined(t.beforeId, `"id":${JSON.stringify(id)}`, t.beforePrev, `"prev_hash":${JSON.stringify(prevHash)}`, t.rest)}}`);
+  const before = t.beforeId === '' ? '' : `${t.beforeId},`;
+  const between = t.beforePrev === '' ? '' : `,${t.beforePrev}`;
+  const after = t.rest === '' ? '' : `,${t.rest}`;
+  return sha256Hex(`${prevHash}{${before}"id":${JSON.stringify(id)}${between},"prev_hash":${JSON.stringify(prevHash)}${after}}`);
 }
 
 /** The JSON object of the columns without the link columns (keys sorted; `ref` and `llm` left out when null). */
 export function columnsJson(t: ChainText): string {
-  return `{${joined(t.beforeId, t.beforePrev, t.rest)}}`;
-}
-
-function joined(...parts: string[]): string {
-  return parts.filter((p) => p !== '').join(',');
+  let out = t.beforeId;
+  if (t.beforePrev !== '') out = out === '' ? t.beforePrev : `${out},${t.beforePrev}`;
+  if (t.rest !== '') out = out === '' ? t.rest : `${out},${t.rest}`;
+  return `{${out}}`;
 }
 
 export function parseRow(raw: unknown): AuditRow {

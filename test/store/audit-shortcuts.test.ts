@@ -7,7 +7,7 @@ import { bodyDigest, MaskMemo, recordInteraction } from '../../src/store/audit-i
 import { maskSecretKeys, maskSecrets } from '../../src/store/redact.js';
 import { canonicalJson, sha256Hex } from '../../src/core/canonical.js';
 import { rowMac } from '../../src/store/audit-key.js';
-import { chainText, linkedHash, rowHash } from '../../src/store/audit-row.js';
+import { chainText, columnsJson, linkedHash, rowHash, type ChainText } from '../../src/store/audit-row.js';
 import { GENESIS_HASH } from '../../src/store/audit-chain.js';
 import { AuditJournal, chainTextOf, journalLine, journalLineOk, JournalRowSchema } from '../../src/store/audit-journal.js';
 import { readFileSync } from 'node:fs';
@@ -316,6 +316,39 @@ describe('one serialisation of a row for its journal MAC, its journal line and i
         expect(journalLineOk(key, { ...j, fields: { ...j.fields } })).toBe(true);
         expect(journalLineOk(key, { ...j, fields: { ...j.fields, decision: `${j.fields.decision}!` } })).toBe(false);
         expect(linkedHash(chainTextOf(j), id, prev)).toBe(rowHash({ ...fields, ref, id, prev_hash: prev }));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('links and writes any chain text as the former filter-and-join of its pieces did, an empty piece included', () => {
+    // The former code (46f111c): the pieces filtered of empty ones, joined with commas.
+    const joined = (...parts: string[]): string => parts.filter((p) => p !== '').join(',');
+    const formerHash = (t: ChainText, id: number, prev: string): string => sha256Hex(`${prev}{${joined(t.beforeId, `"id":${JSON.stringify(id)}`, t.beforePrev, `"prev_hash":${JSON.stringify(prev)}`, t.rest)}}`);
+    const formerColumns = (t: ChainText): string => `{${joined(t.beforeId, t.beforePrev, t.rest)}}`;
+    const piece = fc.oneof(fc.constant(''), columnText, fieldsArb.map((f) => chainText(f).rest));
+    fc.assert(
+      fc.property(fc.record({ beforeId: piece, beforePrev: piece, rest: piece }), fc.oneof(fc.nat(), fc.integer()), prevArb, (t, id, prev) => {
+        expect(linkedHash(t, id, prev)).toBe(formerHash(t, id, prev));
+        expect(columnsJson(t)).toBe(formerColumns(t));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('keeps the chain text with the row journalLine made, and makes its own for any other row object', () => {
+    const key = { key: Buffer.alloc(32, 9), file: '(test)', headFile: '' };
+    fc.assert(
+      fc.property(fieldsArb, columnText, fieldsArb, (fields, ref, other) => {
+        const j = journalLine(fields, ref, undefined, key);
+        expect(chainTextOf(j)).toEqual(chainText({ ...fields, ref }));
+        // A copy (which carries the kept text along) with other columns: its own text, its own MAC check.
+        const copy = { ...j, fields: { ...other, ref } };
+        expect(chainTextOf(copy)).toEqual(chainText(copy.fields));
+        expect(journalLineOk(key, copy)).toBe(linkedHash(chainText(copy.fields), 0, '') === linkedHash(chainText(j.fields), 0, ''));
+        // Nothing of it is in what the file holds.
+        expect(Object.keys(j).sort()).toEqual(['fields', 'mac']);
+        expect(Object.keys(JSON.parse(JSON.stringify(j))).sort()).toEqual(['fields', 'mac']);
       }),
       { numRuns: 1000 },
     );
