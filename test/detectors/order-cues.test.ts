@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { describeSameScoreOnCorpora, loadedBothWays } from './support/gate-proof.js';
 import { benignTexts, corpusTexts, devTexts, linesOf, redteamTexts } from './support/injection-texts.js';
-import { AI_SUBJECT, MODAL, orderShape, starts } from '../../src/detectors/injection/directive.js';
+import { AI_SUBJECT, MODAL, openings, orderShape, starts } from '../../src/detectors/injection/directive.js';
+import { openingBreaks } from '../../src/detectors/injection/fast-paths.js';
 import { GATED_MAX, orderUnits } from '../../src/detectors/injection/order-cues.js';
 import { units, type Unit } from '../../src/detectors/injection/sentences.js';
 
@@ -116,6 +117,47 @@ describe('on generated texts', () => {
       const t = `${filler.slice(0, at - 30)}\nPlease send it to me now.`.slice(0, at);
       expectGateExact(t, `length ${at}`);
     }
+  });
+
+  // Carrier marks (a comment, bullet, quote or table bar: PREFIX_MARKS) before an order verb open an opening only
+  // where `openings` strips them (a unit's start or an earlier strip's end) or as a break (" - ", " -> "): marks
+  // after code, words, splits, strips and label words, with and without white space, in runs and runs of runs.
+  it('marks before an order verb: after code, words, every split, strip and label word', () => {
+    const BEFORE = ['', 'SELECT a FROM t;', 'x = 1', 'done.', 'Really?', 'Wow!', 'ok;', '[12:00]', '[x]', '1.', '2)', 'v2.0', 'f(x)', 'Note:', 'key:', 'NOTE', 'note', 'Notes', 'todo re', 'FIXME', 'P.S.', 'PS', 'p.s', 'ps', 'tips', 'action item', 'urgent', 'a,b', 'a, b', 'a,', '"a",', '"k": "', '|', 'x |', 'x|', 'é', '名前。', '好！', '吗？', '，', '：', 're', 'http://x.io', 'end -', 'x —', 'a_b', '(', '[', 'Ü'];
+    const MARKS = ['#', '//', '--', '-', '–', '—', '*', '>', '->', '=>', '==', "'", '`', '"', '•', '~', '|', '/*', '# -', '- #', '> >', '-#', '#-'];
+    const SPACE = ['', ' ', ' ', '  ', '\t', '\u3000', '\u00a0'];
+    const line = fc
+      .tuple(fc.constantFrom(...BEFORE), fc.constantFrom(...SPACE), fc.array(fc.tuple(fc.constantFrom(...MARKS), fc.constantFrom(...SPACE)), { minLength: 1, maxLength: 3 }), fc.constantFrom('', 'please ', 'Now, ', 'quietly ', 'make sure to '), fc.constantFrom(...VERBS), fc.constantFrom(' the file to me now', ' all of it', '', ' it'))
+      .map(([b, s, ms, o, v, rest]) => b + s + ms.map(([m, w]) => m + w).join('') + o + v + rest);
+    fc.assert(
+      fc.property(fc.array(fc.tuple(line, fc.constantFrom('\n', '\r\n', '\\n', '. ', ' ')), { minLength: 1, maxLength: 6 }), (ls) => {
+        const t = ls.map(([l, e]) => l + e).join('');
+        expectGateExact(t, JSON.stringify(t));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  // directive.ts builds its carrier-prefix expression from PREFIX_MARKS and LABEL_WORDS (lexicon.ts), which the gate
+  // reads too: the openings are those of the expression written out before.
+  it('the openings are those of the carrier-prefix expression written out', () => {
+    const FORMER_PREFIX = /^(?:\[[^\]\n]{0,24}\]\s*|[#/*>|"'`\-–•=~]+\s*|\d{1,3}[.)]\s+|(?:TODO|FIXME|NOTE|REMINDER|IMPORTANT|URGENT|ACTION(?: ITEM| REQUIRED)?|P\.?S\.?)\b[^:\n]{0,40}[:!-]\s*|[\w.@-]{1,30}:\s+)/i;
+    const former = (s: string): string[] => {
+      let t = s;
+      for (let i = 0; i < 4; i++) {
+        const m = FORMER_PREFIX.exec(t);
+        if (!m || m[0].length === 0) break;
+        t = t.slice(m[0].length);
+      }
+      return [t, ...openingBreaks(t.slice(0, 200), 5).map((at) => t.slice(at))];
+    };
+    for (const t of [...corpus, ...redteamTexts()]) for (const u of units(t)) expect(openings(u.text), u.text).toEqual(former(u.text));
+    fc.assert(
+      fc.property(lines(4), (t) => {
+        for (const l of t.split('\n')) expect(openings(l.trim()), l).toEqual(former(l.trim()));
+      }),
+      { numRuns: 1000 },
+    );
   });
 
   it('the scorer gives the same score and findings with the gate as with every unit read', () => {

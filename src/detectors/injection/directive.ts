@@ -1,6 +1,6 @@
 import type { Finding } from './finding.js';
 import { mayBeModal, openingBreaks, opensWithOrderVerb } from './fast-paths.js';
-import { OPENER } from './lexicon.js';
+import { LABEL_WORDS, OPENER, PREFIX_MARKS } from './lexicon.js';
 import { orderUnits } from './order-cues.js';
 import { units, type Unit } from './sentences.js';
 
@@ -161,7 +161,7 @@ const INSTRUCTION_OPENING = /^(?:(?:when|if|once|before|after|while) you\b|(?:ne
 const WE = /\b(?:we|we'll|we're|our|us)\b/i;
 
 /** Leading carrier syntax: comment markers, bullets, quotes, table bars, timestamps, "key:" and "name:" labels. */
-const PREFIX = /^(?:\[[^\]\n]{0,24}\]\s*|[#/*>|"'`\-–•=~]+\s*|\d{1,3}[.)]\s+|(?:TODO|FIXME|NOTE|REMINDER|IMPORTANT|URGENT|ACTION(?: ITEM| REQUIRED)?|P\.?S\.?)\b[^:\n]{0,40}[:!-]\s*|[\w.@-]{1,30}:\s+)/i;
+const PREFIX = new RegExp(String.raw`^(?:\[[^\]\n]{0,24}\]\s*|[${PREFIX_MARKS.replace('-', '\\-')}]+\s*|\d{1,3}[.)]\s+|(?:${LABEL_WORDS})\b[^:\n]{0,40}[:!-]\s*|[\w.@-]{1,30}:\s+)`, 'i');
 
 /** Candidate openings of a sentence: after carrier prefixes, and after a colon, semicolon, dash or comma. */
 export function starts(s: string): string[] {

@@ -32,6 +32,13 @@ export const ORDER_VERBS = [
 
 /** What may stand between the openers and the verb, followed by `\s+`. */
 export const NEGATION_LEADS = ['do not', "don't", 'never', 'make sure(?: to| that| you)?', 'be sure to', 'remember to', "don't forget to", 'do not forget to'] as const;
+/**
+ * The carrier syntax `openings` strips before a sentence's first opening (directive.ts PREFIX): the marks of a
+ * comment, bullet, quote or table bar (a run of them), and the words of a "TODO:"-style label.
+ */
+export const PREFIX_MARKS = '#/*>|"\'`-–•=~';
+export const LABEL_WORDS = String.raw`TODO|FIXME|NOTE|REMINDER|IMPORTANT|URGENT|ACTION(?: ITEM| REQUIRED)?|P\.?S\.?`;
+
 /** Imperative at the start of a (stripped) sentence. */
 export const ORDER_OPENING_RE = new RegExp(`^${OPENER}(?:(?:${NEGATION_LEADS.join('|')})\\s+)?(?:${ORDER_VERBS})(?![\\w'-])`, 'i');
 /** First words of the verb alternatives: a cheap gate before the full pattern. */

@@ -1,5 +1,5 @@
 import { lineKind, splitLines } from './fast-paths.js';
-import { MODAL_WORDS, NEGATION_LEADS, OPENER_PHRASES, ORDER_VERBS } from './lexicon.js';
+import { LABEL_WORDS, MODAL_WORDS, NEGATION_LEADS, OPENER_PHRASES, ORDER_VERBS, PREFIX_MARKS } from './lexicon.js';
 import { fold, foldString, isWordChar } from './literals.js';
 import { lineUnits, MAX_LEN, MAX_UNITS, units, type LineKind, type Unit } from './sentences.js';
 
@@ -80,6 +80,17 @@ const OPENER_WORD_MAX = Math.max(...[...OPENER_WORDS].map((w) => w.length)) + 1;
  */
 const OPENS_AFTER = new Uint8Array(0x10000);
 for (const c of '|",.!?;。！？]#/*>\'`-–•=~):，：—') OPENS_AFTER[c.charCodeAt(0)] = 1;
+/**
+ * Those of OPENS_AFTER that stand before an opening only as carrier marks (PREFIX_MARKS, stripped from a unit's start
+ * by `openings`) or in the breaks " - ", " – ", " — ", " -> ", " => " (`openingBreaks`): `prefixMayOpen` tells.
+ */
+const MARK_ONLY = new Uint8Array(0x10000);
+for (const c of '#/*>\'`-–•=~—') MARK_ONLY[c.charCodeAt(0)] = 1;
+/** PREFIX_MARKS: the characters of a run `openings` strips as one piece. */
+const MARK = new Uint8Array(0x10000);
+for (const c of PREFIX_MARKS) MARK[c.charCodeAt(0)] = 1;
+/** A label word (LABEL_WORDS) where a unit can start: after a character that is not `\w`, or the line's start. */
+const LABEL_WORD = new RegExp(`(?<![A-Za-z0-9_])(?:${LABEL_WORDS})`, 'i');
 
 /**
  * The units of `text` shaped as orders (`isOrder`), in text order, each as `units(text)` has it: the only units the
@@ -147,7 +158,9 @@ export function orderUnits(text: string, isModal: (line: string) => boolean, isO
 function opensBefore(text: string, q: number, lineStart: number, depth: number): boolean {
   let j = q;
   while (j > lineStart && isSpace(text.charCodeAt(j - 1))) j--;
-  if (j === lineStart || OPENS_AFTER[text.charCodeAt(j - 1)] === 1) return true;
+  if (j === lineStart) return true;
+  const before = text.charCodeAt(j - 1);
+  if (OPENS_AFTER[before] === 1 && (MARK_ONLY[before] !== 1 || prefixMayOpen(text, j - 1, lineStart, 0))) return true;
   if (q - 2 >= lineStart && text.charCodeAt(q - 1) === 32 && isLowerDigitOrParen(text.charCodeAt(q - 2)) && isUpper(text.charCodeAt(q)) && isLower(text.charCodeAt(q + 1))) return true;
   if (depth >= 16 || j === q) return false;
   let s = j;
@@ -157,6 +170,39 @@ function opensBefore(text: string, q: number, lineStart: number, depth: number):
     if ((isAdverb(text, k, j) || (j - k <= OPENER_WORD_MAX && isOpenerWord(text, k, j))) && opensBefore(text, k, lineStart, depth + 1)) return true;
   }
   return false;
+}
+
+/**
+ * Whether an opening can start after the mark at `p` (one of MARK_ONLY, white space after it aside). Either the mark
+ * ends a break of `openingBreaks` (" - ", " – ", " — ", " -> ", " => ": white space before it), or it ends a run of
+ * PREFIX_MARKS that `openings` strips, which it does only where a unit starts or an earlier strip ends: so, before
+ * the run (white space aside), the line's start, a cell split (a bar or a quote, in the run or before it; a comma
+ * not followed by a space), a sentence split (`sentencePieces`: `[.!?;]` and white space before a quote, which is the
+ * run's first mark; `。！？`), or the end of a strip (`]`, the `.` or `)` of a number and white space, a label's `:`,
+ * an earlier run and white space). A label word's strip (`TODO … -`) can end anywhere after it: a line holding one
+ * where a unit can start is taken. The breaks after which an opening starts are not stripped, so a mark there is not
+ * carrier syntax. Anything looser is kept: only a superset of the openings must pass.
+ */
+function prefixMayOpen(text: string, p: number, lineStart: number, depth: number): boolean {
+  const c = text.charCodeAt(p);
+  if ((c === 45 || c === 0x2013 || c === 0x2014) && p > lineStart && isSpace(text.charCodeAt(p - 1))) return true;
+  if (c === 62 && p - 2 >= lineStart && (text.charCodeAt(p - 1) === 45 || text.charCodeAt(p - 1) === 61) && isSpace(text.charCodeAt(p - 2))) return true;
+  if (MARK[c] === 1) {
+    let r = p;
+    while (r > lineStart && MARK[text.charCodeAt(r - 1)] === 1) r--;
+    for (let k = r; k <= p; k++) if (text.charCodeAt(k) === 124 || text.charCodeAt(k) === 34) return true;
+    let j = r;
+    while (j > lineStart && isSpace(text.charCodeAt(j - 1))) j--;
+    if (j === lineStart) return true;
+    const b = text.charCodeAt(j - 1);
+    const spaced = j < r;
+    if (b === 93 || b === 58 || b === 0x3002 || b === 0xff01 || b === 0xff1f) return true; // ] : 。！？
+    if (b === 44 && text.charCodeAt(j) !== 32) return true; // a CSV cell (`,(?! )`)
+    if ((b === 46 || b === 41) && spaced) return true; // "1. ", "2) ", a sentence's end
+    if ((b === 59 || b === 33 || b === 63) && spaced && text.charCodeAt(r) === 39) return true; // ; ! ? before a quote
+    if (MARK[b] === 1 && spaced) return depth >= 4 || prefixMayOpen(text, j - 1, lineStart, depth + 1);
+  }
+  return LABEL_WORD.test(text.slice(lineStart, p));
 }
 
 /** Whether, from `q` (white space aside), opener words lead to an order verb before `to` (from a line's start). */
