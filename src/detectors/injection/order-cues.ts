@@ -15,7 +15,8 @@ import { lineUnits, MAX_LEN, MAX_UNITS, units, type LineKind, type Unit } from '
  * - from a place where an opening can start (the line's start, after a split, prefix or break character, a
  *   capitalised word after "[a-z0-9)] "), opener words lead to an order verb not followed by `[\w'-]`: every
  *   opening starts at such a place, and ORDER_OPENING_RE reads its openers and verb there. The verbs are found by one
- *   expression (VERB) and walked back from (`opensBefore`); a line's start is walked forward from (`opensAt`).
+ *   expression (VERB) and walked back from (`opensBefore`); the start of a line after a written-out "\n" (whose "n"
+ *   hides a verb from VERB) is walked forward from (`opensAt`).
  *
  * Any other line's units are not orders: they score nothing, so they are not made. The units of the lines that take
  * part are made by the same code as `units` (`lineUnits`), with the same neighbours' kinds; the unit before an order
@@ -68,6 +69,18 @@ const OPENER_WORDS = new Set(
   [...OPENER_PHRASES.filter((p) => !p.startsWith('\\')), ...NEGATION_LEADS.map((l) => l.replace('(?: to| that| you)?', ' to that you'))].flatMap((p) => p.split(' ')).map(foldString),
 );
 if (OPENER_PHRASES.filter((p) => p.startsWith('\\')).join() !== String.raw`\w{3,}ly`) throw new Error('injection: an opener pattern order-cues.ts does not read');
+/** The opener words as a trie of folded code units, like the verbs. */
+const OPENERS: TrieNode = { next: new Map(), end: false };
+for (const w of OPENER_WORDS) {
+  let node = OPENERS;
+  for (let k = 0; k < w.length; k++) {
+    const c = w.charCodeAt(k);
+    let t = node.next.get(c);
+    if (t === undefined) node.next.set(c, (t = { next: new Map(), end: false }));
+    node = t;
+  }
+  node.end = true;
+}
 /** The first characters (folded) of the verbs and of the opener words. */
 const FIRST = new Uint8Array(0x10000);
 for (const w of [...VERB_LITERALS.map(foldString), ...OPENER_WORDS]) FIRST[w.charCodeAt(0)] = 1;
@@ -125,8 +138,13 @@ export function orderUnits(text: string, isModal: (line: string) => boolean, isO
     if (take[li] === 0 && isModal(lines[li] as string)) take[li] = 1;
     MODAL_WORD.lastIndex = lineEnd;
   }
-  // Lines whose start opens with an order verb (after an escaped "\n" no character precedes it in the line).
-  for (let i = 0; i < n; i++) if (take[i] === 0 && opensAt(text, starts[i] as number, (starts[i] as number) + (lines[i] as string).length)) take[i] = 1;
+  // Lines after a written-out "\n" whose start opens with an order verb: its "n" is a word character, so VERB does
+  // not find a verb there. Any other line's start follows a line feed or the text's start, where VERB finds the verb
+  // and `opensBefore` walks back over the same opener words to the line's start.
+  for (let i = 1; i < n; i++) {
+    const at = starts[i] as number;
+    if (take[i] === 0 && text.charCodeAt(at - 1) === 110 && text.charCodeAt(at - 2) === 92 && opensAt(text, at, at + (lines[i] as string).length)) take[i] = 1;
+  }
   // Lines where an order verb ends a walk back over opener words to where an opening can start.
   li = 0;
   VERB.lastIndex = 0;
@@ -297,9 +315,9 @@ function isAdverb(text: string, q: number, e: number): boolean {
 function isOpenerWord(text: string, q: number, e: number): boolean {
   const last = text.charCodeAt(e - 1);
   if (last === 44 || last === 58) e--;
-  let w = '';
-  for (let k = q; k < e; k++) w += String.fromCharCode(fold(text.charCodeAt(k)));
-  return OPENER_WORDS.has(w);
+  let node: TrieNode | undefined = OPENERS;
+  for (let k = q; k < e && node !== undefined; k++) node = node.next.get(fold(text.charCodeAt(k)));
+  return node !== undefined && node.end;
 }
 
 /** `[\w'-]` (what ORDER_OPENING_RE refuses after its verb). */
