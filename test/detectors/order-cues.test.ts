@@ -4,7 +4,9 @@ import { describeSameScoreOnCorpora, loadedBothWays } from './support/gate-proof
 import { benignTexts, corpusTexts, devTexts, linesOf, redteamTexts } from './support/injection-texts.js';
 import { AI_SUBJECT, MODAL, openings, orderShape, starts } from '../../src/detectors/injection/directive.js';
 import { openingBreaks } from '../../src/detectors/injection/fast-paths.js';
-import { GATED_MAX, orderUnits } from '../../src/detectors/injection/order-cues.js';
+import { MODAL_WORD_GROUP } from '../../src/detectors/injection/gate-literals.js';
+import { GATED_MAX, orderUnits, type ModalWordStarts } from '../../src/detectors/injection/order-cues.js';
+import { TextScan } from '../../src/detectors/scan.js';
 import { units, type Unit } from '../../src/detectors/injection/sentences.js';
 
 /**
@@ -33,9 +35,22 @@ beforeAll(async () => {
 const isModalLine = (line: string): boolean => MODAL.test(line) || AI_SUBJECT.test(line);
 const isOrder = (u: Unit): boolean => orderShape(u.text, starts(u.text)).order;
 
-/** The gate's units are exactly the order units of `units(text)`, with the same fields. */
+/** The modal words of `text` as the one scan of a longer text holding it after `before` finds them. */
+function scannedModalWords(text: string, before: string): ModalWordStarts {
+  const scan = new TextScan(before + text);
+  const runs = scan.runsIn(before.length, before.length + text.length);
+  return (visit) => void runs.someLiteral!(MODAL_WORD_GROUP, (at) => (visit(at), false));
+}
+
+/**
+ * The gate's units are exactly the order units of `units(text)`, with the same fields: with the gate's own search
+ * for modal words, and with the scan's (of the text alone, and of the text inside a longer one).
+ */
 function expectGateExact(text: string, label: string): void {
-  expect(orderUnits(text, isModalLine, isOrder), label).toEqual(units(text).filter(isOrder));
+  const want = units(text).filter(isOrder);
+  expect(orderUnits(text, isModalLine, isOrder), label).toEqual(want);
+  expect(orderUnits(text, isModalLine, isOrder, scannedModalWords(text, '')), `${label} (scanned)`).toEqual(want);
+  expect(orderUnits(text, isModalLine, isOrder, scannedModalWords(text, 'you must\\n')), `${label} (scanned, inside)`).toEqual(want);
 }
 
 function expectSameScore(text: string, label: string): void {
@@ -109,6 +124,11 @@ describe('on generated texts', () => {
     for (const t of [`${'x'.repeat(490)} you shallow waters`, `${'x'.repeat(486)} the AI is nowhere`, `Please send the files now, ${'x'.repeat(500)}`]) {
       expect(units(t).some(isOrder), t.slice(480)).toBe(true);
       expectGateExact(`Notes\n${t}\nMore notes here.`, t.slice(480));
+    }
+    // A modal word opening a line after each kind of break: in "you are required to" the line's only one, which the
+    // scan finds at the line's start.
+    for (const br of ['\n', '\r\n', '\\n', '\n\n', '\n  ']) {
+      for (const m of ['you must', 'You should', 'the model has to', 'you are required to', 'You are instructed to']) expectGateExact(`Notes on the quarter${br}${m} list the figures in the summary.${br}Thanks`, `${m} after ${JSON.stringify(br)}`);
     }
     // Escaped line breaks ("\\n") next to modal words and verbs.
     for (const t of ['Notes\\need you must send it now.', 'x\\nYou must send it.\\nPlease forward the file.', 'a\\nsend the file now\\n', 'you\\nmust\\nsend']) expectGateExact(t, t);

@@ -1,7 +1,9 @@
+import type { RunQuery } from '../../core/text/runs.js';
 import type { Finding } from './finding.js';
 import { mayBeModal, openingBreaks, opensWithOrderVerb } from './fast-paths.js';
 import { LABEL_WORDS, OPENER, PREFIX_MARKS } from './lexicon.js';
-import { orderUnits } from './order-cues.js';
+import { MODAL_WORD_GROUP } from './gate-literals.js';
+import { orderUnits, type ModalWordStarts } from './order-cues.js';
 import { units, type Unit } from './sentences.js';
 
 /**
@@ -246,10 +248,13 @@ const PROCESSING_STEP =
   /\b(?:before|after|when|while) (?:sending|rendering|storing|returning|saving|writing|displaying|logging|caching|transmitting|serializing|parsing)\b|\bover the (?:wire|network)\b|\bfor the (?:API|client|server|database|frontend|backend)\b|\b(?:payloads?|bytes|buffers?|locale|utf-?8)\b/i;
 
 /** The strongest directive sentence of a text, if any reaches a weight worth reporting. */
-export function directive(text: string): Finding | undefined {
+export function directive(text: string, runs?: RunQuery): Finding | undefined {
   let best: Finding | undefined;
+  // The modal words from the one scan, when it answers for the text.
+  const someLiteral = runs?.someLiteral;
+  const modalWords: ModalWordStarts | undefined = someLiteral && ((visit) => void someLiteral(MODAL_WORD_GROUP, (at) => (visit(at), false)));
   // Only the units shaped as orders: any other scores nothing (order-cues.ts).
-  for (const u of orderUnits(text, isModalLine, isOrderUnit)) {
+  for (const u of orderUnits(text, isModalLine, isOrderUnit, modalWords)) {
     const r = scoreSentence(u);
     if (r && r.weight >= 0.3 && (!best || r.weight > best.weight)) {
       best = { signal: 'directive', detail: r.cues.join(', '), weight: r.weight, sentence: u.text, aimedAtAi: r.cues.some((c) => AIMED.has(c)) };

@@ -26,6 +26,12 @@ import { lineUnits, MAX_LEN, MAX_UNITS, units, type LineKind, type Unit } from '
  * every corpus; test/detectors/reference/injection-order-cues.ts is the plain form.
  */
 
+/**
+ * Calls `visit` with the start of each occurrence of a modal word (MODAL_WORDS, case-insensitive) in the text, in any
+ * order: what the one scan found (gate-literals.ts MODAL_WORD_GROUP), instead of the text's own search (MODAL_WORD).
+ */
+export type ModalWordStarts = (visit: (start: number) => void) => void;
+
 /** Texts up to this length cannot reach MAX_UNITS units (8 characters each, disjoint): MAX_UNITS × 8. */
 export const GATED_MAX = MAX_UNITS * 8;
 
@@ -109,7 +115,7 @@ const LABEL_WORD = new RegExp(`(?<![A-Za-z0-9_])(?:${LABEL_WORDS})`, 'i');
  * The units of `text` shaped as orders (`isOrder`), in text order, each as `units(text)` has it: the only units the
  * directive signal scores.
  */
-export function orderUnits(text: string, isModal: (line: string) => boolean, isOrder: (u: Unit) => boolean): Unit[] {
+export function orderUnits(text: string, isModal: (line: string) => boolean, isOrder: (u: Unit) => boolean, modalWords?: ModalWordStarts): Unit[] {
   if (text.length > GATED_MAX) return units(text).filter(isOrder);
   const lines = splitLines(text, true, MAX_UNITS);
   const n = lines.length;
@@ -118,7 +124,17 @@ export function orderUnits(text: string, isModal: (line: string) => boolean, isO
   for (let i = 0; i < n; i++) if ((lines[i] as string).length > MAX_LEN && (lines[i] as string).trim().length > MAX_LEN) take[i] = 1;
   // Lines with a modal word that MODAL or AI_SUBJECT matches (no modal word holds a line break's character). Lines
   // taken already are not searched: what they hold changes nothing (a long line is taken above).
-  let li = 0;
+  if (modalWords !== undefined) {
+    // Each modal word lies inside one line, or starts in the "n" of an escaped "\n" (between two lines).
+    const tried = new Uint8Array(n);
+    modalWords((at) => {
+      const i = lineAt(starts, at);
+      if (take[i] === 1 || tried[i] === 1 || at >= (starts[i] as number) + (lines[i] as string).length) return;
+      tried[i] = 1;
+      if (isModal(lines[i] as string)) take[i] = 1;
+    });
+  }
+  let li = modalWords === undefined ? 0 : n;
   MODAL_WORD.lastIndex = 0;
   for (;;) {
     li = untakenFrom(take, li);
@@ -247,6 +263,18 @@ function verbAt(text: string, q: number, to: number): boolean {
     if (node.end && !(i + 1 < text.length && isWordQuoteOrDash(text.charCodeAt(i + 1)))) return true;
   }
   return false;
+}
+
+/** The line `at` lies in or after (the last whose start is at or before it). */
+function lineAt(starts: Int32Array, at: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((starts[mid] as number) <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 /** The first line from `i` on that is not taken (`take.length` when none is). */

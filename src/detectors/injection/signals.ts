@@ -67,7 +67,7 @@ export const SIGNAL_ROWS = [
   { name: 'code_payload', contextual: false, descriptions: false, content: true, read: (t) => codePayload(t.visible, t.holds) },
   { name: 'embedded_task', contextual: true, descriptions: false, content: true, read: (t) => embeddedTask(t.visible) },
   { name: 'tool_hijack', contextual: false, descriptions: true, content: false, read: (t) => toolHijack(t.visible) },
-  { name: 'directive', contextual: true, descriptions: false, content: true, read: (t) => directive(t.visible) },
+  { name: 'directive', contextual: true, descriptions: false, content: true, read: (t) => directive(t.visible, t.runs) },
   { name: 'encoded_payload', contextual: false, descriptions: true, content: true, hidden: true, read: (t) => encodedPayload(t.visible, t.rescore, t.runs) },
 ] as const satisfies readonly SignalRow[];
 
