@@ -48,6 +48,19 @@ export const OPENER_WORDS = new Set(
 );
 
 /**
+ * The verbs the three sentence-start patterns of `answer_directive` open with (answer-directive.ts PROCESS_THIS,
+ * RESPOND_IN, TRANSFORM; stems where they vary): its cue gate reads only lines holding one or "you" (answer-cues.ts).
+ */
+export const START_VERBS = [
+  // PROCESS_THIS
+  'summari', 'translate', 'rewrite', 'rephrase', 'classify', 'rate', 'describe', 'explain', 'analy', 'paraphrase', 'shorten', 'expand',
+  // RESPOND_IN
+  'respond', 'reply', 'answer', 'write', 'speak', 'talk', 'act', 'behave', 'pretend', 'roleplay', 'role-play', 'encode', 'encrypt', 'reverse', 'scramble',
+  // TRANSFORM
+  'replace', 'swap', 'substitute', 'convert', 'shuffle', 'misspell', 'capitali', 'anagram', 'rearrange', 'jumble', 'group', 'combine', 'interleave', 'insert', 'remove', 'omit', 'spell',
+] as const;
+
+/**
  * Words every modal pattern of the directive signal (MODAL, AI_SUBJECT) contains (the modal verb or "you"),
  * compared case-insensitively like them (fast-paths.ts `mayBeModal`, order-cues.ts).
  */
