@@ -5,7 +5,8 @@ import { benignTexts, corpusTexts, devTexts, linesOf, redteamTexts } from './sup
 import { AI_SUBJECT, MODAL, openings, orderShape, starts } from '../../src/detectors/injection/directive.js';
 import { openingBreaks } from '../../src/detectors/injection/fast-paths.js';
 import { MODAL_WORD_GROUP } from '../../src/detectors/injection/gate-literals.js';
-import { GATED_MAX, orderUnits, type ModalWordStarts } from '../../src/detectors/injection/order-cues.js';
+import { ORDER_VERBS } from '../../src/detectors/injection/lexicon.js';
+import { GATED_MAX, orderUnits, VERB, type ModalWordStarts } from '../../src/detectors/injection/order-cues.js';
 import { TextScan } from '../../src/detectors/scan.js';
 import { units, type Unit } from '../../src/detectors/injection/sentences.js';
 
@@ -179,6 +180,31 @@ describe('on generated texts', () => {
       { numRuns: 1000 },
     );
   });
+
+  // The verbs' expression, written as it was: a look-behind and the flat list.
+  it('the verbs\' expression matches where the former one did', () => {
+    const literals = [...new Set(ORDER_VERBS.split('|').flatMap((v) => (v.includes('[sz]') ? [v.replace('[sz]', 's'), v.replace('[sz]', 'z')] : [v])))];
+    const VERB_FORMER = new RegExp(`(?<![A-Za-z0-9_])(?:${literals.join('|')})(?![\\w'-])`, 'gi');
+    const places = (re: RegExp, t: string): number[] => {
+      const out: number[] = [];
+      re.lastIndex = 0;
+      for (let m = re.exec(t); m !== null; m = re.exec(t)) {
+        out.push(m.index);
+        re.lastIndex = m.index + 1;
+      }
+      return out;
+    };
+    const expectSame = (t: string): void => {
+      expect(places(VERB, t), JSON.stringify(t.slice(0, 200))).toEqual(places(VERB_FORMER, t));
+    };
+    for (const t of [...corpus, ...redteamTexts(), ...devTexts()]) expectSame(t);
+    const around = ['', ' ', 'x', '_', '1', '-', "'", '\\n', 'é', 'ж', '名', '\u212A', 'ſ', '.', '\n'];
+    for (const v of literals) for (const before of around) for (const after of around) for (const form of [v, v.toUpperCase(), v[0]!.toUpperCase() + v.slice(1)]) expectSame(before + form + after);
+    fc.assert(
+      fc.property(lines(10), (t) => expectSame(t)),
+      { numRuns: 1000 },
+    );
+  }, 120_000);
 
   it('the scorer gives the same score and findings with the gate as with every unit read', () => {
     fc.assert(
