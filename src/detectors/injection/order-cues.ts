@@ -131,6 +131,7 @@ export function orderUnits(text: string, isModal: (line: string) => boolean, isO
   for (let i = 0; i < n; i++) if ((lines[i] as string).length > MAX_LEN && (lines[i] as string).trim().length > MAX_LEN) take[i] = 1;
   // Lines with a modal word that MODAL or AI_SUBJECT matches (no modal word holds a line break's character). Lines
   // taken already are not searched: what they hold changes nothing (a long line is taken above).
+  let li = 0;
   if (modalWords !== undefined) {
     // Each modal word lies inside one line, or starts in the "n" of an escaped "\n" (between two lines).
     const tried = new Uint8Array(n);
@@ -140,26 +141,26 @@ export function orderUnits(text: string, isModal: (line: string) => boolean, isO
       tried[i] = 1;
       if (isModal(lines[i] as string)) take[i] = 1;
     });
-  }
-  let li = modalWords === undefined ? 0 : n;
-  MODAL_WORD.lastIndex = 0;
-  for (;;) {
-    li = untakenFrom(take, li);
-    if (li >= n) break;
-    if (MODAL_WORD.lastIndex < (starts[li] as number)) MODAL_WORD.lastIndex = starts[li] as number;
-    const m = MODAL_WORD.exec(text);
-    if (m === null) break;
-    while (li < n && m.index >= (starts[li] as number) + (lines[li] as string).length) li++;
-    if (li >= n) break;
-    const lineStart = starts[li] as number;
-    const lineEnd = lineStart + (lines[li] as string).length;
-    // A word starting in an escaped "\n" (its "n"): read the line from its start.
-    if (m.index < lineStart) {
-      MODAL_WORD.lastIndex = lineStart;
-      continue;
+  } else {
+    MODAL_WORD.lastIndex = 0;
+    for (;;) {
+      li = untakenFrom(take, li);
+      if (li >= n) break;
+      if (MODAL_WORD.lastIndex < (starts[li] as number)) MODAL_WORD.lastIndex = starts[li] as number;
+      const m = MODAL_WORD.exec(text);
+      if (m === null) break;
+      while (li < n && m.index >= (starts[li] as number) + (lines[li] as string).length) li++;
+      if (li >= n) break;
+      const lineStart = starts[li] as number;
+      const lineEnd = lineStart + (lines[li] as string).length;
+      // A word starting in an escaped "\n" (its "n"): read the line from its start.
+      if (m.index < lineStart) {
+        MODAL_WORD.lastIndex = lineStart;
+        continue;
+      }
+      if (take[li] === 0 && isModal(lines[li] as string)) take[li] = 1;
+      MODAL_WORD.lastIndex = lineEnd;
     }
-    if (take[li] === 0 && isModal(lines[li] as string)) take[li] = 1;
-    MODAL_WORD.lastIndex = lineEnd;
   }
   // Lines after a written-out "\n" whose start opens with an order verb: its "n" is a word character, so VERB does
   // not find a verb there. Any other line's start follows a line feed or the text's start, where VERB finds the verb
