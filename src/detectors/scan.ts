@@ -191,7 +191,10 @@ export class TextScan {
     return this.holdsIn(group, 0, to);
   }
 
-  /** Whether `text.slice(from, to)` holds one of a literal group's literals: what `group.re.test` of it gives. */
+  /**
+   * Whether `text.slice(from, to)` holds one of a literal group's literals (a word-start literal's word start checked in
+   * the slice): what `group.re.test` of it gives.
+   */
   holdsIn(group: LiteralGroup, from: number, to: number): boolean {
     const set = built();
     const ids = groupIds.get(group);
@@ -200,9 +203,8 @@ export class TextScan {
       const end = this.hitEnds[h]!;
       if (end > to) break;
       const id = this.hitIds[h]!;
-      if (ids[id] === 0) continue;
+      if (ids[id] === 0 || !set.startsWordIn(this.text, id, end, from)) continue;
       const start = end - set.lengthOf(id);
-      if (start < from) continue;
       if (!group.caseSensitive) return true;
       if (this.text.startsWith(set.literals[id]!, start)) return true;
     }

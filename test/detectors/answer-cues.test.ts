@@ -2,9 +2,11 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { describeSameScoreOnCorpora, loadedBothWays } from './support/gate-proof.js';
 import { benignTexts, corpusTexts, devTexts, linesOf, redteamTexts } from './support/injection-texts.js';
-import { ANSWER_GATED_MAX, answerSentences } from '../../src/detectors/injection/answer-cues.js';
+import { ANSWER_GATED_MAX, answerSentences, type AnswerCueStarts } from '../../src/detectors/injection/answer-cues.js';
 import { answerSentenceFinding, NEEDS_YOU, PROCESS_THIS, RESPOND_IN, TRANSFORM } from '../../src/detectors/injection/answer-directive.js';
+import { ANSWER_CUE_GROUP } from '../../src/detectors/injection/gate-literals.js';
 import { sentences } from '../../src/detectors/injection/sentences.js';
+import { TextScan } from '../../src/detectors/scan.js';
 
 /**
  * The answer_directive signal reads only the lines holding "you" or a sentence-start verb
@@ -31,9 +33,21 @@ beforeAll(async () => {
 
 const scores = (s: string): boolean => answerSentenceFinding(s) !== undefined;
 
-/** The gate keeps every sentence that scores, in order. */
+/** The cues of `text` as the one scan of a longer text holding it after `before` finds them. */
+function scannedCues(text: string, before: string): AnswerCueStarts {
+  const runs = new TextScan(before + text).runsIn(before.length, before.length + text.length);
+  return (visit) => void runs.someLiteral!(ANSWER_CUE_GROUP, (at) => (visit(at), false));
+}
+
+/**
+ * The gate keeps every sentence that scores, in order; with the scan's cues (of the text alone, and inside a longer
+ * text) it gives the very sentences it gives with its own search.
+ */
 function expectGateExact(text: string, label: string): void {
-  expect(answerSentences(text).filter(scores), label).toEqual(sentences(text).filter(scores));
+  const own = answerSentences(text);
+  expect(own.filter(scores), label).toEqual(sentences(text).filter(scores));
+  expect(answerSentences(text, scannedCues(text, '')), `${label} (scanned)`).toEqual(own);
+  expect(answerSentences(text, scannedCues(text, 'you\\n')), `${label} (scanned, inside)`).toEqual(own);
 }
 
 function expectSameScore(text: string, label: string): void {
@@ -97,7 +111,7 @@ describe('on generated texts', () => {
       }
     }
     expect(scored).toBeGreaterThan(500);
-  });
+  }, 180_000);
 
   it('texts at the gate\'s length limit and long sentences', () => {
     const filler = `${benign.join('\n')}\n`.repeat(10);

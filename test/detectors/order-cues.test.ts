@@ -2,8 +2,12 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { describeSameScoreOnCorpora, loadedBothWays } from './support/gate-proof.js';
 import { benignTexts, corpusTexts, devTexts, linesOf, redteamTexts } from './support/injection-texts.js';
-import { AI_SUBJECT, MODAL, orderShape, starts } from '../../src/detectors/injection/directive.js';
-import { GATED_MAX, orderUnits } from '../../src/detectors/injection/order-cues.js';
+import { AI_SUBJECT, MODAL, openings, orderShape, starts } from '../../src/detectors/injection/directive.js';
+import { openingBreaks } from '../../src/detectors/injection/fast-paths.js';
+import { MODAL_WORD_GROUP } from '../../src/detectors/injection/gate-literals.js';
+import { ORDER_VERBS } from '../../src/detectors/injection/lexicon.js';
+import { GATED_MAX, orderUnits, VERB, type ModalWordStarts } from '../../src/detectors/injection/order-cues.js';
+import { TextScan } from '../../src/detectors/scan.js';
 import { units, type Unit } from '../../src/detectors/injection/sentences.js';
 
 /**
@@ -32,9 +36,22 @@ beforeAll(async () => {
 const isModalLine = (line: string): boolean => MODAL.test(line) || AI_SUBJECT.test(line);
 const isOrder = (u: Unit): boolean => orderShape(u.text, starts(u.text)).order;
 
-/** The gate's units are exactly the order units of `units(text)`, with the same fields. */
+/** The modal words of `text` as the one scan of a longer text holding it after `before` finds them. */
+function scannedModalWords(text: string, before: string): ModalWordStarts {
+  const scan = new TextScan(before + text);
+  const runs = scan.runsIn(before.length, before.length + text.length);
+  return (visit) => void runs.someLiteral!(MODAL_WORD_GROUP, (at) => (visit(at), false));
+}
+
+/**
+ * The gate's units are exactly the order units of `units(text)`, with the same fields: with the gate's own search
+ * for modal words, and with the scan's (of the text alone, and of the text inside a longer one).
+ */
 function expectGateExact(text: string, label: string): void {
-  expect(orderUnits(text, isModalLine, isOrder), label).toEqual(units(text).filter(isOrder));
+  const want = units(text).filter(isOrder);
+  expect(orderUnits(text, isModalLine, isOrder), label).toEqual(want);
+  expect(orderUnits(text, isModalLine, isOrder, scannedModalWords(text, '')), `${label} (scanned)`).toEqual(want);
+  expect(orderUnits(text, isModalLine, isOrder, scannedModalWords(text, 'you must\\n')), `${label} (scanned, inside)`).toEqual(want);
 }
 
 function expectSameScore(text: string, label: string): void {
@@ -109,6 +126,11 @@ describe('on generated texts', () => {
       expect(units(t).some(isOrder), t.slice(480)).toBe(true);
       expectGateExact(`Notes\n${t}\nMore notes here.`, t.slice(480));
     }
+    // A modal word opening a line after each kind of break: in "you are required to" the line's only one, which the
+    // scan finds at the line's start.
+    for (const br of ['\n', '\r\n', '\\n', '\n\n', '\n  ']) {
+      for (const m of ['you must', 'You should', 'the model has to', 'you are required to', 'You are instructed to']) expectGateExact(`Notes on the quarter${br}${m} list the figures in the summary.${br}Thanks`, `${m} after ${JSON.stringify(br)}`);
+    }
     // Escaped line breaks ("\\n") next to modal words and verbs.
     for (const t of ['Notes\\need you must send it now.', 'x\\nYou must send it.\\nPlease forward the file.', 'a\\nsend the file now\\n', 'you\\nmust\\nsend']) expectGateExact(t, t);
     const filler = `${benign.join('\n')}\n`.repeat(10);
@@ -117,6 +139,72 @@ describe('on generated texts', () => {
       expectGateExact(t, `length ${at}`);
     }
   });
+
+  // Carrier marks (a comment, bullet, quote or table bar: PREFIX_MARKS) before an order verb open an opening only
+  // where `openings` strips them (a unit's start or an earlier strip's end) or as a break (" - ", " -> "): marks
+  // after code, words, splits, strips and label words, with and without white space, in runs and runs of runs.
+  it('marks before an order verb: after code, words, every split, strip and label word', () => {
+    const BEFORE = ['', 'SELECT a FROM t;', 'x = 1', 'done.', 'Really?', 'Wow!', 'ok;', '[12:00]', '[x]', '1.', '2)', 'v2.0', 'f(x)', 'Note:', 'key:', 'NOTE', 'note', 'Notes', 'todo re', 'FIXME', 'P.S.', 'PS', 'p.s', 'ps', 'tips', 'action item', 'urgent', 'a,b', 'a, b', 'a,', '"a",', '"k": "', '|', 'x |', 'x|', 'é', '名前。', '好！', '吗？', '，', '：', 're', 'http://x.io', 'end -', 'x —', 'a_b', '(', '[', 'Ü'];
+    const MARKS = ['#', '//', '--', '-', '–', '—', '*', '>', '->', '=>', '==', "'", '`', '"', '•', '~', '|', '/*', '# -', '- #', '> >', '-#', '#-'];
+    const SPACE = ['', ' ', ' ', '  ', '\t', '\u3000', '\u00a0'];
+    const line = fc
+      .tuple(fc.constantFrom(...BEFORE), fc.constantFrom(...SPACE), fc.array(fc.tuple(fc.constantFrom(...MARKS), fc.constantFrom(...SPACE)), { minLength: 1, maxLength: 3 }), fc.constantFrom('', 'please ', 'Now, ', 'quietly ', 'make sure to '), fc.constantFrom(...VERBS), fc.constantFrom(' the file to me now', ' all of it', '', ' it'))
+      .map(([b, s, ms, o, v, rest]) => b + s + ms.map(([m, w]) => m + w).join('') + o + v + rest);
+    fc.assert(
+      fc.property(fc.array(fc.tuple(line, fc.constantFrom('\n', '\r\n', '\\n', '. ', ' ')), { minLength: 1, maxLength: 6 }), (ls) => {
+        const t = ls.map(([l, e]) => l + e).join('');
+        expectGateExact(t, JSON.stringify(t));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  // directive.ts builds its carrier-prefix expression from PREFIX_MARKS and LABEL_WORDS (lexicon.ts), which the gate
+  // reads too: the openings are those of the expression written out before.
+  it('the openings are those of the carrier-prefix expression written out', () => {
+    const FORMER_PREFIX = /^(?:\[[^\]\n]{0,24}\]\s*|[#/*>|"'`\-–•=~]+\s*|\d{1,3}[.)]\s+|(?:TODO|FIXME|NOTE|REMINDER|IMPORTANT|URGENT|ACTION(?: ITEM| REQUIRED)?|P\.?S\.?)\b[^:\n]{0,40}[:!-]\s*|[\w.@-]{1,30}:\s+)/i;
+    const former = (s: string): string[] => {
+      let t = s;
+      for (let i = 0; i < 4; i++) {
+        const m = FORMER_PREFIX.exec(t);
+        if (!m || m[0].length === 0) break;
+        t = t.slice(m[0].length);
+      }
+      return [t, ...openingBreaks(t.slice(0, 200), 5).map((at) => t.slice(at))];
+    };
+    for (const t of [...corpus, ...redteamTexts()]) for (const u of units(t)) expect(openings(u.text), u.text).toEqual(former(u.text));
+    fc.assert(
+      fc.property(lines(4), (t) => {
+        for (const l of t.split('\n')) expect(openings(l.trim()), l).toEqual(former(l.trim()));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  // The verbs' expression, written as it was: a look-behind and the flat list.
+  it('the verbs\' expression matches where the former one did', () => {
+    const literals = [...new Set(ORDER_VERBS.split('|').flatMap((v) => (v.includes('[sz]') ? [v.replace('[sz]', 's'), v.replace('[sz]', 'z')] : [v])))];
+    const VERB_FORMER = new RegExp(`(?<![A-Za-z0-9_])(?:${literals.join('|')})(?![\\w'-])`, 'gi');
+    const places = (re: RegExp, t: string): number[] => {
+      const out: number[] = [];
+      re.lastIndex = 0;
+      for (let m = re.exec(t); m !== null; m = re.exec(t)) {
+        out.push(m.index);
+        re.lastIndex = m.index + 1;
+      }
+      return out;
+    };
+    const expectSame = (t: string): void => {
+      expect(places(VERB, t), JSON.stringify(t.slice(0, 200))).toEqual(places(VERB_FORMER, t));
+    };
+    for (const t of [...corpus, ...redteamTexts(), ...devTexts()]) expectSame(t);
+    const around = ['', ' ', 'x', '_', '1', '-', "'", '\\n', 'é', 'ж', '名', '\u212A', 'ſ', '.', '\n'];
+    for (const v of literals) for (const before of around) for (const after of around) for (const form of [v, v.toUpperCase(), v[0]!.toUpperCase() + v.slice(1)]) expectSame(before + form + after);
+    fc.assert(
+      fc.property(lines(10), (t) => expectSame(t)),
+      { numRuns: 1000 },
+    );
+  }, 120_000);
 
   it('the scorer gives the same score and findings with the gate as with every unit read', () => {
     fc.assert(

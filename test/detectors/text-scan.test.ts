@@ -9,7 +9,7 @@ import { findHints } from '../../src/detectors/injection/phrase-family.js';
 import { SCAN_MIN_CHARS, TextScan } from '../../src/detectors/scan.js';
 import { SECRET_FORMATS } from '../../src/detectors/secrets/catalogue.js';
 import { FORMAT_HINT_GROUPS, SECRET_LITERAL_GROUPS } from '../../src/detectors/secrets/literals.js';
-import { GATE_LITERAL_GROUPS } from '../../src/detectors/injection/gate-literals.js';
+import { ANSWER_CUE_GROUP, GATE_LITERAL_GROUPS, MODAL_WORD_GROUP } from '../../src/detectors/injection/gate-literals.js';
 import { READINGS, readingsOf } from '../../src/core/text/readings.js';
 import { READING_LITERAL_GROUPS } from '../../src/core/text/reading-literals.js';
 
@@ -164,7 +164,7 @@ describe('each answer of the scan is that of the plain test', () => {
   it('the injection gates\' groups answer as their expressions in every slice', () => {
     // Their literals in every case, cut short, run together, the characters that fold to ASCII letters under other
     // flags (ſ, K, ı), every control character and its neighbours, and prose around them.
-    const bits = fc.constantFrom('code', 'CODE', 'Code', 'cod', 'odec', 'codE', 'script', 'SCRIPT', 'scrip', 'snippet', 'Snippet', 'snippe', 'command', 'COMMAND', 'comand', 'subject', 'SUBJECT', 'Subject', 'subjec', 'ſubject', 'ſcript', 'ſnippet', 'ı', '\u212A', 'barcode', 'javascript', ' ', '\n', '\t', '\r', '\f', 'é', 'x');
+    const bits = fc.constantFrom('code', 'CODE', 'Code', 'cod', 'odec', 'codE', 'script', 'SCRIPT', 'scrip', 'snippet', 'Snippet', 'snippe', 'command', 'COMMAND', 'comand', 'subject', 'SUBJECT', 'Subject', 'subjec', 'ſubject', 'ſcript', 'ſnippet', 'ı', '\u212A', 'barcode', 'javascript', ' ', '\n', '\t', '\r', '\f', 'é', 'x', 'you', 'YOU', 'You', 'yo', 'your', 'yOu', 'must', 'shall', 'ſhall', 'should', 'need', 'has to', 'has  to', 'Have To', 'is to', 'are to', 'will now', 'is now', 'are\nnow', 'may now', 'can now', 'has been', 'hasbeen', 'mus', 'ARE NOW', 'summarize', 'Translate', 'RATE', 'rate', 'rat', 'role-play', 'role-pla', 'contact', 'xact', '_act', 'ſpell', '\\n', '\\nreply', '\\Nreply', '\\nrepl', 'nreply', '\\', 'respond', 'capitalize', 'analyse', '1reply', 'é');
     const controls = fc.integer({ min: 0, max: 0xa0 }).map((c) => String.fromCharCode(c));
     const text = fc.array(fc.oneof(bits, controls, fc.constantFrom(...benign.slice(0, 50).map((b) => b.slice(0, 60)))), { maxLength: 30 }).map((p) => p.join(''));
     fc.assert(
@@ -190,6 +190,30 @@ describe('each answer of the scan is that of the plain test', () => {
         }
       }
     }
+    // The modal words and the answer cues: every start, in every slice (order-cues.ts and answer-cues.ts read each
+    // one's line), visited in order of their ends.
+    fc.assert(
+      fc.property(text, fc.nat(), fc.nat(), (t, x, y) => {
+        const scan = new TextScan(t);
+        const from = x % (t.length + 1);
+        const to = from + (y % (t.length - from + 1));
+        const s = t.slice(from, to);
+        for (const g of [MODAL_WORD_GROUP, ANSWER_CUE_GROUP]) {
+          const starts: number[] = [];
+          const ends: number[] = [];
+          expect(scan.someLiteral(g, (i) => (starts.push(i), ends.push(i + (t.slice(from + i).match(new RegExp(g.re.source, 'i'))?.[0].length ?? 0)), false), from, to)).toBe(false);
+          for (let k = 1; k < ends.length; k++) expect(ends[k]!).toBeGreaterThanOrEqual(ends[k - 1]!);
+          const sticky = new RegExp(g.re.source, 'iy');
+          const want: number[] = [];
+          for (let i = 0; i < s.length; i++) {
+            sticky.lastIndex = i;
+            if (sticky.test(s)) want.push(i);
+          }
+          expect(starts.sort((a, b) => a - b), `${g.re.source.slice(0, 20)} on [${from}, ${to}) of ${JSON.stringify(t)}`).toEqual(want);
+        }
+      }),
+      { numRuns: 3000 },
+    );
     // Every character up to U+FFFF, alone in a slice of a longer text.
     for (let c = 0; c < 0x10000; c++) {
       const t = `ab${String.fromCharCode(c)}cd`;

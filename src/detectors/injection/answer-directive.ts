@@ -1,7 +1,9 @@
 import type { Finding } from './finding.js';
 import { mentionsYou } from './fast-paths.js';
 import { WRITING_ORDER_START, WRITING_VERBS } from './lexicon.js';
-import { answerSentences, MAX_SCORED } from './answer-cues.js';
+import type { RunQuery } from '../../core/text/runs.js';
+import { answerSentences, MAX_SCORED, type AnswerCueStarts } from './answer-cues.js';
+import { ANSWER_CUE_GROUP } from './gate-literals.js';
 
 /**
  * `answer_directive`: an imperative about *the reader's answer* ("Add … to your reply", "Misspell every fourth word",
@@ -40,10 +42,13 @@ const IN_YOUR_OUTPUT = /^in your (?:\w+\s+)?(?:answer|response|reply|output|mess
 export const NEEDS_YOU: readonly RegExp[] = [TO_YOUR_OUTPUT, VERB_YOUR_OUTPUT, YOUR_OUTPUT_MUST, EVERY_ANSWER_YOU, IN_YOUR_OUTPUT];
 
 /** Instructions about the reader's own answer ("Add … to your reply", "Misspell every fourth word"). */
-export function answerDirective(text: string): Finding | undefined {
+export function answerDirective(text: string, runs?: RunQuery): Finding | undefined {
   let best: Finding | undefined;
+  // The cues from the one scan, when it answers for the text.
+  const someLiteral = runs?.someLiteral;
+  const cues: AnswerCueStarts | undefined = someLiteral && ((visit) => void someLiteral(ANSWER_CUE_GROUP, (at) => (visit(at), false)));
   // Only the sentences that can score (answer-cues.ts), in text order: the first strongest is the same.
-  for (const s of answerSentences(text)) {
+  for (const s of answerSentences(text, cues)) {
     const f = answerSentenceFinding(s);
     if (f && (!best || f.weight > best.weight)) best = f;
   }

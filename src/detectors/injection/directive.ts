@@ -1,7 +1,9 @@
+import type { RunQuery } from '../../core/text/runs.js';
 import type { Finding } from './finding.js';
 import { mayBeModal, openingBreaks, opensWithOrderVerb } from './fast-paths.js';
-import { OPENER } from './lexicon.js';
-import { orderUnits } from './order-cues.js';
+import { LABEL_WORDS, OPENER, PREFIX_MARKS } from './lexicon.js';
+import { MODAL_WORD_GROUP } from './gate-literals.js';
+import { orderUnits, type ModalWordStarts } from './order-cues.js';
 import { units, type Unit } from './sentences.js';
 
 /**
@@ -161,7 +163,7 @@ const INSTRUCTION_OPENING = /^(?:(?:when|if|once|before|after|while) you\b|(?:ne
 const WE = /\b(?:we|we'll|we're|our|us)\b/i;
 
 /** Leading carrier syntax: comment markers, bullets, quotes, table bars, timestamps, "key:" and "name:" labels. */
-const PREFIX = /^(?:\[[^\]\n]{0,24}\]\s*|[#/*>|"'`\-–•=~]+\s*|\d{1,3}[.)]\s+|(?:TODO|FIXME|NOTE|REMINDER|IMPORTANT|URGENT|ACTION(?: ITEM| REQUIRED)?|P\.?S\.?)\b[^:\n]{0,40}[:!-]\s*|[\w.@-]{1,30}:\s+)/i;
+const PREFIX = new RegExp(String.raw`^(?:\[[^\]\n]{0,24}\]\s*|[${PREFIX_MARKS.replace('-', '\\-')}]+\s*|\d{1,3}[.)]\s+|(?:${LABEL_WORDS})\b[^:\n]{0,40}[:!-]\s*|[\w.@-]{1,30}:\s+)`, 'i');
 
 /** Candidate openings of a sentence: after carrier prefixes, and after a colon, semicolon, dash or comma. */
 export function starts(s: string): string[] {
@@ -246,10 +248,13 @@ const PROCESSING_STEP =
   /\b(?:before|after|when|while) (?:sending|rendering|storing|returning|saving|writing|displaying|logging|caching|transmitting|serializing|parsing)\b|\bover the (?:wire|network)\b|\bfor the (?:API|client|server|database|frontend|backend)\b|\b(?:payloads?|bytes|buffers?|locale|utf-?8)\b/i;
 
 /** The strongest directive sentence of a text, if any reaches a weight worth reporting. */
-export function directive(text: string): Finding | undefined {
+export function directive(text: string, runs?: RunQuery): Finding | undefined {
   let best: Finding | undefined;
+  // The modal words from the one scan, when it answers for the text.
+  const someLiteral = runs?.someLiteral;
+  const modalWords: ModalWordStarts | undefined = someLiteral && ((visit) => void someLiteral(MODAL_WORD_GROUP, (at) => (visit(at), false)));
   // Only the units shaped as orders: any other scores nothing (order-cues.ts).
-  for (const u of orderUnits(text, isModalLine, isOrderUnit)) {
+  for (const u of orderUnits(text, isModalLine, isOrderUnit, modalWords)) {
     const r = scoreSentence(u);
     if (r && r.weight >= 0.3 && (!best || r.weight > best.weight)) {
       best = { signal: 'directive', detail: r.cues.join(', '), weight: r.weight, sentence: u.text, aimedAtAi: r.cues.some((c) => AIMED.has(c)) };

@@ -32,6 +32,13 @@ export const ORDER_VERBS = [
 
 /** What may stand between the openers and the verb, followed by `\s+`. */
 export const NEGATION_LEADS = ['do not', "don't", 'never', 'make sure(?: to| that| you)?', 'be sure to', 'remember to', "don't forget to", 'do not forget to'] as const;
+/**
+ * The carrier syntax `openings` strips before a sentence's first opening (directive.ts PREFIX): the marks of a
+ * comment, bullet, quote or table bar (a run of them), and the words of a "TODO:"-style label.
+ */
+export const PREFIX_MARKS = '#/*>|"\'`-–•=~';
+export const LABEL_WORDS = String.raw`TODO|FIXME|NOTE|REMINDER|IMPORTANT|URGENT|ACTION(?: ITEM| REQUIRED)?|P\.?S\.?`;
+
 /** Imperative at the start of a (stripped) sentence. */
 export const ORDER_OPENING_RE = new RegExp(`^${OPENER}(?:(?:${NEGATION_LEADS.join('|')})\\s+)?(?:${ORDER_VERBS})(?![\\w'-])`, 'i');
 /** First words of the verb alternatives: a cheap gate before the full pattern. */
@@ -39,6 +46,19 @@ export const ORDER_VERB_HEADS = new Set(ORDER_VERBS.split('|').map((v) => v.spli
 export const OPENER_WORDS = new Set(
   'please per por s\'il bitte пожалуйста kindly now also then and but so ok okay first firstly next instead immediately quietly secretly silently politely just simply only additionally finally afterwards subsequently always right away from on before anything else after that in addition do not don\'t never make sure to be remember forget you not'.split(' '),
 );
+
+/**
+ * The verbs the three sentence-start patterns of `answer_directive` open with (answer-directive.ts PROCESS_THIS,
+ * RESPOND_IN, TRANSFORM; stems where they vary): its cue gate reads only lines holding one or "you" (answer-cues.ts).
+ */
+export const START_VERBS = [
+  // PROCESS_THIS
+  'summari', 'translate', 'rewrite', 'rephrase', 'classify', 'rate', 'describe', 'explain', 'analy', 'paraphrase', 'shorten', 'expand',
+  // RESPOND_IN
+  'respond', 'reply', 'answer', 'write', 'speak', 'talk', 'act', 'behave', 'pretend', 'roleplay', 'role-play', 'encode', 'encrypt', 'reverse', 'scramble',
+  // TRANSFORM
+  'replace', 'swap', 'substitute', 'convert', 'shuffle', 'misspell', 'capitali', 'anagram', 'rearrange', 'jumble', 'group', 'combine', 'interleave', 'insert', 'remove', 'omit', 'spell',
+] as const;
 
 /**
  * Words every modal pattern of the directive signal (MODAL, AI_SUBJECT) contains (the modal verb or "you"),

@@ -1,5 +1,5 @@
 import { lineKind, splitLines } from './fast-paths.js';
-import { MODAL_WORDS, NEGATION_LEADS, OPENER_PHRASES, ORDER_VERBS } from './lexicon.js';
+import { LABEL_WORDS, MODAL_WORDS, NEGATION_LEADS, OPENER_PHRASES, ORDER_VERBS, PREFIX_MARKS } from './lexicon.js';
 import { fold, foldString, isWordChar } from './literals.js';
 import { lineUnits, MAX_LEN, MAX_UNITS, units, type LineKind, type Unit } from './sentences.js';
 import { SCRIPT_STOPS } from '../../core/text/sentence-stops.js';
@@ -16,7 +16,8 @@ import { SCRIPT_STOPS } from '../../core/text/sentence-stops.js';
  * - from a place where an opening can start (the line's start, after a split, prefix or break character, a
  *   capitalised word after "[a-z0-9)] "), opener words lead to an order verb not followed by `[\w'-]`: every
  *   opening starts at such a place, and ORDER_OPENING_RE reads its openers and verb there. The verbs are found by one
- *   expression (VERB) and walked back from (`opensBefore`); a line's start is walked forward from (`opensAt`).
+ *   expression (VERB) and walked back from (`opensBefore`); the start of a line after a written-out "\n" (whose "n"
+ *   hides a verb from VERB) is walked forward from (`opensAt`).
  *
  * Any other line's units are not orders: they score nothing, so they are not made. The units of the lines that take
  * part are made by the same code as `units` (`lineUnits`), with the same neighbours' kinds; the unit before an order
@@ -25,6 +26,12 @@ import { SCRIPT_STOPS } from '../../core/text/sentence-stops.js';
  * more characters of its own. Longer texts (a record reading) are split in full. test/detectors/order-cues.test.ts checks the order units against `units` on
  * every corpus; test/detectors/reference/injection-order-cues.ts is the plain form.
  */
+
+/**
+ * Calls `visit` with the start of each occurrence of a modal word (MODAL_WORDS, case-insensitive) in the text, in any
+ * order: what the one scan found (gate-literals.ts MODAL_WORD_GROUP), instead of the text's own search (MODAL_WORD).
+ */
+export type ModalWordStarts = (visit: (start: number) => void) => void;
 
 /** Texts up to this length cannot reach MAX_UNITS units (8 characters each, disjoint): MAX_UNITS × 8. */
 export const GATED_MAX = MAX_UNITS * 8;
@@ -53,9 +60,16 @@ for (const v of VERB_LITERALS) {
 /**
  * An order verb after a character that is not `[A-Za-z0-9_]` (or at the text's start) and not followed by `[\w'-]`:
  * where an opening's verb can be (an opening starts after such a character, or a line's start, and its openers end
- * in white space). Case-insensitive like ORDER_OPENING_RE.
+ * in white space). Case-insensitive like ORDER_OPENING_RE. The look-behind is `\b` before a verb that starts with an
+ * ASCII letter (a word character) and `\B` before one that starts outside ASCII (never a word character without the
+ * `u` flag), and the ASCII verbs are one alternation factored by their leading characters: the same matches, found
+ * faster than by the look-behind and the flat list tried at every place (`VERB_FORMER` in order-cues.test.ts).
  */
-const VERB = new RegExp(`(?<![A-Za-z0-9_])(?:${VERB_LITERALS.join('|')})(?![\\w'-])`, 'gi');
+export const VERB = new RegExp(
+  `(?:\\b${factored(VERB_LITERALS.filter((v) => v.charCodeAt(0) < 128))}|\\B(?:${VERB_LITERALS.filter((v) => v.charCodeAt(0) >= 128).join('|')}))(?![\\w'-])`,
+  'gi',
+);
+if (VERB_LITERALS.some((v) => v.charCodeAt(0) < 128 && !isWordChar(v.charCodeAt(0)))) throw new Error('injection: an order verb starts with an ASCII character that is not a letter');
 
 /** A modal word anywhere (fast-paths.ts `mayBeModal`, global). */
 const MODAL_WORD = new RegExp(MODAL_WORDS.join('|'), 'gi');
@@ -69,6 +83,18 @@ const OPENER_WORDS = new Set(
   [...OPENER_PHRASES.filter((p) => !p.startsWith('\\')), ...NEGATION_LEADS.map((l) => l.replace('(?: to| that| you)?', ' to that you'))].flatMap((p) => p.split(' ')).map(foldString),
 );
 if (OPENER_PHRASES.filter((p) => p.startsWith('\\')).join() !== String.raw`\w{3,}ly`) throw new Error('injection: an opener pattern order-cues.ts does not read');
+/** The opener words as a trie of folded code units, like the verbs. */
+const OPENERS: TrieNode = { next: new Map(), end: false };
+for (const w of OPENER_WORDS) {
+  let node = OPENERS;
+  for (let k = 0; k < w.length; k++) {
+    const c = w.charCodeAt(k);
+    let t = node.next.get(c);
+    if (t === undefined) node.next.set(c, (t = { next: new Map(), end: false }));
+    node = t;
+  }
+  node.end = true;
+}
 /** The first characters (folded) of the verbs and of the opener words. */
 const FIRST = new Uint8Array(0x10000);
 for (const w of [...VERB_LITERALS.map(foldString), ...OPENER_WORDS]) FIRST[w.charCodeAt(0)] = 1;
@@ -81,12 +107,26 @@ const OPENER_WORD_MAX = Math.max(...[...OPENER_WORDS].map((w) => w.length)) + 1;
  */
 const OPENS_AFTER = new Uint8Array(0x10000);
 for (const c of `|",.!?;${SCRIPT_STOPS}]#/*>'\`-–•=~):，：—`) OPENS_AFTER[c.charCodeAt(0)] = 1;
+/**
+ * Those of OPENS_AFTER that stand before an opening only as carrier marks (PREFIX_MARKS, stripped from a unit's start
+ * by `openings`) or in the breaks " - ", " – ", " — ", " -> ", " => " (`openingBreaks`): `prefixMayOpen` tells.
+ */
+const MARK_ONLY = new Uint8Array(0x10000);
+for (const c of '#/*>\'`-–•=~—') MARK_ONLY[c.charCodeAt(0)] = 1;
+/** The full stops of other scripts (SCRIPT_STOPS), which end a sentence wherever they stand. */
+const SCRIPT_STOP = new Uint8Array(0x10000);
+for (const c of SCRIPT_STOPS) SCRIPT_STOP[c.charCodeAt(0)] = 1;
+/** PREFIX_MARKS: the characters of a run `openings` strips as one piece. */
+const MARK = new Uint8Array(0x10000);
+for (const c of PREFIX_MARKS) MARK[c.charCodeAt(0)] = 1;
+/** A label word (LABEL_WORDS) where a unit can start: after a character that is not `\w`, or the line's start. */
+const LABEL_WORD = new RegExp(`(?<![A-Za-z0-9_])(?:${LABEL_WORDS})`, 'i');
 
 /**
  * The units of `text` shaped as orders (`isOrder`), in text order, each as `units(text)` has it: the only units the
  * directive signal scores.
  */
-export function orderUnits(text: string, isModal: (line: string) => boolean, isOrder: (u: Unit) => boolean): Unit[] {
+export function orderUnits(text: string, isModal: (line: string) => boolean, isOrder: (u: Unit) => boolean, modalWords?: ModalWordStarts): Unit[] {
   if (text.length > GATED_MAX) return units(text).filter(isOrder);
   const lines = splitLines(text, true, MAX_UNITS);
   const n = lines.length;
@@ -96,27 +136,43 @@ export function orderUnits(text: string, isModal: (line: string) => boolean, isO
   // Lines with a modal word that MODAL or AI_SUBJECT matches (no modal word holds a line break's character). Lines
   // taken already are not searched: what they hold changes nothing (a long line is taken above).
   let li = 0;
-  MODAL_WORD.lastIndex = 0;
-  for (;;) {
-    li = untakenFrom(take, li);
-    if (li >= n) break;
-    if (MODAL_WORD.lastIndex < (starts[li] as number)) MODAL_WORD.lastIndex = starts[li] as number;
-    const m = MODAL_WORD.exec(text);
-    if (m === null) break;
-    while (li < n && m.index >= (starts[li] as number) + (lines[li] as string).length) li++;
-    if (li >= n) break;
-    const lineStart = starts[li] as number;
-    const lineEnd = lineStart + (lines[li] as string).length;
-    // A word starting in an escaped "\n" (its "n"): read the line from its start.
-    if (m.index < lineStart) {
-      MODAL_WORD.lastIndex = lineStart;
-      continue;
+  if (modalWords !== undefined) {
+    // Each modal word lies inside one line, or starts in the "n" of an escaped "\n" (between two lines).
+    const tried = new Uint8Array(n);
+    modalWords((at) => {
+      const i = lineAt(starts, at);
+      if (take[i] === 1 || tried[i] === 1 || at >= (starts[i] as number) + (lines[i] as string).length) return;
+      tried[i] = 1;
+      if (isModal(lines[i] as string)) take[i] = 1;
+    });
+  } else {
+    MODAL_WORD.lastIndex = 0;
+    for (;;) {
+      li = untakenFrom(take, li);
+      if (li >= n) break;
+      if (MODAL_WORD.lastIndex < (starts[li] as number)) MODAL_WORD.lastIndex = starts[li] as number;
+      const m = MODAL_WORD.exec(text);
+      if (m === null) break;
+      while (li < n && m.index >= (starts[li] as number) + (lines[li] as string).length) li++;
+      if (li >= n) break;
+      const lineStart = starts[li] as number;
+      const lineEnd = lineStart + (lines[li] as string).length;
+      // A word starting in an escaped "\n" (its "n"): read the line from its start.
+      if (m.index < lineStart) {
+        MODAL_WORD.lastIndex = lineStart;
+        continue;
+      }
+      if (take[li] === 0 && isModal(lines[li] as string)) take[li] = 1;
+      MODAL_WORD.lastIndex = lineEnd;
     }
-    if (take[li] === 0 && isModal(lines[li] as string)) take[li] = 1;
-    MODAL_WORD.lastIndex = lineEnd;
   }
-  // Lines whose start opens with an order verb (after an escaped "\n" no character precedes it in the line).
-  for (let i = 0; i < n; i++) if (take[i] === 0 && opensAt(text, starts[i] as number, (starts[i] as number) + (lines[i] as string).length)) take[i] = 1;
+  // Lines after a written-out "\n" whose start opens with an order verb: its "n" is a word character, so VERB does
+  // not find a verb there. Any other line's start follows a line feed or the text's start, where VERB finds the verb
+  // and `opensBefore` walks back over the same opener words to the line's start.
+  for (let i = 1; i < n; i++) {
+    const at = starts[i] as number;
+    if (take[i] === 0 && text.charCodeAt(at - 1) === 110 && text.charCodeAt(at - 2) === 92 && opensAt(text, at, at + (lines[i] as string).length)) take[i] = 1;
+  }
   // Lines where an order verb ends a walk back over opener words to where an opening can start.
   li = 0;
   VERB.lastIndex = 0;
@@ -148,7 +204,9 @@ export function orderUnits(text: string, isModal: (line: string) => boolean, isO
 function opensBefore(text: string, q: number, lineStart: number, depth: number): boolean {
   let j = q;
   while (j > lineStart && isSpace(text.charCodeAt(j - 1))) j--;
-  if (j === lineStart || OPENS_AFTER[text.charCodeAt(j - 1)] === 1) return true;
+  if (j === lineStart) return true;
+  const before = text.charCodeAt(j - 1);
+  if (OPENS_AFTER[before] === 1 && (MARK_ONLY[before] !== 1 || prefixMayOpen(text, j - 1, lineStart, 0))) return true;
   if (q - 2 >= lineStart && text.charCodeAt(q - 1) === 32 && isLowerDigitOrParen(text.charCodeAt(q - 2)) && isUpper(text.charCodeAt(q)) && isLower(text.charCodeAt(q + 1))) return true;
   if (depth >= 16 || j === q) return false;
   let s = j;
@@ -158,6 +216,39 @@ function opensBefore(text: string, q: number, lineStart: number, depth: number):
     if ((isAdverb(text, k, j) || (j - k <= OPENER_WORD_MAX && isOpenerWord(text, k, j))) && opensBefore(text, k, lineStart, depth + 1)) return true;
   }
   return false;
+}
+
+/**
+ * Whether an opening can start after the mark at `p` (one of MARK_ONLY, white space after it aside). Either the mark
+ * ends a break of `openingBreaks` (" - ", " – ", " — ", " -> ", " => ": white space before it), or it ends a run of
+ * PREFIX_MARKS that `openings` strips, which it does only where a unit starts or an earlier strip ends: so, before
+ * the run (white space aside), the line's start, a cell split (a bar or a quote, in the run or before it; a comma
+ * not followed by a space), a sentence split (`sentencePieces`: `[.!?;]` and white space before a quote, which is the
+ * run's first mark; `。！？`), or the end of a strip (`]`, the `.` or `)` of a number and white space, a label's `:`,
+ * an earlier run and white space). A label word's strip (`TODO … -`) can end anywhere after it: a line holding one
+ * where a unit can start is taken. The breaks after which an opening starts are not stripped, so a mark there is not
+ * carrier syntax. Anything looser is kept: only a superset of the openings must pass.
+ */
+function prefixMayOpen(text: string, p: number, lineStart: number, depth: number): boolean {
+  const c = text.charCodeAt(p);
+  if ((c === 45 || c === 0x2013 || c === 0x2014) && p > lineStart && isSpace(text.charCodeAt(p - 1))) return true;
+  if (c === 62 && p - 2 >= lineStart && (text.charCodeAt(p - 1) === 45 || text.charCodeAt(p - 1) === 61) && isSpace(text.charCodeAt(p - 2))) return true;
+  if (MARK[c] === 1) {
+    let r = p;
+    while (r > lineStart && MARK[text.charCodeAt(r - 1)] === 1) r--;
+    for (let k = r; k <= p; k++) if (text.charCodeAt(k) === 124 || text.charCodeAt(k) === 34) return true;
+    let j = r;
+    while (j > lineStart && isSpace(text.charCodeAt(j - 1))) j--;
+    if (j === lineStart) return true;
+    const b = text.charCodeAt(j - 1);
+    const spaced = j < r;
+    if (b === 93 || b === 58 || SCRIPT_STOP[b] === 1) return true; // ] : and the other scripts' full stops
+    if (b === 44 && text.charCodeAt(j) !== 32) return true; // a CSV cell (`,(?! )`)
+    if ((b === 46 || b === 41) && spaced) return true; // "1. ", "2) ", a sentence's end
+    if ((b === 59 || b === 33 || b === 63) && spaced && text.charCodeAt(r) === 39) return true; // ; ! ? before a quote
+    if (MARK[b] === 1 && spaced) return depth >= 4 || prefixMayOpen(text, j - 1, lineStart, depth + 1);
+  }
+  return LABEL_WORD.test(text.slice(lineStart, p));
 }
 
 /** Whether, from `q` (white space aside), opener words lead to an order verb before `to` (from a line's start). */
@@ -184,6 +275,38 @@ function verbAt(text: string, q: number, to: number): boolean {
     if (node.end && !(i + 1 < text.length && isWordQuoteOrDash(text.charCodeAt(i + 1)))) return true;
   }
   return false;
+}
+
+/** The line `at` lies in or after (the last whose start is at or before it). */
+function lineAt(starts: Int32Array, at: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((starts[mid] as number) <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/**
+ * An expression source matching exactly the given plain words (no expression syntax in them), as an alternation
+ * factored by their leading characters: "sign", "sign up", "skip" give `(?:sign(?: up)?|skip)`.
+ */
+function factored(words: readonly string[]): string {
+  const byFirst = new Map<string, string[]>();
+  let empty = false;
+  for (const w of words) {
+    if (w === '') empty = true;
+    else {
+      const rest = byFirst.get(w[0] as string);
+      if (rest === undefined) byFirst.set(w[0] as string, [w.slice(1)]);
+      else rest.push(w.slice(1));
+    }
+  }
+  const parts = [...byFirst].map(([c, rest]) => c + factored(rest));
+  if (parts.length === 0) return '';
+  return parts.length === 1 && !empty ? (parts[0] as string) : `(?:${parts.join('|')})${empty ? '?' : ''}`;
 }
 
 /** The first line from `i` on that is not taken (`take.length` when none is). */
@@ -252,9 +375,9 @@ function isAdverb(text: string, q: number, e: number): boolean {
 function isOpenerWord(text: string, q: number, e: number): boolean {
   const last = text.charCodeAt(e - 1);
   if (last === 44 || last === 58) e--;
-  let w = '';
-  for (let k = q; k < e; k++) w += String.fromCharCode(fold(text.charCodeAt(k)));
-  return OPENER_WORDS.has(w);
+  let node: TrieNode | undefined = OPENERS;
+  for (let k = q; k < e && node !== undefined; k++) node = node.next.get(fold(text.charCodeAt(k)));
+  return node !== undefined && node.end;
 }
 
 /** `[\w'-]` (what ORDER_OPENING_RE refuses after its verb). */

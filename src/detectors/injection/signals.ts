@@ -63,11 +63,11 @@ export const SIGNAL_ROWS = [
   { name: 'role_marker', contextual: false, descriptions: true, content: true, read: (t) => matchFamily('role_marker', ROLE_MARKER, t.visible, t.hints(), t.hits?.()) },
   { name: 'addressed_to_ai', contextual: false, descriptions: false, content: true, read: (t) => matchFamily('addressed_to_ai', ADDRESSED_TO_AI, t.visible, t.hints(), t.hits?.()) },
   { name: 'action_command', contextual: false, descriptions: true, content: true, read: (t) => actionCommand(t.visible, t.hints(), t.hits?.()) },
-  { name: 'answer_directive', contextual: true, descriptions: false, content: true, read: (t) => answerDirective(t.visible) },
+  { name: 'answer_directive', contextual: true, descriptions: false, content: true, read: (t) => answerDirective(t.visible, t.runs) },
   { name: 'code_payload', contextual: false, descriptions: false, content: true, read: (t) => codePayload(t.visible, t.holds) },
   { name: 'embedded_task', contextual: true, descriptions: false, content: true, read: (t) => embeddedTask(t.visible) },
   { name: 'tool_hijack', contextual: false, descriptions: true, content: false, read: (t) => toolHijack(t.visible) },
-  { name: 'directive', contextual: true, descriptions: false, content: true, read: (t) => directive(t.visible) },
+  { name: 'directive', contextual: true, descriptions: false, content: true, read: (t) => directive(t.visible, t.runs) },
   { name: 'encoded_payload', contextual: false, descriptions: true, content: true, hidden: true, read: (t) => encodedPayload(t.visible, t.rescore, t.runs) },
 ] as const satisfies readonly SignalRow[];
 
