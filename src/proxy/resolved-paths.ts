@@ -34,7 +34,7 @@ export function resolvePathArguments(
   memo: RealPathAnswers = new Map(),
 ): { args: Record<string, unknown> | undefined; resolved: Array<{ field: string; from: string; to: string }> } {
   if (args === undefined || server === undefined || server.command === undefined || !server.resolve_paths) return { args, resolved: [] };
-  const bases = (roots ?? []).map((r) => lexicalPath(r)).filter((r): r is LexicalPath => r !== undefined && r.root === '/');
+  const bases = roots === undefined ? [] : absoluteBases(roots);
   let out: Record<string, unknown> | undefined;
   const resolved: Array<{ field: string; from: string; to: string }> = [];
   for (const f of pathArguments(args, pathKeys)) {
@@ -45,6 +45,17 @@ export function resolvePathArguments(
   }
   return out === undefined || resolved.length === 0 ? { args, resolved: [] } : { args: out, resolved };
 }
+
+/** The absolute directories among `roots`, parsed: the same array of roots (a server's, kept by `serverRoots`) comes on every call. */
+function absoluteBases(roots: readonly string[]): readonly LexicalPath[] {
+  const known = basesByRoots.get(roots);
+  if (known !== undefined && known.from.length === roots.length && known.from.every((r, k) => r === roots[k])) return known.bases;
+  const bases = roots.map((r) => lexicalPath(r)).filter((r): r is LexicalPath => r !== undefined && r.root === '/');
+  basesByRoots.set(roots, { from: [...roots], bases });
+  return bases;
+}
+
+const basesByRoots = new WeakMap<readonly string[], { from: readonly string[]; bases: readonly LexicalPath[] }>();
 
 const DOT_DOT = /(?:^|\/)\.\.(?:\/|$)/;
 

@@ -41,4 +41,21 @@ describe('resolvePathArguments', () => {
     expect(resolvePathArguments(ServerConfigSchema.parse({ url: 'http://127.0.0.1:1/mcp' }), through, [], undefined).args).toBe(through);
     expect(resolvePathArguments(ServerConfigSchema.parse({ command: 'node', resolve_paths: false }), through, [], [box]).args).toBe(through);
   });
+  it('reads a server\'s roots once per array, and again when the array is not the one it read', () => {
+    // The proxy passes the same roots array on every call (roots.ts keeps it per server): the answers must be those
+    // of a fresh copy, whose roots are read anew, whatever happened to the array since.
+    const other = join(dir, 'other');
+    mkdirSync(other, { recursive: true });
+    writeFileSync(join(other, 'only-here.txt'), 'o');
+    const roots = [box];
+    const asked = [{ path: 'link/a.txt' }, { path: 'only-here.txt' }, { path: join(box, 'link', 'a.txt') }];
+    const same = () => asked.map((a) => resolvePathArguments(stdio, a, [], roots));
+    const fresh = () => asked.map((a) => resolvePathArguments(stdio, a, [], [...roots]));
+    for (const step of [() => {}, () => roots.push(other), () => (roots[1] = box), () => (roots[0] = other), () => roots.splice(0, 1), () => (roots[0] = 'relative/dir'), () => roots.splice(0, 1, box)]) {
+      step();
+      expect(same()).toEqual(fresh());
+      expect(same()).toEqual(fresh());
+    }
+    expect(resolvePathArguments(stdio, { path: 'link/a.txt' }, [], roots).args).toEqual({ path: join(real, 'a.txt') });
+  });
 });
