@@ -46,16 +46,25 @@ export function resolvePathArguments(
   return out === undefined || resolved.length === 0 ? { args, resolved: [] } : { args: out, resolved };
 }
 
-/** The absolute directories among `roots`, parsed: the same array of roots (a server's, kept by `serverRoots`) comes on every call. */
-function absoluteBases(roots: readonly string[]): readonly LexicalPath[] {
-  const known = basesByRoots.get(roots);
-  if (known !== undefined && known.from.length === roots.length && known.from.every((r, k) => r === roots[k])) return known.bases;
-  const bases = roots.map((r) => lexicalPath(r)).filter((r): r is LexicalPath => r !== undefined && r.root === '/');
-  basesByRoots.set(roots, { from: [...roots], bases });
-  return bases;
+/** The absolute directories among `roots`, parsed. */
+function absoluteBases(roots: readonly string[]): LexicalPath[] {
+  return roots.map(parsedRoot).filter((r): r is LexicalPath => r !== undefined && r.root === '/');
 }
 
-const basesByRoots = new WeakMap<readonly string[], { from: readonly string[]; bases: readonly LexicalPath[] }>();
+/**
+ * `lexicalPath` of a root, kept: a server's directories and its client's roots come again on every call. Bounded
+ * (roots a client sends are its own choice): the memo starts afresh when full.
+ */
+function parsedRoot(root: string): LexicalPath | undefined {
+  if (parsedRoots.has(root)) return parsedRoots.get(root);
+  if (parsedRoots.size >= MAX_PARSED_ROOTS) parsedRoots.clear();
+  const parsed = lexicalPath(root);
+  parsedRoots.set(root, parsed);
+  return parsed;
+}
+
+const parsedRoots = new Map<string, LexicalPath | undefined>();
+const MAX_PARSED_ROOTS = 1024;
 
 const DOT_DOT = /(?:^|\/)\.\.(?:\/|$)/;
 
