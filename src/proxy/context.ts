@@ -55,7 +55,9 @@ export interface SessionDirectory {
  * request (the SDK then sends notifications/cancelled), and progress is relayed with the upstream token restored.
  */
 export function forwardOptions(upstreamToken: string | number | undefined, extra: ForwardExtra, log: Logger, session?: SessionContext): ForwardOptions {
-  const opts: ForwardOptions = { signal: ownCancellation(extra.signal, log, session), resetTimeoutOnProgress: true, ...(session ? { origin: { session, extra } } : {}) };
+  // Keys added to the literal, not spread into it: see call-interactions.ts.
+  const opts: ForwardOptions = { signal: ownCancellation(extra.signal, log, session), resetTimeoutOnProgress: true };
+  if (session) opts.origin = { session, extra };
   if (upstreamToken !== undefined) {
     opts.onprogress = (p) =>
       void extra

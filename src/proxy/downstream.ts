@@ -368,15 +368,18 @@ export class Downstream extends EventEmitter {
       throw new DownstreamError('downstream_unavailable', this.stateNote() ?? `server "${this.key}" is unavailable (${this.state}); it is being restarted, retry shortly.`);
     }
     const { origin, asTask, ...sdkOpts } = opts;
-    const timeout = sdkOpts.timeout ?? this.cfg.timeout_ms;
+    const given = sdkOpts.timeout;
+    const timeout = given ?? this.cfg.timeout_ms;
+    // Set on the rest's own copy, not spread into a new one (a key after a spread: see call-interactions.ts).
+    sdkOpts.timeout = timeout;
     if (origin) this.inflight.push(origin);
     // Metrics (src/ops/) listen for each forwarded request's outcome and time; nothing is measured without them.
     const started = this.listenerCount('forwarded') > 0 ? performance.now() : undefined;
     let outcome: ForwardOutcome = 'error';
     try {
       const out = asTask && req.method === 'tools/call'
-        ? ((await this.callAsTask(c, req.params ?? {}, schema, { ...sdkOpts, timeout })) as z.infer<S>)
-        : ((await c.request(req as never, schema as never, { ...sdkOpts, timeout })) as z.infer<S>);
+        ? ((await this.callAsTask(c, req.params ?? {}, schema, sdkOpts)) as z.infer<S>)
+        : ((await c.request(req as never, schema as never, sdkOpts)) as z.infer<S>);
       outcome = 'ok';
       return out;
     } catch (err) {
@@ -384,7 +387,7 @@ export class Downstream extends EventEmitter {
       if (code === -32001) outcome = 'timeout';
       if (code === -32001) {
         void this.checkAlive();
-        const setting = sdkOpts.timeout === undefined ? ` (the setting servers.${this.key}.timeout_ms, or wrap --timeout MS)` : '';
+        const setting = given === undefined ? ` (the setting servers.${this.key}.timeout_ms, or wrap --timeout MS)` : '';
         throw new DownstreamError('downstream_timeout', `server "${this.key}" did not answer ${req.method} within ${timeout} ms${setting}.`, { cause: err });
       }
       if (code === -32000 || this.client !== c) {

@@ -16,7 +16,6 @@ const KEEP_ALIVE_MS = 15_000;
  */
 const HEAD_WAIT_MS = 1_000;
 const STANDALONE = '_GET_stream';
-const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' } as const;
 
 export interface NodeStreamableHttpOptions {
   /** Makes the session id at initialize; absent: stateless (one transport per request, no session checks). */
@@ -294,7 +293,10 @@ export class NodeStreamableHttpTransport implements Transport {
   }
 
   private sseHeaders(): OutgoingHttpHeaders {
-    return this.sessionId === undefined ? { ...SSE_HEADERS } : { ...SSE_HEADERS, 'mcp-session-id': this.sessionId };
+    // A literal and a key added to it, not a spread of constant headers and a key after it (see call-interactions.ts).
+    const head: OutgoingHttpHeaders = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' };
+    if (this.sessionId !== undefined) head['mcp-session-id'] = this.sessionId;
+    return head;
   }
 
   /** The session checks of a request after initialize (stateless: none); answers the request when they fail. */

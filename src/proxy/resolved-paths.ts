@@ -34,7 +34,7 @@ export function resolvePathArguments(
   memo: RealPathAnswers = new Map(),
 ): { args: Record<string, unknown> | undefined; resolved: Array<{ field: string; from: string; to: string }> } {
   if (args === undefined || server === undefined || server.command === undefined || !server.resolve_paths) return { args, resolved: [] };
-  const bases = (roots ?? []).map((r) => lexicalPath(r)).filter((r): r is LexicalPath => r !== undefined && r.root === '/');
+  const bases = roots === undefined ? [] : absoluteBases(roots);
   let out: Record<string, unknown> | undefined;
   const resolved: Array<{ field: string; from: string; to: string }> = [];
   for (const f of pathArguments(args, pathKeys)) {
@@ -45,6 +45,26 @@ export function resolvePathArguments(
   }
   return out === undefined || resolved.length === 0 ? { args, resolved: [] } : { args: out, resolved };
 }
+
+/** The absolute directories among `roots`, parsed. */
+function absoluteBases(roots: readonly string[]): LexicalPath[] {
+  return roots.map(parsedRoot).filter((r): r is LexicalPath => r !== undefined && r.root === '/');
+}
+
+/**
+ * `lexicalPath` of a root, kept: a server's directories and its client's roots come again on every call. Bounded
+ * (roots a client sends are its own choice): the memo starts afresh when full.
+ */
+function parsedRoot(root: string): LexicalPath | undefined {
+  if (parsedRoots.has(root)) return parsedRoots.get(root);
+  if (parsedRoots.size >= MAX_PARSED_ROOTS) parsedRoots.clear();
+  const parsed = lexicalPath(root);
+  parsedRoots.set(root, parsed);
+  return parsed;
+}
+
+const parsedRoots = new Map<string, LexicalPath | undefined>();
+const MAX_PARSED_ROOTS = 1024;
 
 const DOT_DOT = /(?:^|\/)\.\.(?:\/|$)/;
 

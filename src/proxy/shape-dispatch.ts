@@ -17,9 +17,14 @@ import type { JSONRPCNotification, JSONRPCRequest, JSONRPCResultResponse } from 
 /** The private parts of the SDK's `Protocol` (shared/protocol.js) the dispatch calls. */
 interface ProtocolInternals {
   _onrequest(request: JSONRPCRequest, extra?: unknown): void;
-  _onresponse(response: JSONRPCResultResponse): void;
   _onnotification(notification: JSONRPCNotification): void;
   _requestHandlers: Map<string, (request: JSONRPCRequest, extra: unknown) => Promise<unknown>>;
+  _requestResolvers: Map<number, (response: JSONRPCResultResponse) => void>;
+  _responseHandlers: Map<number, (response: JSONRPCResultResponse) => void>;
+  _progressHandlers: Map<number, unknown>;
+  _taskProgressTokens: Map<string, number>;
+  _cleanupTimeout(messageId: number): void;
+  _onerror(error: Error): void;
 }
 
 type Kind = 'request' | 'notification' | 'result';
@@ -38,9 +43,35 @@ export function dispatchByShape(protocol: object, transport: Transport, before: 
     if (kind === undefined) return sdk(message, extra);
     before?.(message, extra);
     if (kind === 'request') p._onrequest(message as JSONRPCRequest, extra);
-    else if (kind === 'result') p._onresponse(message as JSONRPCResultResponse);
+    else if (kind === 'result') plainResult(p, message as JSONRPCResultResponse);
     else p._onnotification(message as JSONRPCNotification);
   };
+}
+
+/**
+ * The SDK `Protocol`'s `_onresponse` (1.32) for a result response whose shape `plainKind` read: the same steps, without
+ * its two `isJSONRPCResultResponse` parses, which such a response passes (the SDK then hands it on unchanged).
+ */
+export function plainResult(p: ProtocolInternals, response: JSONRPCResultResponse): void {
+  const messageId = Number(response.id);
+  const resolver = p._requestResolvers.get(messageId);
+  if (resolver) {
+    p._requestResolvers.delete(messageId);
+    resolver(response);
+    return;
+  }
+  const handler = p._responseHandlers.get(messageId);
+  if (handler === undefined) {
+    p._onerror(new Error(`Received a response for an unknown message ID: ${JSON.stringify(response)}`));
+    return;
+  }
+  p._responseHandlers.delete(messageId);
+  p._cleanupTimeout(messageId);
+  // Keep the progress handler of a call the server answered with a task (CreateTaskResult).
+  const task = (response.result as { task?: unknown }).task;
+  if (task && typeof task === 'object' && typeof (task as { taskId?: unknown }).taskId === 'string') p._taskProgressTokens.set((task as { taskId: string }).taskId, messageId);
+  else p._progressHandlers.delete(messageId);
+  handler(response);
 }
 
 /** The SDK's `Server`, routing each incoming message by its shape once connected. */

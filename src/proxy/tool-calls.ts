@@ -12,7 +12,8 @@ import { sharingRealPaths, type RealPathAnswers } from '../detectors/real-paths.
 import { schemaPathKeys } from '../core/schema-paths.js';
 import { handleMessageTool, isMessageTool } from './message-tool.js';
 import { rewriteContentUris, splitExposedName } from './namespacing.js';
-import { messageSideFields, requestSideFields, withMeta } from './side-fields.js';
+import { messageSideFields, requestSideFields } from './side-fields.js';
+import { answeredCall, askedCall, callIdentity, checkedCall } from './call-interactions.js';
 
 /** The servers that are down now, as a sentence to add to an unknown-tool answer ('' when all are up). */
 function downServers(core: ProxyCore): string {
@@ -34,8 +35,8 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
   const exposed = core.pool.tool(name);
   const route = exposed?.route ?? splitExposedName(name);
   const server = route ? core.pool.servers.get(route.server) : undefined;
-  const base = { agent: session.agent, session: session.id, profile: session.profile, server: route?.server, tool: route?.name ?? name };
-  const asked = { ...base, kind: 'tool_call' as const, arguments: isRecord(args) ? args : {}, ...withMeta(requestSideFields(_meta)) };
+  const who = callIdentity(session, route, name);
+  const asked = askedCall(who, isRecord(args) ? args : {}, requestSideFields(_meta));
   // Refusals the proxy makes itself come first, so the guard never records an allow for a call that is refused.
   await refuseOverLimitsMeta(core, asked, `tool ${name}`);
   if (!route || !server) {
@@ -81,7 +82,7 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
   const pinned = resolvePathArguments(core.config.servers[route.server], asked.arguments, pathKeys, roots, answers);
   if (pinned.resolved.length > 0) core.logger.debug({ session: session.id, server: route.server, tool: route.name, resolved: pinned.resolved.map((r) => r.field) }, 'path arguments resolved through links');
   const sent = pinned.resolved.length > 0 ? pinned.args : args;
-  const checked = { ...asked, arguments: pinned.args ?? asked.arguments, ...(roots ? { roots } : {}), ...(pathKeys.length > 0 ? { pathKeys } : {}), ...(credentialKeys.length > 0 ? { credentialKeys } : {}) };
+  const checked = checkedCall(asked, pinned.args ?? asked.arguments, roots, pathKeys, credentialKeys);
   const call = await sharingRealPaths(checked, answers, () => decide(core, checked, extra.signal));
   if (call.decision === 'deny') {
     core.logger.info({ session: session.id, agent: session.agent, server: route.server, tool: route.name, rules: call.rules }, 'tool call denied');
@@ -92,11 +93,9 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
 
   let result: CallToolResult;
   try {
-    result = await server.request(
-      { method: 'tools/call', params: { name: route.name, arguments: sent, ...(stripProgressToken(_meta) ? { _meta: stripProgressToken(_meta) } : {}) } },
-      CallToolResultSchema,
-      { ...forwardOptions(_meta?.progressToken, extra, core.logger, session), asTask: requiresTask(server.catalog.tools.find((t) => t.name === route.name)) },
-    );
+    const options = forwardOptions(_meta?.progressToken, extra, core.logger, session);
+    options.asTask = requiresTask(server.catalog.tools.find((t) => t.name === route.name));
+    result = await server.request({ method: 'tools/call', params: { name: route.name, arguments: sent, ...(stripProgressToken(_meta) ? { _meta: stripProgressToken(_meta) } : {}) } }, CallToolResultSchema, options);
   } catch (err) {
     return downstreamToolFailure(err, { server: route.server, tool: route.name, exposed: name }, core.logger);
   }
@@ -104,7 +103,7 @@ export async function handleToolCall(core: ProxyCore, session: SessionContext, r
   // The guard reads everything the client gets: the content blocks and the structured result (as one more block of
   // its own type, which a replacement never carries back: applyToolReplacement drops structuredContent).
   const inspected = result.structuredContent === undefined ? (result.content as ContentBlock[]) : [...(result.content as ContentBlock[]), { type: STRUCTURED_BLOCK, structuredContent: result.structuredContent }];
-  const answered = { ...base, kind: 'tool_result' as const, content: inspected, ...withMeta(messageSideFields(result, TOOL_RESULT_OWN)) };
+  const answered = answeredCall(who, inspected, messageSideFields(result, TOOL_RESULT_OWN));
   let res = await decide(core, answered, extra.signal);
   if (res.replacement) res = { ...res, replacement: res.replacement.filter((b) => b.type !== STRUCTURED_BLOCK) };
   if (res.decision === 'deny') {

@@ -41,4 +41,37 @@ describe('resolvePathArguments', () => {
     expect(resolvePathArguments(ServerConfigSchema.parse({ url: 'http://127.0.0.1:1/mcp' }), through, [], undefined).args).toBe(through);
     expect(resolvePathArguments(ServerConfigSchema.parse({ command: 'node', resolve_paths: false }), through, [], [box]).args).toBe(through);
   });
+  it('answers from the roots given at each call, whatever roots it read before (their parsed forms are kept)', () => {
+    const other = join(dir, 'other');
+    mkdirSync(other, { recursive: true });
+    writeFileSync(join(other, 'only-here.txt'), 'o');
+    const viaLink = { path: 'link/a.txt' };
+    const onlyOther = { path: 'only-here.txt' };
+    const absolute = { path: join(box, 'link', 'a.txt') };
+    const resolvedTo = join(real, 'a.txt');
+    // The same array, changed between calls (the proxy's roots array of a server is not, but a client's roots are
+    // new arrays of old strings): each answer is the one its roots give.
+    const roots = [box];
+    const steps: Array<[() => unknown, boolean]> = [
+      [() => {}, true],
+      [() => roots.push(other), false],
+      [() => (roots[1] = box), true],
+      [() => (roots[0] = other), false],
+      [() => roots.splice(0, 1), true],
+      [() => (roots[0] = 'relative/dir'), false],
+      [() => roots.splice(0, 1, `${other}/../box`), true],
+    ];
+    for (const [step, linkResolves] of steps) {
+      step();
+      for (const given of [roots, [...roots]]) {
+        expect(resolvePathArguments(stdio, viaLink, [], given).args).toEqual(linkResolves ? { path: resolvedTo } : viaLink);
+        expect(resolvePathArguments(stdio, onlyOther, [], given).args).toBe(onlyOther);
+        expect(resolvePathArguments(stdio, absolute, [], given).args).toEqual({ path: resolvedTo });
+      }
+    }
+    // More distinct roots than the memo keeps, each a spelling of box: every one still parsed right.
+    const spellings = Array.from({ length: 1500 }, (_, i) => `${box}/x${i}/..`);
+    for (let i = 0; i < spellings.length; i += 100) expect(resolvePathArguments(stdio, viaLink, [], spellings.slice(i, i + 100)).args).toEqual({ path: resolvedTo });
+    expect(resolvePathArguments(stdio, viaLink, [], [spellings[0]!, other]).args).toBe(viaLink);
+  });
 });
