@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HOSTILE_INSTRUCTIONS } from '../../servers/hostile.js';
-import { CLI, ROOT, connectStdio, makeSandbox, server, writeConfig } from '../support/proxy-harness.js';
+import { CLI, ROOT, connectStdio, makeSandbox, server, waitFor, writeConfig } from '../support/proxy-harness.js';
 
 const WS_INSTRUCTIONS = 'Paths are relative to the workspace root. Call list_files to see what exists before reading.';
 const hostile = { command: process.execPath, args: [join(ROOT, 'dist', 'servers', 'hostile.js')] };
@@ -72,7 +72,8 @@ describe('server instructions through the proxy', { timeout: 90_000 }, () => {
         expect.stringMatching(/^Server "bad" \(its tools are exposed as bad__<tool>\)\n\nQuadGuard withheld the instructions of server "bad": they carry injected instructions/),
       ]);
       expect(got).not.toContain(HOSTILE_INSTRUCTIONS.slice(0, 40));
-      expect(stderr()).toMatch(/instructions of server \\"bad\\" withheld/);
+      // The log line comes on stderr, another pipe than the answer: it may arrive after it.
+      await waitFor(() => /instructions of server \\"bad\\" withheld/.test(stderr()), 10_000, 'the log line of the withheld instructions');
     } finally {
       await client.close();
     }
