@@ -29,7 +29,9 @@ export type { Finding } from './finding.js';
  * reader's output, with override, target or content cues; see directive.ts). Context-dependent signals
  * weigh less inside a text that is itself instructions. Each signal is one row of signals.ts and one file named
  * after it. Attack phrases quoted in a sentence that talks *about*
- * them ("attackers write 'ignore previous instructions'") are not read as orders.
+ * them ("attackers write 'ignore previous instructions'") are not read as orders. A sentence ends at `.`, `!` or `?`
+ * before a capital of any script or a letter of a script without case, and at the full stops of other scripts
+ * (。！？ । ॥ ؟ ۔ ። ፧ ։ ။ །), so an order inside a long paragraph of Hindi, Russian or Chinese is read on its own.
  *
  * @example
  * ```yaml
