@@ -11,7 +11,7 @@ import type { GuardModelHooks } from './model/index.js';
 import { budgetSignal } from './model/usage.js';
 import { DataFlowOptionsSchema, PipelineOptionsSchema, PoolOptionsSchema, ProvenanceOptionsSchema } from './options.js';
 import { longTextReader } from './long-texts.js';
-import { poolSize, sharedPool, spareThread, type TextPool } from './text-pool.js';
+import { poolSize, readsAhead, sharedPool, spareThread, type TextPool } from './text-pool.js';
 import { ProvenanceStage } from './provenance.js';
 import { GUARD_STAGES, newContext, runStages, type GuardEnv, type Stage } from './stages/index.js';
 import type { RateWindow } from './stages/context.js';
@@ -52,7 +52,7 @@ export interface PipelineDeps {
   pool?: TextPool | null;
   /**
    * The pool's spare thread for a long private read's hashes, started beside the detector pass (default: the
-   * process's, when there is a pool; null: none, the hashes wait for the decision).
+   * process's, when there is a pool and `guard.pool.read_ahead` holds; null: none, the hashes wait for the decision).
    */
   spare?: TextPool | null;
 }
@@ -107,7 +107,7 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
   const log = (deps.logger ?? silentLogger()).child({ mod: 'guard' });
   const poolOptions = PoolOptionsSchema.parse(options.pool);
   const pool = deps.pool !== undefined ? (deps.pool ?? undefined) : poolSize(poolOptions.workers) > 0 ? sharedPool(poolOptions.workers, poolOptions.queue, deps.logger) : undefined;
-  const spare = deps.spare !== undefined ? (deps.spare ?? undefined) : pool && deps.pool === undefined ? spareThread(deps.logger) : undefined;
+  const spare = deps.spare !== undefined ? (deps.spare ?? undefined) : pool && deps.pool === undefined && readsAhead(poolOptions.read_ahead) ? spareThread(deps.logger) : undefined;
   const long = longTextReader(deps.book, pool, poolOptions.min_chars, log, spare);
   const now = deps.now ?? Date.now;
   const capabilities = deps.capabilities ?? new CapabilityMap(deps.book.book.capabilities);

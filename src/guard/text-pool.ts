@@ -61,6 +61,11 @@ export function poolSize(workers: 'auto' | number): number {
   return workers === 'auto' ? Math.max(1, availableParallelism() - 1) : workers;
 }
 
+/** Whether a pipeline reads ahead in the spare thread (`guard.pool.read_ahead`; `auto`: with 4 cores or more). */
+export function readsAhead(setting: 'auto' | boolean, cores = availableParallelism()): boolean {
+  return setting === 'auto' ? cores >= 4 : setting;
+}
+
 /**
  * The worker module for code at `here` (this module's URL): `pool-worker` beside it in the sources and in tsc's
  * `dist/src/guard/`, and in the CLI bundle (scripts/bundle.ts), where this code sits in a chunk of `dist/cli/` beside

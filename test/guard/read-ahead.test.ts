@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InteractionSchema, type Interaction } from '../../src/core/types.js';
 import { prepareBook, type PreparedBook } from '../../src/guard/build.js';
 import { GuardPipeline } from '../../src/guard/pipeline.js';
-import { TextPool } from '../../src/guard/text-pool.js';
+import { readsAhead, TextPool } from '../../src/guard/text-pool.js';
+import { PoolOptionsSchema } from '../../src/guard/options.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { openDatabase } from '../../src/store/sqlite.js';
 import { fill, MIN, verdict } from './support/long-texts.js';
@@ -137,4 +138,14 @@ describe('a long private read hashed beside its check', () => {
       await broken.close();
     }
   }, 180_000);
+});
+
+describe('guard.pool.read_ahead', () => {
+  it('auto reads ahead with 4 cores or more, and a boolean decides on any machine', () => {
+    expect([1, 2, 3, 4, 16].map((cores) => readsAhead('auto', cores))).toEqual([false, false, false, true, true]);
+    expect(readsAhead(true, 2)).toBe(true);
+    expect(readsAhead(false, 16)).toBe(false);
+    expect(PoolOptionsSchema.parse({}).read_ahead).toBe('auto');
+    expect(() => PoolOptionsSchema.parse({ read_ahead: 'yes' })).toThrow();
+  });
 });
