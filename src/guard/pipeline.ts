@@ -136,7 +136,7 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
     },
     policy: { name: deps.book.book.name, version: deps.book.book.version, hash: deps.book.hash },
     injectionPredicates: new Set(deps.book.predicates.filter((p) => p.def.detectors.some((d) => d.type === 'injection')).map((p) => p.name)),
-    dataflow: new DataFlowStage({ store: store.flow, capabilities, ...(deps.principals ? { principals: deps.principals } : {}), options: options.flow, now, logger: log, readAhead: long.readAhead, readHashesOf: long.readHashesOf, readDigestOf: long.readDigestOf, outgoingOf: long.outgoingOf }),
+    dataflow: new DataFlowStage({ store: store.flow, capabilities, ...(deps.principals ? { principals: deps.principals } : {}), options: options.flow, now, logger: log, ...(spare ? { readAhead: long.readAhead } : {}), readHashesOf: long.readHashesOf, readDigestOf: long.readDigestOf, outgoingOf: long.outgoingOf }),
     provenance: new ProvenanceStage({
       store: store.flow,
       capabilities,

@@ -257,12 +257,7 @@ export class NodeStreamableHttpTransport implements Transport {
    */
   private emit(stream: Stream, message: JSONRPCMessage | undefined, end: boolean): void {
     const pieces = message === undefined ? undefined : jsonPieces(message);
-    if (pieces === undefined && stream.queue === undefined) {
-      const text = message === undefined ? undefined : sseEvent(message);
-      if (end) stream.res.end(text);
-      else stream.res.write(text!);
-      return;
-    }
+    if (pieces === undefined && stream.queue === undefined) return writeWhole(stream.res, message, end);
     const queued = (stream.queue ?? Promise.resolve()).then(() => writeInTurns(stream, message, pieces, end)).catch((error: unknown) => this.onerror?.(error as Error));
     stream.queue = queued;
     void queued.then(() => {
@@ -327,6 +322,13 @@ function sseEvent(message: JSONRPCMessage): string {
   return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
 
+/** One event (none: `message` undefined) in one write, and the stream's end with it when `end`. */
+function writeWhole(res: ServerResponse, message: JSONRPCMessage | undefined, end: boolean): void {
+  const text = message === undefined ? undefined : sseEvent(message);
+  if (end) res.end(text);
+  else res.write(text!);
+}
+
 /**
  * One event as `sseEvent` writes it (`pieces`: its JSON in pieces, or undefined: whole), a piece per turn of the event
  * loop, each once the response took the last one (`drain`), then the stream's end when `end`. Stops if the client
@@ -336,12 +338,7 @@ async function writeInTurns(stream: Stream, message: JSONRPCMessage | undefined,
   const res = stream.res;
   const gone = (): boolean => stream.gone || res.destroyed || res.writableEnded;
   if (gone()) return;
-  if (pieces === undefined) {
-    const text = message === undefined ? undefined : sseEvent(message);
-    if (end) res.end(text);
-    else res.write(text!);
-    return;
-  }
+  if (pieces === undefined) return writeWhole(res, message, end);
   res.write('event: message\ndata: ');
   for (const piece of pieces) {
     if (piece.length === 0) continue;

@@ -81,7 +81,6 @@ export function auditFields(entry: AuditEntry, ahead?: PayloadColumns): BuiltAud
   const built = builtElsewhere.get(entry);
   if (built !== undefined) return built;
   const e = quickAuditEntry(entry) ?? parseEntry(entry);
-  const uri = e.uri === undefined ? null : maskPrefix(e.uri, CAP.uri);
   const p = ahead ?? payloadColumns(e.payload, e.interaction);
   const fields = {
     ts: e.ts ?? Date.now(),
@@ -92,7 +91,7 @@ export function auditFields(entry: AuditEntry, ahead?: PayloadColumns): BuiltAud
     // masked as any other text the store keeps; the agent and session come from the proxy and its config.
     server: e.server === undefined ? null : rowName(e.server),
     tool: e.tool === undefined ? null : rowName(e.tool),
-    uri,
+    uri: e.uri === undefined ? null : maskPrefix(e.uri, CAP.uri),
     recipient: e.recipient === undefined ? null : rowName(e.recipient),
     digest: p.digest,
     preview: p.preview,

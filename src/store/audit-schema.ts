@@ -212,16 +212,16 @@ export function parseAuditId(text: string): { id: number; hashPrefix?: string } 
   return m[2] ? { id: Number(m[1]), hashPrefix: m[2].toLowerCase() } : { id: Number(m[1]) };
 }
 
-/**
- * The audit entry of one guard decision: the interaction's identity and target, its arguments (tool calls,
- * prompt requests) or content (results, messages) as the payload, and the decision's verdict, rules, witness and timing.
- */
 /** The payload of an interaction's audit entry: its arguments or content, with its side fields if it has any. */
 export function auditPayloadOf(interaction: Interaction): unknown {
   // Side fields (a request's or result's `_meta`) are recorded beside what they travelled with.
   return metaOf(interaction) === undefined ? (argumentsOf(interaction) ?? contentOf(interaction)) : { ...(argumentsOf(interaction) ?? { content: contentOf(interaction) }), _meta: interaction.meta };
 }
 
+/**
+ * The audit entry of one guard decision: the interaction's identity and target, its arguments (tool calls,
+ * prompt requests) or content (results, messages) as the payload, and the decision's verdict, rules, witness and timing.
+ */
 export function auditEntryFor(interaction: Interaction, decision: Decision): AuditEntry {
   return {
     agent: interaction.agent,
