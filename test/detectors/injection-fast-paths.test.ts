@@ -190,7 +190,7 @@ const sentence = fc
   });
 
 /** Texts of sentence marks, white space and the characters a sentence may start with. */
-const marks = fc.array(fc.constantFrom('.', '!', '?', ';', ' ', '  ', '\t', '\u00a0', '\n', 'A', 'a', '"', "'", '(', '[', '。', '！', '？', '।', '॥', '؟', '۔', '።', '፧', '։', '။', '།', 'Я', 'я', 'É', 'é', 'ب', 'ǅ', '中', 'ß', 'Ω', 'word', 'Word', '1'), { maxLength: 40 }).map((p) => p.join(''));
+const marks = fc.array(fc.constantFrom('.', '!', '?', ';', ' ', '  ', '\t', '\u00a0', '\n', 'A', 'a', '"', "'", '(', '[', '。', '！', '？', '।', '॥', '؟', '۔', '።', '፧', '։', '။', '།', '។', '᠃', '｡', 'Я', 'я', 'É', 'é', 'ب', 'ǅ', '中', 'ß', 'Ω', 'word', 'Word', '1'), { maxLength: 40 }).map((p) => p.join(''));
 
 describe('sentence fast paths', () => {
   it('splitAfterMarks splits like the lookbehind regexes it replaces', () => {

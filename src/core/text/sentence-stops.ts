@@ -1,11 +1,12 @@
 /**
- * The sentence ends of scripts that do not use `.`: the CJK full stops 。！？ (written with no space after them), the
- * Devanagari danda and double danda । ॥, the Arabic question mark ؟, the Urdu full stop ۔, the Ethiopic full stop and
- * question mark ። ፧, the Armenian full stop ։, the Burmese section mark ။ and the Tibetan shad །. Each ends a sentence
- * wherever it stands (there is no capital letter after them to look for). Every reader that cuts text into sentences
- * (the injection detector's lines and cells, provenance's action requests) takes them from here.
+ * The sentence ends of scripts that do not use `.`: the CJK full stops 。！？ and the halfwidth ｡ (written with no
+ * space after them), the Devanagari danda and double danda । ॥, the Arabic question mark ؟, the Urdu full stop ۔, the
+ * Ethiopic full stop and question mark ። ፧, the Armenian full stop ։, the Burmese section mark ။, the Tibetan shad །,
+ * the Khmer khan ។ and the Mongolian full stop ᠃. Each ends a sentence wherever it stands (there is no capital letter
+ * after them to look for). Every reader that cuts text into sentences (the injection detector's lines and cells,
+ * provenance's action requests) takes them from here.
  */
-export const SCRIPT_STOPS = '。！？।॥؟۔።፧։။།';
+export const SCRIPT_STOPS = '。！？｡।॥؟۔።፧։။།។᠃';
 
 /**
  * What a sentence after `. ` (or `! `, `? `) can start with, for a character class: a capital of any script (Latin,

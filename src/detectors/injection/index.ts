@@ -31,7 +31,8 @@ export type { Finding } from './finding.js';
  * after it. Attack phrases quoted in a sentence that talks *about*
  * them ("attackers write 'ignore previous instructions'") are not read as orders. A sentence ends at `.`, `!` or `?`
  * before a capital of any script or a letter of a script without case, and at the full stops of other scripts
- * (。！？ । ॥ ؟ ۔ ። ፧ ։ ။ །), so an order inside a long paragraph of Hindi, Russian or Chinese is read on its own.
+ * (。！？ ｡ । ॥ ؟ ۔ ። ፧ ։ ။ ། ។ ᠃), so an order inside a long paragraph of Hindi, Russian or Chinese is read on its
+ * own.
  *
  * @example
  * ```yaml

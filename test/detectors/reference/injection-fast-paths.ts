@@ -27,7 +27,7 @@ export function cellsOf(t: string, bars: boolean, csv: boolean): string[] {
 }
 
 export function sentencePieces(cell: string): string[] {
-  return cell.split(/(?<=[.!?;])\s+(?=[\p{Lu}\p{Lt}\p{Lo}"'([])|(?<=[。！？।॥؟۔።፧։။།])/u);
+  return cell.split(/(?<=[.!?;])\s+(?=[\p{Lu}\p{Lt}\p{Lo}"'([])|(?<=[。！？｡।॥؟۔።፧։။།។᠃])/u);
 }
 
 export function openingBreaks(t: string, max: number): number[] {
