@@ -10,7 +10,7 @@ import { readsAhead, TextPool } from '../../src/guard/text-pool.js';
 import { PoolOptionsSchema } from '../../src/guard/options.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { openDatabase } from '../../src/store/sqlite.js';
-import { fill, MIN, verdict } from './support/long-texts.js';
+import { auditRows, fill, MIN, verdict } from './support/long-texts.js';
 
 /**
  * A long private read's data-flow digest and hashes start in the pool's spare thread beside the check's detector pass
@@ -78,21 +78,8 @@ function flowRows(name: string): unknown[] {
   }
 }
 
-/** The audit rows, all but what names when and where they were written (time, chain, ids). */
-function auditRows(name: string): unknown[] {
-  const db = openDatabase(join(dir, `${name}.db`), { readonly: true });
-  try {
-    return db
-      .prepare('SELECT a.*, b.body, i.masked, i.truncated FROM audit a JOIN audit_interaction i ON i.id = a.id LEFT JOIN audit_body b ON b.digest = i.body_digest ORDER BY a.id')
-      .all()
-      .map((r) => {
-        const { id: _i, ts: _t, elapsed_ms: _e, prev_hash: _p, hash: _h, mac: _m, ref: _r, ...rest } = r as Record<string, unknown>;
-        return JSON.parse(JSON.stringify(rest).replace(/\b\d+-[0-9a-f]{8}\b/g, '<audit id>')) as Record<string, unknown>;
-      });
-  } finally {
-    db.close();
-  }
-}
+/** The audit rows of pipeline `name`'s store (support/long-texts.ts). */
+const rowsOf = (name: string) => auditRows(join(dir, `${name}.db`));
 
 describe('a long private read hashed beside its check', () => {
   it('leaves the store as hashing after the decision on the loop does: denied reads nothing, redacted ones their replacement', async () => {
@@ -109,7 +96,7 @@ describe('a long private read hashed beside its check', () => {
     // The cases are what they say: one denied, one redacted, the rest allowed as they are.
     expect(decisions.map((d) => (d.replacement ? 'redacted' : d.decision))).toEqual(['allow', 'deny', 'redacted', 'allow', 'allow', 'allow']);
     // The audit rows of the long ones took their payload's columns from the spare thread, none built in the pool.
-    expect(auditRows('ahead')).toEqual(auditRows('loop'));
+    expect(rowsOf('ahead')).toEqual(rowsOf('loop'));
     expect(spareJobs.mock.calls.filter(([job]) => job.kind === 'audit_payload')).toHaveLength(5);
     expect(poolJobs.mock.calls.filter(([job]) => job.kind === 'audit_row')).toHaveLength(0);
     const rows = flowRows('ahead');
@@ -133,7 +120,7 @@ describe('a long private read hashed beside its check', () => {
       const reference = pipeline('reference', { pool: null });
       for (const i of READS) expect(verdict(await ahead.check(i))).toEqual(verdict(await reference.check(i)));
       expect(flowRows('broken')).toEqual(flowRows('reference'));
-      expect(auditRows('broken')).toEqual(auditRows('reference'));
+      expect(rowsOf('broken')).toEqual(rowsOf('reference'));
     } finally {
       await broken.close();
     }

@@ -19,7 +19,7 @@ import type { CompiledBook } from '../../src/policy/compiled.js';
 import { predicateApplies } from '../../src/policy/evaluate.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { openDatabase } from '../../src/store/sqlite.js';
-import { fill, MIN, verdict } from './support/long-texts.js';
+import { auditRows, fill, MIN, verdict } from './support/long-texts.js';
 
 /**
  * Long texts are read in the worker pool (src/guard/text-pool.ts, long-texts.ts): the tracker's detector pass over
@@ -140,21 +140,7 @@ describe('the worker pool reads long texts as the event loop does', () => {
         expect(verdict(await inPool.check(i)), what).toEqual(verdict(await onLoop.check(i)));
       }
       // The audit rows built in the pool hold what the rows built on the loop hold (all but the time and the chain).
-      const rows = (file: string) => {
-        const db = openDatabase(join(dir, file), { readonly: true });
-        try {
-          return db
-            .prepare('SELECT a.*, b.body, i.masked, i.truncated FROM audit a JOIN audit_interaction i ON i.id = a.id LEFT JOIN audit_body b ON b.digest = i.body_digest ORDER BY a.id')
-            .all()
-            .map((r) => {
-              const { id: _i, ts: _t, elapsed_ms: _e, prev_hash: _p, hash: _h, mac: _m, ref: _r, ...rest } = r as Record<string, unknown>;
-              // A rationale naming an earlier row names it by its id and hash (the hash covers the row's time).
-              return JSON.parse(JSON.stringify(rest).replace(/\b\d+-[0-9a-f]{8}\b/g, '<audit id>')) as Record<string, unknown>;
-            });
-        } finally {
-          db.close();
-        }
-      };
+      const rows = (file: string) => auditRows(join(dir, file));
       const pooled = rows('pool.db');
       expect(pooled).toHaveLength(LONG_CASES.length);
       expect(pooled).toEqual(rows('loop.db'));

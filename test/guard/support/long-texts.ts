@@ -1,5 +1,6 @@
-/** What the worker-pool tests share: texts long enough for the pool, and a decision without its recording. */
+/** What the worker-pool tests share: texts long enough for the pool, and a decision and audit rows without their recording. */
 import type { Decision } from '../../../src/core/types.js';
+import { openDatabase } from '../../../src/store/sqlite.js';
 
 /** The pool's threshold for a long text (characters). */
 export const MIN = 256 * 1024;
@@ -12,4 +13,21 @@ export const fill = (n: number) => prose.repeat(Math.ceil(n / prose.length)).sli
 export function verdict(d: Decision): unknown {
   const { auditId: _a, elapsedMs: _e, ...rest } = d;
   return JSON.parse(JSON.stringify(rest).replace(/\b\d+-[0-9a-f]{8}\b/g, '<audit id>'));
+}
+
+/** The audit rows of the store `file`, all but what names when and where they were written (time, chain, ids). */
+export function auditRows(file: string): Record<string, unknown>[] {
+  const db = openDatabase(file, { readonly: true });
+  try {
+    return db
+      .prepare('SELECT a.*, b.body, i.masked, i.truncated FROM audit a JOIN audit_interaction i ON i.id = a.id LEFT JOIN audit_body b ON b.digest = i.body_digest ORDER BY a.id')
+      .all()
+      .map((r) => {
+        const { id: _i, ts: _t, elapsed_ms: _e, prev_hash: _p, hash: _h, mac: _m, ref: _r, ...rest } = r as Record<string, unknown>;
+        // A rationale naming an earlier row names it by its id and hash (the hash covers the row's time).
+        return JSON.parse(JSON.stringify(rest).replace(/\b\d+-[0-9a-f]{8}\b/g, '<audit id>')) as Record<string, unknown>;
+      });
+  } finally {
+    db.close();
+  }
 }
