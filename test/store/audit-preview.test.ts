@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { canonicalJson } from '../../src/core/canonical.js';
-import { INTERACTION_CAP, payloadPreview, recordInteraction } from '../../src/store/audit-interaction.js';
+import { INTERACTION_CAP, mapStrings, payloadPreview, recordInteraction } from '../../src/store/audit-interaction.js';
 import { auditFields } from '../../src/store/audit-row.js';
-import { maskPrefix } from '../../src/store/redact.js';
+import { maskPrefix, maskSecrets } from '../../src/store/redact.js';
 import { maskPrefixDoubling } from './reference/mask-prefix.js';
 import { maskSpans } from '../../src/detectors/secrets/catalogue.js';
 
@@ -48,6 +48,12 @@ const payload = (long: boolean) =>
 /** The preview as it was: the payload's whole text masked as one. */
 const reference = (value: unknown) => maskPrefix(typeof value === 'string' ? value : canonicalJson(value), 240);
 const preview = (value: unknown) => payloadPreview(typeof value === 'string' ? value : canonicalJson(value), value, 240);
+/**
+ * The preview with each string masked on its own. The whole-text reference lets a PEM key cut before its END line
+ * mask everything after it, the payload's later strings too; masking a long string alone stops that mask at the
+ * string's end, so a later string that holds no secret (`AKIA…` run on into more capitals) is shown.
+ */
+const eachAlone = (value: unknown) => maskPrefix(typeof value === 'string' ? maskSecrets(value) : canonicalJson(mapStrings(value, maskSecrets, { truncated: false }, 0, (k) => k)), 240);
 
 describe("the audit row's preview reads a long string once", () => {
   it('is the whole-text preview for every payload without a long string', () => {
@@ -67,7 +73,8 @@ describe("the audit row's preview reads a long string once", () => {
         if (text.length > INTERACTION_CAP) long++;
         const before = reference(value);
         const now = preview(value);
-        for (const secret of CLEAR) if (!before.includes(secret)) expect(now).not.toContain(secret);
+        const alone = eachAlone(value);
+        for (const secret of CLEAR) if (!before.includes(secret) && !alone.includes(secret)) expect(now).not.toContain(secret);
         // At most 240 characters and the cut's `…`, except that a marker begun before the 240th is shown whole.
         const shown = now.endsWith('…') ? now.slice(0, -1) : now;
         if (shown.length > 240) expect(shown).toMatch(/\[REDACTED:[a-z0-9_]+\]$/);
@@ -78,6 +85,16 @@ describe("the audit row's preview reads a long string once", () => {
     // The generator reaches the shared path, not only the short one.
     expect(long).toBeGreaterThan(20);
   }, 120_000);
+
+  it("a PEM key cut before its END line in a long string masks that string, and a later string's key is still masked", () => {
+    const cut = { type: 'text', text: `${PEM.slice(0, 60)}${'a b '.repeat(20_000)}` };
+    const withKey = [cut, { type: 'text', text: AWS_ID }];
+    expect(preview(withKey)).toBe('[{"text":"[REDACTED:private_key]","type":"text"},{"text":"[REDACTED:aws_access_key]","type":"text"}]');
+    // `AKIA` and sixteen capitals run on into more is no key: masked alone, its string is shown.
+    const notKey = [cut, { type: 'text', text: `${AWS_ID}QQQ` }];
+    expect(preview(notKey)).toContain(`${AWS_ID}QQQ`);
+    expect(reference(notKey)).not.toContain(AWS_ID);
+  });
 
   it('a 1.3 MB base64 result: the same preview and body as before, its run masked once', () => {
     const b64 = base64Of(1_300_000, 1);
