@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { formatRef, RawAuditRowSchema, type RawAuditRow } from './audit-schema.js';
 import type { InteractionRecord } from './audit-interaction.js';
-import { chainText, columnsJson, linkedHash, type AuditFields, type ChainText } from './audit-row.js';
+import { chainText, columnsJson, linkedHash, withRef, type AuditFields, type ChainText } from './audit-row.js';
 import { macEqual, rowMac, type AuditKey } from './audit-key.js';
 
 /**
@@ -73,7 +73,7 @@ export function chainTextOf(j: JournalRow): ChainText {
 
 /** The journal line of a decision's row: its columns with the audit id answered (`ref`), their MAC, its interaction. */
 export function journalLine(fields: AuditFields, ref: string, rec: InteractionRecord | undefined, key: AuditKey | undefined): JournalRow {
-  const unlinked = { ...fields, ref };
+  const unlinked = withRef(fields, ref);
   const text = chainText(unlinked);
   const row: TextedRow = { fields: unlinked, mac: key ? journalMac(key, text) : null, ...(rec ? { rec } : {}) };
   row[CHAIN_TEXT] = { row, text };

@@ -5,7 +5,7 @@ import { formatAuditId, parseAuditId, type AuditEntry, type AuditRow, type RawAu
 import { bodyDigest, type InteractionRecord } from './audit-interaction.js';
 import { anchorMac, HeadAnchor, macEqual, rowMac, type AuditKey } from './audit-key.js';
 import { ChainWalker, GENESIS_HASH, type RetentionAnchor, type VerifyOptions, type VerifyResult } from './audit-chain.js';
-import { auditFields, chainText, linkedHash, parseRow, rowHash, type AuditFields } from './audit-row.js';
+import { auditFields, chainText, linkedHash, linkedRow, parseRow, rowHash, type AuditFields } from './audit-row.js';
 import { auditInsert, auditSelect, interactionSelect, readStored, recordedBody, storedBody, storedValues } from './audit-columns.js';
 import { chainTextOf, journalLine, journalLineOk, liveJournals, type AuditJournal, type JournalRow, type LinkedJournalRow } from './audit-journal.js';
 
@@ -155,7 +155,7 @@ export class AuditLog implements AuditApi {
     const id = Math.max(head?.id ?? 0, head?.seq ?? 0) + 1;
     const prev_hash = head?.hash ?? GENESIS_HASH;
     const hash = linkedHash(text, id, prev_hash);
-    return { ...fields, id, llm: fields.llm ?? null, ref: fields.ref ?? null, prev_hash, hash, mac: this.key ? rowMac(this.key, hash) : null };
+    return linkedRow(fields, id, prev_hash, hash, this.key ? rowMac(this.key, hash) : null);
   }
 
   private insertRow(row: RawAuditRow, rec: InteractionRecord | undefined): void {

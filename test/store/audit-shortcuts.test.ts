@@ -7,7 +7,8 @@ import { bodyDigest, MaskMemo, recordInteraction } from '../../src/store/audit-i
 import { maskSecretKeys, maskSecrets } from '../../src/store/redact.js';
 import { canonicalJson, sha256Hex } from '../../src/core/canonical.js';
 import { rowMac } from '../../src/store/audit-key.js';
-import { chainText, columnsJson, linkedHash, rowHash, type ChainText } from '../../src/store/audit-row.js';
+import { chainText, columnsJson, linkedHash, linkedRow, rowHash, withRef, type AuditFields, type ChainText } from '../../src/store/audit-row.js';
+import { storedValues } from '../../src/store/audit-columns.js';
 import { GENESIS_HASH } from '../../src/store/audit-chain.js';
 import { AuditJournal, chainTextOf, journalLine, journalLineOk, JournalRowSchema } from '../../src/store/audit-journal.js';
 import { readFileSync } from 'node:fs';
@@ -370,5 +371,47 @@ describe('one serialisation of a row for its journal MAC, its journal line and i
     } finally {
       t.cleanup();
     }
+  });
+});
+
+describe("a row's columns copied key by key, not spread", () => {
+  // The former code (270e0a2): journalLine's `{ ...fields, ref }` and AuditLog.after's linked row.
+  const formerWithRef = (fields: AuditFields, ref: string) => ({ ...fields, ref });
+  const formerLinked = (fields: AuditFields, id: number, prev_hash: string, hash: string, mac: string | null) => ({ ...fields, id, llm: fields.llm ?? null, ref: fields.ref ?? null, prev_hash, hash, mac });
+  /** Columns as auditFields makes them (no `ref`), with a `ref` at the end as a journal line's, or without `llm`. */
+  const shaped = fc.tuple(fieldsArb, fc.constantFrom('no ref', 'ref', 'no llm')).map(([f, shape]) => {
+    const { ref, llm, ...rest } = f;
+    const fields: AuditFields = shape === 'no ref' ? { ...rest, llm } : shape === 'ref' ? { ...rest, llm, ref } : ({ ...rest, ref } as AuditFields);
+    return { fields, shape };
+  });
+
+  it("journals the same columns in the same order, with the same values, as the spread of auditFields' columns did", () => {
+    fc.assert(
+      fc.property(shaped, columnText, ({ fields, shape }, ref) => {
+        const row = withRef(fields, ref);
+        if (shape !== 'no llm') expect(Object.entries(row)).toEqual(Object.entries(formerWithRef(fields, ref)));
+        expect(chainText(row)).toEqual(chainText(formerWithRef(fields, ref)));
+      }),
+      { numRuns: 2000 },
+    );
+    // The allow path's own columns, from auditFields.
+    const call: Interaction = { kind: 'tool_call', agent: 'local', session: 's', profile: {}, server: 'ws', tool: 'read_file', arguments: { path: 'notes.txt' } };
+    const { fields } = auditFields({ ...auditEntryFor(call, { ...decision, policy: { name: 'd', version: '1', hash: 'h' } }), ts: 1 });
+    expect(Object.entries(withRef(fields, 'r1'))).toEqual(Object.entries(formerWithRef(fields, 'r1')));
+  });
+
+  it('links a row with the columns, hash and MAC the spread gave it, and stores the same values', () => {
+    fc.assert(
+      fc.property(shaped, fc.nat(), prevArb, fc.stringMatching(/^[0-9a-f]{64}$/), fc.option(fc.stringMatching(/^[0-9a-f]{64}$/)), fc.option(columnText), ({ fields, shape }, id, prev, hash, mac, body) => {
+        const row = linkedRow(fields, id, prev, hash, mac);
+        const former = formerLinked(fields, id, prev, hash, mac);
+        expect(row).toStrictEqual(former);
+        // A journal line's columns (`ref` last) keep the former order too.
+        if (shape === 'ref') expect(Object.entries(row)).toEqual(Object.entries(former));
+        expect(storedValues(row, body, null)).toEqual(storedValues(former, body, null));
+        expect(rowHash(row)).toBe(rowHash(former));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
