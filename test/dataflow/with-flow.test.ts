@@ -24,7 +24,7 @@ const anyInteraction = fc.tuple(fc.array(fc.tuple(key, value), { maxLength: 9 })
 describe('the interaction handed on with its flow facts', () => {
   it('has the keys, order, values and prototype the spread gave it, for any own keys', () => {
     fc.assert(
-      fc.property(anyInteraction, fc.array(fc.constantFrom('read_only', 'private_source', 'external_send'), { maxLength: 2 }), (i, labels) => {
+      fc.property(anyInteraction, fc.array(fc.constantFrom('inert' as const, 'private_source' as const, 'external_send' as const), { maxLength: 2 }), (i, labels) => {
         const facts = { labels } as FlowFacts;
         expect(shape(withFlow(i, facts))).toEqual(shape(formerWithFlow(i, facts)));
         expect(withFlow(i, facts).flow).toBe(facts);
@@ -39,7 +39,7 @@ describe('the interaction handed on with its flow facts', () => {
     expect(shape(withFlow(parsed, facts))).toEqual(shape(formerWithFlow(parsed, facts)));
     expect(Object.getPrototypeOf(withFlow(parsed, facts))).toBe(Object.prototype);
     const call: Interaction = { kind: 'tool_call', agent: 'local', session: 's', profile: {}, server: 'ws', tool: 'read_file', arguments: { path: 'notes.txt' }, roots: ['/srv'], pathKeys: ['path'] };
-    const result: Interaction = { kind: 'tool_result', agent: 'local', session: 's', profile: {}, server: 'ws', tool: 'read_file', content: [{ type: 'text', text: 'notes' }], flow: { labels: ['read_only'] } as FlowFacts };
+    const result: Interaction = { kind: 'tool_result', agent: 'local', session: 's', profile: {}, server: 'ws', tool: 'read_file', content: [{ type: 'text', text: 'notes' }], flow: { labels: ['inert'] } as FlowFacts };
     for (const i of [call, result]) expect(shape(withFlow(i, facts))).toEqual(shape(formerWithFlow(i, facts)));
   });
 });
