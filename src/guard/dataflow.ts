@@ -543,7 +543,6 @@ export function readOutgoing(job: OutgoingJob, fp: Fingerprinter, valueHash: (no
   };
 }
 
-/** Sets `key` as the newest entry of `map`, forgetting the oldest beyond RECENT_READS. */
 /**
  * `{ ...i, flow }` without the spread: on Node 20's V8 a key an object literal adds after a spread goes through the
  * runtime, and this site sees a call's shape and a result's (~1.2 against ~0.3 µs a pair in a loop). `Object.assign`
@@ -558,6 +557,7 @@ export function withFlow(i: Interaction, flow: FlowFacts): Interaction {
   return out;
 }
 
+/** Sets `key` as the newest entry of `map`, forgetting the oldest beyond RECENT_READS. */
 function remember<V>(map: Map<string, V>, key: string, value: V): void {
   map.delete(key);
   map.set(key, value);
