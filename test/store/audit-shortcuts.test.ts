@@ -410,6 +410,13 @@ describe("a row's columns copied key by key, not spread", () => {
         if (shape === 'ref') expect(Object.entries(row)).toEqual(Object.entries(former));
         expect(storedValues(row, body, null)).toEqual(storedValues(former, body, null));
         expect(rowHash(row)).toBe(rowHash(former));
+        // PostgreSQL's row after its head: hashed before its hash and MAC are set, then stored.
+        const formerPg = { id, ...fields, prev_hash: prev };
+        const pg = linkedRow(fields, id, prev, '', null);
+        expect(rowHash(pg)).toBe(rowHash(formerPg));
+        pg.hash = hash;
+        pg.mac = mac;
+        expect(storedValues(pg, body, pg.policy_hash)).toEqual(storedValues({ ...formerPg, llm: fields.llm ?? null, ref: fields.ref ?? null, hash, mac }, body, formerPg.policy_hash));
       }),
       { numRuns: 2000 },
     );

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { StoreError } from '../../core/errors.js';
 import { ChainWalker, type RetentionAnchor, type VerifyOptions, type VerifyResult } from '../audit-chain.js';
-import { auditFields, parseRow, rowHash } from '../audit-row.js';
+import { auditFields, linkedRow, parseRow, rowHash } from '../audit-row.js';
 import { auditInsert, auditSelect, interactionSelect, readStored, recordedBody, STORED_COLUMNS, storedBody, storedValues } from '../audit-columns.js';
 import { anchorMac, dbHeadMac, HeadAnchor, macEqual, readHead, rowMac, type AuditKey } from '../audit-key.js';
 import { formatAuditId, parseAuditId, type AuditEntry, type AuditRow } from '../audit-schema.js';
@@ -280,10 +280,13 @@ export class PgAuditLog implements AuditApi {
       );
     }
     const id = Number(head.id) + 1;
-    const row = { id, ...fields, prev_hash: head.hash };
+    // Copied key by key (audit-row.ts `linkedRow`), its hash and MAC set once known: rowHash leaves both out.
+    const row = linkedRow(fields, id, head.hash, '', null);
     const hash = rowHash(row);
+    row.hash = hash;
+    row.mac = this.key ? rowMac(this.key, hash) : null;
     const body = rec?.body == null ? null : storedBody(rec.body, row.session);
-    const params = storedValues({ ...row, llm: fields.llm ?? null, ref: fields.ref ?? null, hash, mac: this.key ? rowMac(this.key, hash) : null }, body, row.policy_hash);
+    const params = storedValues(row, body, row.policy_hash);
     params.push(rec !== undefined, body, rec?.masked ? 1 : 0, rec?.truncated ? 1 : 0, this.key ? dbHeadMac(this.key, id, hash) : null, body !== null ? bodyDigest(body) : null);
     return { id, hash, params };
   }
