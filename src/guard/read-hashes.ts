@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { createFingerprinter, type Fingerprinter } from '../core/text/fingerprint.js';
 import { privateForms } from '../core/text/readings.js';
-import { createValueHasher, distinctiveValues, shortLines } from '../core/text/short-values.js';
+import { createValueHasher, distinctiveValues, MAX_VALUES_PER_READ, shortLines } from '../core/text/short-values.js';
+import { scanRead } from '../core/text/short-value-scan.js';
 
 /**
  * What data flow keeps of a private read (docs/data-flow.md): the fingerprints of the text and of the forms a sender
@@ -39,7 +40,10 @@ export function createReadHashers(key: Buffer, o: Pick<ReadHashOptions, 'k' | 'w
  */
 export function readHashes(text: string, h: ReadHashers, maxPerRead: number): string[] {
   const forms = privateForms(text, FORMS_MAX_CHARS).flatMap((f) => h.fp.ofBounded(f, maxPerRead));
-  return [...new Set([...h.fp.ofBounded(text, maxPerRead), ...forms, ...distinctiveValues(text).map(h.valueHash), ...shortLines(text).map(h.valueHash)])].sort();
+  // One pass finds where the short values can be and, for an ASCII text, the letters the fingerprints are taken over.
+  const { spots, letters } = scanRead(text);
+  const grams = letters !== undefined ? h.fp.ofBoundedCodes(letters, maxPerRead) : h.fp.ofBounded(text, maxPerRead);
+  return [...new Set([...grams, ...forms, ...distinctiveValues(text, MAX_VALUES_PER_READ, spots).map(h.valueHash), ...shortLines(text).map(h.valueHash)])].sort();
 }
 
 /**

@@ -154,6 +154,8 @@ export interface Fingerprinter {
    * hashes (a consistent sample of a long text; all of them when there are fewer than `max`).
    */
   ofBounded(text: string, max: number): string[];
+  /** `ofBounded` of a text whose normalised code units (`normalisedCodes`) are `s`. */
+  ofBoundedCodes(s: Codes, max: number): string[];
   readonly options: FingerprintOptions;
 }
 
@@ -207,8 +209,7 @@ export function createFingerprinter(key: Buffer, options: FingerprintOptions = D
   };
   const ofNormalised = (s: string): string[] => fromCodes(codeUnits(s));
   const addNormalised = (s: string, into: Set<string>): void => addCodes(codeUnits(s), into);
-  const ofBounded = (text: string, max: number): string[] => {
-    const s = normalisedCodes(text);
+  const ofBoundedCodes = (s: Codes, max: number): string[] => {
     // The sample is the selected k-grams with the smallest choosing hashes: a function of each k-gram's content, so
     // a passage sent later holds the kept k-grams it held in the read. Only the kept ones get a keyed hash.
     const keep = new SmallestChoices(max);
@@ -217,7 +218,7 @@ export function createFingerprinter(key: Buffer, options: FingerprintOptions = D
     for (const at of keep.positions()) out.add(keyedHash(s, at, k, a, b));
     return [...out].sort();
   };
-  return { options, ofNormalised, addNormalised, of: (text) => fromCodes(normalisedCodes(text)), ofBounded };
+  return { options, ofNormalised, addNormalised, of: (text) => fromCodes(normalisedCodes(text)), ofBounded: (text, max) => ofBoundedCodes(normalisedCodes(text), max), ofBoundedCodes };
 }
 
 /**

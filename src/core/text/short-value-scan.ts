@@ -88,11 +88,35 @@ function letterOrDigitBefore(t: string, i: number): boolean {
 }
 
 export function scanShortValues(text: string): ShortValueSpots {
-  return scanCodes(codeUnits(text), text);
+  return scanCodes(codeUnits(text), text).spots;
 }
 
-/** `scanShortValues` over the code units `u` of `text`. */
-function scanCodes(u: Codes, text: string): ShortValueSpots {
+/** The spots of a private read, and its letters and digits as fingerprints take them (undefined unless it is ASCII). */
+export interface ReadScan {
+  spots: ShortValueSpots;
+  /** `normalisedCodes(text)` (letters.ts) of an ASCII text, made in the same pass; undefined for any other text. */
+  letters: Codes | undefined;
+}
+
+/**
+ * `scanShortValues` and, for an ASCII text, its normalised letters and digits in the same pass over one encoding:
+ * a private read's hashes (guard/read-hashes.ts) need both, and the fingerprints' own pass (`normalisedCodes`)
+ * encoded the text again and read it through once more.
+ */
+export function scanRead(text: string): ReadScan {
+  const u = codeUnits(text);
+  const { spots, letters } = scanCodes(u, text);
+  // Bytes are the UTF-8 of an all-ASCII text (codeUnits), which NFKC leaves as it is: lower case and filtering is all.
+  return { spots, letters: u instanceof Uint16Array ? undefined : u.subarray(0, letters) };
+}
+
+/**
+ * `scanShortValues` over the code units `u` of `text`. Behind the scan, it writes over `u` the ASCII letters and
+ * digits it passes, lower case, and answers how many (`letters`): `u[0, letters)` is then the text's normalised form
+ * when `u` holds an ASCII text (letters.ts `normalisedCodes`). A write never reaches a code unit not yet read: it
+ * goes to an index at most the current one, and the look-ahead of the label test reads beyond it.
+ */
+function scanCodes(u: Codes, text: string): { spots: ShortValueSpots; letters: number } {
   const cls = classTable();
   const labels: number[] = [];
   const groups: number[] = [];
@@ -110,11 +134,13 @@ function scanCodes(u: Codes, text: string): ShortValueSpots {
   // letter (most characters) only counts.
   let prevWord = false;
   let plain = false;
+  let letters = 0;
   for (let i = 0; i < len; i++) {
     const c = u[i]!;
     const f = cls[c]!;
     if (f === LOWER && plain) {
       alnum++;
+      u[letters++] = c;
       continue;
     }
     if (f & (UPPER | DIGIT)) {
@@ -141,6 +167,7 @@ function scanCodes(u: Codes, text: string): ShortValueSpots {
       wide = false;
     }
     if (f & DIGIT) {
+      u[letters++] = c;
       digits++;
       alnum++;
       runDigit = true;
@@ -149,7 +176,10 @@ function scanCodes(u: Codes, text: string): ShortValueSpots {
       if (!prevWord && i + 2 < len && PREFIX[letterOf(c) * 729 + letterOf(u[i + 1]!) * 27 + letterOf(u[i + 2]!)] === 1) labels.push(i);
       prevWord = true;
       if (f & WIDE) wide = true;
-      else alnum++;
+      else {
+        alnum++;
+        u[letters++] = c | 32;
+      }
     } else {
       prevWord = c === 95;
       if (f & WIDE) wide = true;
@@ -157,7 +187,7 @@ function scanCodes(u: Codes, text: string): ShortValueSpots {
     plain = prevWord && runStart < 0;
   }
   if (wordStart >= 0 && digits >= 2 && (wide || alnum >= 8)) words.push(wordStart, len);
-  return { labels, groups, words };
+  return { spots: { labels, groups, words }, letters };
 }
 
 /**

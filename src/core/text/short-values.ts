@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { normaliseForFingerprint } from './fingerprint.js';
-import { scanSend, scanShortValues } from './short-value-scan.js';
+import { scanSend, scanShortValues, type ShortValueSpots } from './short-value-scan.js';
 
 /**
  * Short private values for data flow (docs/data-flow.md, "Short values"): fingerprints of 20-gram runs miss data
@@ -151,15 +151,15 @@ const GROUPS_AT = new RegExp(GROUPS.source, 'uy');
  * The distinctive short values of a private read, normalised, at most `max`: labelled values, then digit groups,
  * then values among the words, each search in the order of the text. One scan (`scanShortValues`) finds where each
  * search can match; the regular expressions run only there, anchored, skipping places inside the previous match as a
- * global search does, so the values and their order are those of matching over the whole text.
+ * global search does, so the values and their order are those of matching over the whole text. `spots`: that scan of
+ * `text`, when the caller made it already (guard/read-hashes.ts, with the fingerprints' letters).
  */
-export function distinctiveValues(text: string, max = MAX_VALUES_PER_READ): string[] {
+export function distinctiveValues(text: string, max = MAX_VALUES_PER_READ, spots: ShortValueSpots = scanShortValues(text)): string[] {
   const out = new Set<string>();
   const add = (n: string) => {
     if (out.size < max && n.length <= MAX_VALUE) out.add(n);
     return out.size >= max;
   };
-  const spots = scanShortValues(text);
   let from = 0;
   for (const at of spots.labels) {
     if (at < from) continue;
