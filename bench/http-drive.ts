@@ -105,7 +105,9 @@ interface Legs {
   calls: number;
   overlapped: number;
   wallUs: Record<string, number | null>;
+  meanWallUs: Record<string, number | null>;
   cpuUs: Record<string, number | null>;
+  commits: Record<string, { n: number; meanUs: number | null }>;
 }
 
 function printLegs(l: Legs): void {
@@ -115,8 +117,11 @@ function printLegs(l: Legs): void {
     ['toAnswer', 'its answer → the response ended'],
     ['afterAnswer', 'the response ended → the next request'],
   ];
-  console.log(`  the proxy's legs of ${l.calls} calls (${l.overlapped} overlapped, not read): median wall, mean CPU (every thread)`);
-  for (const [key, label] of names) console.log(`    ${label.padEnd(56)} ${String(l.wallUs[key]).padStart(7)} µs wall ${String(l.cpuUs[key]).padStart(7)} µs CPU`);
+  console.log(`  the proxy's legs of ${l.calls} calls (${l.overlapped} overlapped, not read): median and mean wall, mean CPU (every thread)`);
+  for (const [key, label] of names) {
+    const c = l.commits[key]!;
+    console.log(`    ${label.padEnd(56)} ${String(l.wallUs[key]).padStart(7)} µs wall (mean ${String(l.meanWallUs[key]).padStart(6)}) ${String(l.cpuUs[key]).padStart(7)} µs CPU; ${String(c.n).padStart(5)} audit commits began in it${c.n > 0 ? ` (${c.meanUs} µs each)` : ''}`);
+  }
 }
 
 const port = await freePort();

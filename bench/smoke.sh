@@ -11,6 +11,7 @@ run() {
 }
 run bench/overhead.ts 150 --pairs 100
 run bench/throughput.ts 0.5
+run bench/throughput.ts 0.5 --levels 1 --against .
 run bench/pipeline-scaling.ts 60
 run bench/proxy-latency.ts 200 20
 run bench/policy-eval.ts

@@ -9,7 +9,11 @@
  * to 0.92× between runs). Prints calls/s, median/p99 latency, p99/median, the ratio of calls/s to supergateway's, and
  * the proxy's RSS (/proc/<pid>/status VmRSS) before and after each level.
  *
- *   npm run build && npx tsx bench/throughput.ts [secondsPerLevel=4] [--levels 1,8,32] [--probe]
+ *   npm run build && npx tsx bench/throughput.ts [secondsPerLevel=4] [--levels 1,8,32] [--probe] [--against DIR]
+ *
+ * `--against DIR`: another checkout's built proxy (`DIR/dist/cli/quadguard.js`, e.g. the commit before) with the same
+ * policy on a store of its own takes its turn among the front ends, and each level prints this checkout's policy proxy
+ * against it: a before/after figure that the machine's load moves alike.
  *
  * `--probe`: each QuadGuard runs with bench/loop-probe.mjs loaded, and after each level its event loop's delay
  * (median, p99, max), its GC pauses (count, total, max) and its CPU over the level are printed, with the same for this
@@ -20,7 +24,7 @@
  * workspace server runs from its source under tsx behind every front end.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
@@ -30,7 +34,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import YAML from 'yaml';
 import { builtCli, fmtMs, freePort, httpClient, ROOT, rssMiB, summarize, takeTurns, tsNode, waitForHttp, type Summary } from './common.js';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { levels: { type: 'string', default: '1,8,32' }, probe: { type: 'boolean', default: false } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { levels: { type: 'string', default: '1,8,32' }, probe: { type: 'boolean', default: false }, against: { type: 'string' } } });
+const AGAINST = values.against;
+if (AGAINST !== undefined && !existsSync(join(AGAINST, 'dist', 'cli', 'quadguard.js'))) throw new Error(`--against ${AGAINST}: no dist/cli/quadguard.js there (build that checkout first)`);
 const SECONDS = Number(positionals[0] ?? 4);
 const LEVELS = values.levels.split(',').map(Number);
 if (!(SECONDS > 0)) throw new Error(`seconds per level must be a positive number, not ${positionals[0]}`);
@@ -45,6 +51,14 @@ const cfg = join(dir, 'quadguard.yaml');
 writeFileSync(cfg, YAML.stringify({
   servers: { ws: { ...server } },
   store: join(dir, 'state.db'),
+  policy: join(ROOT, 'policies', 'default'),
+  guard: { watcher: { burst_threshold: 1_000_000_000, quarantine: false } },
+}));
+// The other checkout's proxy (--against): the same config on a store of its own.
+const againstCfg = join(dir, 'against.yaml');
+writeFileSync(againstCfg, YAML.stringify({
+  servers: { ws: { ...server } },
+  store: join(dir, 'against.db'),
   policy: join(ROOT, 'policies', 'default'),
   guard: { watcher: { burst_threshold: 1_000_000_000, quarantine: false } },
 }));
@@ -168,6 +182,9 @@ try {
   const policyPort = await freePort();
   const policyCmd = builtCli('serve', '--config', cfg, '--http', String(policyPort));
   const guarded = await start('quadguard, default policy', policyCmd.command, policyCmd.args, 'ws__', policyPort, values.probe);
+  const againstPort = await freePort();
+  const against = AGAINST === undefined ? undefined : await start(`--against, default policy`, process.execPath, [join(AGAINST, 'dist', 'cli', 'quadguard.js'), 'serve', '--config', againstCfg, '--http', String(againstPort)], 'ws__', againstPort);
+  const measured = against === undefined ? [sg, plain, guarded] : [sg, plain, guarded, against];
   // Each front end is warmed up for as long as a level lasts (at least 200 calls): its hot code is optimised only
   // after thousands of calls, and with a short warm-up the first level (1 session) measured the warm-up.
   for (const f of fronts) {
@@ -184,15 +201,16 @@ try {
   for (const n of LEVELS) {
     for (const f of probed) f.proc.kill('SIGUSR2');
     client?.reset();
-    const results = await level([sg, plain, guarded], n);
+    const results = await level(measured, n);
     for (const f of probed) f.proc.kill('SIGUSR2');
     const base = results.get(sg)!;
-    for (const f of [sg, plain, guarded]) {
+    for (const f of measured) {
       const r = results.get(f)!;
       console.log(
         `${String(n).padStart(3)} sessions  ${f.label.padEnd(26)} ${r.rate.toFixed(0).padStart(5)} calls/s (${(r.rate / base.rate).toFixed(2)}× supergateway)  median ${fmtMs(r.s.median).padStart(7)} ms  p99 ${fmtMs(r.s.p99).padStart(7)} ms (${(r.s.p99 / r.s.median).toFixed(1)}× median)  RSS ${r.rss[0].toFixed(0)} → ${r.rss[1].toFixed(0)} MiB`,
       );
     }
+    if (against) console.log(`    this checkout's policy proxy against ${AGAINST}'s: ${(results.get(guarded)!.rate / results.get(against)!.rate).toFixed(3)}× the calls/s, median ${fmtMs(results.get(against)!.s.median)} → ${fmtMs(results.get(guarded)!.s.median)} ms`);
     if (probed.length > 0) await new Promise((done) => setTimeout(done, 300));
     for (const f of probed) console.log(`    ${f.label.padEnd(26)} ${probeLine(lastProbe(f.label), results.get(f)!.calls)}`);
     if (client) console.log(`    ${'the client (this process)'.padEnd(26)} ${probeLine(client.read(), [...results.values()].reduce((a, r) => a + r.calls, 0))}`);

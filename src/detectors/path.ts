@@ -85,8 +85,9 @@ export function realPathOf(abs: string, memo?: Map<string, string | null>): stri
   let head = abs;
   const rest: string[] = [];
   let hops = 0;
+  let climbed = false;
   for (let k = 0; k < 256; k++) {
-    const real = realOrNull(head, memo);
+    const real = climbed ? folderRealOrNull(head, memo) : realOrNull(head, memo);
     if (real !== null) return rest.length === 0 ? real : `${real.replace(/\/$/, '')}/${rest.reverse().join('/')}`;
     // A dangling link: writing through it creates its target, wherever that is. Follow it (as the kernel would,
     // up to its own limit of hops) instead of taking the link's own name for where the data goes.
@@ -94,12 +95,14 @@ export function realPathOf(abs: string, memo?: Map<string, string | null>): stri
     if (target !== undefined) {
       if (++hops > MAX_LINK_HOPS) return undefined;
       head = target;
+      climbed = false;
       continue;
     }
     const cut = head.lastIndexOf('/');
     if (cut <= 0) return undefined;
     rest.push(head.slice(cut + 1));
     head = head.slice(0, cut);
+    climbed = true;
   }
   return undefined;
 }
@@ -197,6 +200,21 @@ function realOrNull(path: string, memo: Map<string, string | null> | undefined):
     } else if (entry !== FAILED && !entry.isSymbolicLink()) real = realpathOrNull(path);
     else real = isMissing(path) ? null : realpathOrNull(path);
   }
+  memo?.set(path, real);
+  return real;
+}
+
+/**
+ * `realOrNull` of a folder `realPathOf` climbed to from a path that does not resolve: such a folder is most often
+ * there (a new file in an existing folder, a relative path against a root it is not in), so realpath(3) is asked
+ * first, without the `access` before it; where it fails, `realOrNull` answers (and keeps) as it would have. The same
+ * answer and the same memo: realpath(3)'s answer is what `realOrNull` gives too.
+ */
+function folderRealOrNull(path: string, memo: Map<string, string | null> | undefined): string | null {
+  const known = memo?.get(path);
+  if (known !== undefined) return known;
+  const real = realpathOrNull(path);
+  if (real === null) return realOrNull(path, memo);
   memo?.set(path, real);
   return real;
 }

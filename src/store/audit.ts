@@ -28,6 +28,12 @@ const JOURNAL_MAX_PENDING = 10_000;
 export const GROUP_WINDOW_MS = 10;
 /** Pending rows at which the group commits once the turn has answered, without waiting out the window. */
 export const GROUP_MAX_ROWS = 128;
+/**
+ * From this far into the window (ms), the turn that journals a tool result's row commits the group once it has
+ * answered, without waiting out the window. The commit then runs while the client reads its answer, instead of
+ * wherever the window's end falls: in the middle of another call's check, or while a server's answer waits for it.
+ */
+export const GROUP_ANSWER_MS = 8;
 
 /** How often, at most, the signed head is written to its file (ms); it is also written at close. */
 const HEAD_INTERVAL_MS = 1000;
@@ -103,8 +109,10 @@ export class AuditLog implements AuditApi {
   /** Rows written to the journal and not yet known to be committed, in the order they were answered. */
   private pending: JournalRow[] = [];
   private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
-  /** The timer is the immediate of a full group (`GROUP_MAX_ROWS`), not the window's or a retry's timeout. */
+  /** The timer is an immediate (a full group, or a tool result answered late in the window), not a timeout. */
   private timerSoon = false;
+  /** The window is past `GROUP_ANSWER_MS`: the next tool result's row commits the group after its turn. */
+  private answerDue = false;
 
   /**
    * `key`: the audit key (audit-key.ts). Without one, rows are appended without MACs and `verify` checks the
@@ -267,23 +275,45 @@ export class AuditLog implements AuditApi {
 
   /**
    * Commits the group `GROUP_WINDOW_MS` after its first row, or once the turn has answered when `GROUP_MAX_ROWS`
-   * rows are pending, or after `JOURNAL_RETRY_MS` when the last commit failed (`retry`; rows journaled meanwhile
-   * wait for that retry).
+   * rows are pending or a tool result's row comes `GROUP_ANSWER_MS` or more into the window (`commitAfterAnswer`),
+   * or after `JOURNAL_RETRY_MS` when the last commit failed (`retry`; rows journaled meanwhile wait for that retry).
    */
   private schedule(retry = false): void {
     if (this.timer !== undefined) {
       if (retry || this.timerSoon || this.pending.length < GROUP_MAX_ROWS) return;
       clearTimeout(this.timer as NodeJS.Timeout);
     }
-    const run = () => {
-      this.timer = undefined;
-      this.timerSoon = false;
-      this.settle();
-    };
+    this.answerDue = false;
     this.timerSoon = !retry && this.pending.length >= GROUP_MAX_ROWS;
-    this.timer = retry ? setTimeout(run, JOURNAL_RETRY_MS) : this.timerSoon ? setImmediate(run) : setTimeout(run, GROUP_WINDOW_MS);
+    if (retry) this.timer = setTimeout(this.commitGroup, JOURNAL_RETRY_MS);
+    else if (this.timerSoon) this.timer = setImmediate(this.commitGroup);
+    else {
+      // The window in two timeouts: its last part opens at the first, and closes at the second.
+      this.timer = setTimeout(() => {
+        this.answerDue = true;
+        this.timer = setTimeout(this.commitGroup, GROUP_WINDOW_MS - GROUP_ANSWER_MS);
+        this.timer.unref();
+      }, GROUP_ANSWER_MS);
+    }
     this.timer.unref();
   }
+
+  /** A tool result's row was journaled: in the window's last part, the group commits once this turn has answered. */
+  private commitAfterAnswer(): void {
+    if (!this.answerDue) return;
+    clearTimeout(this.timer as NodeJS.Timeout);
+    this.answerDue = false;
+    this.timerSoon = true;
+    this.timer = setImmediate(this.commitGroup);
+    this.timer.unref();
+  }
+
+  private readonly commitGroup = (): void => {
+    this.timer = undefined;
+    this.timerSoon = false;
+    this.answerDue = false;
+    this.settle();
+  };
 
   /** Commits what is pending (before a read, so this process reads what it answered); a failure leaves it pending. */
   private settle(): void {
@@ -315,6 +345,7 @@ export class AuditLog implements AuditApi {
       }
       this.pending.push(j);
       this.schedule();
+      if (entry.kind === 'tool_result') this.commitAfterAnswer();
       return { auditId: j.fields.ref };
     } catch (err) {
       throw new StoreError('store_write_failed', `cannot append to the audit log: ${(err as Error).message}`, { cause: err });
@@ -329,6 +360,7 @@ export class AuditLog implements AuditApi {
     }
     this.timer = undefined;
     this.timerSoon = false;
+    this.answerDue = false;
     try {
       this.commitPending();
     } finally {

@@ -13,8 +13,8 @@ import { compile, interaction } from './helpers.js';
 
 /**
  * The path detector's short cuts against the computation they replace, on a real directory tree with symbolic
- * links: `realPathOf` answers a missing path without a thrown error (access, then stat's ENOENT) and keeps answers
- * in a memo for one run; the detector resolves links only when the lexical forms leave a path undecided. Below, the
+ * links: `realPathOf` answers a missing path without a thrown error (access, then stat's ENOENT), asks realpath(3)
+ * first for a folder it climbs to from a missing path, and keeps answers in a memo for one run; the detector resolves links only when the lexical forms leave a path undecided. Below, the
  * former code, written out: realpath(3) tried on every candidate (a throw per missing one), every form resolved
  * before any is checked. Same value, same evidence, for every path, root list and option.
  */

@@ -4,9 +4,10 @@ import { dirname, join } from 'node:path';
 import { openDatabase } from '../../src/store/sqlite.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AUDIT_COLUMNS } from '../../src/store/audit-row.js';
+import type { RawAuditRow } from '../../src/store/audit-schema.js';
 import { journalDir } from '../../src/store/audit-journal.js';
 import { openStore, RawAuditRowSchema } from '../../src/store/index.js';
-import { GROUP_MAX_ROWS, GROUP_WINDOW_MS } from '../../src/store/audit.js';
+import { GROUP_ANSWER_MS, GROUP_MAX_ROWS, GROUP_WINDOW_MS } from '../../src/store/audit.js';
 import { waitFor } from '../support/proxy-harness.js';
 import { collect, entry, tempDir } from './helpers.js';
 
@@ -115,6 +116,84 @@ describe('audit journal (SQLite)', () => {
       s.close();
       vi.useRealTimers();
     }
+  });
+
+  it('commits once the turn has answered when a tool result comes late in the window; a call, or an early result, waits', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] });
+    const s = openStore(t.file, undefined, { auditJournal: true });
+    const turn = () => vi.advanceTimersByTime(0);
+    const result = (i: number) => entry(i, { kind: 'tool_result', payload: [{ type: 'text', text: `result ${i}` }] });
+    try {
+      await s.audit.append(entry(1));
+      turn();
+      await s.audit.append(result(2));
+      turn();
+      vi.advanceTimersByTime(GROUP_ANSWER_MS - 1);
+      await s.audit.append(result(3));
+      turn();
+      expect(rows(t.file)).toHaveLength(0);
+      vi.advanceTimersByTime(1);
+      // The window's last part: a call's row still waits.
+      await s.audit.append(entry(4));
+      turn();
+      expect(rows(t.file)).toHaveLength(0);
+      // A result's row commits the group, with every row before it, once its turn is over.
+      await s.audit.append(result(5));
+      expect(rows(t.file)).toHaveLength(0);
+      turn();
+      expect(rows(t.file).map((r) => r.rationale)).toEqual(['decision 1', 'decision 2', 'decision 3', 'decision 4', 'decision 5']);
+      // The next window: a result early in it waits for the window's end, as before.
+      await s.audit.append(result(6));
+      turn();
+      vi.advanceTimersByTime(GROUP_WINDOW_MS - 1);
+      expect(rows(t.file)).toHaveLength(5);
+      vi.advanceTimersByTime(1);
+      expect(rows(t.file)).toHaveLength(6);
+      const v = await s.audit.verify();
+      expect(v.ok, JSON.stringify(v)).toBe(true);
+    } finally {
+      s.close();
+      vi.useRealTimers();
+    }
+  });
+
+  it('stores the same rows whichever moment commits them (as results are answered, or all at once)', async () => {
+    const kinds = ['tool_call', 'tool_result', 'tool_call', 'tool_result', 'tool_call', 'tool_result', 'tool_call', 'tool_result'] as const;
+    const stored = async (file: string, commitEarly: boolean) => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'Date'] });
+      vi.setSystemTime(1_800_000_000_000);
+      const s = openStore(file, undefined, { auditJournal: true });
+      try {
+        for (const [k, kind] of kinds.entries()) {
+          await s.audit.append(entry(k + 1, kind === 'tool_result' ? { kind, payload: [{ type: 'text', text: `result ${k}` }] } : {}));
+          // Each row 3 ms after the last. Early: the timers run, so results come late in windows and commit their
+          // groups as they answer; else the clock moves alone and every row is committed at close.
+          if (commitEarly) vi.advanceTimersByTime(3);
+          else vi.setSystemTime(Date.now() + 3);
+          // The second result came 9 ms into the window: its group is in.
+          if (commitEarly && k === 3) expect(rows(file)).toHaveLength(4);
+        }
+        const v = await s.audit.verify();
+        expect(v.ok && v.rows === kinds.length, JSON.stringify(v)).toBe(true);
+      } finally {
+        s.close();
+        vi.useRealTimers();
+      }
+      const db = openDatabase(file, { readonly: true });
+      try {
+        // Every column but those that hold the journal's random tag (`ref`, and through it the chain) or the store's
+        // own audit key (the MAC); each chain is verified above.
+        const all = db.prepare('SELECT * FROM audit ORDER BY id').all() as Array<RawAuditRow>;
+        const audit = all.map(({ mac: _m, hash: _h, prev_hash: _p, ref, ...row }) => ({ ...row, ref: ref?.replace(/^j[0-9a-f]{12}\./, 'j.') }));
+        return { audit, interactions: db.prepare('SELECT * FROM audit_interaction ORDER BY id').all(), bodies: db.prepare('SELECT * FROM audit_body ORDER BY digest').all() };
+      } finally {
+        db.close();
+      }
+    };
+    const early = await stored(t.file, true);
+    const late = await stored(join(t.dir, 'other', 'state.db'), false);
+    expect(early.audit).toHaveLength(kinds.length);
+    expect(early).toEqual(late);
   });
 
   it('replays the journal of a process that died, as written when the store has not moved', async () => {
