@@ -7,7 +7,7 @@
  * row here.
  */
 
-import { holdsThreeLeetWords, LEET_WORD } from './leet-words.js';
+import { holdsThreeLeetWords, replaceLeetWords } from './leet-words.js';
 import { SPACED_LETTER } from './reading-literals.js';
 import { sharedDecode, sharedEscapes, sharedMayApply, sharedStarts } from './reading-memo.js';
 import type { EscapeStarts, ReadingStarts } from './reading-starts.js';
@@ -482,7 +482,7 @@ const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '
  */
 function unleet(text: string): string | undefined {
   if (!holdsThreeLeetWords(text)) return undefined;
-  return text.replace(LEET_WORD, (w) => (/^[0-9a-f]{8,}$/i.test(w) ? w : w.replace(/[013457@$]/g, (c) => LEET[c] ?? c)));
+  return replaceLeetWords(text, (w) => (/^[0-9a-f]{8,}$/i.test(w) ? w : w.replace(/[013457@$]/g, (c) => LEET[c] ?? c)));
 }
 
 export const READING_NAMES = [

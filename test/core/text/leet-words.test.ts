@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { holdsThreeLeetWords } from '../../../src/core/text/leet-words.js';
+import { holdsThreeLeetWords, replaceLeetWords } from '../../../src/core/text/leet-words.js';
 import { READINGS } from '../../../src/core/text/readings.js';
 import { INJECTION_READINGS } from '../../../src/detectors/injection/encoded-payload.js';
 import { corpusTexts, devTexts, joined, redteamTexts } from '../../detectors/support/injection-texts.js';
@@ -52,5 +52,22 @@ describe('the leet reading with its one-pass gate', () => {
     // Three words are needed, and a run with @ or $ may hold several.
     for (const t of ['p4ss w0rd x12', 'p4ss w0rd x1', 'p4ss w0rd', 'p4ss@w0rd@x1', 'a1@b2@c3', 'a1$b2$c3', '_a1 b2 c3 d4', 'a1_b2 c3 d4']) check(t);
     expect(unleet('p4ss w0rd x12')).toBeDefined();
+  });
+
+  it("replaces each word the former expression matched, run by run, and a long run without a letter in linear time", () => {
+    const LEET_WORD = /\b(?=[A-Za-z0-9@$]*[A-Za-z])(?=[A-Za-z0-9@$]*[013457@$])[A-Za-z0-9@$]{3,}\b/g;
+    const mark = (w: string): string => `<${w}>`;
+    const same = (t: string): void => {
+      expect(replaceLeetWords(t, mark), JSON.stringify(t)).toBe(t.replace(LEET_WORD, mark));
+    };
+    const texts = [...corpusTexts(), ...redteamTexts(), ...devTexts()];
+    for (const t of [...texts, ...joined(texts, 100_000)]) same(t);
+    const runs = fc.array(fc.tuple(fc.constantFrom(...PIECES, '$1', '@3', '1$', '$', '@@', 'a$', '$a'), fc.constantFrom(...BREAKS, '', '', '')), { maxLength: 30 }).map((p) => p.map(([w, b]) => w + b).join(''));
+    fc.assert(fc.property(runs, same), { numRuns: 20_000 });
+    fc.assert(fc.property(fc.string({ maxLength: 40 }), same), { numRuns: 5_000 });
+    // A boundary at every `$` of a run with no letter: the expression on the whole text reads the run from each (a
+    // 32 KB run took 140 ms, this one would take minutes); run by run it is read once. A later leet word is still found.
+    const long = `${'$1'.repeat(200_000)} p4ss w0rd x12 ${'@3'.repeat(100_000)}_ end`;
+    expect(replaceLeetWords(long, mark)).toBe(`${'$1'.repeat(200_000)} <p4ss> <w0rd> <x12> ${'@3'.repeat(100_000)}_ end`);
   });
 });
