@@ -49,9 +49,10 @@ export interface SecretFormat {
    * The form the masker hides as well (a `d`-flagged expression): `group`, the capture that is the secret (default
    * the whole match); `as`, the kind the mask names when it is not the row's (one `sk-` form covers two kinds);
    * `hint`, a literal every match contains, as `detect.hint` is for the detector's form (default: `detect.hint`,
-   * where that one already is in every match of this form too).
+   * where that one already is in every match of this form too); `spans`, when `re` is slow to run on some texts, what
+   * its `group` gives for each match, found another way.
    */
-  mask?: { re: RegExp; group?: number; as?: string; hint?: RegExp };
+  mask?: { re: RegExp; group?: number; as?: string; hint?: RegExp; spans?: (text: string) => Iterable<readonly [number, number]> };
   /**
    * The whole match is the credential, with no context around it: the detector also looks for it in the join of a
    * call's arguments (a key split between a file name and its content). A join glues unrelated values, which the
@@ -59,6 +60,34 @@ export interface SecretFormat {
    */
   whole?: true;
 }
+
+/**
+ * The values the `key = value` mask form (`password_assignment`'s) hides: its expression's group 1 for each match,
+ * found key by key. The expression, tried at each key inside one run of `[A-Za-z0-9_-]` (`pwdpwdpwd…`), read the run
+ * to its end from each before failing: 64 KB of `pwd` cost 1.3 s to mask. Every key in a run is followed by the same
+ * rest of the run, so where the first key's run is not followed by `= value`, no later key in it is either: the
+ * search goes on after the run. test/detectors/secrets-assigned-values.test.ts compares it with the expression.
+ */
+export function* assignedValues(text: string): Generator<readonly [number, number]> {
+  for (let from = 0; ; ) {
+    ASSIGNMENT_KEY.lastIndex = from;
+    const key = ASSIGNMENT_KEY.exec(text);
+    if (key === null) return;
+    NAME_REST.lastIndex = key.index + key[0].length;
+    NAME_REST.test(text);
+    ASSIGNED.lastIndex = NAME_REST.lastIndex;
+    const value = ASSIGNED.exec(text);
+    if (value === null) from = NAME_REST.lastIndex;
+    else {
+      yield value.indices![1]!;
+      from = ASSIGNED.lastIndex;
+    }
+  }
+}
+
+const ASSIGNMENT_KEY = /passw(?:or)?d|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?id/gi;
+const NAME_REST = /[A-Za-z0-9_-]*/y;
+const ASSIGNED = /["']?\s*[:=]\s*["']?([^"'\s,;&}\]]{4,})/dy;
 
 const hasDigitAndLetter = (s: string): boolean => /\d/.test(s) && /[A-Za-z]/.test(s);
 
@@ -186,6 +215,7 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
       re: /(?:passw(?:or)?d|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?id)[A-Za-z0-9_-]*["']?\s*[:=]\s*["']?([^"'\s,;&}\]]{4,})/dgi,
       group: 1,
       hint: /passw|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?id/i,
+      spans: assignedValues,
     },
   },
   {
@@ -542,6 +572,10 @@ function scanPlainMaskSpans(text: string, withHints: boolean): SecretSpan[] {
     const gated = text.length < MASK_HINTS_BELOW;
     for (const { kind, mask: p, detect } of SECRET_FORMATS) {
       if (p === undefined || (gated && !(p.hint ?? detect.hint).test(text))) continue;
+      if (p.spans !== undefined) {
+        for (const [start, end] of p.spans(text)) spans.push({ start, end, kind: p.as ?? kind });
+        continue;
+      }
       p.re.lastIndex = 0;
       for (const m of text.matchAll(p.re)) {
         const at = m.indices?.[p.group ?? 0];
