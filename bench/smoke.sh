@@ -35,6 +35,7 @@ run bench/tracker-path.ts 50 --warmup 10 --blocks 2 --vary 5
 run bench/http-drive.ts 1 policy --sessions 2 --warm 0.5 --mix
 run bench/http-drive.ts 1 policy --sessions 1 --warm 0.5 --legs --windows 10
 run bench/http-front.ts 0.5 --rounds 1 --sessions 2 --warm 0.2
+run bench/long-runs.ts --kb 1,2 --only 6
 run bench/text-cost.ts --sizes 0.05 --base64-mb 0.05 --rounds 1 --against .
 run bench/audit-masks.ts --rounds 10 --against .
 run bench/audit-masks.ts --base64 --kb 100 --rounds 5 --against .
