@@ -33,8 +33,14 @@ export const MAX_VALUES_PER_READ = 256;
 const TRIM = /^[\s"'`()[\]{}<>,;:.!?*_]+|[\s"'`()[\]{}<>,;:.!?*_]+$/g;
 /** Groups (each with a digit) of digits or capitals and digits split by single spaces or dashes: card, account, IBAN, phone numbers. */
 const GROUPS = /(?<![\p{L}\p{N}])(?=[A-Z0-9]{0,5}\d)[A-Z0-9]{2,6}(?:[ -](?=[A-Z0-9]{0,5}\d)[A-Z0-9]{1,6}){1,8}(?![\p{L}\p{N}])/gu;
-const LABEL =
-  /\b(?:pass(?:word|wd|code|phrase)|pwd|pin(?:\s*(?:code|number))?|otp|one[- ]time (?:code|password)|secret(?:\s*key)?|api[ _-]?key|access[ _-]?(?:key|token)|auth(?:orization)?[ _-]?(?:code|token)|token|acc(?:ou)?n?t\.?(?:[ _-]?(?:number|num|no\.?|#|id))?|iban|bic|swift(?: code)?|routing(?:[ _-]?(?:number|no\.?))?|sort[ _-]?code|ssn|social security(?: number)?|(?:credit |debit )?card(?:[ _-]?(?:number|no\.?))?|cvv2?|cvc|security code|verification code|recovery code|member(?:ship)?[ _-]?(?:id|number|no\.?)|policy (?:number|no\.?)|licen[cs]e[ _-]?key|serial(?: number)?)\b\.?\s*(?:is|was|:|=|#|-|→)?\s*[:=]?\s*["'`]?([^\s"'`,;]{4,80})/giu;
+/**
+ * A label, then the value it names. Between them the white space goes with what it follows (`\s*(?:is\s*)?(?:=\s*)?`),
+ * never in three runs side by side (`\s*(?:is)?\s*[:=]?\s*`): those split a run of white space every way before
+ * failing, so `password` and 8 KB of spaces took minutes (test/core/text/short-value-label.test.ts keeps the former
+ * expression and compares every match).
+ */
+export const LABEL =
+  /\b(?:pass(?:word|wd|code|phrase)|pwd|pin(?:\s*(?:code|number))?|otp|one[- ]time (?:code|password)|secret(?:\s*key)?|api[ _-]?key|access[ _-]?(?:key|token)|auth(?:orization)?[ _-]?(?:code|token)|token|acc(?:ou)?n?t\.?(?:[ _-]?(?:number|num|no\.?|#|id))?|iban|bic|swift(?: code)?|routing(?:[ _-]?(?:number|no\.?))?|sort[ _-]?code|ssn|social security(?: number)?|(?:credit |debit )?card(?:[ _-]?(?:number|no\.?))?|cvv2?|cvc|security code|verification code|recovery code|member(?:ship)?[ _-]?(?:id|number|no\.?)|policy (?:number|no\.?)|licen[cs]e[ _-]?key|serial(?: number)?)\b\.?\s*(?:(?:is|was|:|=|#|-|→)\s*)?(?:[:=]\s*)?["'`]?([^\s"'`,;]{4,80})/giu;
 
 function digitsOf(s: string): number {
   let d = 0;
