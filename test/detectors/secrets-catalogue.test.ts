@@ -120,6 +120,16 @@ describe('one secrets catalogue for detection and masking', () => {
     }
   });
 
+  it('builds the key = value mask form from its one list of keys, as it was written by hand', () => {
+    const form = SECRET_FORMATS.find((f) => f.mask?.spans !== undefined)!.mask!;
+    const keys = 'passw(?:or)?d|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?id';
+    expect(form.re.source).toBe(String.raw`(?:${keys})[A-Za-z0-9_-]*["']?\s*[:=]\s*["']?([^"'\s,;&}\]]{4,})`);
+    expect(form.re.flags).toBe('dgi');
+    // The hint is the list itself: every match holds one key, and a text with none skips the form.
+    expect(form.hint!.source).toBe(keys);
+    expect(form.hint!.flags).toBe('i');
+  });
+
   it('lets through every sample, and skips ordinary short strings', () => {
     for (const s of SAMPLES) expect(mayHoldSecret(s)).toBe(true);
     for (const s of ['path', 'notes.txt', '/home/me/notes.txt', 'read_file', 'meeting notes, nothing secret'.replace('secret', 'else')]) expect(mayHoldSecret(s)).toBe(false);

@@ -85,7 +85,9 @@ export function* assignedValues(text: string): Generator<readonly [number, numbe
   }
 }
 
-const ASSIGNMENT_KEY = /passw(?:or)?d|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?id/gi;
+/** The keys the `key = value` mask form knows: its expression, its hint and `assignedValues` are built from this one list. */
+const ASSIGNMENT_KEYS = 'passw(?:or)?d|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?id';
+const ASSIGNMENT_KEY = new RegExp(ASSIGNMENT_KEYS, 'gi');
 const NAME_REST = /[A-Za-z0-9_-]*/y;
 const ASSIGNED = /["']?\s*[:=]\s*["']?([^"'\s,;&}\]]{4,})/dy;
 
@@ -212,9 +214,9 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
     },
     // key = value / "key": "value" with a secret-sounding key, placeholders included.
     mask: {
-      re: /(?:passw(?:or)?d|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?id)[A-Za-z0-9_-]*["']?\s*[:=]\s*["']?([^"'\s,;&}\]]{4,})/dgi,
+      re: new RegExp(`(?:${ASSIGNMENT_KEYS})${NAME_REST.source}${ASSIGNED.source}`, 'dgi'),
       group: 1,
-      hint: /passw|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?id/i,
+      hint: new RegExp(ASSIGNMENT_KEYS, 'i'),
       spans: assignedValues,
     },
   },
