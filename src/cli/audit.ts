@@ -4,6 +4,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { StoreError } from '../core/errors.js';
 import { printable, printableJson } from '../core/printable.js';
 import type { AuditRow } from '../store/audit.js';
+import { exportNdjson } from '../store/audit-export.js';
 import { isoTime, storeOptions, withStore, type StoreCliOptions } from './store-options.js';
 
 /**
@@ -82,11 +83,11 @@ export function registerAuditCommands(program: Command): void {
     .action(async (opts: StoreCliOptions & { out?: string; from: number }) => {
       await withStore(opts, async (store) => {
         if (!opts.out) {
-          await store.audit.exportNdjson(process.stdout, opts.from);
+          await exportNdjson(store.audit, process.stdout, opts.from);
           return;
         }
         const out = createWriteStream(opts.out, { flags: 'wx' });
-        const n = await store.audit.exportNdjson(out, opts.from);
+        const n = await exportNdjson(store.audit, out, opts.from);
         out.end();
         await finished(out);
         process.stderr.write(`exported ${n} rows to ${opts.out}\n`);

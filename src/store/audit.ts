@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type Database from 'better-sqlite3';
 import { StoreError } from '../core/errors.js';
 import { formatAuditId, parseAuditId, type AuditEntry, type AuditRow, type RawAuditRow } from './audit-schema.js';
@@ -62,7 +61,6 @@ export interface AuditApi {
   tail(n: number): Promise<AuditRow[]>;
   iterate(fromId?: number): AsyncIterable<AuditRow>;
   verify(options?: VerifyOptions): Promise<VerifyResult>;
-  exportNdjson(out: NodeJS.WritableStream, fromId?: number): Promise<number>;
   /**
    * Retention: drops the rows written before `before` (ms since the epoch) from the start of the log, after handing
    * each to `exportTo`, and records the last dropped row as the retention anchor `verify` walks from (docs/audit.md).
@@ -499,16 +497,6 @@ export class AuditLog implements AuditApi {
     } catch (err) {
       throw new StoreError('store_write_failed', `cannot prune the audit log: ${(err as Error).message}`, { cause: err });
     }
-  }
-
-  /** Writes every row as one JSON line, respecting back-pressure; resolves with the number of rows written. */
-  async exportNdjson(out: NodeJS.WritableStream, fromId = 1): Promise<number> {
-    let n = 0;
-    for await (const row of this.iterate(fromId)) {
-      if (!out.write(`${JSON.stringify(row)}\n`)) await once(out, 'drain');
-      n++;
-    }
-    return n;
   }
 
   /** Writes the signed head now if it has not been written for a second, else soon (timer, unref'd). */

@@ -124,7 +124,7 @@ export function openStore(path: string, logger: Logger = silentLogger(), options
     path: file,
     location: file,
     shared: false,
-    audit: calls.wrap<AuditApi>(audit, 'audit', ['exportNdjson']),
+    audit: calls.wrap<AuditApi>(audit, 'audit'),
     state: calls.wrap<StateApi>(state, 'state'),
     pins: calls.wrap<PinApi>(new PinStore(db, audit), 'pins'),
     approvals: calls.wrap<ApprovalApi>(new ApprovalStore(db, audit), 'approvals'),

@@ -1,6 +1,7 @@
 /** The SQLite store: hash-chained audit log, guard state (Γ, τ, quarantine) and tool pins. */
 export { openStore, type Store, type StoreOptions } from './db.js';
 export { AuditLog, GENESIS_HASH, rowHash, type VerifyResult } from './audit.js';
+export { exportNdjson } from './audit-export.js';
 export * from './audit-schema.js';
 export { StateStore, ThreatStateSchema, type ThreatState } from './state.js';
 export { PinStore, PinSchema, PinStatusSchema, type Pin, type PinStatus, type ObserveResult } from './pins.js';

@@ -29,17 +29,13 @@ export class SqliteCalls {
    * `target` with each of its async methods run through the lock wait and fault report above, under the op name
    * `area.method`. Each method's first try runs at once, synchronously (the statements of an unlocked store:
    * no thread hop, no queue); a call that returns no Promise (a sync helper, `iterate`'s async generator) is handed
-   * back as it is. `once`: methods that stream what they read (a retry would repeat what was already handed out).
+   * back as it is.
    * The methods are called on `target` itself, so a class's own calls between its methods are never wrapped twice.
    */
-  wrap<I extends object>(target: I, area: string, once: ReadonlyArray<keyof I & string> = []): I {
+  wrap<I extends object>(target: I, area: string): I {
     const out: Record<string, unknown> = {};
     for (const name of methodNames(target)) {
       const fn = (target as Record<string, (...args: unknown[]) => unknown>)[name]!;
-      if (once.includes(name as keyof I & string)) {
-        out[name] = fn.bind(target);
-        continue;
-      }
       const op = `${area}.${name}`;
       out[name] = (...args: unknown[]) => {
         const first = fn.apply(target, args);

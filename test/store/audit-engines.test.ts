@@ -2,7 +2,7 @@ import { copyFileSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { StoreError } from '../../src/core/errors.js';
 import { makeDecision } from '../../src/core/types.js';
-import { auditEntryFor, GENESIS_HASH, parseAuditId, rowHash, type GuardStore, type RawAuditRow } from '../../src/store/index.js';
+import { auditEntryFor, exportNdjson, GENESIS_HASH, parseAuditId, rowHash, type GuardStore, type RawAuditRow } from '../../src/store/index.js';
 import { auditSelect, readStored } from '../../src/store/audit-columns.js';
 import { auditFields } from '../../src/store/audit-row.js';
 import { recordInteraction } from '../../src/store/audit-interaction.js';
@@ -224,7 +224,7 @@ describe.each(list)('audit log ($name)', (b: Backend) => {
     const out = new PassThrough();
     const chunks: Buffer[] = [];
     out.on('data', (c: Buffer) => chunks.push(c));
-    expect(await s.audit.exportNdjson(out)).toBe(1203);
+    expect(await exportNdjson(s.audit, out)).toBe(1203);
     const lines = Buffer.concat(chunks).toString('utf8').trim().split('\n');
     expect(lines).toHaveLength(1203);
     expect(JSON.parse(lines[1202]!)).toMatchObject({ id: 1203, auditId: expect.stringMatching(/^1203-/) });

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../../src/core/errors.js';
 import { makeDecision } from '../../src/core/types.js';
 import { auditSelect, readStored } from '../../src/store/audit-columns.js';
-import { auditEntryFor, GENESIS_HASH, openStore, parseAuditId, rowHash, type RawAuditRow } from '../../src/store/index.js';
+import { auditEntryFor, exportNdjson, GENESIS_HASH, openStore, parseAuditId, rowHash, type RawAuditRow } from '../../src/store/index.js';
 import { collect, entry, tempDir } from './helpers.js';
 
 let t: ReturnType<typeof tempDir>;
@@ -252,7 +252,7 @@ describe('audit log', () => {
     const out = new PassThrough();
     const chunks: Buffer[] = [];
     out.on('data', (c: Buffer) => chunks.push(c));
-    expect(await s.audit.exportNdjson(out)).toBe(1203);
+    expect(await exportNdjson(s.audit, out)).toBe(1203);
     const lines = Buffer.concat(chunks).toString('utf8').trim().split('\n');
     expect(lines).toHaveLength(1203);
     expect(JSON.parse(lines[1202]!)).toMatchObject({ id: 1203, auditId: expect.stringMatching(/^1203-/) });

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { StoreError } from '../../core/errors.js';
 import { ChainWalker, type RetentionAnchor, type VerifyOptions, type VerifyResult } from '../audit-chain.js';
 import { auditFields, linkedRow, parseRow, rowHash } from '../audit-row.js';
@@ -410,15 +409,6 @@ export class PgAuditLog implements AuditApi {
       if (err instanceof StoreError && err.code === 'store_unavailable') throw err;
       throw new StoreError('store_write_failed', `cannot prune the audit log: ${(err as Error).message}`, { cause: err });
     }
-  }
-
-  async exportNdjson(out: NodeJS.WritableStream, fromId = 1): Promise<number> {
-    let n = 0;
-    for await (const row of this.iterate(fromId)) {
-      if (!out.write(`${JSON.stringify(row)}\n`)) await once(out, 'drain');
-      n++;
-    }
-    return n;
   }
 
   private async *rawPages(afterId: number): AsyncGenerator<unknown> {
