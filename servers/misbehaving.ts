@@ -3,20 +3,24 @@
  * A deliberately misbehaving MCP server for tests (not for users): a tool that crashes the process, one that
  * never answers, one with a malformed input schema, a task-required tool, a tool that reports progress, a tool
  * that adds a tool at run time (list_changed), a tool with an outputSchema, and a tools/list paginated by 3.
+ * With `failLists` (MISBEHAVING_FAIL_LISTS=N) it also offers a prompt and a resource, and its prompts/list and
+ * resources/list fail the first N times each (a server not ready for them yet).
  *
  *   node dist/servers/misbehaving.js        (MISBEHAVING_PID_FILE: append this process's pid, for orphan checks)
  */
 import { appendFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { runUntilClosed, textResult } from './common.js';
 
 const obj = (props: Record<string, unknown> = {}) => ({ type: 'object', properties: props });
 
 /** Builds the misbehaving server. */
-export function createMisbehavingServer(): Server {
-  const server = new Server({ name: 'misbehaving', version: '0.1.0' }, { capabilities: { tools: { listChanged: true } } });
+export function createMisbehavingServer(failLists?: number): Server {
+  const lists = failLists === undefined ? {} : { prompts: {}, resources: {} };
+  const server = new Server({ name: 'misbehaving', version: '0.1.0' }, { capabilities: { tools: { listChanged: true }, ...lists } });
+  if (failLists !== undefined) offerFlakyLists(server, failLists);
   const tools: Array<Record<string, unknown>> = [
     { name: 'echo', description: 'Echo text back', inputSchema: obj({ text: { type: 'string' } }) },
     { name: 'crash', description: 'Exit the process immediately', inputSchema: obj() },
@@ -73,8 +77,31 @@ export function createMisbehavingServer(): Server {
   return server;
 }
 
+/** One prompt and one resource, whose listings fail the first `failures` times each. */
+function offerFlakyLists(server: Server, failures: number): void {
+  const failing = (what: string) => {
+    let left = failures;
+    return () => {
+      if (left-- > 0) throw new McpError(ErrorCode.InternalError, `${what} is not ready yet`);
+    };
+  };
+  const promptsFail = failing('prompts/list');
+  const resourcesFail = failing('resources/list');
+  server.setRequestHandler(ListPromptsRequestSchema, async () => {
+    promptsFail();
+    return { prompts: [{ name: 'late_prompt', description: 'Listed once the server is ready' }] };
+  });
+  server.setRequestHandler(GetPromptRequestSchema, async () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'a late prompt' } }] }));
+  server.setRequestHandler(ListResourcesRequestSchema, async () => {
+    resourcesFail();
+    return { resources: [{ uri: 'misbehaving://late', name: 'late', mimeType: 'text/plain' }] };
+  });
+  server.setRequestHandler(ReadResourceRequestSchema, async (req) => ({ contents: [{ uri: req.params.uri, mimeType: 'text/plain', text: 'a late resource' }] }));
+}
+
 const isMain = process.argv[1] !== undefined && /misbehaving\.(js|ts)$/.test(process.argv[1]);
 if (isMain) {
   if (process.env.MISBEHAVING_PID_FILE) appendFileSync(process.env.MISBEHAVING_PID_FILE, `${process.pid}\n`);
-  await runUntilClosed(createMisbehavingServer(), new StdioServerTransport());
+  const failLists = process.env.MISBEHAVING_FAIL_LISTS;
+  await runUntilClosed(createMisbehavingServer(failLists === undefined ? undefined : Number(failLists)), new StdioServerTransport());
 }

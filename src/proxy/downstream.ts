@@ -29,7 +29,7 @@ import type { ServerConfig } from '../config/schema.js';
 import { DownstreamError, errorMessage } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import { VERSION } from '../core/version.js';
-import { emptyCatalog, fetchCatalog, type Catalog } from './catalog.js';
+import { emptyCatalog, fetchCatalog, withPart, type Catalog, type CatalogPart, type Listing } from './catalog.js';
 import { perRequestSignalFetch } from './request-signal.js';
 import { SessionTaskStore, startRequestTask } from './task-store.js';
 import { ShapeDispatchClient } from './shape-dispatch.js';
@@ -83,6 +83,9 @@ export type DownstreamState = 'connecting' | 'ready' | 'down' | 'closed';
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 30_000;
 /** The retry schedule as log lines and clients name it. */
+/** A failed resources or prompts listing is tried again after this, doubling up to RELIST_MAX_MS (ms). */
+const RELIST_MIN_MS = 1_000;
+const RELIST_MAX_MS = 60_000;
 const SCHEDULE = `doubling from ${BACKOFF_MIN_MS / 1000} s up to every ${BACKOFF_MAX_MS / 1000} s`;
 
 /** Why a server is down, as the log, `tools/call` and the clients' log messages say it. */
@@ -125,6 +128,8 @@ export class Downstream extends EventEmitter {
   problem: DownstreamProblem | undefined;
   /** The last line the stdio child wrote to stderr (named with a failure: it usually says why). */
   private lastStderr: string | undefined;
+  /** The next listing of a part (resources, prompts) whose last listing failed on this connection. */
+  private readonly relists = new Map<'resources' | 'prompts', NodeJS.Timeout>();
 
   constructor(
     readonly key: string,
@@ -251,7 +256,8 @@ export class Downstream extends EventEmitter {
       this.client = client;
       client.onclose = () => this.onClosed(client);
       this.instructions = client.getInstructions();
-      this.catalog = await fetchCatalog(client, this.log, this.cfg.connect_timeout_ms);
+      const listing = await fetchCatalog(client, this.log, this.cfg.connect_timeout_ms);
+      this.catalog = listing.catalog;
       this.state = 'ready';
       this.failures = 0;
       const recovered = this.problem !== undefined;
@@ -262,6 +268,7 @@ export class Downstream extends EventEmitter {
       this.emit('changed', 'tools');
       this.emit('changed', 'resources');
       this.emit('changed', 'prompts');
+      this.relistFailed(client, listing, 0);
       this.emit('ready');
     } catch (err) {
       this.connecting = undefined;
@@ -347,14 +354,45 @@ export class Downstream extends EventEmitter {
     this.scheduleRestart();
   }
 
-  private async refresh(kind: 'tools' | 'resources' | 'prompts'): Promise<void> {
+  private async refresh(kind: CatalogPart, attempt = 0): Promise<void> {
     const c = this.client;
     if (!c) return;
     try {
-      this.catalog = await fetchCatalog(c, this.log, this.cfg.connect_timeout_ms, kind, this.catalog);
-      this.emit('changed', kind);
+      const listing = await fetchCatalog(c, this.log, this.cfg.connect_timeout_ms, kind, this.catalog);
+      if (this.client !== c) return;
+      this.catalog = withPart(this.catalog, listing.catalog, kind);
+      if (listing.failed.length === 0) {
+        if (attempt > 0) this.log.info({ kind, attempts: attempt + 1 }, `downstream ${kind} listed`);
+        if (kind !== 'tools') {
+          clearTimeout(this.relists.get(kind));
+          this.relists.delete(kind);
+        }
+        this.emit('changed', kind);
+      }
+      this.relistFailed(c, listing, attempt);
     } catch (err) {
       this.log.warn({ err: errorMessage(err), kind }, 'downstream re-list failed');
+    }
+  }
+
+  /**
+   * A resources or prompts listing that failed (the server busy or not ready for it yet) is tried again on this
+   * connection, doubling from RELIST_MIN_MS up to every RELIST_MAX_MS until it answers: until then clients see what
+   * the part held before (nothing, at the first connection), and once it answers they are told `list_changed`.
+   */
+  private relistFailed(client: Client, listing: Listing, attempt: number): void {
+    for (const { part, error } of listing.failed) {
+      const delay = Math.min(RELIST_MIN_MS * 2 ** attempt, RELIST_MAX_MS);
+      const note = `downstream ${part} listing failed; listing again in ${(delay / 1000).toFixed(1)} s`;
+      if (attempt === 0) this.log.warn({ err: error }, note);
+      else this.log.debug({ err: error, attempt }, note);
+      clearTimeout(this.relists.get(part));
+      const timer = setTimeout(() => {
+        this.relists.delete(part);
+        if (this.client === client && this.state === 'ready') void this.refresh(part, attempt + 1);
+      }, delay);
+      timer.unref();
+      this.relists.set(part, timer);
     }
   }
 
@@ -455,6 +493,8 @@ export class Downstream extends EventEmitter {
   async close(): Promise<void> {
     this.state = 'closed';
     if (this.timer) clearTimeout(this.timer);
+    for (const timer of this.relists.values()) clearTimeout(timer);
+    this.relists.clear();
     // A server still being initialised is stopped too: its child would otherwise outlive the proxy (one that hangs
     // in initialize and ignores its closed stdin runs on after the proxy exits).
     const clients = [this.client, this.connecting].filter((c): c is Client => c !== undefined);
