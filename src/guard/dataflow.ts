@@ -467,6 +467,14 @@ export function readOutgoing(job: OutgoingJob, fp: Fingerprinter, valueHash: (no
     skipped += normalised.length - s.length;
     if (s.length > 0) fp.addNormalised(s, hashes);
   };
+  // One normalisation per distinct view: a field's first views are its trail's too, and a field with nothing to
+  // decode is its own whole decoding.
+  const normalisedViews = new Map<string, string>();
+  const normalised = (v: string): string => {
+    let n = normalisedViews.get(v);
+    if (n === undefined) normalisedViews.set(v, (n = normaliseForFingerprint(v)));
+    return n;
+  };
   const read = (t: string): string[] => {
     const r = readingsOf(t, OUTGOING_READINGS);
     if (r.unread !== undefined) unread ??= r.unread;
@@ -486,12 +494,12 @@ export function readOutgoing(job: OutgoingJob, fp: Fingerprinter, valueHash: (no
     if (t.length === 0) return;
     const unwrapped = read(t);
     rawViews.push(...unwrapped);
-    raw.push(normaliseForFingerprint(unwrapped[0]!));
+    raw.push(normalised(unwrapped[0]!));
     const whole = decodeWhole(t);
     if (whole !== t) rawViews.push(whole);
-    decoded.push(normaliseForFingerprint(whole));
-    for (const v of unwrapped.slice(1)) views.push(normaliseForFingerprint(v));
-    unwrapped.slice(0, TRAIL_VIEWS).forEach((v, n) => trailViews.push([`${destination}|${field}|${n}`, normaliseForFingerprint(v)]));
+    decoded.push(normalised(whole));
+    for (const v of unwrapped.slice(1)) views.push(normalised(v));
+    unwrapped.slice(0, TRAIL_VIEWS).forEach((v, n) => trailViews.push([`${destination}|${field}|${n}`, normalised(v)]));
   });
   const joinedRaw = raw.join('');
   add(joinedRaw);
@@ -499,9 +507,9 @@ export function readOutgoing(job: OutgoingJob, fp: Fingerprinter, valueHash: (no
   if (joinedDecoded !== joinedRaw) add(joinedDecoded);
   for (const v of views) add(v);
   if (raw.length > 1) {
-    for (const v of read(texts.join('')).slice(1)) add(normaliseForFingerprint(v));
+    for (const v of read(texts.join('')).slice(1)) add(normalised(v));
     // Numbers sent one per field (an array of char codes) are read together.
-    for (const v of readingsOf(texts.join(' '), CHAR_CODES_ONLY).views.slice(1)) add(normaliseForFingerprint(v));
+    for (const v of readingsOf(texts.join(' '), CHAR_CODES_ONLY).views.slice(1)) add(normalised(v));
   }
   // Pieces sent over many calls: each field's views joined to what this identity sent there before.
   // The trail's fingerprints count only with one this call adds: what was sent there before (allowed then) is
