@@ -1,3 +1,4 @@
+import { KINDS, type InteractionKind } from '../core/kinds.js';
 import type { Logger } from '../core/log.js';
 import type { Interaction } from '../core/types.js';
 import { rateCounts } from '../detectors/rate.js';
@@ -98,10 +99,13 @@ export interface LongTextReader {
 
 
 /**
- * The reader of long texts for one book. Without a pool (`guard.pool.workers: 0`), or while none of its workers can
+ * The reader of long texts for one book: an interaction is long from `minChars` characters, a send (what data flow
+ * reads for leaks) from `minSendChars`. Without a pool (`guard.pool.workers: 0`), or while none of its workers can
  * start, everything is read on the loop, with a warning at most once a minute.
  */
-export function longTextReader(book: CompiledBook, pool: TextPool | undefined, minChars: number, log: Logger, spare?: TextPool): LongTextReader {
+export function longTextReader(book: CompiledBook, pool: TextPool | undefined, minChars: number, log: Logger, spare?: TextPool, minSendChars = minChars): LongTextReader {
+  /** The threshold of an interaction of `kind`: a send's (what data flow reads for leaks) or any other's. */
+  const minFor = (kind: string): number => (Object.hasOwn(KINDS, kind) && KINDS[kind as InteractionKind].sink !== 'none' ? minSendChars : minChars);
   const payload: BookPayload = { id: `${book.hash}:${book.dir ?? ''}`, book: book.book, hash: book.hash, ...(book.dir !== undefined ? { dir: book.dir } : {}) };
   /** Why the pool's workers cannot evaluate this book (it compiled here, not there), once found. */
   let bookUnavailable: string | undefined;
@@ -119,7 +123,7 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
 
   return {
     async evaluate(predicates: readonly CompiledPredicate[], i: Interaction) {
-      if (!pool || !hasLongText(i, minChars) || !predicates.some((p) => p.detectors.length > 0)) return evaluateHere(predicates, i);
+      if (!pool || !hasLongText(i, minFor(i.kind)) || !predicates.some((p) => p.detectors.length > 0)) return evaluateHere(predicates, i);
       if (bookUnavailable !== undefined) {
         warnInPlace('the worker pool cannot evaluate this book', bookUnavailable);
         return evaluateHere(predicates, i);
@@ -144,7 +148,7 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
       return values;
     },
     auditAhead(i) {
-      if (!pool || !spare || !hasLongText(i, minChars)) return;
+      if (!pool || !spare || !hasLongText(i, minFor(i.kind))) return;
       const payload = auditPayloadOf(i);
       // Not admitted, as a read's hashes ahead: a full spare thread refuses, and the row is built after the decision.
       const columns = runShared(spare, { kind: 'audit_payload', payload, interaction: i }).catch(() => undefined) as Promise<PayloadColumns | undefined>;
@@ -179,7 +183,7 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
       return typeof answer === 'string' ? answer : undefined;
     },
     async outgoingOf(job, key, options) {
-      if (!pool || !hasLongText(job.texts, minChars)) return undefined;
+      if (!pool || !hasLongText(job.texts, minSendChars)) return undefined;
       const answer = await runShared(pool, { kind: 'outgoing', job, key: new Uint8Array(key), options: { k: options.k, window: options.window, max_per_read: options.max_per_read } });
       if (!answer) warnInPlace('the worker pool is not available', 'no worker could start');
       return (answer as OutgoingReading | undefined) ?? undefined;
@@ -192,7 +196,7 @@ export function longTextReader(book: CompiledBook, pool: TextPool | undefined, m
       return (answer as UntrustedHashes | undefined) ?? undefined;
     },
     async auditEntry(entry) {
-      if (!pool || !hasLongText(entry.interaction ?? entry.payload, minChars)) return entry;
+      if (!pool || !hasLongText(entry.interaction ?? entry.payload, minFor(entry.kind))) return entry;
       // The time of the decision, not of the worker's turn.
       const stamped: AuditEntry = { ...entry, ts: entry.ts ?? Date.now() };
       // Its payload columns computed ahead for this very payload and interaction: the rest of the row is short.

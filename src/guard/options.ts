@@ -150,6 +150,13 @@ export const PoolOptionsSchema = z.strictObject({
   /** An interaction whose string values hold at least this many characters in all is read in the pool. */
   min_chars: z.number().int().min(1).default(256 * 1024),
   /**
+   * The same for a send (a tool call's arguments, a message, a request's or reply's text: what data flow reads for
+   * leaks). Reading a send costs several times what reading a result of the same length does (every encoding, nested;
+   * its fingerprints and short values): on the loop a 64 KB `write_file` held it ~140–290 ms, 200 KB ~450–970 ms
+   * (2 cores, loaded).
+   */
+  min_send_chars: z.number().int().min(1).default(32 * 1024),
+  /**
    * A spare thread beside the pool for what a long check's audit row and a long private read's data-flow hashes take
    * from the text alone, started while a worker runs the detectors: the long check answers sooner where a core is
    * free for it, and takes a core from the event loop (other sessions) where none is. `auto`: on with 4 or more

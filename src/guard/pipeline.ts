@@ -108,7 +108,7 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
   const poolOptions = PoolOptionsSchema.parse(options.pool);
   const pool = deps.pool !== undefined ? (deps.pool ?? undefined) : poolSize(poolOptions.workers) > 0 ? sharedPool(poolOptions.workers, poolOptions.queue, deps.logger) : undefined;
   const spare = deps.spare !== undefined ? (deps.spare ?? undefined) : pool && deps.pool === undefined && readsAhead(poolOptions.read_ahead) ? spareThread(deps.logger) : undefined;
-  const long = longTextReader(deps.book, pool, poolOptions.min_chars, log, spare);
+  const long = longTextReader(deps.book, pool, poolOptions.min_chars, log, spare, poolOptions.min_send_chars);
   const now = deps.now ?? Date.now;
   const capabilities = deps.capabilities ?? new CapabilityMap(deps.book.book.capabilities);
   return {
