@@ -82,10 +82,10 @@ export type DownstreamState = 'connecting' | 'ready' | 'down' | 'closed';
 
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 30_000;
-/** The retry schedule as log lines and clients name it. */
 /** A failed resources or prompts listing is tried again after this, doubling up to RELIST_MAX_MS (ms). */
 const RELIST_MIN_MS = 1_000;
 const RELIST_MAX_MS = 60_000;
+/** The retry schedule as log lines and clients name it. */
 const SCHEDULE = `doubling from ${BACKOFF_MIN_MS / 1000} s up to every ${BACKOFF_MAX_MS / 1000} s`;
 
 /** Why a server is down, as the log, `tools/call` and the clients' log messages say it. */
