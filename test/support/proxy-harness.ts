@@ -140,18 +140,21 @@ export async function spawnHttpProxy(args: string[], opts: { env: NodeJS.Process
     port,
     child,
     stderr: () => err,
-    stop: () =>
-      new Promise<void>((r) => {
-        if (child.exitCode !== null || child.signalCode !== null) return r();
-        // A proxy still draining after STOP_GRACE_MS is killed, so no test leaves a process behind.
-        const hard = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
-        child.once('exit', () => {
-          clearTimeout(hard);
-          r();
-        });
-        child.kill('SIGTERM');
-      }),
+    stop: () => stopChild(child),
   };
+}
+
+/** Stops a child with SIGTERM; one still draining after STOP_GRACE_MS is killed, so no test leaves a process behind. */
+export function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise<void>((r) => {
+    if (child.exitCode !== null || child.signalCode !== null) return r();
+    const hard = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+    child.once('exit', () => {
+      clearTimeout(hard);
+      r();
+    });
+    child.kill('SIGTERM');
+  });
 }
 
 /** Whether a process is alive. */
@@ -225,17 +228,7 @@ export async function startPortServer(script: string, args: readonly string[], w
   });
   return {
     port,
-    stop: () =>
-      new Promise<void>((r) => {
-        if (child.exitCode !== null || child.signalCode !== null) return r();
-        // A proxy still draining after STOP_GRACE_MS is killed, so no test leaves a process behind.
-        const hard = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
-        child.once('exit', () => {
-          clearTimeout(hard);
-          r();
-        });
-        child.kill('SIGTERM');
-      }),
+    stop: () => stopChild(child),
   };
 }
 
