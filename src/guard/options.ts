@@ -154,7 +154,7 @@ export const PoolOptionsSchema = z.strictObject({
    * from the text alone, started while a worker runs the detectors: the long check answers sooner where a core is
    * free for it, and takes a core from the event loop (other sessions) where none is. `auto`: on with 4 or more
    * cores (measured on 2 cores: a 10 MB check ~85 ms sooner, another session's calls ~3 ms slower meanwhile; with
-   * the threads at nice 10 still 1.4–3.3× their idle median during an 8 MB read, against 1.2–1.5× without it).
+   * the threads at nice 10 still 1.4–3.3× their idle median during an 8 MB read, against 1.2–1.7× without it).
    */
   read_ahead: z.union([z.literal('auto'), z.boolean()]).default('auto'),
   /**
