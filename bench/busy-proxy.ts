@@ -7,6 +7,8 @@
  *   quadguard serve --http without a policy (the proxy alone),
  *   quadguard serve --http, default policy, SQLite store (the proxy and the guard);
  * and `--against DIR` adds the built CLI of another checkout, without and with the policy (before and after in one run).
+ * `--pool JSON` (repeatable) adds a front end of this build with the default policy and those `guard.pool` settings,
+ * e.g. `--pool '{"read_ahead":true,"nice":0}'`; `--against-pool JSON` the same for the other checkout's CLI.
  *
  * For B it prints, per front end, the median during A's reads against two idle medians measured in the same round:
  * B's calls one right after another, and B's calls paced as during A's reads (a 5 ms timer after each answer, so the
@@ -14,7 +16,7 @@
  * ratios for the guard alone; here the proxy's own single turns (the downstream line's parse, the answer's
  * serialisation) are in too, and supergateway shows what any proxy pays for them on this machine.
  *
- *   npm run build && npx tsx bench/busy-proxy.ts [--mb 8] [--rounds 4] [--calls 40] [--against DIR]
+ *   npm run build && npx tsx bench/busy-proxy.ts [--mb 8] [--rounds 4] [--calls 40] [--against DIR] [--pool JSON]... [--against-pool JSON]...
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,6 +34,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '4' },
     calls: { type: 'string', default: '40' },
     against: { type: 'string' },
+    pool: { type: 'string', multiple: true, default: [] },
+    'against-pool': { type: 'string', multiple: true, default: [] },
   },
 });
 const MB = Number(values.mb);
@@ -51,15 +55,16 @@ writeFileSync(join(ws, 'big.txt'), bigText);
 for (let i = 0; i < 20; i++) writeFileSync(join(ws, `note-${i}.txt`), `minutes of week ${i}: action items for the ${i}th review\n`);
 const server = tsNode('servers/workspace.ts', '--root', ws);
 
-function config(name: string, policy: boolean): string {
+function config(name: string, policy: boolean, pool?: Record<string, unknown>): string {
   const file = join(dir, `${name}.yaml`);
   writeFileSync(file, YAML.stringify({
     servers: { ws: { ...server } },
     store: join(dir, `${name}.db`),
-    ...(policy ? { policy: join(ROOT, 'policies', 'default'), guard: { watcher: { burst_threshold: 1_000_000_000, quarantine: false } } } : {}),
+    ...(policy ? { policy: join(ROOT, 'policies', 'default'), guard: { watcher: { burst_threshold: 1_000_000_000, quarantine: false }, ...(pool ? { pool } : {}) } } : {}),
   }));
   return file;
 }
+const poolSettings = (json: string): Record<string, unknown> => JSON.parse(json) as Record<string, unknown>;
 
 interface Front {
   label: string;
@@ -148,7 +153,11 @@ try {
   if (AGAINST !== undefined) {
     fronts.push(await quadguard('quadguard --against, no policy', { command: process.execPath, args: [AGAINST] }, config('against-plain', false)));
     fronts.push(await quadguard('quadguard --against, default policy', { command: process.execPath, args: [AGAINST] }, config('against', true)));
+    for (const [n, json] of values['against-pool'].entries()) {
+      fronts.push(await quadguard(`quadguard --against, default policy, pool ${json}`, { command: process.execPath, args: [AGAINST] }, config(`against-pool-${n}`, true, poolSettings(json))));
+    }
   }
+  for (const [n, json] of values.pool.entries()) fronts.push(await quadguard(`quadguard, default policy, pool ${json}`, builtCli(), config(`pool-${n}`, true, poolSettings(json))));
   // Warm-up: each front end's first large read and a few small ones compile its paths.
   for (const f of fronts) {
     await big(f);

@@ -15,10 +15,11 @@
  *   timer, which fires up to a millisecond late, and finds the loop asleep: what the idle calls, one right after
  *   another, do not pay).
  *
- *   npx tsx bench/large-result.ts [--sizes 1,4,10] [--rounds 3] [--base64-mb 1.3] [--busy-mb 8] [--prof FILE]
+ *   npx tsx bench/large-result.ts [--sizes 1,4,10] [--rounds 3] [--base64-mb 1.3] [--busy-mb 8] [--prof FILE] [--pool JSON]
  *
  * `--sizes ""` or `--base64-mb 0` leave that case out; `--prof FILE` writes a CPU profile of the main thread during
- * the other-session case, which also prints the event loop's delay histogram (`monitorEventLoopDelay`) over it.
+ * the other-session case, which also prints the event loop's delay histogram (`monitorEventLoopDelay`) over it;
+ * `--pool JSON` gives the guard those `guard.pool` settings (e.g. `'{"read_ahead":true,"nice":10}'`).
  *
  * The text mixes prose, code and tables (no secrets, no injection), so every detector reads it all and the result
  * is allowed: a denial could stop at the first finding.
@@ -35,7 +36,7 @@ import { scoreInjection } from '../src/detectors/injection/index.js';
 import { mixedText, ROOT } from './common.js';
 
 const { values } = parseArgs({
-  options: { sizes: { type: 'string', default: '1,4,10' }, rounds: { type: 'string', default: '3' }, 'base64-mb': { type: 'string', default: '1.3' }, 'busy-mb': { type: 'string', default: '8' }, prof: { type: 'string' } },
+  options: { sizes: { type: 'string', default: '1,4,10' }, rounds: { type: 'string', default: '3' }, 'base64-mb': { type: 'string', default: '1.3' }, 'busy-mb': { type: 'string', default: '8' }, prof: { type: 'string' }, pool: { type: 'string' } },
 });
 const sizes = values.sizes.split(',').filter((x) => x.trim() !== '').map(Number);
 const rounds = Number(values.rounds);
@@ -61,14 +62,14 @@ try {
   const guard = await buildGuard({
     policy: join(ROOT, 'policies', 'default'),
     store: join(dir, 'state.db'),
-    settings: { watcher: { quarantine: false, burst_threshold: 1_000_000_000 } },
+    settings: { watcher: { quarantine: false, burst_threshold: 1_000_000_000 }, ...(values.pool !== undefined ? { pool: JSON.parse(values.pool) as Record<string, unknown> } : {}) },
   });
   const result = (t: string): Interaction =>
     InteractionSchema.parse({ agent: 'bench', session: 's1', profile: {}, kind: 'tool_result', server: 'fs', tool: 'read_file', content: [{ type: 'text', text: t }] });
   // Warm-up on a small result, so the first size does not pay for compiling the detectors.
   for (let i = 0; i < 20; i++) await guard.pipeline.check(result(text(64 * 1024)));
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  console.log(`node ${process.version}; default book, SQLite store with audit; median of ${rounds} checks per size`);
+  console.log(`node ${process.version}; default book, SQLite store with audit${values.pool !== undefined ? `, guard.pool ${values.pool}` : ''}; median of ${rounds} checks per size`);
   for (const mb of sizes) {
     // A little under the size, so the round label still leaves it within the size named.
     const t = text(mb * 1024 * 1024 - 256);

@@ -23,7 +23,8 @@ run bench/audit-append.ts --pairs 50 --rounds 2 --against . --journaled
 run bench/store.ts --n 200 --concurrency 4
 run bench/dataflow.ts 150
 run bench/large-result.ts --sizes 1 --rounds 1 --base64-mb 0.2 --busy-mb 1
-run bench/busy-proxy.ts --mb 0.5 --rounds 1 --calls 3
+run bench/large-result.ts --sizes 1 --rounds 1 --base64-mb 0 --busy-mb 0 --pool '{"read_ahead":true,"nice":5}'
+run bench/busy-proxy.ts --mb 0.5 --rounds 1 --calls 3 --against . --pool '{"nice":0}' --against-pool '{"read_ahead":true}'
 run bench/flow-large.ts --sizes 1 --rounds 1
 run bench/store-growth.ts --calls 400 --files 10
 run bench/soak.ts --seconds 3 --age-calls 100

@@ -160,9 +160,16 @@ export const PoolOptionsSchema = z.strictObject({
    * A spare thread beside the pool for what a long check's audit row and a long private read's data-flow hashes take
    * from the text alone, started while a worker runs the detectors: the long check answers sooner where a core is
    * free for it, and takes a core from the event loop (other sessions) where none is. `auto`: on with 4 or more
-   * cores (measured on 2 cores: a 10 MB check ~85 ms sooner, another session's calls ~3 ms slower meanwhile).
+   * cores (measured on 2 cores: a 10 MB check ~85 ms sooner, another session's calls ~3 ms slower meanwhile; with
+   * the threads at nice 10 still 1.4–3.3× their idle median during an 8 MB read, against 1.2–1.7× without it).
    */
   read_ahead: z.union([z.literal('auto'), z.boolean()]).default('auto'),
+  /**
+   * The nice value the pool's workers and the spare thread give their own threads (Linux; elsewhere ignored): the
+   * event loop (other sessions' calls), the client and the servers get a busy core first, a long check what is left.
+   * 0: the process's priority.
+   */
+  nice: z.number().int().min(0).max(19).default(10),
 });
 export type PoolOptions = z.infer<typeof PoolOptionsSchema>;
 

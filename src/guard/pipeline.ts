@@ -106,8 +106,8 @@ export function createGuardEnv(deps: Omit<PipelineDeps, 'stages'>): GuardEnv {
   const byAgent = options.sticky_scope === 'agent' || (options.sticky_scope === 'auto' && store.shared);
   const log = (deps.logger ?? silentLogger()).child({ mod: 'guard' });
   const poolOptions = PoolOptionsSchema.parse(options.pool);
-  const pool = deps.pool !== undefined ? (deps.pool ?? undefined) : poolSize(poolOptions.workers) > 0 ? sharedPool(poolOptions.workers, poolOptions.queue, deps.logger) : undefined;
-  const spare = deps.spare !== undefined ? (deps.spare ?? undefined) : pool && deps.pool === undefined && readsAhead(poolOptions.read_ahead) ? spareThread(deps.logger) : undefined;
+  const pool = deps.pool !== undefined ? (deps.pool ?? undefined) : poolSize(poolOptions.workers) > 0 ? sharedPool(poolOptions.workers, poolOptions.queue, deps.logger, poolOptions.nice) : undefined;
+  const spare = deps.spare !== undefined ? (deps.spare ?? undefined) : pool && deps.pool === undefined && readsAhead(poolOptions.read_ahead) ? spareThread(deps.logger, poolOptions.nice) : undefined;
   const long = longTextReader(deps.book, pool, poolOptions.min_chars, log, spare, poolOptions.min_send_chars);
   const now = deps.now ?? Date.now;
   const capabilities = deps.capabilities ?? new CapabilityMap(deps.book.book.capabilities);

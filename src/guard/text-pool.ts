@@ -54,6 +54,8 @@ export interface TextPoolOptions {
   logger?: Logger;
   /** An idle worker stops after this long (ms). */
   idleMs?: number;
+  /** The nice value each worker gives its own thread at start (Linux; `guard.pool.nice`); 0 or none: the process's. */
+  nice?: number;
 }
 
 /** Worker threads for `auto`: the machine's available parallelism less the event loop's own, at least one. */
@@ -78,9 +80,22 @@ export function poolWorkerUrl(here: string = import.meta.url): string {
 /**
  * The worker, a CommonJS script (`eval`) that imports the worker module: as it is from `dist/`, from the sources
  * (tests, benches) through tsx's `tsImport`. It says `ready` once loaded, or why it could not load.
+ *
+ * First it lowers its own thread's priority to `workerData.nice`: on Linux a thread has a nice value of its own, and
+ * `setpriority` of the thread's id (the last part of /proc/thread-self) needs no privilege to lower it. The event
+ * loop's thread stays at the process's, so it gets a busy core first. Elsewhere, or where that fails, the worker runs
+ * at the process's priority and says why with `ready`.
  */
 const WORKER_SOURCE = `
 const { workerData, parentPort } = require('node:worker_threads');
+let niceError;
+if (workerData.nice > 0) {
+  try {
+    if (process.platform !== 'linux') throw new Error('no per-thread priority on ' + process.platform);
+    const tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
+    require('node:os').setPriority(tid, workerData.nice);
+  } catch (err) { niceError = String((err && err.message) || err); }
+}
 const load = workerData.tsx ? import(workerData.tsx).then((t) => t.tsImport(workerData.url, workerData.url)) : import(workerData.url);
 load.then((m) => {
   const handle = m.poolHandler();
@@ -90,7 +105,7 @@ load.then((m) => {
     catch (err) { answer = { id, ok: false, error: String((err && err.message) || err), code: err && err.code }; }
     parentPort.postMessage(answer);
   });
-  parentPort.postMessage({ ready: true });
+  parentPort.postMessage({ ready: true, niceError });
 }, (err) => parentPort.postMessage({ loadError: String((err && err.stack) || err) }));
 `;
 
@@ -143,6 +158,9 @@ export class TextPool {
   private noStartUntil = 0;
   /** Recent time a job took (ms), for the busy answer's retry-after. */
   private pace = 500;
+  private readonly nice: number;
+  /** A worker said it could not lower its priority (logged once: the next ones would say the same). */
+  private niceLogged = false;
 
   constructor(o: TextPoolOptions) {
     this.workers = o.workers;
@@ -150,6 +168,7 @@ export class TextPool {
     this.url = o.url ?? poolWorkerUrl();
     this.log = (o.logger ?? silentLogger()).child({ mod: 'pool' });
     this.idleMs = o.idleMs ?? IDLE_MS;
+    this.nice = o.nice ?? 0;
     this.tsx = this.url.endsWith('.ts') ? tsxLoader() : undefined;
   }
 
@@ -249,13 +268,17 @@ export class TextPool {
 
   private spawn(): void {
     // No inherited flags: `--input-type=module` on the parent would make this script a module without `require`.
-    const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { url: this.url, tsx: this.tsx } });
+    const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { url: this.url, tsx: this.tsx, nice: this.nice } });
     worker.unref();
     const slot: Slot = { worker, ready: false, stopping: false, books: new Set() };
     this.slots.push(slot);
-    worker.on('message', (m: { ready?: true; loadError?: string; id?: number; ok?: boolean; result?: PoolAnswer; error?: string; code?: string }) => {
+    worker.on('message', (m: { ready?: true; niceError?: string; loadError?: string; id?: number; ok?: boolean; result?: PoolAnswer; error?: string; code?: string }) => {
       if (m.ready) {
         slot.ready = true;
+        if (m.niceError !== undefined && !this.niceLogged) {
+          this.niceLogged = true;
+          this.log.debug({ err: m.niceError, nice: this.nice }, 'the pool\'s workers run at the process\'s priority (guard.pool.nice not applied)');
+        }
         this.failedAt = undefined;
         this.pump();
         if (!slot.job) this.armIdle(slot);
@@ -334,18 +357,18 @@ function tsxLoader(): string | undefined {
 
 const shared = new Map<string, TextPool>();
 
-/** The process's pool for these settings (one per distinct size and queue; normally one), started on first use. */
-export function sharedPool(workers: 'auto' | number, queue: number, logger?: Logger): TextPool {
+/** The process's pool for these settings (one per distinct size, queue and nice value; normally one), started on first use. */
+export function sharedPool(workers: 'auto' | number, queue: number, logger?: Logger, nice = 0): TextPool {
   const size = poolSize(workers);
-  const id = `${size}/${queue}`;
+  const id = `${size}/${queue}/${nice}`;
   let pool = shared.get(id);
-  if (!pool) shared.set(id, (pool = new TextPool({ workers: size, queue, ...(logger ? { logger } : {}) })));
+  if (!pool) shared.set(id, (pool = new TextPool({ workers: size, queue, nice, ...(logger ? { logger } : {}) })));
   return pool;
 }
 
 /** Jobs waiting for the spare thread beyond the one it runs (three for a long private read: its row's payload columns, its digest, its hashes). */
 const SPARE_QUEUE = 6;
-let spare: TextPool | undefined;
+const spares = new Map<number, TextPool>();
 
 /**
  * The process's spare thread, beside the pool (started on first use, stopped when idle like the pool's workers): what
@@ -354,6 +377,8 @@ let spare: TextPool | undefined;
  * for them (long-texts.ts `auditAhead`, `readAhead`). It takes no other job, and what it cannot take (its queue
  * full) waits for the decision and the pool as before.
  */
-export function spareThread(logger?: Logger): TextPool {
-  return (spare ??= new TextPool({ workers: 1, queue: SPARE_QUEUE, ...(logger ? { logger } : {}) }));
+export function spareThread(logger?: Logger, nice = 0): TextPool {
+  let spare = spares.get(nice);
+  if (!spare) spares.set(nice, (spare = new TextPool({ workers: 1, queue: SPARE_QUEUE, nice, ...(logger ? { logger } : {}) })));
+  return spare;
 }
