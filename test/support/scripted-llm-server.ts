@@ -82,6 +82,11 @@ export async function startScriptedLlmServer(opts: { embeddingDims?: number } = 
   const requests: RecordedRequest[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
+  /**
+   * Bumped by `reset`: a request that arrived before it (a test's call still being read when the next test began) is
+   * neither recorded nor given the next test's replies.
+   */
+  let generation = 0;
 
   const pick = (body: any, path: string): ScriptedReply | undefined => {
     const next = queue.shift();
@@ -91,8 +96,10 @@ export async function startScriptedLlmServer(opts: { embeddingDims?: number } = 
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const arrivedIn = generation;
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
+    if (arrivedIn !== generation) return sendJson(res, 503, { error: { message: 'scripted server: reset while this request was read', type: 'server_error' } });
     const path = (req.url ?? '').split('?')[0] ?? '';
     let body: any;
     try {
@@ -180,6 +187,7 @@ export async function startScriptedLlmServer(opts: { embeddingDims?: number } = 
       matchers.push({ match, reply });
     },
     reset() {
+      generation++;
       queue = [];
       matchers = [];
       requests.length = 0;
