@@ -27,9 +27,14 @@ export function lexicalPath(raw: string): LexicalPath | undefined {
     root = slash < 0 ? text : text.slice(0, slash);
     rest = slash < 0 ? '' : text.slice(slash);
   }
+  return normalised(root, rest.split('/'));
+}
+
+/** The path of `segments` after `root`: `.` and empty segments dropped, `..` popping one (see above). */
+function normalised(root: string, segments: Iterable<string>): LexicalPath {
   const parts: string[] = [];
   let escapes = false;
-  for (const seg of rest.split('/')) {
+  for (const seg of segments) {
     if (seg === '' || seg === '.') continue;
     if (seg === '..') {
       if (parts.length > 0 && parts[parts.length - 1] !== '..') parts.pop();
@@ -60,8 +65,30 @@ export function pathText(raw: string): string | undefined {
 /** Joins a relative path onto an absolute base, then normalises; other paths are returned as they are. */
 export function resolveAgainst(p: LexicalPath, base: LexicalPath | undefined): LexicalPath {
   if (p.root !== '.' || base === undefined) return p;
+  // The joined text read again is the base's root and its segments then the path's, normalised: so they are taken as
+  // they are when the text would read back that way (each path of a call is resolved against every root, and the
+  // text, its file:// test and its split cost more than the walk). test/detectors/resolve-against.test.ts.
+  if (joinsPlainly(base, p)) return normalised(base.root, [...base.parts, ...p.parts]);
   const joined = `${formatPath(base)}/${p.parts.join('/')}`;
   return lexicalPath(joined) ?? p;
+}
+
+/**
+ * Whether `${formatPath(base)}/${p.parts.join('/')}` reads back (`lexicalPath`) as the base's root followed by both
+ * lists of segments: a root `/`, `.` (its first segment not starting with `~`) or `~name` (without a `/`), and
+ * segments without a `/` or a NUL (an empty segment would make a `//`, which a `file://` text needs).
+ */
+function joinsPlainly(base: LexicalPath, p: LexicalPath): boolean {
+  const { root } = base;
+  if (root === '.') {
+    if (base.parts.length > 0 && base.parts[0]!.startsWith('~')) return false;
+  } else if (root !== '/' && !(root.startsWith('~') && !root.includes('/') && !root.includes('\0'))) return false;
+  return plainSegments(base.parts) && plainSegments(p.parts);
+}
+
+function plainSegments(parts: readonly string[]): boolean {
+  for (const seg of parts) if (seg === '' || seg.includes('/') || seg.includes('\0')) return false;
+  return true;
 }
 
 /** True when `p` is `dir` or lies below it (segment-wise, so `/etc2` is not under `/etc`). */

@@ -133,13 +133,21 @@ export function need<T>(value: T | undefined, what: string): T {
   return value;
 }
 
+/**
+ * τ to four decimals, as the detail shows it: `Number(tau.toFixed(4))`, whose text costs ~1 µs a check in the proxy,
+ * except τ = 0 (a well-behaved agent's, most checks), which it gives as 0 (-0 too). test/guard/stages/pipeline-detail.test.ts.
+ */
+export function roundedTau(tau: number): number {
+  return tau === 0 ? 0 : Number(tau.toFixed(4));
+}
+
 /** The pipeline's part of `Decision.detail`: candidates, threat, model usage, expansion, model threat step. */
 export function pipelineDetail(ctx: GuardContext): DecisionDetail {
   const track = need(ctx.track, 'the track');
   const threat = need(ctx.threat, 'the threat update');
   const detail: DecisionDetail = {
     candidates: track.candidates.length,
-    threat: { tau: Number(threat.tau.toFixed(4)), level: threat.level, burst: threat.burst, rate: threat.rate },
+    threat: { tau: roundedTau(threat.tau), level: threat.level, burst: threat.burst, rate: threat.rate },
   };
   const llm = addUsage(...ctx.usages);
   if (llm) detail.llm = llm;
