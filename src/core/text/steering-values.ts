@@ -8,6 +8,7 @@
  * there by the provider; a value inside prose (a message body, a review, a bill's text, a page) or in a free-text
  * field (`body`, `subject`, `description`, `review`, `comment`…) was written by whoever wrote that text.
  */
+import { isKeyedLine } from './keyed-line.js';
 
 export type SteeringKind = 'email' | 'domain' | 'iban' | 'number' | 'wallet' | 'id' | 'path' | 'command' | 'address' | 'amount';
 
@@ -210,8 +211,6 @@ function walkJson(v: unknown, key: string, leaf: (key: string, text: string) => 
   else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walkJson(x, k, leaf, depth + 1);
 }
 
-// eslint-disable-next-line regexp/no-super-linear-backtracking -- NOT linear: a line of 16 KB of spaces costs steeringValues 5 s (64 KB: 80 s); left open, bench/README.md "What is left"
-const KEYED_LINE = /^\s*(?:-\s+)?['"]?[\w .'-]{1,40}['"]?\s*:\s/;
 const LIST_LINE = /^\s*-\s+\S/;
 
 /** A document of fields: starts as a dict or list, or most of its lines are `key: value`, list items or tab-separated cells. */
@@ -220,7 +219,7 @@ function isStructured(lines: string[]): boolean {
   if (first.startsWith('{') || first.startsWith('[')) return true;
   const nonEmpty = lines.filter((l) => l.trim().length > 0);
   if (nonEmpty.length === 0) return false;
-  const fields = nonEmpty.filter((l) => KEYED_LINE.test(l) || LIST_LINE.test(l) || l.includes('\t')).length;
+  const fields = nonEmpty.filter((l) => isKeyedLine(l) || LIST_LINE.test(l) || l.includes('\t')).length;
   return fields / nonEmpty.length >= 0.7;
 }
 
