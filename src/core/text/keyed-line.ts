@@ -33,3 +33,21 @@ export function isKeyedLine(line: string): boolean {
   const gapEnd = head.length - head.slice(lead + 1).trimStart().length;
   return keyWithin(lead + 2, gapEnd);
 }
+
+// eslint-disable-next-line regexp/no-super-linear-move -- run from at most 42 characters before the key's end (keyBeforeValue): a start reads at most 40 characters unless its key reaches the white space before the sign, and then it matches
+const KEY_BEFORE_END = /['"]?([\w .-]{1,40}?)['"]?\s*[:=]\s*$/;
+const MAX_KEY_BEFORE = 42;
+
+/**
+ * The key that the text before a value ends with (`name: `, `"to" = `), as `KEY_BEFORE_END.exec(left)?.[1]` gives
+ * it. That expression alone was tried from every place of a run of white space and read it to its end from each
+ * (16 KB: about 4 s). Its `:` or `=` can only be the last character other than white space, and its key with quotes
+ * holds every other such character after its start, at most 42: no match starts earlier than 42 characters before
+ * the end of what precedes that `:` (and the expression has no assertion that looks behind its start).
+ */
+export function keyBeforeValue(left: string): string | undefined {
+  const sign = left.trimEnd().length - 1;
+  if (sign < 0 || (left[sign] !== ':' && left[sign] !== '=')) return undefined;
+  const from = Math.max(0, left.slice(0, sign).trimEnd().length - MAX_KEY_BEFORE);
+  return KEY_BEFORE_END.exec(left.slice(from))?.[1];
+}

@@ -8,7 +8,7 @@
  * there by the provider; a value inside prose (a message body, a review, a bill's text, a page) or in a free-text
  * field (`body`, `subject`, `description`, `review`, `comment`…) was written by whoever wrote that text.
  */
-import { isKeyedLine } from './keyed-line.js';
+import { isKeyedLine, keyBeforeValue } from './keyed-line.js';
 
 export type SteeringKind = 'email' | 'domain' | 'iban' | 'number' | 'wallet' | 'id' | 'path' | 'command' | 'address' | 'amount';
 
@@ -238,9 +238,8 @@ function fieldOf(line: string, start: number, end: number): { key: string; whole
   let left = line.slice(0, start).replace(/['"]$/, '');
   const right = line.slice(end).replace(/^['"]/, '');
   const rightOk = /^\s*(?:$|[\t,}\]])/.test(right);
-  // eslint-disable-next-line regexp/no-super-linear-move -- NOT linear: a long line of white space before a value costs its length squared (fieldOf of 16 KB, about 4 s); left open, bench/README.md "What is left"
-  const keyMatch = /['"]?([\w .-]{1,40}?)['"]?\s*[:=]\s*$/.exec(left);
-  if (keyMatch) return { key: keyMatch[1]!.trim() || 'text', whole: rightOk };
+  const key = keyBeforeValue(left);
+  if (key !== undefined) return { key: key.trim() || 'text', whole: rightOk };
   // Inside a longer field: the nearest key before the value names it.
   const before = [...left.matchAll(/['"]?([A-Za-z_][\w-]{0,39})['"]?\s*[:=]\s/g)].at(-1)?.[1];
   left = left.trimEnd();
