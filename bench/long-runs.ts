@@ -30,6 +30,7 @@ const PIECES = [
   '%41', '%2', '\\x41', '\\x', '\\u0041', '\\u00', '&#65;', '&#', '&amp;', '0x41 ', '65,', '1 ', 'QUJD\n', 'aGVsbG8=', 'aGVsbG8=\n', 'AAAA====', 'e\u0301', '\u200b', 'ａ', 'і', '中', '。',
   'password', 'pwd', 'secret', 'token', 'cookie', 'AKIA', 'ghp_', 'xoxb-', 'sk-a', 'eyJa', 'Bearer ', '-----BEGIN PRIVATE KEY-----', 'mongodb://a:b@', 'AccountKey=', 'http://a/',
   'i g n o r e ', 'ignore ', 'Ignore. ', 'I. ', '# ', '> ', '### ', '```', '<|im_start|>', '[INST]', 'SYSTEM: ', '; rm ', '$(', '`', '../',
+  ')', '. \n', ' \n', '\\', 'data:a',
 ];
 const pieces: string[] = values.pieces !== undefined ? (JSON.parse(readFileSync(values.pieces, 'utf8')) as string[]) : PIECES;
 const chosen = values.only !== undefined ? pieces.slice(0, Number(values.only)) : pieces;

@@ -55,6 +55,7 @@ export function createA2AGateway(o: A2AGatewayOptions): A2AGateway {
     profileOf: (agent) => o.config.agents[agent]?.profile ?? {},
   };
   const legacyCompat = { enabled: a2a.v0_3 };
+  // eslint-disable-next-line regexp/no-super-linear-move -- the operator's own a2a.public_url from the config, not a text an agent, a server or a peer sends
   const publicBase = a2a.public_url?.replace(/\/+$/, '');
   const userBuilder: UserBuilder = (req: Request) => {
     const who = req.res?.locals.identity as RequestIdentity | undefined;

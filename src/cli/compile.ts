@@ -119,6 +119,7 @@ export async function resolveLlmConfig(opts: CompileCommandOptions): Promise<Llm
 }
 
 function sanitizeName(s: string): string {
+  // eslint-disable-next-line regexp/no-super-linear-move -- a name the operator gives on the command line
   const n = s.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
   return n.length > 0 ? n : 'policy';
 }

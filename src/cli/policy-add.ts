@@ -46,6 +46,7 @@ export async function addSentence(bookPath: string, sentence: string, opts: { ke
   text = insertItems(text, ['rules'], [rule.rule], 'end', stringify);
   if (rule.capabilities) {
     // First match wins: the sentence's labels go before the book's own.
+    // eslint-disable-next-line regexp/no-super-linear-move -- the operator's policy file (the YAML book being edited)
     text = /^capabilities:/m.test(text) ? insertItems(text, ['capabilities', 'tools'], rule.capabilities, 'start', stringify) : `${text.replace(/\n*$/, '\n')}\n${stringify({ capabilities: { tools: rule.capabilities } }, { lineWidth: 0 })}`;
   }
   const fragment: Record<string, unknown> = { predicates: added, rules: [rule.rule], ...(rule.capabilities ? { capabilities: { tools: rule.capabilities } } : {}) };

@@ -10,9 +10,13 @@ import { forEachSchemaProperty } from './schema-paths.js';
  * database user"; not "Name of the secret", "Maximum number of tokens", "Do not put passwords here").
  */
 
-/** The words of a name: `DB_PASSWORD`, `dbPassword`, `db-password` and `APIKey` give their words in lower case. */
-function nameWordsOf(name: string): string[] {
-  return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+/**
+ * The words of a name: `DB_PASSWORD`, `dbPassword`, `db-password` and `APIKey` give their words in lower case. The
+ * space before the last capital of a run is put by looking around it: `([A-Z]+)([A-Z][a-z])` read a run of capitals
+ * again from each one (test/core/linear-expressions.test.ts keeps it).
+ */
+export function nameWordsOf(name: string): string[] {
+  return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/(?<=[A-Z])(?=[A-Z][a-z])/g, ' ').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
 }
 
 /** Last words of a name that are a credential by themselves (`password`, `db_pwd`, `client-secret`, `pin`). */

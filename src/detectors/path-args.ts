@@ -11,7 +11,7 @@ import type { FieldText } from '../core/fields.js';
  */
 const PATH_KEY = /^(?:paths?|files?|file_?names?|file_?paths?|sources?|src|destinations?|dest|dst|dirs?|directory|directories|folders?|cwd|root|workdir|working_?dir(?:ectory)?)$|(?:path|paths|file|files|dir|directory|folder)$/i;
 const LOOSE_KEY = /^(?:targets?|from|to|location|uri|url|old|new)$/i;
-const LOOKS_LIKE_PATH = /^(?:file:\/\/|\/|~(?:[A-Za-z0-9_.-]*)(?:\/|$)|\.\.?(?:\/|\\|$)|[A-Za-z]:[\\/]|\\\\)|^[^\s]*\\[^\s]*$/;
+export const LOOKS_LIKE_PATH = /^(?:file:\/\/|\/|~(?:[A-Za-z0-9_.-]*)(?:\/|$)|\.\.?(?:\/|\\|$)|[A-Za-z]:[\\/]|\\\\)|^[^\s\\]*\\[^\s]*$/;
 const MAX_DEPTH = 32;
 
 export function pathArguments(args: unknown, schemaKeys: readonly string[] = []): FieldText[] {

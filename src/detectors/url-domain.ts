@@ -30,6 +30,8 @@ export const UrlDomainOptionsSchema = z.strictObject({
 });
 export type UrlDomainOptions = z.infer<typeof UrlDomainOptionsSchema>;
 
+/** The punctuation that ends a sentence after a URL, not the URL: read from its first character only. */
+export const URL_TRAILING_PUNCTUATION = /(?<![).,;:!?\]])[).,;:!?\]]+$/;
 const URL_RE = /\b(?:https?|ftps?|sftp|wss?|ssh|git|smtp|imaps?|ldaps?):\/\/[^\s<>"'`{}|^]+/gi;
 const EMAIL_RE = /(?<![\w.%+-])[A-Za-z0-9._%+-]{1,64}@((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?\.)+[A-Za-z]{2,63})(?![\w-])/g;
 const HOST_RE = /^(?:[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)*$|^[0-9.]+$|^\[?[0-9a-f:.]+\]?$/;
@@ -88,7 +90,7 @@ export const urlDomainDetector = defineDetector({
       for (const f of fields) {
         URL_RE.lastIndex = 0;
         for (const m of f.text.matchAll(URL_RE)) {
-          const url = m[0].replace(/[).,;:!?\]]+$/, '');
+          const url = m[0].replace(URL_TRAILING_PUNCTUATION, '');
           for (const host of urlHosts(url)) {
             const why = verdict(host);
             if (why) {

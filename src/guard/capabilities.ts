@@ -1,3 +1,4 @@
+import { nameWordsOf } from '../core/credential-fields.js';
 import { compileGlob, type GlobMatcher } from '../core/glob.js';
 import type { CapabilityLabel, LabelOrigin } from '../core/flow.js';
 import { DEFAULT_READ_WORDS, DEFAULT_SEND_WORDS, type Capabilities } from '../policy/schema.js';
@@ -11,9 +12,7 @@ export interface CatalogueTool {
 }
 
 /** The words of a tool name: `GmailSendEmail`, `send_email`, `send-email` all give send and email. */
-export function nameWords(name: string): string[] {
-  return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
-}
+export const nameWords = nameWordsOf;
 
 /**
  * Capability labels of tools (docs/data-flow.md), from, in order: the config (per server and tool glob), the

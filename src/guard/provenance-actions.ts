@@ -32,9 +32,16 @@ const NOISE = new Set(
     'what when where which who will with you your all any get list read view data info information detail details new tool api by id ids').split(' '),
 );
 
+/**
+ * `text` with a space inside camelCase (`sendEmail`, `HTTPRequest` → `send Email`, `HTTP Request`). The space before
+ * the last capital of a run is put by looking around it: `([A-Z]+)([A-Z][a-z])` read a run of capitals again from
+ * each one (test/core/linear-expressions.test.ts keeps it).
+ */
+export const camelSpaced = (text: string): string => text.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/(?<=[A-Z])(?=[A-Z][a-z])/g, ' ');
+
 /** Tokens of a text: letters and digits, camelCase and snake_case split, folded, noise dropped, cut to a 4-letter stem. */
 export function actionTokens(text: string): string[] {
-  const spaced = text.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2');
+  const spaced = camelSpaced(text);
   const out: string[] = [];
   for (const w of spaced.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
     if (w.length < 3 || NOISE.has(w) || /^\d+$/.test(w)) continue;
@@ -60,7 +67,7 @@ const MAX_LINK_WINDOW_CHARS = 400;
  * function words dropped) and numbers of two or more digits as written (`001`, `123`), except round ones (10, 100, 00).
  */
 export function linkTokens(text: string): string[] {
-  const spaced = text.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2');
+  const spaced = camelSpaced(text);
   const out: string[] = [];
   for (const w of spaced.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
     if (/^\d+$/.test(w)) {

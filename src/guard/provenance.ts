@@ -355,6 +355,6 @@ function steering(hit: { by: Steering['by']; argument?: string; what: string; so
 }
 
 /** A text without the keys of JSON, YAML or Python-repr fields (`"key":`, `'key':`, `key:` at a line's start). */
-function withoutKeys(text: string): string {
-  return text.replace(/["'][\w .-]{1,64}["']\s*:/g, ' ').replace(/^\s*[\w-]{1,64}:(?=\s)/gm, ' ');
+export function withoutKeys(text: string): string {
+  return text.replace(/["'][\w .-]{1,64}["']\s*:/g, ' ').replace(/^(?<!^\s*?[\n\r\u2028\u2029])\s*[\w-]{1,64}:(?=\s)/gm, ' ');
 }

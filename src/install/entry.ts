@@ -78,6 +78,7 @@ export function classifyEntry(raw: unknown, spec: ClientSpec, cliPath?: string):
 
 /** A QuadGuard server key (`^[a-z][a-z0-9-]{0,31}$`) from a host's server name, or undefined if nothing is left. */
 export function serverKeyFor(name: string): string | undefined {
+  // eslint-disable-next-line regexp/no-super-linear-move -- a server name from the host's own MCP configuration, which the operator installs
   const key = name.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^[^a-z]+/, '').replace(/-+$/, '').slice(0, 32);
   return key.length > 0 ? key : undefined;
 }

@@ -139,6 +139,7 @@ function checkDetectors(book: PolicyBook, notes: string[]): PolicyBook {
 export function normalizeSentence(s: string): string {
   return s
     .replace(/[*_`>#]/g, '')
+    // eslint-disable-next-line regexp/no-super-linear-move -- the operator's policy text (at most MAX_POLICY_CHARS) and the compiling model's sentences from it
     .replace(/^\s*(?:[-+]|\d+[.)])\s+/gm, '')
     .replace(/\s+/g, ' ')
     .trim()

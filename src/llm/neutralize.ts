@@ -34,7 +34,7 @@ const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
 
 /** Chat-template role markers of common model families. */
-const ROLE_MARKERS: RegExp[] = [
+export const ROLE_MARKERS: RegExp[] = [
   /<\|[a-z_]{2,30}\|>/gi, // <|im_start|>, <|im_end|>, <|system|>, <|eot_id|>, <|start_header_id|> …
   /<\/?s>/gi,
   /\[\/?INST\]/gi,
@@ -42,7 +42,7 @@ const ROLE_MARKERS: RegExp[] = [
   /<\/?(?:system|assistant|user|developer|tool)(?:_prompt)?>/gi,
   /<start_of_turn>|<end_of_turn>/gi,
   // A line (or sentence) pretending to open a role; bidi controls may precede it, since they are still present here.
-  /(?:^|(?<=[.!?]\s))[ \t>#*\-\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]*(?:system|assistant|developer)\s*(?:prompt)?\s*:/gim,
+  /(?:^|(?<=[.!?]\s))[ \t>#*\-\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]*(?:system|assistant|developer)\s*(?:prompt\s*)?:/gim,
   /^#{2,}\s*(?:system|instruction|instructions|response)\b[^\n]*$/gim,
 ];
 

@@ -9,7 +9,14 @@ import { LlmError } from '../core/errors.js';
  * The one tolerance: an answer that is exactly one Markdown code fence around the JSON (```json … ```), which
  * small local models emit even in JSON mode; the fence is stripped, the content must still be the whole answer.
  */
+// eslint-disable-next-line regexp/no-super-linear-backtracking -- run only on an answer ending in ``` (fenceContent): the first split of the white space after the opening that meets a \n then succeeds, so the answer is read once
 const FENCE = /^```(?:json)?\s*\n([\s\S]*?)\n?```$/;
+
+/**
+ * What an answer that is one code fence holds, else undefined. An answer not ending in ``` cannot match, and the
+ * expression would split a run of white space after the opening every way before failing (quadratic in it).
+ */
+export const fenceContent = (body: string): string | undefined => (body.endsWith('```') ? FENCE.exec(body)?.[1] : undefined);
 
 /** Longest model answer we parse; longer answers are malformed by construction (outputs are short on purpose). */
 export const MAX_ANSWER_CHARS = 200_000;
@@ -36,8 +43,8 @@ export function parseStructured<S extends z.ZodType>(
     throw new LlmError('llm_malformed_output', `the model's answer is too long (${text.length} characters)`);
   }
   let body = text.trim();
-  const fenced = FENCE.exec(body);
-  if (fenced) body = (fenced[1] ?? '').trim();
+  const fenced = fenceContent(body);
+  if (fenced !== undefined) body = fenced.trim();
   let raw: unknown;
   try {
     raw = JSON.parse(body);

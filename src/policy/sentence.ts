@@ -45,6 +45,7 @@ const FOLDER = /(?<![\w])(~?\/[^\s,;'"`)]*)/g;
 /** A tool named in a sentence: `server__tool` (globs allowed), or a bare tool name. */
 const TOOL = String.raw`\x60?([A-Za-z0-9_*?.-]+)\x60?`;
 
+// eslint-disable-next-line regexp/no-super-linear-move -- a name from the operator's policy sentence
 const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 40) || 'x';
 const toolGlob = (name: string) => (name.includes('__') ? name : `*__${name}`);
 const exampleTool = (glob: string) => glob.replace(/^\*__/, 'any__').replace(/\*\*?/g, 'x').replace(/\?/g, 'x');
@@ -141,6 +142,7 @@ export function compileSentence(sentence: string): SentenceRule | undefined {
     };
   }
 
+  // eslint-disable-next-line regexp/no-super-linear-move -- a folder named in the operator's policy sentence
   const folders = [...s.matchAll(FOLDER)].map((m) => m[1]!.replace(/[.]+$/, '')).filter((p) => p.length > 1);
   if (folders.length > 0 && /\b(only|must stay|limited|restricted)\b/.test(lower) && /\b(files?|paths?|folders?|director(?:y|ies)|read|write|access|edit)\b/.test(lower)) {
     const name = `path_outside_${slug(folders[0]!)}`;

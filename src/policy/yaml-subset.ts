@@ -265,6 +265,7 @@ class Reader {
     let e = p;
     while (e < end && !',[]{}'.includes(t[e]!)) e++;
     let s = t.slice(p, e);
+    // eslint-disable-next-line regexp/no-super-linear-move -- one scalar of the operator's policy book
     const trimmed = s.replace(/ +$/, '');
     s = trimmed;
     if (s === '' || PLAIN_FIRST_REFUSED.has(s[0]!) || s.includes(':') || s.includes('#')) out();

@@ -65,6 +65,7 @@ export function denialText(d: Decision, s: DenialSubject): string {
   why = why.charAt(0).toUpperCase() + why.slice(1);
   const unnamedRules = d.rules.filter((r) => !why.includes(`\`${r}\``));
   const witness = [...new Set(d.witness.flatMap((w) => Object.entries(w.predicates).map(([p, v]) => (v === 'true' ? p : v === 'false' ? `not ${p}` : `${p}=${v}`))))];
+  // eslint-disable-next-line regexp/no-super-linear-move -- p is a policy predicate's name and its value a truth value (true / false / unknown): a few characters
   const unnamedWitness = witness.filter((p) => !why.includes(p.replace(/^not /, '').replace(/=.*$/, '')));
   const extra = [
     ...(unnamedRules.length > 0 ? [`Rule${unnamedRules.length > 1 ? 's' : ''}: ${unnamedRules.map((r) => `\`${r}\``).join(', ')}.`] : []),

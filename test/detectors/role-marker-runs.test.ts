@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PATTERNS } from '../../src/detectors/injection/role-marker.js';
 import { scoreInjection } from '../../src/detectors/injection/index.js';
-import { corpusTexts, devTexts, joined, redteamTexts } from './support/injection-texts.js';
+import { expectSameOnTexts } from './support/injection-texts.js';
 
 /**
  * The role markers' "### system" and banner forms, written so that no run is read again from each of its characters,
@@ -18,24 +18,17 @@ const PAIRS: Array<[RegExp, RegExp]> = [
   [FORMER_BANNER, now('[SYSTEM] banner')],
 ];
 const matches = (re: RegExp, t: string): Array<[number, string]> => [...t.matchAll(re)].map((m) => [m.index, m[0]]);
-const same = (t: string): void => {
-  for (const [former, re] of PAIRS) expect(matches(re, t), JSON.stringify(t)).toEqual(matches(former, t));
-};
 
 const PIECES = ['#', '##', '###', '#######', '=', '==', '===', '*', '**', '-', '--', '---', '~', '~~', ' ', '  ', '\t', '\n', '(', ')', ':', '[', ']', 'system', 'SYSTEM', 'admin', 'developer', 'assistant', 'operator', 'root', ' message', '_prompt', ' note', '-NOTICE', 'x', '.'];
 const generated = fc.array(fc.constantFrom(...PIECES), { maxLength: 30 }).map((p) => p.join(''));
 
 describe("the role markers' runs", () => {
   it('match what the former expressions matched', () => {
-    const texts = [...corpusTexts(), ...redteamTexts(), ...devTexts(), '### (system message):', '=== SYSTEM OVERRIDE ===', '-----developer note-----', '[ ADMIN_NOTICE ]'];
-    for (const t of [...texts, ...joined(texts, 100_000)]) same(t);
-    let found = 0;
-    fc.assert(
-      fc.property(generated, (t) => {
-        same(t);
-        if (PAIRS.some(([former]) => matches(former, t).length > 0)) found++;
-      }),
-      { numRuns: 20_000 },
+    const found = expectSameOnTexts(
+      (t) => PAIRS.map(([, re]) => matches(re, t)),
+      (t) => PAIRS.map(([former]) => matches(former, t)),
+      generated,
+      { hit: (t) => PAIRS.some(([former]) => matches(former, t).length > 0), extra: ['### (system message):', '### ( system message ):', '=== SYSTEM OVERRIDE ===', '-----developer note-----', '[ ADMIN_NOTICE ]'] },
     );
     expect(found).toBeGreaterThan(500);
   });

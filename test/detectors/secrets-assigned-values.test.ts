@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assignedValues, SECRET_FORMATS } from '../../src/detectors/secrets/catalogue.js';
 import { maskSecrets } from '../../src/store/redact.js';
-import { corpusTexts, devTexts, joined, redteamTexts } from './support/injection-texts.js';
+import { expectSameOnTexts } from './support/injection-texts.js';
 
 /**
  * The `key = value` mask form's values found key by key (`assignedValues`) are its expression's group 1 for every
@@ -12,30 +12,16 @@ import { corpusTexts, devTexts, joined, redteamTexts } from './support/injection
  */
 const form = SECRET_FORMATS.find((f) => f.mask?.spans === assignedValues)!.mask!;
 const expected = (t: string): Array<readonly [number, number]> => [...t.matchAll(new RegExp(form.re.source, form.re.flags))].map((m) => m.indices![form.group ?? 0]!);
-const same = (t: string): void => {
-  expect([...assignedValues(t)], JSON.stringify(t)).toEqual(expected(t));
-};
 
 const PIECES = ['password', 'PassWord', 'passwd', 'passw', 'pwd', 'secret', 'token', 'api_key', 'api-key', 'apikey', 'access_key', 'private-key', 'credential', 'authorization', 'Cookie', 'session_id', 'sessionid', 'db_', 'x', '9', '_', '-', '"', "'", ' ', '  ', '\n', '\t', ':', '=', ':=', '=>', 'abcd', 'hunter22', 's3cr3t!', ',', ';', '&', '}', ']', '.', '/', 'é'];
 const generated = fc.array(fc.constantFrom(...PIECES), { maxLength: 24 }).map((p) => p.join(''));
 
 describe("the key = value mask form's values, key by key", () => {
-  it('are the expression’s on the corpora and the red-team and dev texts, alone and joined', () => {
-    const texts = [...corpusTexts(), ...redteamTexts(), ...devTexts(), 'password=hunter22 and api_key: "abcdef" then db_password = \'s3cret\''];
-    for (const t of [...texts, ...joined(texts, 100_000)]) same(t);
-    expect(expected(texts.at(-1)!)).toHaveLength(3);
-  });
-
-  it('are the expression’s on generated texts', () => {
-    let found = 0;
-    fc.assert(
-      fc.property(generated, (t) => {
-        same(t);
-        if (expected(t).length > 0) found++;
-      }),
-      { numRuns: 20_000 },
-    );
+  it('are the expression’s on the corpora, the red-team and dev texts and generated texts', () => {
+    const extra = 'password=hunter22 and api_key: "abcdef" then db_password = \'s3cret\'';
+    const found = expectSameOnTexts((t) => [...assignedValues(t)], expected, generated, { hit: (t) => expected(t).length > 0, extra: [extra] });
     expect(found).toBeGreaterThan(1_000);
+    expect(expected(extra)).toHaveLength(3);
   });
 
   it('reads a long run of keys with no value after it once', () => {

@@ -82,6 +82,7 @@ export async function startHttpProxy(configFile: string, env: Record<string, str
     const timer = setTimeout(() => reject(new Error(`the proxy did not start within 60 s:\n${err.text()}`)), 60_000);
     child.stderr!.on('data', (c: Buffer) => {
       err.push(c);
+      // eslint-disable-next-line regexp/no-super-linear-backtracking -- the demo's own child process's log lines
       const m = /"port":(\d+)[^\n]*"msg":"http listening"/.exec(err.text());
       if (m) {
         clearTimeout(timer);

@@ -43,6 +43,7 @@ export async function runRugpull(t: Transcript): Promise<number> {
 
       t.heading('The operator reviews the pending change and approves it');
       const pending = await runCli(['tools', 'list', '--pending', '--store', store]);
+      // eslint-disable-next-line regexp/no-super-linear-move -- the demo's own CLI output
       t.say(`   $ quadguard tools list --pending → ${pending.stdout.trim().replace(/\s+\d{4}-\d\d-\d\dT[\d:.]+Z$/, '') || pending.stderr.trim()}`);
       const ok = await runCli(['tools', 'approve', TOOL, '--store', store, '--by', 'operator']);
       t.say(`   $ quadguard tools approve ${TOOL} → ${ok.stdout.trim() || ok.stderr.trim()}`);

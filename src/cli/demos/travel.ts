@@ -80,6 +80,7 @@ export async function runTravel(t: Transcript): Promise<number> {
     t.heading('The operator inspects the agents and releases the vendor after review');
     const list = await runCli(['agents', 'list', '--store', store]);
     const listed = list.stdout.trim() || `(exit ${list.code}) ${list.stderr.trim()}`;
+    // eslint-disable-next-line regexp/no-super-linear-move -- one line of the demo's own CLI output
     for (const line of listed.split('\n')) t.say(`   $ quadguard agents list → ${line.replace(/\s+\d{4}-\d\d-\d\dT[\d:.]+Z$/, '')}`);
     const rel = await runCli(['agents', 'release', 'vendor', '--store', store, '--by', 'operator']);
     t.say(`   $ quadguard agents release vendor → ${rel.stdout.trim() || rel.stderr.trim()}`);

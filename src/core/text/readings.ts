@@ -369,6 +369,7 @@ function base32Decoded(run: string): string | undefined {
  * white space alone could be split between the two runs in as many ways as it is long, and a text of a few numbers
  * before a long run of spaces took 1.6 s for 16 KB (the same matches, test/core/text/number-run.test.ts).
  */
+// eslint-disable-next-line regexp/no-super-linear-move -- a start is tried at a digit only, and a run that fails holds at most seven digits (eight numbers match), so each run is read from at most seven starts (test/core/text/number-run.test.ts)
 export const NUMBER_RUN = /(?:\d{1,7}[ \t\r\n]*(?:[,;][ \t\r\n]*)?){7,}\d{1,7}/g;
 const NUMBER_HINT = /\d[\s,;]+\d{1,7}[\s,;]+\d{1,7}[\s,;]+\d/;
 

@@ -30,7 +30,8 @@ const MIN_LABELLED = 6;
 /** Distinctive values kept per read. */
 export const MAX_VALUES_PER_READ = 256;
 
-const TRIM = /^[\s"'`()[\]{}<>,;:.!?*_]+|[\s"'`()[\]{}<>,;:.!?*_]+$/g;
+/** A word's leading and trailing punctuation; a run is read from its first character only. */
+export const TRIM = /^[\s"'`()[\]{}<>,;:.!?*_]+|(?<![\s"'`()[\]{}<>,;:.!?*_])[\s"'`()[\]{}<>,;:.!?*_]+$/g;
 /** Groups (each with a digit) of digits or capitals and digits split by single spaces or dashes: card, account, IBAN, phone numbers. */
 const GROUPS = /(?<![\p{L}\p{N}])(?=[A-Z0-9]{0,5}\d)[A-Z0-9]{2,6}(?:[ -](?=[A-Z0-9]{0,5}\d)[A-Z0-9]{1,6}){1,8}(?![\p{L}\p{N}])/gu;
 /**
@@ -276,6 +277,7 @@ export function shortLines(text: string, max = MAX_LINES_PER_READ): string[] {
     if (end - at < MIN_LINE) continue;
     const line = text.slice(at, end).trim();
     if (line.length < MIN_LINE || line.length > 4 * MAX_LINE) continue;
+    // eslint-disable-next-line regexp/no-super-linear-backtracking -- anchored (one start) and the line is at most 4 × MAX_LINE = 384 characters (checked just above)
     const value = /^[\w -]{1,30}:\s+(.+)$/.exec(line)?.[1];
     for (const l of value !== undefined ? [line, value] : [line]) {
       const n = normaliseForFingerprint(l);

@@ -8,6 +8,7 @@
  * there by the provider; a value inside prose (a message body, a review, a bill's text, a page) or in a free-text
  * field (`body`, `subject`, `description`, `review`, `comment`…) was written by whoever wrote that text.
  */
+import { isKeyedLine, keyBeforeValue } from './keyed-line.js';
 
 export type SteeringKind = 'email' | 'domain' | 'iban' | 'number' | 'wallet' | 'id' | 'path' | 'command' | 'address' | 'amount';
 
@@ -54,7 +55,7 @@ const AMOUNT = new RegExp(
   'giu',
 );
 /** A command: text in backticks, or a line starting with `$ `. */
-const COMMAND = /`([^`\n]{4,400})`|^\s*\$ (.{4,400})$/gm;
+export const COMMAND = /`([^`\n]{4,400})`|^(?<!^\s*?[\n\r\u2028\u2029])\s*\$ (.{4,400})$/gm;
 
 /** Field values at most this long can be provider-written ids; longer ones are prose. */
 const SHORT_FIELD = 120;
@@ -78,6 +79,7 @@ export function normaliseValue(kind: SteeringKind, raw: string): string | undefi
     case 'id':
       return raw.length >= 4 && /[a-z]/i.test(raw) && !/^\d{4}-\d{2}/.test(raw) ? raw.toLowerCase() : undefined;
     case 'path': {
+      // eslint-disable-next-line regexp/no-super-linear-move -- raw is a PATH match, whose slashes never stand side by side: each start reads one slash
       const p = raw.replace(/\/\*+$/, '').replace(/\/+$/, '').toLowerCase();
       return p.split('/').filter(Boolean).length >= 2 || p.startsWith('~/') ? p : undefined;
     }
@@ -96,7 +98,7 @@ export function normaliseValue(kind: SteeringKind, raw: string): string | undefi
 }
 
 /** A `data:` URI's header (`data:text/plain;base64,`): syntax (a media type and an encoding), not a value anyone chose. */
-const DATA_URI_HEAD = /\bdata:[\w.+-]*\/?[\w.+-]*(?:;[\w.+-]+(?:=[\w.+-]*)?)*,/gi;
+export const DATA_URI_HEAD = /\bdata:[\w.+-]*(?:\/[\w.+-]*)?(?:;[\w.+-]+(?:=[\w.+-]*)?)*,/gi;
 
 /** Every steering value in `text` with its kind and position (no field decision). */
 export function valuesIn(raw: string): Array<{ kind: SteeringKind; normalised: string; start: number; end: number }> {
@@ -122,6 +124,9 @@ export function valuesIn(raw: string): Array<{ kind: SteeringKind; normalised: s
   return out;
 }
 
+/** What is around an amount's digits; a run is read from its first character only. */
+export const AMOUNT_EDGES = /^\D+|(?<!\D)\D+$/g;
+
 /**
  * An amount as a plain decimal (`1,000.00`, `1.000,00`, `1 000` and `1000` all give `1000`; `98,70` gives `98.7`),
  * or undefined when it is no number or too common to say where it came from: whole numbers up to 20, round powers of
@@ -129,7 +134,7 @@ export function valuesIn(raw: string): Array<{ kind: SteeringKind; normalised: s
  * followed by one or two digits is the decimal point, whichever character it is.
  */
 export function normaliseAmount(raw: string): string | undefined {
-  const t = raw.trim().replace(/^[^\d]+|[^\d]+$/g, '').replace(/[' \u00a0\u202f]/g, '');
+  const t = raw.trim().replace(AMOUNT_EDGES, '').replace(/[' \u00a0\u202f]/g, '');
   if (!/^\d[\d.,]*$/.test(t) || t.length > 24) return undefined;
   const last = Math.max(t.lastIndexOf('.'), t.lastIndexOf(','));
   const decimals = last >= 0 && t.length - last - 1 <= 2 && !(t.split(t[last]!).length > 2);
@@ -138,6 +143,7 @@ export function normaliseAmount(raw: string): string | undefined {
   if (whole === '' && frac === '') return undefined;
   const value = Number(`${whole || '0'}.${frac || '0'}`);
   if (!Number.isFinite(value) || value <= 0) return undefined;
+  // eslint-disable-next-line regexp/no-super-linear-move -- the text of toFixed(2): at most 24 characters (from 1e21 it is written with an exponent)
   const text = value.toFixed(2).replace(/\.?0+$/, '');
   if (Number.isInteger(value) && (value <= 20 || /^10+$/.test(text) || (value >= 1900 && value <= 2100))) return undefined;
   return text;
@@ -205,7 +211,6 @@ function walkJson(v: unknown, key: string, leaf: (key: string, text: string) => 
   else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walkJson(x, k, leaf, depth + 1);
 }
 
-const KEYED_LINE = /^\s*(?:-\s+)?['"]?[\w .'-]{1,40}['"]?\s*:\s/;
 const LIST_LINE = /^\s*-\s+\S/;
 
 /** A document of fields: starts as a dict or list, or most of its lines are `key: value`, list items or tab-separated cells. */
@@ -214,7 +219,7 @@ function isStructured(lines: string[]): boolean {
   if (first.startsWith('{') || first.startsWith('[')) return true;
   const nonEmpty = lines.filter((l) => l.trim().length > 0);
   if (nonEmpty.length === 0) return false;
-  const fields = nonEmpty.filter((l) => KEYED_LINE.test(l) || LIST_LINE.test(l) || l.includes('\t')).length;
+  const fields = nonEmpty.filter((l) => isKeyedLine(l) || LIST_LINE.test(l) || l.includes('\t')).length;
   return fields / nonEmpty.length >= 0.7;
 }
 
@@ -233,8 +238,8 @@ function fieldOf(line: string, start: number, end: number): { key: string; whole
   let left = line.slice(0, start).replace(/['"]$/, '');
   const right = line.slice(end).replace(/^['"]/, '');
   const rightOk = /^\s*(?:$|[\t,}\]])/.test(right);
-  const keyMatch = /['"]?([\w .-]{1,40}?)['"]?\s*[:=]\s*$/.exec(left);
-  if (keyMatch) return { key: keyMatch[1]!.trim() || 'text', whole: rightOk };
+  const key = keyBeforeValue(left);
+  if (key !== undefined) return { key: key.trim() || 'text', whole: rightOk };
   // Inside a longer field: the nearest key before the value names it.
   const before = [...left.matchAll(/['"]?([A-Za-z_][\w-]{0,39})['"]?\s*[:=]\s/g)].at(-1)?.[1];
   left = left.trimEnd();

@@ -154,7 +154,8 @@ const LOOSE_IMPERATIVE =
  * object with a "description"): it tells the model how to use the tool, names other tools and says "first".
  */
 export function isToolDescription(text: string): boolean {
-  return /"description"\s*:\s*"|\b(?:this|the) tool\b|^\s*(?:Use this|Call this)\b/i.test(text.slice(0, 4000)) || /\n\s*\{(?:\s*\}|\s*"(?:type|properties|required|\$schema)"\s*:)[^\n]*\s*$/.test(text.slice(-20_000));
+  // eslint-disable-next-line regexp/no-super-linear-move -- a line break is tried only where no earlier one before the same white space was (the lookbehind); the text is its last 20 KB: 16 / 64 KB of line breaks 0.06 / 0.07 ms (test/core/linear-expressions.test.ts)
+  return /"description"\s*:\s*"|\b(?:this|the) tool\b|^\s*(?:Use this|Call this)\b/i.test(text.slice(0, 4000)) || /(?<!\n\s*?)\n\s*\{(?:\s*\}|\s*"(?:type|properties|required|\$schema)"\s*:)[^\n]*(?:\n\s*)?$/.test(text.slice(-20_000));
 }
 
 /** Openings typical of how-tos and guidelines besides bare imperatives. */

@@ -53,7 +53,7 @@ export function splitLines(text: string, escapedNewline: boolean, limit?: number
  */
 export function cellsOf(t: string, bars: boolean, csv: boolean): string[] {
   if (!bars && !csv && !t.includes('"')) return [t];
-  return t.split(bars ? /\s*\|\s*|(?<=^|,)"|"(?=,|$)|"\s*:\s*"|:\s+"/ : csv ? /,(?! )/ : /(?<=^|,)"|"(?=,|$)|"\s*:\s*"|:\s+"/);
+  return t.split(bars ? /(?:(?<!\s)\s+)?\|\s*|(?<=^|,)"|"(?=,|$)|"\s*:\s*"|:\s+"/ : csv ? /,(?! )/ : /(?<=^|,)"|"(?=,|$)|"\s*:\s*"|:\s+"/);
 }
 
 const SENTENCE_END = new RegExp(`[.!?;${SCRIPT_STOPS}]`);

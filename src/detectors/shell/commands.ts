@@ -79,11 +79,14 @@ function peel(cmd: ShellCommand): Omit<Invocation, 'position' | 'pipeline' | 'st
   return { name: base(w[k]!), args: w.slice(k + 1), cmd, viaXargs, bareEnv: false };
 }
 
+/** A shell's `-c` among its short flags (`-c`, `-lc`, `-xec`): the first `c` is the one. */
+export const SHELL_COMMAND_FLAG = /^-[abd-z]*c[a-z]*$/;
+
 /** The script text a command runs itself: `bash -c '…'`, `sh -lc "…"`, `su -c '…'`, `eval …`. */
 function nestedScript(inv: Omit<Invocation, 'position' | 'pipeline' | 'start' | 'end'>): string | undefined {
   if (inv.name === 'eval') return inv.args.join(' ');
   if (SHELLS.has(inv.name) || inv.name === 'su') {
-    const c = inv.args.findIndex((a) => /^-[a-z]*c[a-z]*$/.test(a));
+    const c = inv.args.findIndex((a) => SHELL_COMMAND_FLAG.test(a));
     if (c >= 0 && c + 1 < inv.args.length) return inv.args[c + 1];
   }
   return undefined;

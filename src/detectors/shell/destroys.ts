@@ -106,9 +106,13 @@ const DESTROY_CALL =
 /** Quoted path literals in code. */
 const PATH_LITERAL = /(['"`])((?:\/|~\/|\.\.\/)[^'"`\s]*)\1/g;
 
+/** A program name's version (`python3.11`, `node20`), read from its first digit only. */
+export const VERSION_SUFFIX = /(?<!\d|\d\.)\d+(?:\.\d+)*$/;
+
 /** The program text of an interpreter one-liner, if `inv` is one. */
 function oneLiner(inv: Invocation): string | undefined {
-  const name = inv.name.replace(/\d+(?:\.\d+)*$/, (v) => (inv.name.startsWith('python') ? v.replace(/\..*$/, '') : ''));
+  // eslint-disable-next-line regexp/no-super-linear-move -- v is a VERSION_SUFFIX match (digits and single dots): its first dot starts a match that runs to the end
+  const name = inv.name.replace(VERSION_SUFFIX, (v) => (inv.name.startsWith('python') ? v.replace(/\..*$/, '') : ''));
   const opt = ONE_LINERS[name] ?? ONE_LINERS[inv.name];
   if (opt === undefined) return undefined;
   const k = inv.args.findIndex((a) => opt.test(a));

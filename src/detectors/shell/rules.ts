@@ -143,7 +143,7 @@ export function permissionChange(inv: Invocation, sandbox: Sandbox): string | un
     mode = ops[0];
     ops = ops.slice(1);
   }
-  if (inv.name === 'chmod' && mode !== undefined && (/^[0-7]?[2467][0-7]{3}$/.test(mode) || /[ugoa]*[+=][rwxXt]*s/.test(mode))) {
+  if (inv.name === 'chmod' && mode !== undefined && (/^[0-7]?[2467][0-7]{3}$/.test(mode) || CHMOD_SETID.test(mode))) {
     return `${show(inv)} sets setuid/setgid`;
   }
   for (const text of ops) {
@@ -181,6 +181,12 @@ export function remoteExec(inv: Invocation): string | undefined {
   return undefined;
 }
 
+/** A symbolic chmod mode that sets setuid/setgid (`u+s`, `g=rxs`); a run of `ugoa` is tried from its first letter only. */
+export const CHMOD_SETID = /(?<![ugoa])[ugoa]*[+=][rwxXt]*s/;
+/** `os.environ` read whole, not one key of it (`os.environ["X"]`, `os.environ.get('X')`). */
+export const OS_ENVIRON_DUMP = /os\.environ(?!\s*[[.]\s*(?:get\s*\(\s*)?["'])/;
+/** nc's flags that run a program for the peer: `-e`/`-c` among short flags (the first one is the one), `--exec` … */
+export const NC_EXEC_FLAG = /^(-[abdf-z]*[ce][a-z]*|--exec|--sh-exec|--lua-exec)$/;
 const SECRET_VAR = /\$\{?[A-Za-z0-9_]*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE|CREDENTIAL)[A-Za-z0-9_]*\}?/i;
 
 export function envDump(inv: Invocation): string | undefined {
@@ -199,7 +205,7 @@ export function envDump(inv: Invocation): string | undefined {
     if (v !== undefined) return `${inv.name} expands ${SECRET_VAR.exec(v)![0]}`;
   }
   const code = inv.args.join(' ');
-  if (/^python[23]?$/.test(inv.name) && /os\.environ(?!\s*[[.]\s*(?:get\s*\()?\s*["'])/.test(code)) return 'python dumps os.environ';
+  if (/^python[23]?$/.test(inv.name) && OS_ENVIRON_DUMP.test(code)) return 'python dumps os.environ';
   if (/^(node|nodejs|deno|bun)$/.test(inv.name) && /process\.env(?!\s*(?:\.\w|\[\s*["']))/.test(code)) return `${inv.name} dumps process.env`;
   if (inv.name === 'ruby' && /\bENV(?!\s*(?:\[|\.fetch))/.test(code)) return 'ruby dumps ENV';
   if (inv.name === 'perl' && /%ENV\b/.test(code)) return 'perl dumps %ENV';
@@ -226,7 +232,7 @@ export function diskDestroy(inv: Invocation): string | undefined {
 export function reverseShell(inv: Invocation): string | undefined {
   const all = [inv.name, ...inv.args, ...inv.cmd.redirects.map((r) => r.target)];
   if (all.some((a) => /\/dev\/(tcp|udp)\//.test(a))) return `${inv.name} uses /dev/tcp`;
-  if (/^(nc|ncat|netcat)$/.test(inv.name) && inv.args.some((a) => /^(-[a-z]*[ec][a-z]*|--exec|--sh-exec|--lua-exec)$/.test(a))) return `${inv.name} executes a program for a remote peer`;
+  if (/^(nc|ncat|netcat)$/.test(inv.name) && inv.args.some((a) => NC_EXEC_FLAG.test(a))) return `${inv.name} executes a program for a remote peer`;
   if (inv.name === 'socat' && inv.args.some((a) => /^(exec|system):/i.test(a))) return 'socat connects a program to the network';
   if (/^python[23]?$/.test(inv.name) && /socket/.test(inv.args.join(' ')) && /subprocess|pty\.spawn|os\.dup2/.test(inv.args.join(' '))) return 'python reverse shell';
   return undefined;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { NUMBER_RUN, READINGS } from '../../../src/core/text/readings.js';
 import { INJECTION_READINGS } from '../../../src/detectors/injection/encoded-payload.js';
-import { corpusTexts, devTexts, joined, redteamTexts } from '../../detectors/support/injection-texts.js';
+import { expectSameOnTexts } from '../../detectors/support/injection-texts.js';
 
 /**
  * The char-code reading's run of numbers (`NUMBER_RUN`) with its gap written without two runs of white space side by
@@ -12,25 +12,14 @@ import { corpusTexts, devTexts, joined, redteamTexts } from '../../detectors/sup
  */
 const FORMER = /(?:\d{1,7}[ \t\r\n]*[,;]?[ \t\r\n]*){7,}\d{1,7}/g;
 const matches = (re: RegExp, t: string): Array<[number, string]> => [...t.matchAll(re)].map((m) => [m.index, m[0]]);
-const same = (t: string): void => {
-  expect(matches(NUMBER_RUN, t), JSON.stringify(t)).toEqual(matches(FORMER, t));
-};
 
 const PIECES = ['7', '73', '110', '1234567', '12345678', '0', ' ', '  ', '\t', '\n', '\r\n', ',', ';', ', ', ' ,', ' ; ', ',,', ';;', '[', ']', 'a', '.', '-', '+', 'é', '\u00a0'];
 const generated = fc.array(fc.constantFrom(...PIECES), { maxLength: 40 }).map((p) => p.join(''));
 
 describe("the char-code reading's run of numbers", () => {
   it('matches what the former expression matched', () => {
-    const texts = [...corpusTexts(), ...redteamTexts(), ...devTexts(), '80, 114, 111, 106, 101, 99, 116, 32, 88', '[73;110 ;103 , 110,  111 114\n101 32 97]'];
-    for (const t of [...texts, ...joined(texts, 100_000)]) same(t);
-    let found = 0;
-    fc.assert(
-      fc.property(generated, (t) => {
-        same(t);
-        if (matches(FORMER, t).length > 0) found++;
-      }),
-      { numRuns: 20_000 },
-    );
+    const extra = ['80, 114, 111, 106, 101, 99, 116, 32, 88', '[73;110 ;103 , 110,  111 114\n101 32 97]'];
+    const found = expectSameOnTexts((t) => matches(NUMBER_RUN, t), (t) => matches(FORMER, t), generated, { hit: (t) => matches(FORMER, t).length > 0, extra });
     expect(found).toBeGreaterThan(1_000);
   });
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { distinctiveValues, LABEL } from '../../../src/core/text/short-values.js';
-import { corpusTexts, devTexts, joined, redteamTexts } from '../../detectors/support/injection-texts.js';
+import { expectSameOnTexts } from '../../detectors/support/injection-texts.js';
 
 /**
  * The short-value scan's label expression (`LABEL`: `password is …`, `IBAN: …`), with the white space between a label
@@ -12,25 +12,14 @@ import { corpusTexts, devTexts, joined, redteamTexts } from '../../detectors/sup
  */
 const FORMER = /\b(?:pass(?:word|wd|code|phrase)|pwd|pin(?:\s*(?:code|number))?|otp|one[- ]time (?:code|password)|secret(?:\s*key)?|api[ _-]?key|access[ _-]?(?:key|token)|auth(?:orization)?[ _-]?(?:code|token)|token|acc(?:ou)?n?t\.?(?:[ _-]?(?:number|num|no\.?|#|id))?|iban|bic|swift(?: code)?|routing(?:[ _-]?(?:number|no\.?))?|sort[ _-]?code|ssn|social security(?: number)?|(?:credit |debit )?card(?:[ _-]?(?:number|no\.?))?|cvv2?|cvc|security code|verification code|recovery code|member(?:ship)?[ _-]?(?:id|number|no\.?)|policy (?:number|no\.?)|licen[cs]e[ _-]?key|serial(?: number)?)\b\.?\s*(?:is|was|:|=|#|-|→)?\s*[:=]?\s*["'`]?([^\s"'`,;]{4,80})/giu;
 const matches = (re: RegExp, t: string): Array<[number, string, string | undefined]> => [...t.matchAll(re)].map((m) => [m.index, m[0], m[1]]);
-const same = (t: string): void => {
-  expect(matches(LABEL, t), JSON.stringify(t)).toEqual(matches(FORMER, t));
-};
 
 const PIECES = ['password', 'Passcode', 'pin', 'pin code', 'PIN number', 'secret key', 'api_key', 'token', 'account no.', 'acct #', 'IBAN', 'card number', 'cvv2', ' ', '  ', '\t', '\n', '\u00a0', 'is', ' is ', 'was', ':', '=', ':=', '#', '-', '→', '"', "'", '`', '.', ',', ';', 'hunter22', 'GB82WEST', '1234', 'ab', 'x'];
 const generated = fc.array(fc.constantFrom(...PIECES), { maxLength: 24 }).map((p) => p.join(''));
 
 describe("the short-value scan's label expression", () => {
   it('matches what the former expression matched', () => {
-    const texts = [...corpusTexts(), ...redteamTexts(), ...devTexts(), 'my password is: "hunter22", the PIN - 4921 and IBAN = GB82WEST12345698765432'];
-    for (const t of [...texts, ...joined(texts, 100_000)]) same(t);
-    let found = 0;
-    fc.assert(
-      fc.property(generated, (t) => {
-        same(t);
-        if (matches(FORMER, t).length > 0) found++;
-      }),
-      { numRuns: 20_000 },
-    );
+    const extra = ['my password is: "hunter22", the PIN - 4921 and IBAN = GB82WEST12345698765432'];
+    const found = expectSameOnTexts((t) => matches(LABEL, t), (t) => matches(FORMER, t), generated, { hit: (t) => matches(FORMER, t).length > 0, extra });
     expect(found).toBeGreaterThan(1_000);
   });
 

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { expect } from 'vitest';
 import { CORPUS_SETS, loadCorpus } from '../../fixtures/injection/corpus.js';
 
 /**
@@ -71,4 +72,32 @@ export function linesOf(word: fc.Arbitrary<string>, benign: readonly string[]): 
     .tuple(fc.constantFrom(...PREFIXES), fc.array(fc.tuple(word, fc.constantFrom(...BREAKS)), { minLength: 1, maxLength: 16 }), fc.constantFrom(...LINE_ENDS))
     .map(([prefix, ws, end]) => prefix + ws.map(([w, b]) => w + b).join('') + end);
   return (max) => fc.array(fc.oneof({ weight: 4, arbitrary: line }, { weight: 1, arbitrary: fc.constantFrom(...benign.slice(0, 200)) }), { minLength: 1, maxLength: max }).map((ls) => ls.join(''));
+}
+
+/**
+ * Expects `now` to give what `former` (the computation it replaced, kept in the test) gives on the corpora, the
+ * red-team and dev texts, the `extra` texts, those joined into 100 KB chunks, and `runs` texts from `generated`.
+ * Returns how many generated texts `hit` (what the former computation finds something in), for the test to check
+ * that they reach it.
+ */
+export function expectSameOnTexts<T>(
+  now: (t: string) => T,
+  former: (t: string) => T,
+  generated: fc.Arbitrary<string>,
+  { hit, extra = [], runs = 20_000 }: { hit: (t: string) => boolean; extra?: readonly string[]; runs?: number },
+): number {
+  const same = (t: string): void => {
+    expect(now(t), JSON.stringify(t)).toEqual(former(t));
+  };
+  const texts = [...corpusTexts(), ...redteamTexts(), ...devTexts(), ...extra];
+  for (const t of [...texts, ...joined(texts, 100_000)]) same(t);
+  let hits = 0;
+  fc.assert(
+    fc.property(generated, (t) => {
+      same(t);
+      if (hit(t)) hits++;
+    }),
+    { numRuns: runs },
+  );
+  return hits;
 }
