@@ -6,10 +6,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InteractionSchema, type Interaction, type InteractionInput } from '../../src/core/types.js';
 import { prepareBook, type PreparedBook } from '../../src/guard/build.js';
 import { PoolOptionsSchema } from '../../src/guard/options.js';
-import { GuardPipeline } from '../../src/guard/pipeline.js';
 import { TextPool } from '../../src/guard/text-pool.js';
-import { openStore, type Store } from '../../src/store/db.js';
-import { auditRows, fill, verdict } from './support/long-texts.js';
+import { auditRows, fill, poolAndLoopPipelines, verdict } from './support/long-texts.js';
 
 /**
  * A send is read in the worker pool from `guard.pool.min_send_chars` (32 K characters by default), a result only from
@@ -39,15 +37,8 @@ describe('long sends in the worker pool', () => {
   it('reads a send from min_send_chars and a result only from min_chars, deciding and recording as the loop does', async () => {
     expect(SEND).toBe(32 * 1024);
     const dir = mkdtempSync(join(tmpdir(), 'qg-pool-sends-'));
-    const stores: Store[] = [];
+    const { inPool, onLoop, close } = poolAndLoopPipelines(prepared, pool, dir);
     try {
-      const pipeline = (withPool: boolean) => {
-        const store = openStore(join(dir, `${withPool ? 'pool' : 'loop'}.db`), undefined, { flowKey: Buffer.alloc(32, 9) });
-        stores.push(store);
-        return new GuardPipeline({ book: prepared.book, index: prepared.index, store, pool: withPool ? pool : null, now: () => 1_000_000 });
-      };
-      const inPool = pipeline(true);
-      const onLoop = pipeline(false);
       const asked = vi.spyOn(pool, 'run');
       const kindsOf = async (i: Interaction) => {
         asked.mockClear();
@@ -69,7 +60,7 @@ describe('long sends in the worker pool', () => {
       expect(auditRows(join(dir, 'pool.db'))).toEqual(auditRows(join(dir, 'loop.db')));
       asked.mockRestore();
     } finally {
-      for (const s of stores) s.close();
+      close();
       rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);

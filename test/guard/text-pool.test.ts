@@ -17,9 +17,9 @@ import { BOOKS_PER_WORKER, PoolBusyError, PoolWorkerError, TextPool, poolSize } 
 import { compileBook } from '../../src/policy/compile.js';
 import type { CompiledBook } from '../../src/policy/compiled.js';
 import { predicateApplies } from '../../src/policy/evaluate.js';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore } from '../../src/store/db.js';
 import { openDatabase } from '../../src/store/sqlite.js';
-import { auditRows, fill, MIN, verdict } from './support/long-texts.js';
+import { auditRows, fill, MIN, poolAndLoopPipelines, verdict } from './support/long-texts.js';
 
 /**
  * Long texts are read in the worker pool (src/guard/text-pool.ts, long-texts.ts): the tracker's detector pass over
@@ -125,16 +125,8 @@ describe('the worker pool reads long texts as the event loop does', () => {
 
   it('decides exactly as a pipeline without a pool, through every stage, and records the long read', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'qg-pool-'));
-    const stores: Store[] = [];
+    const { inPool, onLoop, close } = poolAndLoopPipelines(prepared, pool, dir);
     try {
-      const pipeline = (withPool: boolean) => {
-        // One flow key for both: the fingerprints kept of a long read are a sample chosen by a keyed hash.
-        const store = openStore(join(dir, `${withPool ? 'pool' : 'loop'}.db`), undefined, { flowKey: Buffer.alloc(32, 9) });
-        stores.push(store);
-        return new GuardPipeline({ book: prepared.book, index: prepared.index, store, pool: withPool ? pool : null, now: () => 1_000_000 });
-      };
-      const inPool = pipeline(true);
-      const onLoop = pipeline(false);
       const asked = vi.spyOn(pool, 'run');
       for (const [what, i] of LONG_CASES) {
         expect(verdict(await inPool.check(i)), what).toEqual(verdict(await onLoop.check(i)));
@@ -163,7 +155,7 @@ describe('the worker pool reads long texts as the event loop does', () => {
       expect(kinds.filter((k) => k === 'evaluate').length).toBeGreaterThanOrEqual(LONG_CASES.length);
       asked.mockRestore();
     } finally {
-      for (const s of stores) s.close();
+      close();
       rmSync(dir, { recursive: true, force: true });
     }
   }, 180_000);

@@ -1,5 +1,10 @@
 /** What the worker-pool tests share: texts long enough for the pool, and a decision and audit rows without their recording. */
+import { join } from 'node:path';
 import type { Decision } from '../../../src/core/types.js';
+import type { PreparedBook } from '../../../src/guard/build.js';
+import { GuardPipeline } from '../../../src/guard/pipeline.js';
+import type { TextPool } from '../../../src/guard/text-pool.js';
+import { openStore, type Store } from '../../../src/store/db.js';
 import { openDatabase } from '../../../src/store/sqlite.js';
 
 /** The pool's threshold for a long text (characters). */
@@ -30,4 +35,19 @@ export function auditRows(file: string): Record<string, unknown>[] {
   } finally {
     db.close();
   }
+}
+
+/**
+ * Two pipelines of `prepared`'s book on stores in `dir` (`pool.db`, `loop.db`, one flow key for both: the fingerprints
+ * kept of a long read are a sample chosen by a keyed hash), one reading long texts in `pool`, one on the event loop;
+ * `close` closes both stores.
+ */
+export function poolAndLoopPipelines(prepared: PreparedBook, pool: TextPool, dir: string): { inPool: GuardPipeline; onLoop: GuardPipeline; close(): void } {
+  const stores: Store[] = [];
+  const pipeline = (withPool: boolean) => {
+    const store = openStore(join(dir, `${withPool ? 'pool' : 'loop'}.db`), undefined, { flowKey: Buffer.alloc(32, 9) });
+    stores.push(store);
+    return new GuardPipeline({ book: prepared.book, index: prepared.index, store, pool: withPool ? pool : null, now: () => 1_000_000 });
+  };
+  return { inPool: pipeline(true), onLoop: pipeline(false), close: () => stores.forEach((s) => s.close()) };
 }
