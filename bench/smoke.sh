@@ -38,6 +38,7 @@ run bench/http-drive.ts 1 policy --sessions 1 --warm 0.5 --legs --windows 10
 run bench/http-front.ts 0.5 --rounds 1 --sessions 2 --warm 0.2
 run bench/long-runs.ts --kb 1,2 --only 6
 run bench/long-send.ts --kb 40 --rounds 1
+run bench/flow-runs.ts --lengths 20,60 --trials 3
 run bench/text-cost.ts --sizes 0.05 --base64-mb 0.05 --rounds 1 --against .
 run bench/audit-masks.ts --rounds 10 --against .
 run bench/audit-masks.ts --base64 --kb 100 --rounds 5 --against .

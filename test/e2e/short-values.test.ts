@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { normaliseForFingerprint } from '../../src/core/text/fingerprint.js';
 import { connectStdio, makeSandbox, ROOT, server, writeConfig } from '../support/proxy-harness.js';
 import { metaDecision, text } from './helpers.js';
 
@@ -45,7 +46,12 @@ describe('e2e: short private values are recognised when they leave (data flow, d
   });
 
   it('allows the ordinary words and numbers of the same mail (a date, a time, a small count)', async () => {
-    const res = await call('mail__send_email', { to: 'friend@outside.example', subject: 'plain', body: 'See you at the branch on 2026-11-24 at 10:30; I will bring 2 documents. The new card arrived.' });
+    const body = 'I will be at the branch 2026-11-24, 10:30, bringing 2 documents. The new card arrived.';
+    // No run of 20 normalised characters (a k-gram) in common with the mail: a longer run is text of the mail, which
+    // the fingerprints find with a chance that depends on the store's random key (bench/flow-runs.ts), so a reply
+    // quoting "the branch on 2026-11-24 at 10:30" (26) was denied about once in a hundred runs.
+    expect(longestCommonRun(normaliseForFingerprint(body), normaliseForFingerprint(MAIL))).toBeLessThan(20);
+    const res = await call('mail__send_email', { to: 'friend@outside.example', subject: 'plain', body });
     expect(res.isError, `${text(res)} ${JSON.stringify(metaDecision(res))}`).toBeFalsy();
     expect(outbox()).toContain('2026-11-24');
   }, 30_000);
@@ -68,3 +74,14 @@ describe('e2e: short private values are recognised when they leave (data flow, d
   }, 30_000);
 
 });
+
+/** Length of the longest string that is in both `a` and `b`. */
+function longestCommonRun(a: string, b: string): number {
+  let best = 0;
+  for (let i = 0; i < a.length; i++) for (let j = 0; j < b.length; j++) {
+    let n = 0;
+    while (i + n < a.length && j + n < b.length && a[i + n] === b[j + n]) n++;
+    best = Math.max(best, n);
+  }
+  return best;
+}
