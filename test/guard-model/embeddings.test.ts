@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createModelEmbedder } from '../../src/guard/model/index.js';
 import type { Logger } from '../../src/core/log.js';
-import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { useScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { BOOK, bank, clientFor, guardWith, is, updates } from './helpers.js';
 
 /** A pino logger whose lines are kept in memory. */
@@ -36,19 +36,12 @@ function bookWithRetrieval(dir: string): string {
 const embed = (_body: unknown, path: string) => path === '/v1/embeddings';
 
 describe('guard with a model: top-k with the embedding model', () => {
-  let llm: ScriptedLlmServer;
+  const llm = useScriptedLlmServer({ per: 'block', embeddingDims: 16 });
   let dir: string;
   const disposers: Array<() => void> = [];
-  beforeAll(async () => {
-    llm = await startScriptedLlmServer({ embeddingDims: 16 });
-  });
   afterEach(() => {
-    llm.reset();
     for (const d of disposers.splice(0)) d();
     rmSync(dir, { recursive: true, force: true });
-  });
-  afterAll(async () => {
-    await llm.close();
   });
 
   async function guard(logger: Logger, folder: string | ((hash: string) => string), book = BOOK) {

@@ -1,22 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { referee, type RuleOutcome } from '../../src/guard/referee.js';
 import { tauForLevel } from '../../src/guard/model/index.js';
-import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { useScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { bank, calls, clientFor, guardWith, is, roleOf, updates, verdict } from './helpers.js';
 
 /** The hierarchical referee (§4.4) on soft denials, hard rules never reviewed, and the threat complement. */
 describe('guard with a model: review of soft denials', () => {
-  let llm: ScriptedLlmServer;
+  const llm = useScriptedLlmServer({ per: 'block' });
   const disposers: Array<() => void> = [];
-  beforeAll(async () => {
-    llm = await startScriptedLlmServer();
-  });
   afterEach(() => {
-    llm.reset();
     for (const d of disposers.splice(0)) d();
-  });
-  afterAll(async () => {
-    await llm.close();
   });
 
   async function guard(model = {}) {
@@ -127,17 +120,10 @@ describe('guard with a model: review of soft denials', () => {
 });
 
 describe('guard with a model: threat watcher complement', () => {
-  let llm: ScriptedLlmServer;
+  const llm = useScriptedLlmServer({ per: 'block' });
   const disposers: Array<() => void> = [];
-  beforeAll(async () => {
-    llm = await startScriptedLlmServer();
-  });
   afterEach(() => {
-    llm.reset();
     for (const d of disposers.splice(0)) d();
-  });
-  afterAll(async () => {
-    await llm.close();
   });
 
   it('asks for a ±1 step only on interactions with violations, and keeps τ on the level band', async () => {

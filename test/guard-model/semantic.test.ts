@@ -1,20 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { bank, calls, clientFor, guardWith, is, updates, userJson } from './helpers.js';
 
 /** Semantic predicates decided by the model (§4.1), failure modes, state expansion (§4.3), accounting. */
 describe('guard with a model: semantic predicates', () => {
-  let llm: ScriptedLlmServer;
+  const llm = useScriptedLlmServer({ per: 'block' });
   const disposers: Array<() => void> = [];
-  beforeAll(async () => {
-    llm = await startScriptedLlmServer();
-  });
   afterEach(() => {
-    llm.reset();
     for (const d of disposers.splice(0)) d();
-  });
-  afterAll(async () => {
-    await llm.close();
   });
 
   async function guard(config = {}, model = {}) {

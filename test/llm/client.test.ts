@@ -1,9 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ConfigError, LlmError } from '../../src/core/errors.js';
 import { LlmClient, LOCAL_DUMMY_API_KEY, resolveApiKey } from '../../src/llm/client.js';
 import { UsageMeter } from '../../src/llm/usage.js';
-import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { useScriptedLlmServer, startScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { clientFor } from './helpers.js';
 
 const Answer = z.object({ ok: z.boolean() });
@@ -19,13 +19,7 @@ async function rejection(p: Promise<unknown>): Promise<LlmError> {
 }
 
 describe('LlmClient', () => {
-  let llm: ScriptedLlmServer;
-  beforeEach(async () => {
-    llm = await startScriptedLlmServer();
-  });
-  afterEach(async () => {
-    await llm.close();
-  });
+  const llm = useScriptedLlmServer({ per: 'test' });
 
   it('sends a deterministic, tool-less JSON-mode request per tier and accounts usage', async () => {
     llm.script({ content: { ok: true }, usage: { prompt_tokens: 30, completion_tokens: 4 } }, { content: { ok: false } });
@@ -132,14 +126,14 @@ describe('LlmClient', () => {
   });
 
   it('an unreachable endpoint is llm_unavailable after the retries', async () => {
-    const url = llm.baseUrl;
-    await llm.close();
+    const gone = await startScriptedLlmServer();
+    const url = gone.baseUrl;
+    await gone.close();
     const client = new LlmClient({ base_url: url, models: { light: 'l', strong: 's' }, max_retries: 1, timeout_ms: 1000 }, { env: {}, retryBaseMs: 1 });
     const meter = new UsageMeter();
     const err = await rejection(client.chatJson(req(), Answer, { meter }));
     expect(err.code).toBe('llm_unavailable');
     expect(meter.total.calls).toBe(2);
-    llm = await startScriptedLlmServer();
   });
 
   it('caches identical evaluations: the second call sends no request', async () => {

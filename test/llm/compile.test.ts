@@ -9,7 +9,7 @@ import { ConfigError } from '../../src/core/errors.js';
 import { compilePolicy } from '../../src/llm/compile.js';
 import { COMPILER_SYSTEM } from '../../src/llm/prompts/compiler.js';
 import { compileBook, PolicyBookSchema } from '../../src/policy/index.js';
-import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { useScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { clientFor, userJson } from './helpers.js';
 
 const POLICY = `# Acme agent policy
@@ -79,13 +79,7 @@ function modelAnswer(overrides: Record<string, unknown> = {}) {
 }
 
 describe('compilePolicy', () => {
-  let llm: ScriptedLlmServer;
-  beforeEach(async () => {
-    llm = await startScriptedLlmServer();
-  });
-  afterEach(async () => {
-    await llm.close();
-  });
+  const llm = useScriptedLlmServer({ per: 'test' });
 
   it('compiles with the strong tier into a book that validates and lints, with a review sheet', async () => {
     llm.script({ content: modelAnswer() });
@@ -145,15 +139,13 @@ describe('compilePolicy', () => {
 });
 
 describe('quadguard policy compile', () => {
-  let llm: ScriptedLlmServer;
+  const llm = useScriptedLlmServer({ per: 'test' });
   let dir: string;
   beforeEach(async () => {
-    llm = await startScriptedLlmServer();
     dir = await mkdtemp(join(tmpdir(), 'qg-compile-'));
   });
   afterEach(async () => {
     vi.restoreAllMocks();
-    await llm.close();
     await rm(dir, { recursive: true, force: true });
   });
 

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LlmError } from '../../src/core/errors.js';
 import type { Witness } from '../../src/core/types.js';
 import { evaluateSemanticPredicates, expandState } from '../../src/llm/evaluators/predicates.js';
@@ -8,7 +8,7 @@ import { REFEREE_SYSTEM } from '../../src/llm/prompts/referee.js';
 import { STATE_TRACKER_SYSTEM } from '../../src/llm/prompts/state-tracker.js';
 import { THREAT_WATCHER_SYSTEM } from '../../src/llm/prompts/threat-watcher.js';
 import { UsageMeter } from '../../src/llm/usage.js';
-import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { useScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { clientFor, toolCall, userJson } from './helpers.js';
 
 const PREDS = [
@@ -18,13 +18,7 @@ const PREDS = [
 ];
 
 describe('evaluateSemanticPredicates / expandState', () => {
-  let llm: ScriptedLlmServer;
-  beforeEach(async () => {
-    llm = await startScriptedLlmServer();
-  });
-  afterEach(async () => {
-    await llm.close();
-  });
+  const llm = useScriptedLlmServer({ per: 'test' });
 
   it('evaluates all candidates in ONE light call and applies the documented missing-value rule', async () => {
     llm.script({ content: { updates: [{ name: 'sensitive_info', value: true, confidence: 0.9 }, { name: 'not_a_candidate', value: true, confidence: 1 }] } });
@@ -89,13 +83,7 @@ describe('evaluateSemanticPredicates / expandState', () => {
 });
 
 describe('threatLevelUpdate', () => {
-  let llm: ScriptedLlmServer;
-  beforeEach(async () => {
-    llm = await startScriptedLlmServer();
-  });
-  afterEach(async () => {
-    await llm.close();
-  });
+  const llm = useScriptedLlmServer({ per: 'test' });
 
   const input = (currentLevel: number) => ({
     agent: 'agent-a',
@@ -130,13 +118,7 @@ describe('threatLevelUpdate', () => {
 });
 
 describe('reviewDenial / hierarchicalReview', () => {
-  let llm: ScriptedLlmServer;
-  beforeEach(async () => {
-    llm = await startScriptedLlmServer();
-  });
-  afterEach(async () => {
-    await llm.close();
-  });
+  const llm = useScriptedLlmServer({ per: 'test' });
 
   const witness: Witness[] = [{ rule: 'no-illegal', predicates: { engage_activity: 'true', illegal: 'true' }, confidence: 1 }];
   const input: ReviewInput = {

@@ -1,8 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { evaluateSemanticPredicates } from '../../src/llm/evaluators/predicates.js';
 import { dataMessage, neutralizeText, neutralizeValue } from '../../src/llm/neutralize.js';
 import { STATE_TRACKER_SYSTEM } from '../../src/llm/prompts/state-tracker.js';
-import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { useScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { clientFor, toolCall, userJson } from './helpers.js';
 
 /** Every string (keys and values) in a JSON value, with its path. */
@@ -56,13 +56,9 @@ describe('neutralizeText', () => {
 });
 
 describe('prompt structure under injection', () => {
-  let llm: ScriptedLlmServer;
-  beforeEach(async () => {
-    llm = await startScriptedLlmServer();
+  const llm = useScriptedLlmServer({ per: 'test' });
+  beforeEach(() => {
     llm.when(() => true, { content: { updates: [] } });
-  });
-  afterEach(async () => {
-    await llm.close();
   });
 
   const predicates = [{ name: 'publish_content', description: 'the call publishes content publicly', keywords: ['post', 'publish'] }];

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 
 /**
  * A real OpenAI-compatible HTTP server on 127.0.0.1 for tests: `POST /v1/chat/completions` and
@@ -198,6 +199,42 @@ export async function startScriptedLlmServer(opts: { embeddingDims?: number } = 
       return new Promise<void>((resolve, reject) => server.close((e) => (e ? reject(e) : resolve())));
     },
   };
+}
+
+/**
+ * The hooks of a `describe` block that uses a scripted server, registered where it is called: `per: 'test'` starts a
+ * new server before each test and closes it after; `per: 'block'` starts one for the block, forgets its script and
+ * requests after each test (`reset`) and closes it after the block. Returns the server the current test sees (it is
+ * started in a hook, so the object forwards to it); hooks the caller registers afterwards run after these.
+ *
+ * @example
+ * const llm = useScriptedLlmServer({ per: 'block' });
+ * it('…', () => { llm.script({ content: { ok: true } }); … });
+ */
+export function useScriptedLlmServer(opts: { per: 'test' | 'block'; embeddingDims?: number }): ScriptedLlmServer {
+  let current: ScriptedLlmServer | undefined;
+  const start = async () => {
+    current = await startScriptedLlmServer(opts.embeddingDims !== undefined ? { embeddingDims: opts.embeddingDims } : {});
+  };
+  const stop = async () => {
+    await current?.close();
+    current = undefined;
+  };
+  if (opts.per === 'test') {
+    beforeEach(start);
+    afterEach(stop);
+  } else {
+    beforeAll(start);
+    afterEach(() => current?.reset());
+    afterAll(stop);
+  }
+  return new Proxy({} as ScriptedLlmServer, {
+    get(_, key) {
+      if (!current) throw new Error('the scripted LLM server is used outside a test of its block');
+      const value: unknown = Reflect.get(current, key);
+      return typeof value === 'function' ? value.bind(current) : value;
+    },
+  });
 }
 
 function defaultEmbeddings(body: any, dims: number): ScriptedReply | undefined {
