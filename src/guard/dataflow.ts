@@ -8,6 +8,7 @@ import { decodeWhole, OUTGOING_READINGS, readingsOf } from '../core/text/reading
 import { updateInTurns } from '../core/text/turns.js';
 import { KINDS } from '../core/kinds.js';
 import { argumentsOf, contentOf, serverOf, toolOf, type Decision, type Interaction } from '../core/types.js';
+import { withKey } from '../core/with-key.js';
 import { describeSource } from '../detectors/flow.js';
 import { originOf, SWEEP_BUDGET, type FlowStore } from '../store/flow.js';
 import { nameWords, type CapabilityMap } from './capabilities.js';
@@ -166,7 +167,7 @@ export class DataFlowStage {
       }
       if (i.kind === 'tool_call' || i.kind === 'message') Object.assign(facts, await this.credentialFacts(i, facts.labels));
     }
-    return withFlow(i, facts);
+    return withKey(i, 'flow', facts);
   }
 
   /**
@@ -549,20 +550,6 @@ export function readOutgoing(job: OutgoingJob, fp: Fingerprinter, valueHash: (no
     ...(unread !== undefined ? { unread } : {}),
     trailViews: trailViews.map(([key, v]): [string, string] => [key, v.slice(-TRAIL_CHARS)]),
   };
-}
-
-/**
- * `{ ...i, flow }` without the spread: on Node 20's V8 a key an object literal adds after a spread goes through the
- * runtime, and this site sees a call's shape and a result's (~1.2 against ~0.3 µs a pair in a loop). `Object.assign`
- * copies the same own enumerable properties in the same order (an existing `flow` keeps its place, as in the spread);
- * an own `__proto__` key, which `Object.assign` would take as the copy's prototype, goes through the spread.
- * test/dataflow/with-flow.test.ts compares both.
- */
-export function withFlow(i: Interaction, flow: FlowFacts): Interaction {
-  if (Object.hasOwn(i, '__proto__')) return { ...i, flow };
-  const out = Object.assign({}, i);
-  out.flow = flow;
-  return out;
 }
 
 /** Sets `key` as the newest entry of `map`, forgetting the oldest beyond RECENT_READS. */
