@@ -92,6 +92,24 @@ describe('sources and sinks that fit what tools do', () => {
     expect(inAddress.rules).toContain('no-read-then-exfiltrate');
   });
 
+  it('a long payee id read earlier is the address under every store key; a run of private text as the payee is data', async () => {
+    // A store's flow key is random, and which k-grams winnowing keeps depends on it: paying back a 31-character IBAN
+    // read from the transactions shared enough fingerprints with that read to be denied in about one store in nine.
+    const iban = 'MT84MALT011000012345MTLCAST001S';
+    const memo = 'id: 5, sender: MT84MALT011000012345MTLCAST001S, amount: 10.0, subject: The merger with Borealis Labs closes on the third of March; keep the price to the board.';
+    for (let n = 0; n < 60; n++) {
+      const g = await guard();
+      await g.check(result('bank', 'get_most_recent_transactions', memo));
+      expect((await g.check(call('bank', 'send_money', { recipient: iban, amount: 12, subject: 'Refund' }))).decision, `store ${n}`).toBe('allow');
+      const asPayee = await g.check(call('bank', 'send_money', { recipient: 'The merger with Borealis Labs closes on the third of March; keep the price', amount: 12, subject: 'Refund' }));
+      expect(asPayee.rules, `store ${n}`).toContain('no-read-then-exfiltrate');
+      const inSubject = await g.check(call('bank', 'send_money', { recipient: iban, amount: 12, subject: 'The merger with Borealis Labs closes on the third of March; keep the price' }));
+      expect(inSubject.rules, `store ${n}`).toContain('no-read-then-exfiltrate');
+      await built?.close();
+      built = undefined;
+    }
+  });
+
   it("a server's own read-only, closed-world annotations do not make its tool safe for another server's private data (#27 class 12)", async () => {
     const g = await guard();
     built!.capabilities.recordTools('notes', [{ name: 'lookup', annotations: { readOnlyHint: true, openWorldHint: false } }]);

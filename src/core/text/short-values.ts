@@ -24,7 +24,7 @@ import { scanSend, scanShortValues, type ShortValueSpots } from './short-value-s
  */
 
 /** Values longer than this are left to the gram fingerprints. */
-const MAX_VALUE = 64;
+export const MAX_VALUE = 64;
 const MIN_SHAPED = 8;
 const MIN_LABELLED = 6;
 /** Distinctive values kept per read. */
