@@ -63,6 +63,11 @@ export class PgDb {
   readonly pool: pg.Pool;
   readonly location: string;
   private healthy = true;
+  /**
+   * Counts the losses. A statement sent before the last loss and answered after it (a commit already on its way
+   * when the server stopped) says nothing of the database now: only one sent after the loss is a recovery.
+   */
+  private losses = 0;
   /** When a statement last timed out waiting (lock_timeout, statement_timeout); 0: not lately. */
   private lockTroubleAt = 0;
   private readonly log: Logger;
@@ -94,9 +99,10 @@ export class PgDb {
 
   /** One statement on any connection. */
   query: Query = async (text, params) => {
+    const sent = this.losses;
     try {
       const r = await this.pool.query(text, params as unknown[]);
-      this.ok();
+      this.ok(sent);
       return r;
     } catch (err) {
       throw this.fail(err);
@@ -155,6 +161,7 @@ export class PgDb {
    * ROLLBACK fails is dropped, not reused), store errors pass as they are, anything else becomes a store error.
    */
   private async inTransaction<R>(run: (client: pg.PoolClient) => Promise<R>): Promise<R> {
+    const sent = this.losses;
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -172,7 +179,7 @@ export class PgDb {
     client.on('error', onError);
     try {
       const out = await run(client);
-      this.ok();
+      this.ok(sent);
       this.lockTroubleAt = 0;
       return out;
     } catch (err) {
@@ -226,8 +233,9 @@ export class PgDb {
     await this.pool.end();
   }
 
-  private ok(): void {
-    if (this.healthy) return;
+  /** A statement sent when `losses` was `sent` was answered. */
+  private ok(sent: number): void {
+    if (this.healthy || sent !== this.losses) return;
     this.healthy = true;
     this.log.warn({ store: this.location }, 'the PostgreSQL store is reachable again; deciding normally');
   }
@@ -235,6 +243,7 @@ export class PgDb {
   private lost(err: unknown): void {
     if (!this.healthy) return;
     this.healthy = false;
+    this.losses++;
     this.log.error(
       { store: this.location, err: (err as Error).message },
       'lost the PostgreSQL store: every interaction is denied (fail closed) until it is reachable again',
