@@ -284,7 +284,7 @@ export class DataFlowStage {
     if (candidates.length === 0 || ![...matched].some((h) => !isValueHash(h))) return [];
     const fp = await this.fp();
     const valueHash = await this.valueHash();
-    const inside = candidates.map((a): [string, string[]] => [valueHash(a), everyGram(a, k, fp)]).filter(([, grams]) => grams.some((h) => matched.has(h)));
+    const inside = candidates.map((a): [string, string[]] => [valueHash(a), fp.everyGram(a)]).filter(([, grams]) => grams.some((h) => matched.has(h)));
     if (inside.length === 0) return [];
     const read = new Set((await this.deps.store.match(agent, inside.map(([value]) => value), this.now())).filter((m) => !returning?.(m.source)).flatMap((m) => m.hashes));
     return inside.filter(([value]) => read.has(value)).flatMap(([, grams]) => grams);
@@ -571,13 +571,6 @@ export function readOutgoing(job: OutgoingJob, fp: Fingerprinter, valueHash: (no
     ...(unread !== undefined ? { unread } : {}),
     trailViews: trailViews.map(([key, v]): [string, string] => [key, v.slice(-TRAIL_CHARS)]),
   };
-}
-
-/** The fingerprint of every k-gram of normalised `s` (each k-gram alone is its own winnowed selection). */
-function everyGram(s: string, k: number, fp: Fingerprinter): string[] {
-  const out = new Set<string>();
-  for (let p = 0; p + k <= s.length; p++) fp.addNormalised(s.slice(p, p + k), out);
-  return [...out];
 }
 
 /** Sets `key` as the newest entry of `map`, forgetting the oldest beyond RECENT_READS. */

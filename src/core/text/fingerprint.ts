@@ -156,6 +156,8 @@ export interface Fingerprinter {
   ofBounded(text: string, max: number): string[];
   /** `ofBounded` of a text whose normalised code units (`normalisedCodes`) are `s`. */
   ofBoundedCodes(s: Codes, max: number): string[];
+  /** The fingerprint of every k-gram of already-normalised text, chosen by winnowing or not (distinct, in order). */
+  everyGram(normalised: string): string[];
   readonly options: FingerprintOptions;
 }
 
@@ -218,7 +220,13 @@ export function createFingerprinter(key: Buffer, options: FingerprintOptions = D
     for (const at of keep.positions()) out.add(keyedHash(s, at, k, a, b));
     return [...out].sort();
   };
-  return { options, ofNormalised, addNormalised, of: (text) => fromCodes(normalisedCodes(text)), ofBounded: (text, max) => ofBoundedCodes(normalisedCodes(text), max), ofBoundedCodes };
+  const everyGram = (normalised: string): string[] => {
+    const s = codeUnits(normalised);
+    const out = new Set<string>();
+    for (let at = 0; at + k <= s.length; at++) out.add(keyedHash(s, at, k, a, b));
+    return [...out];
+  };
+  return { options, ofNormalised, addNormalised, of: (text) => fromCodes(normalisedCodes(text)), ofBounded: (text, max) => ofBoundedCodes(normalisedCodes(text), max), ofBoundedCodes, everyGram };
 }
 
 /**
