@@ -124,7 +124,7 @@ for (let r = 0; r < rounds; r++) {
   appendUs.push(Number(process.hrtime.bigint() - t0) / 1000 / pairs);
 }
 const check = await store.audit.verify();
-store.close();
+await store.close();
 
 // The journaled path (the proxy's default): a turn of the event loop answers a few decisions, then their group commits.
 const TURN = 4;
@@ -152,7 +152,7 @@ for (let r = 0; r < rounds; r++) {
   answerUs.push(Number(answering) / 1000 / pairs);
 }
 const jcheck = await jstore.audit.verify();
-jstore.close();
+await jstore.close();
 rmSync(dir, { recursive: true, force: true });
 console.log(
   `audit, per call+result pair (${pairs} pairs × ${rounds} rounds, ${values.same ? 'same content' : 'varied content'}), medians of rounds: ` +

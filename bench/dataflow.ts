@@ -69,8 +69,8 @@ try {
   let k = 0;
   const recordOne = () => on.pipeline.dataflow.record(read(text(4096)), makeDecision({ decision: 'allow', rationale: 'x', auditId: `r-${k++}` }));
   console.log(line('stage record, private read 4 KB', summarize(await timed(recordOne, o)), 40));
-  on.close();
-  off.close();
+  await on.close();
+  await off.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

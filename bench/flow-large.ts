@@ -69,7 +69,7 @@ try {
     const sm = median(sends);
     console.log(`${String(mb).padStart(3)} MB send: inspect ${sm.toFixed(1).padStart(7)} ms (${(mb / (sm / 1000)).toFixed(0)} MB/s)`);
   }
-  guard.close();
+  await guard.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

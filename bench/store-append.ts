@@ -43,7 +43,7 @@ const cpu = process.cpuUsage(cpu0);
 const v0 = process.hrtime.bigint();
 const check = await store.audit.verify();
 const verifyMs = Number(process.hrtime.bigint() - v0) / 1e6;
-store.close();
+await store.close();
 
 // Baseline in the same conditions: a bare autocommit INSERT of a ~400-byte row, no hashing, masking or chain.
 const raw = openDatabase(join(dir, 'raw.db'));

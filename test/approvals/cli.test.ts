@@ -22,8 +22,8 @@ describe('quadguard approve / deny-approval / approvals list / ui (spawned CLI)'
     db = join(dir, 'state.db');
     store = openStore(db);
   });
-  afterAll(() => {
-    store.close();
+  afterAll(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

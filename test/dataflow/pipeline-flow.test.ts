@@ -22,9 +22,9 @@ describe('data flow in the pipeline (default book)', () => {
     const read = await check({ kind: 'tool_result', server: 'mail', tool: 'read_email', content: [{ type: 'text', text: SECRET }] });
     expect(read.decision).toBe('allow');
   });
-  afterAll(() => {
-    g.close();
-    store.close();
+  afterAll(async () => {
+    await g.close();
+    await store.close();
   });
 
   it('denies the read data leaving in another session, naming the source read', async () => {

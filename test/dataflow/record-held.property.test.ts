@@ -67,7 +67,7 @@ describe('data-flow record: a text held once per identity and origin', () => {
             }
           }
         } finally {
-          store.close();
+          await store.close();
         }
       }),
       { numRuns: 100 },

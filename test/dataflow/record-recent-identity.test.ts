@@ -37,7 +37,7 @@ describe('data-flow record: the re-read skip', () => {
     await stage.record(read('a', 'b\0c'), allow);
     await stage.record(read('a', 'b\0c'), allow); // a true re-read: skipped
     expect(calls).toEqual(['refresh a\0b', 'record a\0b', 'refresh a', 'record a']);
-    store.close();
+    await store.close();
   });
 
   it('fingerprints a text once for all sessions, then refreshes one row at most once a minute', async () => {
@@ -54,6 +54,6 @@ describe('data-flow record: the re-read skip', () => {
     const other = new DataFlowStage({ store: counting(store.flow, calls), capabilities: caps, now: () => now, logger: silentLogger() });
     await other.record(read('a', 'mail'), allow);
     expect(calls.slice(3)).toEqual(['refresh a']);
-    store.close();
+    await store.close();
   });
 });

@@ -75,6 +75,6 @@ describe('the data-flow stage with short values', () => {
     for (const body of ['pin: 482914', 'Hi, your new PIN is ready. Regards, the bank', 'meeting 2026-11-22 at 10:30']) {
       expect((await stage.inspect(send('a', body))).flow?.leak, body).toBeUndefined();
     }
-    store.close();
+    await store.close();
   });
 });

@@ -123,7 +123,7 @@ describe('the data-flow stage and store', () => {
       let store = openStore(join(dir, 'state.db'));
       let stage = new DataFlowStage({ store: store.flow, capabilities: caps, options: { ttl_ms: 1000 }, now: () => now, logger: silentLogger() });
       await stage.record(await stage.inspect(read('a', TEXT)), allow('42'));
-      store.close();
+      await store.close();
 
       store = openStore(join(dir, 'state.db'));
       stage = new DataFlowStage({ store: store.flow, capabilities: caps, options: { ttl_ms: 1000 }, now: () => now, logger: silentLogger() });
@@ -132,7 +132,7 @@ describe('the data-flow stage and store', () => {
       now += 1001;
       expect((await stage.inspect(send('a', TEXT))).flow?.leak).toBeUndefined();
       expect(await store.flow.sweep(now)).toBe(1);
-      store.close();
+      await store.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -151,7 +151,7 @@ describe('the data-flow stage and store', () => {
     expect((await stage.inspect(reply('c'))).flow?.leak?.source.uri).toBe('agent:a');
     await stage.record(await stage.inspect(read('c', TEXT)), makeDecision({ decision: 'deny', rationale: 'no' }));
     expect((await stage.inspect(send('c', TEXT))).flow?.leak).toBeUndefined();
-    store.close();
+    await store.close();
   });
 
   it('stores a re-read of the same data once, and refreshes its one row once per refresh interval', async () => {
@@ -183,6 +183,6 @@ describe('the data-flow stage and store', () => {
     await stage.record(await stage.inspect(read('a', TEXT)), allow('5'));
     expect([writes, refreshes]).toEqual([3, 1]);
     expect((await stage.inspect(send('a', TEXT))).flow?.leak?.source.id).toBe('5');
-    store.close();
+    await store.close();
   });
 });

@@ -278,7 +278,7 @@ describe('e2e: the A2A proxy', () => {
       expect(rows.some((r) => r.agent === 'carol' && r.kind === 'message' && r.decision === 'deny')).toBe(true);
       expect(rows.some((r) => r.agent === 'alice' && r.kind === 'message' && r.decision === 'allow')).toBe(true);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 

@@ -25,7 +25,7 @@ async function aged(file: string, old: number, recent: number): Promise<void> {
   const s = openStore(file);
   const now = Date.now();
   for (let i = 1; i <= old + recent; i++) await s.audit.append(entry(i, { ts: i <= old ? now - 10 * DAY + i : now + i }));
-  s.close();
+  await s.close();
 }
 
 const count = (file: string): number => {

@@ -74,7 +74,7 @@ describe('e2e: the audit agrees with what clients received, refusal by refusal',
     await alice?.close().catch(() => {});
     await mallory?.close().catch(() => {});
     await proxy?.stop();
-    store?.close();
+    await store?.close();
     rmSync(sb.dir, { recursive: true, force: true });
   });
 

@@ -50,8 +50,8 @@ describe('no model configured: exactly the deterministic guard', () => {
           expect(a.detail.llm).toBeUndefined();
         }
       } finally {
-        served.close();
-        bare.close();
+        await served.close();
+        await bare.close();
       }
       expect(llm.requests).toHaveLength(0);
     });
@@ -65,7 +65,7 @@ describe('no model configured: exactly the deterministic guard', () => {
       expect(d.rules).toEqual(['no-fraud']);
       expect(d.flagged).toEqual(['careful-payee']);
     } finally {
-      g.close();
+      await g.close();
     }
   });
 });

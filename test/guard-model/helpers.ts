@@ -52,7 +52,7 @@ export function clientFor(server: ScriptedLlmServer, config: Partial<LlmConfigIn
 export async function guardWith(
   client: LlmClient | undefined,
   opts: { book?: string; model?: Partial<ModelOptions>; extra?: Partial<BuildGuardOptions> } = {},
-): Promise<BuiltGuard & { dir: string; dispose(): void }> {
+): Promise<BuiltGuard & { dir: string; dispose(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'qg-guard-model-'));
   const g = await buildGuard({
     policy: opts.book ?? BOOK,
@@ -63,8 +63,8 @@ export async function guardWith(
   return {
     ...g,
     dir,
-    dispose() {
-      g.close();
+    async dispose() {
+      await g.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

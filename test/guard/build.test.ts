@@ -17,7 +17,7 @@ describe('buildGuard: the one way to build a guard', () => {
     expect(o.settings.deny_at_rank).toEqual([...GUARD_DEFAULTS.deny_at_rank]);
     const g = await buildGuard({ policy: DEFAULT_BOOK });
     expect((await g.pipeline.check(search)).decision).toBe('allow');
-    g.close();
+    await g.close();
   });
 
   it('refuses a misspelt option and a missing policy, naming them', () => {
@@ -32,16 +32,16 @@ describe('buildGuard: the one way to build a guard', () => {
     const a = await buildGuard({ policy: prepared, store });
     const b = await buildGuard({ policy: prepared });
     expect(a.book).toBe(b.book);
-    a.close();
+    await a.close();
     expect((await a.pipeline.check(search)).auditId).toBeDefined(); // the store is still open
     expect(await store.audit.tail(5)).toHaveLength(1);
-    store.close();
-    b.close();
+    await store.close();
+    await b.close();
   });
 
   it('passes the settings and the clock to the pipeline', async () => {
     const g = await buildGuard({ policy: DEFAULT_BOOK, settings: { audit: false }, now: () => 42 });
     expect((await g.pipeline.check(search)).auditId).toBeUndefined();
-    g.close();
+    await g.close();
   });
 });

@@ -102,7 +102,7 @@ async function proxyGuard(book: string, interaction: Record<string, unknown>): P
     const guard = buildProxyGuard(allowAll, loaded.pipeline, silentLogger());
     return verdict(await guard.check(AnyInteractionSchema.parse({ ...base, ...interaction })));
   } finally {
-    loaded.close();
+    await loaded.close();
   }
 }
 

@@ -25,8 +25,8 @@ describe('guard pipeline on the default book (paper case studies, A.3)', () => {
     // A fixed clock keeps the burst window deterministic.
     g = await buildGuard({ policy: DEFAULT_BOOK, store: join(dir, 'state.db'), now: () => now });
   });
-  afterEach(() => {
-    g.close();
+  afterEach(async () => {
+    await g.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -155,6 +155,6 @@ describe('pipeline with an in-memory store', () => {
     const send = { kind: 'tool_call' as const, server: 'mail', tool: 'send_email', arguments: { to: 'z@outside.example', body: text } };
     expect((await g.pipeline.check(interaction({ ...send, session: 'b' }))).rules).toContain('no-read-then-exfiltrate');
     expect((await g.pipeline.check(interaction({ ...send, session: 'c', agent: 'someone-else' }))).rules).not.toContain('no-read-then-exfiltrate');
-    store.close();
+    await store.close();
   });
 });

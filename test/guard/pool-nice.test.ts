@@ -88,7 +88,7 @@ describe('the pool workers\' priority', () => {
     } finally {
       // The process's pool and spare thread for these settings: this test's alone.
       await Promise.all([sharedPool(1, PoolOptionsSchema.parse({}).queue, undefined, 4).close(), spareThread(undefined, 4).close()]);
-      store.close();
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -96,7 +96,7 @@ describe("data flow's reading of a long send in the worker pool", () => {
       expect(asked.mock.calls.filter(([job]) => job.kind === 'outgoing')).toHaveLength(sends.length);
       asked.mockRestore();
     } finally {
-      for (const s of stores) s.close();
+      for (const s of stores) await s.close();
       rmSync(dir, { recursive: true, force: true });
     }
   }, 180_000);
@@ -130,7 +130,7 @@ describe("data flow's reading of a long send in the worker pool", () => {
       expect((await guard.check(send)).source).not.toBe('busy');
     } finally {
       await small.close();
-      store.close();
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);

@@ -21,8 +21,8 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'qg-rate-rule-'));
   cpSync(join(ROOT, 'policies', 'default'), join(dir, 'mine'), { recursive: true });
 });
-afterEach(() => {
-  store?.close();
+afterEach(async () => {
+  await store?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

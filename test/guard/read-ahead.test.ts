@@ -49,7 +49,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'qg-read-ahead-'));
 });
 afterAll(async () => {
-  for (const s of stores) s.close();
+  for (const s of stores) await s.close();
   await Promise.all([pool.close(), spare.close()]);
   rmSync(dir, { recursive: true, force: true });
 });

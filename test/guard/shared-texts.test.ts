@@ -78,7 +78,7 @@ describe('the pipeline with shared texts', () => {
   });
   afterAll(async () => {
     await pool.close();
-    for (const s of stores) s.close();
+    for (const s of stores) await s.close();
     rmSync(dir, { recursive: true, force: true });
   });
   const pipeline = (name: string, p: TextPool | null) => {

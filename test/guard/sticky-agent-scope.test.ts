@@ -28,7 +28,7 @@ describe('sticky facts per agent on one SQLite file', () => {
       other.close();
       expect((await env.stickyOf(key)).get('private_data_read')).toBe('true');
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

@@ -265,7 +265,7 @@ describe('the bounded queue, crashes and start failures', () => {
       for (const d of await Promise.all(held)) expect(d.decision).toBe('allow');
     } finally {
       await small.close();
-      store.close();
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     }
   }, 90_000);
@@ -292,7 +292,7 @@ describe('the bounded queue, crashes and start failures', () => {
       expect((await guard.check(result(long()))).decision).toBe('allow');
     } finally {
       await faulty.close();
-      store.close();
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     }
   }, 90_000);
@@ -312,8 +312,8 @@ describe('the bounded queue, crashes and start failures', () => {
       expect(lines.filter((l) => l.includes('the worker pool is not available'))).toHaveLength(1);
     } finally {
       await broken.close();
-      store.close();
-      loopStore.close();
+      await store.close();
+      await loopStore.close();
       rmSync(dir, { recursive: true, force: true });
     }
   }, 90_000);

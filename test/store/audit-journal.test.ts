@@ -33,7 +33,7 @@ const c2 = (file: string) => ({
     try {
       return await s.audit.get(id);
     } finally {
-      s.close();
+      await s.close();
     }
   },
 });
@@ -74,7 +74,7 @@ describe('audit journal (SQLite)', () => {
     const v = await s.audit.verify();
     expect(v.ok, JSON.stringify(v)).toBe(true);
     expect(v.rows).toBe(5);
-    s.close();
+    await s.close();
     expect(existsSync(ownJournal(t.file))).toBe(false);
   });
 
@@ -113,7 +113,7 @@ describe('audit journal (SQLite)', () => {
       expect(v.ok, JSON.stringify(v)).toBe(true);
       expect(v.rows).toBe(5 + GROUP_MAX_ROWS);
     } finally {
-      s.close();
+      await s.close();
       vi.useRealTimers();
     }
   });
@@ -152,7 +152,7 @@ describe('audit journal (SQLite)', () => {
       const v = await s.audit.verify();
       expect(v.ok, JSON.stringify(v)).toBe(true);
     } finally {
-      s.close();
+      await s.close();
       vi.useRealTimers();
     }
   });
@@ -176,7 +176,7 @@ describe('audit journal (SQLite)', () => {
         const v = await s.audit.verify();
         expect(v.ok && v.rows === kinds.length, JSON.stringify(v)).toBe(true);
       } finally {
-        s.close();
+        await s.close();
         vi.useRealTimers();
       }
       const db = openDatabase(file, { readonly: true });
@@ -199,48 +199,48 @@ describe('audit journal (SQLite)', () => {
   it('replays the journal of a process that died, as written when the store has not moved', async () => {
     const s = openStore(t.file);
     await s.audit.append(entry(1));
-    s.close();
+    await s.close();
     const copy = copyStore(t.file);
     const j = openStore(t.file, undefined, { auditJournal: true });
     const answered = [];
     for (const i of [2, 3, 4]) answered.push(await j.audit.append(entry(i)));
     const journal = readFileSync(ownJournal(t.file));
-    j.close();
+    await j.close();
     // The copy is the store as a kill -9 left it: the rows in a dead process's journal only.
     mkdirSync(journalDir(copy), { recursive: true });
     writeFileSync(join(journalDir(copy), `${deadPid()}.ndjson`), journal);
     const c = openStore(copy);
     const v = await c.audit.verify();
-    c.close();
+    await c.close();
     expect(v.ok, JSON.stringify(v)).toBe(true);
     expect((await Promise.all(answered.map((a) => c2(copy).get(a.auditId)))).map((r) => r?.rationale)).toEqual(['decision 2', 'decision 3', 'decision 4']);
     expect(rows(copy).map((r) => r.hash)).toEqual(rows(t.file).map((r) => r.hash));
     // Replayed once: the file is gone, a second open adds nothing.
-    openStore(copy).close();
+    await openStore(copy).close();
     expect(rows(copy)).toHaveLength(4);
   });
 
   it('chains a dead process journal after rows another process appended meanwhile, and refuses an edited line', async () => {
     const s = openStore(t.file);
     await s.audit.append(entry(1));
-    s.close();
+    await s.close();
     const copy = copyStore(t.file);
     const j = openStore(t.file, undefined, { auditJournal: true });
     const answered = [];
     for (const i of [2, 3, 4]) answered.push((await j.audit.append(entry(i))).auditId);
     const lines = readFileSync(ownJournal(t.file), 'utf8').trim().split('\n');
-    j.close();
+    await j.close();
     // Another process took row 2 before the journal was replayed.
     const other = openStore(copy);
     await other.audit.append(entry(99));
-    other.close();
+    await other.close();
     // And someone edited one journaled row (without the key, its MAC no longer matches).
     lines[1] = lines[1]!.replace('decision 3', 'decision 3 (approved by the CISO)');
     mkdirSync(journalDir(copy), { recursive: true });
     writeFileSync(join(journalDir(copy), `${deadPid()}.ndjson`), `${lines.join('\n')}\n`);
     const c = openStore(copy);
     const v = await c.audit.verify();
-    c.close();
+    await c.close();
     expect(v.ok, JSON.stringify(v)).toBe(true);
     expect(rows(copy).map((r) => r.rationale)).toEqual(['decision 1', 'decision 99', 'decision 2', 'decision 4']);
     // The ids answered name the rows they were answered for, wherever those landed; the edited one is not there.
@@ -260,25 +260,25 @@ describe('audit journal (SQLite)', () => {
     // The next decision is in the journal before its commit, as ever.
     await s.audit.append(entry(++n));
     expect(readFileSync(ownJournal(t.file), 'utf8').trim().split('\n')).toHaveLength(1);
-    s.close();
+    await s.close();
     const again = openStore(t.file);
     expect(await again.audit.verify()).toMatchObject({ ok: true, rows: n });
-    again.close();
+    await again.close();
   });
 
   it('leaves a live process journal alone', async () => {
     const s = openStore(t.file);
     await s.audit.append(entry(1));
-    s.close();
+    await s.close();
     const copy = copyStore(t.file);
     const j = openStore(t.file, undefined, { auditJournal: true });
     await j.audit.append(entry(2));
     const journal = readFileSync(ownJournal(t.file));
-    j.close();
+    await j.close();
     mkdirSync(journalDir(copy), { recursive: true });
     // pid 1 always runs.
     writeFileSync(join(journalDir(copy), '1.ndjson'), journal);
-    openStore(copy).close();
+    await openStore(copy).close();
     expect(rows(copy)).toHaveLength(1);
   });
 
@@ -286,7 +286,7 @@ describe('audit journal (SQLite)', () => {
     const { spawn } = await import('node:child_process');
     const mod = new URL('../../dist/src/store/index.js', import.meta.url).href;
     expect(existsSync(new URL(mod)), 'run `npm run build` first').toBe(true);
-    openStore(t.file).close();
+    await openStore(t.file).close();
     // Each process answers 300 decisions, letting its group commits run between them, while the others commit theirs.
     // They start together (each says it is ready, then waits for the go file), so their rows interleave however
     // loaded the machine is.
@@ -329,7 +329,7 @@ describe('audit journal (SQLite)', () => {
       const order = (await collect(s.audit.iterate())).map((r) => r.agent);
       expect(order.filter((a, i) => i > 0 && a !== order[i - 1]).length).toBeGreaterThan(3);
     } finally {
-      s.close();
+      await s.close();
     }
   }, 60_000);
 });

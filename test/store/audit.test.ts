@@ -17,7 +17,7 @@ afterEach(() => t.cleanup());
 async function fill(n: number): Promise<void> {
   const s = openStore(t.file);
   for (let i = 1; i <= n; i++) await s.audit.append(entry(i));
-  s.close();
+  await s.close();
 }
 
 /** Runs SQL on the file through a second, raw connection, as an attacker with file access would. */
@@ -33,7 +33,7 @@ async function verify() {
   try {
     return await s.audit.verify();
   } finally {
-    s.close();
+    await s.close();
   }
 }
 
@@ -53,7 +53,7 @@ describe('audit log', () => {
     expect(r2.digest).toMatch(/^[0-9a-f]{64}$/);
     expect(r2.preview).toBe('{"path":"/data/2.txt"}');
     expect(await s.audit.verify()).toEqual({ ok: true, rows: 2, head: { id: 2, hash: b.hash }, warnings: [], keyed: 2, heads: 1 });
-    s.close();
+    await s.close();
   });
 
   it('returns nothing for a string id whose hash prefix does not match', async () => {
@@ -63,7 +63,7 @@ describe('audit log', () => {
     expect(await s.audit.get(wrong)).toBeUndefined();
     await expect(s.audit.get('nope')).rejects.toThrow(StoreError);
     expect(parseAuditId('42-3FA9')).toEqual({ id: 42, hashPrefix: '3fa9' });
-    s.close();
+    await s.close();
   });
 
   it('refuses UPDATE and DELETE through its triggers', async () => {
@@ -99,7 +99,7 @@ describe('audit log', () => {
     renameSync(`${t.file}.key`, `${t.file}.key.away`);
     const s = openStore(t.file, undefined, { mustExist: true });
     const r = await s.audit.verify();
-    s.close();
+    await s.close();
     expect(r.firstBad).toEqual({ id: 4, reason: expect.stringMatching(/row 3 was rewritten/) });
     expect(r.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/no audit key available/)]));
   });
@@ -133,7 +133,7 @@ describe('audit log', () => {
     const key = `${t.dir}/custom.key`;
     const s = openStore(t.file, undefined, { auditKeyFile: key });
     for (let i = 1; i <= 3; i++) await s.audit.append(entry(i));
-    s.close();
+    await s.close();
     expect(existsSync(`${t.file}.head`)).toBe(true);
     writeFileSync(`${t.dir}/custom.key.bak`, readFileSync(key));
     const backup = openStore(t.file, undefined, { auditKeyFile: `${t.dir}/custom.key.bak`, mustExist: true });
@@ -142,7 +142,7 @@ describe('audit log', () => {
       expect(r.firstBad).toBeUndefined();
       expect(r.heads).toBe(1);
     } finally {
-      backup.close();
+      await backup.close();
     }
     // Earlier versions kept the head beside a key of another name (`custom.head`): it is carried over once.
     renameSync(`${t.file}.head`, `${t.dir}/custom.head`);
@@ -151,7 +151,7 @@ describe('audit log', () => {
       expect((await again.audit.verify()).firstBad).toBeUndefined();
       expect(existsSync(`${t.file}.head`)).toBe(true);
     } finally {
-      again.close();
+      await again.close();
     }
   });
 
@@ -178,7 +178,7 @@ describe('audit log', () => {
     expect((await await verify()).firstBad).toEqual({ id: 4, reason: 'rows 4–5 are missing at the end (deleted)' });
     const s = openStore(t.file);
     expect((await s.audit.append(entry(6))).id).toBe(6);
-    s.close();
+    await s.close();
     expect((await await verify()).firstBad).toEqual({ id: 4, reason: expect.stringMatching(/rows 4–5 are missing/) });
   });
 
@@ -199,7 +199,7 @@ describe('audit log', () => {
       ok: false,
       firstBad: { id: 5, reason: expect.stringMatching(/does not have the anchored hash/) },
     });
-    s.close();
+    await s.close();
   });
 
   it('detects reordered rows', async () => {
@@ -220,7 +220,7 @@ describe('audit log', () => {
     expect(next.id).toBe(4);
     expect((await s.audit.get(4))!.prevHash).toBe(last.hash);
     expect(await s.audit.verify()).toMatchObject({ ok: true, rows: 4 });
-    s.close();
+    await s.close();
   });
 
   it('keeps one chain when two processes append at once', async () => {
@@ -228,7 +228,7 @@ describe('audit log', () => {
     const { existsSync } = await import('node:fs');
     const mod = new URL('../../dist/src/store/index.js', import.meta.url).href;
     expect(existsSync(new URL(mod)), 'run `npm run build` first').toBe(true);
-    openStore(t.file).close();
+    await openStore(t.file).close();
     const script = `const { openStore } = await import(${JSON.stringify(mod)});
       const s = openStore(process.argv[1]);
       for (let i = 0; i < 300; i++) await s.audit.append({ agent: process.argv[2], session: 's', kind: 'message', payload: 'm' + i, decision: 'allow' });
@@ -240,7 +240,7 @@ describe('audit log', () => {
     expect(await s.audit.verify()).toMatchObject({ ok: true, rows: 600 });
     const agents = new Set((await collect(s.audit.iterate())).map((r) => r.agent));
     expect(agents).toEqual(new Set(['p1', 'p2']));
-    s.close();
+    await s.close();
   });
 
   it('iterates from an id across pages and exports NDJSON', async () => {
@@ -257,7 +257,7 @@ describe('audit log', () => {
     expect(lines).toHaveLength(1203);
     expect(JSON.parse(lines[1202]!)).toMatchObject({ id: 1203, auditId: expect.stringMatching(/^1203-/) });
     expect(await s.audit.verify()).toMatchObject({ ok: true, rows: 1203 });
-    s.close();
+    await s.close();
   });
 
   it('builds entries from an interaction and a decision', async () => {
@@ -274,6 +274,6 @@ describe('audit log', () => {
     const { id } = await s.audit.append(e);
     expect(await s.audit.get(id!)).toMatchObject({ kind: 'message', recipient: 'b', preview: 'hi', policyHash: 'ph', threatLevel: 2, rules: ['r1'] });
     await expect(s.audit.append({ ...e, agent: '' })).rejects.toThrow(/store_invalid_entry|agent/);
-    s.close();
+    await s.close();
   });
 });

@@ -58,6 +58,6 @@ describe('background WAL checkpointing', () => {
     // 200 commits of 3–4 pages each: under SQLite's own checkpoint at 1,000 frames, which still applies.
     for (let i = 0; i < 200; i++) await store.audit.append({ agent: 'a', session: 's', kind: 'tool_call', tool: 't', decision: 'allow', rationale: `row ${i}`, payload: { i } });
     expect(walFrames(file)).toBeGreaterThan(300);
-    store.close();
+    await store.close();
   });
 });

@@ -109,7 +109,7 @@ describe.each(list)('data-flow store growth ($name)', (b) => {
 describe.each(list)('data-flow store migration ($name)', (b) => {
   it('carries an older store\'s unexpired reads over (folded per identity, hash and origin, then one read each) and drops expired ones', async () => {
     const loc = await b.fresh();
-    (await b.open(loc)).close();
+    await (await b.open(loc)).close();
     const fold = MIGRATIONS.find((m) => m.name.startsWith('data flow: one fingerprint per identity'))!;
     const once = MIGRATIONS.find((m) => m.name.startsWith('data flow: a read kept once'))!;
     const later = Date.now() + 3_600_000;

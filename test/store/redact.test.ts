@@ -85,7 +85,7 @@ describe('audit rows never hold a caught secret in clear', () => {
     for (const secret of [AWS_ID, AWS_SECRET, GHP, 'MIIEowIBAAKCAQEA7bq9Xk2c']) {
       expect(rawBytes().includes(secret), `${secret} in the WAL`).toBe(false);
     }
-    s.close();
+    await s.close();
     const bytes = rawBytes();
     expect(bytes.length).toBeGreaterThan(4096);
     expect(bytes.includes('attacker@example.com')).toBe(true); // the grep itself works
@@ -104,7 +104,7 @@ describe('audit rows never hold a caught secret in clear', () => {
     expect(row.digest).toBe(sha256Hex(canonicalJson(args)));
     expect(row.preview).toContain('db.local');
     expect((await s.audit.interaction(id!))?.masked).toBe(true);
-    s.close();
+    await s.close();
     const bytes = rawBytes();
     expect(bytes.includes('db.local')).toBe(true); // the grep itself works
     for (const secret of secrets) expect(bytes.includes(secret), `${secret} in the database file`).toBe(false);

@@ -32,9 +32,9 @@ describe(`SQLite objects and the end of the process (Node ${process.versions.nod
     expect(r.stdout).toMatch(/^overall +12 /m);
   });
 
-  it('a store opened and closed many times in one process leaves its pragmas working', () => {
-    for (let i = 0; i < 50; i++) openStore(':memory:').close();
+  it('a store opened and closed many times in one process leaves its pragmas working', async () => {
+    for (let i = 0; i < 50; i++) await openStore(':memory:').close();
     const s = openStore(join(dir, 'state.db'));
-    s.close();
+    await s.close();
   });
 });

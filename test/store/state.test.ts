@@ -166,7 +166,7 @@ describe('guard state (sqlite file)', () => {
     // Another process's flushed requests count here too, next to the pending ones.
     other.prepare('INSERT INTO burst (agent, bucket, n) VALUES (?, ?, ?) ON CONFLICT (agent, bucket) DO UPDATE SET n = burst.n + excluded.n').run('a', burstBuckets(now, 10_000).bucket, 7);
     expect(await s.state.countRequest('a', now + 6 + BURST_READ_MS, 10_000, true)).toBe(13);
-    s.close(); // flushes what is pending
+    await s.close(); // flushes what is pending
     expect(inFile()).toBe(13);
     other.close();
     t.cleanup();
@@ -221,7 +221,7 @@ describe('guard state (sqlite file)', () => {
       }
     }
     other.close();
-    s.close();
+    await s.close();
     t.cleanup();
   });
 

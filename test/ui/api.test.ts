@@ -34,7 +34,7 @@ describe('live view API over real HTTP on 127.0.0.1', () => {
   });
   afterAll(async () => {
     await ui?.close();
-    store?.close();
+    await store?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

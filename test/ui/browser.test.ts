@@ -84,7 +84,7 @@ describe.skipIf(!hasChromium)(`live view in headless Chromium, on quadguard serv
     await browser?.close();
     await client?.close().catch(() => {});
     await proxy?.stop();
-    store?.close();
+    await store?.close();
     rmSync(sb.dir, { recursive: true, force: true });
   });
 

@@ -14,7 +14,7 @@ describe('stage rate-limit (rate is not threat)', () => {
     let ctx = await through(env, benign, [quarantineGate, tracking, watcher]);
     for (let i = 0; i < 3; i++) ctx = await through(env, benign, [quarantineGate, tracking, watcher]);
     expect(ctx.threat).toMatchObject({ burst: true, rate: 4, level: 0, tau: 0 });
-    rateLimit.run(ctx, env);
+    await rateLimit.run(ctx, env);
     expect(ctx.final).toBe(true);
     expect(ctx.decision).toMatchObject({ decision: 'deny', source: 'rate', threatLevel: 0 });
     expect(ctx.decision?.detail.retryAfterMs).toBe(retryAfter(4, 3, 10_000));
@@ -25,12 +25,12 @@ describe('stage rate-limit (rate is not threat)', () => {
   it('lets requests under the threshold and every result through', async () => {
     env = await envFor(undefined, { now: () => 1_000_000, options: { watcher: { burst_threshold: 1 } } });
     const first = await through(env, benign, [quarantineGate, tracking, watcher]);
-    rateLimit.run(first, env);
+    await rateLimit.run(first, env);
     expect(first.decision).toBeUndefined();
     await through(env, benign, [quarantineGate, tracking, watcher]);
     const result = await through(env, interaction({ kind: 'tool_result', server: 'web', tool: 'search', content: [{ type: 'text', text: 'sunny' }] }), [quarantineGate, tracking, watcher]);
     expect(result.threat?.burst).toBe(true);
-    rateLimit.run(result, env);
+    await rateLimit.run(result, env);
     expect(result.decision).toBeUndefined();
   });
 

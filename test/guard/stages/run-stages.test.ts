@@ -74,7 +74,7 @@ describe('runStages: the one fail-closed catch site', () => {
     const slow: Stage['run'] = async (ctx) => {
       await new Promise((r) => setTimeout(r, 5));
       order.push('slow done');
-      allow(ctx, env);
+      await allow(ctx, env);
     };
     const d1 = await runStages([sync('a', allow), sync('s', slow), sync('b'), sync('x', () => { throw new Error('sync boom'); }), sync('c', allow), sync('rec', () => {}, { always: true })], newContext(i), env);
     expect(d1).toMatchObject({ decision: 'deny', source: 'error' });
