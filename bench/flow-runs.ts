@@ -21,6 +21,8 @@ import { ROOT } from './common.js';
 const { values } = parseArgs({ options: { lengths: { type: 'string', default: '20,24,28,31,36,40,50' }, trials: { type: 'string', default: '300' }, why: { type: 'boolean', default: false } } });
 const lengths = values.lengths.split(',').map(Number);
 const trials = Number(values.trials);
+if (!lengths.every((l) => Number.isSafeInteger(l) && l > 0)) throw new Error(`--lengths must be positive integers separated by commas, not ${values.lengths}`);
+if (!Number.isSafeInteger(trials) || trials < 1) throw new Error(`--trials must be a positive integer, not ${values.trials}`);
 
 const pick = (n: number) => Math.floor(Math.random() * n);
 // Made-up words of two to four syllables: no phrase repeats by chance, and no word means anything to a detector.

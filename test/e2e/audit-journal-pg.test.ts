@@ -9,10 +9,10 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { auditSelect, readStored } from '../../src/store/audit-columns.js';
 import { runCli } from '../../src/cli/demos/kit.js';
-import { startPostgres, type TestPostgres } from '../support/postgres.js';
+import { usePostgres } from '../support/postgres.js';
 import { makeSandbox, ROOT, server, spawnHttpProxy, writeConfig } from '../support/proxy-harness.js';
 import { auditMismatches, interleavings, killOneAtATime, type JournalRow } from './journal-load.js';
 
@@ -24,14 +24,8 @@ const KILLS = 3;
 
 describe('audit journal: replicas on one PostgreSQL store, kill -9 of one mid-load', () => {
   const sb = makeSandbox();
-  let pgServer: TestPostgres;
-  beforeAll(async () => {
-    pgServer = await startPostgres();
-  }, 120_000);
-  afterAll(async () => {
-    await pgServer?.stop();
-    rmSync(sb.dir, { recursive: true, force: true });
-  }, 60_000);
+  const pgServer = usePostgres();
+  afterAll(() => rmSync(sb.dir, { recursive: true, force: true }));
 
   it('every answered decision is found by its audit id with the decision answered, and the chain verifies', async () => {
     const store = await pgServer.freshDatabase('journal');

@@ -12,7 +12,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectHttp } from '../../src/cli/demos/kit.js';
 import { LISTEN_APPLICATION } from '../../src/store/pg/notify.js';
-import { startPostgres, type TestPostgres } from '../support/postgres.js';
+import { usePostgres } from '../support/postgres.js';
 import { makeSandbox, ROOT, server, startHttpProxy, waitFor, writeConfig, type HttpProxy } from '../support/proxy-harness.js';
 import { openStream, type SseEvent } from '../ui/support.js';
 import { messageVerdict } from './helpers.js';
@@ -27,7 +27,7 @@ const ARRIVES_MS = 5_000;
 
 describe('e2e: the live view follows a PostgreSQL fleet by LISTEN/NOTIFY', () => {
   const sb = makeSandbox();
-  let pgServer: TestPostgres;
+  const pgServer = usePostgres();
   let store = '';
   let a: HttpProxy;
   let b: HttpProxy;
@@ -39,7 +39,6 @@ describe('e2e: the live view follows a PostgreSQL fleet by LISTEN/NOTIFY', () =>
   };
 
   beforeAll(async () => {
-    pgServer = await startPostgres();
     store = await pgServer.freshDatabase('listen');
     const cfg = writeConfig(sb.dir, {
       servers: { ws: server('workspace', '--root', sb.workspace) },
@@ -56,7 +55,6 @@ describe('e2e: the live view follows a PostgreSQL fleet by LISTEN/NOTIFY', () =>
   afterAll(async () => {
     await client?.close().catch(() => {});
     await Promise.all([a?.stop(), b?.stop()]);
-    await pgServer?.stop();
     rmSync(sb.dir, { recursive: true, force: true });
   }, 60_000);
 

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditSelect, readStored } from '../../src/store/audit-columns.js';
 import { connectHttp, runCli } from '../../src/cli/demos/kit.js';
 import { APPROVAL_BOOK } from '../approvals/support.js';
-import { startPostgres, type TestPostgres } from '../support/postgres.js';
+import { usePostgres } from '../support/postgres.js';
 import { makeSandbox, ROOT, server, startHttpProxy, writeConfig } from '../support/proxy-harness.js';
 import { messageVerdict, metaDecision, text } from './helpers.js';
 
@@ -45,7 +45,7 @@ function bookWithApproval(dir: string): string {
 
 describe('e2e: two replicas on one PostgreSQL store', () => {
   const sb = makeSandbox();
-  let pgServer: TestPostgres;
+  const pgServer = usePostgres();
   /** The store URL with the password (for the CLI), and without (the config takes it from QG_PG_PASSWORD). */
   let store: string;
   let cfg: string;
@@ -65,7 +65,6 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
     messageVerdict(await c.callTool({ name: 'guard_check_message', arguments: { sender, recipient: 'planner', content } }, undefined, { timeout }));
 
   beforeAll(async () => {
-    pgServer = await startPostgres();
     store = await pgServer.freshDatabase('replicas');
     cfg = writeConfig(sb.dir, {
       servers: { ws: server('workspace', '--root', sb.workspace), mail: server('mail', '--inbox', sb.inbox, '--outbox', sb.outbox) },
@@ -99,7 +98,6 @@ describe('e2e: two replicas on one PostgreSQL store', () => {
     await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
     // A killed replica has no exit left to wait for.
     await Promise.all([a?.child.signalCode ? undefined : a?.stop(), b?.stop()]);
-    await pgServer?.stop();
     rmSync(sb.dir, { recursive: true, force: true });
   }, 60_000);
 

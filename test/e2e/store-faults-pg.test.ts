@@ -12,7 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectHttp, runCli } from '../../src/cli/demos/kit.js';
-import { startPostgres, type TestPostgres } from '../support/postgres.js';
+import { usePostgres } from '../support/postgres.js';
 import { makeSandbox, ROOT, server, startHttpProxy, waitFor, writeConfig, type HttpProxy } from '../support/proxy-harness.js';
 import { messageVerdict } from './helpers.js';
 
@@ -21,7 +21,7 @@ const AUDIT_KEY = randomBytes(32).toString('hex');
 
 describe('PostgreSQL store faults under serve --http', () => {
   const sb = makeSandbox();
-  let pgServer: TestPostgres;
+  const pgServer = usePostgres();
   let store: string;
   let proxy: HttpProxy;
   let client: Client;
@@ -31,7 +31,6 @@ describe('PostgreSQL store faults under serve --http', () => {
   const env = { WRITER_TOKEN: TOKEN, QUADGUARD_AUDIT_KEY: AUDIT_KEY, QUADGUARD_AUDIT_HEAD_FILE: join(sb.dir, 'proxy.head') };
 
   beforeAll(async () => {
-    pgServer = await startPostgres();
     store = await pgServer.freshDatabase('faults');
     const cfg = writeConfig(sb.dir, {
       servers: { ws: server('workspace', '--root', sb.workspace) },
@@ -46,7 +45,6 @@ describe('PostgreSQL store faults under serve --http', () => {
   afterAll(async () => {
     await client?.close().catch(() => {});
     await proxy?.stop();
-    await pgServer?.stop();
     rmSync(sb.dir, { recursive: true, force: true });
   }, 60_000);
 

@@ -8,6 +8,7 @@
  * resolved path.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,7 +60,12 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  flipper?.kill('SIGKILL');
+  // Waited for: a flip still in its system call when the signal comes would add a link to the folder being removed.
+  if (flipper && flipper.exitCode === null && flipper.signalCode === null) {
+    const exited = once(flipper, 'exit');
+    flipper.kill('SIGKILL');
+    await exited;
+  }
   await client?.close();
   rmSync(dir, { recursive: true, force: true });
 });

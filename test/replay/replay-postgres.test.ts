@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runReplayCommand } from '../../src/cli/replay.js';
 import { InteractionSchema, type InteractionInput } from '../../src/core/types.js';
 import { buildGuard } from '../../src/guard/build.js';
-import { startPostgres, type TestPostgres } from '../support/postgres.js';
+import { usePostgres } from '../support/postgres.js';
 
 /**
  * `quadguard replay --audit postgres://…`: the decisions of two replicas, recorded in one shared chain, replayed
@@ -19,12 +19,11 @@ const TRACE: Array<[InteractionInput, 'allow' | 'deny']> = [
   [{ kind: 'message', agent: 'c', session: 's3', sender: 'c', recipient: 'planner', content: 'The hotel is booked for Tuesday.' }, 'allow'],
 ];
 
-let pgServer: TestPostgres;
+const pgServer = usePostgres();
 let url: string;
 let dir: string;
 
 beforeAll(async () => {
-  pgServer = await startPostgres();
   url = await pgServer.freshDatabase('replay');
   dir = mkdtempSync(join(tmpdir(), 'qg-replay-pg-'));
   // Two replicas on one store take turns, as behind a load balancer.
@@ -38,7 +37,6 @@ beforeAll(async () => {
   await Promise.all(replicas.map((g) => g.close()));
 }, 120_000);
 afterAll(async () => {
-  await pgServer?.stop();
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 

@@ -9,20 +9,14 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openPgStore, type PgOptions } from '../../src/store/pg/index.js';
-import { startPostgres, type TestPostgres } from '../support/postgres.js';
+import { usePostgres } from '../support/postgres.js';
 import { waitFor } from '../support/proxy-harness.js';
 import { tcpRelay } from '../support/tcp-relay.js';
 import { entry, tempDir } from './helpers.js';
 
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  await server?.stop();
-}, 60_000);
+const server = usePostgres();
 
 let t: ReturnType<typeof tempDir>;
 let keyFile: string;

@@ -5,27 +5,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildGuard, type BuiltGuard } from '../../src/guard/build.js';
 import { InteractionSchema } from '../../src/core/types.js';
 import { ROOT } from '../support/proxy-harness.js';
-import { startPostgres, type TestPostgres } from '../support/postgres.js';
+import { usePostgres } from '../support/postgres.js';
 
 /**
  * A guard whose PostgreSQL store goes away denies (fail closed) with a rationale that says why, logs the loss
  * once, and decides normally again when the database is back, without a restart.
  */
 describe('PostgreSQL store outage', () => {
-  let server: TestPostgres;
+  const server = usePostgres();
   let g: BuiltGuard;
   let logs = '';
   const message = (content: string) =>
     InteractionSchema.parse({ kind: 'message', agent: 'planner', session: 's1', sender: 'planner', recipient: 'writer', content });
 
   beforeAll(async () => {
-    server = await startPostgres();
     const sink = new Writable({ write: (c: Buffer, _e, cb) => { logs += c.toString(); cb(); } });
     g = await buildGuard({ policy: join(ROOT, 'policies', 'default'), store: await server.freshDatabase('outage'), logger: pino({ level: 'info' }, sink) });
   }, 60_000);
   afterAll(async () => {
     await g?.close();
-    await server?.stop();
   }, 60_000);
 
   it('denies while the database is down, then recovers', async () => {

