@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { privateForms } from '../../src/core/text/readings.js';
 import { scanRead } from '../../src/core/text/short-value-scan.js';
-import { distinctiveValues, shortLines } from '../../src/core/text/short-values.js';
+import { heldAddress, mailAddresses } from '../../src/core/text/mail-addresses.js';
+import { distinctiveValues, MAX_VALUE, MAX_VALUES_PER_READ, shortLines } from '../../src/core/text/short-values.js';
 import { createReadHashers, FORMS_MAX_CHARS, readHashes } from '../../src/guard/read-hashes.js';
 import { corpusTexts, devTexts, joined, redteamTexts } from '../detectors/support/injection-texts.js';
 import * as ref from './reference/fingerprint.js';
@@ -12,7 +13,7 @@ import * as refValues from './reference/short-values.js';
  * A private read's hashes from one pass (`scanRead`: the short values' spots and, for an ASCII text, the letters the
  * fingerprints are taken over, written behind the scan) against the former computation, kept here: the fingerprints
  * of the text normalised on its own and the short values found by their own scan, both from the references in
- * test/dataflow/reference/ (the forms and short lines are the same code in both).
+ * test/dataflow/reference/ (the forms, short lines and held addresses are the same code in both).
  */
 
 const KEY = Buffer.alloc(32, 7);
@@ -22,7 +23,8 @@ function formerReadHashes(text: string, max: number): string[] {
   const fp = ref.createFingerprinter(KEY, OPTIONS);
   const valueHash = refValues.createValueHasher(KEY);
   const forms = privateForms(text, FORMS_MAX_CHARS).flatMap((f) => fp.ofBounded(f, max));
-  return [...new Set([...fp.ofBounded(text, max), ...forms, ...refValues.distinctiveValues(text).map(valueHash), ...shortLines(text).map(valueHash)])].sort();
+  const addresses = mailAddresses(text, MAX_VALUES_PER_READ, OPTIONS.k, MAX_VALUE).map((a) => valueHash(heldAddress(a)));
+  return [...new Set([...fp.ofBounded(text, max), ...forms, ...refValues.distinctiveValues(text).map(valueHash), ...shortLines(text).map(valueHash), ...addresses])].sort();
 }
 
 const hashers = createReadHashers(KEY, OPTIONS);
