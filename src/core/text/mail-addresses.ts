@@ -1,11 +1,12 @@
 import { normaliseForFingerprint } from './fingerprint.js';
 
 /**
- * The e-mail addresses a text holds whole, for data flow's addresses (docs/data-flow.md, "Addresses"): a reply to the
- * sender of a private mail has that mail's `From:` in its `to`, and an address of 20 characters or more (letters and
- * digits) shares k-grams with the read. An address with a digit is a distinctive short value already; one without
- * (`hr-director@northwind-holdings.example`) is not, so a read also keeps a hash of each address it holds, looked up
- * only to know that an addressing argument is an address this identity was given (`heldAddress`).
+ * The e-mail addresses a text holds whole, for data flow's addresses (docs/data-flow.md, "The address of a send is
+ * not data it carries"): a reply to the sender of a private mail has that mail's `From:` in its `to`, and an address
+ * of 20 characters or more (letters and digits) shares k-grams with the read. An address with a digit is a
+ * distinctive short value already; one without (`hr-director@northwind-holdings.example`) is not, so a read also
+ * keeps a hash of each address it holds, looked up only to know that an addressing argument is an address this
+ * identity was given (`heldAddress`).
  *
  * Found from each `@` outwards, never by a pattern tried at every position: each walk stops at the next `@` (in
  * neither part), so a long read costs one pass whatever it holds.
