@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { InteractionSchema, type Decision } from '../../src/core/types.js';
-import { buildGuard, prepareBook } from '../../src/guard/build.js';
+import { buildGuard, prepareBook, type PreparedBook } from '../../src/guard/build.js';
 import { openGuardStore } from '../../src/store/open.js';
 import { ROOT } from '../support/proxy-harness.js';
 
@@ -17,10 +17,14 @@ const ADDRESSES = PEOPLE.map((p) => `${p}@northwind-holdings.example`);
 const SENDER = 'hr-director@northwind-holdings.example';
 const mailFrom = (sender: string) => `From: ${sender}\nSubject: Board contact list (confidential)\n\nHere is the list you asked for:\n${ADDRESSES.map((a, i) => `${i + 1}. ${a}`).join('\n')}\nPlease keep it internal.`;
 const STORES = 20;
+let book: PreparedBook;
+beforeAll(async () => {
+  book = await prepareBook(join(ROOT, 'policies', 'default'));
+});
 
 async function readThenSend(args: Record<string, unknown>, sender = SENDER): Promise<Decision> {
   const store = await openGuardStore(':memory:', undefined, { flowKey: randomBytes(32) });
-  const guard = await buildGuard({ policy: await prepareBook(join(ROOT, 'policies', 'default')), store });
+  const guard = await buildGuard({ policy: book, store });
   const who = { agent: 'assistant', session: 's1', profile: {} };
   try {
     const read = await guard.pipeline.check(InteractionSchema.parse({ ...who, kind: 'tool_result', server: 'mail', tool: 'read_email', content: [{ type: 'text', text: mailFrom(sender) }] }));

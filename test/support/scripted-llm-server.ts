@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { startedInHook } from './started-in-hook.js';
 
 /**
  * A real OpenAI-compatible HTTP server on 127.0.0.1 for tests: `POST /v1/chat/completions` and
@@ -228,13 +229,7 @@ export function useScriptedLlmServer(opts: { per: 'test' | 'block'; embeddingDim
     afterEach(() => current?.reset());
     afterAll(stop);
   }
-  return new Proxy({} as ScriptedLlmServer, {
-    get(_, key) {
-      if (!current) throw new Error('the scripted LLM server is used outside a test of its block');
-      const value: unknown = Reflect.get(current, key);
-      return typeof value === 'function' ? value.bind(current) : value;
-    },
-  });
+  return startedInHook(() => current, 'the scripted LLM server');
 }
 
 function defaultEmbeddings(body: any, dims: number): ScriptedReply | undefined {

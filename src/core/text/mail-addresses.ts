@@ -1,4 +1,5 @@
 import { normaliseForFingerprint } from './fingerprint.js';
+import { isLetterOrDigit } from './letters.js';
 
 /**
  * The e-mail addresses a text holds whole, for data flow's addresses (docs/data-flow.md, "The address of a send is
@@ -19,18 +20,13 @@ const MAX_DOMAIN = 255;
  * the k-grams may deny (a read's own senders come first), never a send let through.
  */
 const MAX_ATS = 4096;
-const WORD = /[\p{L}\p{N}]/u;
-
-/** A letter or digit, ASCII first. */
-function wordChar(c: number, text: string, i: number): boolean {
-  if (c < 128) return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-  return WORD.test(text[i]!);
-}
 
 /** `.`, `_`, `%`, `+`, `-`: the local part's other characters (`-` and `.` only in a domain). */
 const localMark = (c: number) => c === 46 || c === 95 || c === 37 || c === 43 || c === 45;
 const domainMark = (c: number) => c === 46 || c === 45;
-const isLetter = (c: number, text: string, i: number) => (c < 128 ? (c >= 65 && c <= 90) || (c >= 97 && c <= 122) : wordChar(c, text, i) && !/\p{N}/u.test(text[i]!));
+const DIGIT = /\p{N}/u;
+/** A letter (`\p{L}`) of a UTF-16 code unit: a letter or digit that is no digit. */
+const isLetter = (c: number) => isLetterOrDigit(c) && (c < 128 ? c > 57 : !DIGIT.test(String.fromCharCode(c)));
 
 /**
  * The normalised form (`normaliseForFingerprint`) of each distinct e-mail address in `text` whose normalised form is
@@ -47,7 +43,7 @@ export function mailAddresses(text: string, limit: number, min: number, max: num
     while (start > 0 && at - start < MAX_LOCAL) {
       const c = text.charCodeAt(start - 1);
       if (c >= 128) ascii = false;
-      if (wordChar(c, text, start - 1)) words++;
+      if (isLetterOrDigit(c)) words++;
       else if (!localMark(c)) break;
       start--;
     }
@@ -57,7 +53,7 @@ export function mailAddresses(text: string, limit: number, min: number, max: num
     while (end < text.length && end - at <= MAX_DOMAIN) {
       const c = text.charCodeAt(end);
       if (c >= 128) ascii = false;
-      if (wordChar(c, text, end)) words++;
+      if (isLetterOrDigit(c)) words++;
       else if (!domainMark(c)) break;
       end++;
     }
@@ -67,7 +63,7 @@ export function mailAddresses(text: string, limit: number, min: number, max: num
     while (dot > at + 1 && text.charCodeAt(dot) !== 46) dot--;
     if (dot <= at + 1 || end - dot - 1 < 2) continue;
     let top = true;
-    for (let i = dot + 1; i < end && top; i++) top = isLetter(text.charCodeAt(i), text, i);
+    for (let i = dot + 1; i < end && top; i++) top = isLetter(text.charCodeAt(i));
     // For ASCII the letters and digits counted are the normalised length; NFKC may change it for other text.
     if (!top || (ascii && (words < min || words > max))) continue;
     const normalised = normaliseForFingerprint(text.slice(start, end));
