@@ -13,6 +13,8 @@ import { normaliseForFingerprint } from '../../src/core/text/fingerprint.js';
 import { connectStdio, makeSandbox, ROOT, server, writeConfig } from '../support/proxy-harness.js';
 import { metaDecision, text } from './helpers.js';
 
+/** A sender of 50 normalised characters: its k-grams are in the read, so a reply once depended on the store's key. */
+const LONG_SENDER = 'margaret.okonkwo.villanueva@northwind-holdings.example';
 const MAIL = 'Hello, your new card PIN is 482913 and your account number is 7730 5521 0498. Your access key: Xq7Rk29Lm4Tz. Savings acct.: 55115511. Visit the branch on 2026-11-24 at 10:30 with 2 documents.';
 
 describe('e2e: short private values are recognised when they leave (data flow, default book)', () => {
@@ -24,7 +26,13 @@ describe('e2e: short private values are recognised when they leave (data flow, d
   const outside = () => (existsSync(outsideLog) ? readFileSync(outsideLog, 'utf8') : '');
 
   beforeAll(async () => {
-    writeFileSync(sb.inbox, JSON.stringify([{ id: '1', from: 'bank@example.com', subject: 'Your card', body: MAIL }]));
+    writeFileSync(
+      sb.inbox,
+      JSON.stringify([
+        { id: '1', from: 'bank@example.com', subject: 'Your card', body: MAIL },
+        { id: '2', from: LONG_SENDER, subject: 'Board minutes', body: 'The minutes are attached; please keep them internal.' },
+      ]),
+    );
     const cfg = writeConfig(sb.dir, {
       servers: {
         mail: server('mail', '--inbox', sb.inbox, '--outbox', sb.outbox),
@@ -73,6 +81,16 @@ describe('e2e: short private values are recognised when they leave (data flow, d
     expect(outside()).toBe(before.outside);
   }, 30_000);
 
+  // Before reads kept the e-mail addresses they hold (core/text/mail-addresses.ts), this reply was denied in 296 of
+  // 300 stores (test/redteam/contact-list.test.ts runs it under 20 keys in process).
+  it('allows a reply to the sender of a private mail, and it arrives', async () => {
+    const read = await call('mail__read_email', { id: '2' });
+    expect(read.isError, text(read)).toBeFalsy();
+    expect(text(read)).toContain(LONG_SENDER);
+    const res = await call('mail__send_email', { to: LONG_SENDER, subject: 'Re: Board minutes', body: 'Thank you, received.' });
+    expect(res.isError, `${text(res)} ${JSON.stringify(metaDecision(res))}`).toBeFalsy();
+    expect(outbox()).toContain(LONG_SENDER);
+  }, 30_000);
 });
 
 /** Length of the longest string that is in both `a` and `b`. */
