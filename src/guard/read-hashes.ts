@@ -1,15 +1,15 @@
 import { createHmac } from 'node:crypto';
 import { createFingerprinter, type Fingerprinter } from '../core/text/fingerprint.js';
 import { privateForms } from '../core/text/readings.js';
-import { heldAddress, mailAddresses } from '../core/text/mail-addresses.js';
+import { heldName, heldNames, MAX_NAME_WORDS } from '../core/text/held-names.js';
 import { createValueHasher, distinctiveValues, MAX_VALUE, MAX_VALUES_PER_READ, shortLines } from '../core/text/short-values.js';
 import { scanRead } from '../core/text/short-value-scan.js';
 
 /**
  * What data flow keeps of a private read (docs/data-flow.md): the fingerprints of the text and of the forms a sender
  * could turn it into to hide it (rot13, reversed, words in reverse order), and the keyed hashes of its short
- * distinctive values and lines, and of the e-mail addresses it holds whole (mail-addresses.ts: looked up only as
- * addresses, never as data). A pure function of the text under the flow key and options, so the worker pool
+ * distinctive values and lines, and of the names it holds whole (held-names.ts: a channel, a sender; looked up only
+ * as addresses, never as data). A pure function of the text under the flow key and options, so the worker pool
  * (text-pool.ts) computes the same list for a long read as the event loop does for a short one.
  */
 
@@ -17,7 +17,7 @@ import { scanRead } from '../core/text/short-value-scan.js';
 export const FORMS_MAX_CHARS = 64 * 1024;
 
 /** Names how a read's fingerprints are made (its digest's key): change it when a change to `readHashes` makes other hashes of the same text. */
-const READ_DIGEST_VERSION = 'quadguard/flow/read/v2';
+const READ_DIGEST_VERSION = 'quadguard/flow/read/v3';
 
 /** The fingerprint settings a read's hashes depend on (besides the key). */
 export interface ReadHashOptions {
@@ -43,11 +43,12 @@ export function createReadHashers(key: Buffer, o: Pick<ReadHashOptions, 'k' | 'w
 export function readHashes(text: string, h: ReadHashers, maxPerRead: number): string[] {
   const forms = privateForms(text, FORMS_MAX_CHARS).flatMap((f) => h.fp.ofBounded(f, maxPerRead));
   // One pass finds where the short values can be and, for an ASCII text, the letters the fingerprints are taken over.
-  const { spots, letters } = scanRead(text);
+  // Names shorter than a k-gram never share one with a send: only longer ones need to be known as names.
+  const { k } = h.fp.options;
+  const { spots, letters, names } = scanRead(text, { min: k, max: MAX_VALUE, limit: MAX_NAME_WORDS });
   const grams = letters !== undefined ? h.fp.ofBoundedCodes(letters, maxPerRead) : h.fp.ofBounded(text, maxPerRead);
-  // Addresses shorter than a k-gram never share one with a send: only longer ones need to be known as addresses.
-  const addresses = mailAddresses(text, MAX_VALUES_PER_READ, h.fp.options.k, MAX_VALUE).map((a) => h.valueHash(heldAddress(a)));
-  return [...new Set([...grams, ...forms, ...distinctiveValues(text, MAX_VALUES_PER_READ, spots).map(h.valueHash), ...shortLines(text).map(h.valueHash), ...addresses])].sort();
+  const held = heldNames(text, names, k, MAX_VALUE).map((n) => h.valueHash(heldName(n)));
+  return [...new Set([...grams, ...forms, ...distinctiveValues(text, MAX_VALUES_PER_READ, spots).map(h.valueHash), ...shortLines(text).map(h.valueHash), ...held])].sort();
 }
 
 /**

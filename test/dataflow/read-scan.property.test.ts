@@ -2,18 +2,20 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { privateForms } from '../../src/core/text/readings.js';
 import { scanRead } from '../../src/core/text/short-value-scan.js';
-import { heldAddress, mailAddresses } from '../../src/core/text/mail-addresses.js';
-import { distinctiveValues, MAX_VALUE, MAX_VALUES_PER_READ, shortLines } from '../../src/core/text/short-values.js';
+import { heldName, heldNames, MAX_NAME_WORDS, MAX_NAMES_PER_READ } from '../../src/core/text/held-names.js';
+import { distinctiveValues, MAX_VALUE, shortLines } from '../../src/core/text/short-values.js';
 import { createReadHashers, FORMS_MAX_CHARS, readHashes } from '../../src/guard/read-hashes.js';
 import { corpusTexts, devTexts, joined, redteamTexts } from '../detectors/support/injection-texts.js';
 import * as ref from './reference/fingerprint.js';
+import * as refNames from './reference/held-names.js';
 import * as refValues from './reference/short-values.js';
 
 /**
  * A private read's hashes from one pass (`scanRead`: the short values' spots and, for an ASCII text, the letters the
  * fingerprints are taken over, written behind the scan) against the former computation, kept here: the fingerprints
  * of the text normalised on its own and the short values found by their own scan, both from the references in
- * test/dataflow/reference/ (the forms, short lines and held addresses are the same code in both).
+ * test/dataflow/reference/, and the names it holds whole split from the text by a regular expression (the forms and
+ * short lines are the same code in both).
  */
 
 const KEY = Buffer.alloc(32, 7);
@@ -23,20 +25,26 @@ function formerReadHashes(text: string, max: number): string[] {
   const fp = ref.createFingerprinter(KEY, OPTIONS);
   const valueHash = refValues.createValueHasher(KEY);
   const forms = privateForms(text, FORMS_MAX_CHARS).flatMap((f) => fp.ofBounded(f, max));
-  const addresses = mailAddresses(text, MAX_VALUES_PER_READ, OPTIONS.k, MAX_VALUE).map((a) => valueHash(heldAddress(a)));
-  return [...new Set([...fp.ofBounded(text, max), ...forms, ...refValues.distinctiveValues(text).map(valueHash), ...shortLines(text).map(valueHash), ...addresses])].sort();
+  const names = refNames.heldNames(text, OPTIONS.k, MAX_VALUE, MAX_NAMES_PER_READ).map((n) => valueHash(heldName(n)));
+  return [...new Set([...fp.ofBounded(text, max), ...forms, ...refValues.distinctiveValues(text).map(valueHash), ...shortLines(text).map(valueHash), ...names])].sort();
 }
 
 const hashers = createReadHashers(KEY, OPTIONS);
 const unitsOf = (s: string) => Array.from({ length: s.length }, (_, i) => s.charCodeAt(i));
 const isAscii = (t: string) => !/[^\x00-\x7f]/.test(t);
 
-/** What `scanRead` must give: the letters of the reference normalisation for an ASCII text, and the former values. */
+/**
+ * What `scanRead` must give: the letters of the reference normalisation for an ASCII text, the former values, and the
+ * names the reference splits out (with a bound low enough to be reached, and with another length of name).
+ */
 function expectScanExact(text: string, label: string): void {
-  const { spots, letters } = scanRead(text);
+  const { spots, letters, names } = scanRead(text, { min: OPTIONS.k, max: MAX_VALUE, limit: MAX_NAME_WORDS });
   if (isAscii(text)) expect(letters && [...letters], label).toEqual(unitsOf(ref.normaliseForFingerprint(text)));
   else expect(letters, label).toBeUndefined();
   for (const max of [256, 3]) expect(distinctiveValues(text, max, spots), label).toEqual(refValues.distinctiveValues(text, max));
+  for (const limit of [MAX_NAMES_PER_READ, 2]) expect(heldNames(text, names, OPTIONS.k, MAX_VALUE, limit), label).toEqual(refNames.heldNames(text, OPTIONS.k, MAX_VALUE, limit));
+  const short = scanRead(text, { min: 6, max: 12, limit: MAX_NAME_WORDS }).names;
+  expect(heldNames(text, short, 6, 12), label).toEqual(refNames.heldNames(text, 6, 12, MAX_NAMES_PER_READ));
 }
 
 /** Pieces that put letters, digits, upper case, label starts and digit groups next to every kind of character. */

@@ -81,8 +81,8 @@ describe('e2e: short private values are recognised when they leave (data flow, d
     expect(outside()).toBe(before.outside);
   }, 30_000);
 
-  // Before reads kept the e-mail addresses they hold (core/text/mail-addresses.ts), this reply was denied in 296 of
-  // 300 stores (test/redteam/contact-list.test.ts runs it under 20 keys in process).
+  // Before reads kept the names they hold whole (core/text/held-names.ts), this reply was denied in 296 of
+  // 300 stores (test/redteam/names-read.test.ts runs it under 20 keys in process).
   it('allows a reply to the sender of a private mail, and it arrives', async () => {
     const read = await call('mail__read_email', { id: '2' });
     expect(read.isError, text(read)).toBeFalsy();

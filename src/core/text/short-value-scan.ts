@@ -13,6 +13,8 @@ import { codeUnits, isLetterOrDigit, type Codes } from './letters.js';
  * - `words` (start, end pairs): the words (`[^\s=:()[\]{}<>,;"'`|]+`) with two ASCII digits or more that can hold a
  *   value of 8 normalised characters: 8 ASCII letters and digits or more, or any character outside ASCII (NFKC can
  *   lengthen it).
+ *
+ * A private read's scan (`scanRead`) also finds the words that can be a name it holds whole (held-names.ts).
  */
 export interface ShortValueSpots {
   labels: number[];
@@ -88,26 +90,40 @@ function letterOrDigitBefore(t: string, i: number): boolean {
 }
 
 export function scanShortValues(text: string): ShortValueSpots {
-  return scanCodes(codeUnits(text), text).spots;
+  return scanCodes(codeUnits(text), text, NO_NAMES).spots;
 }
+
+/** The lengths of the names a read's scan looks for (normalised characters), and how many words it keeps at most. */
+export interface NameBounds {
+  min: number;
+  max: number;
+  limit: number;
+}
+const NO_NAMES: NameBounds = { min: Infinity, max: 0, limit: 0 };
 
 /** The spots of a private read, and its letters and digits as fingerprints take them (undefined unless it is ASCII). */
 export interface ReadScan {
   spots: ShortValueSpots;
   /** `normalisedCodes(text)` (letters.ts) of an ASCII text, made in the same pass; undefined for any other text. */
   letters: Codes | undefined;
+  /**
+   * The words (start, end pairs, at most `limit` of them) that can be a name of `min` to `max` normalised characters:
+   * an ASCII word with that many letters and digits; a word with characters outside ASCII when its letters, digits
+   * and other characters are `min` or more and it is at most four times `max` long (NFKC decides its length).
+   */
+  names: number[];
 }
 
 /**
  * `scanShortValues` and, for an ASCII text, its normalised letters and digits in the same pass over one encoding:
  * a private read's hashes (guard/read-hashes.ts) need both, and the fingerprints' own pass (`normalisedCodes`)
- * encoded the text again and read it through once more.
+ * encoded the text again and read it through once more. `names`: the words that can be a name it holds whole.
  */
-export function scanRead(text: string): ReadScan {
+export function scanRead(text: string, names: NameBounds = NO_NAMES): ReadScan {
   const u = codeUnits(text);
-  const { spots, letters } = scanCodes(u, text);
+  const scan = scanCodes(u, text, names);
   // Bytes are the UTF-8 of an all-ASCII text (codeUnits), which NFKC leaves as it is: lower case and filtering is all.
-  return { spots, letters: u instanceof Uint16Array ? undefined : u.subarray(0, letters) };
+  return { spots: scan.spots, letters: u instanceof Uint16Array ? undefined : u.subarray(0, scan.letters), names: scan.names };
 }
 
 /**
@@ -116,17 +132,20 @@ export function scanRead(text: string): ReadScan {
  * when `u` holds an ASCII text (letters.ts `normalisedCodes`). A write never reaches a code unit not yet read: it
  * goes to an index at most the current one, and the look-ahead of the label test reads beyond it.
  */
-function scanCodes(u: Codes, text: string): { spots: ShortValueSpots; letters: number } {
+function scanCodes(u: Codes, text: string, nameBounds: NameBounds): { spots: ShortValueSpots; letters: number; names: number[] } {
   const cls = classTable();
   const labels: number[] = [];
   const groups: number[] = [];
   const words: number[] = [];
+  const names: number[] = [];
+  const { min: nameMin, max: nameMax } = nameBounds;
+  const nameEnds = 2 * nameBounds.limit;
   const len = u.length;
-  // The current word (-1: between words), its ASCII digits and letters-and-digits, and whether it has other characters.
+  // The current word (-1: between words), its ASCII digits and letters-and-digits, and its code units outside ASCII.
   let wordStart = -1;
   let digits = 0;
   let alnum = 0;
-  let wide = false;
+  let wide = 0;
   // The current run of [A-Z0-9] (-1: none) and whether it has a digit.
   let runStart = -1;
   let runDigit = false;
@@ -154,7 +173,10 @@ function scanCodes(u: Codes, text: string): { spots: ShortValueSpots; letters: n
       runStart = -1;
     }
     if (f & SEPARATOR) {
-      if (wordStart >= 0 && digits >= 2 && (wide || alnum >= 8)) words.push(wordStart, i);
+      if (wordStart >= 0) {
+        if (digits >= 2 && (wide > 0 || alnum >= 8)) words.push(wordStart, i);
+        if (alnum + wide >= nameMin && (wide > 0 ? i - wordStart <= 4 * nameMax : alnum <= nameMax) && names.length < nameEnds) names.push(wordStart, i);
+      }
       wordStart = -1;
       prevWord = false;
       plain = false;
@@ -164,7 +186,7 @@ function scanCodes(u: Codes, text: string): { spots: ShortValueSpots; letters: n
       wordStart = i;
       digits = 0;
       alnum = 0;
-      wide = false;
+      wide = 0;
     }
     if (f & DIGIT) {
       u[letters++] = c;
@@ -175,19 +197,22 @@ function scanCodes(u: Codes, text: string): { spots: ShortValueSpots; letters: n
     } else if (f & (UPPER | LOWER | FOLDED)) {
       if (!prevWord && i + 2 < len && PREFIX[letterOf(c) * 729 + letterOf(u[i + 1]!) * 27 + letterOf(u[i + 2]!)] === 1) labels.push(i);
       prevWord = true;
-      if (f & WIDE) wide = true;
+      if (f & WIDE) wide++;
       else {
         alnum++;
         u[letters++] = c | 32;
       }
     } else {
       prevWord = c === 95;
-      if (f & WIDE) wide = true;
+      if (f & WIDE) wide++;
     }
     plain = prevWord && runStart < 0;
   }
-  if (wordStart >= 0 && digits >= 2 && (wide || alnum >= 8)) words.push(wordStart, len);
-  return { spots: { labels, groups, words }, letters };
+  if (wordStart >= 0) {
+    if (digits >= 2 && (wide > 0 || alnum >= 8)) words.push(wordStart, len);
+    if (alnum + wide >= nameMin && (wide > 0 ? len - wordStart <= 4 * nameMax : alnum <= nameMax) && names.length < nameEnds) names.push(wordStart, len);
+  }
+  return { spots: { labels, groups, words }, letters, names };
 }
 
 /**
