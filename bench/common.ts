@@ -3,12 +3,12 @@
  * the sources, and the synthetic policy books of pipeline-scaling.ts. Loopback only; nothing here outlives a run.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CLI_ENTRY } from '../src/core/version.js';
 import type { PolicyBookInput } from '../src/policy/index.js';
 import { perRequestSignalFetch } from '../src/proxy/request-signal.js';
+export { freePort } from '../test/support/free-port.js';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 
@@ -95,18 +95,6 @@ export function rssMiB(pid: number): number {
   } catch {
     return Number.NaN;
   }
-}
-
-/** A free loopback TCP port. */
-export function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => done(port));
-    });
-  });
 }
 
 /** Resolves when `url` answers any HTTP status, or rejects after `timeoutMs`. */

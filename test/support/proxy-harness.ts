@@ -4,7 +4,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -14,6 +13,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import YAML from 'yaml';
 import { CLI_ENTRY } from '../../src/core/version.js';
 import { openDatabase } from '../../src/store/sqlite.js';
+export { freePort } from './free-port.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** The built CLI as users run it: package.json's `bin`, the esbuild bundle (`npm run build` makes it after tsc). */
@@ -168,18 +168,6 @@ export function alive(pid: number): boolean {
 }
 
 /** Polls `fn` until it returns true (or throws after `ms`). */
-/** A loopback port free at the time of asking (and closed again: connecting to it is refused until someone listens). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolveP, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolveP(port));
-    });
-  });
-}
-
 export async function waitFor(fn: () => boolean | Promise<boolean>, ms = 10_000, what = 'condition'): Promise<void> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
