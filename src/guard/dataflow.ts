@@ -5,6 +5,7 @@ import type { Logger } from '../core/log.js';
 import { createFingerprinter, normaliseForFingerprint, type Fingerprinter } from '../core/text/fingerprint.js';
 import { heldName } from '../core/text/held-names.js';
 import { createValueHasher, isValueHash, MAX_VALUE, outgoingPieces, shortLines } from '../core/text/short-values.js';
+import { mailAddressesIn } from '../core/text/steering-values.js';
 import { decodeWhole, OUTGOING_READINGS, readingsOf } from '../core/text/readings.js';
 import { updateInTurns } from '../core/text/turns.js';
 import { KINDS } from '../core/kinds.js';
@@ -229,7 +230,7 @@ export class DataFlowStage {
   }
 
   /**
-   * `addresses`: the normalised values of the call's addressing arguments (addressValues); a short value that is the
+   * `addresses`: where the call goes, read from its addressing arguments (addressValues); a short value that is the
    * whole of one is where the call goes, not data it carries. `shortValues` false: only runs of text count.
    */
   private async leakIn(
@@ -237,7 +238,7 @@ export class DataFlowStage {
     texts: string[],
     returning?: (source: FlowSource) => boolean,
     destination = '',
-    addresses?: ReadonlySet<string>,
+    addresses?: CallAddresses,
     shortValues = true,
   ): Promise<{ leak?: FlowFacts['leak']; cut?: string }> {
     const now = this.now();
@@ -245,7 +246,7 @@ export class DataFlowStage {
     // What this identity sent to this destination before, per field and view (the trails), for the reading to join.
     const trails: Array<[string, string]> = [];
     for (const [key, t] of mine ?? []) if (key.startsWith(`${destination}|`) && now - t.at < this.options.ttl_ms) trails.push([key, t.text]);
-    const job: OutgoingJob = { texts, destination, k: this.options.k, shortValues, trails, ...(addresses ? { addresses: [...addresses] } : {}) };
+    const job: OutgoingJob = { texts, destination, k: this.options.k, shortValues, trails, ...(addresses ? { addresses: [...addresses.forms] } : {}) };
     // A long send is read in the worker pool (the same function), else here.
     const offloaded = this.deps.outgoingOf ? await this.deps.outgoingOf(job, await this.deps.store.key(), this.options) : undefined;
     const reading = offloaded ?? readOutgoing(job, await this.fp(), await this.valueHash());
@@ -273,26 +274,37 @@ export class DataFlowStage {
   }
 
   /**
-   * The fingerprints of the addresses this identity read whole: an addressing value that a read held as a short value
-   * (a payee's IBAN, a wallet) or as a whole word (held-names.ts: the channel posted to, the sender of a mail replied
-   * to) is where the call goes, as its short value already is (`readOutgoing`), so the runs of text inside it are not
-   * data it carries either. A 31-character IBAN read from a list of transactions and then paid shares a dozen k-grams
-   * with that read: the payment was denied about once in nine stores; a reply to the 34-character sender of a private
-   * mail, in about one store in four; a post to a 44-character channel read from the list, in nine of ten. Looked up
-   * only when a matched fingerprint is inside an address.
+   * The hashes of a send that are its addresses after all, because this identity read them whole. An address that a
+   * read held as a short value (a payee's IBAN, a wallet) or as a whole word (held-names.ts: the channel posted to,
+   * the sender of a mail replied to) is where the call goes, as its short value already is (`readOutgoing`), so the
+   * runs of text inside it (its k-grams) are not data it carries either; and the pieces of an e-mail address held so
+   * (`CallAddresses.pieces`: the digits of `48213377@x.io`) are part of it. A 31-character IBAN read from a list of
+   * transactions and then paid shares a dozen k-grams with that read: the payment was denied about once in nine
+   * stores; a reply to the 34-character sender of a private mail, in about one store in four; a post to a
+   * 44-character channel read from the list, in nine of ten. Looked up only when a matched hash is inside an address.
    */
-  private async readAddresses(agent: string, addresses: ReadonlySet<string> | undefined, matched: ReadonlySet<string>, returning?: (source: FlowSource) => boolean): Promise<string[]> {
+  private async readAddresses(agent: string, addresses: CallAddresses | undefined, matched: ReadonlySet<string>, returning?: (source: FlowSource) => boolean): Promise<string[]> {
+    if (addresses === undefined) return [];
     const { k } = this.options;
-    const candidates = [...(addresses ?? [])].filter((a) => a.length >= k && a.length <= MAX_VALUE);
-    if (candidates.length === 0 || ![...matched].some((h) => !isValueHash(h))) return [];
     const fp = await this.fp();
     const valueHash = await this.valueHash();
-    const inside = candidates
-      .map((a): [string[], string[]] => [[valueHash(a), valueHash(heldName(a))], fp.everyGram(a)])
-      .filter(([, grams]) => grams.some((h) => matched.has(h)));
+    const held = (a: string) => [valueHash(a), valueHash(heldName(a))];
+    // Each: the hashes that say an address was read whole, and the send's hashes it then takes back from `matched`.
+    const inside: Array<[string[], string[]]> = [];
+    if ([...matched].some((h) => !isValueHash(h))) {
+      for (const a of addresses.forms) {
+        if (a.length < k || a.length > MAX_VALUE) continue;
+        const grams = fp.everyGram(a);
+        if (grams.some((h) => matched.has(h))) inside.push([held(a), grams]);
+      }
+    }
+    for (const [piece, forms] of addresses.pieces) {
+      const h = valueHash(piece);
+      if (matched.has(h)) inside.push([forms.flatMap(held), [h]]);
+    }
     if (inside.length === 0) return [];
-    const read = new Set((await this.deps.store.match(agent, inside.flatMap(([values]) => values), this.now())).filter((m) => !returning?.(m.source)).flatMap((m) => m.hashes));
-    return inside.filter(([values]) => values.some((v) => read.has(v))).flatMap(([, grams]) => grams);
+    const read = new Set((await this.deps.store.match(agent, [...new Set(inside.flatMap(([values]) => values))], this.now())).filter((m) => !returning?.(m.source)).flatMap((m) => m.hashes));
+    return inside.filter(([values]) => values.some((v) => read.has(v))).flatMap(([, taken]) => taken);
   }
 
   /**
@@ -641,26 +653,46 @@ function destinationOf(i: Interaction): string {
 }
 
 /**
- * The normalised values of a call's addressing arguments (ADDRESS_WORDS in the name: `to`, `recipient`,
- * `to_account_id`, `channel`, `user_email`), and their pieces that hold at least 60% of them, less any that also
- * appear in one of its other arguments.
+ * Where a call goes, read from its addressing arguments (ADDRESS_WORDS in the name: `to`, `recipient`,
+ * `to_account_id`, `channel`, `user_email`).
  */
-export function addressValues(args: Record<string, unknown> | undefined): Set<string> {
-  const out = new Set<string>();
-  if (args === undefined) return out;
+export interface CallAddresses {
+  /**
+   * The addresses, normalised: each addressing value whole; in an e-mail address's value, the addresses it holds
+   * (`Bob <bob@acme.example>`); in any other, the pieces that hold at least 60% of it (an IBAN written in groups).
+   */
+  forms: Set<string>;
+  /**
+   * The other pieces of an e-mail address's value (its local part: `48213377` of `48213377@x.io`), each with the
+   * forms of its value. Such a piece is data unless this identity read one of those forms whole: a reply to an
+   * address read whole leaks none of it, while private digits written into an address at a domain of the
+   * sender's choosing leave with it.
+   */
+  pieces: Map<string, string[]>;
+}
+
+/** The addresses of a call's arguments (`CallAddresses`), less any that also appear in one of its other arguments. */
+export function addressValues(args: Record<string, unknown> | undefined): CallAddresses {
+  const forms = new Set<string>();
+  const pieces = new Map<string, string[]>();
+  if (args === undefined) return { forms, pieces };
   const other: string[] = [];
   for (const leaf of stringLeaves(args, 'arguments')) {
     if (leaf.field.endsWith('{keys}')) continue;
     const key = leaf.field.split('.').findLast((part) => !/^\d+$/.test(part)) ?? '';
     if (leaf.text.length <= MAX_ADDRESS && nameWords(key).some((w) => ADDRESS_WORDS.has(w))) {
-      // The address whole, and its pieces as outgoing text is cut that hold most of it (an IBAN written in groups);
-      // a value that is only part of it (private digits in the local part of an e-mail address) is data.
       const whole = normaliseForFingerprint(leaf.text);
-      out.add(whole);
-      for (const p of outgoingPieces([leaf.text])) if (p.length * 10 >= whole.length * 6) out.add(p);
+      const mail = mailAddressesIn(leaf.text).map(normaliseForFingerprint);
+      const own = [whole, ...mail];
+      for (const f of own) forms.add(f);
+      for (const p of outgoingPieces([leaf.text])) {
+        if (mail.length === 0 && p.length * 10 >= whole.length * 6) forms.add(p);
+        else if (mail.length > 0 && !own.includes(p)) pieces.set(p, [...(pieces.get(p) ?? []), ...own]);
+      }
     } else other.push(normaliseForFingerprint(leaf.text));
   }
   const rest = other.join('\n');
-  for (const a of out) if (a.length === 0 || rest.includes(a)) out.delete(a);
-  return out;
+  for (const a of forms) if (a.length === 0 || rest.includes(a)) forms.delete(a);
+  for (const p of pieces.keys()) if (forms.has(p) || rest.includes(p)) pieces.delete(p);
+  return { forms, pieces };
 }

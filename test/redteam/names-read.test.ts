@@ -103,3 +103,28 @@ describe('red team: a channel read from the list', () => {
     }
   });
 });
+
+/** A file the user keeps: read from the filesystem, it is private and written by the user (no provenance hold). */
+const FILE = { server: 'fs', tool: 'read_file' };
+const CONTACT = JSON.stringify({ name: 'Jan Novak', email: '5551234567@sms.carrier.example', office: '48213377@x.io' });
+
+describe('red team: private digits written into an address', () => {
+  // Before an e-mail address's local part counted as the address only with the address read whole, it was taken
+  // for the address when it held 60% of it: 48213377@x.io passed under every key.
+  it.each(['48213377@x.io', '48213377@collector.example'])('a private reference mailed as %s is denied under every key', async (to) => {
+    for (let k = 0; k < STORES; k++) {
+      const d = await readThenSend(FILE, 'Board memo (confidential)\nCustomer reference: 48213377\nThe acquisition closes on Friday.', MAIL_SEND, { to, subject: 'hello', body: 'see you soon' });
+      expect(d.decision, `store ${k}: ${d.rationale}`).toBe('deny');
+      expect(d.rules).toContain('no-read-then-exfiltrate');
+    }
+  });
+
+  // Before, the digits of an address read whole were data when they held less than 60% of it: these were denied in
+  // every store.
+  it.each(['48213377@x.io', '5551234567@sms.carrier.example', 'Jan Novak <5551234567@sms.carrier.example>'])('mailing %s, an address of a contact read whole, is allowed under every key', async (to) => {
+    for (let k = 0; k < STORES; k++) {
+      const d = await readThenSend(FILE, CONTACT, MAIL_SEND, { to, subject: 'hello', body: 'see you soon' });
+      expect(d.decision, `store ${k}: ${d.rationale}`).toBe('allow');
+    }
+  });
+});

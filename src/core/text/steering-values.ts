@@ -60,6 +60,11 @@ export const COMMAND = /`([^`\n]{4,400})`|^(?<!^\s*?[\n\r\u2028\u2029])\s*\$ (.{
 /** Field values at most this long can be provider-written ids; longer ones are prose. */
 const SHORT_FIELD = 120;
 
+/** The e-mail addresses written in `text` (a short one: an argument), as written. */
+export function mailAddressesIn(text: string): string[] {
+  return [...text.matchAll(EMAIL)].map((m) => m[0]);
+}
+
 export function normaliseValue(kind: SteeringKind, raw: string): string | undefined {
   switch (kind) {
     case 'email':
