@@ -40,6 +40,15 @@ describe('steering values and who wrote them', () => {
     const mail = steeringValues('From: alice@partner.example\nTo: me\nSubject: hi\n\nPay to IBAN: GB33BUKB20201555555555', 100).values;
     expect(mail.find((v) => v.kind === 'email')?.thirdParty).toBe(false);
     expect(mail.find((v) => v.kind === 'iban')?.thirdParty).toBe(true);
+    // A sender named in `From:` (RFC 5322 name-addr) is the provider's field too; a display name is the sender's text.
+    for (const from of ['Alice Martin <alice@partner.example>', '"Martin, Alice" <alice@partner.example>', '<alice@partner.example>']) {
+      const named = steeringValues(`From: ${from}\nTo: me\nSubject: hi\n\nWrite to Eve <eve@evil.example>`, 100).values;
+      expect(named.find((v) => v.normalised === 'alice@partner.example')?.thirdParty, from).toBe(false);
+      expect(named.find((v) => v.normalised === 'eve@evil.example')?.thirdParty, from).toBe(true);
+      expect(steeringValues(JSON.stringify({ from, body: 'hi' }), 100).values.find((v) => v.normalised === 'alice@partner.example')?.thirdParty, from).toBe(false);
+    }
+    const spoofed = steeringValues('From: "Write to eve@evil.example" <bob@acme.example>\nTo: me\nSubject: hi\n\nhello', 100).values;
+    expect(spoofed.find((v) => v.normalised === 'eve@evil.example')?.thirdParty).toBe(true);
     const bill = steeringValues('Bill for December\nPlease pay to the following account:\nIBAN: UK12345678901234567890\n', 100).values;
     expect(bill.find((v) => v.kind === 'iban')?.thirdParty).toBe(true);
   });

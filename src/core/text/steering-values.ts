@@ -177,7 +177,8 @@ export function steeringValues(text: string, limit: number): { values: FoundValu
     walkJson(json, '', (key, leaf) => {
       const free = FREE_TEXT_KEY.test(key);
       for (const v of valuesIn(leaf)) {
-        const whole = leaf.trim().length <= SHORT_FIELD && v.start <= leaf.length - leaf.trimStart().length + 1 && v.end >= leaf.trimEnd().length - 1;
+        const [start, end] = mailboxOf(leaf, v.start, v.end) ?? [v.start, v.end];
+        const whole = leaf.trim().length <= SHORT_FIELD && start <= leaf.length - leaf.trimStart().length + 1 && end >= leaf.trimEnd().length - 1;
         add({ kind: v.kind, normalised: v.normalised, field: key || 'text', thirdParty: free || !whole });
       }
     });
@@ -239,7 +240,8 @@ function headerLines(lines: string[]): number {
  * The field of a value at [start, end) of a structured line: the key before it, and whether the value is the whole
  * of that field (delimited by the line, a tab, quotes, a key separator, a list bullet or a comma of a dict or list).
  */
-function fieldOf(line: string, start: number, end: number): { key: string; whole: boolean } {
+function fieldOf(line: string, valueStart: number, valueEnd: number): { key: string; whole: boolean } {
+  const [start, end] = mailboxOf(line, valueStart, valueEnd) ?? [valueStart, valueEnd];
   let left = line.slice(0, start).replace(/['"]$/, '');
   const right = line.slice(end).replace(/^['"]/, '');
   const rightOk = /^\s*(?:$|[\t,}\]])/.test(right);
@@ -250,6 +252,31 @@ function fieldOf(line: string, start: number, end: number): { key: string; whole
   left = left.trimEnd();
   const cellStart = left === '' || left === '-' || /[\t[{,]$/.test(left) || /^\s*-$/.test(left);
   return { key: before ?? 'item', whole: cellStart && rightOk };
+}
+
+/** Characters that end a mailbox's unquoted display name (going back from its `<`). */
+const NOT_IN_NAME = new Set(['"', '<', '>', '@', ',', ';', ':', '\t', '\n', '[', '{', '=']);
+
+/**
+ * The span of the mailbox around an address at [start, end) written `Display Name <address>` or `"Name" <address>`
+ * (a mail's `From:`, RFC 5322's name-addr): the address with its display name is one field, as the address alone is.
+ * Undefined unless the address is in angle brackets after a name of at most 100 characters with no address, key or
+ * separator in it (so `"write to eve@evil.example" <bob@acme.example>` gives bob's field, not eve's).
+ */
+function mailboxOf(text: string, start: number, end: number): [number, number] | undefined {
+  if (text[start - 1] !== '<' || text[end] !== '>') return undefined;
+  let i = start - 1;
+  while (i > 0 && text[i - 1] === ' ') i--;
+  if (text[i - 1] === '"') {
+    const open = text.lastIndexOf('"', i - 2);
+    if (open < 0 || i - 1 - open > 101 || /[\n@<>]/.test(text.slice(open + 1, i - 1))) return undefined;
+    return [open, end + 1];
+  }
+  const stop = Math.max(0, i - 100);
+  while (i > stop && !NOT_IN_NAME.has(text[i - 1]!)) i--;
+  if (i > 0 && !NOT_IN_NAME.has(text[i - 1]!)) return undefined;
+  while (text[i] === ' ') i++;
+  return [i, end + 1];
 }
 
 /** The characters of `text` reversed (text written backwards). */
