@@ -1,23 +1,26 @@
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 
-/** Where the kernel hands out ports to whoever listens on port 0 (Linux; elsewhere the IANA range). */
-function ephemeralRange(): [number, number] {
+/** Where the kernel starts handing out ports to whoever listens on port 0 (Linux; elsewhere the IANA range). */
+function ephemeralLow(): number {
   try {
-    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
-    if (Number.isInteger(low) && Number.isInteger(high)) return [low!, high!];
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(low)) return low;
   } catch {
     // Not Linux.
   }
-  return [49152, 65535];
+  return 49152;
 }
 
-/** Whether a loopback listener can take `port` now (closed again at once). */
-function listenable(port: number): Promise<boolean> {
-  return new Promise((done) => {
+/** Listens on loopback `port` (0: any) and closes again: the port it got; rejects when it cannot listen there. */
+function listenOn(port: number): Promise<number> {
+  return new Promise((done, fail) => {
     const s = createServer();
-    s.once('error', () => done(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => done(true)));
+    s.once('error', fail);
+    s.listen(port, '127.0.0.1', () => {
+      const got = (s.address() as AddressInfo).port;
+      s.close(() => done(got));
+    });
   });
 }
 
@@ -29,21 +32,17 @@ function listenable(port: number): Promise<boolean> {
  * whatever had taken it.
  */
 export async function freePort(): Promise<number> {
-  const [low] = ephemeralRange();
+  const low = ephemeralLow();
   const from = 10_000;
   if (low - from >= 1_000) {
     for (let i = 0; i < 64; i++) {
-      const port = from + Math.floor(Math.random() * (low - from));
-      if (await listenable(port)) return port;
+      try {
+        return await listenOn(from + Math.floor(Math.random() * (low - from)));
+      } catch {
+        // Taken: try another.
+      }
     }
   }
   // No room below the range, or nothing free there: one the kernel picks.
-  return new Promise((done, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => done(port));
-    });
-  });
+  return listenOn(0);
 }
