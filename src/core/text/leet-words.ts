@@ -1,16 +1,24 @@
 /**
- * The words the leet reading undoes (readings.ts `unleet`), and whether a text holds the three it needs, found by
- * reading only the runs where letters meet digits: the word expression, tried from every position, read each word of
- * a long text again through two lookaheads, and most texts hold no such word.
+ * The words the leet reading undoes (readings.ts `unleet`), and the passages that hold the three it needs close
+ * together, found by reading only the runs where letters meet digits: the word expression, tried from every position,
+ * read each word of a long text again through two lookaheads, and most texts hold no such word.
  */
 
 /** Digits standing for letters inside words ("1gn0r3"): three or more of `[A-Za-z0-9@$]` with a letter and one of `[013457@$]`. */
 const LEET_WORD = /\b(?=[A-Za-z0-9@$]*[A-Za-z])(?=[A-Za-z0-9@$]*[013457@$])[A-Za-z0-9@$]{3,}\b/g;
 const FIRST_LEET_WORD = new RegExp(LEET_WORD.source);
 
+/** A counted leet word closer than this (characters from the end of the one before) belongs to the same passage. */
+export const LEET_GAP = 400;
+/** A passage is read with its line around it, up to this many characters on each side (cut at white space). */
+export const LEET_CONTEXT = 400;
+
 /**
- * Whether `text` holds three leet words that count (a letter and a digit, and not a hex word of eight or more): the
- * count `unleet` makes over every match of LEET_WORD, reaching three.
+ * The passages of `text` written in leetspeak, as `[start, end)`: runs of three or more leet words that count (a
+ * letter and a digit, and not a hex word of eight or more), each within `LEET_GAP` characters of the one before,
+ * widened to their line (at most `LEET_CONTEXT` characters each way, cut at white space); overlapping passages are
+ * joined. Found wherever they lie, so an order written in leet 20 KB into a result is read as one at its start is.
+ * Words far apart (a timestamp, a size, a username in a long page) make no passage.
  *
  * A match lies inside one run of `[A-Za-z0-9@$]`, and a run holds at most one: the greedy class ends a match at the
  * last word boundary it can reach in the run, and a later match would have to end at a later one. So only runs of
@@ -20,14 +28,25 @@ const FIRST_LEET_WORD = new RegExp(LEET_WORD.source);
  * around those places (`LETTER_THEN_OTHER`, `OTHER_THEN_LETTER`: native searches) are read; the rest of the text is
  * not read character by character (a pass over every character cost about twice the two searches on prose).
  */
-export function holdsThreeLeetWords(text: string): boolean {
+export function leetPassages(text: string): Array<[number, number]> {
+  const passages: Array<[number, number]> = [];
+  let first = 0;
+  let lastEnd = 0;
+  let words = 0;
+  const close = (): void => {
+    if (words < 3) return;
+    const from = widen(text, first, -1);
+    const to = widen(text, lastEnd, 1);
+    const prev = passages[passages.length - 1];
+    if (prev !== undefined && from <= prev[1]) prev[1] = to;
+    else passages.push([from, to]);
+  };
   const len = text.length;
-  let n = 0;
   let letterFirst = meeting(LETTER_THEN_OTHER, text, 0);
   let otherFirst = meeting(OTHER_THEN_LETTER, text, 0);
   for (;;) {
     const at = letterFirst < otherFirst ? letterFirst : otherFirst;
-    if (at >= len) return false;
+    if (at >= len) break;
     // The run around that place, and the kinds of character it holds.
     let start = at;
     while (start > 0 && kindAt(text, start - 1) !== 0) start--;
@@ -36,13 +55,44 @@ export function holdsThreeLeetWords(text: string): boolean {
     // Past the text's end `charCodeAt` is NaN, of no kind: the run ends there too.
     for (let kind = kindAt(text, end); kind !== 0; kind = kindAt(text, ++end)) seen |= kind;
     if (seen === ALL && end - start >= 3) {
-      const m = FIRST_LEET_WORD.exec(text.slice(start > 0 ? start - 1 : 0, end + 1));
-      if (m !== null && counts(m[0]) && ++n >= 3) return true;
+      const from = start > 0 ? start - 1 : 0;
+      const m = FIRST_LEET_WORD.exec(text.slice(from, end + 1));
+      if (m !== null && counts(m[0])) {
+        const wordStart = from + m.index;
+        if (words > 0 && wordStart - lastEnd > LEET_GAP) {
+          close();
+          words = 0;
+        }
+        if (words === 0) first = wordStart;
+        words++;
+        lastEnd = wordStart + m[0].length;
+      }
     }
     // The next runs: a meeting place lies inside one run, and the character at `end` is in none.
     if (letterFirst < end) letterFirst = meeting(LETTER_THEN_OTHER, text, end);
     if (otherFirst < end) otherFirst = meeting(OTHER_THEN_LETTER, text, end);
   }
+  close();
+  return passages;
+}
+
+/**
+ * From `at`, the passage's edge going `way` (−1: back, +1: on): the line's start or end when it lies within
+ * `LEET_CONTEXT` characters, else the white space nearest that distance on the near side (the text's edge when none).
+ */
+function widen(text: string, at: number, way: -1 | 1): number {
+  if (way < 0) {
+    const line = text.lastIndexOf('\n', at - 1) + 1;
+    if (at - line <= LEET_CONTEXT) return line;
+    const cut = text.slice(at - LEET_CONTEXT, at).search(/\s/);
+    return cut < 0 ? at : at - LEET_CONTEXT + cut + 1;
+  }
+  const nl = text.indexOf('\n', at);
+  const line = nl < 0 ? text.length : nl;
+  if (line - at <= LEET_CONTEXT) return line;
+  const slice = text.slice(at, at + LEET_CONTEXT);
+  const cut = Math.max(slice.lastIndexOf(' '), slice.lastIndexOf('\t'));
+  return cut < 0 ? at : at + cut;
 }
 
 /**
@@ -50,7 +100,7 @@ export function holdsThreeLeetWords(text: string): boolean {
  * on the whole text is tried at every word boundary, and inside a run of `[A-Za-z0-9@$]` with no letter (`$1$1…`:
  * a boundary at each `$`) each try reads the run to its end before it fails: a 32 KB run cost 140 ms. A run without a
  * letter or without one of `[013457@$]` holds no match (the two lookaheads read only the run); any other run holds
- * at most one (see `holdsThreeLeetWords`), found by the expression on the run with the character on each side.
+ * at most one (see `leetPassages`), found by the expression on the run with the character on each side.
  */
 export function replaceLeetWords(text: string, f: (word: string) => string): string {
   return text.replace(LEET_RUN, (run: string, at: number) => {

@@ -7,7 +7,7 @@
  * row here.
  */
 
-import { holdsThreeLeetWords, replaceLeetWords } from './leet-words.js';
+import { leetPassages, replaceLeetWords } from './leet-words.js';
 import { SPACED_LETTER } from './reading-literals.js';
 import { sharedDecode, sharedEscapes, sharedMayApply, sharedStarts } from './reading-memo.js';
 import type { EscapeStarts, ReadingStarts } from './reading-starts.js';
@@ -483,13 +483,18 @@ const SPACED_RUN = /(?:\b[A-Za-z](?: {1,3}|[-.*_] ?)){7,}[A-Za-z]\b/g;
 const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's' };
 
 /**
- * Leetspeak undone: only when at least three words mix letters with digit stand-ins (versions, ids and hashes
- * rarely do that three times in prose), those words get their letters back.
+ * Leetspeak undone where it is written: each passage of three or more words that mix letters with digit stand-ins
+ * close together (leet-words.ts `leetPassages`; versions, ids and hashes seldom do that three times in a row in
+ * prose), read with its line and given its letters back, at most `maxRun` characters a passage, the passages joined
+ * by line breaks. A long text's leet passages are read wherever they lie, and the rest of it is not read again.
  */
-function unleet(text: string): string | undefined {
-  if (!holdsThreeLeetWords(text)) return undefined;
-  return replaceLeetWords(text, (w) => (/^[0-9a-f]{8,}$/i.test(w) ? w : w.replace(/[013457@$]/g, (c) => LEET[c] ?? c)));
+function unleet(text: string, maxRun: number): string | undefined {
+  const passages = leetPassages(text);
+  if (passages.length === 0) return undefined;
+  return passages.map(([from, to]) => replaceLeetWords(text.slice(from, Math.min(to, from + maxRun)), undoLeet)).join('\n');
 }
+
+const undoLeet = (w: string): string => (/^[0-9a-f]{8,}$/i.test(w) ? w : w.replace(/[013457@$]/g, (c) => LEET[c] ?? c));
 
 export const READING_NAMES = [
   'plain',
@@ -698,8 +703,10 @@ export const READINGS: readonly Reading[] = [
       return out;
     },
   },
-  { name: 'leet', nests: false, mayApply: (t) => /\d/.test(t), decode: (t, limits) => one(unleet(t.slice(0, limits.maxRun)), t) },
-  { name: 'rot13', nests: false, mayApply: (t) => /[A-Za-z]{3}/.test(t), decode: (t, limits) => one(rot13(t.slice(0, limits.maxRun)), t) },
+  { name: 'leet', nests: false, mayApply: (t) => /\d/.test(t), decode: (t, limits) => one(unleet(t, limits.maxRun), t) },
+  // The whole text: its consumer's gate reads it only when it names rot13, and what it encodes may lie anywhere after
+  // (or before) that name; the readings' character budget bounds it.
+  { name: 'rot13', nests: false, mayApply: (t) => /[A-Za-z]{3}/.test(t), decode: (t) => one(rot13(t), t) },
   { name: 'reversed', nests: false, mayApply: (t) => t.length >= 8, decode: (t, limits) => one(reverseCodePoints(t.slice(0, limits.maxRun)), t) },
   { name: 'reversed-words', nests: false, mayApply: (t) => /\S\s+\S/.test(t), decode: (t, limits) => one(reverseWords(t.slice(0, limits.maxRun)), t) },
 ];
