@@ -17,7 +17,6 @@ export interface DecodedRun {
   text: string;
 }
 
-const MAX_RUNS = 8;
 const MAX_RUN_LEN = 16_384;
 
 /** Escapes (`&#103;`, `&#x67;`, `\u0067`, `\x67`) or full-width forms a text must hold to be read as escaped. */
@@ -70,19 +69,21 @@ const ENCODING: Partial<Record<ReadingName, DecodedRun['encoding']>> = { plain: 
 
 /**
  * What a text hides, read through INJECTION_READINGS: every reading that is readable text (nested ones included;
- * an intermediate encoding that is not text is read on but not returned), at most 8, and what was left unread.
+ * an intermediate encoding that is not text is read on but not returned), and what was left unread. Every one: the
+ * readings' budget (256 views) bounds them and fails closed beyond it, while a cap of its own here let eight
+ * readable decoys hide a ninth run that carried the order.
  */
 export function readRuns(text: string, runQuery?: RunQuery): { runs: DecodedRun[]; unread?: string } {
   const r = readingsOf(text, INJECTION_READINGS, runQuery);
   const runs: DecodedRun[] = [];
-  for (let v = 1; v < r.views.length && runs.length < MAX_RUNS; v++) {
+  for (let v = 1; v < r.views.length; v++) {
     const name = r.names[v]!;
     if (isMostlyText(r.views[v]!)) runs.push({ encoding: ENCODING[name] ?? (name as DecodedRun['encoding']), text: r.views[v]! });
   }
   return r.unread === undefined ? { runs } : { runs, unread: r.unread };
 }
 
-/** The readable texts `readRuns` finds (at most 8). */
+/** The readable texts `readRuns` finds. */
 export function decodeRuns(text: string): DecodedRun[] {
   return readRuns(text).runs;
 }
