@@ -1,6 +1,6 @@
 import type { Finding } from './finding.js';
 import { splitLines } from './fast-paths.js';
-import { isStructured, MAX_SENTENCES } from './sentences.js';
+import { isStructured } from './sentences.js';
 
 /**
  * `embedded_task`: a stand-alone request that does not belong to the data around it (a question or a writing task
@@ -61,8 +61,7 @@ export function embeddedTask(text: string): Finding | undefined {
   if (lines.length < 2) return undefined;
   let best: Finding | undefined;
   let docWords: Set<string> | undefined;
-  const limit = Math.min(lines.length, MAX_SENTENCES);
-  for (let i = 0; i < limit; i++) {
+  for (let i = 0; i < lines.length; i++) {
     const line = (lines[i] ?? '').trim();
     if (line.length < 12 || line.length > 300) continue;
     const task = TASK_START.test(line);

@@ -136,7 +136,7 @@ function scoreWindow(raw: string, enabled: ReadonlySet<InjectionSignal>, depth: 
   if (depth === 0) {
     const records = recordReadings(visible, text.holds);
     if (records !== '') {
-      const together = scoreWindow(records, enabled, depth + 1, channel);
+      const together = scoreInjection(records, enabled, depth + 1, channel);
       if (together.score > combine(findings)) for (const f of together.findings) findings.push({ ...f, detail: `${f.detail} (fields of one record read together)` });
     }
   }

@@ -128,7 +128,7 @@ const LABEL_WORD = new RegExp(`(?<![A-Za-z0-9_])(?:${LABEL_WORDS})`, 'i');
  */
 export function orderUnits(text: string, isModal: (line: string) => boolean, isOrder: (u: Unit) => boolean, modalWords?: ModalWordStarts): Unit[] {
   if (text.length > GATED_MAX) return units(text).filter(isOrder);
-  const lines = splitLines(text, true, MAX_UNITS);
+  const lines = splitLines(text, true);
   const n = lines.length;
   const starts = lineStarts(text, lines);
   const take = new Uint8Array(n);

@@ -6,7 +6,11 @@ import { cellsOf, lineKind, sentencePieces, splitAfterMarks, splitLines } from '
  * sentences of structured text (`units`), and whether a line is structured data. Linear: bounded counts and lengths.
  */
 
-/** At most this many sentences or units are read per text. */
+/**
+ * At most this many sentences or units are read per text: a window (32 K characters) cannot reach it, since each
+ * holds 8 or more characters of its own. Lines are not counted: short lines (a column of figures) hold no unit, and a
+ * count of lines let 4,000 of them push an order out of reach.
+ */
 export const MAX_SENTENCES = 4000;
 export const MAX_UNITS = 4000;
 /** A unit is cut to this many characters. */
@@ -49,7 +53,7 @@ export interface Unit {
 export function units(text: string): Unit[] {
   const out: Unit[] = [];
   let prev = '';
-  const lines = splitLines(text, true, MAX_UNITS).map((l) => l.trim());
+  const lines = splitLines(text, true).map((l) => l.trim());
   const kinds = lines.map(lineKind);
   for (let i = 0; i < lines.length; i++) {
     const t = lines[i] as string;
