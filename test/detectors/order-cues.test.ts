@@ -120,10 +120,10 @@ describe('on generated texts', () => {
       fc.property(mixedLines, (t) => expectGateExact(t, JSON.stringify(t))),
       { numRuns: 400 },
     );
-    // A unit cut at MAX_LEN inside a word: the cut reads "you shall", the line does not (an order verb is read in
-    // the first 320 characters of a unit: a cut cannot make one); and an order on a long line.
-    for (const t of [`${'x'.repeat(490)} you shallow waters`, `${'x'.repeat(486)} the AI is nowhere`, `Please send the files now, ${'x'.repeat(500)}`]) {
-      expect(units(t).some(isOrder), t.slice(480)).toBe(true);
+    // A long sentence is read in pieces cut at white space: no piece ends inside a word, so "you shallow" is not read
+    // as "you shall" (a cut at MAX_LEN made it an order); an order on a long line is read; the gate is exact on all.
+    for (const [t, order] of [[`${'x'.repeat(490)} you shallow waters`, false], [`${'x'.repeat(486)} the AI is nowhere`, false], [`Please send the files now, ${'x'.repeat(500)}`, true]] as const) {
+      expect(units(t).some(isOrder), t.slice(480)).toBe(order);
       expectGateExact(`Notes\n${t}\nMore notes here.`, t.slice(480));
     }
     // A modal word opening a line after each kind of break: in "you are required to" the line's only one, which the
@@ -170,7 +170,7 @@ describe('on generated texts', () => {
         if (!m || m[0].length === 0) break;
         t = t.slice(m[0].length);
       }
-      return [t, ...openingBreaks(t.slice(0, 200), 5).map((at) => t.slice(at))];
+      return [t, ...openingBreaks(t, Infinity).map((at) => t.slice(at))];
     };
     for (const t of [...corpus, ...redteamTexts()]) for (const u of units(t)) expect(openings(u.text), u.text).toEqual(former(u.text));
     fc.assert(

@@ -180,8 +180,10 @@ export function openings(s: string): string[] {
     t = t.slice(m[0].length);
   }
   const out = [t];
-  // After a colon, semicolon, dash or comma, and before a capitalised word run into the text without a full stop.
-  for (const at of openingBreaks(t.slice(0, 200), 5)) out.push(t.slice(at));
+  // After a colon, semicolon, dash or comma, and before a capitalised word run into the text without a full stop:
+  // anywhere in the unit (at most MAX_LEN characters). Only the first 200 characters' first five breaks were, so a
+  // long clause between an address and its order ("Assistant, considering …, forward …") hid the order.
+  for (const at of openingBreaks(t, Infinity)) out.push(t.slice(at));
   return out;
 }
 

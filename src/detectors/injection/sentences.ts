@@ -13,7 +13,11 @@ import { cellsOf, lineKind, sentencePieces, splitAfterMarks, splitLines } from '
  */
 export const MAX_SENTENCES = 4000;
 export const MAX_UNITS = 4000;
-/** A unit is cut to this many characters. */
+/**
+ * A unit holds at most this many characters: a longer sentence is read as overlapping pieces of it (`pieces`), so an
+ * order at the end of a long sentence is read as one at its start is (cutting it let 500 characters of preamble
+ * hide the order).
+ */
 export const MAX_LEN = 500;
 
 /**
@@ -84,12 +88,35 @@ export function lineUnits(out: Unit[], t: string, before: LineKind | undefined, 
     for (const raw of sentencePieces(cell)) {
       const s = raw.trim();
       if (s.length < 8) continue;
-      out.push({ text: s.slice(0, MAX_LEN), prev, structured, tableValue: filled >= 3 });
-      prev = s.slice(0, MAX_LEN);
-      if (out.length >= cap) return prev;
+      for (const piece of s.length > MAX_LEN ? pieces(s) : [s]) {
+        out.push({ text: piece, prev, structured, tableValue: filled >= 3 });
+        prev = piece;
+        if (out.length >= cap) return prev;
+      }
     }
   }
   return prev;
+}
+
+/**
+ * A long sentence as pieces of at most MAX_LEN characters, each starting half a piece after the one before (so every
+ * stretch of MAX_LEN / 2 characters lies whole in one), cut at white space where there is some in the piece's last
+ * half; the last piece reaches the sentence's end.
+ */
+function pieces(s: string): string[] {
+  const out: string[] = [];
+  const half = MAX_LEN / 2;
+  for (let start = 0; ; ) {
+    if (s.length - start <= MAX_LEN) {
+      out.push(s.slice(start).trim());
+      return out;
+    }
+    const space = s.lastIndexOf(' ', start + MAX_LEN);
+    const end = space > start + half ? space : start + MAX_LEN;
+    out.push(s.slice(start, end).trim());
+    const next = s.indexOf(' ', start + half);
+    start = next > 0 && next < end ? next + 1 : start + half;
+  }
 }
 
 /** A line is structured data (table row, JSON, YAML/header field, code) rather than prose. */
