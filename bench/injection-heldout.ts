@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { contentText } from '../src/core/fields.js';
 import { scoreInjection } from '../src/detectors/injection/index.js';
 import type { ContentBlock } from '../src/core/types.js';
-import { CORPUS_SETS, type CorpusRow, loadCorpus, type Tally, tally } from '../test/fixtures/injection/corpus.js';
+import { CORPUS_SETS, channelOfRow, type CorpusRow, loadCorpus, type Tally, tally } from '../test/fixtures/injection/corpus.js';
 
 const args = process.argv.slice(2);
 const verbose = args.includes('--verbose');
@@ -39,7 +39,7 @@ for (const set of CORPUS_SETS) {
   if (verbose) {
     console.log('\nmisclassified:');
     for (const r of rows) {
-      const s = scoreInjection(r.text);
+      const s = scoreInjection(r.text, undefined, 0, channelOfRow(r));
       if ((s.score >= threshold) !== (r.label === 'attack')) {
         console.log(`  ${r.label === 'attack' ? 'missed' : 'false alarm'} [${r.category}/${r.carrier}/${r.note}] ${s.score} ${s.findings.map((f) => `${f.signal}:${f.detail}`).join('; ')}`);
         console.log(`    ${r.text.replace(/\n/g, ' ⏎ ').slice(0, 400)}`);

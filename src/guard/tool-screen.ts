@@ -41,7 +41,7 @@ function createTextScreen(store: GuardStore, logger: Logger, threshold: number) 
     let s = scores.get(text);
     if (s === undefined) {
       if (scores.size >= SCORE_CACHE_LIMIT) scores.clear();
-      s = scoreInjection(text, SCREEN_SIGNALS);
+      s = scoreInjection(text, SCREEN_SIGNALS, 0, 'description');
       scores.set(text, s);
     }
     return s;
@@ -115,7 +115,7 @@ export function createInstructionsScreen(store: GuardStore, logger: Logger, opts
   const log = logger.child({ mod: 'tool-screen' });
   const reported = new Set<string>();
   return async function screenInstructions(server: string, text: string): Promise<ScreenedInstructions> {
-    const poison = scoreInjection(text, SCREEN_SIGNALS);
+    const poison = scoreInjection(text, SCREEN_SIGNALS, 0, 'description');
     if (poison.score < threshold) return { text };
     const signals = [...new Set(poison.findings.map((f) => f.signal))].join(', ');
     const why = `they carry injected instructions (${signals}, score ${poison.score})`;

@@ -4,7 +4,6 @@ import { nameWordsOf } from '../../src/core/credential-fields.js';
 import { TRIM } from '../../src/core/text/short-values.js';
 import { AMOUNT_EDGES, COMMAND, DATA_URI_HEAD } from '../../src/core/text/steering-values.js';
 import { ADDRESSED_TO_AI } from '../../src/detectors/injection/addressed-to-ai.js';
-import { isToolDescription } from '../../src/detectors/injection/directive.js';
 import { cellsOf } from '../../src/detectors/injection/fast-paths.js';
 import { LOOKS_LIKE_PATH } from '../../src/detectors/path-args.js';
 import { SHELL_COMMAND_FLAG } from '../../src/detectors/shell/commands.js';
@@ -157,15 +156,6 @@ const CASES: Rewritten[] = [
     hit: (t) => t.includes('|'),
     long: `a${' '.repeat(RUN)}x | b`,
     found: [`a${' '.repeat(RUN)}x`, 'b'],
-  },
-  {
-    name: "a tool description's trailing JSON schema (isToolDescription)",
-    now: isToolDescription,
-    former: (t) => /"description"\s*:\s*"|\b(?:this|the) tool\b|^\s*(?:Use this|Call this)\b/i.test(t.slice(0, 4000)) || /\n\s*\{(?:\s*\}|\s*"(?:type|properties|required|\$schema)"\s*:)[^\n]*\s*$/.test(t.slice(-20_000)),
-    pieces: [...SPACES, '{', '}', '{}', '"type":', '"properties" :', ' "required":', 'x', 'Reads a file', '\n'],
-    hit: (t) => /\n\s*\{(?:\s*\}|\s*"(?:type|properties|required|\$schema)"\s*:)[^\n]*\s*$/.test(t),
-    long: `Reads.${'\n'.repeat(RUN)}x\n\n {"type": "object", "properties": {}}${' '.repeat(10)}\n\n`,
-    found: true,
   },
   {
     name: 'a vocative after a line break or punctuation (addressed to the AI)',

@@ -149,15 +149,6 @@ const RISKY_CODE =
 const LOOSE_IMPERATIVE =
   /^(?!(?:the|a|an|this|that|these|those|it|its|we|you|i|our|your|my|their|his|her|there|here|in|on|at|for|from|with|by|of|to|and|but|so|if|when|as|all|some|no|yes|thanks|thank|dear|hi|hello|regards|best|cheers)\b)[A-Z][a-z]{2,} (?:the|a|an|your|it|them|all|in|on|into|for|with|up|out|\d)/;
 
-/**
- * A tool description (as the tool screen reads it: title, description, then the input schema as JSON, or a JSON
- * object with a "description"): it tells the model how to use the tool, names other tools and says "first".
- */
-export function isToolDescription(text: string): boolean {
-  // eslint-disable-next-line regexp/no-super-linear-move -- a line break is tried only where no earlier one before the same white space was (the lookbehind); the text is its last 20 KB: 16 / 64 KB of line breaks 0.06 / 0.07 ms (test/core/linear-expressions.test.ts)
-  return /"description"\s*:\s*"|\b(?:this|the) tool\b|^\s*(?:Use this|Call this)\b/i.test(text.slice(0, 4000)) || /(?<!\n\s*?)\n\s*\{(?:\s*\}|\s*"(?:type|properties|required|\$schema)"\s*:)[^\n]*(?:\n\s*)?$/.test(text.slice(-20_000));
-}
-
 /** Openings typical of how-tos and guidelines besides bare imperatives. */
 const INSTRUCTION_OPENING = /^(?:(?:when|if|once|before|after|while) you\b|(?:never|always|don't|do not|avoid|try to)\b|step \d)/i;
 /** The sender speaks as "we": correspondence between people. */
@@ -284,7 +275,6 @@ const AIMED = new Set(['addressed to an AI', 'tool name', 'override or stealth']
  * are imperatives, or it declares a tool. Directives inside such a text belong to it and weigh less.
  */
 export function isInstructional(text: string, except = ''): boolean {
-  if (isToolDescription(text)) return true;
   // Prose sentences only: code lines and table rows say nothing about the document's voice.
   // The sentence under suspicion does not count: one injected order must not make a letter a how-to.
   const us = units(text.slice(0, 20_000)).filter((u) => !u.structured && !u.text.endsWith('?') && u.text !== except);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DetectorConfigError } from '../../core/errors.js';
 import { isValidSelector } from '../../core/fields.js';
 import { inspectedFields } from '../common.js';
-import { isInstructional, isToolDescription } from './directive.js';
+import { isInstructional } from './directive.js';
 import type { Finding } from './finding.js';
 import { findHintHits, findHints } from './phrase-family.js';
 import type { HintHits } from './phrase-regions.js';
@@ -73,11 +73,14 @@ export const WINDOW = 32_000;
 const OVERLAP = 2_000;
 
 /**
- * What a text is to the reader: `data` (tool results, resources, fetched pages: orders in it are suspect) or
+ * What a text is to the reader: `data` (tool results, resources, fetched pages: orders in it are suspect),
  * `instructions` (messages and call arguments: a request is what they carry, so context-dependent signals weigh
- * less there, as in a how-to).
+ * less there, as in a how-to), or `description` (a tool's or a server's own description, read by the tool screen: it
+ * tells the model how to use the tool, and weighs the same as instructions). Who wrote the text decides, never how it
+ * looks: a result holding a `"description"` field, or saying "this tool", is data (both once made it weigh less, so an
+ * order in a product's or an issue's description passed).
  */
-export type InjectionChannel = 'data' | 'instructions';
+export type InjectionChannel = 'data' | 'instructions' | 'description';
 
 /** Scores one text against the enabled signal families. Pure; exported for the tool-description scan and benches. */
 export function scoreInjection(raw: string, enabled: ReadonlySet<InjectionSignal> = ALL, depth = 0, channel: InjectionChannel = 'data'): InjectionScore {
@@ -126,7 +129,7 @@ function scoreWindow(raw: string, enabled: ReadonlySet<InjectionSignal>, depth: 
   };
   for (const row of SIGNAL_ROWS) if (!('hidden' in row)) read(row);
   // An order aimed at an AI stands out even in a how-to; other context-dependent findings are weighed down there.
-  if (findings.some((f) => CONTEXTUAL.has(f.signal)) && (channel === 'instructions' || isToolDescription(visible) || (!findings.some((f) => f.aimedAtAi) && isInstructional(visible, suspectSentence(findings))))) {
+  if (findings.some((f) => CONTEXTUAL.has(f.signal)) && (channel !== 'data' || (!findings.some((f) => f.aimedAtAi) && isInstructional(visible, suspectSentence(findings))))) {
     damp(findings);
   }
   // What the text hides is read one level down (the readings nest, core/text/readings.ts, so a decoded text is
