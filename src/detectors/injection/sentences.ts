@@ -101,23 +101,35 @@ export function lineUnits(out: Unit[], t: string, before: LineKind | undefined, 
 /**
  * A long sentence as pieces of at most MAX_LEN characters, each starting half a piece after the one before (so every
  * stretch of MAX_LEN / 2 characters lies whole in one), cut at white space where there is some in the piece's last
- * half; the last piece reaches the sentence's end.
+ * half; the last piece reaches the sentence's end. A piece after the first that holds no white space and nothing
+ * outside ASCII is part of a token (a base64 blob, a hash, minified text: a 32 K window of base64 is one sentence)
+ * and holds no words to read: it is left out.
  */
 function pieces(s: string): string[] {
   const out: string[] = [];
   const half = MAX_LEN / 2;
+  const keep = (piece: string): void => {
+    if (out.length === 0 || !TOKEN_ONLY.test(piece)) out.push(piece);
+  };
   for (let start = 0; ; ) {
     if (s.length - start <= MAX_LEN) {
-      out.push(s.slice(start).trim());
+      keep(s.slice(start).trim());
       return out;
     }
-    const space = s.lastIndexOf(' ', start + MAX_LEN);
-    const end = space > start + half ? space : start + MAX_LEN;
-    out.push(s.slice(start, end).trim());
-    const next = s.indexOf(' ', start + half);
-    start = next > 0 && next < end ? next + 1 : start + half;
+    // The last space in the piece's last half, and the first in its second half: searched only there (a search
+    // over the whole sentence made a 32 K token cost its length for every piece).
+    let end = start + MAX_LEN;
+    while (end > start + half && s.charCodeAt(end) !== 32) end--;
+    if (end === start + half) end = start + MAX_LEN;
+    keep(s.slice(start, end).trim());
+    let next = start + half;
+    while (next < end && s.charCodeAt(next) !== 32) next++;
+    start = next < end ? next + 1 : start + half;
   }
 }
+
+/** A piece of a token: printable ASCII without white space. */
+const TOKEN_ONLY = /^[\x21-\x7e]*$/;
 
 /** A line is structured data (table row, JSON, YAML/header field, code) rather than prose. */
 export function isStructured(line: string): boolean {
