@@ -27,6 +27,9 @@ export interface ToolScreenOptions {
  */
 const SCREEN_SIGNALS = new Set(TOOL_DESCRIPTION_SIGNALS);
 
+/** A server's own text (a tool's or item's definition, its instructions) scored as the screens read it: a description. */
+const screenScore = (text: string) => scoreInjection(text, SCREEN_SIGNALS, 0, 'description');
+
 /** Distinct tool texts whose injection score is remembered. */
 const SCORE_CACHE_LIMIT = 4096;
 
@@ -41,7 +44,7 @@ function createTextScreen(store: GuardStore, logger: Logger, threshold: number) 
     let s = scores.get(text);
     if (s === undefined) {
       if (scores.size >= SCORE_CACHE_LIMIT) scores.clear();
-      s = scoreInjection(text, SCREEN_SIGNALS, 0, 'description');
+      s = screenScore(text);
       scores.set(text, s);
     }
     return s;
@@ -115,7 +118,7 @@ export function createInstructionsScreen(store: GuardStore, logger: Logger, opts
   const log = logger.child({ mod: 'tool-screen' });
   const reported = new Set<string>();
   return async function screenInstructions(server: string, text: string): Promise<ScreenedInstructions> {
-    const poison = scoreInjection(text, SCREEN_SIGNALS, 0, 'description');
+    const poison = screenScore(text);
     if (poison.score < threshold) return { text };
     const signals = [...new Set(poison.findings.map((f) => f.signal))].join(', ');
     const why = `they carry injected instructions (${signals}, score ${poison.score})`;
