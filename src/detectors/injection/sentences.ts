@@ -88,7 +88,7 @@ export function lineUnits(out: Unit[], t: string, before: LineKind | undefined, 
     for (const raw of sentencePieces(cell)) {
       const s = raw.trim();
       if (s.length < 8) continue;
-      for (const piece of s.length > MAX_LEN ? pieces(s) : [s]) {
+      for (const piece of s.length > MAX_LEN ? longSentencePieces(s) : [s]) {
         out.push({ text: piece, prev, structured, tableValue: filled >= 3 });
         prev = piece;
         if (out.length >= cap) return prev;
@@ -103,15 +103,24 @@ export function lineUnits(out: Unit[], t: string, before: LineKind | undefined, 
  * stretch of MAX_LEN / 2 characters lies whole in one), cut at white space where there is some in the piece's last
  * half; the last piece reaches the sentence's end. A piece after the first that holds no white space and nothing
  * outside ASCII is part of a token (a base64 blob, a hash, minified text: a 32 K window of base64 is one sentence)
- * and holds no words to read: it is left out.
+ * and holds no words to read: it is left out, and so is never cut (one scan finds where the token ends).
  */
-function pieces(s: string): string[] {
+export function longSentencePieces(s: string): string[] {
   const out: string[] = [];
   const half = MAX_LEN / 2;
   const keep = (piece: string): void => {
     if (out.length === 0 || !TOKEN_ONLY.test(piece)) out.push(piece);
   };
+  /** The first character at or after the piece's start that is not a token's (white space, control, not ASCII). */
+  let tokenEnd = 0;
   for (let start = 0; ; ) {
+    if (out.length > 0) {
+      if (tokenEnd < start) tokenEnd = start;
+      while (tokenEnd < s.length && isTokenChar(s.charCodeAt(tokenEnd))) tokenEnd++;
+      // No space to cut at in the piece or just past it (so it ends at start + MAX_LEN and the next starts half a
+      // piece on), and nothing but token: it would be left out.
+      while (tokenEnd > start + MAX_LEN && s.length - start > MAX_LEN) start += half;
+    }
     if (s.length - start <= MAX_LEN) {
       keep(s.slice(start).trim());
       return out;
@@ -130,6 +139,7 @@ function pieces(s: string): string[] {
 
 /** A piece of a token: printable ASCII without white space. */
 const TOKEN_ONLY = /^[\x21-\x7e]*$/;
+const isTokenChar = (c: number): boolean => c >= 0x21 && c <= 0x7e;
 
 /** A line is structured data (table row, JSON, YAML/header field, code) rather than prose. */
 export function isStructured(line: string): boolean {
