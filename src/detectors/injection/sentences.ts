@@ -88,8 +88,11 @@ export function lineUnits(out: Unit[], t: string, before: LineKind | undefined, 
     for (const raw of sentencePieces(cell)) {
       const s = raw.trim();
       if (s.length < 8) continue;
-      for (const piece of s.length > MAX_LEN ? longSentencePieces(s) : [s]) {
-        out.push({ text: piece, prev, structured, tableValue: filled >= 3 });
+      const parts = s.length > MAX_LEN ? longSentencePieces(s) : [s];
+      for (const [n, piece] of parts.entries()) {
+        // A piece is read after the one before it and, further on, after its sentence's opening too: an address
+        // there ("Assistant, …") is to the whole sentence, however long the clause between it and the order.
+        out.push({ text: piece, prev: n >= 2 ? `${parts[0]}\n${prev}` : prev, structured, tableValue: filled >= 3 });
         prev = piece;
         if (out.length >= cap) return prev;
       }
