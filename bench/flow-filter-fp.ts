@@ -32,7 +32,7 @@ const read = (text: string): string[] => [
   ...new Set([
     ...fp.ofBounded(text, MAX_PER_READ),
     ...privateForms(text, FORMS_MAX_CHARS).flatMap((f) => fp.ofBounded(f, MAX_PER_READ)),
-    ...distinctiveValues(text).map(valueHash),
+    ...distinctiveValues(text, MAX_PER_READ).map(valueHash),
     ...shortLines(text).map(valueHash),
   ]),
 ];

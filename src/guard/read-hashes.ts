@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { createFingerprinter, type Fingerprinter } from '../core/text/fingerprint.js';
 import { privateForms } from '../core/text/readings.js';
 import { heldName, heldNames, MAX_NAME_WORDS } from '../core/text/held-names.js';
-import { createValueHasher, distinctiveValues, MAX_VALUE, MAX_VALUES_PER_READ, shortLines } from '../core/text/short-values.js';
+import { createValueHasher, distinctiveValues, MAX_VALUE, shortLines } from '../core/text/short-values.js';
 import { scanRead } from '../core/text/short-value-scan.js';
 
 /**
@@ -17,7 +17,7 @@ import { scanRead } from '../core/text/short-value-scan.js';
 export const FORMS_MAX_CHARS = 64 * 1024;
 
 /** Names how a read's fingerprints are made (its digest's key): change it when a change to `readHashes` makes other hashes of the same text. */
-const READ_DIGEST_VERSION = 'quadguard/flow/read/v3';
+const READ_DIGEST_VERSION = 'quadguard/flow/read/v4';
 
 /** The fingerprint settings a read's hashes depend on (besides the key). */
 export interface ReadHashOptions {
@@ -48,7 +48,9 @@ export function readHashes(text: string, h: ReadHashers, maxPerRead: number): st
   const { spots, letters, names } = scanRead(text, { min: k, max: MAX_VALUE, limit: MAX_NAME_WORDS });
   const grams = letters !== undefined ? h.fp.ofBoundedCodes(letters, maxPerRead) : h.fp.ofBounded(text, maxPerRead);
   const held = heldNames(text, names, k, MAX_VALUE).map((n) => h.valueHash(heldName(n)));
-  return [...new Set([...grams, ...forms, ...distinctiveValues(text, MAX_VALUES_PER_READ, spots).map(h.valueHash), ...shortLines(text).map(h.valueHash), ...held])].sort();
+  // As many short values as fingerprints: a list of a thousand account numbers is kept whole (at 256, the 500th
+  // sent alone passed), and what a read keeps stays bounded by the one setting.
+  return [...new Set([...grams, ...forms, ...distinctiveValues(text, maxPerRead, spots).map(h.valueHash), ...shortLines(text).map(h.valueHash), ...held])].sort();
 }
 
 /**

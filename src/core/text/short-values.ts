@@ -27,7 +27,7 @@ import { scanSend, scanShortValues, type ShortValueSpots } from './short-value-s
 export const MAX_VALUE = 64;
 const MIN_SHAPED = 8;
 const MIN_LABELLED = 6;
-/** Distinctive values kept per read. */
+/** Distinctive values `distinctiveValues` returns unless told otherwise; a private read keeps `max_per_read` (read-hashes.ts). */
 export const MAX_VALUES_PER_READ = 256;
 
 /** A word's leading and trailing punctuation; a run is read from its first character only. */
