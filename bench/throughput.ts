@@ -83,12 +83,25 @@ async function start(label: string, command: string, args: string[], prefix: str
   return front;
 }
 
+/**
+ * A new session on `f`. A keep-alive connection the front end closed while the client was too busy to notice fails
+ * the first request sent on it ("other side closed": supergateway keeps Node's 5 s default, and opening 96 sessions
+ * at once on a slow machine outlasts it); a client then opens the session again, on a new connection, and so does
+ * this, twice at most. Any other failure is the front end's, and ends the run.
+ */
 async function session(f: Front): Promise<Client> {
-  const c = new Client({ name: 'bench', version: '0' });
-  await c.connect(httpClient(f.url)).catch((err: unknown) => {
-    throw new Error(`${f.label}: connect failed: ${(err as Error).message}: ${String((err as { cause?: unknown }).cause)}`);
-  });
-  return c;
+  for (let attempt = 1; ; attempt++) {
+    const c = new Client({ name: 'bench', version: '0' });
+    try {
+      await c.connect(httpClient(f.url));
+      return c;
+    } catch (err) {
+      const cause = String((err as { cause?: unknown }).cause);
+      await c.close().catch(() => undefined);
+      if (attempt < 3 && /other side closed|ECONNRESET|socket hang up/i.test(cause)) continue;
+      throw new Error(`${f.label}: connect failed: ${(err as Error).message}: ${cause}`, { cause: err });
+    }
+  }
 }
 const call = async (f: Front, c: Client) => {
   const r = await c.callTool({ name: `${f.prefix}read_file`, arguments: { path: 'notes.txt' } }).catch((err: unknown) => {
